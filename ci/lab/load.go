@@ -1,0 +1,115 @@
+package lab
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"os"
+	"time"
+
+	"sigs.k8s.io/yaml"
+)
+
+//go:embed default-lab.yaml
+var defaultLab []byte
+
+// DefaultYAML is the embedded default lab file.
+func DefaultYAML() []byte { return bytes.Clone(defaultLab) }
+
+// Default returns the seed lab, defaulted and validated.
+func Default() *Lab {
+	l, err := Parse(defaultLab)
+	if err != nil {
+		panic(fmt.Sprintf("embedded default lab is invalid: %v", err))
+	}
+	return l
+}
+
+// Load reads a lab file; an empty path means the embedded default.
+func Load(path string) (*Lab, error) {
+	if path == "" {
+		return Default(), nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read lab file: %w", err)
+	}
+	l, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("lab file %s: %w", path, err)
+	}
+	return l, nil
+}
+
+// Parse decodes a lab strictly (unknown or duplicate fields are errors),
+// applies defaults and validates. All validation errors come back together.
+func Parse(data []byte) (*Lab, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("the lab file is empty: write at least `tenants:` (see `labctl plan` for the default lab)")
+	}
+	var l Lab
+	if err := yaml.UnmarshalStrict(data, &l); err != nil {
+		return nil, fmt.Errorf("decode: %w (fields are listed in README \"Lab file reference\")", err)
+	}
+	l.ApplyDefaults()
+	if errs := l.Validate(); len(errs) > 0 {
+		return nil, &ValidationError{Errs: errs}
+	}
+	return &l, nil
+}
+
+// Defaults for fields a lab file may leave out.
+const (
+	DefaultName             = "gpu-lab"
+	DefaultSplitCount       = 10
+	DefaultNodeLockTimeout  = "5m"
+	DefaultAPIServerPort    = 31443
+	DefaultKonnectivityPort = 31132
+)
+
+// ApplyDefaults fills omitted fields in place. It is idempotent and leaves
+// invalid values alone for Validate to report.
+func (l *Lab) ApplyDefaults() {
+	if l.APIVersion == "" {
+		l.APIVersion = APIVersion
+	}
+	if l.Kind == "" {
+		l.Kind = Kind
+	}
+	if l.Name == "" {
+		l.Name = DefaultName
+	}
+	l.Versions = l.Versions.withDefaults()
+	if l.HAMi.SplitCount == 0 {
+		l.HAMi.SplitCount = DefaultSplitCount
+	}
+	if l.HAMi.NodeLockTimeout == "" {
+		l.HAMi.NodeLockTimeout = DefaultNodeLockTimeout
+	}
+	l.allocatePorts()
+}
+
+// NodeLockTimeoutDuration parses HAMi.NodeLockTimeout (validated).
+func (l *Lab) NodeLockTimeoutDuration() time.Duration {
+	d, _ := time.ParseDuration(l.HAMi.NodeLockTimeout)
+	return d
+}
+
+// Tenant returns the named tenant, or nil.
+func (l *Lab) Tenant(name string) *Tenant {
+	for i := range l.Tenants {
+		if l.Tenants[i].Name == name {
+			return &l.Tenants[i]
+		}
+	}
+	return nil
+}
+
+// TenantNames lists the tenants in file order.
+func (l *Lab) TenantNames() []string {
+	out := make([]string, len(l.Tenants))
+	for i, t := range l.Tenants {
+		out[i] = t.Name
+	}
+	return out
+}

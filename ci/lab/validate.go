@@ -1,0 +1,187 @@
+package lab
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Limits that catch typos (a memory in bytes, a count of 100) rather than
+// describe real hardware.
+const (
+	MaxTenants        = 20
+	MaxWorkers        = 10
+	MaxCardsPerWorker = 16
+	MaxMemoryMB       = 1 << 20 // 1 TiB per card
+	MaxSplitCount     = 100
+	maxNameLen        = 40 // container names are <lab>-<tenant>-<worker>
+)
+
+// Validate returns every problem in the lab at once. Each error names the
+// field path, the bad value and what is accepted.
+func (l *Lab) Validate() field.ErrorList {
+	var errs field.ErrorList
+	if l.APIVersion != APIVersion {
+		errs = append(errs, field.NotSupported(field.NewPath("apiVersion"), l.APIVersion, []string{APIVersion}))
+	}
+	if l.Kind != Kind {
+		errs = append(errs, field.NotSupported(field.NewPath("kind"), l.Kind, []string{Kind}))
+	}
+	errs = append(errs, validateName(field.NewPath("name"), l.Name)...)
+	errs = append(errs, l.validateVersions(field.NewPath("versions"))...)
+	errs = append(errs, l.validateHAMi(field.NewPath("hami"))...)
+
+	tp := field.NewPath("tenants")
+	switch {
+	case len(l.Tenants) == 0:
+		errs = append(errs, field.Required(tp, "a lab needs at least one tenant, e.g. `tenants: [{name: tenant-a, workers: [{name: worker, gpus: [{model: L4}]}]}]`"))
+	case len(l.Tenants) > MaxTenants:
+		errs = append(errs, field.TooMany(tp, len(l.Tenants), MaxTenants))
+	}
+	names := map[string]int{}
+	ports := map[int32]string{}
+	for i, t := range l.Tenants {
+		p := tp.Index(i)
+		errs = append(errs, validateName(p.Child("name"), t.Name)...)
+		if j, dup := names[t.Name]; dup && t.Name != "" {
+			errs = append(errs, field.Duplicate(p.Child("name"), fmt.Sprintf("%s (also tenants[%d])", t.Name, j)))
+		}
+		names[t.Name] = i
+		for _, pp := range []struct {
+			name string
+			port int32
+		}{{"apiServer", t.Ports.APIServer}, {"konnectivity", t.Ports.Konnectivity}} {
+			path := p.Child("ports", pp.name)
+			if pp.port < MinNodePort || pp.port > MaxNodePort {
+				errs = append(errs, field.Invalid(path, pp.port, fmt.Sprintf("must be a NodePort in %d-%d, or omitted to allocate one", MinNodePort, MaxNodePort)))
+				continue
+			}
+			if other, taken := ports[pp.port]; taken {
+				errs = append(errs, field.Duplicate(path, fmt.Sprintf("%d (also %s)", pp.port, other)))
+				continue
+			}
+			ports[pp.port] = path.String()
+		}
+		errs = append(errs, validateWorkers(p.Child("workers"), t.Workers)...)
+	}
+	return errs
+}
+
+func validateName(p *field.Path, name string) field.ErrorList {
+	if name == "" {
+		return field.ErrorList{field.Required(p, "a DNS-1123 label such as \"tenant-a\"")}
+	}
+	var errs field.ErrorList
+	for _, msg := range validation.IsDNS1123Label(name) {
+		errs = append(errs, field.Invalid(p, name, "must be a DNS-1123 label (lowercase letters, digits and '-', starting and ending with a letter or digit): "+msg))
+	}
+	if len(name) > maxNameLen {
+		errs = append(errs, field.TooLong(p, name, maxNameLen))
+	}
+	return errs
+}
+
+func validateWorkers(p *field.Path, workers []Worker) field.ErrorList {
+	var errs field.ErrorList
+	switch {
+	case len(workers) == 0:
+		errs = append(errs, field.Required(p, "a tenant needs at least one worker, e.g. `workers: [{name: worker, gpus: [{model: L4}]}]`"))
+	case len(workers) > MaxWorkers:
+		errs = append(errs, field.TooMany(p, len(workers), MaxWorkers))
+	}
+	names := map[string]int{}
+	for i, w := range workers {
+		wp := p.Index(i)
+		errs = append(errs, validateName(wp.Child("name"), w.Name)...)
+		if j, dup := names[w.Name]; dup && w.Name != "" {
+			errs = append(errs, field.Duplicate(wp.Child("name"), fmt.Sprintf("%s (also workers[%d])", w.Name, j)))
+		}
+		names[w.Name] = i
+		gp := wp.Child("gpus")
+		if len(w.GPUs) == 0 {
+			errs = append(errs, field.Required(gp, "a worker needs at least one GPU group, e.g. `gpus: [{model: L4, count: 2}]`"))
+		}
+		cards := 0
+		for gi, g := range w.GPUs {
+			errs = append(errs, validateGroup(gp.Index(gi), g)...)
+			if g.Count > 0 {
+				cards += g.Count
+			}
+		}
+		if cards > MaxCardsPerWorker {
+			errs = append(errs, field.Invalid(gp, cards, fmt.Sprintf("a worker may hold at most %d cards", MaxCardsPerWorker)))
+		}
+	}
+	return errs
+}
+
+func validateGroup(p *field.Path, g GPUGroup) field.ErrorList {
+	var errs field.ErrorList
+	_, known := Catalog[g.Model]
+	switch {
+	case g.Model == "":
+		errs = append(errs, field.Required(p.Child("model"), "one of "+strings.Join(CatalogNames(), ", ")+", or \"custom\" with memoryMB and type"))
+	case g.Model == CustomModel:
+		if g.MemoryMB == 0 {
+			errs = append(errs, field.Required(p.Child("memoryMB"), "a custom model needs its memory in MB, e.g. 32768"))
+		}
+		if g.Type == "" {
+			errs = append(errs, field.Required(p.Child("type"), "a custom model needs HAMi's device type, e.g. \"NVIDIA-Tesla-V100-PCIE-32GB\""))
+		}
+	case !known:
+		errs = append(errs, field.NotSupported(p.Child("model"), g.Model, append(CatalogNames(), CustomModel)))
+	}
+	if g.Count < 1 {
+		errs = append(errs, field.Invalid(p.Child("count"), g.Count, "must be at least 1 (the number of cards of this model)"))
+	} else if g.Count > MaxCardsPerWorker {
+		errs = append(errs, field.Invalid(p.Child("count"), g.Count, fmt.Sprintf("must be at most %d cards per worker", MaxCardsPerWorker)))
+	}
+	if g.MemoryMB < 0 || g.MemoryMB > MaxMemoryMB {
+		errs = append(errs, field.Invalid(p.Child("memoryMB"), g.MemoryMB, fmt.Sprintf("must be between 1 and %d MB (1 TiB); 80 GB is 81920", MaxMemoryMB)))
+	}
+	if g.Type != "" && !strings.Contains(strings.ToUpper(g.Type), "NVIDIA") {
+		errs = append(errs, field.Invalid(p.Child("type"), g.Type, "must contain \"NVIDIA\": HAMi's NVIDIA backend ignores cards whose type does not"))
+	}
+	if g.Type != "" && strings.ContainsAny(g.Type, ",:;") {
+		errs = append(errs, field.Invalid(p.Child("type"), g.Type, "must not contain ',', ':' or ';' (HAMi's device-string separators)"))
+	}
+	return errs
+}
+
+func (l *Lab) validateVersions(p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	v := l.Versions
+	if _, ok := WorkerImages[v.Kubernetes]; !ok {
+		errs = append(errs, field.Invalid(p.Child("kubernetes"), v.Kubernetes, fmt.Sprintf(
+			"unsupported tenant Kubernetes version: use one of %s (a kindest/node image must exist for kind %s and Kamaji %s accepts minors up to 1.%d)",
+			strings.Join(SupportedKubernetes(), ", "), KindModuleVersion, DefaultVersions().KamajiImage, KamajiMaxMinor)))
+	}
+	return errs
+}
+
+func (l *Lab) validateHAMi(p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if l.HAMi.SplitCount < 1 || l.HAMi.SplitCount > MaxSplitCount {
+		errs = append(errs, field.Invalid(p.Child("splitCount"), l.HAMi.SplitCount, fmt.Sprintf("must be between 1 and %d (HAMi's default is 10)", MaxSplitCount)))
+	}
+	d, err := time.ParseDuration(l.HAMi.NodeLockTimeout)
+	if err != nil || d <= 0 {
+		errs = append(errs, field.Invalid(p.Child("nodeLockTimeout"), l.HAMi.NodeLockTimeout, "must be a positive Go duration such as \"5m\" or \"30s\""))
+	}
+	return errs
+}
+
+// ValidationError carries every problem found in a lab file; it prints one
+// problem per line so a user can fix them all in one pass.
+type ValidationError struct{ Errs field.ErrorList }
+
+func (e *ValidationError) Error() string {
+	lines := make([]string, len(e.Errs))
+	for i, err := range e.Errs {
+		lines[i] = "  - " + err.Error()
+	}
+	return fmt.Sprintf("%d problem(s) in the lab:\n%s", len(e.Errs), strings.Join(lines, "\n"))
+}
