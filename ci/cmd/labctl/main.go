@@ -1,0 +1,42 @@
+// Command labctl builds the gpu-lab, runs its conformance suite and writes
+// reports. Each subcommand lives in its own file and registers itself with
+// the root command in init.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// exitError carries a specific exit code without printing twice.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit code %d", e.code) }
+
+var root = &cobra.Command{
+	Use:           "labctl",
+	Short:         "Build the multi-tenant GPU lab (Kamaji + HAMi), test it and report",
+	SilenceUsage:  true,
+	SilenceErrors: true,
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := root.ExecuteContext(ctx)
+	var ee exitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		os.Exit(ee.code)
+	default:
+		fmt.Fprintln(os.Stderr, "labctl:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,63 @@
+package gpus
+
+// Annotation, label and resource names of HAMi v2.10 (hami.md §2).
+const (
+	// Node.
+	AnnoRegister  = "hami.io/node-nvidia-register"
+	AnnoHandshake = "hami.io/node-handshake"
+	AnnoNodeLock  = "hami.io/mutex.lock"
+	AnnoCordon    = "hami.io/device-cordon"
+	LabelGPUNode  = "gpu"
+	LabelGPUOn    = "on"
+
+	// Pod, written by HAMi.
+	AnnoVGPUNode         = "hami.io/vgpu-node" // also a label
+	AnnoVGPUTime         = "hami.io/vgpu-time"
+	AnnoDevicesToAlloc   = "hami.io/vgpu-devices-to-allocate"
+	AnnoDevicesAllocated = "hami.io/vgpu-devices-allocated"
+	AnnoBindPhase        = "hami.io/bind-phase"
+	AnnoBindTime         = "hami.io/bind-time"
+
+	// Pod, set by users.
+	AnnoUseGPUType     = "nvidia.com/use-gputype"
+	AnnoNoUseGPUType   = "nvidia.com/nouse-gputype"
+	AnnoUseGPUUUID     = "nvidia.com/use-gpuuuid"
+	AnnoNoUseGPUUUID   = "nvidia.com/nouse-gpuuuid"
+	AnnoGPUPolicy      = "hami.io/gpu-scheduler-policy"
+	AnnoNodePolicy     = "hami.io/node-scheduler-policy"
+	LabelWebhookIgnore = "hami.io/webhook"
+	WebhookIgnoreValue = "ignore"
+
+	// Bind phases.
+	BindPhaseAllocating = "allocating"
+	BindPhaseSuccess    = "success"
+	BindPhaseFailed     = "failed"
+
+	// Resources.
+	ResourceGPU           = "nvidia.com/gpu"
+	ResourceGPUMem        = "nvidia.com/gpumem"
+	ResourceGPUCores      = "nvidia.com/gpucores"
+	ResourceGPUMemPercent = "nvidia.com/gpumem-percentage"
+	ResourcePriority      = "nvidia.com/priority"
+
+	// SchedulerName is the profile HAMi's webhook sets on GPU pods.
+	SchedulerName = "hami-scheduler"
+	// DeviceVendor is the vendor word in device strings.
+	DeviceVendor = "NVIDIA"
+)
+
+// Filter failure reasons (HAMi pkg/device/common), as they appear in
+// kube-scheduler's FailedScheduling message: "<failing>/<total> <Reason>"
+// for card-level reasons, the bare word for node-level ones.
+const (
+	ReasonCardInsufficientMemory = "CardInsufficientMemory"
+	ReasonCardInsufficientCore   = "CardInsufficientCore"
+	ReasonCardTypeMismatch       = "CardTypeMismatch"
+	ReasonCardUUIDMismatch       = "CardUuidMismatch"
+	ReasonCardNotHealth          = "CardNotHealth"
+	ReasonCardCordoned           = "CardCordoned"
+	ReasonCardTimeSlicing        = "CardTimeSlicingExhausted"
+	ReasonExclusiveConflict      = "ExclusiveDeviceAllocateConflict"
+	ReasonComputeUnitsExhausted  = "CardComputeUnitsExhausted"
+	ReasonNodeInsufficientDevice = "NodeInsufficientDevice"
+)
