@@ -55,6 +55,10 @@ type Case struct {
 	Steps []Step `json:"steps,omitempty"`
 	// Metrics are numbers the case measured, e.g. bind latencies in seconds.
 	Metrics map[string]float64 `json:"metrics,omitempty"`
+	// Diagnostics are files collected when the case failed (events, node
+	// annotations, pod YAML), by file name; reports write them under
+	// diagnostics/<ID>/.
+	Diagnostics map[string]string `json:"diagnostics,omitempty"`
 }
 
 // Step is one assertion or action of a case.
