@@ -2,6 +2,7 @@ package results
 
 import (
 	"encoding/json"
+	"math"
 	"time"
 )
 
@@ -18,6 +19,8 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return err
 	}
-	*d = Duration(s * float64(time.Second))
+	// Round: seconds*1e9 in float64 is often a hair below the integer
+	// (1.001 s -> 1.000999999 s) and a plain conversion would truncate.
+	*d = Duration(math.Round(s * float64(time.Second)))
 	return nil
 }
