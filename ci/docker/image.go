@@ -1,0 +1,88 @@
+package docker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// ImageExists reports whether the daemon has the image locally.
+func (c CLI) ImageExists(ctx context.Context, ref string) (bool, error) {
+	_, err := c.Run(ctx, "image", "inspect", "--format", "{{.Id}}", ref)
+	if IsNotFound(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// ErrNoRegistry means the daemon could not pull an image in time: it has no
+// registry access (or a very slow one).
+var ErrNoRegistry = errors.New("this machine has no registry access")
+
+// EnsureImage makes sure the daemon has ref: present locally, or pulled
+// within timeout. A pull that fails or does not finish in time returns an
+// error wrapping ErrNoRegistry that says how to proceed, so a lab never hangs
+// on a daemon that cannot reach a registry.
+func (c CLI) EnsureImage(ctx context.Context, ref string, timeout time.Duration) error {
+	ok, err := c.ImageExists(ctx, ref)
+	if err != nil {
+		return fmt.Errorf("check image %s: %w", ref, err)
+	}
+	if ok {
+		return nil
+	}
+	pctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	_, err = c.Run(pctx, "pull", "--quiet", ref)
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	why := strings.TrimSpace(lastLine(err.Error()))
+	if pctx.Err() != nil {
+		why = fmt.Sprintf("no answer within %s", timeout)
+	}
+	return fmt.Errorf("cannot pull %s (%s): %w; load the images into the daemon (docker load) or use `labctl testenv up`", ref, why, ErrNoRegistry)
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// Import creates an image from a root filesystem tarball (docker import).
+func (c CLI) Import(ctx context.Context, tarball io.Reader, ref string, changes ...string) error {
+	args := []string{"import"}
+	for _, ch := range changes {
+		args = append(args, "--change", ch)
+	}
+	args = append(args, "-", ref)
+	if _, err := c.RunIO(ctx, tarball, nil, args...); err != nil {
+		return fmt.Errorf("import image %s: %w", ref, err)
+	}
+	return nil
+}
+
+// Save streams an image archive (docker save) to w.
+func (c CLI) Save(ctx context.Context, ref string, w io.Writer) error {
+	if _, err := c.RunIO(ctx, nil, w, "save", ref); err != nil {
+		return fmt.Errorf("save image %s: %w", ref, err)
+	}
+	return nil
+}
+
+// RemoveImage removes an image; a missing image is not an error.
+func (c CLI) RemoveImage(ctx context.Context, ref string) error {
+	if _, err := c.Run(ctx, "rmi", "--force", ref); err != nil && !IsNotFound(err) {
+		return fmt.Errorf("remove image %s: %w", ref, err)
+	}
+	return nil
+}
