@@ -1,0 +1,70 @@
+package labcmd
+
+import "strconv"
+
+// Up is the labctl command that runs one stage against the lab file.
+func Up(stage string) []string {
+	return []string{"labctl", "up", "-f", ConfigPath, "--state-dir", StateDir, "--only", stage}
+}
+
+// Test is the labctl command that runs the suite and writes every report.
+func Test(s Suite) []string {
+	args := []string{"labctl", "test", "--state-dir", StateDir, "--report-dir", ReportDir}
+	if s.Run != "" {
+		args = append(args, "--run", s.Run)
+	}
+	if s.Parallel > 0 {
+		args = append(args, "--parallel", strconv.Itoa(s.Parallel))
+	}
+	return args
+}
+
+// Plan prints the resolved lab; with outDir it also writes every rendered
+// manifest there.
+func Plan(outDir string) []string {
+	args := []string{"labctl", "plan", "-f", ConfigPath}
+	if outDir != "" {
+		args = append(args, "-o", outDir)
+	}
+	return args
+}
+
+// Validate checks the lab file and prints every error at once.
+func Validate() []string {
+	return []string{"labctl", "validate", "-f", ConfigPath}
+}
+
+// Wipe removes what an earlier run left in the cached Docker data root
+// (containers, networks, volumes: a stale kind cluster would collide with
+// the new one) and keeps the images, which are the point of the cache.
+func Wipe() []string {
+	return []string{"sh", "-euc", wipeScript}
+}
+
+const wipeScript = `ids=$(docker ps -aq)
+if [ -n "$ids" ]; then docker rm -fv $ids >/dev/null; fi
+docker network prune -f >/dev/null
+docker volume prune -af >/dev/null
+echo "docker: cleared containers, networks and volumes left by earlier runs; images kept"`
+
+// ShellScript is the interactive shell of `lab ... terminal`: one
+// KUBECONFIG_<TENANT> variable per tenant, KUBECONFIG listing all tenants,
+// and the management cluster as KUBECONFIG_MANAGEMENT.
+func ShellScript() []string {
+	return []string{"sh", "-c", shellScript}
+}
+
+const shellScript = `cd ` + WorkDir + `
+kc=""
+for f in ` + StateDir + `/kubeconfigs/*.yaml; do
+  [ -e "$f" ] || continue
+  n=$(basename "$f" .yaml)
+  v=KUBECONFIG_$(echo "$n" | tr 'a-z-' 'A-Z_')
+  export "$v=$f"
+  echo "$v=$f"
+  [ "$n" = management ] || kc="${kc:+$kc:}$f"
+done
+export KUBECONFIG="$kc"
+echo "KUBECONFIG=$KUBECONFIG"
+echo "state: ` + StateDir + `  reports: ` + ReportDir + `  (labctl test --state-dir ` + StateDir + `)"
+exec sh -i`

@@ -1,0 +1,56 @@
+package labcmd
+
+// Paths inside the runner container. The state and report directories are
+// the ones labctl is told about; the module reads them back as directories.
+const (
+	WorkDir    = "/lab"
+	ConfigPath = "/lab/lab.yaml"
+	StateDir   = "/lab/state"
+	ReportDir  = "/lab/reports"
+	LogDir     = "/lab/reports/logs"
+	LabctlPath = "/usr/local/bin/labctl"
+	// ManifestsDir is where `labctl plan -o` writes rendered manifests.
+	ManifestsDir = "/lab/manifests"
+	// CacheDir is XDG_CACHE_HOME for labctl (downloaded charts), on a cache volume.
+	CacheDir = "/cache"
+)
+
+// The Docker-in-Docker service as seen from the runner: labctl derives
+// everything remote-specific (API server on 0.0.0.0:6443 with the SAN
+// "docker", NodePorts published on the daemon, kubeconfigs rewritten to
+// docker:<port>) from DOCKER_HOST alone (ci/stages.ReachFor).
+const (
+	DockerAlias = "docker"
+	DockerPort  = 2375
+	DockerHost  = "tcp://docker:2375"
+)
+
+// NonceEnv is set to a fresh value on every exec that acts on the Docker
+// service, so Dagger never replays a cached result of an earlier session
+// against a new, empty daemon.
+const NonceEnv = "GPU_LAB_RUN_ID"
+
+// Images and cache volumes. The DinD data volume is keyed by the Docker
+// major version because an older daemon must not open a newer one's store.
+const (
+	GoImage     = "golang:1.26"
+	DindImage   = "docker:29-dind"
+	RunnerImage = "docker:29-cli"
+
+	GoModCache   = "gpu-lab-go-mod"
+	GoBuildCache = "gpu-lab-go-build"
+	ChartCache   = "gpu-lab-charts"
+	DockerCache  = "gpu-lab-dind-29"
+)
+
+// DefaultLabFile is the seed lab in the source tree, used when no --config
+// is given (the same file labctl embeds).
+const DefaultLabFile = "ci/lab/default-lab.yaml"
+
+// BuildInclude is what building labctl needs from the source tree; nothing
+// else can bust the build cache.
+var BuildInclude = []string{"go.mod", "go.sum", "ci/**", "manifests/**"}
+
+// ExitCodeFile is written into every reports directory the module returns:
+// labctl's exit status of the run (0 = every stage and case passed).
+const ExitCodeFile = "exit-code"
