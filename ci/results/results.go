@@ -70,8 +70,12 @@ type Step struct {
 // TenantState is a tenant's GPU picture at the end of the run (or at the
 // moment the suite sampled it), for the HTML report's card pictures.
 type TenantState struct {
-	Name  string `json:"name"`
-	Nodes []Node `json:"nodes"`
+	Name string `json:"name"`
+	// Moment says when the state was sampled ("TC-05: ...", "end of run");
+	// a run may hold several samples of one tenant.
+	Moment string    `json:"moment,omitempty"`
+	At     time.Time `json:"at,omitempty"`
+	Nodes  []Node    `json:"nodes"`
 }
 
 // Node is one worker with its registered cards.
