@@ -1,0 +1,189 @@
+package gpus
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+)
+
+// Finalizer finishes every HAMi bind the way HAMi's real device plugin does
+// at the end of Allocate (hami.md §2.4): the pod gets
+// hami.io/bind-phase=success and its hami.io/vgpu-devices-to-allocate erased,
+// and the node lock hami.io/mutex.lock is released when the pod owns it.
+// Without it, a lab running HAMi's mock device plugin stalls every further
+// bind on a node for the node-lock timeout (5 minutes).
+type Finalizer struct {
+	Client kubernetes.Interface
+	// Log receives one line per finished bind and per error; nil discards.
+	Log *slog.Logger
+	// Workers is how many binds are finished in parallel; default 4.
+	Workers int
+}
+
+// Run watches pods that are bound to a node and in bind-phase allocating, and
+// finishes each one. It blocks until ctx is done and returns an error only if
+// the pod cache cannot be synced.
+func (f *Finalizer) Run(ctx context.Context) error {
+	log := f.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	workers := f.Workers
+	if workers <= 0 {
+		workers = 4
+	}
+	queue := workqueue.NewTypedRateLimitingQueueWithConfig(
+		workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](20*time.Millisecond, 5*time.Second),
+		workqueue.TypedRateLimitingQueueConfig[types.NamespacedName]{Name: "gpus-bind-finalizer"})
+	defer queue.ShutDown()
+
+	factory := informers.NewSharedInformerFactoryWithOptions(f.Client, 0,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+			o.FieldSelector = fields.OneTermNotEqualSelector("spec.nodeName", "").String()
+		}))
+	podInformer := factory.Core().V1().Pods()
+	enqueue := func(obj any) {
+		if p, ok := obj.(*corev1.Pod); ok && NeedsFinish(p) {
+			queue.Add(types.NamespacedName{Namespace: p.Namespace, Name: p.Name})
+		}
+	}
+	if _, err := podInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    enqueue,
+		UpdateFunc: func(_, n any) { enqueue(n) },
+	}); err != nil {
+		return fmt.Errorf("bind finalizer: pod informer: %w", err)
+	}
+	lister := podInformer.Lister()
+	factory.Start(ctx.Done())
+	defer factory.Shutdown()
+	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("bind finalizer: %v cache did not sync", typ)
+		}
+	}
+
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				key, shutdown := queue.Get()
+				if shutdown {
+					return
+				}
+				pod, err := lister.Pods(key.Namespace).Get(key.Name)
+				switch {
+				case apierrors.IsNotFound(err):
+					queue.Forget(key)
+				case err != nil:
+					queue.AddRateLimited(key)
+				case !NeedsFinish(pod):
+					queue.Forget(key)
+				default:
+					if err := FinishBind(ctx, f.Client, pod); err != nil {
+						if ctx.Err() == nil {
+							log.Warn("bind finalizer: retrying", "pod", key.String(), "err", err)
+							queue.AddRateLimited(key)
+						}
+					} else {
+						log.Info("bind finished", "pod", key.String(), "node", pod.Spec.NodeName)
+						queue.Forget(key)
+					}
+				}
+				queue.Done(key)
+			}
+		})
+	}
+	<-ctx.Done()
+	queue.ShutDown()
+	wg.Wait()
+	return nil
+}
+
+// NeedsFinish reports whether a pod is bound by HAMi and waits for the device
+// plugin's Allocate: spec.nodeName set and hami.io/bind-phase=allocating.
+func NeedsFinish(p *corev1.Pod) bool {
+	return p.Spec.NodeName != "" && p.Annotations[AnnoBindPhase] == BindPhaseAllocating
+}
+
+// ErasedFor is the hami.io/vgpu-devices-to-allocate value once every
+// container is allocated: one ";" per container entry of the current value,
+// or per init and app container when the value is missing or unreadable.
+func ErasedFor(p *corev1.Pod) string {
+	if devs, err := DecodePodDevices(p.Annotations[AnnoDevicesToAlloc]); err == nil && len(devs) > 0 {
+		return Erased(len(devs))
+	}
+	return Erased(len(p.Spec.InitContainers) + len(p.Spec.Containers))
+}
+
+// FinishBind does the real device plugin's last step for one pod: patch
+// bind-phase=success and the erased device string, then release the node
+// lock if (and only if) it names this pod or is a legacy owner-less value.
+func FinishBind(ctx context.Context, c kubernetes.Interface, pod *corev1.Pod) error {
+	node := pod.Spec.NodeName
+	if node == "" {
+		return fmt.Errorf("finish bind of pod %s/%s: spec.nodeName is empty (the pod is not bound yet)", pod.Namespace, pod.Name)
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{
+		AnnoBindPhase:      BindPhaseSuccess,
+		AnnoDevicesToAlloc: ErasedFor(pod),
+	}}})
+	_, err := c.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("finish bind of pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	// A deleted pod's lock is released too: HAMi would treat it as dangling.
+	if err := ReleaseNodeLock(ctx, c, node, pod.Namespace, pod.Name); err != nil {
+		return fmt.Errorf("finish bind of pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	return nil
+}
+
+// ReleaseNodeLock removes hami.io/mutex.lock from the node if the lock names
+// the pod (or is a legacy owner-less value), with a merge patch guarded by
+// the node's resourceVersion; a conflict re-reads the node and tries again.
+func ReleaseNodeLock(ctx context.Context, c kubernetes.Interface, nodeName, namespace, pod string) error {
+	const attempts = 10
+	for i := 0; ; i++ {
+		node, err := c.CoreV1().Nodes().Get(ctx, nodeName, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("release node lock on node %s: %w", nodeName, err)
+		}
+		v, ok := node.Annotations[AnnoNodeLock]
+		if !ok || !OwnedBy(v, namespace, pod) {
+			return nil
+		}
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
+			"annotations":     map[string]any{AnnoNodeLock: nil},
+			"resourceVersion": node.ResourceVersion,
+		}})
+		_, err = c.CoreV1().Nodes().Patch(ctx, nodeName, types.MergePatchType, patch, metav1.PatchOptions{})
+		if err == nil {
+			return nil
+		}
+		if !apierrors.IsConflict(err) || i+1 >= attempts {
+			return fmt.Errorf("release node lock %q on node %s: %w", v, nodeName, err)
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(fmt.Errorf("release node lock on node %s", nodeName), ctx.Err())
+		case <-time.After(time.Duration(i+1) * 5 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,180 @@
+package hamidouble
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	extenderv1 "k8s.io/kube-scheduler/extender/v1"
+
+	"github.com/gpu-lab/gpu-lab/ci/gpus"
+)
+
+// HAMi's event reasons.
+const (
+	EventFilteringSucceed = "FilteringSucceed"
+	EventFilteringFailed  = "FilteringFailed"
+	EventBindingSucceed   = "BindingSucceed"
+	EventBindingFailed    = "BindingFailed"
+)
+
+func (d *Double) serveFilter(w http.ResponseWriter, r *http.Request) {
+	var args extenderv1.ExtenderArgs
+	if err := json.NewDecoder(r.Body).Decode(&args); err != nil || args.Pod == nil {
+		http.Error(w, fmt.Sprintf("%s: body is not ExtenderArgs with a pod (%v)", Banner, err), http.StatusBadRequest)
+		return
+	}
+	writeJSON(w, d.Filter(r.Context(), &args))
+}
+
+// Filter is HAMi's Filter verb (hami.md §1.3). On success it has already
+// annotated and labelled the pod and counts it as usage.
+func (d *Double) Filter(ctx context.Context, args *extenderv1.ExtenderArgs) *extenderv1.ExtenderFilterResult {
+	pod := args.Pod
+	var names []string
+	if args.NodeNames != nil {
+		names = *args.NodeNames
+	} else if args.Nodes != nil {
+		for _, n := range args.Nodes.Items {
+			names = append(names, n.Name)
+		}
+	}
+	f := d.currentFaults()
+	req, err := ReadPodRequest(pod, d.cfg.GPUPolicy, d.cfg.NodePolicy)
+	if err != nil {
+		d.log.Warn(Banner+": filter: bad request", "pod", podKey(pod), "err", err)
+		return &extenderv1.ExtenderFilterResult{Error: err.Error()}
+	}
+	if !req.HasGPU() {
+		return &extenderv1.ExtenderFilterResult{Nodes: args.Nodes, NodeNames: args.NodeNames}
+	}
+
+	d.mu.Lock()
+	// A pod's own earlier allocation is dropped before it is filtered again.
+	delete(d.usage, pod.UID)
+	fits := make([]NodeFit, 0, len(names))
+	for _, name := range names {
+		node, err := d.node(name, args.Nodes)
+		if err != nil {
+			fits = append(fits, NodeFit{Node: name, Reason: gpus.ReasonNodeInsufficientDevice})
+			continue
+		}
+		fits = append(fits, FitNode(d.nodeCards(node, f), req, f))
+	}
+	best, ok := PickNode(fits, req.NodePolicy)
+	if ok {
+		devs := best.Devices.Encode()
+		d.usage[pod.UID] = podUsage{Namespace: pod.Namespace, Name: pod.Name, Node: best.Node, Devices: devs}
+	}
+	d.mu.Unlock()
+
+	failed := extenderv1.FailedNodesMap{}
+	for _, fit := range fits {
+		if !fit.Fits() {
+			failed[fit.Node] = fit.Reason
+		}
+	}
+	if !ok {
+		d.recordFilterFailure(pod, fits)
+		d.log.Info(Banner+": filter: no node fits", "pod", podKey(pod), "failedNodes", failed)
+		res := &extenderv1.ExtenderFilterResult{FailedNodes: failed, NodeNames: &[]string{}}
+		if args.NodeNames == nil && args.Nodes != nil {
+			res.Nodes, res.NodeNames = &corev1.NodeList{}, nil
+		}
+		return res
+	}
+
+	devs := best.Devices.Encode()
+	if err := d.annotateFiltered(ctx, pod, best.Node, devs); err != nil {
+		d.forget(pod.UID)
+		d.log.Warn(Banner+": filter: annotate pod", "pod", podKey(pod), "err", err)
+		return &extenderv1.ExtenderFilterResult{Error: err.Error()}
+	}
+	var scores []string
+	for _, fit := range fits {
+		if fit.Fits() {
+			scores = append(scores, fmt.Sprintf("%s:%.2f", fit.Node, fit.Score))
+		}
+	}
+	d.recorder.Eventf(pod, corev1.EventTypeNormal, EventFilteringSucceed, "find fit node(%s), %d nodes not fit, %d nodes fit(%s)",
+		best.Node, len(failed), len(scores), strings.Join(scores, ","))
+	d.log.Info(Banner+": filter: fit", "pod", podKey(pod), "node", best.Node, "devices", devs)
+	res := &extenderv1.ExtenderFilterResult{NodeNames: &[]string{best.Node}, FailedNodes: failed}
+	if args.NodeNames == nil && args.Nodes != nil {
+		res.NodeNames = nil
+		res.Nodes = &corev1.NodeList{}
+		for _, n := range args.Nodes.Items {
+			if n.Name == best.Node {
+				res.Nodes.Items = append(res.Nodes.Items, n)
+			}
+		}
+	}
+	return res
+}
+
+// node returns the node from the informer cache, else from the request.
+func (d *Double) node(name string, given *corev1.NodeList) (*corev1.Node, error) {
+	if d.nodes != nil {
+		if n, err := d.nodes.Get(name); err == nil {
+			return n, nil
+		}
+	}
+	if given != nil {
+		for i := range given.Items {
+			if given.Items[i].Name == name {
+				return &given.Items[i], nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("node %s not found", name)
+}
+
+// annotateFiltered writes Filter's side effects onto the pod (hami.md §1.3
+// step 8): vgpu-node (annotation and label), vgpu-time and both device strings.
+func (d *Double) annotateFiltered(ctx context.Context, pod *corev1.Pod, node, devs string) error {
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
+		"annotations": map[string]string{
+			gpus.AnnoVGPUNode:         node,
+			gpus.AnnoVGPUTime:         strconv.FormatInt(time.Now().Unix(), 10),
+			gpus.AnnoDevicesToAlloc:   devs,
+			gpus.AnnoDevicesAllocated: devs,
+		},
+		"labels": map[string]string{gpus.AnnoVGPUNode: node},
+	}})
+	_, err := d.cfg.Client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil {
+		return fmt.Errorf("annotate pod %s: %w", podKey(pod), err)
+	}
+	return nil
+}
+
+// recordFilterFailure emits HAMi's failure events: one per card-level reason
+// ("N nodes Reason(node,…)"), then "no available node, N nodes do not meet".
+// Node-level reasons get no event of their own (hami-observed.md §4.3).
+func (d *Double) recordFilterFailure(pod *corev1.Pod, fits []NodeFit) {
+	byReason := map[string][]string{}
+	for _, fit := range fits {
+		for _, r := range fit.CardReasons {
+			byReason[r] = append(byReason[r], fit.Node)
+		}
+	}
+	reasons := make([]string, 0, len(byReason))
+	for r := range byReason {
+		reasons = append(reasons, r)
+	}
+	sort.Strings(reasons)
+	for _, r := range reasons {
+		d.recorder.Eventf(pod, corev1.EventTypeWarning, EventFilteringFailed, "%d nodes %s(%s)", len(byReason[r]), r, strings.Join(byReason[r], ","))
+	}
+	d.recorder.Eventf(pod, corev1.EventTypeWarning, EventFilteringFailed, "no available node, %d nodes do not meet", len(fits))
+}
+
+func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }

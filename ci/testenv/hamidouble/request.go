@@ -1,0 +1,142 @@
+package hamidouble
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpu-lab/gpu-lab/ci/gpus"
+)
+
+// percentUnset is HAMi's sentinel for "no gpumem-percentage given".
+const percentUnset = 101
+
+// ContainerRequest is one container's NVIDIA request as HAMi's Filter reads
+// it (hami.md §1.3 step 1).
+type ContainerRequest struct {
+	// Nums is nvidia.com/gpu: how many cards; 0 means no request.
+	Nums int
+	// MemMB is nvidia.com/gpumem; 0 when memory is given as a percentage.
+	MemMB int
+	// MemPercent is nvidia.com/gpumem-percentage (≤ 100), or 101 when unset.
+	MemPercent int
+	// Cores is nvidia.com/gpucores (% of one card's compute).
+	Cores int
+}
+
+// PodRequest is everything Filter needs from a pod.
+type PodRequest struct {
+	// Containers holds init containers first, then app containers, one entry
+	// per container (Nums 0 for containers without GPUs), matching the
+	// per-container segments of the device string.
+	Containers []ContainerRequest
+	UseTypes   []string
+	NoUseTypes []string
+	UseUUIDs   []string
+	NoUseUUIDs []string
+	// GPUPolicy is spread, binpack or mutex (from hami.io/gpu-scheduler-policy
+	// or the default); NodePolicy is binpack or spread.
+	GPUPolicy  string
+	NodePolicy string
+}
+
+// HasGPU reports whether any container asks for an NVIDIA card.
+func (r PodRequest) HasGPU() bool {
+	for _, c := range r.Containers {
+		if c.Nums > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadPodRequest parses a pod's NVIDIA request: each resource from limits,
+// else requests; when neither gpumem nor gpumem-percentage is set the
+// container asks for 100 % of the card's memory (HAMi's defaultMemory 0), and
+// cores default to 0 (defaultCores 0). Policies fall back to the defaults.
+func ReadPodRequest(pod *corev1.Pod, defaultGPUPolicy, defaultNodePolicy string) (PodRequest, error) {
+	var r PodRequest
+	all := append(append([]corev1.Container{}, pod.Spec.InitContainers...), pod.Spec.Containers...)
+	for _, c := range all {
+		cr, err := readContainer(c)
+		if err != nil {
+			return PodRequest{}, fmt.Errorf("pod %s/%s: container %s: %w", pod.Namespace, pod.Name, c.Name, err)
+		}
+		r.Containers = append(r.Containers, cr)
+	}
+	a := pod.Annotations
+	r.UseTypes = splitList(a[gpus.AnnoUseGPUType])
+	r.NoUseTypes = splitList(a[gpus.AnnoNoUseGPUType])
+	r.UseUUIDs = splitList(a[gpus.AnnoUseGPUUUID])
+	r.NoUseUUIDs = splitList(a[gpus.AnnoNoUseGPUUUID])
+	r.GPUPolicy = firstNonEmpty(a[gpus.AnnoGPUPolicy], defaultGPUPolicy)
+	r.NodePolicy = firstNonEmpty(a[gpus.AnnoNodePolicy], defaultNodePolicy)
+	return r, nil
+}
+
+func readContainer(c corev1.Container) (ContainerRequest, error) {
+	num, ok, err := resourceInt(c, gpus.ResourceGPU)
+	if err != nil || !ok || num == 0 {
+		return ContainerRequest{}, err
+	}
+	cr := ContainerRequest{Nums: num, MemPercent: percentUnset}
+	mem, memSet, err := resourceInt(c, gpus.ResourceGPUMem)
+	if err != nil {
+		return ContainerRequest{}, err
+	}
+	pct, pctSet, err := resourceInt(c, gpus.ResourceGPUMemPercent)
+	if err != nil {
+		return ContainerRequest{}, err
+	}
+	if memSet {
+		cr.MemMB = mem
+	}
+	if pctSet {
+		cr.MemPercent = min(pct, 100)
+	}
+	if !memSet && !pctSet {
+		cr.MemPercent = 100
+	}
+	cores, _, err := resourceInt(c, gpus.ResourceGPUCores)
+	if err != nil {
+		return ContainerRequest{}, err
+	}
+	cr.Cores = cores
+	return cr, nil
+}
+
+// resourceInt reads an integer resource from limits, else requests.
+func resourceInt(c corev1.Container, name corev1.ResourceName) (int, bool, error) {
+	q, ok := c.Resources.Limits[name]
+	if !ok {
+		q, ok = c.Resources.Requests[name]
+	}
+	if !ok {
+		return 0, false, nil
+	}
+	v, isInt := q.AsInt64()
+	if !isInt || v < 0 || v > 1<<31-1 {
+		return 0, true, fmt.Errorf("%s: %s is not a non-negative integer", name, q.String())
+	}
+	return int(v), true, nil
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func firstNonEmpty(v ...string) string {
+	for _, s := range v {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
