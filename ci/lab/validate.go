@@ -37,7 +37,7 @@ func (l *Lab) Validate() field.ErrorList {
 	tp := field.NewPath("tenants")
 	switch {
 	case len(l.Tenants) == 0:
-		errs = append(errs, field.Required(tp, "a lab needs at least one tenant, e.g. `tenants: [{name: tenant-a, workers: [{name: worker, gpus: [{model: L4}]}]}]`"))
+		errs = append(errs, field.Required(tp, "a lab needs at least one tenant, e.g. `tenants: [{name: tenant-a, workers: [{name: worker, gpus: [{model: L4, count: 1}]}]}]`"))
 	case len(l.Tenants) > MaxTenants:
 		errs = append(errs, field.TooMany(tp, len(l.Tenants), MaxTenants))
 	}
@@ -66,6 +66,12 @@ func (l *Lab) Validate() field.ErrorList {
 			ports[pp.port] = path.String()
 		}
 		errs = append(errs, validateWorkers(p.Child("workers"), t.Workers)...)
+		for wi, w := range t.Workers {
+			if n := l.NodeName(t.Name, w.Name); len(n) > MaxNodeNameLen {
+				errs = append(errs, field.Invalid(p.Child("workers").Index(wi).Child("name"), w.Name, fmt.Sprintf(
+					"the node name %q (<lab>-<tenant>-<worker>) is %d characters; shorten the lab, tenant or worker name to fit %d", n, len(n), MaxNodeNameLen)))
+			}
+		}
 	}
 	return errs
 }
@@ -88,7 +94,7 @@ func validateWorkers(p *field.Path, workers []Worker) field.ErrorList {
 	var errs field.ErrorList
 	switch {
 	case len(workers) == 0:
-		errs = append(errs, field.Required(p, "a tenant needs at least one worker, e.g. `workers: [{name: worker, gpus: [{model: L4}]}]`"))
+		errs = append(errs, field.Required(p, "a tenant needs at least one worker, e.g. `workers: [{name: worker, gpus: [{model: L4, count: 1}]}]`"))
 	case len(workers) > MaxWorkers:
 		errs = append(errs, field.TooMany(p, len(workers), MaxWorkers))
 	}

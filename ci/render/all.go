@@ -1,0 +1,107 @@
+package render
+
+import (
+	"fmt"
+	"path"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/manifests"
+)
+
+// Namespace is the management-cluster namespace holding a tenant's control plane.
+func Namespace(l *lab.Lab, tenant string) *corev1.Namespace {
+	return &corev1.Namespace{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+		ObjectMeta: metav1.ObjectMeta{Name: TenantNamespace(tenant), Labels: map[string]string{
+			LabelTenant: tenant, LabelLab: l.Name,
+		}},
+	}
+}
+
+// isAPIObject reports whether o is a k8s.io/api struct, rendered through manifest.
+func isAPIObject(o any) bool {
+	switch o.(type) {
+	case *corev1.Namespace, *corev1.ConfigMap, *appsv1.DaemonSet:
+		return true
+	}
+	return false
+}
+
+// All renders every manifest of the lab, in the order a lab is built:
+//
+//	management/kind-config.yaml
+//	management/<tenant>/tenant-control-plane.yaml   Namespace + TenantControlPlane
+//	tenants/<tenant>/kube-proxy-rbac.yaml           static (manifests package)
+//	tenants/<tenant>/kube-proxy.yaml                ConfigMap + DaemonSet
+//	tenants/<tenant>/hami-values.yaml               helm values for chart hami
+//	tenants/<tenant>/gpus/<worker>.yaml             partial Node: GPU registration
+func All(l *lab.Lab, o Options) ([]File, error) {
+	var out []File
+	add := func(name string, objs ...any) error {
+		for i, o := range objs {
+			if isAPIObject(o) {
+				m, err := manifest(o)
+				if err != nil {
+					return fmt.Errorf("render %s: %w", name, err)
+				}
+				objs[i] = m
+			}
+		}
+		y, err := toYAML(objs...)
+		if err != nil {
+			return fmt.Errorf("render %s: %w", name, err)
+		}
+		out = append(out, File{Name: name, Data: y})
+		return nil
+	}
+	kc, err := KindConfig(l, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := add("management/kind-config.yaml", kc); err != nil {
+		return nil, err
+	}
+	rbac, err := manifests.Read(manifests.TenantKubeProxyRBAC)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range l.Tenants {
+		tcp, err := TenantControlPlaneFor(l, t.Name, o)
+		if err != nil {
+			return nil, err
+		}
+		if err := add(path.Join("management", t.Name, "tenant-control-plane.yaml"), Namespace(l, t.Name), tcp); err != nil {
+			return nil, err
+		}
+		dir := path.Join("tenants", t.Name)
+		out = append(out, File{Name: path.Join(dir, "kube-proxy-rbac.yaml"), Data: rbac})
+		cm, ds, err := KubeProxy(l, t.Name, o)
+		if err != nil {
+			return nil, err
+		}
+		if err := add(path.Join(dir, "kube-proxy.yaml"), cm, ds); err != nil {
+			return nil, err
+		}
+		hv, err := HAMiValuesFor(l, t.Name)
+		if err != nil {
+			return nil, err
+		}
+		if err := add(path.Join(dir, "hami-values.yaml"), hv); err != nil {
+			return nil, err
+		}
+		for _, w := range t.Workers {
+			reg, err := WorkerRegistration(l, t.Name, w.Name)
+			if err != nil {
+				return nil, err
+			}
+			if err := add(path.Join(dir, "gpus", w.Name+".yaml"), reg.Apply()); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,11 @@
+// Package render is the one place gpu-lab produces Kubernetes and tool
+// configuration: the kind management cluster config, one Kamaji
+// TenantControlPlane per tenant, each tenant's kube-proxy, HAMi helm values,
+// and the fake-GPU registration of each worker.
+//
+// Every function is pure: a *lab.Lab (already validated) and Options in,
+// typed objects out. The YAML forms come from the same typed values through
+// sigs.k8s.io/yaml, so the stages that apply objects with client-go and the
+// files `labctl plan -o` writes never disagree. Static manifests live in the
+// top-level manifests package.
+package render

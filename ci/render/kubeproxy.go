@@ -1,0 +1,136 @@
+package render
+
+import (
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+)
+
+// kube-proxy in each tenant, deployed by the lab instead of Kamaji's addon
+// (see TenantControlPlaneFor for why). It mirrors kubeadm's kube-proxy addon;
+// the ServiceAccount and ClusterRoleBinding are static
+// (manifests.TenantKubeProxyRBAC).
+const (
+	KubeProxyName      = "kube-proxy"
+	KubeProxyNamespace = "kube-system"
+	kubeProxyConfigDir = "/var/lib/kube-proxy"
+	saDir              = "/var/run/secrets/kubernetes.io/serviceaccount"
+)
+
+// kubeProxyConfiguration holds the kubeproxy.config.k8s.io/v1alpha1 fields
+// the lab sets (the kube-proxy module is not a dependency of the project).
+type kubeProxyConfiguration struct {
+	APIVersion       string `json:"apiVersion"`
+	Kind             string `json:"kind"`
+	ClientConnection struct {
+		Kubeconfig string `json:"kubeconfig"`
+	} `json:"clientConnection"`
+	ClusterCIDR string `json:"clusterCIDR"`
+	Mode        string `json:"mode"`
+	Conntrack   struct {
+		// MaxPerCore 0 leaves nf_conntrack_max alone (kind's setting): the
+		// sysctl is read-only in a worker container's network namespace.
+		MaxPerCore *int32 `json:"maxPerCore"`
+		Min        *int32 `json:"min"`
+	} `json:"conntrack"`
+}
+
+// KubeProxy returns the tenant's kube-proxy ConfigMap and DaemonSet. The
+// image is the tenant version's kube-proxy, preloaded in kindest/node.
+func KubeProxy(l *lab.Lab, tenant string, o Options) (*corev1.ConfigMap, *appsv1.DaemonSet, error) {
+	i, t := tenantIndex(l, tenant)
+	if t == nil {
+		return nil, nil, fmt.Errorf("kube-proxy for tenant %q: no such tenant in lab %q", tenant, l.Name)
+	}
+	server, err := TenantEndpoint(l, tenant, o)
+	if err != nil {
+		return nil, nil, fmt.Errorf("kube-proxy: %w", err)
+	}
+	var cfg kubeProxyConfiguration
+	cfg.APIVersion, cfg.Kind = "kubeproxy.config.k8s.io/v1alpha1", "KubeProxyConfiguration"
+	cfg.ClientConnection.Kubeconfig = kubeProxyConfigDir + "/kubeconfig.conf"
+	cfg.ClusterCIDR = TenantPodCIDR(i)
+	cfg.Mode = "iptables"
+	zero := int32(0)
+	cfg.Conntrack.MaxPerCore, cfg.Conntrack.Min = &zero, &zero
+	cfgYAML, err := yaml.Marshal(cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("kube-proxy for tenant %q: config: %w", tenant, err)
+	}
+	kc := clientcmdv1.Config{
+		Kind: "Config", APIVersion: "v1",
+		Clusters: []clientcmdv1.NamedCluster{{Name: "default", Cluster: clientcmdv1.Cluster{
+			Server: server, CertificateAuthority: saDir + "/ca.crt",
+		}}},
+		AuthInfos: []clientcmdv1.NamedAuthInfo{{Name: "default", AuthInfo: clientcmdv1.AuthInfo{TokenFile: saDir + "/token"}}},
+		Contexts: []clientcmdv1.NamedContext{{Name: "default", Context: clientcmdv1.Context{
+			Cluster: "default", AuthInfo: "default", Namespace: "default",
+		}}},
+		CurrentContext: "default",
+	}
+	kcYAML, err := yaml.Marshal(kc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("kube-proxy for tenant %q: kubeconfig: %w", tenant, err)
+	}
+	labels := map[string]string{"k8s-app": KubeProxyName, LabelLab: l.Name}
+	cm := &corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: KubeProxyName, Namespace: KubeProxyNamespace, Labels: labels},
+		Data:       map[string]string{"config.conf": string(cfgYAML), "kubeconfig.conf": string(kcYAML)},
+	}
+	privileged := true
+	fileOrCreate := corev1.HostPathFileOrCreate
+	ds := &appsv1.DaemonSet{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"},
+		ObjectMeta: metav1.ObjectMeta{Name: KubeProxyName, Namespace: KubeProxyNamespace, Labels: labels},
+		Spec: appsv1.DaemonSetSpec{
+			Selector:       &metav1.LabelSelector{MatchLabels: map[string]string{"k8s-app": KubeProxyName}},
+			UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					PriorityClassName:  "system-node-critical",
+					ServiceAccountName: KubeProxyName,
+					HostNetwork:        true,
+					NodeSelector:       map[string]string{"kubernetes.io/os": "linux"},
+					Tolerations:        []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
+					Containers: []corev1.Container{{
+						Name:            KubeProxyName,
+						Image:           "registry.k8s.io/kube-proxy:" + l.Versions.Kubernetes,
+						ImagePullPolicy: corev1.PullIfNotPresent,
+						Command: []string{"/usr/local/bin/kube-proxy",
+							"--config=" + kubeProxyConfigDir + "/config.conf",
+							"--hostname-override=$(NODE_NAME)"},
+						Env: []corev1.EnvVar{{Name: "NODE_NAME", ValueFrom: &corev1.EnvVarSource{
+							FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"},
+						}}},
+						SecurityContext: &corev1.SecurityContext{Privileged: &privileged},
+						VolumeMounts: []corev1.VolumeMount{
+							{Name: "kube-proxy", MountPath: kubeProxyConfigDir},
+							{Name: "xtables-lock", MountPath: "/run/xtables.lock"},
+							{Name: "lib-modules", MountPath: "/lib/modules", ReadOnly: true},
+						},
+					}},
+					Volumes: []corev1.Volume{
+						{Name: "kube-proxy", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+							LocalObjectReference: corev1.LocalObjectReference{Name: KubeProxyName},
+						}}},
+						{Name: "xtables-lock", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{
+							Path: "/run/xtables.lock", Type: &fileOrCreate,
+						}}},
+						{Name: "lib-modules", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{
+							Path: "/lib/modules",
+						}}},
+					},
+				},
+			},
+		},
+	}
+	return cm, ds, nil
+}

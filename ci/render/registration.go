@@ -1,0 +1,79 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	applycorev1 "k8s.io/client-go/applyconfigurations/core/v1"
+
+	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+)
+
+// Registration is what makes a worker's simulated GPUs visible to HAMi
+// (hami.md §2.1, §3): the JSON register annotation, the gpu=on label and the
+// nvidia.com/gpu capacity HAMi v2.8+ uses as its registration gate.
+type Registration struct {
+	Tenant   string
+	Worker   string
+	NodeName string
+	Devices  []gpus.DeviceInfo
+	// Labels and Annotations go on the Node's metadata (merge patch).
+	Labels      map[string]string
+	Annotations map[string]string
+	// Capacity goes on the Node's status (status subresource).
+	Capacity corev1.ResourceList
+}
+
+// WorkerRegistration returns the registration of one worker.
+func WorkerRegistration(l *lab.Lab, tenant, worker string) (*Registration, error) {
+	_, t := tenantIndex(l, tenant)
+	if t == nil {
+		return nil, fmt.Errorf("registration of %s/%s: no such tenant in lab %q", tenant, worker, l.Name)
+	}
+	for _, w := range t.Workers {
+		if w.Name != worker {
+			continue
+		}
+		devs := gpus.Devices(l, tenant, w)
+		return &Registration{
+			Tenant:      tenant,
+			Worker:      worker,
+			NodeName:    l.NodeName(tenant, worker),
+			Devices:     devs,
+			Labels:      map[string]string{gpus.LabelGPUNode: gpus.LabelGPUOn},
+			Annotations: map[string]string{gpus.AnnoRegister: gpus.EncodeRegister(devs)},
+			Capacity: corev1.ResourceList{
+				gpus.ResourceGPU: resource.MustParse(strconv.Itoa(gpus.GPUCapacity(l, w))),
+			},
+		}, nil
+	}
+	return nil, fmt.Errorf("registration of %s/%s: tenant %q has no worker %q", tenant, worker, tenant, worker)
+}
+
+// Apply is the registration as a server-side apply configuration of the
+// Node: metadata labels and annotations plus status.capacity (apply the
+// status with the status subresource). Its YAML is the rendered manifest.
+func (r *Registration) Apply() *applycorev1.NodeApplyConfiguration {
+	return applycorev1.Node(r.NodeName).
+		WithLabels(r.Labels).
+		WithAnnotations(r.Annotations).
+		WithStatus(applycorev1.NodeStatus().WithCapacity(r.Capacity))
+}
+
+// MetadataPatch is a JSON merge patch for the Node (labels and annotations).
+func (r *Registration) MetadataPatch() ([]byte, error) {
+	return json.Marshal(map[string]any{"metadata": map[string]any{
+		"labels": r.Labels, "annotations": r.Annotations,
+	}})
+}
+
+// StatusPatch is a JSON merge patch for the Node's status subresource. The
+// kubelet may drop a patched extended resource when it re-registers, so the
+// registrar re-asserts it (hami.md §3).
+func (r *Registration) StatusPatch() ([]byte, error) {
+	return json.Marshal(map[string]any{"status": map[string]any{"capacity": r.Capacity}})
+}

@@ -1,0 +1,134 @@
+package render
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+)
+
+// Labels the lab puts on what it creates, so teardown and diagnostics find them.
+const (
+	LabelLab    = "gpu-lab.dev/lab"
+	LabelTenant = "tenant.clastix.io"
+)
+
+// Tenant networks. Every tenant gets its own pod CIDR, 10.(100+i).0.0/16 for
+// the i-th tenant, distinct from each other and from kind's 10.244.0.0/16 in
+// the management cluster: tenant workers share one Docker network with the
+// management node, and distinct ranges keep routes and addresses in logs
+// unambiguous. Services are virtual per cluster, so every tenant keeps
+// Kamaji's default service CIDR.
+const (
+	TenantServiceCIDR = "10.96.0.0/16"
+	TenantDNSIP       = "10.96.0.10"
+	TenantAPIServerIP = "10.96.0.1"
+)
+
+// TenantPodCIDR is the pod CIDR of the i-th tenant (lab.MaxTenants fit).
+func TenantPodCIDR(i int) string { return fmt.Sprintf("10.%d.0.0/16", 100+i) }
+
+// TenantNamespace is the management-cluster namespace of a tenant's control plane.
+func TenantNamespace(tenant string) string { return tenant }
+
+// kindKubeletPatches make Kamaji's kubelet-config fit a kindest/node worker,
+// mirroring kind's own KubeletConfiguration (kamaji.md §2.3): containerd in
+// kindest/node uses the systemd cgroup driver, the container may see swap,
+// and disk-pressure eviction and image GC would act on the host's disk.
+// "add" rather than "replace": Kamaji omits an unset cgroupDriver.
+func kindKubeletPatches() []JSONPatch {
+	return []JSONPatch{
+		{Op: "add", Path: "/cgroupDriver", Value: "systemd"},
+		{Op: "add", Path: "/failSwapOn", Value: false},
+		{Op: "add", Path: "/imageGCHighThresholdPercent", Value: 100},
+		{Op: "add", Path: "/evictionHard", Value: map[string]string{
+			"nodefs.available": "0%", "nodefs.inodesFree": "0%", "imagefs.available": "0%",
+		}},
+	}
+}
+
+// TenantControlPlaneFor is the named tenant's Kamaji control plane: one replica,
+// a NodePort service advertised at the management node's IPv4 address, with
+// the API server NodePort as networkProfile.port and the konnectivity
+// NodePort as the konnectivity server port (Kamaji makes both values the
+// NodePorts).
+//
+// Addons: CoreDNS and konnectivity from Kamaji. kube-proxy is NOT Kamaji's
+// addon: in a kind-style worker, kube-proxy with kubeadm defaults tries to
+// write nf_conntrack_max, which is read-only outside the initial network
+// namespace, and crash-loops (kamaji.md §3.4). Kamaji's soot controller owns
+// and re-applies its kube-proxy ConfigMap, so the kind fix
+// (conntrack.maxPerCore: 0) cannot be patched in; the lab deploys its own
+// kube-proxy with that setting instead (see KubeProxy).
+//
+// admissionControllers is left to Kamaji's default list, which names
+// MutatingAdmissionWebhook: the HAMi webhook is the lab's critical path.
+func TenantControlPlaneFor(l *lab.Lab, tenant string, o Options) (*TenantControlPlane, error) {
+	i, t := tenantIndex(l, tenant)
+	if t == nil {
+		return nil, fmt.Errorf("tenant control plane %q: no such tenant in lab %q", tenant, l.Name)
+	}
+	addr, err := o.managementAddress()
+	if err != nil {
+		return nil, fmt.Errorf("tenant control plane %q: %w", tenant, err)
+	}
+	labels := map[string]string{LabelTenant: t.Name, LabelLab: l.Name}
+	replicas := int32(1)
+	sans := append([]string{"127.0.0.1", "localhost"}, o.CertSANs...)
+	return &TenantControlPlane{
+		TypeMeta: metav1.TypeMeta{APIVersion: KamajiGroupVersion, Kind: "TenantControlPlane"},
+		Metadata: ObjectMeta{Name: t.Name, Namespace: TenantNamespace(t.Name), Labels: labels},
+		Spec: TCPSpec{
+			DataStore: "default",
+			ControlPlane: ControlPlane{
+				Deployment: ControlPlaneDeployment{
+					Replicas:           &replicas,
+					AdditionalMetadata: &AdditionalMetadata{Labels: labels},
+				},
+				Service: ControlPlaneService{ServiceType: "NodePort"},
+			},
+			Kubernetes: KubernetesSpec{
+				Version: l.Versions.Kubernetes,
+				Kubelet: KubeletSpec{ConfigurationJSONPatches: kindKubeletPatches()},
+			},
+			NetworkProfile: NetworkProfile{
+				Address:       addr,
+				Port:          t.Ports.APIServer,
+				CertSANs:      sans,
+				ServiceCIDR:   TenantServiceCIDR,
+				PodCIDR:       TenantPodCIDR(i),
+				DNSServiceIPs: []string{TenantDNSIP},
+			},
+			Addons: Addons{
+				CoreDNS: &struct{}{},
+				Konnectivity: &KonnectivityAddon{
+					Server: KonnectivityServer{Port: t.Ports.Konnectivity, Version: l.Versions.Konnectivity},
+					Agent:  KonnectivityAgent{Version: l.Versions.Konnectivity, Mode: "DaemonSet"},
+				},
+			},
+		},
+	}, nil
+}
+
+// TenantEndpoint is where workers and clients reach a tenant API server.
+func TenantEndpoint(l *lab.Lab, tenant string, o Options) (string, error) {
+	_, t := tenantIndex(l, tenant)
+	if t == nil {
+		return "", fmt.Errorf("tenant %q: no such tenant in lab %q", tenant, l.Name)
+	}
+	addr, err := o.managementAddress()
+	if err != nil {
+		return "", fmt.Errorf("tenant %q: %w", tenant, err)
+	}
+	return fmt.Sprintf("https://%s:%d", addr, t.Ports.APIServer), nil
+}
+
+func tenantIndex(l *lab.Lab, name string) (int, *lab.Tenant) {
+	for i := range l.Tenants {
+		if l.Tenants[i].Name == name {
+			return i, &l.Tenants[i]
+		}
+	}
+	return -1, nil
+}
