@@ -127,7 +127,7 @@ func (l *Lab) Validate(ctx context.Context) (string, error) {
 }
 
 // Terminal brings the lab up to the chosen stage and opens a shell in the
-// runner container with labctl, kubectl, the docker CLI on the lab's daemon
+// runner container with labctl, helm, kubectl, the docker CLI on the lab's daemon
 // and one kubeconfig per tenant (KUBECONFIG lists them all). The lab stays
 // up until the shell exits. A failing stage still opens the shell.
 // +cache="never"

@@ -17,6 +17,7 @@ type GpuLab struct {
 	Source *dagger.Directory
 }
 
+// New loads the gpu-lab source tree.
 func New(
 	// The gpu-lab repository (defaults to the repository this module lives
 	// in, without .git, reports and local lab state).
@@ -27,16 +28,29 @@ func New(
 	return &GpuLab{Source: source}
 }
 
+// goBuilder is a Go container with the module and build caches mounted.
+func goBuilder() *dagger.Container {
+	return dag.Container().From(labcmd.GoImage).
+		WithMountedCache("/go/pkg/mod", dag.CacheVolume(labcmd.GoModCache)).
+		WithMountedCache("/root/.cache/go-build", dag.CacheVolume(labcmd.GoBuildCache)).
+		WithEnvVariable("CGO_ENABLED", "0").
+		WithEnvVariable("GOTOOLCHAIN", "auto")
+}
+
+// helm builds the pinned helm CLI the stages call (cached like any build).
+func helm() *dagger.File {
+	return goBuilder().
+		WithEnvVariable("GOBIN", "/out").
+		WithExec([]string{"go", "install", "-trimpath", "helm.sh/helm/v3/cmd/helm@" + labcmd.HelmVersion}).
+		File("/out/helm")
+}
+
 // Labctl builds the labctl binary from ci/ (static, for the engine's
 // platform). The Go module and build caches live on cache volumes, and only
 // go.mod, go.sum, ci/ and manifests/ are inputs, so the build is cached until
 // one of them changes.
 func (m *GpuLab) Labctl() *dagger.File {
-	return dag.Container().From(labcmd.GoImage).
-		WithMountedCache("/go/pkg/mod", dag.CacheVolume(labcmd.GoModCache)).
-		WithMountedCache("/root/.cache/go-build", dag.CacheVolume(labcmd.GoBuildCache)).
-		WithEnvVariable("CGO_ENABLED", "0").
-		WithEnvVariable("GOTOOLCHAIN", "auto").
+	return goBuilder().
 		WithDirectory("/src", m.Source, dagger.ContainerWithDirectoryOpts{Include: labcmd.BuildInclude}).
 		WithWorkdir("/src").
 		WithExec([]string{"go", "build", "-trimpath", "-o", "/out/labctl", "./ci/cmd/labctl"}).

@@ -58,6 +58,7 @@ func (l *Lab) start(ctx context.Context) (*session, error) {
 	}
 	s := &session{ctx: ctx, lab: l, svc: svc, output: map[string]string{}}
 	s.ctr = l.tool().
+		WithFile(labcmd.HelmPath, helm(), dagger.ContainerWithFileOpts{Permissions: 0o755}).
 		WithDirectory(labcmd.StateDir, dag.Directory()).
 		WithDirectory(labcmd.ReportDir, dag.Directory()).
 		WithMountedCache(labcmd.CacheDir, dag.CacheVolume(labcmd.ChartCache)).

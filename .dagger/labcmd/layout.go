@@ -9,6 +9,7 @@ const (
 	ReportDir  = "/lab/reports"
 	LogDir     = "/lab/reports/logs"
 	LabctlPath = "/usr/local/bin/labctl"
+	HelmPath   = "/usr/local/bin/helm"
 	// ManifestsDir is where `labctl plan -o` writes rendered manifests.
 	ManifestsDir = "/lab/manifests"
 	// CacheDir is XDG_CACHE_HOME for labctl (downloaded charts), on a cache volume.
@@ -42,6 +43,10 @@ const (
 	ChartCache   = "gpu-lab-charts"
 	DockerCache  = "gpu-lab-dind-29"
 )
+
+// HelmVersion is the helm CLI the stages shell out to (ci/stages.HelmVersion;
+// a test keeps them equal).
+const HelmVersion = "v3.19.0"
 
 // DefaultLabFile is the seed lab in the source tree, used when no --config
 // is given (the same file labctl embeds).
