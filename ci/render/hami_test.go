@@ -1,0 +1,34 @@
+package render
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestHAMiValuesFollowLab(t *testing.T) {
+	for name, l := range testLabs(t) {
+		for _, tn := range l.Tenants {
+			v, err := HAMiValuesFor(l, tn.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ks := v.Scheduler.KubeScheduler.Image
+			if ks.Registry != "registry.k8s.io" || ks.Repository != "kube-scheduler" || ks.Tag != l.Versions.Kubernetes {
+				t.Errorf("%s/%s: kube-scheduler image %+v, want registry.k8s.io/kube-scheduler:%s", name, tn.Name, ks, l.Versions.Kubernetes)
+			}
+			if !slices.Contains(v.Scheduler.Extender.ExtraArgs, "--node-lock-timeout="+l.HAMi.NodeLockTimeout) {
+				t.Errorf("%s/%s: extender args %v lack --node-lock-timeout=%s", name, tn.Name, v.Scheduler.Extender.ExtraArgs, l.HAMi.NodeLockTimeout)
+			}
+			if v.DevicePlugin.Enabled || !v.MockDevicePlugin.Enabled || v.Scheduler.LeaderElect {
+				t.Errorf("%s/%s: want devicePlugin off, mock on, leaderElect false: %+v", name, tn.Name, v)
+			}
+			if v.DevicePlugin.DeviceSplitCount != l.HAMi.SplitCount || v.Global.ImageTag != l.Versions.HAMiImage ||
+				v.MockDevicePlugin.Image.Tag != l.Versions.HAMiMockDevicePlugin {
+				t.Errorf("%s/%s: split %d tag %q mock %q", name, tn.Name, v.DevicePlugin.DeviceSplitCount, v.Global.ImageTag, v.MockDevicePlugin.Image.Tag)
+			}
+		}
+	}
+	if _, err := HAMiValuesFor(testLabs(t)["default"], "nope"); err == nil {
+		t.Error("unknown tenant: no error")
+	}
+}
