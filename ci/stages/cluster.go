@@ -1,0 +1,146 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gpu-lab/gpu-lab/ci/render"
+)
+
+// ClusterStage creates the kind management cluster.
+type ClusterStage struct{}
+
+func (ClusterStage) Name() string { return Cluster }
+
+func (ClusterStage) Plan(e *Env) ([]string, error) {
+	cfg, err := render.KindConfig(e.Lab, e.Reach.RenderOptions(render.PlaceholderManagementAddress))
+	if err != nil {
+		return nil, err
+	}
+	y, err := yaml.Marshal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	server := "https://127.0.0.1:<port kind picks>"
+	if e.Reach.Remote() {
+		server = fmt.Sprintf("https://%s:%d", e.Reach.Host, ManagementAPIPort)
+	}
+	return []string{
+		fmt.Sprintf("docker image inspect %s || docker pull %s (give up after %s: no registry → fail fast)", e.Lab.Versions.KindNodeImage, e.Lab.Versions.KindNodeImage, e.Timeouts.Pull),
+		fmt.Sprintf("kind create cluster (Go API, docker provider) --name %s --wait %s --config:\n%s", e.Lab.Name, e.Timeouts.ClusterReady, indent(string(y))),
+		fmt.Sprintf("docker container inspect %s → IPv4 on network %s (never the IPv6 one)", e.ControlPlaneContainer(), e.Network),
+		fmt.Sprintf("write %s (server %s), %s, %s", e.State.ManagementKubeconfig(), server, filepath.Join(string(e.State), "lab.yaml"), filepath.Join(string(e.State), "backend")),
+	}, nil
+}
+
+func (ClusterStage) Check(ctx context.Context, e *Env) (bool, string, error) {
+	ok, err := e.Kind.Exists(ctx, e.Lab.Name)
+	if err != nil || !ok {
+		return false, "", err
+	}
+	if _, err := os.Stat(e.State.ManagementKubeconfig()); err != nil {
+		return false, "", nil
+	}
+	c, err := e.ManagementClients()
+	if err != nil {
+		return false, "", nil
+	}
+	if _, err := c.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{}); err != nil {
+		return false, "", nil
+	}
+	ip, err := e.ManagementIP(ctx)
+	if err != nil {
+		return false, "", err
+	}
+	return true, fmt.Sprintf("kind cluster %s, management node %s", e.Lab.Name, ip), nil
+}
+
+func (ClusterStage) Run(ctx context.Context, e *Env) (string, error) {
+	exists, err := e.Kind.Exists(ctx, e.Lab.Name)
+	if err != nil {
+		return "", fail(Cluster, "kind cluster "+e.Lab.Name, "", err)
+	}
+	if !exists {
+		if err := e.Docker.EnsureImage(ctx, e.Lab.Versions.KindNodeImage, e.Timeouts.Pull); err != nil {
+			return "", fail(Cluster, "image "+e.Lab.Versions.KindNodeImage, "not present on the daemon", err)
+		}
+		cfg, err := render.KindConfig(e.Lab, e.Reach.RenderOptions(render.PlaceholderManagementAddress))
+		if err != nil {
+			return "", fail(Cluster, "kind config", "", err)
+		}
+		if err := os.MkdirAll(filepath.Dir(e.State.ManagementKubeconfig()), 0o755); err != nil {
+			return "", fail(Cluster, "state dir", "", err)
+		}
+		if err := e.Kind.Create(ctx, cfg, e.State.ManagementKubeconfig()); err != nil {
+			return "", fail(Cluster, "kind cluster "+e.Lab.Name, "create failed", err)
+		}
+	}
+	raw, err := e.Kind.KubeConfig(ctx, e.Lab.Name)
+	if err != nil {
+		return "", fail(Cluster, "kind cluster "+e.Lab.Name, "no kubeconfig", err)
+	}
+	kindServer, err := KubeconfigServer(raw)
+	if err != nil {
+		return "", fail(Cluster, "kind kubeconfig", "", err)
+	}
+	server, err := e.Reach.ManagementServer(kindServer)
+	if err != nil {
+		return "", fail(Cluster, "kind kubeconfig", "server "+kindServer, err)
+	}
+	kc, err := RewriteServer(raw, server)
+	if err != nil {
+		return "", fail(Cluster, "kind kubeconfig", "", err)
+	}
+	if err := writePrivate(e.State.ManagementKubeconfig(), kc); err != nil {
+		return "", fail(Cluster, e.State.ManagementKubeconfig(), "", err)
+	}
+	e.forget("")
+	ip, err := e.ManagementIP(ctx)
+	if err != nil {
+		return "", fail(Cluster, "container "+e.ControlPlaneContainer(), "", err)
+	}
+	if err := e.State.WriteLab(e.Lab); err != nil {
+		return "", fail(Cluster, "state lab.yaml", "", err)
+	}
+	if err := e.State.WriteBackend(Backend(e.Reach)); err != nil {
+		return "", fail(Cluster, "state backend", "", err)
+	}
+	verb := "created"
+	if exists {
+		verb = "reused"
+	}
+	return fmt.Sprintf("kind cluster %s %s, management node %s on network %s, API %s", e.Lab.Name, verb, ip, e.Network, server), nil
+}
+
+// Backend describes the lab for reports.
+func Backend(r Reach) string {
+	if r.Remote() {
+		return "kind+kamaji+hami on Docker at " + r.Host
+	}
+	return "kind+kamaji+hami on the local Docker daemon"
+}
+
+func writePrivate(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func indent(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = "    " + l
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,178 @@
+package stages
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gpu-lab/gpu-lab/ci/render"
+)
+
+// Diagnose writes what a user needs to understand a failed bring-up into
+// dir, best effort (every piece that cannot be collected is listed in
+// errors.txt rather than aborting the rest):
+//
+//	error.txt                  the stage error
+//	kind/                      kind export logs of the management cluster
+//	management/tcp.yaml        every TenantControlPlane with its status
+//	management/kamaji-pods.txt pods of kamaji-system and the tenant namespaces
+//	management/events.txt      events of those namespaces
+//	tenants/<t>/nodes.yaml     tenant nodes (conditions, annotations)
+//	tenants/<t>/events.txt     tenant events, all namespaces
+//	tenants/<t>/pods.txt       kube-system pods
+//	tenants/<t>/logs/<pod>.log logs of HAMi and the bind finalizer
+//	workers/<node>.log         docker logs and kubelet journal of each worker
+func Diagnose(ctx context.Context, e *Env, failed *Error, dir string) error {
+	var errs []error
+	note := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	write := func(rel string, data []byte) {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			note(err)
+			return
+		}
+		note(os.WriteFile(p, data, 0o644))
+	}
+	write("error.txt", []byte(failed.Error()+"\n"))
+
+	if ok, _ := e.Kind.Exists(ctx, e.Lab.Name); ok {
+		note(e.Kind.CollectLogs(ctx, e.Lab.Name, filepath.Join(dir, "kind")))
+	}
+	if mc, err := e.ManagementClients(); err == nil {
+		if l, err := mc.Dynamic.Resource(TCPGVR).Namespace("").List(ctx, metav1.ListOptions{}); err == nil {
+			y, err := yaml.Marshal(l.Items)
+			note(err)
+			write("management/tcp.yaml", y)
+		} else {
+			note(fmt.Errorf("list TenantControlPlanes: %w", err))
+		}
+		nss := append([]string{KamajiNamespace}, e.Lab.TenantNames()...)
+		var pods, events strings.Builder
+		for _, ns := range nss {
+			podsTable(ctx, mc, ns, &pods, note)
+			eventsTable(ctx, mc, ns, &events, note)
+		}
+		write("management/kamaji-pods.txt", []byte(pods.String()))
+		write("management/events.txt", []byte(events.String()))
+	} else {
+		note(err)
+	}
+	for _, t := range e.Lab.Tenants {
+		tc, err := e.TenantClients(t.Name)
+		if err != nil {
+			continue // tenant never came up; its TCP status says why
+		}
+		base := filepath.Join("tenants", t.Name)
+		if nodes, err := tc.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{}); err == nil {
+			y, _ := yaml.Marshal(nodes.Items)
+			write(filepath.Join(base, "nodes.yaml"), y)
+		} else {
+			note(fmt.Errorf("tenant %s: list nodes: %w", t.Name, err))
+		}
+		var events, pods strings.Builder
+		eventsTable(ctx, tc, "", &events, note)
+		podsTable(ctx, tc, "kube-system", &pods, note)
+		write(filepath.Join(base, "events.txt"), []byte(events.String()))
+		write(filepath.Join(base, "pods.txt"), []byte(pods.String()))
+		if pl, err := tc.Kube.CoreV1().Pods(render.HAMiNamespace).List(ctx, metav1.ListOptions{}); err == nil {
+			for _, p := range pl.Items {
+				if !strings.HasPrefix(p.Name, render.HAMiRelease+"-") && !strings.HasPrefix(p.Name, FinalizerName) {
+					continue
+				}
+				for _, c := range p.Spec.Containers {
+					write(filepath.Join(base, "logs", p.Name+"_"+c.Name+".log"), podLog(ctx, tc, p.Namespace, p.Name, c.Name))
+				}
+			}
+		}
+	}
+	if names, err := e.Docker.ListContainers(ctx, e.LabLabel()); err == nil {
+		for _, n := range names {
+			var b strings.Builder
+			out, err := e.Docker.Logs(ctx, n)
+			b.Write(out)
+			if err != nil {
+				fmt.Fprintf(&b, "\n(docker logs: %v)\n", err)
+			}
+			j, err := e.Docker.Exec(ctx, n, nil, "journalctl", "--no-pager", "-u", "kubelet", "-n", "300")
+			b.WriteString("\n--- journalctl -u kubelet ---\n")
+			b.Write(j)
+			if err != nil {
+				fmt.Fprintf(&b, "\n(journalctl: %v)\n", err)
+			}
+			write(filepath.Join("workers", n+".log"), []byte(b.String()))
+		}
+	} else {
+		note(err)
+	}
+	if len(errs) > 0 {
+		var b strings.Builder
+		for _, err := range errs {
+			b.WriteString(err.Error() + "\n")
+		}
+		write("errors.txt", []byte(b.String()))
+		return errors.Join(errs...)
+	}
+	return nil
+}
+
+func podsTable(ctx context.Context, c *Clients, ns string, w io.Writer, note func(error)) {
+	pl, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		note(fmt.Errorf("list pods in %q: %w", ns, err))
+		return
+	}
+	for _, p := range pl.Items {
+		fmt.Fprintf(w, "%s/%s\t%s\tnode=%s\t%s\n", p.Namespace, p.Name, p.Status.Phase, p.Spec.NodeName, containerStates(p))
+	}
+}
+
+func containerStates(p corev1.Pod) string {
+	var out []string
+	for _, s := range p.Status.ContainerStatuses {
+		st := "running"
+		switch {
+		case s.State.Waiting != nil:
+			st = "waiting " + s.State.Waiting.Reason + " " + s.State.Waiting.Message
+		case s.State.Terminated != nil:
+			st = "terminated " + s.State.Terminated.Reason
+		}
+		out = append(out, fmt.Sprintf("%s(%s restarts=%d)", s.Name, strings.TrimSpace(st), s.RestartCount))
+	}
+	return strings.Join(out, " ")
+}
+
+func eventsTable(ctx context.Context, c *Clients, ns string, w io.Writer, note func(error)) {
+	el, err := c.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		note(fmt.Errorf("list events in %q: %w", ns, err))
+		return
+	}
+	items := el.Items
+	sort.Slice(items, func(i, j int) bool { return items[i].LastTimestamp.Before(&items[j].LastTimestamp) })
+	for _, ev := range items {
+		fmt.Fprintf(w, "%s\t%s\t%s %s/%s\t%s\t%s\n", ev.LastTimestamp.UTC().Format("15:04:05"), ev.Type,
+			ev.InvolvedObject.Kind, ev.InvolvedObject.Namespace, ev.InvolvedObject.Name, ev.Reason, ev.Message)
+	}
+}
+
+func podLog(ctx context.Context, c *Clients, ns, pod, container string) []byte {
+	tail := int64(500)
+	b, err := c.Kube.CoreV1().Pods(ns).GetLogs(pod, &corev1.PodLogOptions{Container: container, TailLines: &tail}).DoRaw(ctx)
+	if err != nil {
+		return []byte("(logs unavailable: " + err.Error() + ")\n")
+	}
+	return b
+}

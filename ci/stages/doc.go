@@ -1,0 +1,42 @@
+// Package stages builds the real lab on a Docker daemon as an ordered list
+// of actions, kind-style: cluster → kamaji → tenants → workers → hami → gpus.
+// The names are fixed: they are the words of `labctl up --only`, the Dagger
+// functions, the state directory, the status lines and the reports.
+//
+// Every stage can say what it would do (Plan, for `labctl up --dry-run`),
+// whether its work is already there (Check, so a second `up` skips it and
+// says so), and do it (Run). The Runner executes them in order, records each
+// outcome in the state directory, and on failure writes a diagnostics bundle
+// and tears the lab down unless asked to keep it. The package is silent: it
+// reports through a callback and the CLI does the printing.
+//
+// Side effects go through small interfaces (Docker, Kind, Helm, cluster
+// clients), so order, skips, retries and failure handling are tested with
+// fakes; every decision is a pure function with a table test.
+//
+// Decisions
+//
+//   - Helm: a pinned helm CLI (v3.19.0, `go install
+//     helm.sh/helm/v3/cmd/helm@v3.19.0`), not the Go SDK. helm's SDK drags
+//     several hundred packages (oras, containerd, docker/cli, the whole of
+//     k8s.io/kubectl) into the root module, and the root module's `go test`
+//     must stay fast on 2 cores; the CLI is a single binary the Dagger tools
+//     container installs once, and its command line is a pure function here
+//     (UpgradeInstallArgs) so what runs is tested and printed by --dry-run.
+//   - kube-proxy conntrack (kamaji.md §3.4): the lab deploys its own
+//     kube-proxy in each tenant with conntrack.maxPerCore: 0 (render.KubeProxy)
+//     instead of Kamaji's addon. Kamaji's soot controller owns and re-applies
+//     its kube-proxy ConfigMap, so kind's fix cannot be patched in, and the
+//     alternative (raising nf_conntrack_max on the Docker host) needs root on
+//     a host labctl may not control (a DinD service).
+//   - Bind finalizer placement: in each tenant, as a one-replica Deployment
+//     of labctl itself (`labctl finalizer`, hidden), not in the labctl
+//     process. The lab then keeps finishing HAMi binds (and re-asserting the
+//     GPU registration) after `labctl up --keep` exits, while a user pokes at
+//     it from `labctl shell`. Its image is made offline: the static labctl
+//     binary in a one-file tar, `docker import`ed, then `docker save`d into
+//     each worker's containerd with `ctr -n k8s.io images import`.
+//   - No MetalLB: tenants are NodePort services advertised at the management
+//     node's IPv4 address on the kind network (docker.ContainerIPv4 never
+//     takes the IPv6 one).
+package stages

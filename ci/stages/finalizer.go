@@ -1,0 +1,148 @@
+package stages
+
+import (
+	"archive/tar"
+	"bytes"
+	"crypto/sha256"
+	"debug/elf"
+	"encoding/hex"
+	"fmt"
+	"io"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/render"
+)
+
+// The in-tenant bind finalizer: labctl itself, as a one-replica Deployment.
+const (
+	FinalizerName      = "gpu-lab-bind-finalizer"
+	FinalizerNamespace = "kube-system"
+	FinalizerLabPath   = "/etc/gpu-lab/lab.yaml"
+	FinalizerImageRepo = "gpu-lab/labctl"
+)
+
+// FinalizerImage is the image reference of a labctl binary: content-addressed,
+// so a rebuilt labctl rolls the Deployment and an unchanged one is reused.
+func FinalizerImage(binary []byte) string {
+	sum := sha256.Sum256(binary)
+	return FinalizerImageRepo + ":" + hex.EncodeToString(sum[:6])
+}
+
+// CheckStaticLinux verifies the binary can run alone in a one-file image:
+// a linux ELF without an interpreter or shared libraries (CGO_ENABLED=0).
+func CheckStaticLinux(r io.ReaderAt) error {
+	f, err := elf.NewFile(r)
+	if err != nil {
+		return fmt.Errorf("not a Linux ELF binary (%v): build labctl for linux with CGO_ENABLED=0", err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return fmt.Errorf("labctl is dynamically linked: build it with CGO_ENABLED=0 so it runs in a one-file image")
+		}
+	}
+	if libs, _ := f.ImportedLibraries(); len(libs) > 0 {
+		return fmt.Errorf("labctl needs shared libraries %v: build it with CGO_ENABLED=0", libs)
+	}
+	return nil
+}
+
+// ImageRootfs is the root filesystem of the finalizer image: just /labctl.
+func ImageRootfs(binary []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	if err := tw.WriteHeader(&tar.Header{Name: "labctl", Mode: 0o755, Size: int64(len(binary)), Typeflag: tar.TypeReg}); err != nil {
+		return nil, err
+	}
+	if _, err := tw.Write(binary); err != nil {
+		return nil, err
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// ImageChanges are the `docker import --change` lines of the image.
+var ImageChanges = []string{`ENTRYPOINT ["/labctl"]`}
+
+// FinalizerObjects are the tenant objects that run the bind finalizer and
+// keep the GPU registration asserted: RBAC limited to what HAMi's device
+// plugin does (patch pods and nodes), the lab file, and the Deployment.
+// The pod opts out of HAMi's webhook and tolerates every taint, so it runs
+// on a GPU worker without being treated as a GPU workload.
+func FinalizerObjects(l *lab.Lab, tenant, image string, labYAML []byte) []any {
+	labels := map[string]string{"app.kubernetes.io/name": FinalizerName, render.LabelLab: l.Name}
+	meta := func(name, ns string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels}
+	}
+	replicas := int32(1)
+	nonRoot := true
+	uid := int64(65532)
+	return []any{
+		&corev1.ServiceAccount{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"}, ObjectMeta: meta(FinalizerName, FinalizerNamespace)},
+		&rbacv1.ClusterRole{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"},
+			ObjectMeta: meta(FinalizerName, ""),
+			Rules: []rbacv1.PolicyRule{
+				{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch", "patch"}},
+				{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"get", "list", "watch", "patch"}},
+				{APIGroups: []string{""}, Resources: []string{"nodes/status"}, Verbs: []string{"patch"}},
+				{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
+			},
+		},
+		&rbacv1.ClusterRoleBinding{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding"},
+			ObjectMeta: meta(FinalizerName, ""),
+			RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: FinalizerName},
+			Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: FinalizerName, Namespace: FinalizerNamespace}},
+		},
+		&corev1.ConfigMap{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			ObjectMeta: meta(FinalizerName, FinalizerNamespace),
+			Data:       map[string]string{"lab.yaml": string(labYAML)},
+		},
+		&appsv1.Deployment{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+			ObjectMeta: meta(FinalizerName, FinalizerNamespace),
+			Spec: appsv1.DeploymentSpec{
+				Replicas: &replicas,
+				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": FinalizerName}},
+				Strategy: appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType},
+				Template: corev1.PodTemplateSpec{
+					ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{
+						"app.kubernetes.io/name": FinalizerName, render.LabelLab: l.Name, "hami.io/webhook": "ignore",
+					}},
+					Spec: corev1.PodSpec{
+						ServiceAccountName: FinalizerName,
+						PriorityClassName:  "system-cluster-critical",
+						Tolerations:        []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
+						SecurityContext:    &corev1.PodSecurityContext{RunAsNonRoot: &nonRoot, RunAsUser: &uid},
+						Containers: []corev1.Container{{
+							Name:            "finalizer",
+							Image:           image,
+							ImagePullPolicy: corev1.PullNever,
+							Args:            []string{"finalizer", "--lab", FinalizerLabPath, "--tenant", tenant},
+							VolumeMounts:    []corev1.VolumeMount{{Name: "lab", MountPath: "/etc/gpu-lab", ReadOnly: true}},
+						}},
+						Volumes: []corev1.Volume{{Name: "lab", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+							LocalObjectReference: corev1.LocalObjectReference{Name: FinalizerName},
+						}}}},
+					},
+				},
+			},
+		},
+	}
+}
+
+// ContainerdImportCommand loads an image archive from stdin into a kind
+// node's containerd, as `kind load` does.
+var ContainerdImportCommand = []string{"ctr", "--namespace=k8s.io", "images", "import", "--all-platforms", "--digests", "-"}
+
+// ContainerdName is how containerd names an image docker calls ref.
+func ContainerdName(ref string) string { return "docker.io/" + ref }

@@ -1,0 +1,220 @@
+package stages
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/render"
+)
+
+// GPUsStage registers every worker's simulated GPUs, runs the bind
+// finalizer in each tenant, and waits until HAMi's scheduler reports every
+// card.
+type GPUsStage struct{}
+
+func (GPUsStage) Name() string { return GPUs }
+
+func (GPUsStage) Plan(e *Env) ([]string, error) {
+	var out []string
+	out = append(out,
+		fmt.Sprintf("check %s is a static linux binary; docker import a one-file rootfs (/labctl, %s) as %s:<sha256 of the binary>", labctlPath(e), ImageChanges[0], FinalizerImageRepo),
+	)
+	for _, t := range e.Lab.Tenants {
+		for _, w := range t.Workers {
+			reg, err := render.WorkerRegistration(e.Lab, t.Name, w.Name)
+			if err != nil {
+				return nil, err
+			}
+			node := e.Lab.NodeName(t.Name, w.Name)
+			out = append(out,
+				fmt.Sprintf("tenant %s: patch Node %s: label %s=%s, annotation %s=%s, status capacity+allocatable %s=%d",
+					t.Name, node, gpus.LabelGPUNode, gpus.LabelGPUOn, gpus.AnnoRegister, reg.Annotations[gpus.AnnoRegister], gpus.ResourceGPU, gpus.GPUCapacity(e.Lab, w)),
+				fmt.Sprintf("docker save %s:<tag> | docker exec -i %s %s", FinalizerImageRepo, node, strings.Join(ContainerdImportCommand, " ")),
+			)
+		}
+		objs := FinalizerObjects(e.Lab, t.Name, FinalizerImageRepo+":<tag>", []byte("<lab.yaml>"))
+		var names []string
+		for _, o := range objs {
+			u, err := ToUnstructured(o)
+			if err != nil {
+				return nil, err
+			}
+			names = append(names, ObjectName(u))
+		}
+		out = append(out,
+			fmt.Sprintf("tenant %s: apply %s (runs `labctl finalizer --lab %s --tenant %s`)", t.Name, strings.Join(names, ", "), FinalizerLabPath, t.Name),
+			fmt.Sprintf("tenant %s: wait Deployment %s/%s available, then GET services/%s:<metrics port>/proxy/metrics until GPUDeviceMemoryLimit lists every card UUID", t.Name, FinalizerNamespace, FinalizerName, HAMiScheduler),
+		)
+	}
+	return out, nil
+}
+
+func labctlPath(e *Env) string {
+	if e.LabctlBinary != "" {
+		return e.LabctlBinary
+	}
+	p, err := os.Executable()
+	if err != nil {
+		return "labctl"
+	}
+	return p
+}
+
+// wantCards lists the card UUIDs of a tenant.
+func wantCards(e *Env, tenant string) []string {
+	var out []string
+	t := e.Lab.Tenant(tenant)
+	for _, w := range t.Workers {
+		for _, d := range gpus.Devices(e.Lab, tenant, w) {
+			out = append(out, d.ID)
+		}
+	}
+	return out
+}
+
+func (GPUsStage) Check(ctx context.Context, e *Env) (bool, string, error) {
+	bin, err := os.ReadFile(labctlPath(e))
+	if err != nil {
+		return false, "", nil
+	}
+	img := FinalizerImage(bin)
+	n := 0
+	for _, t := range e.Lab.Tenants {
+		tc, err := e.TenantClients(t.Name)
+		if err != nil {
+			return false, "", nil
+		}
+		d, err := tc.Kube.AppsV1().Deployments(FinalizerNamespace).Get(ctx, FinalizerName, metav1.GetOptions{})
+		if err != nil || len(d.Spec.Template.Spec.Containers) == 0 || d.Spec.Template.Spec.Containers[0].Image != img {
+			return false, "", nil
+		}
+		if ok, _ := DeploymentReady(d); !ok {
+			return false, "", nil
+		}
+		if ok, _, err := cardsSeen(ctx, e, tc, t.Name); err != nil || !ok {
+			return false, "", nil
+		}
+		n += len(wantCards(e, t.Name))
+	}
+	return true, fmt.Sprintf("HAMi sees all %d cards; bind finalizer %s running in every tenant", n, img), nil
+}
+
+func (GPUsStage) Run(ctx context.Context, e *Env) (string, error) {
+	path := labctlPath(e)
+	bin, err := os.ReadFile(path)
+	if err != nil {
+		return "", fail(GPUs, "labctl binary "+path, "", err)
+	}
+	if err := CheckStaticLinux(bytes.NewReader(bin)); err != nil {
+		return "", fail(GPUs, "labctl binary "+path, "", err)
+	}
+	img := FinalizerImage(bin)
+	if ok, err := e.Docker.ImageExists(ctx, img); err != nil {
+		return "", fail(GPUs, "image "+img, "", err)
+	} else if !ok {
+		rootfs, err := ImageRootfs(bin)
+		if err != nil {
+			return "", fail(GPUs, "image "+img, "", err)
+		}
+		if err := e.Docker.Import(ctx, bytes.NewReader(rootfs), img, ImageChanges...); err != nil {
+			return "", fail(GPUs, "image "+img, "", err)
+		}
+	}
+	labYAML, err := yaml.Marshal(e.Lab)
+	if err != nil {
+		return "", fail(GPUs, "lab file", "", err)
+	}
+	total := 0
+	for _, t := range e.Lab.Tenants {
+		tc, err := e.TenantClients(t.Name)
+		if err != nil {
+			return "", fail(GPUs, "tenant "+t.Name, "", err)
+		}
+		for _, w := range t.Workers {
+			node := e.Lab.NodeName(t.Name, w.Name)
+			if err := gpus.RegisterNode(ctx, tc.Kube, e.Lab, t.Name, w, node); err != nil {
+				return "", fail(GPUs, "Node "+node+" in tenant "+t.Name, "registering GPUs", err)
+			}
+			if err := loadImage(ctx, e, node, img); err != nil {
+				return "", fail(GPUs, "image "+img+" in worker "+node, "", err)
+			}
+		}
+		if err := ApplyAll(ctx, tc.Dynamic, FinalizerObjects(e.Lab, t.Name, img, labYAML)...); err != nil {
+			return "", fail(GPUs, "bind finalizer in tenant "+t.Name, "apply", err)
+		}
+		cond, err := waitFor(ctx, e.Timeouts.Rollout, e.poll(), func(ctx context.Context) (bool, string, error) {
+			d, err := tc.Kube.AppsV1().Deployments(FinalizerNamespace).Get(ctx, FinalizerName, metav1.GetOptions{})
+			if err != nil {
+				return false, "", err
+			}
+			ok, cond := DeploymentReady(d)
+			return ok, cond, nil
+		})
+		if err != nil {
+			return "", fail(GPUs, "Deployment "+FinalizerNamespace+"/"+FinalizerName+" in tenant "+t.Name, cond, err)
+		}
+		cond, err = waitFor(ctx, e.Timeouts.Cards, e.poll(), func(ctx context.Context) (bool, string, error) {
+			return cardsSeen(ctx, e, tc, t.Name)
+		})
+		if err != nil {
+			return "", fail(GPUs, "HAMi scheduler in tenant "+t.Name, cond, err)
+		}
+		total += len(wantCards(e, t.Name))
+	}
+	return fmt.Sprintf("%d cards registered and seen by HAMi; bind finalizer %s running in every tenant", total, img), nil
+}
+
+// loadImage imports the image into the worker's containerd unless present.
+func loadImage(ctx context.Context, e *Env, node, img string) error {
+	out, err := e.Docker.Exec(ctx, node, nil, "ctr", "--namespace=k8s.io", "images", "ls", "-q")
+	if err == nil && containsLine(string(out), ContainerdName(img)) {
+		return nil
+	}
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(e.Docker.Save(ctx, img, pw)) }()
+	_, err = e.Docker.Exec(ctx, node, pr, ContainerdImportCommand...)
+	pr.Close()
+	return err
+}
+
+func containsLine(s, want string) bool {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.TrimSpace(l) == want {
+			return true
+		}
+	}
+	return false
+}
+
+// cardsSeen scrapes HAMi's scheduler metrics through the tenant API server's
+// service proxy (which rides the konnectivity tunnel, the lab's critical
+// path) and compares the cards it reports with the lab's.
+func cardsSeen(ctx context.Context, e *Env, tc *Clients, tenant string) (bool, string, error) {
+	svc, err := tc.Kube.CoreV1().Services(render.HAMiNamespace).Get(ctx, HAMiScheduler, metav1.GetOptions{})
+	if err != nil {
+		return false, "", err
+	}
+	port := MetricsPort(svc)
+	if port == 0 {
+		return false, fmt.Sprintf("Service %s has no port targeting %d (ports: %v)", HAMiScheduler, HAMiMetricsTargetPort, svc.Spec.Ports), nil
+	}
+	body, err := tc.Kube.CoreV1().Services(render.HAMiNamespace).ProxyGet("http", HAMiScheduler, strconv.Itoa(int(port)), "metrics", nil).DoRaw(ctx)
+	if err != nil {
+		return false, "", fmt.Errorf("scrape %s metrics: %w", HAMiScheduler, err)
+	}
+	want := wantCards(e, tenant)
+	miss := MissingCards(body, want)
+	if len(miss) > 0 {
+		return false, fmt.Sprintf("HAMi sees %d/%d cards, missing %s", len(want)-len(miss), len(want), strings.Join(miss, ", ")), nil
+	}
+	return true, fmt.Sprintf("HAMi sees %d/%d cards", len(want), len(want)), nil
+}

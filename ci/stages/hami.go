@@ -1,0 +1,147 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/render"
+)
+
+// HAMi's objects for release "hami" (chart hami 2.10.0).
+const (
+	HAMiScheduler        = render.HAMiRelease + "-scheduler"
+	HAMiWebhook          = render.HAMiRelease + "-webhook"
+	HAMiMockDevicePlugin = render.HAMiRelease + "-mock-device-plugin"
+)
+
+// HAMiStage installs HAMi into every tenant with the rendered values, labels
+// the workers gpu=on (the device-plugin DaemonSets' node selector), and
+// waits for the scheduler, its webhook and the mock device plugin.
+type HAMiStage struct{}
+
+func (HAMiStage) Name() string { return HAMi }
+
+// ValuesFile is where the stage writes a tenant's HAMi values (kept in the
+// state dir so a user can see exactly what was installed).
+func ValuesFile(e *Env, tenant string) string {
+	return filepath.Join(string(e.State), "values", "hami-"+tenant+".yaml")
+}
+
+func (HAMiStage) Plan(e *Env) ([]string, error) {
+	var out []string
+	for _, t := range e.Lab.Tenants {
+		v, err := render.HAMiValuesFor(e.Lab, t.Name)
+		if err != nil {
+			return nil, err
+		}
+		y, err := yaml.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range t.Workers {
+			out = append(out, fmt.Sprintf("label Node %s gpu=on in tenant %s", e.Lab.NodeName(t.Name, w.Name), t.Name))
+		}
+		out = append(out,
+			fmt.Sprintf("write %s:\n%s", ValuesFile(e, t.Name), indent(string(y))),
+			"helm --kubeconfig "+e.State.Kubeconfig(t.Name)+" "+strings.Join(UpgradeInstallArgs(HAMiChart(e.Lab, ValuesFile(e, t.Name), e.Timeouts.Helm)), " "),
+			fmt.Sprintf("wait in tenant %s: Deployment %s/%s available, MutatingWebhookConfiguration %s has a caBundle, DaemonSet %s/%s ready", t.Name, render.HAMiNamespace, HAMiScheduler, HAMiWebhook, render.HAMiNamespace, HAMiMockDevicePlugin),
+		)
+	}
+	return out, nil
+}
+
+func (HAMiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
+	for _, t := range e.Lab.Tenants {
+		out, err := e.Helm.Run(ctx, e.State.Kubeconfig(t.Name), HelmStatusArgs(render.HAMiRelease, render.HAMiNamespace)...)
+		if err != nil {
+			return false, "", nil
+		}
+		if ok, _ := ReleaseDeployed(out, e.Lab.Versions.HAMiChart); !ok {
+			return false, "", nil
+		}
+		if ok, _, err := hamiReady(ctx, e, t.Name); err != nil || !ok {
+			return false, "", nil
+		}
+	}
+	return true, fmt.Sprintf("HAMi %s ready in %s", e.Lab.Versions.HAMiChart, strings.Join(e.Lab.TenantNames(), ", ")), nil
+}
+
+func (HAMiStage) Run(ctx context.Context, e *Env) (string, error) {
+	for _, t := range e.Lab.Tenants {
+		tc, err := e.TenantClients(t.Name)
+		if err != nil {
+			return "", fail(HAMi, "tenant "+t.Name, "", err)
+		}
+		label := fmt.Appendf(nil, `{"metadata":{"labels":{%q:%q}}}`, gpus.LabelGPUNode, gpus.LabelGPUOn)
+		for _, w := range t.Workers {
+			name := e.Lab.NodeName(t.Name, w.Name)
+			if _, err := tc.Kube.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, label, metav1.PatchOptions{}); err != nil {
+				return "", fail(HAMi, "Node "+name+" in tenant "+t.Name, "label gpu=on", err)
+			}
+		}
+		v, err := render.HAMiValuesFor(e.Lab, t.Name)
+		if err != nil {
+			return "", fail(HAMi, "values for tenant "+t.Name, "", err)
+		}
+		y, err := yaml.Marshal(v)
+		if err != nil {
+			return "", fail(HAMi, "values for tenant "+t.Name, "", err)
+		}
+		vf := ValuesFile(e, t.Name)
+		if err := writePrivate(vf, y); err != nil {
+			return "", fail(HAMi, vf, "", err)
+		}
+		c := HAMiChart(e.Lab, vf, e.Timeouts.Helm)
+		if _, err := e.Helm.Run(ctx, e.State.Kubeconfig(t.Name), UpgradeInstallArgs(c)...); err != nil {
+			return "", fail(HAMi, "helm release "+c.Namespace+"/"+c.Release+" in tenant "+t.Name, "chart "+c.Chart+" "+c.Version, err)
+		}
+	}
+	var conds []string
+	for _, t := range e.Lab.Tenants {
+		cond, err := waitFor(ctx, e.Timeouts.Rollout, e.poll(), func(ctx context.Context) (bool, string, error) {
+			return hamiReady(ctx, e, t.Name)
+		})
+		if err != nil {
+			return "", fail(HAMi, "HAMi in tenant "+t.Name, cond, err)
+		}
+		conds = append(conds, t.Name+": "+cond)
+	}
+	return strings.Join(conds, "; "), nil
+}
+
+func hamiReady(ctx context.Context, e *Env, tenant string) (bool, string, error) {
+	tc, err := e.TenantClients(tenant)
+	if err != nil {
+		return false, "", err
+	}
+	ns := render.HAMiNamespace
+	d, err := tc.Kube.AppsV1().Deployments(ns).Get(ctx, HAMiScheduler, metav1.GetOptions{})
+	if err != nil {
+		return false, "Deployment " + HAMiScheduler + ": " + err.Error(), nil
+	}
+	if ok, cond := DeploymentReady(d); !ok {
+		return false, "scheduler " + cond, nil
+	}
+	w, err := tc.Kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(ctx, HAMiWebhook, metav1.GetOptions{})
+	if err != nil {
+		return false, "MutatingWebhookConfiguration " + HAMiWebhook + ": " + err.Error(), nil
+	}
+	if ok, cond := WebhookReady(w); !ok {
+		return false, cond, nil
+	}
+	ds, err := tc.Kube.AppsV1().DaemonSets(ns).Get(ctx, HAMiMockDevicePlugin, metav1.GetOptions{})
+	if err != nil {
+		return false, "DaemonSet " + HAMiMockDevicePlugin + ": " + err.Error(), nil
+	}
+	if ok, cond := DaemonSetReady(ds); !ok {
+		return false, "mock device plugin " + cond, nil
+	}
+	return true, "scheduler, webhook and mock device plugin ready", nil
+}

@@ -1,0 +1,182 @@
+package stages
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/render"
+)
+
+// HelmVersion is the helm CLI the lab is tested with.
+const HelmVersion = "v3.19.0"
+
+// HelmInstallHint tells a user how to get the pinned helm.
+const HelmInstallHint = "go install helm.sh/helm/v3/cmd/helm@" + HelmVersion
+
+// Chart is one helm release to install.
+type Chart struct {
+	Release   string
+	Namespace string
+	Chart     string
+	Repo      string
+	Version   string
+	// Set are --set values, in order.
+	Set []string
+	// ValuesFile is passed with --values when set.
+	ValuesFile string
+	// Wait makes helm wait for the release's resources (and hooks).
+	Wait    bool
+	Timeout time.Duration
+}
+
+// Chart repositories.
+const (
+	JetstackRepo = "https://charts.jetstack.io"
+	ClastixRepo  = "https://clastix.github.io/charts"
+)
+
+// Kamaji's release layout (chart clastix/kamaji, release "kamaji").
+const (
+	KamajiNamespace  = "kamaji-system"
+	KamajiRelease    = "kamaji"
+	KamajiDeployment = "kamaji"
+	// KamajiEtcd is the kamaji-etcd StatefulSet (chart fullnameOverride).
+	KamajiEtcd          = "kamaji-etcd"
+	DefaultDataStore    = "default"
+	CertManagerRelease  = "cert-manager"
+	CertManagerNS       = "cert-manager"
+	CertManagerWebhookD = "cert-manager-webhook"
+)
+
+// UpgradeInstallArgs is the helm command line (without --kubeconfig) that
+// installs or upgrades a release; `upgrade --install` makes it idempotent.
+func UpgradeInstallArgs(c Chart) []string {
+	args := []string{"upgrade", "--install", c.Release, c.Chart}
+	if c.Repo != "" {
+		args = append(args, "--repo", c.Repo)
+	}
+	if c.Version != "" {
+		args = append(args, "--version", c.Version)
+	}
+	args = append(args, "--namespace", c.Namespace, "--create-namespace")
+	if c.ValuesFile != "" {
+		args = append(args, "--values", c.ValuesFile)
+	}
+	for _, s := range c.Set {
+		args = append(args, "--set", s)
+	}
+	if c.Wait {
+		args = append(args, "--wait")
+	}
+	if c.Timeout > 0 {
+		args = append(args, "--timeout", c.Timeout.String())
+	}
+	return args
+}
+
+// CertManagerChart is cert-manager as Kamaji's docs install it.
+func CertManagerChart(l *lab.Lab, timeout time.Duration) Chart {
+	return Chart{
+		Release: CertManagerRelease, Namespace: CertManagerNS, Chart: "cert-manager", Repo: JetstackRepo,
+		Version: l.Versions.CertManager, Set: []string{"crds.enabled=true"}, Wait: true, Timeout: timeout,
+	}
+}
+
+// KamajiChart is Kamaji with the traps of kamaji.md §0.2 avoided: an explicit
+// chart version (without it helm picks the 2024 chart 1.0.0, Kubernetes <=
+// 1.30), a pinned controller image instead of :latest, no memory limit, no
+// telemetry. --wait also waits for kamaji-etcd's post-install hook.
+func KamajiChart(l *lab.Lab, timeout time.Duration) Chart {
+	return Chart{
+		Release: KamajiRelease, Namespace: KamajiNamespace, Chart: "kamaji", Repo: ClastixRepo,
+		Version: l.Versions.KamajiChart,
+		Set: []string{
+			"image.tag=" + l.Versions.KamajiImage,
+			"image.pullPolicy=IfNotPresent",
+			"resources=null",
+			"telemetry.disabled=true",
+		},
+		Wait: true, Timeout: timeout,
+	}
+}
+
+// HAMiChart is HAMi in a tenant with the rendered values. No --wait: the
+// stage waits for scheduler, webhook and plugin itself, with conditions
+// that say what is missing.
+func HAMiChart(l *lab.Lab, valuesFile string, timeout time.Duration) Chart {
+	return Chart{
+		Release: render.HAMiRelease, Namespace: render.HAMiNamespace, Chart: render.HAMiChartName,
+		Repo: render.HAMiChartRepo, Version: l.Versions.HAMiChart, ValuesFile: valuesFile, Timeout: timeout,
+	}
+}
+
+// HelmStatusArgs reads a release's status as JSON.
+func HelmStatusArgs(release, namespace string) []string {
+	return []string{"status", release, "--namespace", namespace, "--output", "json"}
+}
+
+// HelmRelease is the part of `helm status -o json` the lab reads.
+type HelmRelease struct {
+	Name string `json:"name"`
+	Info struct {
+		Status string `json:"status"`
+	} `json:"info"`
+	Chart struct {
+		Metadata struct {
+			Version string `json:"version"`
+		} `json:"metadata"`
+	} `json:"chart"`
+}
+
+// ReleaseDeployed decides whether a release is installed at the wanted
+// chart version ("" accepts any).
+func ReleaseDeployed(statusJSON []byte, wantVersion string) (bool, string) {
+	var r HelmRelease
+	if err := json.Unmarshal(statusJSON, &r); err != nil {
+		return false, "unreadable helm status: " + err.Error()
+	}
+	cond := fmt.Sprintf("release %s %s", r.Name, r.Info.Status)
+	if v := r.Chart.Metadata.Version; v != "" {
+		cond += " (chart " + v + ")"
+	}
+	if r.Info.Status != "deployed" {
+		return false, cond
+	}
+	if wantVersion != "" && r.Chart.Metadata.Version != "" && r.Chart.Metadata.Version != wantVersion {
+		return false, cond + ", want chart " + wantVersion
+	}
+	return true, cond
+}
+
+// HelmCLI runs the helm binary.
+type HelmCLI struct {
+	// Bin is the helm binary; default "helm" from PATH.
+	Bin string
+}
+
+func (h HelmCLI) bin() string {
+	if h.Bin != "" {
+		return h.Bin
+	}
+	return "helm"
+}
+
+// Run runs helm against the cluster of kubeconfigPath.
+func (h HelmCLI) Run(ctx context.Context, kubeconfigPath string, args ...string) ([]byte, error) {
+	if _, err := exec.LookPath(h.bin()); err != nil {
+		return nil, fmt.Errorf("helm CLI not found (%v): install the pinned one with `%s`", err, HelmInstallHint)
+	}
+	full := append([]string{"--kubeconfig", kubeconfigPath}, args...)
+	cmd := exec.CommandContext(ctx, h.bin(), full...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return []byte(stdout.String()), fmt.Errorf("helm %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return []byte(stdout.String()), nil
+}

@@ -1,0 +1,146 @@
+package stages
+
+import (
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"net"
+	"regexp"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+var (
+	tokenRe = regexp.MustCompile(`^([a-z0-9]{6})\.([a-z0-9]{16})$`)
+	hashRe  = regexp.MustCompile(`^sha256:[a-f0-9]{64}$`)
+)
+
+// JoinSpec is what a worker needs to join a tenant.
+type JoinSpec struct {
+	// Endpoint is the tenant API server as workers reach it: the management
+	// node's IPv4 on the kind network and the tenant's NodePort.
+	Endpoint string
+	Token    string
+	// CACertHash pins the tenant CA ("sha256:<hex>").
+	CACertHash string
+	NodeName   string
+}
+
+// JoinIgnoredPreflight are kubeadm preflight checks that fail inside a
+// kindest/node container for reasons that do not matter there: the kernel
+// config is the host's (SystemVerification), kind's image pre-creates files
+// kubeadm expects to write (FileExisting), and swap is the host's (the
+// kubelet runs with failSwapOn: false).
+var JoinIgnoredPreflight = []string{"SystemVerification", "FileExisting", "Swap"}
+
+// JoinCommand is the argv of `kubeadm join` inside a worker.
+func JoinCommand(s JoinSpec) ([]string, error) {
+	if _, _, err := net.SplitHostPort(s.Endpoint); err != nil || strings.Contains(s.Endpoint, "://") {
+		return nil, fmt.Errorf("join endpoint %q: want host:port (no scheme)", s.Endpoint)
+	}
+	if !tokenRe.MatchString(s.Token) {
+		return nil, fmt.Errorf("join token: want [a-z0-9]{6}.[a-z0-9]{16}")
+	}
+	if !hashRe.MatchString(s.CACertHash) {
+		return nil, fmt.Errorf("join CA hash %q: want sha256:<64 hex digits>", s.CACertHash)
+	}
+	if s.NodeName == "" {
+		return nil, fmt.Errorf("join: node name is empty")
+	}
+	return []string{
+		"kubeadm", "join", s.Endpoint,
+		"--token", s.Token,
+		"--discovery-token-ca-cert-hash", s.CACertHash,
+		"--node-name", s.NodeName,
+		"--ignore-preflight-errors=" + strings.Join(JoinIgnoredPreflight, ","),
+	}, nil
+}
+
+// RedactJoin hides the token secret in a join command for logs and plans.
+func RedactJoin(argv []string) []string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		if m := tokenRe.FindStringSubmatch(a); m != nil {
+			a = m[1] + ".<secret>"
+		}
+		out[i] = a
+	}
+	return out
+}
+
+const tokenChars = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+// NewBootstrapToken draws a kubeadm bootstrap token id and secret from r
+// (crypto/rand in production).
+func NewBootstrapToken(r io.Reader) (id, secret string, err error) {
+	b := make([]byte, 22)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return "", "", fmt.Errorf("bootstrap token: %w", err)
+	}
+	s := make([]byte, len(b))
+	for i, c := range b {
+		s[i] = tokenChars[int(c)%len(tokenChars)]
+	}
+	return string(s[:6]), string(s[6:]), nil
+}
+
+// BootstrapTokenSecret is the Secret `kubeadm token create` writes: usable
+// for authentication and for signing cluster-info, in kubeadm's default
+// node group, expiring at expires.
+func BootstrapTokenSecret(id, secret string, expires time.Time) *corev1.Secret {
+	return &corev1.Secret{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: metav1.ObjectMeta{Name: "bootstrap-token-" + id, Namespace: "kube-system"},
+		Type:       corev1.SecretTypeBootstrapToken,
+		StringData: map[string]string{
+			"token-id":                       id,
+			"token-secret":                   secret,
+			"expiration":                     expires.UTC().Format(time.RFC3339),
+			"usage-bootstrap-authentication": "true",
+			"usage-bootstrap-signing":        "true",
+			"auth-extra-groups":              "system:bootstrappers:kubeadm:default-node-token",
+			"description":                    "gpu-lab worker join",
+		},
+	}
+}
+
+// CACertHash is kubeadm's discovery hash of a CA: sha256 over the
+// certificate's SubjectPublicKeyInfo.
+func CACertHash(caPEM []byte) (string, error) {
+	block, _ := pem.Decode(caPEM)
+	if block == nil || block.Type != "CERTIFICATE" {
+		return "", fmt.Errorf("CA: no PEM certificate")
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return "", fmt.Errorf("CA: %w", err)
+	}
+	sum := sha256.Sum256(cert.RawSubjectPublicKeyInfo)
+	return "sha256:" + hex.EncodeToString(sum[:]), nil
+}
+
+// KubeconfigCA returns the CA of the kubeconfig's current cluster.
+func KubeconfigCA(kubeconfig []byte) ([]byte, error) {
+	cfg, err := clientcmd.Load(kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	if ctx, ok := cfg.Contexts[cfg.CurrentContext]; ok {
+		if c, ok := cfg.Clusters[ctx.Cluster]; ok && len(c.CertificateAuthorityData) > 0 {
+			return c.CertificateAuthorityData, nil
+		}
+	}
+	for _, c := range cfg.Clusters {
+		if len(c.CertificateAuthorityData) > 0 {
+			return c.CertificateAuthorityData, nil
+		}
+	}
+	return nil, fmt.Errorf("kubeconfig has no certificate-authority-data")
+}

@@ -1,0 +1,91 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// DataStoreGVR is Kamaji's cluster-scoped DataStore.
+var DataStoreGVR = schema.GroupVersionResource{Group: "kamaji.clastix.io", Version: "v1alpha1", Resource: "datastores"}
+
+// KamajiStage installs cert-manager and Kamaji (with its default etcd
+// DataStore) into the management cluster.
+type KamajiStage struct{}
+
+func (KamajiStage) Name() string { return Kamaji }
+
+func (KamajiStage) charts(e *Env) []Chart {
+	return []Chart{CertManagerChart(e.Lab, e.Timeouts.Helm), KamajiChart(e.Lab, e.Timeouts.Helm)}
+}
+
+func (s KamajiStage) Plan(e *Env) ([]string, error) {
+	var out []string
+	for _, c := range s.charts(e) {
+		out = append(out, "helm --kubeconfig "+e.State.ManagementKubeconfig()+" "+strings.Join(UpgradeInstallArgs(c), " "))
+	}
+	return append(out,
+		fmt.Sprintf("wait Deployment %s/%s available", KamajiNamespace, KamajiDeployment),
+		fmt.Sprintf("wait StatefulSet %s/%s ready and DataStore %s present", KamajiNamespace, KamajiEtcd, DefaultDataStore),
+	), nil
+}
+
+func (s KamajiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
+	for _, c := range s.charts(e) {
+		out, err := e.Helm.Run(ctx, e.State.ManagementKubeconfig(), HelmStatusArgs(c.Release, c.Namespace)...)
+		if err != nil {
+			return false, "", nil // not installed
+		}
+		if ok, _ := ReleaseDeployed(out, c.Version); !ok {
+			return false, "", nil
+		}
+	}
+	ok, cond, err := kamajiReady(ctx, e)
+	if err != nil || !ok {
+		return false, "", nil
+	}
+	return true, "cert-manager and Kamaji deployed; " + cond, nil
+}
+
+func (s KamajiStage) Run(ctx context.Context, e *Env) (string, error) {
+	for _, c := range s.charts(e) {
+		if _, err := e.Helm.Run(ctx, e.State.ManagementKubeconfig(), UpgradeInstallArgs(c)...); err != nil {
+			return "", fail(Kamaji, "helm release "+c.Namespace+"/"+c.Release, "chart "+c.Chart+" "+c.Version, err)
+		}
+	}
+	cond, err := waitFor(ctx, e.Timeouts.Rollout, e.poll(), func(ctx context.Context) (bool, string, error) {
+		return kamajiReady(ctx, e)
+	})
+	if err != nil {
+		return "", fail(Kamaji, "Kamaji in "+KamajiNamespace, cond, err)
+	}
+	return fmt.Sprintf("cert-manager %s, Kamaji %s (chart %s): %s", e.Lab.Versions.CertManager, e.Lab.Versions.KamajiImage, e.Lab.Versions.KamajiChart, cond), nil
+}
+
+func kamajiReady(ctx context.Context, e *Env) (bool, string, error) {
+	c, err := e.ManagementClients()
+	if err != nil {
+		return false, "", err
+	}
+	d, err := c.Kube.AppsV1().Deployments(KamajiNamespace).Get(ctx, KamajiDeployment, metav1.GetOptions{})
+	if err != nil {
+		return false, "Deployment " + KamajiDeployment + ": " + err.Error(), nil
+	}
+	if ok, cond := DeploymentReady(d); !ok {
+		return false, "controller " + cond, nil
+	}
+	sts, err := c.Kube.AppsV1().StatefulSets(KamajiNamespace).Get(ctx, KamajiEtcd, metav1.GetOptions{})
+	if err != nil {
+		return false, "StatefulSet " + KamajiEtcd + ": " + err.Error(), nil
+	}
+	if ok, cond := StatefulSetReady(sts); !ok {
+		return false, "etcd " + cond, nil
+	}
+	if _, err := c.Dynamic.Resource(DataStoreGVR).Get(ctx, DefaultDataStore, metav1.GetOptions{}); err != nil {
+		return false, "DataStore " + DefaultDataStore + ": " + err.Error(), nil
+	}
+	return true, "controller available, etcd ready, DataStore " + DefaultDataStore + " present", nil
+}

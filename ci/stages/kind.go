@@ -1,0 +1,78 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	kind "sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
+	"sigs.k8s.io/kind/pkg/cluster"
+)
+
+// KindProvider is the Kind edge on kind's Go API with the docker provider.
+// kind's docker provider shells out to the docker CLI, so it follows
+// DOCKER_HOST like the rest of the lab.
+type KindProvider struct {
+	Provider *cluster.Provider
+	// Wait is how long Create waits for the control plane to be Ready.
+	Wait time.Duration
+}
+
+// NewKindProvider returns the docker-backed provider.
+func NewKindProvider(wait time.Duration) *KindProvider {
+	return &KindProvider{Provider: cluster.NewProvider(cluster.ProviderWithDocker()), Wait: wait}
+}
+
+// Create creates the cluster. kind's API takes no context; cancellation is
+// honoured before it starts.
+func (k *KindProvider) Create(ctx context.Context, cfg *kind.Cluster, kubeconfigPath string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	err := k.Provider.Create(cfg.Name,
+		cluster.CreateWithV1Alpha4Config(cfg),
+		cluster.CreateWithWaitForReady(k.Wait),
+		cluster.CreateWithKubeconfigPath(kubeconfigPath),
+		cluster.CreateWithDisplayUsage(false),
+		cluster.CreateWithDisplaySalutation(false),
+	)
+	if err != nil {
+		return fmt.Errorf("kind create cluster %s: %w", cfg.Name, err)
+	}
+	return nil
+}
+
+// Exists reports whether kind knows the cluster.
+func (k *KindProvider) Exists(_ context.Context, name string) (bool, error) {
+	names, err := k.Provider.List()
+	if err != nil {
+		return false, fmt.Errorf("kind get clusters: %w", err)
+	}
+	return slices.Contains(names, name), nil
+}
+
+// KubeConfig returns the external kubeconfig.
+func (k *KindProvider) KubeConfig(_ context.Context, name string) ([]byte, error) {
+	s, err := k.Provider.KubeConfig(name, false)
+	if err != nil {
+		return nil, fmt.Errorf("kind get kubeconfig %s: %w", name, err)
+	}
+	return []byte(s), nil
+}
+
+// Delete deletes the cluster (a missing cluster is not an error for kind).
+func (k *KindProvider) Delete(_ context.Context, name, kubeconfigPath string) error {
+	if err := k.Provider.Delete(name, kubeconfigPath); err != nil {
+		return fmt.Errorf("kind delete cluster %s: %w", name, err)
+	}
+	return nil
+}
+
+// CollectLogs is `kind export logs`.
+func (k *KindProvider) CollectLogs(_ context.Context, name, dir string) error {
+	if err := k.Provider.CollectLogs(name, dir); err != nil {
+		return fmt.Errorf("kind export logs %s: %w", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,58 @@
+package stages
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+)
+
+func TestChartInstallArgs(t *testing.T) {
+	l := lab.Default()
+	tests := []struct {
+		name  string
+		chart Chart
+		want  string
+	}{
+		{"cert-manager", CertManagerChart(l, 10*time.Minute),
+			"upgrade --install cert-manager cert-manager --repo https://charts.jetstack.io --version v1.18.3 --namespace cert-manager --create-namespace --set crds.enabled=true --wait --timeout 10m0s"},
+		{"kamaji: explicit 0.0.0+latest, pinned image, no limits, no telemetry", KamajiChart(l, 10*time.Minute),
+			"upgrade --install kamaji kamaji --repo https://clastix.github.io/charts --version 0.0.0+latest --namespace kamaji-system --create-namespace --set image.tag=26.8.2-edge --set image.pullPolicy=IfNotPresent --set resources=null --set telemetry.disabled=true --wait --timeout 10m0s"},
+		{"hami with rendered values, no helm wait", HAMiChart(l, "/s/values/hami-tenant-a.yaml", 5*time.Minute),
+			"upgrade --install hami hami --repo https://project-hami.github.io/HAMi/ --version 2.10.0 --namespace kube-system --create-namespace --values /s/values/hami-tenant-a.yaml --timeout 5m0s"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := strings.Join(UpgradeInstallArgs(tt.chart), " "); got != tt.want {
+				t.Fatalf("got  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+	if got := HelmStatusArgs("hami", "kube-system"); !reflect.DeepEqual(got, []string{"status", "hami", "--namespace", "kube-system", "--output", "json"}) {
+		t.Errorf("HelmStatusArgs = %q", got)
+	}
+}
+
+func TestReleaseDeployed(t *testing.T) {
+	tests := []struct {
+		name, json, want string
+		ok               bool
+	}{
+		{"deployed", `{"name":"kamaji","info":{"status":"deployed"},"chart":{"metadata":{"version":"0.0.0+latest"}}}`, "0.0.0+latest", true},
+		{"deployed without chart field", `{"name":"kamaji","info":{"status":"deployed"}}`, "0.0.0+latest", true},
+		{"old chart installed", `{"name":"kamaji","info":{"status":"deployed"},"chart":{"metadata":{"version":"1.0.0"}}}`, "0.0.0+latest", false},
+		{"failed", `{"name":"hami","info":{"status":"failed"}}`, "", false},
+		{"pending install", `{"name":"hami","info":{"status":"pending-install"}}`, "", false},
+		{"garbage", `Error: release: not found`, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ok, cond := ReleaseDeployed([]byte(tt.json), tt.want)
+			if ok != tt.ok || cond == "" {
+				t.Fatalf("ReleaseDeployed = %v, %q; want %v", ok, cond, tt.ok)
+			}
+		})
+	}
+}

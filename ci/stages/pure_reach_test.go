@@ -1,0 +1,128 @@
+package stages
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+func TestReachFor(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    Reach
+		wantErr bool
+	}{
+		{"", Reach{}, false},
+		{"unix:///var/run/docker.sock", Reach{}, false},
+		{"tcp://docker:2375", Reach{Host: "docker"}, false},
+		{"tcp://10.0.0.5:2376", Reach{Host: "10.0.0.5"}, false},
+		{"ssh://me@build-box", Reach{Host: "build-box"}, false},
+		{"http://docker:2375", Reach{}, true},
+		{"tcp://", Reach{}, true},
+	}
+	for _, tt := range tests {
+		got, err := ReachFor(tt.in)
+		if (err != nil) != tt.wantErr || got != tt.want {
+			t.Errorf("ReachFor(%q) = %+v, %v; want %+v, err %v", tt.in, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+func TestReachRenderOptionsAndServers(t *testing.T) {
+	local, remote := Reach{}, Reach{Host: "docker"}
+	lo := local.RenderOptions("172.18.0.2")
+	if lo.APIServerAddress != "" || lo.APIServerPort != 0 || lo.PublishNodePorts || len(lo.CertSANs) != 0 || lo.ManagementAddress != "172.18.0.2" {
+		t.Errorf("local options = %+v", lo)
+	}
+	ro := remote.RenderOptions("172.18.0.2")
+	if ro.APIServerAddress != "0.0.0.0" || ro.APIServerPort != ManagementAPIPort || !ro.PublishNodePorts || !reflect.DeepEqual(ro.CertSANs, []string{"docker"}) {
+		t.Errorf("remote options = %+v", ro)
+	}
+	tests := []struct {
+		r          Reach
+		kindServer string
+		want       string
+		wantErr    bool
+	}{
+		{local, "https://127.0.0.1:39211", "https://127.0.0.1:39211", false},
+		{remote, "https://0.0.0.0:6443", "https://docker:6443", false},
+		{remote, "https://0.0.0.0", "", true},
+	}
+	for _, tt := range tests {
+		got, err := tt.r.ManagementServer(tt.kindServer)
+		if (err != nil) != tt.wantErr || got != tt.want {
+			t.Errorf("%+v.ManagementServer(%q) = %q, %v; want %q", tt.r, tt.kindServer, got, err, tt.want)
+		}
+	}
+	if got := local.TenantServer("172.18.0.2", 31443); got != "https://172.18.0.2:31443" {
+		t.Errorf("local TenantServer = %s", got)
+	}
+	if got := remote.TenantServer("172.18.0.2", 32443); got != "https://docker:32443" {
+		t.Errorf("remote TenantServer = %s", got)
+	}
+}
+
+func kubeconfig(t *testing.T, servers map[string]string, current string) []byte {
+	t.Helper()
+	cfg := clientcmdapi.NewConfig()
+	for name, s := range servers {
+		cfg.Clusters[name] = &clientcmdapi.Cluster{Server: s, CertificateAuthorityData: []byte("ca-" + name)}
+		cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: "t"}
+		cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name}
+	}
+	cfg.CurrentContext = current
+	b, err := clientcmd.Write(*cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestRewriteServer(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      []byte
+		server  string
+		errHas  string
+		wantAll string
+	}{
+		{"kamaji admin.conf to the docker host", kubeconfig(t, map[string]string{"tenant-a": "https://172.18.0.2:31443"}, "tenant-a"), "https://docker:31443", "", "https://docker:31443"},
+		{"every cluster rewritten", kubeconfig(t, map[string]string{"a": "https://0.0.0.0:6443", "b": "https://0.0.0.0:6443"}, "a"), "https://127.0.0.1:6443", "", "https://127.0.0.1:6443"},
+		{"scheme required", kubeconfig(t, map[string]string{"a": "https://x:1"}, "a"), "docker:31443", "want https://host:port", ""},
+		{"http refused", kubeconfig(t, map[string]string{"a": "https://x:1"}, "a"), "http://docker:31443", "want https://host:port", ""},
+		{"no clusters", []byte("apiVersion: v1\nkind: Config\n"), "https://docker:1", "no clusters", ""},
+		{"garbage", []byte("{{{"), "https://docker:1", "rewrite kubeconfig", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := RewriteServer(tt.in, tt.server)
+			if tt.errHas != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.errHas) {
+					t.Fatalf("err = %v, want %q", err, tt.errHas)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := clientcmd.Load(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, c := range cfg.Clusters {
+				if c.Server != tt.wantAll {
+					t.Errorf("cluster %s server = %s, want %s", name, c.Server, tt.wantAll)
+				}
+				if string(c.CertificateAuthorityData) != "ca-"+name {
+					t.Errorf("cluster %s lost its CA", name)
+				}
+			}
+			if s, _ := KubeconfigServer(out); s != tt.wantAll {
+				t.Errorf("KubeconfigServer = %s", s)
+			}
+		})
+	}
+}

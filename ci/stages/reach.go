@@ -1,0 +1,119 @@
+package stages
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/gpu-lab/gpu-lab/ci/render"
+)
+
+// Reach says how labctl reaches what runs on the Docker daemon.
+type Reach struct {
+	// Host is the daemon's hostname when the daemon is remote (DOCKER_HOST
+	// tcp:// or ssh://, e.g. "docker" for a Dagger DinD service). The
+	// management API server and every tenant NodePort are then published on
+	// that host. Empty means a local daemon whose kind network is routable
+	// from here (Linux), so tenants are reached at the management node IP.
+	Host string
+}
+
+// Remote reports whether the daemon is reached over the network.
+func (r Reach) Remote() bool { return r.Host != "" }
+
+// ManagementAPIPort is the fixed management API server port on a remote
+// daemon (kind picks a random one locally).
+const ManagementAPIPort = 6443
+
+// ReachFor derives Reach from a DOCKER_HOST value.
+func ReachFor(dockerHost string) (Reach, error) {
+	dockerHost = strings.TrimSpace(dockerHost)
+	if dockerHost == "" || strings.HasPrefix(dockerHost, "unix://") || strings.HasPrefix(dockerHost, "npipe://") {
+		return Reach{}, nil
+	}
+	u, err := url.Parse(dockerHost)
+	if err != nil || u.Hostname() == "" || (u.Scheme != "tcp" && u.Scheme != "ssh") {
+		return Reach{}, fmt.Errorf("DOCKER_HOST %q: want unix:///path, tcp://host:port or ssh://user@host", dockerHost)
+	}
+	return Reach{Host: u.Hostname()}, nil
+}
+
+// RenderOptions are the render inputs that depend on where the daemon is:
+// a remote daemon needs the management API server on 0.0.0.0 at a fixed
+// port, the daemon's hostname in every certificate, and the tenant NodePorts
+// published on the daemon's host (dagger.md §3.3).
+func (r Reach) RenderOptions(managementIP string) render.Options {
+	o := render.Options{ManagementAddress: managementIP}
+	if r.Remote() {
+		o.APIServerAddress = "0.0.0.0"
+		o.APIServerPort = ManagementAPIPort
+		o.CertSANs = []string{r.Host}
+		o.PublishNodePorts = true
+	}
+	return o
+}
+
+// ManagementServer is the management API server URL labctl uses, given the
+// one kind wrote (https://127.0.0.1:<port> locally, https://0.0.0.0:6443
+// with a remote daemon).
+func (r Reach) ManagementServer(kindServer string) (string, error) {
+	if !r.Remote() {
+		return kindServer, nil
+	}
+	u, err := url.Parse(kindServer)
+	if err != nil || u.Port() == "" {
+		return "", fmt.Errorf("kind kubeconfig server %q: want https://host:port", kindServer)
+	}
+	return fmt.Sprintf("https://%s:%s", r.Host, u.Port()), nil
+}
+
+// TenantServer is the tenant API server URL labctl uses.
+func (r Reach) TenantServer(managementIP string, port int32) string {
+	host := managementIP
+	if r.Remote() {
+		host = r.Host
+	}
+	return fmt.Sprintf("https://%s:%d", host, port)
+}
+
+// RewriteServer points every cluster of a kubeconfig at server. Kamaji
+// writes the advertised address (the management node on the kind network)
+// and kind writes 0.0.0.0 for a remote daemon; neither is always reachable
+// from where labctl runs.
+func RewriteServer(kubeconfig []byte, server string) ([]byte, error) {
+	u, err := url.Parse(server)
+	if err != nil || u.Scheme != "https" || u.Host == "" {
+		return nil, fmt.Errorf("rewrite kubeconfig: server %q: want https://host:port", server)
+	}
+	cfg, err := clientcmd.Load(kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("rewrite kubeconfig: %w", err)
+	}
+	if len(cfg.Clusters) == 0 {
+		return nil, fmt.Errorf("rewrite kubeconfig: it has no clusters")
+	}
+	for _, c := range cfg.Clusters {
+		c.Server = server
+	}
+	return clientcmd.Write(*cfg)
+}
+
+// KubeconfigServer returns the server of the kubeconfig's current context
+// (or its only cluster).
+func KubeconfigServer(kubeconfig []byte) (string, error) {
+	cfg, err := clientcmd.Load(kubeconfig)
+	if err != nil {
+		return "", err
+	}
+	if ctx, ok := cfg.Contexts[cfg.CurrentContext]; ok {
+		if c, ok := cfg.Clusters[ctx.Cluster]; ok {
+			return c.Server, nil
+		}
+	}
+	for _, c := range cfg.Clusters {
+		return c.Server, nil
+	}
+	return "", fmt.Errorf("kubeconfig has no clusters")
+}

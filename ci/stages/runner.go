@@ -1,0 +1,182 @@
+package stages
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gpu-lab/gpu-lab/ci/state"
+)
+
+// EventKind is what happened to a stage.
+type EventKind string
+
+const (
+	EventStart EventKind = "start"
+	EventSkip  EventKind = "skip"
+	EventDone  EventKind = "done"
+	EventFail  EventKind = "fail"
+	EventPlan  EventKind = "plan"
+	// EventInfo is a non-stage message (diagnostics written, teardown).
+	EventInfo EventKind = "info"
+)
+
+// Event is reported to the CLI, which prints it.
+type Event struct {
+	Stage    string
+	Kind     EventKind
+	Message  string
+	Duration time.Duration
+	// Lines are the planned objects and commands (EventPlan).
+	Lines []string
+}
+
+// Runner runs stages in order.
+type Runner struct {
+	Stages []Stage
+	// Only restricts the run to one stage.
+	Only string
+	// Keep leaves the lab up after a failure.
+	Keep bool
+	// Diagnose writes a diagnostics bundle into dir after a failure.
+	Diagnose func(ctx context.Context, failed *Error, dir string) error
+	// Teardown removes the lab after a failure (unless Keep).
+	Teardown func(ctx context.Context) error
+	// OnEvent receives progress; nil discards.
+	OnEvent func(Event)
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+func (r *Runner) emit(ev Event) {
+	if r.OnEvent != nil {
+		r.OnEvent(ev)
+	}
+}
+
+func (r *Runner) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// Plan reports every selected stage's plan without side effects.
+func (r *Runner) Plan(e *Env) error {
+	if err := ValidateOnly(r.Only); err != nil {
+		return err
+	}
+	for _, s := range r.Stages {
+		if !Selected(s.Name(), r.Only) {
+			continue
+		}
+		lines, err := s.Plan(e)
+		if err != nil {
+			return fail(s.Name(), "", "", fmt.Errorf("plan: %w", err))
+		}
+		r.emit(Event{Stage: s.Name(), Kind: EventPlan, Lines: lines})
+	}
+	return nil
+}
+
+// Up runs the selected stages in order, skipping those whose work is there.
+// The first failure stops the run: it is recorded, a diagnostics bundle is
+// written under the state dir, and the lab is torn down unless Keep.
+func (r *Runner) Up(ctx context.Context, e *Env) error {
+	if err := ValidateOnly(r.Only); err != nil {
+		return err
+	}
+	recs, err := e.State.ReadStages()
+	if err != nil {
+		return err
+	}
+	if r.Only != "" {
+		if miss := MissingPrerequisite(r.Only, recs); miss != "" {
+			return fmt.Errorf("stage %s needs stage %s first: the state dir %s does not record it as done (run `labctl up --state-dir %s` or `--only %s`)", r.Only, miss, e.State, e.State, miss)
+		}
+	}
+	for _, s := range r.Stages {
+		name := s.Name()
+		if !Selected(name, r.Only) {
+			continue
+		}
+		start := r.now()
+		done, msg, err := s.Check(ctx, e)
+		if err != nil {
+			return r.failed(ctx, e, &recs, name, start, err)
+		}
+		switch Decide(name, r.Only, done) {
+		case SkipDone:
+			d := r.now().Sub(start)
+			r.emit(Event{Stage: name, Kind: EventSkip, Message: "already there: " + msg, Duration: d})
+			if err := r.record(e, &recs, state.StageRecord{Name: name, Status: StatusSkipped, Started: start, Duration: d, Message: msg}); err != nil {
+				return err
+			}
+			continue
+		}
+		r.emit(Event{Stage: name, Kind: EventStart})
+		msg, err = s.Run(ctx, e)
+		if err != nil {
+			return r.failed(ctx, e, &recs, name, start, err)
+		}
+		d := r.now().Sub(start)
+		r.emit(Event{Stage: name, Kind: EventDone, Message: msg, Duration: d})
+		if err := r.record(e, &recs, state.StageRecord{Name: name, Status: StatusDone, Started: start, Duration: d, Message: msg}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *Runner) record(e *Env, recs *[]state.StageRecord, rec state.StageRecord) error {
+	*recs = MergeRecord(*recs, rec)
+	if err := e.State.WriteStages(*recs); err != nil {
+		return fmt.Errorf("record stage %s in %s: %w", rec.Name, e.State, err)
+	}
+	return nil
+}
+
+// failed records the failure, collects diagnostics and tears down.
+func (r *Runner) failed(ctx context.Context, e *Env, recs *[]state.StageRecord, name string, start time.Time, err error) error {
+	var se *Error
+	if !errors.As(err, &se) {
+		se = &Error{Stage: name, Err: err}
+		err = se
+	}
+	d := r.now().Sub(start)
+	r.emit(Event{Stage: name, Kind: EventFail, Message: err.Error(), Duration: d})
+	if rerr := r.record(e, recs, state.StageRecord{Name: name, Status: StatusFailed, Started: start, Duration: d, Message: err.Error()}); rerr != nil {
+		err = errors.Join(err, rerr)
+	}
+	// Diagnostics and teardown must run even when ctx was cancelled (Ctrl-C).
+	cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Minute)
+	defer cancel()
+	if r.Diagnose != nil {
+		dir := DiagnosticsDir(e.State, name, start)
+		if derr := os.MkdirAll(dir, 0o755); derr == nil {
+			if derr := r.Diagnose(cleanup, se, dir); derr != nil {
+				r.emit(Event{Stage: name, Kind: EventInfo, Message: "diagnostics incomplete: " + derr.Error()})
+			}
+			r.emit(Event{Stage: name, Kind: EventInfo, Message: "diagnostics written to " + dir})
+		}
+	}
+	if r.Keep {
+		r.emit(Event{Stage: name, Kind: EventInfo, Message: "--keep: the lab is left up for inspection (`labctl shell`, then `labctl down`)"})
+		return err
+	}
+	if r.Teardown != nil {
+		r.emit(Event{Stage: name, Kind: EventInfo, Message: "tearing the lab down (use --keep to leave it up)"})
+		if terr := r.Teardown(cleanup); terr != nil {
+			err = errors.Join(err, fmt.Errorf("teardown after failure: %w", terr))
+		}
+	}
+	return err
+}
+
+// DiagnosticsDir is where the bundle of a failed stage goes.
+func DiagnosticsDir(d state.Dir, stage string, at time.Time) string {
+	return filepath.Join(string(d), "diagnostics", stage+"-"+at.UTC().Format("20060102T150405Z"))
+}

@@ -1,0 +1,37 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TenantStatus is one line about a tenant: where its API server is, whether
+// it answers, and how many of its nodes are Ready.
+func TenantStatus(ctx context.Context, e *Env, tenant string) string {
+	kc, err := os.ReadFile(e.State.Kubeconfig(tenant))
+	if err != nil {
+		return "no kubeconfig (stage tenants has not run)"
+	}
+	server, _ := KubeconfigServer(kc)
+	tc, err := e.TenantClients(tenant)
+	if err != nil {
+		return server + ": " + err.Error()
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	nodes, err := tc.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return server + ": not answering (" + err.Error() + ")"
+	}
+	ready := 0
+	for i := range nodes.Items {
+		if ok, _ := NodeReady(&nodes.Items[i]); ok {
+			ready++
+		}
+	}
+	return fmt.Sprintf("%s: %d/%d nodes Ready", server, ready, len(nodes.Items))
+}

@@ -1,0 +1,163 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gpu-lab/gpu-lab/ci/render"
+)
+
+// TCPGVR is Kamaji's TenantControlPlane.
+var TCPGVR = schema.GroupVersionResource{Group: "kamaji.clastix.io", Version: "v1alpha1", Resource: "tenantcontrolplanes"}
+
+// TenantsStage creates one TenantControlPlane per tenant and stores each
+// admin kubeconfig, rewritten to be reachable from labctl.
+type TenantsStage struct{}
+
+func (TenantsStage) Name() string { return Tenants }
+
+func (TenantsStage) Plan(e *Env) ([]string, error) {
+	o := e.Reach.RenderOptions(render.PlaceholderManagementAddress)
+	var out []string
+	for _, t := range e.Lab.Tenants {
+		tcp, err := render.TenantControlPlaneFor(e.Lab, t.Name, o)
+		if err != nil {
+			return nil, err
+		}
+		y, err := yaml.Marshal(tcp)
+		if err != nil {
+			return nil, err
+		}
+		ns := render.TenantNamespace(t.Name)
+		out = append(out,
+			fmt.Sprintf("apply Namespace %s", ns),
+			fmt.Sprintf("apply (management address = the control-plane node's IPv4, %s here):\n%s", render.PlaceholderManagementAddress, indent(string(y))),
+			fmt.Sprintf("wait TenantControlPlane %s/%s status.kubernetesResources.version.status == Ready (%s)", ns, t.Name, e.Timeouts.TenantReady),
+			fmt.Sprintf("read Secret %s/%s-admin-kubeconfig key admin.conf, server → %s, write %s", ns, t.Name, e.Reach.TenantServer(render.PlaceholderManagementAddress, t.Ports.APIServer), e.State.Kubeconfig(t.Name)),
+		)
+	}
+	return out, nil
+}
+
+func (s TenantsStage) Check(ctx context.Context, e *Env) (bool, string, error) {
+	mc, err := e.ManagementClients()
+	if err != nil {
+		return false, "", nil
+	}
+	ip, err := e.ManagementIP(ctx)
+	if err != nil {
+		return false, "", nil
+	}
+	var conds []string
+	for _, t := range e.Lab.Tenants {
+		tcp, err := mc.Dynamic.Resource(TCPGVR).Namespace(render.TenantNamespace(t.Name)).Get(ctx, t.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, "", nil
+		}
+		if ok, _ := TCPReady(tcp); !ok {
+			return false, "", nil
+		}
+		kc, err := os.ReadFile(e.State.Kubeconfig(t.Name))
+		if err != nil {
+			return false, "", nil
+		}
+		if srv, err := KubeconfigServer(kc); err != nil || srv != e.Reach.TenantServer(ip, t.Ports.APIServer) {
+			return false, "", nil
+		}
+		conds = append(conds, t.Name+" Ready")
+	}
+	return true, strings.Join(conds, ", "), nil
+}
+
+func (s TenantsStage) Run(ctx context.Context, e *Env) (string, error) {
+	mc, err := e.ManagementClients()
+	if err != nil {
+		return "", fail(Tenants, "management cluster", "", err)
+	}
+	opts, err := e.RenderOptions(ctx)
+	if err != nil {
+		return "", fail(Tenants, "management node", "", err)
+	}
+	// Apply every tenant first so Kamaji provisions them concurrently.
+	for _, t := range e.Lab.Tenants {
+		ns := render.TenantNamespace(t.Name)
+		nsObj := &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+			ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{render.LabelLab: e.Lab.Name}}}
+		tcp, err := render.TenantControlPlaneFor(e.Lab, t.Name, opts)
+		if err != nil {
+			return "", fail(Tenants, "TenantControlPlane "+ns+"/"+t.Name, "render", err)
+		}
+		if err := ApplyAll(ctx, mc.Dynamic, nsObj, tcp); err != nil {
+			return "", fail(Tenants, "TenantControlPlane "+ns+"/"+t.Name, "apply", err)
+		}
+	}
+	var done []string
+	for _, t := range e.Lab.Tenants {
+		ns := render.TenantNamespace(t.Name)
+		obj := "TenantControlPlane " + ns + "/" + t.Name
+		var tcp *unstructured.Unstructured
+		cond, err := waitFor(ctx, e.Timeouts.TenantReady, e.poll(), func(ctx context.Context) (bool, string, error) {
+			u, err := mc.Dynamic.Resource(TCPGVR).Namespace(ns).Get(ctx, t.Name, metav1.GetOptions{})
+			if err != nil {
+				return false, "", err
+			}
+			tcp = u
+			ok, cond := TCPReady(u)
+			return ok, cond, nil
+		})
+		if err != nil {
+			return "", fail(Tenants, obj, cond, err)
+		}
+		secretName := TCPAdminSecret(tcp)
+		sec, err := mc.Kube.CoreV1().Secrets(ns).Get(ctx, secretName, metav1.GetOptions{})
+		if err != nil {
+			return "", fail(Tenants, "Secret "+ns+"/"+secretName, cond, err)
+		}
+		raw := sec.Data["admin.conf"]
+		if len(raw) == 0 {
+			return "", failf(Tenants, "Secret "+ns+"/"+secretName, cond, "no admin.conf key (keys: %s)", secretKeys(sec))
+		}
+		kc, err := RewriteServer(raw, e.Reach.TenantServer(opts.ManagementAddress, t.Ports.APIServer))
+		if err != nil {
+			return "", fail(Tenants, "Secret "+ns+"/"+secretName, "", err)
+		}
+		if err := writePrivate(e.State.Kubeconfig(t.Name), kc); err != nil {
+			return "", fail(Tenants, e.State.Kubeconfig(t.Name), "", err)
+		}
+		e.forget(t.Name)
+		// Kamaji's soot controller sets up the admin's RBAC shortly after
+		// Ready (kamaji.md §3.1): wait until the admin can list nodes.
+		tc, err := e.TenantClients(t.Name)
+		if err != nil {
+			return "", fail(Tenants, "tenant "+t.Name, "", err)
+		}
+		c2, err := waitFor(ctx, e.Timeouts.Rollout, e.poll(), func(ctx context.Context) (bool, string, error) {
+			_, err := tc.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return false, "", err
+			}
+			return true, "admin can list nodes", nil
+		})
+		if err != nil {
+			return "", fail(Tenants, "tenant API "+e.Reach.TenantServer(opts.ManagementAddress, t.Ports.APIServer), c2, err)
+		}
+		done = append(done, t.Name+" ("+cond+")")
+	}
+	return strings.Join(done, "; "), nil
+}
+
+func secretKeys(s *corev1.Secret) string {
+	var ks []string
+	for k := range s.Data {
+		ks = append(ks, k)
+	}
+	return strings.Join(ks, ", ")
+}

@@ -1,0 +1,40 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// condFunc observes something once: ok when it is ready, cond describing
+// what was seen. A returned error is treated as a transient condition
+// (API servers come and go while a lab starts) and retried until timeout.
+type condFunc func(ctx context.Context) (ok bool, cond string, err error)
+
+// waitFor polls f until ok, the timeout or ctx ends. On timeout it returns
+// the last condition seen, so the stage error can name it.
+func waitFor(ctx context.Context, timeout, poll time.Duration, f condFunc) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	last := "not observed yet"
+	for {
+		ok, cond, err := f(ctx)
+		if err != nil {
+			cond = err.Error()
+		}
+		if cond != "" {
+			last = cond
+		}
+		if ok && err == nil {
+			return last, nil
+		}
+		select {
+		case <-ctx.Done():
+			if ctx.Err() == context.DeadlineExceeded {
+				return last, fmt.Errorf("not ready after %s", timeout)
+			}
+			return last, ctx.Err()
+		case <-time.After(poll):
+		}
+	}
+}

@@ -1,0 +1,255 @@
+package stages
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/render"
+	"github.com/gpu-lab/gpu-lab/manifests"
+)
+
+// WorkersStage starts one kind-style node container per worker, joins it to
+// its tenant with kubeadm, and installs the tenant's CNI (kindnet from the
+// node image) and kube-proxy (with the conntrack fix).
+type WorkersStage struct{}
+
+func (WorkersStage) Name() string { return Workers }
+
+// workerLabels mark a worker container for `labctl down` and diagnostics.
+func workerLabels(l *lab.Lab, tenant string) map[string]string {
+	return map[string]string{render.LabelLab: l.Name, render.LabelTenant: tenant}
+}
+
+func (WorkersStage) Plan(e *Env) ([]string, error) {
+	img := e.Lab.Versions.WorkerImage()
+	out := []string{fmt.Sprintf("docker image inspect %s || docker pull %s (give up after %s)", img, img, e.Timeouts.Pull)}
+	mgmt := render.PlaceholderManagementAddress
+	for i, t := range e.Lab.Tenants {
+		cm, ds, err := render.KubeProxy(e.Lab, t.Name, e.Reach.RenderOptions(mgmt))
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range t.Workers {
+			name := e.Lab.NodeName(t.Name, w.Name)
+			out = append(out, "docker "+strings.Join(docker.RunArgs(docker.KindNodeSpec(name, img, e.Network, workerLabels(e.Lab, t.Name))), " "))
+		}
+		out = append(out,
+			fmt.Sprintf("apply to tenant %s: %s (static), ConfigMap %s/%s (conntrack.maxPerCore: 0), DaemonSet %s/%s", t.Name, manifests.TenantKubeProxyRBAC, cm.Namespace, cm.Name, ds.Namespace, ds.Name),
+			fmt.Sprintf("apply to tenant %s: kindnet from %s of the first worker, {{ .PodSubnet }} = %s, CONTROL_PLANE_ENDPOINT = %s:%d", t.Name, KindnetManifestPath, render.TenantPodCIDR(i), mgmt, t.Ports.APIServer),
+		)
+		for _, w := range t.Workers {
+			name := e.Lab.NodeName(t.Name, w.Name)
+			argv, _ := JoinCommand(JoinSpec{Endpoint: fmt.Sprintf("%s:%d", mgmt, t.Ports.APIServer), Token: "abcdef.0123456789abcdef", CACertHash: "sha256:" + strings.Repeat("0", 64), NodeName: name})
+			argv = RedactJoin(argv)
+			argv[4] = "<new bootstrap token>"
+			argv[6] = "sha256:<tenant CA public key hash>"
+			out = append(out,
+				fmt.Sprintf("create Secret kube-system/bootstrap-token-<id> in tenant %s (ttl 1h)", t.Name),
+				fmt.Sprintf("docker exec %s sh -c 'modprobe br_netfilter; swapoff -a' (best effort)", name),
+				fmt.Sprintf("docker exec %s %s", name, strings.Join(argv, " ")),
+				fmt.Sprintf("wait Node %s Ready in tenant %s (%s)", name, t.Name, e.Timeouts.NodeReady),
+			)
+		}
+	}
+	return out, nil
+}
+
+func (WorkersStage) Check(ctx context.Context, e *Env) (bool, string, error) {
+	var names []string
+	for _, t := range e.Lab.Tenants {
+		tc, err := e.TenantClients(t.Name)
+		if err != nil {
+			return false, "", nil
+		}
+		for _, w := range t.Workers {
+			name := e.Lab.NodeName(t.Name, w.Name)
+			c, err := e.Docker.InspectContainer(ctx, name)
+			if err != nil || !c.State.Running {
+				return false, "", nil
+			}
+			n, err := tc.Kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return false, "", nil
+			}
+			if ok, _ := NodeReady(n); !ok {
+				return false, "", nil
+			}
+			names = append(names, name)
+		}
+	}
+	return true, "nodes Ready: " + strings.Join(names, ", "), nil
+}
+
+func (s WorkersStage) Run(ctx context.Context, e *Env) (string, error) {
+	img := e.Lab.Versions.WorkerImage()
+	if err := e.Docker.EnsureImage(ctx, img, e.Timeouts.Pull); err != nil {
+		return "", fail(Workers, "image "+img, "not present on the daemon", err)
+	}
+	opts, err := e.RenderOptions(ctx)
+	if err != nil {
+		return "", fail(Workers, "management node", "", err)
+	}
+	var ready []string
+	for i, t := range e.Lab.Tenants {
+		tc, err := e.TenantClients(t.Name)
+		if err != nil {
+			return "", fail(Workers, "tenant "+t.Name, "", err)
+		}
+		for _, w := range t.Workers {
+			if err := startWorker(ctx, e, t.Name, e.Lab.NodeName(t.Name, w.Name), img); err != nil {
+				return "", err
+			}
+		}
+		if err := tenantNetworking(ctx, e, tc, i, t, opts); err != nil {
+			return "", err
+		}
+		for _, w := range t.Workers {
+			if err := joinWorker(ctx, e, tc, t, e.Lab.NodeName(t.Name, w.Name), opts.ManagementAddress); err != nil {
+				return "", err
+			}
+		}
+		for _, w := range t.Workers {
+			name := e.Lab.NodeName(t.Name, w.Name)
+			cond, err := waitFor(ctx, e.Timeouts.NodeReady, e.poll(), func(ctx context.Context) (bool, string, error) {
+				n, err := tc.Kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return false, "", err
+				}
+				ok, cond := NodeReady(n)
+				return ok, cond, nil
+			})
+			if err != nil {
+				return "", fail(Workers, "Node "+name+" in tenant "+t.Name, cond, err)
+			}
+			ready = append(ready, name)
+		}
+	}
+	return "joined and Ready: " + strings.Join(ready, ", "), nil
+}
+
+// startWorker starts the node container unless it runs, and waits for its
+// containerd (systemd boots it).
+func startWorker(ctx context.Context, e *Env, tenant, name, img string) error {
+	c, err := e.Docker.InspectContainer(ctx, name)
+	switch {
+	case err == nil && c.State.Running:
+	case err == nil:
+		return failf(Workers, "container "+name, "state "+c.State.Status, "exists but is not running: remove it (`labctl down`) and run again")
+	case docker.IsNotFound(err):
+		if _, err := e.Docker.RunContainer(ctx, docker.KindNodeSpec(name, img, e.Network, workerLabels(e.Lab, tenant))); err != nil {
+			return fail(Workers, "container "+name, "", err)
+		}
+	default:
+		return fail(Workers, "container "+name, "", err)
+	}
+	cond, err := waitFor(ctx, e.Timeouts.NodeReady, e.poll(), func(ctx context.Context) (bool, string, error) {
+		out, err := e.Docker.Exec(ctx, name, nil, "systemctl", "is-active", "containerd")
+		st := strings.TrimSpace(string(out))
+		return err == nil && st == "active", "containerd " + st, nil
+	})
+	if err != nil {
+		return fail(Workers, "container "+name, cond, err)
+	}
+	return nil
+}
+
+// tenantNetworking applies kube-proxy (RBAC, config with the conntrack fix,
+// DaemonSet) and kindnet to the tenant.
+func tenantNetworking(ctx context.Context, e *Env, tc *Clients, i int, t lab.Tenant, opts render.Options) error {
+	rbac, err := manifests.Read(manifests.TenantKubeProxyRBAC)
+	if err != nil {
+		return fail(Workers, "kube-proxy RBAC", "", err)
+	}
+	objs, err := DecodeManifests(rbac)
+	if err != nil {
+		return fail(Workers, "kube-proxy RBAC", "", err)
+	}
+	cm, ds, err := render.KubeProxy(e.Lab, t.Name, opts)
+	if err != nil {
+		return fail(Workers, "kube-proxy", "", err)
+	}
+	all := []any{}
+	for _, o := range objs {
+		all = append(all, o)
+	}
+	all = append(all, cm, ds)
+	if len(t.Workers) == 0 {
+		return nil
+	}
+	first := e.Lab.NodeName(t.Name, t.Workers[0].Name)
+	raw, err := e.Docker.Exec(ctx, first, nil, "cat", KindnetManifestPath)
+	if err != nil {
+		return fail(Workers, "kindnet manifest in "+first, "", err)
+	}
+	cni, err := KindnetObjects(raw, render.TenantPodCIDR(i), fmt.Sprintf("%s:%d", opts.ManagementAddress, t.Ports.APIServer))
+	if err != nil {
+		return fail(Workers, "kindnet manifest in "+first, "", err)
+	}
+	for _, o := range cni {
+		all = append(all, o)
+	}
+	for _, o := range all {
+		if _, err := Apply(ctx, tc.Dynamic, o); err != nil {
+			return fail(Workers, "tenant "+t.Name+" networking", "", err)
+		}
+	}
+	return nil
+}
+
+// joinWorker joins the node unless the tenant already has it.
+func joinWorker(ctx context.Context, e *Env, tc *Clients, t lab.Tenant, name, mgmtIP string) error {
+	if _, err := tc.Kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{}); err == nil {
+		return nil
+	} else if !apierrors.IsNotFound(err) {
+		return fail(Workers, "Node "+name+" in tenant "+t.Name, "", err)
+	}
+	kc, err := os.ReadFile(e.State.Kubeconfig(t.Name))
+	if err != nil {
+		return fail(Workers, "tenant "+t.Name+" kubeconfig", "", err)
+	}
+	ca, err := KubeconfigCA(kc)
+	if err != nil {
+		return fail(Workers, "tenant "+t.Name+" kubeconfig", "", err)
+	}
+	hash, err := CACertHash(ca)
+	if err != nil {
+		return fail(Workers, "tenant "+t.Name+" CA", "", err)
+	}
+	id, secret, err := NewBootstrapToken(rand.Reader)
+	if err != nil {
+		return fail(Workers, "bootstrap token", "", err)
+	}
+	if _, err := tc.Kube.CoreV1().Secrets("kube-system").Create(ctx, BootstrapTokenSecret(id, secret, time.Now().Add(time.Hour)), metav1.CreateOptions{}); err != nil {
+		return fail(Workers, "Secret kube-system/bootstrap-token-"+id+" in tenant "+t.Name, "", err)
+	}
+	argv, err := JoinCommand(JoinSpec{Endpoint: fmt.Sprintf("%s:%d", mgmtIP, t.Ports.APIServer), Token: id + "." + secret, CACertHash: hash, NodeName: name})
+	if err != nil {
+		return fail(Workers, "join command for "+name, "", err)
+	}
+	// Best effort, as Kamaji's e2e: the module may be built in or loaded.
+	_, _ = e.Docker.Exec(ctx, name, nil, "sh", "-c", "modprobe br_netfilter; swapoff -a; true")
+	jctx, cancel := context.WithTimeout(ctx, e.Timeouts.NodeReady)
+	defer cancel()
+	if out, err := e.Docker.Exec(jctx, name, nil, argv...); err != nil {
+		return fail(Workers, "kubeadm join of "+name+" to tenant "+t.Name, lastLines(string(out), 3), err)
+	}
+	return nil
+}
+
+// lastLines keeps the tail of command output for a condition.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}
