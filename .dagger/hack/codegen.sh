@@ -31,6 +31,10 @@ export GOFLAGS=-mod=mod
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+if [ "$mode" = check ]; then
+  (cd "$tools" && go vet . && go test -count=1 .)   # the converter's own tests
+fi
+
 # 1 + 2: the codegen binary, the converter and the schema of the pinned release.
 (cd "$tools" && go build -o "$work/codegen" github.com/dagger/dagger/cmd/codegen && go build -o "$work/sdl2intro" .)
 src=$(cd "$tools" && go list -m -f '{{.Dir}}' github.com/dagger/dagger)

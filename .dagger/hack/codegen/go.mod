@@ -4,7 +4,10 @@ go 1.26.1
 
 tool github.com/dagger/dagger/cmd/codegen
 
-require github.com/vektah/gqlparser/v2 v2.5.32
+require (
+	github.com/dagger/dagger v0.21.8
+	github.com/vektah/gqlparser/v2 v2.5.32
+)
 
 require (
 	dagger.io/dagger v0.21.6 // indirect
@@ -17,7 +20,6 @@ require (
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/containerd/continuity v0.4.5 // indirect
-	github.com/dagger/dagger v0.21.8 // indirect
 	github.com/dagger/otel-go v1.43.1-0.20260515012101-af7cd0684887 // indirect
 	github.com/dagger/querybuilder v0.0.0-20260402040506-574a5e81cb59 // indirect
 	github.com/dave/jennifer v1.7.1 // indirect
