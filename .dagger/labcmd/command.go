@@ -2,9 +2,12 @@ package labcmd
 
 import "strconv"
 
-// Up is the labctl command that runs one stage against the lab file.
+// Up is the labctl command that runs one stage against the lab file. It
+// always passes --keep: tearing down after a failure would only cost time
+// (the daemon goes away with the session, and the next run clears what is
+// left), and `terminal` must land in the failed lab, not in an empty one.
 func Up(stage string) []string {
-	return []string{"labctl", "up", "-f", ConfigPath, "--state-dir", StateDir, "--only", stage}
+	return []string{"labctl", "up", "-f", ConfigPath, "--state-dir", StateDir, "--only", stage, "--keep"}
 }
 
 // Test is the labctl command that runs the suite and writes every report.

@@ -12,7 +12,7 @@ func TestCommands(t *testing.T) {
 		got  []string
 		want string
 	}{
-		{"up one stage", Up("kamaji"), "labctl up -f /lab/lab.yaml --state-dir /lab/state --only kamaji"},
+		{"up one stage", Up("kamaji"), "labctl up -f /lab/lab.yaml --state-dir /lab/state --only kamaji --keep"},
 		{"test defaults", Test(Suite{}), "labctl test --state-dir /lab/state --report-dir /lab/reports"},
 		{"test run", Test(Suite{Run: "TC-0[1-4]"}), "labctl test --state-dir /lab/state --report-dir /lab/reports --run TC-0[1-4]"},
 		{"test parallel", Test(Suite{Parallel: 3}), "labctl test --state-dir /lab/state --report-dir /lab/reports --parallel 3"},
