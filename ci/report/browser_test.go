@@ -63,10 +63,10 @@ func TestHTMLRendersInBrowser(t *testing.T) {
 	if painted < 0.05 {
 		t.Errorf("only %.1f%% of the screenshot differs from the page background", painted*100)
 	}
-	// Colours from report.html.tmpl: first three pod colours (the A100's
-	// three slices) and the failed bar of the timeline.
+	// Colours from report.html.tmpl: the first three pod colours (the
+	// A100's three slices) and the red of failures.
 	for name, rgb := range map[string][3]uint8{"pod colour p0": {0x4e, 0x79, 0xa7}, "pod colour p1": {0xe8, 0x74, 0x1a},
-		"pod colour p2": {0xd6, 0x45, 0x50}, "failed bar": {0xcf, 0x22, 0x2e}} {
+		"pod colour p2": {0xd6, 0x45, 0x50}, "failure red (badge, timeline)": {0xcf, 0x22, 0x2e}} {
 		if colours[rgb] < 200 {
 			t.Errorf("%s #%02x%02x%02x covers %d pixels: the card pictures or timeline did not render", name, rgb[0], rgb[1], rgb[2], colours[rgb])
 		}

@@ -1,7 +1,9 @@
 package report
 
 import (
+	"slices"
 	"strconv"
+	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/results"
 )
@@ -10,12 +12,17 @@ import (
 const paletteSize = 10
 
 type tenantView struct {
-	Name                  string
+	Name    string
+	Samples []sampleView
+}
+
+// sampleView is one picture of a tenant's cards at a moment of the run.
+type sampleView struct {
+	Moment, When          string
 	Nodes                 []nodeView
-	Cards                 int
+	Cards, Pods           int
 	UsedMB, TotalMB       int
 	UsedCores, TotalCores int
-	Pods                  int
 }
 
 type nodeView struct {
@@ -47,29 +54,51 @@ type holderView struct {
 	MemoryMB, Cores, Color      int
 }
 
-// newTenants turns the sampled GPU state into card pictures. A pod keeps
-// one colour across all cards of its tenant, so a multi-GPU pod is easy to
-// follow from card to card.
-func newTenants(ts []results.TenantState) []tenantView {
+// newTenants turns the sampled GPU states into card pictures, grouped by
+// tenant (in order of first appearance) with each tenant's samples in time
+// order. A pod keeps one colour across all cards and samples of its
+// tenant, so a multi-GPU pod or a pod seen twice is easy to follow.
+func newTenants(ts []results.TenantState, runStart time.Time) []tenantView {
 	var out []tenantView
+	index := map[string]int{}
+	colors := map[string]map[string]int{}
 	for _, t := range ts {
-		tv := tenantView{Name: t.Name}
-		colors := map[string]int{}
+		if _, ok := index[t.Name]; !ok {
+			index[t.Name] = len(out)
+			out = append(out, tenantView{Name: t.Name})
+			colors[t.Name] = map[string]int{}
+		}
+	}
+	sorted := slices.Clone(ts)
+	slices.SortStableFunc(sorted, func(a, b results.TenantState) int { return a.At.Compare(b.At) })
+	for _, t := range sorted {
+		tv := &out[index[t.Name]]
+		sv := sampleView{Moment: t.Moment}
+		if !t.At.IsZero() {
+			sv.When = t.At.UTC().Format("15:04:05")
+			if !runStart.IsZero() {
+				sv.When = "+" + human(t.At.Sub(runStart))
+			}
+		}
+		pods := map[string]bool{}
 		for _, n := range t.Nodes {
 			nv := nodeView{Name: n.Name}
 			for i, c := range n.Cards {
-				cv := newCard(c, i, colors)
-				tv.Cards++
-				tv.UsedMB += cv.UsedMB
-				tv.TotalMB += c.MemoryMB
-				tv.UsedCores += cv.UsedCores
-				tv.TotalCores += c.Cores
+				cv := newCard(c, i, colors[t.Name])
+				for _, h := range c.Holders {
+					pods[h.Namespace+"/"+h.Pod] = true
+				}
+				sv.Cards++
+				sv.UsedMB += cv.UsedMB
+				sv.TotalMB += c.MemoryMB
+				sv.UsedCores += cv.UsedCores
+				sv.TotalCores += c.Cores
 				nv.Cards = append(nv.Cards, cv)
 			}
-			tv.Nodes = append(tv.Nodes, nv)
+			sv.Nodes = append(sv.Nodes, nv)
 		}
-		tv.Pods = len(colors)
-		out = append(out, tv)
+		sv.Pods = len(pods)
+		tv.Samples = append(tv.Samples, sv)
 	}
 	return out
 }

@@ -47,7 +47,6 @@ type page struct {
 	Cases                          []caseView
 	Timeline                       timeline
 	Tenants                        []tenantView
-	Cards                          int
 }
 
 type caseView struct {
@@ -73,13 +72,10 @@ func newPage(run *results.Run) page {
 		Skipped:     skipped,
 		Total:       len(run.Cases),
 		Timeline:    newTimeline(run),
-		Tenants:     newTenants(run.Tenants),
+		Tenants:     newTenants(run.Tenants, run.Started),
 	}
 	if !run.Started.IsZero() {
 		p.Started = run.Started.UTC().Format("2006-01-02 15:04:05 UTC")
-	}
-	for _, t := range p.Tenants {
-		p.Cards += t.Cards
 	}
 	for i := range run.Cases {
 		c := &run.Cases[i]

@@ -1,8 +1,10 @@
 package report
 
 import (
+	"html"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -24,17 +26,32 @@ func countCards(run *results.Run) (n int, uuids []string) {
 func TestHTMLHasOneCardPicturePerRegisteredGPU(t *testing.T) {
 	run := sampleRun(t)
 	html := readFile(t, filepath.Join(writeSample(t, run), HTMLFile))
+	// The sample holds three samples: tenant-a twice (one A100 each time),
+	// tenant-b once (two L4s): four pictures of the default lab's 3 GPUs.
 	want, uuids := countCards(run)
-	if want != 3 {
-		t.Fatalf("sample has %d cards, want the default lab's 3", want)
+	if distinct := len(slices.Compact(slices.Sorted(slices.Values(uuids)))); want != 4 || distinct != 3 {
+		t.Fatalf("sample has %d card samples of %d GPUs, want 4 of the default lab's 3", want, distinct)
 	}
 	if got := strings.Count(html, `data-gpu-card="`); got != want {
-		t.Errorf("report.html has %d card pictures, want %d (one per registered GPU)", got, want)
+		t.Errorf("report.html has %d card pictures, want %d (one per registered GPU per sample)", got, want)
 	}
 	for _, u := range uuids {
-		if !strings.Contains(html, `data-gpu-card="`+u+`"`) {
-			t.Errorf("no card picture for %s", u)
+		if n := strings.Count(html, `data-gpu-card="`+u+`"`); n != strings.Count(strings.Join(uuids, " "), u) {
+			t.Errorf("%d card pictures for %s, want one per sample that registered it", n, u)
 		}
+	}
+	if got := strings.Count(html, "data-sample"); got != len(run.Tenants) {
+		t.Errorf("%d sample blocks, want %d", got, len(run.Tenants))
+	}
+	for _, s := range run.Tenants {
+		if !strings.Contains(html, htmlEscape(s.Moment)) {
+			t.Errorf("sample moment %q not shown", s.Moment)
+		}
+	}
+	// tenant-a's samples come in time order, under one tenant heading.
+	if strings.Count(html, `data-tenant="tenant-a"`) != 1 ||
+		strings.Index(html, "TC-05: the three") > strings.Index(html, "TC-13: tc03-pod-3 deleted") {
+		t.Error("tenant-a's samples are not grouped under one tenant in time order")
 	}
 	// Each card has a memory and a cores bar; each holder a segment in both.
 	if got := strings.Count(html, `data-bar="memory"`); got != want {
@@ -44,7 +61,7 @@ func TestHTMLHasOneCardPicturePerRegisteredGPU(t *testing.T) {
 		t.Errorf("%d cores bars, want %d", got, want)
 	}
 	for _, s := range []string{"60000 / 81920 MB", "90 / 100 %", "20480 / 24576 MB", "70 / 100 %", "12288 / 24576 MB", "50 / 100 %",
-		"tc03-pod-1", "tc03-pod-2", "tc03-pod-3", "21920 MB free"} {
+		"tc03-pod-1", "tc03-pod-2", "tc03-pod-3", "tc13-fresh", "21920 MB free", "4.2 s</span>", "10.4 s</span>"} {
 		if !strings.Contains(html, s) {
 			t.Errorf("report.html lacks %q", s)
 		}
@@ -155,3 +172,5 @@ func TestTickStep(t *testing.T) {
 		})
 	}
 }
+
+func htmlEscape(s string) string { return html.EscapeString(s) }
