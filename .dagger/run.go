@@ -43,9 +43,7 @@ type session struct {
 	svc    *dagger.Service
 	ctr    *dagger.Container
 	output map[string]string // step → combined output
-	// failed is the first failing stage and its exit code.
-	failed string
-	code   int
+	run    labcmd.Progress
 }
 
 // start starts a daemon, clears what earlier runs left in its cached data
@@ -56,7 +54,7 @@ func (l *Lab) start(ctx context.Context) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &session{ctx: ctx, lab: l, svc: svc, output: map[string]string{}}
+	s := &session{ctx: ctx, lab: l, svc: svc, output: map[string]string{}, run: labcmd.Progress{KeepGoing: l.KeepGoing}}
 	s.ctr = l.tool().
 		WithFile(labcmd.HelmPath, helm(), dagger.ContainerWithFileOpts{Permissions: 0o755}).
 		WithDirectory(labcmd.StateDir, dag.Directory()).
@@ -84,10 +82,7 @@ func (l *Lab) start(ctx context.Context) (*session, error) {
 			s.stop()
 			return nil, err
 		}
-		if code != 0 && s.failed == "" {
-			s.failed, s.code = st, code
-		}
-		if code != 0 && !l.KeepGoing {
+		if !s.run.Stage(st, code) {
 			break
 		}
 	}
@@ -119,23 +114,22 @@ func (s *session) exec(step string, args []string) (int, error) {
 // test runs the suite unless a stage failed (and keep-going is off), then
 // collects the reports while the daemon is still up.
 func (s *session) test(ctx context.Context, suite labcmd.Suite) (*LabResult, error) {
-	code := s.code
-	ranSuite := s.failed == "" || s.lab.KeepGoing
-	if ranSuite {
+	suiteCode := 0
+	if s.run.RunSuite() {
 		c, err := s.exec("test", labcmd.Test(suite))
 		if err != nil {
 			return nil, err
 		}
-		if code == 0 {
-			code = c
-		}
+		suiteCode = c
 	}
+	code := s.run.ExitCode(suiteCode)
 	reports := s.ctr.Directory(labcmd.ReportDir).
 		WithDirectory("logs", s.logs()).
 		WithDirectory("state", s.ctr.Directory(labcmd.StateDir), dagger.DirectoryWithDirectoryOpts{Exclude: []string{"kubeconfigs"}}).
 		WithNewFile(labcmd.ExitCodeFile, strconv.Itoa(code)+"\n")
-	if !ranSuite {
-		reports = reports.WithNewFile("summary.md", labcmd.StageFailure(s.failed, s.code, labcmd.Tail(s.output[s.failed], 40)))
+	if !s.run.RunSuite() {
+		failed := s.run.Failed
+		reports = reports.WithNewFile("summary.md", labcmd.StageFailure(failed, s.run.FailedCode, labcmd.Tail(s.output[failed], 40)))
 	}
 	// Evaluate now: the directory must not be computed after the daemon stops.
 	reports, err := reports.Sync(ctx)
