@@ -1,0 +1,189 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	kind "sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
+
+	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/state"
+)
+
+// fakeDocker records calls; containers map name → inspect result.
+type fakeDocker struct {
+	mu         sync.Mutex
+	calls      []string
+	containers map[string]docker.Container
+	images     map[string]bool
+	pullErr    error
+	execOut    func(container string, cmd []string) ([]byte, error)
+}
+
+func (f *fakeDocker) record(s string) { f.mu.Lock(); f.calls = append(f.calls, s); f.mu.Unlock() }
+
+func (f *fakeDocker) Ping(context.Context) (string, error) { return "fake", nil }
+func (f *fakeDocker) EnsureImage(_ context.Context, ref string, _ time.Duration) error {
+	f.record("ensure " + ref)
+	if f.images[ref] {
+		return nil
+	}
+	return f.pullErr
+}
+func (f *fakeDocker) InspectNetwork(context.Context, string) (docker.Network, error) {
+	return docker.Network{}, nil
+}
+func (f *fakeDocker) InspectContainer(_ context.Context, name string) (docker.Container, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c, ok := f.containers[name]
+	if !ok {
+		return docker.Container{}, &docker.Error{Args: []string{"inspect", name}, Stderr: "Error: No such container: " + name, Err: fmt.Errorf("exit 1")}
+	}
+	return c, nil
+}
+func (f *fakeDocker) ContainerExists(ctx context.Context, name string) (bool, error) {
+	_, err := f.InspectContainer(ctx, name)
+	return err == nil, nil
+}
+func (f *fakeDocker) RunContainer(_ context.Context, s docker.RunSpec) (string, error) {
+	f.record("run " + s.Name)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.containers[s.Name] = runningOn(s.Name, "kind", "172.18.0.9")
+	return "id-" + s.Name, nil
+}
+func (f *fakeDocker) Exec(_ context.Context, name string, stdin io.Reader, cmd ...string) ([]byte, error) {
+	if stdin != nil {
+		_, _ = io.Copy(io.Discard, stdin)
+	}
+	f.record("exec " + name + " " + strings.Join(cmd, " "))
+	if f.execOut != nil {
+		return f.execOut(name, cmd)
+	}
+	return nil, nil
+}
+func (f *fakeDocker) RemoveContainer(_ context.Context, name string) error {
+	f.record("rm " + name)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.containers, name)
+	return nil
+}
+func (f *fakeDocker) ListContainers(_ context.Context, label string) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for n, c := range f.containers {
+		k, v, _ := strings.Cut(label, "=")
+		if c.Config.Labels[k] == v {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+func (f *fakeDocker) Logs(context.Context, string) ([]byte, error) { return []byte("log"), nil }
+func (f *fakeDocker) Import(_ context.Context, _ io.Reader, ref string, _ ...string) error {
+	f.record("import " + ref)
+	f.images[ref] = true
+	return nil
+}
+func (f *fakeDocker) Save(_ context.Context, ref string, w io.Writer) error {
+	_, err := w.Write([]byte("archive of " + ref))
+	return err
+}
+func (f *fakeDocker) ImageExists(_ context.Context, ref string) (bool, error) { return f.images[ref], nil }
+
+func runningOn(name, network, ip string) docker.Container {
+	c := docker.Container{Name: "/" + name}
+	c.State.Running, c.State.Status = true, "running"
+	c.NetworkSettings.Networks = map[string]docker.Endpoint{network: {IPAddress: ip, GlobalIPv6Address: "fc00:f853:ccd:e793::9"}}
+	return c
+}
+
+type fakeKind struct {
+	exists     bool
+	created    *kind.Cluster
+	deleted    bool
+	kubeconfig []byte
+	calls      []string
+}
+
+func (k *fakeKind) Create(_ context.Context, cfg *kind.Cluster, _ string) error {
+	k.calls = append(k.calls, "create")
+	k.created, k.exists = cfg, true
+	return nil
+}
+func (k *fakeKind) Exists(context.Context, string) (bool, error) { return k.exists, nil }
+func (k *fakeKind) KubeConfig(context.Context, string) ([]byte, error) {
+	return k.kubeconfig, nil
+}
+func (k *fakeKind) Delete(context.Context, string, string) error {
+	k.calls = append(k.calls, "delete")
+	k.deleted, k.exists = true, false
+	return nil
+}
+func (k *fakeKind) CollectLogs(context.Context, string, string) error {
+	k.calls = append(k.calls, "logs")
+	return nil
+}
+
+type fakeHelm struct{ calls []string }
+
+func (h *fakeHelm) Run(_ context.Context, kc string, args ...string) ([]byte, error) {
+	h.calls = append(h.calls, strings.Join(args, " "))
+	return nil, fmt.Errorf("release: not found")
+}
+
+// fakeClusters hands out one fake clientset pair per kubeconfig content.
+type fakeClusters struct {
+	mu  sync.Mutex
+	by  map[string]*Clients
+	new func() *Clients
+}
+
+func newFakeClients(objs ...runtime.Object) *Clients {
+	scheme := runtime.NewScheme()
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, map[schema.GroupVersionResource]string{
+		TCPGVR:       "TenantControlPlaneList",
+		DataStoreGVR: "DataStoreList",
+	})
+	return &Clients{Kube: kubefake.NewClientset(objs...), Dynamic: dyn}
+}
+
+func (f *fakeClusters) connect(kubeconfig []byte) (*Clients, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	server, err := KubeconfigServer(kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	if c, ok := f.by[server]; ok {
+		return c, nil
+	}
+	c := newFakeClients()
+	f.by[server] = c
+	return c, nil
+}
+
+func testEnv(t *testing.T) (*Env, *fakeDocker, *fakeKind, *fakeClusters) {
+	t.Helper()
+	d := &fakeDocker{containers: map[string]docker.Container{}, images: map[string]bool{}}
+	k := &fakeKind{}
+	fc := &fakeClusters{by: map[string]*Clients{}}
+	e := &Env{
+		Lab: lab.Default(), State: state.Dir(t.TempDir()), Docker: d, Kind: k, Helm: &fakeHelm{},
+		Connect: fc.connect, Network: "kind", Timeouts: DefaultTimeouts(), Poll: 10 * time.Millisecond,
+	}
+	return e, d, k, fc
+}

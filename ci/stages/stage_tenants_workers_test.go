@@ -1,0 +1,200 @@
+package stages
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// managementUp prepares a lab whose cluster and kamaji stages are done.
+func managementUp(t *testing.T) (*Env, *fakeDocker, *fakeClusters, *Clients) {
+	e, d, _, fc := testEnv(t)
+	d.containers[e.ControlPlaneContainer()] = runningOn(e.ControlPlaneContainer(), "kind", "172.18.0.2")
+	mk := kubeconfig(t, map[string]string{"kind-gpu-lab": "https://127.0.0.1:40000"}, "kind-gpu-lab")
+	if err := writePrivate(e.State.ManagementKubeconfig(), mk); err != nil {
+		t.Fatal(err)
+	}
+	mc, _ := fc.connect(mk)
+	return e, d, fc, mc
+}
+
+// adminConf is a Kamaji admin.conf with the real CA of testdata.
+func adminConf(t *testing.T, server string) []byte {
+	ca, err := os.ReadFile("testdata/ca.crt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["t"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: ca}
+	cfg.AuthInfos["admin"] = &clientcmdapi.AuthInfo{Token: "x"}
+	cfg.Contexts["t"] = &clientcmdapi.Context{Cluster: "t", AuthInfo: "admin"}
+	cfg.CurrentContext = "t"
+	b, err := clientcmd.Write(*cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestTenantsStage(t *testing.T) {
+	e, _, fc, mc := managementUp(t)
+	dyn := mc.Dynamic.(*dynamicfake.FakeDynamicClient)
+	// Kamaji reports Provisioning on the first look, then Ready.
+	gets := map[string]int{}
+	dyn.PrependReactor("get", "tenantcontrolplanes", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		name := a.(k8stesting.GetAction).GetName()
+		gets[name]++
+		if gets[name] < 2 { // first get is Apply's existence check
+			return false, nil, nil
+		}
+		st := "Provisioning"
+		if gets[name] > 2 {
+			st = "Ready"
+		}
+		return true, tcpWith(map[string]any{"kubernetesResources": map[string]any{"version": map[string]any{"status": st}}}), nil
+	})
+	for _, tn := range e.Lab.TenantNames() {
+		_, err := mc.Kube.CoreV1().Secrets(tn).Create(context.Background(), &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: "tenant-a-admin-kubeconfig", Namespace: tn},
+			Data:       map[string][]byte{"admin.conf": adminConf(t, "https://172.18.0.2:31443")},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// tcpWith always names tenant-a; both tenants read that secret name in this fake.
+	if _, err := (TenantsStage{}).Run(context.Background(), e); err != nil {
+		t.Fatal(err)
+	}
+	for _, tn := range e.Lab.Tenants {
+		u, err := dyn.Tracker().Get(TCPGVR, tn.Name, tn.Name)
+		if err != nil {
+			t.Fatalf("TCP %s not applied: %v", tn.Name, err)
+		}
+		addr, _, _ := unstructured.NestedString(u.(*unstructured.Unstructured).Object, "spec", "networkProfile", "address")
+		if addr != "172.18.0.2" {
+			t.Errorf("TCP %s address = %q, want the management node's IPv4", tn.Name, addr)
+		}
+		kc, err := os.ReadFile(e.State.Kubeconfig(tn.Name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, _ := KubeconfigServer(kc); s != e.Reach.TenantServer("172.18.0.2", tn.Ports.APIServer) {
+			t.Errorf("tenant %s kubeconfig server = %s", tn.Name, s)
+		}
+	}
+	if len(fc.by) != 3 {
+		t.Errorf("want management + 2 tenant connections, got %d", len(fc.by))
+	}
+}
+
+func TestWorkersStageJoinsAndWaits(t *testing.T) {
+	e, d, fc, _ := managementUp(t)
+	d.images[e.Lab.Versions.WorkerImage()] = true
+	tenantClients := map[string]*Clients{}
+	for _, tn := range e.Lab.Tenants {
+		kc := adminConf(t, e.Reach.TenantServer("172.18.0.2", tn.Ports.APIServer))
+		if err := writePrivate(e.State.Kubeconfig(tn.Name), kc); err != nil {
+			t.Fatal(err)
+		}
+		c, _ := fc.connect(kc)
+		tenantClients[tn.Name] = c
+	}
+	var joins []string
+	d.execOut = func(container string, cmd []string) ([]byte, error) {
+		switch {
+		case len(cmd) > 1 && cmd[0] == "systemctl":
+			return []byte("active\n"), nil
+		case len(cmd) > 1 && cmd[0] == "cat":
+			return []byte(kindnetRaw), nil
+		case len(cmd) > 1 && cmd[0] == "kubeadm":
+			joins = append(joins, container+" "+strings.Join(cmd, " "))
+			tenant := strings.TrimSuffix(strings.TrimPrefix(container, "gpu-lab-"), "-worker")
+			_, err := tenantClients[tenant].Kube.CoreV1().Nodes().Create(context.Background(), &corev1.Node{
+				ObjectMeta: metav1.ObjectMeta{Name: container},
+				Status:     corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}},
+			}, metav1.CreateOptions{})
+			return nil, err
+		}
+		return nil, nil
+	}
+	msg, err := WorkersStage{}.Run(context.Background(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(joins) != 2 {
+		t.Fatalf("joins = %v", joins)
+	}
+	for _, j := range joins {
+		for _, part := range []string{"kubeadm join 172.18.0.2:3", "--discovery-token-ca-cert-hash sha256:359f7f27", "--ignore-preflight-errors=SystemVerification,FileExisting,Swap"} {
+			if !strings.Contains(j, part) {
+				t.Errorf("join %q lacks %q", j, part)
+			}
+		}
+	}
+	if !strings.Contains(msg, "gpu-lab-tenant-a-worker") || !strings.Contains(msg, "gpu-lab-tenant-b-worker") {
+		t.Errorf("summary = %s", msg)
+	}
+	for name, c := range tenantClients {
+		secrets, _ := c.Kube.CoreV1().Secrets("kube-system").List(context.Background(), metav1.ListOptions{})
+		if len(secrets.Items) != 1 || secrets.Items[0].Type != corev1.SecretTypeBootstrapToken {
+			t.Errorf("tenant %s: bootstrap token secrets = %d", name, len(secrets.Items))
+		}
+		tracker := c.Dynamic.(*dynamicfake.FakeDynamicClient).Tracker()
+		for _, ds := range []string{"kindnet", "kube-proxy"} {
+			if _, err := tracker.Get(schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}, "kube-system", ds); err != nil {
+				t.Errorf("tenant %s: DaemonSet %s not applied: %v", name, ds, err)
+			}
+		}
+		if _, err := tracker.Get(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, "kube-system", "kube-proxy"); err != nil {
+			t.Errorf("tenant %s: kube-proxy ConfigMap not applied: %v", name, err)
+		}
+	}
+	// Idempotent: everything is there, Check says so and a re-run joins nothing.
+	done, _, err := WorkersStage{}.Check(context.Background(), e)
+	if err != nil || !done {
+		t.Fatalf("Check after run = %v, %v", done, err)
+	}
+	joins = nil
+	if _, err := (WorkersStage{}).Run(context.Background(), e); err != nil {
+		t.Fatal(err)
+	}
+	if len(joins) != 0 {
+		t.Errorf("second run joined again: %v", joins)
+	}
+}
+
+func TestRealStagesPlanTheDefaultLab(t *testing.T) {
+	e, _, _, _ := testEnv(t)
+	var all []string
+	r := &Runner{Stages: All(), OnEvent: func(ev Event) { all = append(all, ev.Stage+": "+strings.Join(ev.Lines, "\n")) }}
+	if err := r.Plan(e); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(all, "\n")
+	for _, want := range []string{
+		"kind create cluster", "kind: Cluster",
+		"--version 0.0.0+latest", "resources=null", "telemetry.disabled=true",
+		"kind: TenantControlPlane", "serviceType: NodePort",
+		"docker run --detach --tty --net kind --hostname gpu-lab-tenant-a-worker", "--privileged",
+		"kubeadm join 172.18.0.2:31443", "--token <new bootstrap token>",
+		"conntrack.maxPerCore: 0",
+		"--version 2.10.0", "hami.io/node-nvidia-register=", `"devmem":81920`, `"devmem":24576`,
+		"ctr --namespace=k8s.io images import",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("plan lacks %q", want)
+		}
+	}
+}
