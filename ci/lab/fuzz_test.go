@@ -1,0 +1,43 @@
+package lab
+
+import (
+	"errors"
+	"testing"
+)
+
+// FuzzParse feeds arbitrary bytes to the decoder and validator: Parse must
+// never panic, and a lab it accepts must be valid and fully defaulted.
+// Run longer with: go test ./ci/lab -run '^$' -fuzz FuzzParse -fuzztime 30s
+func FuzzParse(f *testing.F) {
+	f.Add(DefaultYAML())
+	f.Add([]byte(""))
+	f.Add([]byte("tenants: [{name: a, ports: {apiServer: 31132}, workers: [{name: w, gpus: [{model: custom, count: 2, memoryMB: 1, type: NVIDIA}]}]}]"))
+	f.Add([]byte(`{"tenants":[{"name":"a","workers":[{"name":"w","gpus":[{"model":"L4","count":1}]}]}]}`))
+	f.Add([]byte("hami: {splitCount: -1, nodeLockTimeout: 1h}\nversions: {kubernetes: v1.35.8}\n"))
+	f.Add([]byte("tenants:\n- &a {name: x}\n- *a\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l, err := Parse(data)
+		if err != nil {
+			var ve *ValidationError
+			if errors.As(err, &ve) && len(ve.Errs) == 0 {
+				t.Fatalf("ValidationError without errors for %q", data)
+			}
+			return
+		}
+		if errs := l.Validate(); len(errs) > 0 {
+			t.Fatalf("accepted lab does not validate: %v", errs)
+		}
+		if l.HAMi.SplitCount == 0 || l.Versions.WorkerImage() == "" {
+			t.Fatalf("accepted lab not defaulted: %+v", l)
+		}
+		for _, tn := range l.Tenants {
+			for _, w := range tn.Workers {
+				for _, c := range w.Cards() {
+					if c.MemoryMB <= 0 || c.Type == "" {
+						t.Fatalf("accepted card without memory or type: %+v", c)
+					}
+				}
+			}
+		}
+	})
+}
