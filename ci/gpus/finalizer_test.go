@@ -1,0 +1,261 @@
+package gpus
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+const testNode = "worker-a"
+
+var lockTime = time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC)
+
+func testPod(name, node, phase, devices string, containers int) *corev1.Pod {
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Annotations: map[string]string{}},
+		Spec:       corev1.PodSpec{NodeName: node},
+	}
+	for i := range containers {
+		p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: fmt.Sprintf("c%d", i)})
+	}
+	if phase != "" {
+		p.Annotations[AnnoBindPhase] = phase
+	}
+	if devices != "" {
+		p.Annotations[AnnoDevicesToAlloc] = devices
+		p.Annotations[AnnoDevicesAllocated] = devices
+	}
+	return p
+}
+
+func testNodeWithLock(lock string) *corev1.Node {
+	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: testNode, Annotations: map[string]string{}}}
+	if lock != "" {
+		n.Annotations[AnnoNodeLock] = lock
+	}
+	return n
+}
+
+func TestFinishBind(t *testing.T) {
+	const a100 = "GPU-a,NVIDIA,20000,30:"
+	cases := []struct {
+		name        string
+		pod         *corev1.Pod
+		lock        string
+		wantErased  string
+		wantLock    string // "" = released / absent
+		wantLockSet bool
+	}{
+		{name: "owned lock released", pod: testPod("p1", testNode, BindPhaseAllocating, a100+";", 1),
+			lock: LockValue(lockTime, "ns", "p1"), wantErased: ";"},
+		{name: "lock of another pod kept", pod: testPod("p1", testNode, BindPhaseAllocating, a100+";", 1),
+			lock: LockValue(lockTime, "ns", "p2"), wantErased: ";", wantLock: LockValue(lockTime, "ns", "p2"), wantLockSet: true},
+		{name: "same name other namespace kept", pod: testPod("p1", testNode, BindPhaseAllocating, a100+";", 1),
+			lock: LockValue(lockTime, "other", "p1"), wantErased: ";", wantLock: LockValue(lockTime, "other", "p1"), wantLockSet: true},
+		{name: "legacy lock released", pod: testPod("p1", testNode, BindPhaseAllocating, a100+";", 1),
+			lock: lockTime.Format(time.RFC3339), wantErased: ";"},
+		{name: "no lock", pod: testPod("p1", testNode, BindPhaseAllocating, a100+";", 1), wantErased: ";"},
+		{name: "multi-container erased form", pod: testPod("p1", testNode, BindPhaseAllocating, a100+";;"+a100+";", 3),
+			lock: LockValue(lockTime, "ns", "p1"), wantErased: ";;;"},
+		{name: "missing device string counts containers", pod: testPod("p1", testNode, BindPhaseAllocating, "", 2),
+			wantErased: ";;"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			c := fake.NewClientset(tc.pod, testNodeWithLock(tc.lock))
+			if err := FinishBind(ctx, c, tc.pod); err != nil {
+				t.Fatal(err)
+			}
+			pod, _ := c.CoreV1().Pods("ns").Get(ctx, tc.pod.Name, metav1.GetOptions{})
+			if got := pod.Annotations[AnnoBindPhase]; got != BindPhaseSuccess {
+				t.Errorf("bind-phase = %q, want %q", got, BindPhaseSuccess)
+			}
+			if got := pod.Annotations[AnnoDevicesToAlloc]; got != tc.wantErased {
+				t.Errorf("devices-to-allocate = %q, want %q", got, tc.wantErased)
+			}
+			if got, want := pod.Annotations[AnnoDevicesAllocated], tc.pod.Annotations[AnnoDevicesAllocated]; got != want {
+				t.Errorf("devices-allocated changed to %q, want it kept as %q", got, want)
+			}
+			node, _ := c.CoreV1().Nodes().Get(ctx, testNode, metav1.GetOptions{})
+			got, set := node.Annotations[AnnoNodeLock]
+			if set != tc.wantLockSet || got != tc.wantLock {
+				t.Errorf("node lock = %q (set %v), want %q (set %v)", got, set, tc.wantLock, tc.wantLockSet)
+			}
+		})
+	}
+}
+
+func TestFinishBindUnboundPod(t *testing.T) {
+	pod := testPod("p1", "", BindPhaseAllocating, "", 1)
+	c := fake.NewClientset(pod)
+	if err := FinishBind(context.Background(), c, pod); err == nil {
+		t.Fatal("FinishBind of a pod without spec.nodeName succeeded, want an error")
+	}
+}
+
+func TestReleaseNodeLockRetriesOnConflict(t *testing.T) {
+	ctx := context.Background()
+	c := fake.NewClientset(testNodeWithLock(LockValue(lockTime, "ns", "p1")))
+	conflicts := 2
+	c.PrependReactor("patch", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
+		if conflicts > 0 {
+			conflicts--
+			return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "nodes"}, testNode, fmt.Errorf("resourceVersion changed"))
+		}
+		return false, nil, nil
+	})
+	if err := ReleaseNodeLock(ctx, c, testNode, "ns", "p1"); err != nil {
+		t.Fatal(err)
+	}
+	node, _ := c.CoreV1().Nodes().Get(ctx, testNode, metav1.GetOptions{})
+	if v, ok := node.Annotations[AnnoNodeLock]; ok {
+		t.Errorf("lock %q still set after two conflicts, want released on retry", v)
+	}
+	var rvPatches int
+	for _, a := range c.Actions() {
+		if p, ok := a.(k8stesting.PatchAction); ok && p.GetResource().Resource == "nodes" {
+			if !strings.Contains(string(p.GetPatch()), `"resourceVersion":`) {
+				t.Errorf("node patch %s carries no resourceVersion", p.GetPatch())
+			}
+			rvPatches++
+		}
+	}
+	if rvPatches != 3 {
+		t.Errorf("node patches = %d, want 3 (two conflicts and the success)", rvPatches)
+	}
+}
+
+// waitFor polls until cond holds or the deadline passes; the deadline is a
+// failure bound, not a timing assertion.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func startFinalizer(t *testing.T, c kubernetes.Interface) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- (&Finalizer{Client: c}).Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
+}
+
+func TestFinalizerRun(t *testing.T) {
+	ctx := context.Background()
+	c := fake.NewClientset(testNodeWithLock(LockValue(lockTime, "ns", "bound")))
+	startFinalizer(t, c)
+
+	unbound := testPod("unbound", "", BindPhaseAllocating, "GPU-a,NVIDIA,1,1:;", 1)
+	done := testPod("done", testNode, BindPhaseSuccess, ";", 1)
+	plain := testPod("plain", testNode, "", "", 1)
+	bound := testPod("bound", testNode, BindPhaseAllocating, "GPU-a,NVIDIA,1,1:;", 1)
+	for _, p := range []*corev1.Pod{unbound, done, plain, bound} {
+		if _, err := c.CoreV1().Pods("ns").Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "the bound pod to be finished", func() bool {
+		p, _ := c.CoreV1().Pods("ns").Get(ctx, "bound", metav1.GetOptions{})
+		return p.Annotations[AnnoBindPhase] == BindPhaseSuccess
+	})
+	waitFor(t, "the node lock to be released", func() bool {
+		n, _ := c.CoreV1().Nodes().Get(ctx, testNode, metav1.GetOptions{})
+		_, ok := n.Annotations[AnnoNodeLock]
+		return !ok
+	})
+	// The others were left alone: no patch ever named them.
+	for _, a := range c.Actions() {
+		if p, ok := a.(k8stesting.PatchAction); ok && p.GetResource().Resource == "pods" && p.GetName() != "bound" {
+			t.Errorf("finalizer patched pod %s (%s), want only allocating bound pods touched", p.GetName(), p.GetPatch())
+		}
+	}
+	p, _ := c.CoreV1().Pods("ns").Get(ctx, "unbound", metav1.GetOptions{})
+	if p.Annotations[AnnoBindPhase] != BindPhaseAllocating {
+		t.Errorf("unbound pod's bind-phase = %q, want it left at allocating", p.Annotations[AnnoBindPhase])
+	}
+}
+
+// TestFinalizerBurst binds 10 pods back to back on one node, each taking the
+// lock only once the previous one released it, as HAMi's Bind would.
+func TestFinalizerBurst(t *testing.T) {
+	ctx := context.Background()
+	c := fake.NewClientset(testNodeWithLock(""))
+	startFinalizer(t, c)
+	for i := range 10 {
+		name := fmt.Sprintf("burst-%d", i)
+		waitFor(t, "the node lock to be free before "+name, func() bool {
+			n, _ := c.CoreV1().Nodes().Get(ctx, testNode, metav1.GetOptions{})
+			_, ok := n.Annotations[AnnoNodeLock]
+			return !ok
+		})
+		n, _ := c.CoreV1().Nodes().Get(ctx, testNode, metav1.GetOptions{})
+		n.Annotations = map[string]string{AnnoNodeLock: LockValue(time.Now(), "ns", name)}
+		if _, err := c.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.CoreV1().Pods("ns").Create(ctx, testPod(name, testNode, BindPhaseAllocating, "GPU-a,NVIDIA,2000,3:;", 1), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "all 10 pods to be finished and the lock released", func() bool {
+		for i := range 10 {
+			p, _ := c.CoreV1().Pods("ns").Get(ctx, fmt.Sprintf("burst-%d", i), metav1.GetOptions{})
+			if p.Annotations[AnnoBindPhase] != BindPhaseSuccess || p.Annotations[AnnoDevicesToAlloc] != ";" {
+				return false
+			}
+		}
+		n, _ := c.CoreV1().Nodes().Get(ctx, testNode, metav1.GetOptions{})
+		_, ok := n.Annotations[AnnoNodeLock]
+		return !ok
+	})
+}
+
+// BenchmarkFinalizerBind measures one bind's finishing latency through the
+// informer and queue: pod created in bind-phase allocating → lock released.
+func BenchmarkFinalizerBind(b *testing.B) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := fake.NewClientset(testNodeWithLock(""))
+	go func() { _ = (&Finalizer{Client: c}).Run(ctx) }()
+	for i := 0; b.Loop(); i++ {
+		name := fmt.Sprintf("bench-%d", i)
+		n, _ := c.CoreV1().Nodes().Get(ctx, testNode, metav1.GetOptions{})
+		n.Annotations = map[string]string{AnnoNodeLock: LockValue(time.Now(), "ns", name)}
+		if _, err := c.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.CoreV1().Pods("ns").Create(ctx, testPod(name, testNode, BindPhaseAllocating, "GPU-a,NVIDIA,1,1:;", 1), metav1.CreateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			n, _ := c.CoreV1().Nodes().Get(ctx, testNode, metav1.GetOptions{})
+			if _, ok := n.Annotations[AnnoNodeLock]; !ok {
+				break
+			}
+			time.Sleep(50 * time.Microsecond)
+		}
+	}
+}

@@ -1,0 +1,103 @@
+package gpus
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+)
+
+func patchCount(c *fake.Clientset) int {
+	n := 0
+	for _, a := range c.Actions() {
+		if a.GetVerb() == "patch" {
+			n++
+		}
+	}
+	return n
+}
+
+func TestRegisterNode(t *testing.T) {
+	l := lab.Default()
+	tenant := l.Tenants[1] // tenant-b: two L4
+	w := tenant.Workers[0]
+	ctx := context.Background()
+	c := fake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-b"}})
+
+	if err := RegisterNode(ctx, c, l, tenant.Name, w, "worker-b"); err != nil {
+		t.Fatal(err)
+	}
+	node, err := c.CoreV1().Nodes().Get(ctx, "worker-b", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	devs, err := DecodeRegister(node.Annotations[AnnoRegister])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(devs) != 2 || devs[0].Devmem != 24576 || devs[1].Index != 1 || !devs[0].Health || !strings.Contains(devs[0].Type, "NVIDIA") {
+		t.Errorf("register annotation = %+v, want two healthy NVIDIA L4 cards of 24576 MB", devs)
+	}
+	if node.Labels[LabelGPUNode] != LabelGPUOn {
+		t.Errorf("label %s = %q, want %q", LabelGPUNode, node.Labels[LabelGPUNode], LabelGPUOn)
+	}
+	want := resource.MustParse("20") // split count 10 × 2 cards
+	for name, list := range map[string]corev1.ResourceList{"capacity": node.Status.Capacity, "allocatable": node.Status.Allocatable} {
+		if q := list[ResourceGPU]; q.Cmp(want) != 0 {
+			t.Errorf("status.%s[%s] = %s, want %s", name, ResourceGPU, q.String(), want.String())
+		}
+	}
+
+	// Idempotent: a second call writes nothing.
+	before := patchCount(c)
+	if err := RegisterNode(ctx, c, l, tenant.Name, w, "worker-b"); err != nil {
+		t.Fatal(err)
+	}
+	if got := patchCount(c) - before; got != 0 {
+		t.Errorf("second RegisterNode issued %d patches, want 0", got)
+	}
+
+	// A kubelet that zeroed the count resource is corrected.
+	node.Status.Capacity[ResourceGPU] = resource.MustParse("0")
+	node.Status.Allocatable[ResourceGPU] = resource.MustParse("0")
+	if _, err := c.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := RegisterNode(ctx, c, l, tenant.Name, w, "worker-b"); err != nil {
+		t.Fatal(err)
+	}
+	node, _ = c.CoreV1().Nodes().Get(ctx, "worker-b", metav1.GetOptions{})
+	if q := node.Status.Allocatable[ResourceGPU]; q.Cmp(want) != 0 {
+		t.Errorf("after a zeroing kubelet, allocatable = %s, want %s", q.String(), want.String())
+	}
+	var statusPatch bool
+	for _, a := range c.Actions() {
+		if p, ok := a.(k8stesting.PatchAction); ok && p.GetSubresource() == "status" {
+			statusPatch = true
+		}
+	}
+	if !statusPatch {
+		t.Error("capacity was not written through the status subresource")
+	}
+}
+
+func TestRegisterNodeErrors(t *testing.T) {
+	l := lab.Default()
+	ctx := context.Background()
+	c := fake.NewClientset()
+	err := RegisterNode(ctx, c, l, "tenant-a", l.Tenants[0].Workers[0], "missing-node")
+	if err == nil || !strings.Contains(err.Error(), "missing-node") {
+		t.Errorf("missing node: err = %v, want an error naming missing-node", err)
+	}
+	err = RegisterNode(ctx, c, l, "tenant-a", lab.Worker{Name: "bare"}, "n1")
+	if err == nil || !strings.Contains(err.Error(), "n1") || !strings.Contains(err.Error(), "no GPUs") {
+		t.Errorf("worker without GPUs: err = %v, want an error naming the node and saying it has no GPUs", err)
+	}
+}
