@@ -37,6 +37,7 @@ type cardView struct {
 	Cores, UsedCores, FreeCores int
 	MemSegs, CoreSegs           []segment
 	MemFreePct, CoreFreePct     float64
+	MemLimitPct, CoreLimitPct   float64 // where the card ends on an over-committed bar
 	MemOver, CoreOver           bool
 	Holders                     []holderView
 }
@@ -123,6 +124,12 @@ func newCard(c results.Card, index int, colors map[string]int) cardView {
 	cv.CoreOver = cv.UsedCores > c.Cores
 	cv.MemSegs, cv.MemFreePct = segments(cv.Holders, c.MemoryMB, func(h holderView) int { return h.MemoryMB }, " MB")
 	cv.CoreSegs, cv.CoreFreePct = segments(cv.Holders, c.Cores, func(h holderView) int { return h.Cores }, " %")
+	if cv.MemOver {
+		cv.MemLimitPct = float64(c.MemoryMB) / float64(cv.UsedMB) * 100
+	}
+	if cv.CoreOver {
+		cv.CoreLimitPct = float64(c.Cores) / float64(cv.UsedCores) * 100
+	}
 	return cv
 }
 

@@ -151,6 +151,9 @@ func TestCardSegments(t *testing.T) {
 			if d := cv.MemFreePct - tt.freePct; d > 0.01 || d < -0.01 {
 				t.Errorf("free = %.2f%%, want %.2f%%", cv.MemFreePct, tt.freePct)
 			}
+			if wantLimit := tt.usedCores > 100; (cv.CoreLimitPct > 0) != wantLimit {
+				t.Errorf("cores limit marker at %.2f%%, want one: %v", cv.CoreLimitPct, wantLimit)
+			}
 			if cv.MemOver != tt.over || cv.CoreOver != (tt.usedCores > 100) || cv.UsedCores != tt.usedCores {
 				t.Errorf("over=%v/%v used cores %d, want over=%v used %d", cv.MemOver, cv.CoreOver, cv.UsedCores, tt.over, tt.usedCores)
 			}
