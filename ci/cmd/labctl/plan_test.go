@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// run executes a fresh command in-process and returns stdout, stderr and the error.
+func run(t *testing.T, cmd *cobra.Command, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&errb)
+	cmd.SetArgs(args)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	err := cmd.ExecuteContext(context.Background())
+	return out.String(), errb.String(), err
+}
+
+func TestPlanPrintsSeedLab(t *testing.T) {
+	out, _, err := run(t, newPlanCommand())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"tenant tenant-a", "tenant tenant-b",
+		"gpu 0: A100-80GB, 81920 MB, type NVIDIA-A100-SXM4-80GB",
+		"gpu 0: L4, 24576 MB, type NVIDIA-L4", "gpu 1: L4, 24576 MB, type NVIDIA-L4",
+		"31443", "31132", "31444", "31133",
+		"split count        10",
+		"kind module                   v0.33.0",
+		"worker image                  kindest/node:v1.36.4@sha256:",
+		"HAMi chart                    2.10.0",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan output lacks %q:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "24576 MB"); n != 2 {
+		t.Errorf("%d L4 cards printed, want 2", n)
+	}
+}
+
+func TestPlanWritesEveryManifest(t *testing.T) {
+	dir := t.TempDir()
+	out, _, err := run(t, newPlanCommand(), "-o", dir, "--management-address", "10.1.2.3", "--cert-san", "docker", "--publish-node-ports")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "11 manifests written to "+dir) {
+		t.Errorf("output: %s", out)
+	}
+	tcp, err := os.ReadFile(filepath.Join(dir, "management", "tenant-b", "tenant-control-plane.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(tcp), "address: 10.1.2.3") || !strings.Contains(string(tcp), "- docker") {
+		t.Errorf("flags did not reach the TenantControlPlane:\n%s", tcp)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "tenants", "tenant-b", "gpus", "worker.yaml")); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestPlanBadInputs(t *testing.T) {
+	if _, _, err := run(t, newPlanCommand(), "-f", filepath.Join(t.TempDir(), "missing.yaml")); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
+		t.Errorf("missing file: %v", err)
+	}
+	if _, _, err := run(t, newPlanCommand(), "-o", t.TempDir(), "--management-address", "fc00::2"); err == nil || !strings.Contains(err.Error(), "IPv4") {
+		t.Errorf("IPv6 management address: %v", err)
+	}
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestValidateOK(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "lab.yaml")
+	src := "tenants:\n  - name: a\n    workers:\n      - {name: w, gpus: [{model: H200, count: 2}]}\n"
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := run(t, newValidateCommand(), "-f", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "ok: lab gpu-lab: 1 tenants, 1 workers, 2 GPUs: 2× H200"; !strings.HasPrefix(out, want) {
+		t.Errorf("output %q, want prefix %q", out, want)
+	}
+}
+
+func TestValidateListsEveryError(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "bad.yaml")
+	src := "tenants:\n  - name: Tenant_B\n    ports: {apiServer: 80}\n    workers:\n      - {name: w, gpus: [{model: A100, count: 0}]}\n"
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, err := run(t, newValidateCommand(), "-f", p)
+	var ee exitError
+	if !errors.As(err, &ee) || ee.code == 0 {
+		t.Fatalf("want a non-zero exitError, got %v", err)
+	}
+	if out != "" {
+		t.Errorf("stdout not empty: %q", out)
+	}
+	for _, want := range []string{
+		"bad.yaml", "4 problem(s)",
+		`tenants[0].name: Invalid value: "Tenant_B"`,
+		"tenants[0].ports.apiServer: Invalid value: 80",
+		`tenants[0].workers[0].gpus[0].model: Unsupported value: "A100"`,
+		"tenants[0].workers[0].gpus[0].count: Invalid value: 0",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+func TestHelpListsFlagsWithDefaults(t *testing.T) {
+	out, _, err := run(t, newPlanCommand(), "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Print the resolved lab", "-f, --file", "-o, --output", `(default "172.18.0.2")`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan --help lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, err = run(t, newValidateCommand(), "--help")
+	if err != nil || !strings.Contains(out, "Check a lab file") || !strings.Contains(out, "-f, --file") {
+		t.Errorf("validate --help: %v\n%s", err, out)
+	}
+}
