@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/gpu-lab/gpu-lab/ci/results"
 )
@@ -24,7 +25,7 @@ func writeJSON(path string, run *results.Run) error {
 // the report directory holding it) and checks its schema version.
 func Read(path string) (*results.Run, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		path = path + string(os.PathSeparator) + JSONFile
+		path = filepath.Join(path, JSONFile)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {

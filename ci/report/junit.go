@@ -91,6 +91,7 @@ func junitXML(run *results.Run) ([]byte, error) {
 	}
 	props := runProperties(run)
 	index := map[string]int{}
+	taken := map[string]int{}
 	for i := range run.Cases {
 		c := &run.Cases[i]
 		cn := className(c)
@@ -102,7 +103,14 @@ func junitXML(run *results.Run) ([]byte, error) {
 		}
 		s := &doc.Suites[si]
 		s.Tests++
-		s.Cases = append(s.Cases, junitTestCase(c))
+		jc := junitTestCase(c)
+		// GitLab keeps only the first of cases sharing classname+name; a
+		// suite bug that reuses an ID must not hide a result.
+		key := jc.ClassName + "\x00" + jc.Name
+		if taken[key]++; taken[key] > 1 {
+			jc.Name += " (#" + itoa(taken[key]) + ")"
+		}
+		s.Cases = append(s.Cases, jc)
 		switch c.Status {
 		case results.Failed:
 			s.Failures++

@@ -216,3 +216,16 @@ func TestClassName(t *testing.T) {
 		}
 	}
 }
+
+func TestJUnitNamesStayUniqueWhenIDsRepeat(t *testing.T) {
+	c := results.Case{ID: "TC-01", Title: "t", Tenants: []string{"tenant-a"}, Status: results.Passed}
+	b, err := junitXML(&results.Run{Cases: []results.Case{c, c, c}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`name="TC-01 t"`, `name="TC-01 t (#2)"`, `name="TC-01 t (#3)"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("junit lacks %s:\n%s", want, b)
+		}
+	}
+}
