@@ -1,0 +1,126 @@
+package lab
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+)
+
+// fieldDocs describes every lab-file field by its path. Reference walks the
+// Go types and fails on a field missing here, so the README's reference
+// cannot drift from the structs.
+var fieldDocs = map[string]string{
+	"apiVersion":                          "Schema version; must be `" + APIVersion + "` when set.",
+	"kind":                                "Must be `" + Kind + "` when set.",
+	"name":                                "Lab name (DNS-1123 label). Prefixes the kind cluster and every worker container.",
+	"versions":                            "Pinned versions; every field left out takes the default shown.",
+	"versions.kindNodeImage":              "Management cluster node image (kind's own default for the kind module).",
+	"versions.kubernetes":                 "Tenant control-plane and worker Kubernetes version. Supported: " + strings.Join(SupportedKubernetes(), ", ") + ".",
+	"versions.kamajiChart":                "clastix/kamaji chart version (`0.0.0+latest` is current; the old 1.0.0 chart supports Kubernetes <= v1.30).",
+	"versions.kamajiImage":                "Kamaji controller image tag.",
+	"versions.certManager":                "jetstack/cert-manager chart version.",
+	"versions.hamiChart":                  "HAMi chart version.",
+	"versions.hamiImage":                  "HAMi scheduler image tag (chart `global.imageTag`).",
+	"versions.hamiMockDevicePlugin":       "projecthami/mock-device-plugin image tag.",
+	"versions.konnectivity":               "Konnectivity server and agent version.",
+	"hami":                                "Settings passed to HAMi's scheduler.",
+	"hami.splitCount":                     "How many pods may share one card (HAMi `deviceSplitCount`), 1-" + fmt.Sprint(MaxSplitCount) + ".",
+	"hami.nodeLockTimeout":                "HAMi `--node-lock-timeout`, a Go duration.",
+	"tenants":                             "Tenant control planes, 1-" + fmt.Sprint(MaxTenants) + ".",
+	"tenants[].name":                      "Tenant name (DNS-1123 label, unique); names its TenantControlPlane and namespace.",
+	"tenants[].ports":                     "NodePorts on the management cluster (" + fmt.Sprint(MinNodePort) + "-" + fmt.Sprint(MaxNodePort) + ", unique across the lab).",
+	"tenants[].ports.apiServer":           "Tenant API server NodePort; omitted: the next free port from " + fmt.Sprint(DefaultAPIServerPort) + ".",
+	"tenants[].ports.konnectivity":        "Konnectivity server NodePort; omitted: the next free port from " + fmt.Sprint(DefaultKonnectivityPort) + ".",
+	"tenants[].workers":                   "Worker nodes of the tenant, 1-" + fmt.Sprint(MaxWorkers) + ".",
+	"tenants[].workers[].name":            "Worker name (DNS-1123 label, unique in its tenant). The node is `<lab>-<tenant>-<worker>`, at most " + fmt.Sprint(MaxNodeNameLen) + " characters.",
+	"tenants[].workers[].gpus":            "Simulated cards, grouped by model; at most " + fmt.Sprint(MaxCardsPerWorker) + " cards per worker.",
+	"tenants[].workers[].gpus[].model":    "A catalog model (below) or `custom`.",
+	"tenants[].workers[].gpus[].count":    "Number of cards of this model (required, at least 1).",
+	"tenants[].workers[].gpus[].memoryMB": "Card memory in MB; overrides the catalog, required for `custom` (at most " + fmt.Sprint(MaxMemoryMB) + ").",
+	"tenants[].workers[].gpus[].type":     "HAMi device type; overrides the catalog, required for `custom`; must contain `NVIDIA`.",
+}
+
+// fieldDefaults are the defaults shown in the reference, from the same
+// constants ApplyDefaults uses.
+func fieldDefaults() map[string]string {
+	d := DefaultVersions()
+	return map[string]string{
+		"apiVersion": "`" + APIVersion + "`", "kind": "`" + Kind + "`", "name": "`" + DefaultName + "`",
+		"versions.kindNodeImage": "`" + d.KindNodeImage + "`", "versions.kubernetes": "`" + d.Kubernetes + "`",
+		"versions.kamajiChart": "`" + d.KamajiChart + "`", "versions.kamajiImage": "`" + d.KamajiImage + "`",
+		"versions.certManager": "`" + d.CertManager + "`", "versions.hamiChart": "`" + d.HAMiChart + "`",
+		"versions.hamiImage": "`" + d.HAMiImage + "`", "versions.hamiMockDevicePlugin": "`" + d.HAMiMockDevicePlugin + "`",
+		"versions.konnectivity": "`" + d.Konnectivity + "`",
+		"hami.splitCount":       fmt.Sprint(DefaultSplitCount), "hami.nodeLockTimeout": "`" + DefaultNodeLockTimeout + "`",
+		"tenants[].ports.apiServer": "allocated", "tenants[].ports.konnectivity": "allocated",
+		"tenants[].workers[].gpus[].memoryMB": "from the catalog", "tenants[].workers[].gpus[].type": "from the catalog",
+	}
+}
+
+// Reference is the Markdown reference of the lab file: every field with its
+// type, default and meaning, then the GPU catalog. README.md embeds it.
+func Reference() (string, error) {
+	var rows []string
+	var missing []string
+	defaults := fieldDefaults()
+	var walk func(prefix string, t reflect.Type)
+	walk = func(prefix string, t reflect.Type) {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			name := strings.Split(f.Tag.Get("json"), ",")[0]
+			if name == "" || name == "-" {
+				continue
+			}
+			path := strings.TrimPrefix(prefix+"."+name, ".")
+			doc, ok := fieldDocs[path]
+			if !ok {
+				missing = append(missing, path)
+			}
+			def := defaults[path]
+			if def == "" {
+				def = "—"
+			}
+			rows = append(rows, fmt.Sprintf("| `%s` | %s | %s | %s |", path, typeName(f.Type), def, doc))
+			switch ft := f.Type; {
+			case ft.Kind() == reflect.Struct:
+				walk(path, ft)
+			case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct:
+				walk(path+"[]", ft.Elem())
+			}
+		}
+	}
+	walk("", reflect.TypeOf(Lab{}))
+	if len(missing) > 0 {
+		return "", fmt.Errorf("lab reference: fields without a description in fieldDocs: %s", strings.Join(missing, ", "))
+	}
+	var b strings.Builder
+	b.WriteString("Generated from the Go types in `ci/lab` (regenerate: `go test ./ci/lab -run TestReadme -update`).\n")
+	b.WriteString("A lab file is YAML or JSON, decoded strictly: unknown fields are errors. `labctl validate -f lab.yaml` lists every problem; `labctl plan -f lab.yaml` shows the resolved lab.\n\n")
+	b.WriteString("| Field | Type | Default | Meaning |\n|---|---|---|---|\n")
+	for _, r := range rows {
+		b.WriteString(r + "\n")
+	}
+	b.WriteString("\nGPU catalog (`model`):\n\n| Model | Memory (MB) | HAMi type |\n|---|---|---|\n")
+	for _, n := range CatalogNames() {
+		m := Catalog[n]
+		fmt.Fprintf(&b, "| `%s` | %d | `%s` |\n", n, m.MemoryMB, m.Type)
+	}
+	b.WriteString("\nThe seed lab (used when no file is given):\n\n```yaml\n")
+	b.WriteString(strings.TrimSpace(string(defaultLab)))
+	b.WriteString("\n```\n")
+	return b.String(), nil
+}
+
+func typeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		return "integer"
+	case reflect.Struct:
+		return "object"
+	case reflect.Slice:
+		return "list of " + typeName(t.Elem()) + "s"
+	}
+	return t.Kind().String()
+}
