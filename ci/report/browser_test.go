@@ -27,6 +27,7 @@ func findBrowser() string {
 // pod colours of the card pictures and the red of a failed timeline bar
 // actually painted.
 func TestHTMLRendersInBrowser(t *testing.T) {
+	t.Parallel()
 	browser := findBrowser()
 	if browser == "" {
 		t.Skip("no chromium on PATH: install the Debian package chromium to check report.html renders in a real browser")
