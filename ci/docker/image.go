@@ -44,6 +44,10 @@ func (c CLI) EnsureImage(ctx context.Context, ref string, timeout time.Duration)
 		return ctx.Err()
 	}
 	why := strings.TrimSpace(lastLine(err.Error()))
+	var de *Error
+	if errors.As(err, &de) && strings.TrimSpace(de.Stderr) != "" {
+		why = strings.TrimSpace(lastLine(de.Stderr))
+	}
 	if pctx.Err() != nil {
 		why = fmt.Sprintf("no answer within %s", timeout)
 	}

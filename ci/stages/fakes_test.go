@@ -102,7 +102,9 @@ func (f *fakeDocker) Save(_ context.Context, ref string, w io.Writer) error {
 	_, err := w.Write([]byte("archive of " + ref))
 	return err
 }
-func (f *fakeDocker) ImageExists(_ context.Context, ref string) (bool, error) { return f.images[ref], nil }
+func (f *fakeDocker) ImageExists(_ context.Context, ref string) (bool, error) {
+	return f.images[ref], nil
+}
 
 func runningOn(name, network, ip string) docker.Container {
 	c := docker.Container{Name: "/" + name}

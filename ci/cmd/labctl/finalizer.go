@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/sourcegraph/conc/pool"
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+)
+
+// registerInterval is how often the in-cluster finalizer re-asserts the GPU
+// registration (a restarted kubelet may zero the count resource).
+const registerInterval = 30 * time.Second
+
+func init() {
+	var kubeconfig, labFile, tenant string
+	cmd := &cobra.Command{
+		Use:    "finalizer",
+		Short:  "Run the bind finalizer and GPU registrar of one tenant (in-cluster, started by stage gpus)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+			var cfg *rest.Config
+			var err error
+			if kubeconfig == "" {
+				cfg, err = rest.InClusterConfig()
+			} else {
+				cfg, err = clientcmd.BuildConfigFromFlags("", kubeconfig)
+			}
+			if err != nil {
+				return fmt.Errorf("finalizer: cluster config: %w", err)
+			}
+			c, err := kubernetes.NewForConfig(cfg)
+			if err != nil {
+				return err
+			}
+			return runFinalizer(cmd.Context(), c, labFile, tenant, log)
+		},
+	}
+	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "tenant kubeconfig (default: in-cluster)")
+	cmd.Flags().StringVar(&labFile, "lab", "", "lab file; with --tenant, also keep that tenant's GPUs registered")
+	cmd.Flags().StringVar(&tenant, "tenant", "", "tenant whose workers' GPUs to keep registered")
+	root.AddCommand(cmd)
+}
+
+func runFinalizer(ctx context.Context, c kubernetes.Interface, labFile, tenant string, log *slog.Logger) error {
+	p := pool.New().WithErrors().WithContext(ctx).WithCancelOnError()
+	p.Go(func(ctx context.Context) error {
+		log.Info("bind finalizer started: finishing HAMi binds as HAMi's device plugin would (mock plugin lab)")
+		return (&gpus.Finalizer{Client: c, Log: log}).Run(ctx)
+	})
+	if labFile != "" && tenant != "" {
+		l, err := lab.Load(labFile)
+		if err != nil {
+			return err
+		}
+		t := l.Tenant(tenant)
+		if t == nil {
+			return fmt.Errorf("finalizer: lab %s has no tenant %q", l.Name, tenant)
+		}
+		for _, w := range t.Workers {
+			node := l.NodeName(tenant, w.Name)
+			p.Go(func(ctx context.Context) error {
+				return gpus.KeepRegistered(ctx, c, l, tenant, w, node, registerInterval, func(err error) {
+					log.Warn("re-register GPUs", "node", node, "err", err)
+				})
+			})
+		}
+	}
+	return p.Wait()
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpu-lab/gpu-lab/ci/stages"
+)
+
+type upFlags struct {
+	labFlags
+	only        string
+	keep        bool
+	dryRun      bool
+	pullTimeout time.Duration
+	labctlBin   string
+}
+
+func (f *upFlags) register(cmd *cobra.Command) {
+	f.labFlags.register(cmd, true)
+	cmd.Flags().StringVar(&f.only, "only", "", "run one stage: cluster, kamaji, tenants, workers, hami or gpus")
+	cmd.Flags().BoolVar(&f.keep, "keep", false, "leave the lab up when a stage fails (default: tear it down)")
+	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "print every stage's objects and commands without touching Docker")
+	cmd.Flags().DurationVar(&f.pullTimeout, "pull-timeout", stages.DefaultTimeouts().Pull, "give up on an image pull after this long (a daemon without registry access fails fast)")
+	cmd.Flags().StringVar(&f.labctlBin, "labctl-binary", "", "static linux labctl shipped into workers for the bind finalizer (default: this binary)")
+	_ = cmd.Flags().MarkHidden("labctl-binary")
+}
+
+func init() {
+	var f upFlags
+	cmd := &cobra.Command{
+		Use:   "up",
+		Short: "Build the lab on Docker: kind, Kamaji, tenants, workers, HAMi, mock GPUs",
+		Long: `Build the lab on the Docker daemon of DOCKER_HOST (the local one by default), stage by stage:
+cluster → kamaji → tenants → workers → hami → gpus. Each stage skips work that is already
+there, so running up again resumes a lab. State (kubeconfigs, stage records, diagnostics of a
+failure) goes to --state-dir.`,
+		Example: `  labctl up                       # the seed lab
+  labctl up -f lab.yaml --keep    # leave a failed lab up for inspection
+  labctl up --only hami           # redo one stage
+  labctl up --dry-run             # print what would be applied`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runUp(cmd.Context(), cmd, &f)
+		},
+	}
+	f.register(cmd)
+	root.AddCommand(cmd)
+}
+
+func runUp(ctx context.Context, cmd *cobra.Command, f *upFlags) error {
+	if err := stages.ValidateOnly(f.only); err != nil {
+		return err
+	}
+	l, err := f.loadLab()
+	if err != nil {
+		return err
+	}
+	e, err := newEnv(l, &f.labFlags, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	e.Timeouts.Pull = f.pullTimeout
+	e.LabctlBinary = f.labctlBin
+	p := newPrinter(cmd.OutOrStdout(), f.verbose)
+	r := &stages.Runner{
+		Stages:  stages.All(),
+		Only:    f.only,
+		Keep:    f.keep,
+		OnEvent: p.event,
+		Diagnose: func(ctx context.Context, failed *stages.Error, dir string) error {
+			return stages.Diagnose(ctx, e, failed, dir)
+		},
+		Teardown: func(ctx context.Context) error {
+			_, err := stages.Down(ctx, e)
+			return err
+		},
+	}
+	if f.dryRun {
+		fmt.Fprintf(cmd.OutOrStdout(), "lab %s, state dir %s, docker %s — nothing is applied (--dry-run)\n", l.Name, e.State, dockerDesc(e.Reach))
+		return r.Plan(e)
+	}
+	if err := stages.Preflight(ctx, e, f.only); err != nil {
+		return err
+	}
+	if err := e.State.WriteLab(l); err != nil {
+		return err
+	}
+	start := time.Now()
+	if err := r.Up(ctx, e); err != nil {
+		var se *stages.Error
+		if errors.As(err, &se) {
+			return fmt.Errorf("%w\n(see %s/diagnostics; `labctl status --state-dir %s`)", err, e.State, e.State)
+		}
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "lab %s is up in %s: `labctl shell --state-dir %s` opens a shell with every tenant's kubeconfig\n",
+		l.Name, time.Since(start).Round(time.Second), e.State)
+	return nil
+}
+
+func dockerDesc(r stages.Reach) string {
+	if r.Remote() {
+		return "at " + r.Host
+	}
+	return "local"
+}
