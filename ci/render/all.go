@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -22,15 +21,6 @@ func Namespace(l *lab.Lab, tenant string) *corev1.Namespace {
 	}
 }
 
-// isAPIObject reports whether o is a k8s.io/api struct, rendered through manifest.
-func isAPIObject(o any) bool {
-	switch o.(type) {
-	case *corev1.Namespace, *corev1.ConfigMap, *appsv1.DaemonSet:
-		return true
-	}
-	return false
-}
-
 // All renders every manifest of the lab, in the order a lab is built:
 //
 //	management/kind-config.yaml
@@ -42,16 +32,7 @@ func isAPIObject(o any) bool {
 func All(l *lab.Lab, o Options) ([]File, error) {
 	var out []File
 	add := func(name string, objs ...any) error {
-		for i, o := range objs {
-			if isAPIObject(o) {
-				m, err := manifest(o)
-				if err != nil {
-					return fmt.Errorf("render %s: %w", name, err)
-				}
-				objs[i] = m
-			}
-		}
-		y, err := toYAML(objs...)
+		y, err := YAML(objs...)
 		if err != nil {
 			return fmt.Errorf("render %s: %w", name, err)
 		}

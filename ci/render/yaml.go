@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -15,10 +17,19 @@ type File struct {
 	Data []byte
 }
 
-// toYAML renders objects as one YAML stream, "---" between documents.
-func toYAML(objs ...any) ([]byte, error) {
+// YAML renders objects as one YAML stream, "---" between documents. Objects
+// of k8s.io/api types lose status and empty values (see manifest); every
+// other value is marshalled as is.
+func YAML(objs ...any) ([]byte, error) {
 	var b bytes.Buffer
 	for i, o := range objs {
+		if isAPIObject(o) {
+			m, err := manifest(o)
+			if err != nil {
+				return nil, err
+			}
+			o = m
+		}
 		y, err := yaml.Marshal(o)
 		if err != nil {
 			return nil, fmt.Errorf("marshal %T: %w", o, err)
@@ -48,6 +59,15 @@ func manifest(obj any) (map[string]any, error) {
 	delete(m, "status")
 	prune(m)
 	return m, nil
+}
+
+// isAPIObject reports whether o is a k8s.io/api struct the lab renders.
+func isAPIObject(o any) bool {
+	switch o.(type) {
+	case *corev1.Namespace, *corev1.ConfigMap, *appsv1.DaemonSet:
+		return true
+	}
+	return false
 }
 
 // prune removes nulls and empty objects, recursively.
