@@ -25,7 +25,7 @@ import (
 // env is a started double on a fake clientset holding the seed lab's two
 // workers, registered by the product registrar, behind an HTTP server.
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	ctx    context.Context
 	c      *fake.Clientset
 	d      *Double
@@ -39,7 +39,7 @@ const (
 	nodeB = "worker-b" // two L4 24GB
 )
 
-func newEnv(t *testing.T, cfg Config) *env {
+func newEnv(t testing.TB, cfg Config) *env {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -184,7 +184,7 @@ func (e *env) waitEvent(pod, reason, message string) {
 
 // waitFor polls until cond holds; the deadline bounds a failure, it does not
 // assert a timing.
-func waitFor(t *testing.T, what string, cond func() bool) {
+func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for !cond() {

@@ -2,6 +2,7 @@ package hamidouble
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -101,7 +102,7 @@ func TestMutate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m := Mutate(tc.pod, opts)
 			if tc.wantDenied != "" {
-				if m.Denied == "" || !contains(m.Denied, tc.wantDenied) {
+				if m.Denied == "" || !strings.Contains(m.Denied, tc.wantDenied) {
 					t.Fatalf("denied %q, want a denial containing %q", m.Denied, tc.wantDenied)
 				}
 				return
@@ -127,17 +128,6 @@ func TestMutate(t *testing.T) {
 			}
 		})
 	}
-}
-
-func contains(s, sub string) bool { return len(sub) == 0 || indexOf(s, sub) >= 0 }
-
-func indexOf(s, sub string) int {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return i
-		}
-	}
-	return -1
 }
 
 func TestReadPodRequest(t *testing.T) {
