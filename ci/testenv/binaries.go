@@ -1,0 +1,298 @@
+package testenv
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Binary names inside the directory EnsureBinaries returns.
+const (
+	binAPIServer         = "kube-apiserver"
+	binScheduler         = "kube-scheduler"
+	binControllerManager = "kube-controller-manager"
+	binEtcd              = "etcd-embed"
+	binKWOK              = "kwok"
+	binProxyServer       = "proxy-server"
+	binProxyAgent        = "proxy-agent"
+	// kwokStagesFile holds the stages `kwok stages` prints (KWOK has none by default).
+	kwokStagesFile = "kwok-stages.yaml"
+)
+
+// EnvBinDir overrides the root of the binary cache (default
+// $XDG_CACHE_HOME/gpu-lab/k8sbin, or ~/.cache/gpu-lab/k8sbin).
+const EnvBinDir = "GPU_LAB_BIN_DIR"
+
+// EnvSourceDir overrides where the nested build module ci/testenv/k8sbin is
+// found (needed only when labctl runs outside the repository it was built from).
+const EnvSourceDir = "GPU_LAB_K8SBIN_SRC"
+
+// buildPackages are built together in one `go build`, so they share one
+// compilation of the Kubernetes dependency set. The konnectivity commands are
+// named "server" and "agent" upstream and renamed after the build.
+var buildPackages = []string{
+	"k8s.io/kubernetes/cmd/kube-apiserver",
+	"k8s.io/kubernetes/cmd/kube-scheduler",
+	"k8s.io/kubernetes/cmd/kube-controller-manager",
+	"./cmd/etcd-embed",
+	"./cmd/kwok",
+	"sigs.k8s.io/apiserver-network-proxy/cmd/server",
+	"sigs.k8s.io/apiserver-network-proxy/cmd/agent",
+}
+
+var renames = map[string]string{"server": binProxyServer, "agent": binProxyAgent}
+
+// ldflags strips the binaries and stamps the version: without it the servers
+// report v0.0.0-master+$Format:%H$, which clients cannot parse.
+func ldflags() string {
+	minor := strings.Split(KubernetesVersion, ".")[1]
+	flags := []string{"-s", "-w"}
+	for _, pkg := range []string{"k8s.io/component-base/version", "k8s.io/client-go/pkg/version"} {
+		flags = append(flags,
+			"-X", pkg+".gitVersion="+KubernetesVersion,
+			"-X", pkg+".gitMajor=1",
+			"-X", pkg+".gitMinor="+minor,
+			"-X", pkg+".gitTreeState=clean")
+	}
+	return strings.Join(flags, " ")
+}
+
+// EnsureBinaries returns a directory holding the environment's binaries,
+// building them from the nested module ci/testenv/k8sbin the first time
+// (about 5 minutes on 2 cores; later calls return at once). The directory is
+// keyed by a hash of the module's go.mod, go.sum and sources, the Go version
+// and the link flags, so a change to any of them builds afresh. A lock file
+// makes concurrent callers (parallel test binaries) wait for one build.
+// Modules come only through the Go module proxy configured for `go`.
+func EnsureBinaries(ctx context.Context, log *slog.Logger) (string, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	src, err := sourceDir()
+	if err != nil {
+		return "", err
+	}
+	goVersion, err := goEnv(ctx, "GOVERSION")
+	if err != nil {
+		return "", err
+	}
+	key, err := cacheKey(src, goVersion)
+	if err != nil {
+		return "", err
+	}
+	root, err := cacheRoot()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(root, key)
+	if complete(dir) {
+		return dir, nil
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", fmt.Errorf("binary cache %s: %w", root, err)
+	}
+	unlock, err := lockFile(ctx, filepath.Join(root, key+".lock"), log)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	if complete(dir) { // built by the process we waited for
+		return dir, nil
+	}
+
+	log.Info(fmt.Sprintf("building Kubernetes %s test binaries (first run, ~5 min)…", KubernetesVersion),
+		"into", dir, "from", src)
+	start := time.Now()
+	partial := dir + ".partial"
+	_ = os.RemoveAll(partial)
+	if err := os.MkdirAll(partial, 0o755); err != nil {
+		return "", err
+	}
+	buildLog := dir + ".build.log"
+	if err := goBuild(ctx, src, partial, buildLog); err != nil {
+		return "", err
+	}
+	for from, to := range renames {
+		if err := os.Rename(filepath.Join(partial, from), filepath.Join(partial, to)); err != nil {
+			return "", fmt.Errorf("build test binaries: %w", err)
+		}
+	}
+	stages, err := exec.CommandContext(ctx, filepath.Join(partial, binKWOK), "stages").Output()
+	if err != nil {
+		return "", fmt.Errorf("build test binaries: `kwok stages`: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(partial, kwokStagesFile), stages, 0o644); err != nil {
+		return "", err
+	}
+	_ = os.RemoveAll(dir)
+	if err := os.Rename(partial, dir); err != nil {
+		return "", fmt.Errorf("build test binaries: %w", err)
+	}
+	log.Info("built Kubernetes test binaries", "dir", dir, "took", time.Since(start).Round(time.Second).String())
+	return dir, nil
+}
+
+func goBuild(ctx context.Context, src, out, logPath string) error {
+	args := append([]string{"build", "-o", out + string(os.PathSeparator), "-ldflags", ldflags()}, buildPackages...)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly -buildvcs=false")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	fmt.Fprintf(logf, "# (cd %s && go %s)\n", src, strings.Join(args, " "))
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("build test binaries in %s: go build: %w; %s ends with:\n%s", src, err, logPath, tailFile(logPath, 30))
+	}
+	return nil
+}
+
+func complete(dir string) bool {
+	for _, b := range []string{binAPIServer, binScheduler, binControllerManager, binEtcd, binKWOK, binProxyServer, binProxyAgent, kwokStagesFile} {
+		if _, err := os.Stat(filepath.Join(dir, b)); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// sourceDir finds the nested module: $GPU_LAB_K8SBIN_SRC, next to this
+// package's source (tests, and binaries built from a checkout), or under a
+// parent of the working directory.
+func sourceDir() (string, error) {
+	isModule := func(d string) bool {
+		_, err := os.Stat(filepath.Join(d, "go.mod"))
+		return err == nil
+	}
+	if d := os.Getenv(EnvSourceDir); d != "" {
+		if !isModule(d) {
+			return "", fmt.Errorf("%s=%s: no go.mod there; point it at ci/testenv/k8sbin of a gpu-lab checkout", EnvSourceDir, d)
+		}
+		return d, nil
+	}
+	if _, file, _, ok := runtime.Caller(0); ok {
+		if d := filepath.Join(filepath.Dir(file), "k8sbin"); isModule(d) {
+			return d, nil
+		}
+	}
+	if wd, err := os.Getwd(); err == nil {
+		for d := wd; ; d = filepath.Dir(d) {
+			if c := filepath.Join(d, "ci", "testenv", "k8sbin"); isModule(c) {
+				return c, nil
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	return "", fmt.Errorf("cannot find the build module ci/testenv/k8sbin: run from a gpu-lab checkout or set %s", EnvSourceDir)
+}
+
+// cacheKey hashes everything that changes the binaries.
+func cacheKey(src, goVersion string) (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%s/%s\n%s\n%s\n", goVersion, runtime.GOOS, runtime.GOARCH, ldflags(), strings.Join(buildPackages, " "))
+	var files []string
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if n := d.Name(); n == "go.mod" || n == "go.sum" || strings.HasSuffix(n, ".go") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("hash build module %s: %w", src, err)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		rel, _ := filepath.Rel(src, f)
+		fh, err := os.Open(f)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s\n", filepath.ToSlash(rel))
+		_, err = io.Copy(h, fh)
+		fh.Close()
+		if err != nil {
+			return "", err
+		}
+	}
+	return KubernetesVersion + "-" + hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+func cacheRoot() (string, error) {
+	if d := os.Getenv(EnvBinDir); d != "" {
+		return d, nil
+	}
+	base := os.Getenv("XDG_CACHE_HOME")
+	if base == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("binary cache: no home directory (%w); set %s", err, EnvBinDir)
+		}
+		base = filepath.Join(home, ".cache")
+	}
+	return filepath.Join(base, "gpu-lab", "k8sbin"), nil
+}
+
+func goEnv(ctx context.Context, name string) (string, error) {
+	out, err := exec.CommandContext(ctx, "go", "env", name).Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			err = fmt.Errorf("%w: %s", err, strings.TrimSpace(string(ee.Stderr)))
+		}
+		return "", fmt.Errorf("the Go toolchain is needed to build the test binaries: go env %s: %w", name, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// lockFile takes an exclusive flock, polling so ctx can cancel the wait.
+func lockFile(ctx context.Context, path string, log *slog.Logger) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("binary cache lock %s: %w", path, err)
+	}
+	told := false
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("binary cache lock %s: %w", path, err)
+		}
+		if !told {
+			log.Info("waiting for another process building the test binaries", "lock", path)
+			told = true
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("waiting for binary cache lock %s: %w", path, ctx.Err())
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}

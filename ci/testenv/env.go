@@ -1,0 +1,287 @@
+package testenv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/state"
+	"github.com/gpu-lab/gpu-lab/ci/testenv/hamidouble"
+)
+
+// Options tune Start; the zero value is what tests want.
+type Options struct {
+	// BinDir holds prebuilt binaries; empty means EnsureBinaries.
+	BinDir string
+	// WorkDir receives certificates, configs, etcd data and one log per
+	// process; empty means a new temporary directory, removed by Stop.
+	WorkDir string
+	// KeepWorkDir keeps a temporary WorkDir after Stop (for debugging).
+	KeepWorkDir bool
+	// Log receives progress (build, tenant steps); nil discards.
+	Log *slog.Logger
+	// StopGrace is how long Stop waits after SIGTERM before SIGKILL; default 5s.
+	StopGrace time.Duration
+	// StartTimeout bounds the start after the binaries exist; default 3m.
+	StartTimeout time.Duration
+}
+
+// Env is a running local environment. Every method is safe to call after
+// Stop, which is idempotent.
+type Env struct {
+	lab       *lab.Lab
+	log       *slog.Logger
+	bins      string
+	workDir   string
+	removeDir bool
+	grace     time.Duration
+	hostIP    net.IP
+	ports     *portAllocator
+
+	etcdURL string
+	tenants map[string]*tenant
+	order   []string
+
+	ctx    context.Context // lives until Stop: in-process goroutines
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	procs    []*process
+	stopOnce sync.Once
+	stopErr  error
+	bootTime time.Duration
+}
+
+// Start brings up the lab l: etcd, then every tenant in parallel. It returns
+// when every tenant is ready for the suite, or an error naming the component
+// that failed with the tail of its log; on error everything started is
+// stopped again.
+func Start(ctx context.Context, l *lab.Lab, opts Options) (_ *Env, err error) {
+	if l == nil {
+		return nil, errors.New("testenv: lab is nil; pass lab.Default() or a loaded lab file")
+	}
+	begin := time.Now()
+	e := &Env{lab: l, log: opts.Log, grace: opts.StopGrace, ports: newPortAllocator(), tenants: map[string]*tenant{}}
+	if e.log == nil {
+		e.log = slog.New(slog.DiscardHandler)
+	}
+	if e.grace <= 0 {
+		e.grace = 5 * time.Second
+	}
+	e.ctx, e.cancel = context.WithCancel(context.Background())
+	defer func() {
+		if err != nil {
+			// Keep the logs the error points at.
+			e.removeDir = false
+			if stopErr := e.Stop(); stopErr != nil {
+				err = errors.Join(err, stopErr)
+			}
+		}
+	}()
+
+	if e.bins = opts.BinDir; e.bins == "" {
+		if e.bins, err = EnsureBinaries(ctx, e.log); err != nil {
+			return e, err
+		}
+	}
+	timeout := opts.StartTimeout
+	if timeout <= 0 {
+		timeout = 3 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if e.hostIP, err = hostAddress(); err != nil {
+		return e, err
+	}
+	if e.workDir = opts.WorkDir; e.workDir == "" {
+		if e.workDir, err = os.MkdirTemp("", "gpulab-"); err != nil {
+			return e, err
+		}
+		e.removeDir = !opts.KeepWorkDir
+	} else if err := os.MkdirAll(e.workDir, 0o755); err != nil {
+		return e, err
+	}
+
+	if err := e.startEtcd(ctx); err != nil {
+		return e, err
+	}
+	for _, ts := range l.Tenants {
+		e.tenants[ts.Name] = &tenant{env: e, spec: ts, dir: filepath.Join(e.workDir, ts.Name)}
+		e.order = append(e.order, ts.Name)
+	}
+	errs := make([]error, len(e.order))
+	var wg sync.WaitGroup
+	for i, name := range e.order {
+		wg.Go(func() { errs[i] = e.tenants[name].up(ctx) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return e, err
+	}
+	e.bootTime = time.Since(begin)
+	e.log.Info("local test environment ready", "tenants", len(e.order), "took", e.bootTime.Round(time.Millisecond).String(), "workDir", e.workDir)
+	return e, nil
+}
+
+// start runs a component and records it for Stop.
+func (e *Env) start(name, bin string, args []string, logPath string) (*process, error) {
+	if err := e.ctx.Err(); err != nil {
+		return nil, fmt.Errorf("start %s: environment is stopping", name)
+	}
+	p, err := startProcess(name, bin, args, logPath)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	e.procs = append(e.procs, p)
+	e.mu.Unlock()
+	return p, nil
+}
+
+// Stop ends every process it started (SIGTERM, SIGKILL after the grace
+// period; konnectivity's agent at once), stops the in-process parts and
+// removes a temporary work dir. Calling it again returns the first result.
+func (e *Env) Stop() error {
+	e.stopOnce.Do(func() {
+		e.cancel()
+		for _, t := range e.tenants {
+			for _, s := range t.servers {
+				_ = s.Close()
+			}
+		}
+		e.mu.Lock()
+		procs := append([]*process(nil), e.procs...)
+		e.mu.Unlock()
+		// Controllers first, so they do not log the API server's exit as
+		// errors; etcd last, after every API server is gone.
+		var etcd []*process
+		var rest []*process
+		for _, p := range procs {
+			if p.name == "etcd" {
+				etcd = append(etcd, p)
+			} else {
+				rest = append(rest, p)
+			}
+		}
+		errs := e.stopAll(rest)
+		errs = append(errs, e.stopAll(etcd)...)
+		e.wg.Wait()
+		if len(errs) == 0 && e.removeDir {
+			if err := os.RemoveAll(e.workDir); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		e.stopErr = errors.Join(errs...)
+	})
+	return e.stopErr
+}
+
+func (e *Env) stopAll(procs []*process) []error {
+	errs := make([]error, len(procs))
+	var wg sync.WaitGroup
+	for i, p := range procs {
+		wg.Go(func() { errs[i] = p.stop(e.grace) })
+	}
+	wg.Wait()
+	var out []error
+	for _, err := range errs {
+		if err != nil {
+			out = append(out, err)
+		}
+	}
+	return out
+}
+
+// Tenants lists the tenant names in lab order.
+func (e *Env) Tenants() []string { return append([]string(nil), e.order...) }
+
+// Lab is the lab the environment runs.
+func (e *Env) Lab() *lab.Lab { return e.lab }
+
+// WorkDir holds each process's log (<tenant>/<component>.log, etcd.log).
+func (e *Env) WorkDir() string { return e.workDir }
+
+// BootTime is how long Start took.
+func (e *Env) BootTime() time.Duration { return e.bootTime }
+
+func (e *Env) tenant(name string) *tenant {
+	t, ok := e.tenants[name]
+	if !ok {
+		panic(fmt.Sprintf("testenv: no tenant %q (tenants: %v)", name, e.order))
+	}
+	return t
+}
+
+// Kubeconfig is the tenant's admin kubeconfig (client certificate of the
+// tenant's own CA, group system:masters).
+func (e *Env) Kubeconfig(tenant string) []byte {
+	return append([]byte(nil), e.tenant(tenant).kubeconfig...)
+}
+
+// RESTConfig is the tenant's admin client configuration.
+func (e *Env) RESTConfig(tenant string) *rest.Config { return rest.CopyConfig(e.tenant(tenant).rest) }
+
+// Double is the tenant's HAMi protocol test double, for fault injection.
+func (e *Env) Double(tenant string) *hamidouble.Double { return e.tenant(tenant).double }
+
+// WriteState writes the state dir the way `labctl up` does, so `labctl test
+// --state-dir` runs the suite against this environment unchanged.
+func (e *Env) WriteState(d state.Dir) error {
+	if err := d.WriteLab(e.lab); err != nil {
+		return fmt.Errorf("state dir %s: %w", d, err)
+	}
+	for _, name := range e.order {
+		if err := d.WriteKubeconfig(name, e.tenant(name).kubeconfig); err != nil {
+			return fmt.Errorf("state dir %s: kubeconfig of %s: %w", d, name, err)
+		}
+	}
+	if err := d.WriteBackend(Backend); err != nil {
+		return fmt.Errorf("state dir %s: %w", d, err)
+	}
+	return nil
+}
+
+// Process is one running component.
+type Process struct {
+	// Name is "etcd" or "<tenant>/<component>".
+	Name string
+	PID  int
+	// Log is the file receiving the process's output.
+	Log string
+}
+
+// Processes lists every process the environment started, by name.
+func (e *Env) Processes() []Process {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]Process, 0, len(e.procs))
+	for _, p := range e.procs {
+		out = append(out, Process{Name: p.name, PID: p.pid(), Log: p.logPath})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Err reports the first process that exited on its own since Start, with
+// the tail of its log, or nil.
+func (e *Env) Err() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, p := range e.procs {
+		if err := p.exitError(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

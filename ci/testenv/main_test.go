@@ -1,0 +1,72 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"testing"
+
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+)
+
+// shared is the default lab, started once for every scenario that only
+// reads or adds its own objects; TestMain stops it.
+var shared struct {
+	once sync.Once
+	env  *Env
+	err  error
+}
+
+// progress prints the build line and readiness to the test's stderr, so a
+// first run that builds the binaries for minutes says so.
+func progress() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
+func requireProcesses(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts real Kubernetes processes; skipped with -short")
+	}
+}
+
+// sharedEnv returns the shared default-lab environment, starting it first.
+func sharedEnv(t testing.TB) *Env {
+	t.Helper()
+	requireProcesses(t)
+	shared.once.Do(func() {
+		fmt.Fprintln(os.Stderr, DoubleNotice)
+		shared.env, shared.err = Start(context.Background(), lab.Default(), Options{Log: progress()})
+	})
+	if shared.err != nil {
+		t.Fatalf("start local test environment: %v", shared.err)
+	}
+	if err := shared.env.Err(); err != nil {
+		t.Fatalf("local test environment: %v", err)
+	}
+	return shared.env
+}
+
+func client(t testing.TB, e *Env, tenant string) kubernetes.Interface {
+	t.Helper()
+	c, err := kubernetes.NewForConfig(e.RESTConfig(tenant))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.env != nil {
+		if err := shared.env.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "stop shared local test environment:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}

@@ -1,0 +1,177 @@
+package testenv
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// process is one started component. Every process gets its own process group
+// so Stop can signal it together with anything it forked.
+type process struct {
+	name    string // component name used in errors, e.g. "tenant-a/kube-apiserver"
+	logPath string
+	cmd     *exec.Cmd
+	// killOnly skips SIGTERM: konnectivity's agent ignores it.
+	killOnly bool
+
+	done    chan struct{} // closed when the process has exited
+	mu      sync.Mutex
+	waitErr error
+	stopped bool // Stop asked it to exit; an exit is then not a failure
+}
+
+// startProcess runs bin with args, stdout and stderr appended to logPath.
+func startProcess(name, bin string, args []string, logPath string) (*process, error) {
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("start %s: log file: %w", name, err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.Dir = filepath.Dir(logPath)
+	cmd.SysProcAttr = sysProcAttr()
+	fmt.Fprintf(logf, "# %s\n# %s %s\n", time.Now().Format(time.RFC3339Nano), bin, strings.Join(args, " "))
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	p := &process{name: name, logPath: logPath, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		err := cmd.Wait()
+		logf.Close()
+		p.mu.Lock()
+		p.waitErr = err
+		p.mu.Unlock()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+func (p *process) pid() int { return p.cmd.Process.Pid }
+
+func (p *process) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// exitError describes an unexpected exit with the tail of the log, or nil
+// while the process runs.
+func (p *process) exitError() error {
+	if !p.exited() {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return nil
+	}
+	state := "exited"
+	if p.waitErr != nil {
+		state = p.waitErr.Error()
+	}
+	return fmt.Errorf("%s %s unexpectedly; log %s ends with:\n%s", p.name, state, p.logPath, p.tail(20))
+}
+
+// tail returns the last n lines of the log.
+func (p *process) tail(n int) string { return tailFile(p.logPath, n) }
+
+func tailFile(path string, n int) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return "(no log: " + err.Error() + ")"
+	}
+	defer f.Close()
+	const max = 64 << 10
+	if st, err := f.Stat(); err == nil && st.Size() > max {
+		_, _ = f.Seek(st.Size()-max, io.SeekStart)
+	}
+	b, _ := io.ReadAll(f)
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return "  | " + strings.Join(lines, "\n  | ")
+}
+
+// stop ends the process group: SIGTERM, then SIGKILL after grace (at once for
+// killOnly). It returns when the process has been reaped.
+func (p *process) stop(grace time.Duration) error {
+	p.mu.Lock()
+	p.stopped = true
+	p.mu.Unlock()
+	if p.exited() {
+		killGroup(p.pid(), syscall.SIGKILL) // stray children of an exited leader
+		return nil
+	}
+	if !p.killOnly {
+		killGroup(p.pid(), syscall.SIGTERM)
+		select {
+		case <-p.done:
+			killGroup(p.pid(), syscall.SIGKILL)
+			return nil
+		case <-time.After(grace):
+		}
+	}
+	killGroup(p.pid(), syscall.SIGKILL)
+	select {
+	case <-p.done:
+		return nil
+	case <-time.After(10 * time.Second):
+		return fmt.Errorf("stop %s (pid %d): still running 10s after SIGKILL", p.name, p.pid())
+	}
+}
+
+func killGroup(pid int, sig syscall.Signal) {
+	if err := syscall.Kill(-pid, sig); errors.Is(err, syscall.ESRCH) {
+		_ = syscall.Kill(pid, sig)
+	}
+}
+
+// waitFor polls check every interval until it returns true, ctx ends, or one
+// of procs exits (its log tail then explains why).
+func waitFor(ctx context.Context, what string, interval time.Duration, procs []*process, check func(context.Context) (bool, error)) error {
+	var last error
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		for _, p := range procs {
+			if err := p.exitError(); err != nil {
+				return fmt.Errorf("waiting for %s: %w", what, err)
+			}
+		}
+		ok, err := check(ctx)
+		if ok {
+			return nil
+		}
+		if err != nil {
+			last = err
+		}
+		select {
+		case <-ctx.Done():
+			var b bytes.Buffer
+			fmt.Fprintf(&b, "waiting for %s: %v", what, ctx.Err())
+			if last != nil {
+				fmt.Fprintf(&b, " (last error: %v)", last)
+			}
+			for _, p := range procs {
+				fmt.Fprintf(&b, "\n%s log %s ends with:\n%s", p.name, p.logPath, p.tail(15))
+			}
+			return errors.New(b.String())
+		case <-t.C:
+		}
+	}
+}

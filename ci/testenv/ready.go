@@ -1,0 +1,108 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpu-lab/gpu-lab/ci/gpus"
+)
+
+// waitReady returns when the tenant can run the suite: scheduler and
+// controller-manager healthy, the konnectivity agent connected, every worker
+// Ready, untainted and with GPU capacity, the default ServiceAccount present,
+// and a dry-run GPU pod mutated by the double's webhook through the tunnel.
+func (t *tenant) waitReady(ctx context.Context) error {
+	procs := t.processes()
+	checks := []struct {
+		what  string
+		check func(context.Context) (bool, error)
+	}{
+		{"kube-scheduler /healthz", func(ctx context.Context) (bool, error) { return healthz(ctx, t.schedPort) }},
+		{"kube-controller-manager /healthz", func(ctx context.Context) (bool, error) { return healthz(ctx, t.kcmPort) }},
+		{"konnectivity agent connected (server /readyz)", t.konnectivityReady},
+		{"workers Ready with GPU capacity", t.workersReady},
+		{"ServiceAccount default/default", func(ctx context.Context) (bool, error) {
+			_, err := t.client.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
+			return err == nil, err
+		}},
+		{"webhook mutates a dry-run GPU pod through konnectivity", t.webhookWorks},
+	}
+	for _, c := range checks {
+		if err := waitFor(ctx, c.what, 100*time.Millisecond, procs, c.check); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *tenant) konnectivityReady(ctx context.Context) (bool, error) {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/readyz", t.konnHealthPort), nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false, err
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK, nil
+}
+
+func (t *tenant) workersReady(ctx context.Context) (bool, error) {
+	for _, w := range t.spec.Workers {
+		name := NodeName(t.name(), w.Name)
+		n, err := t.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		if !nodeReady(n) {
+			return false, fmt.Errorf("node %s is not Ready yet", name)
+		}
+		for _, taint := range n.Spec.Taints {
+			if taint.Effect == corev1.TaintEffectNoSchedule || taint.Effect == corev1.TaintEffectNoExecute {
+				return false, fmt.Errorf("node %s still has taint %s", name, taint.Key)
+			}
+		}
+		if q := n.Status.Allocatable[gpus.ResourceGPU]; q.Cmp(resource.MustParse("1")) < 0 {
+			return false, fmt.Errorf("node %s has no %s allocatable yet", name, gpus.ResourceGPU)
+		}
+	}
+	return true, nil
+}
+
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// webhookWorks creates a GPU pod with dryRun=All: admission webhooks with
+// sideEffects None are called for dry runs, so a pod coming back with
+// schedulerName hami-scheduler shows the whole path (API server → socket →
+// konnectivity server → agent → double) works, without leaving an object.
+func (t *tenant) webhookWorks(ctx context.Context) (bool, error) {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "testenv-probe-", Namespace: "default"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{
+			Name: "probe", Image: "busybox",
+			Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{
+				gpus.ResourceGPU:    resource.MustParse("1"),
+				gpus.ResourceGPUMem: resource.MustParse("1"),
+			}},
+		}}},
+	}
+	got, err := t.client.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	if err != nil {
+		return false, err
+	}
+	if got.Spec.SchedulerName != gpus.SchedulerName {
+		return false, fmt.Errorf("dry-run GPU pod came back with schedulerName %q (webhook not called yet)", got.Spec.SchedulerName)
+	}
+	return true, nil
+}

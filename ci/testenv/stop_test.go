@@ -1,0 +1,131 @@
+package testenv
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+)
+
+// Stop ends every process the environment started, including their process
+// groups, and removes the temporary work dir.
+func TestStopLeavesNoProcess(t *testing.T) {
+	requireProcesses(t)
+	l, err := lab.Parse([]byte("name: stop-test\ntenants:\n- name: solo\n  workers:\n  - name: w1\n    gpus: [{model: T4, count: 1}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Start(context.Background(), l, Options{Log: progress()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Stop() })
+	procs := e.Processes()
+	names := map[string]bool{}
+	for _, p := range procs {
+		names[p.Name] = true
+		if !alive(p.PID) {
+			t.Errorf("%s (pid %d) is not running before Stop", p.Name, p.PID)
+		}
+	}
+	for _, want := range []string{"etcd", "solo/kube-apiserver", "solo/kube-scheduler", "solo/kube-controller-manager",
+		"solo/konnectivity-server", "solo/konnectivity-agent", "solo/kwok"} {
+		if !names[want] {
+			t.Errorf("no process %s among %v", want, procs)
+		}
+	}
+	dir := e.WorkDir()
+
+	if err := e.Stop(); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	for _, p := range procs {
+		if alive(p.PID) {
+			t.Errorf("%s (pid %d) still running after Stop", p.Name, p.PID)
+		}
+		if left := groupMembers(t, p.PID); len(left) > 0 {
+			t.Errorf("process group of %s still has pids %v after Stop", p.Name, left)
+		}
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("work dir %s still exists after Stop (err %v)", dir, err)
+	}
+	if err := e.Stop(); err != nil {
+		t.Errorf("second Stop: %v", err)
+	}
+}
+
+// A component that dies during start fails Start with its name and the end
+// of its log, and nothing is left running.
+func TestStartFailureNamesComponentAndLog(t *testing.T) {
+	bins := t.TempDir()
+	for _, b := range []string{binEtcd, binAPIServer, binScheduler, binControllerManager, binKWOK, binProxyServer, binProxyAgent} {
+		script := "#!/bin/sh\necho \"" + b + ": simulated failure: disk on fire\" >&2\nexit 3\n"
+		if err := os.WriteFile(filepath.Join(bins, b), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	work := t.TempDir()
+	e, err := Start(context.Background(), lab.Default(), Options{BinDir: bins, WorkDir: work})
+	if err == nil {
+		_ = e.Stop()
+		t.Fatal("Start succeeded with binaries that exit at once")
+	}
+	for _, want := range []string{"etcd", "unexpectedly", "disk on fire", filepath.Join(work, "etcd.log")} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not mention %q:\n%v", want, err)
+		}
+	}
+	for _, p := range e.Processes() {
+		if alive(p.PID) {
+			t.Errorf("%s (pid %d) still running after a failed Start", p.Name, p.PID)
+		}
+	}
+}
+
+// alive reports whether pid is a running (not zombie) process.
+func alive(pid int) bool {
+	if err := syscall.Kill(pid, 0); err != nil {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(fields) > 0 && fields[0] != "Z"
+}
+
+// groupMembers lists live processes whose process group is pgid.
+func groupMembers(t *testing.T, pgid int) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	var out []int
+	for _, ent := range entries {
+		pid, err := strconv.Atoi(ent.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + ent.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		// fields after "(comm)": state ppid pgrp ...
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) > 2 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" {
+			out = append(out, pid)
+		}
+	}
+	return out
+}

@@ -1,0 +1,338 @@
+package testenv
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/testenv/hamidouble"
+)
+
+// serviceClusterIPRange is every tenant's service network; 10.96.0.1 is the
+// kubernetes Service, named in the API server's certificate.
+const serviceClusterIPRange = "10.96.0.0/16"
+
+// tenant is one tenant's control plane, tunnel, workers and double.
+type tenant struct {
+	env  *Env
+	spec lab.Tenant
+	dir  string
+
+	ca         *ca
+	server     string // https://127.0.0.1:<port>
+	apiPort    int
+	admin      keyPair
+	kubeconfig []byte // admin
+	rest       *rest.Config
+	client     kubernetes.Interface
+
+	// konnectivity
+	socket                        string
+	agentPort, konnHealthPort     int
+	konnAdminPort, agentAdminPort int
+	agentHealthPort               int
+
+	schedPort, kcmPort, kwokPort int
+
+	apiserver, konnServer, agent, scheduler, kcm, kwok *process
+
+	double       *hamidouble.Double
+	doubleCert   keyPair
+	extenderPort int          // 127.0.0.1, called by kube-scheduler directly
+	webhookAddr  *net.TCPAddr // host address, reached only through the agent
+	webhookHits  *hitCounter
+	servers      []*http.Server
+}
+
+func (t *tenant) name() string { return t.spec.Name }
+
+// component names a process of this tenant in errors and logs.
+func (t *tenant) component(c string) string { return t.spec.Name + "/" + c }
+
+func (t *tenant) logPath(c string) string { return filepath.Join(t.dir, c+".log") }
+
+func (t *tenant) path(f string) string { return filepath.Join(t.dir, f) }
+
+// up brings the tenant up in order; each step waits for what the next needs.
+func (t *tenant) up(ctx context.Context) error {
+	steps := []struct {
+		name string
+		fn   func(context.Context) error
+	}{
+		{"certificates", t.writeCertificates},
+		{"konnectivity server", t.startKonnectivityServer},
+		{"kube-apiserver", t.startAPIServer},
+		{"konnectivity agent", t.startAgent},
+		{"API server ready", t.waitAPIServer},
+		{"HAMi double", t.startDouble},
+		{"kube-scheduler, kube-controller-manager, KWOK", t.startControllers},
+		{"webhook registration", t.registerWebhook},
+		{"workers", t.createWorkers},
+		{"ready", t.waitReady},
+	}
+	for _, s := range steps {
+		start := time.Now()
+		if err := s.fn(ctx); err != nil {
+			return fmt.Errorf("tenant %s: %s: %w", t.name(), s.name, err)
+		}
+		t.env.log.Debug("tenant step done", "tenant", t.name(), "step", s.name, "took", time.Since(start).Round(time.Millisecond).String())
+	}
+	return nil
+}
+
+func (t *tenant) writeCertificates(context.Context) error {
+	if err := os.MkdirAll(t.dir, 0o755); err != nil {
+		return err
+	}
+	ports, err := t.env.ports.frees(11)
+	if err != nil {
+		return err
+	}
+	t.apiPort, t.agentPort, t.konnHealthPort, t.konnAdminPort = ports[0], ports[1], ports[2], ports[3]
+	t.agentAdminPort, t.agentHealthPort, t.schedPort, t.kcmPort, t.kwokPort = ports[4], ports[5], ports[6], ports[7], ports[8]
+	t.server = fmt.Sprintf("https://127.0.0.1:%d", t.apiPort)
+	// Unix socket paths are limited to 108 bytes; the work dir is short by default.
+	t.socket = t.path("konnectivity.sock")
+	if len(t.socket) > 100 {
+		return fmt.Errorf("konnectivity socket path %s is longer than a Unix socket allows: use a shorter Options.WorkDir", t.socket)
+	}
+
+	if t.ca, err = newCA(t.name() + "-ca"); err != nil {
+		return err
+	}
+	caKey, err := t.ca.keyPEM()
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(t.path("ca.crt"), t.ca.certPEM, 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(t.path("ca.key"), caKey, 0o600); err != nil {
+		return err
+	}
+	serving, err := t.ca.issue(certSpec{
+		CommonName: "kube-apiserver",
+		DNSNames:   []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
+		IPs:        []net.IP{net.IPv4(127, 0, 0, 1), net.IPv4(10, 96, 0, 1)},
+		Server:     true,
+		Client:     true,
+	})
+	if err != nil {
+		return err
+	}
+	if _, _, err := writePair(t.dir, "apiserver", serving); err != nil {
+		return err
+	}
+	pub, priv, err := serviceAccountKey()
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(t.path("sa.pub"), pub, 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(t.path("sa.key"), priv, 0o600); err != nil {
+		return err
+	}
+	clients := []struct {
+		file string
+		spec certSpec
+	}{
+		{"admin", certSpec{CommonName: "kubernetes-admin", Organization: []string{"system:masters"}, Client: true}},
+		{"scheduler", certSpec{CommonName: "system:kube-scheduler", Client: true}},
+		{"controller-manager", certSpec{CommonName: "system:kube-controller-manager", Client: true}},
+	}
+	for _, c := range clients {
+		kp, err := t.ca.issue(c.spec)
+		if err != nil {
+			return err
+		}
+		kc, err := kubeconfig(t.name(), t.server, t.ca.certPEM, kp)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(t.path(c.file+".kubeconfig"), kc, 0o600); err != nil {
+			return err
+		}
+		if c.file == "admin" {
+			t.admin, t.kubeconfig = kp, kc
+		}
+	}
+	t.rest = restConfig(t.server, t.ca.certPEM, t.admin)
+	if t.client, err = kubernetes.NewForConfig(t.rest); err != nil {
+		return err
+	}
+	t.doubleCert, err = t.ca.issue(certSpec{
+		CommonName: webhookService + "." + webhookNamespace + ".svc",
+		DNSNames:   []string{webhookService + "." + webhookNamespace + ".svc", webhookService + "." + webhookNamespace},
+		IPs:        []net.IP{net.IPv4(127, 0, 0, 1), t.env.hostIP},
+		Server:     true,
+	})
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(t.path("egress-selector.yaml"), []byte(egressSelectorConfig(t.socket)), 0o644)
+}
+
+func (t *tenant) startKonnectivityServer(context.Context) error {
+	var err error
+	t.konnServer, err = t.env.start(t.component("konnectivity-server"), filepath.Join(t.env.bins, binProxyServer), []string{
+		"--mode=grpc",
+		"--uds-name=" + t.socket,
+		"--delete-existing-uds-file=true",
+		"--server-port=0",
+		"--agent-bind-address=127.0.0.1",
+		"--agent-port=" + strconv.Itoa(t.agentPort),
+		"--health-bind-address=127.0.0.1",
+		"--health-port=" + strconv.Itoa(t.konnHealthPort),
+		"--admin-bind-address=127.0.0.1",
+		"--admin-port=" + strconv.Itoa(t.konnAdminPort),
+		"--cluster-cert=" + t.path("apiserver.crt"),
+		"--cluster-key=" + t.path("apiserver.key"),
+		"--server-count=1",
+		"--v=2",
+	}, t.logPath("konnectivity-server"))
+	return err
+}
+
+func (t *tenant) startAPIServer(context.Context) error {
+	var err error
+	t.apiserver, err = t.env.start(t.component("kube-apiserver"), filepath.Join(t.env.bins, binAPIServer), []string{
+		"--etcd-servers=" + t.env.etcdURL,
+		"--etcd-prefix=/" + t.name(),
+		"--bind-address=127.0.0.1",
+		"--advertise-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(t.apiPort),
+		"--cert-dir=" + t.path("certs"),
+		"--tls-cert-file=" + t.path("apiserver.crt"),
+		"--tls-private-key-file=" + t.path("apiserver.key"),
+		"--client-ca-file=" + t.path("ca.crt"),
+		"--service-account-key-file=" + t.path("sa.pub"),
+		"--service-account-signing-key-file=" + t.path("sa.key"),
+		"--service-account-issuer=https://kubernetes.default.svc." + t.name(),
+		"--service-cluster-ip-range=" + serviceClusterIPRange,
+		"--authorization-mode=RBAC",
+		// A loopback advertise address cannot be an endpoint of the
+		// kubernetes Service; without this the reconciler logs errors forever.
+		"--endpoint-reconciler-type=none",
+		// Service-referenced webhooks are dialled at the EndpointSlice address
+		// (the double, through konnectivity) instead of the cluster IP, which
+		// nothing routes here (there is no kube-proxy).
+		"--enable-aggregator-routing=true",
+		"--egress-selector-config-file=" + t.path("egress-selector.yaml"),
+		"--profiling=false",
+		"--v=1",
+	}, t.logPath("kube-apiserver"))
+	return err
+}
+
+func (t *tenant) startAgent(context.Context) error {
+	var err error
+	t.agent, err = t.env.start(t.component("konnectivity-agent"), filepath.Join(t.env.bins, binProxyAgent), []string{
+		"--ca-cert=" + t.path("ca.crt"),
+		"--proxy-server-host=127.0.0.1",
+		"--proxy-server-port=" + strconv.Itoa(t.agentPort),
+		// The agent's health server binds every interface unless told.
+		"--health-server-host=127.0.0.1",
+		"--health-server-port=" + strconv.Itoa(t.agentHealthPort),
+		"--admin-bind-address=127.0.0.1",
+		"--admin-server-port=" + strconv.Itoa(t.agentAdminPort),
+		"--agent-identifiers=host=" + t.name(),
+		"--sync-interval=200ms",
+		"--v=2",
+	}, t.logPath("konnectivity-agent"))
+	if err == nil {
+		t.agent.killOnly = true // it ignores SIGTERM (local-backend.md §4)
+	}
+	return err
+}
+
+func (t *tenant) waitAPIServer(ctx context.Context) error {
+	return waitFor(ctx, "kube-apiserver /readyz", 100*time.Millisecond, []*process{t.apiserver, t.konnServer}, func(ctx context.Context) (bool, error) {
+		body, err := t.client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+		return err == nil && string(body) == "ok", err
+	})
+}
+
+func (t *tenant) startControllers(context.Context) error {
+	cfg := schedulerConfig(t.path("scheduler.kubeconfig"), t.extenderPort)
+	if err := os.WriteFile(t.path("scheduler-config.yaml"), []byte(cfg), 0o644); err != nil {
+		return err
+	}
+	var err error
+	t.scheduler, err = t.env.start(t.component("kube-scheduler"), filepath.Join(t.env.bins, binScheduler), []string{
+		"--config=" + t.path("scheduler-config.yaml"),
+		"--authentication-kubeconfig=" + t.path("scheduler.kubeconfig"),
+		"--authorization-kubeconfig=" + t.path("scheduler.kubeconfig"),
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(t.schedPort),
+		"--leader-elect=false",
+		"--v=1",
+	}, t.logPath("kube-scheduler"))
+	if err != nil {
+		return err
+	}
+	t.kcm, err = t.env.start(t.component("kube-controller-manager"), filepath.Join(t.env.bins, binControllerManager), []string{
+		"--kubeconfig=" + t.path("controller-manager.kubeconfig"),
+		"--authentication-kubeconfig=" + t.path("controller-manager.kubeconfig"),
+		"--authorization-kubeconfig=" + t.path("controller-manager.kubeconfig"),
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(t.kcmPort),
+		"--leader-elect=false",
+		"--service-account-private-key-file=" + t.path("sa.key"),
+		"--root-ca-file=" + t.path("ca.crt"),
+		"--use-service-account-credentials=true",
+		"--cluster-signing-cert-file=" + t.path("ca.crt"),
+		"--cluster-signing-key-file=" + t.path("ca.key"),
+		"--service-cluster-ip-range=" + serviceClusterIPRange,
+		"--v=1",
+	}, t.logPath("kube-controller-manager"))
+	if err != nil {
+		return err
+	}
+	t.kwok, err = t.env.start(t.component("kwok"), filepath.Join(t.env.bins, binKWOK), []string{
+		"--kubeconfig=" + t.path("admin.kubeconfig"),
+		"--config=" + filepath.Join(t.env.bins, kwokStagesFile),
+		"--manage-all-nodes=false",
+		"--manage-nodes-with-annotation-selector=" + kwokNodeAnnotation + "=" + kwokNodeValue,
+		"--node-lease-duration-seconds=40",
+		"--cidr=10.244.0.0/16",
+		"--node-ip=127.0.0.1",
+		"--node-port=" + strconv.Itoa(t.kwokPort),
+		"--server-address=127.0.0.1:" + strconv.Itoa(t.kwokPort),
+	}, t.logPath("kwok"))
+	return err
+}
+
+// healthz GETs https://127.0.0.1:<port>/healthz of a component serving a
+// self-signed certificate.
+func healthz(ctx context.Context, port int) (bool, error) {
+	hc := &http.Client{Timeout: time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("https://127.0.0.1:%d/healthz", port), nil)
+	resp, err := hc.Do(req)
+	if err != nil {
+		return false, err
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK, nil
+}
+
+// processes lists the tenant's processes in start order.
+func (t *tenant) processes() []*process {
+	var out []*process
+	for _, p := range []*process{t.konnServer, t.apiserver, t.agent, t.scheduler, t.kcm, t.kwok} {
+		if p != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,79 @@
+package testenv
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// Tunnel shows which path a tenant's webhook calls took. The double's
+// webhook listener is bound to a host address that only the EndpointSlice
+// names, and the API server sends Service traffic through konnectivity, so
+// a call is counted at the agent's and the server's dials before it reaches
+// the listener. Compare two snapshots around an action.
+type Tunnel struct {
+	// WebhookAddress is the double's agent-side listener (host:port).
+	WebhookAddress string
+	// WebhookRequests counts requests to the webhook path that reached it.
+	WebhookRequests int64
+	// ServerDials counts dials the konnectivity server forwarded to its agent
+	// (konnectivity_network_proxy_server_dial_duration_seconds_count).
+	ServerDials int64
+	// AgentDials counts connections the konnectivity agent opened to a
+	// destination (konnectivity_network_proxy_agent_dial_duration_seconds_count).
+	AgentDials int64
+}
+
+// Tunnel reads the tenant's tunnel counters.
+func (e *Env) Tunnel(ctx context.Context, tenantName string) (Tunnel, error) {
+	t := e.tenant(tenantName)
+	out := Tunnel{WebhookAddress: t.webhookAddr.String(), WebhookRequests: t.webhookHits.path(webhookPath)}
+	var err error
+	if out.ServerDials, err = metricSum(ctx, t.konnAdminPort, "konnectivity_network_proxy_server_dial_duration_seconds_count"); err != nil {
+		return out, fmt.Errorf("tenant %s: konnectivity server metrics: %w", tenantName, err)
+	}
+	if out.AgentDials, err = metricSum(ctx, t.agentAdminPort, "konnectivity_network_proxy_agent_dial_duration_seconds_count"); err != nil {
+		return out, fmt.Errorf("tenant %s: konnectivity agent metrics: %w", tenantName, err)
+	}
+	return out, nil
+}
+
+// metricSum adds every sample of a metric on http://127.0.0.1:<port>/metrics
+// (0 when the metric has no samples yet).
+func metricSum(ctx context.Context, port int, name string) (int64, error) {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/metrics", port), nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("GET /metrics: %s", resp.Status)
+	}
+	var sum float64
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, name) {
+			continue
+		}
+		rest := line[len(name):]
+		if rest == "" || (rest[0] != ' ' && rest[0] != '{') {
+			continue // a longer metric name
+		}
+		fields := strings.Fields(rest[strings.LastIndex(rest, "}")+1:])
+		if len(fields) == 0 {
+			continue
+		}
+		v, err := strconv.ParseFloat(fields[0], 64)
+		if err != nil {
+			return 0, fmt.Errorf("metric %s: %q: %w", name, line, err)
+		}
+		sum += v
+	}
+	return int64(sum), sc.Err()
+}

@@ -1,0 +1,186 @@
+package testenv
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/gpu-lab/gpu-lab/ci/gpus"
+)
+
+// Names of HAMi's webhook objects, as HAMi's chart creates them (hami.md §1.2).
+const (
+	webhookService   = "hami-scheduler"
+	webhookNamespace = "kube-system"
+	webhookConfig    = "hami-webhook"
+	webhookName      = "vgpu.hami.io"
+	webhookPath      = "/webhook"
+	webhookPortName  = "https"
+	// endpointSliceManager marks the slice as ours, so kube-controller-manager's
+	// EndpointSlice controllers leave it alone (the Service has no selector).
+	endpointSliceManager = "gpu-lab-testenv"
+)
+
+// hitCounter counts the requests that reach one of the double's listeners.
+type hitCounter struct {
+	next  http.Handler
+	total atomic.Int64
+	mu    sync.Mutex
+	paths map[string]int64
+}
+
+func newHitCounter(next http.Handler) *hitCounter {
+	return &hitCounter{next: next, paths: map[string]int64{}}
+}
+
+func (h *hitCounter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.total.Add(1)
+	h.mu.Lock()
+	h.paths[r.URL.Path]++
+	h.mu.Unlock()
+	h.next.ServeHTTP(w, r)
+}
+
+func (h *hitCounter) path(p string) int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.paths[p]
+}
+
+// serveDouble serves the double's handler over TLS twice: on 127.0.0.1 for
+// kube-scheduler's extender calls (HAMi's chart also has the scheduler call
+// its extender on loopback, inside one pod), and on the host address for the
+// API server's webhook calls, which arrive from the konnectivity agent.
+func (t *tenant) serveDouble(ctx context.Context) error {
+	cert, err := tls.X509KeyPair(t.doubleCert.CertPEM, t.doubleCert.KeyPEM)
+	if err != nil {
+		return fmt.Errorf("HAMi double certificate: %w", err)
+	}
+	tlsCfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	extender, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("HAMi double extender listener: %w", err)
+	}
+	webhook, err := net.Listen("tcp", net.JoinHostPort(t.env.hostIP.String(), "0"))
+	if err != nil {
+		extender.Close()
+		return fmt.Errorf("HAMi double webhook listener on %s: %w", t.env.hostIP, err)
+	}
+	t.extenderPort = extender.Addr().(*net.TCPAddr).Port
+	t.webhookAddr = webhook.Addr().(*net.TCPAddr)
+	handler := t.double.Handler()
+	t.webhookHits = newHitCounter(handler)
+	for _, s := range []struct {
+		l net.Listener
+		h http.Handler
+	}{{extender, handler}, {webhook, t.webhookHits}} {
+		srv := &http.Server{Handler: s.h, TLSConfig: tlsCfg, ReadHeaderTimeout: 10 * time.Second,
+			ErrorLog: nil, BaseContext: func(net.Listener) context.Context { return ctx }}
+		t.servers = append(t.servers, srv)
+		l := tls.NewListener(s.l, tlsCfg)
+		t.env.wg.Go(func() {
+			if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				t.env.log.Warn("HAMi double server stopped", "tenant", t.name(), "err", err)
+			}
+		})
+	}
+	return nil
+}
+
+// registerWebhook creates HAMi's webhook the way its chart does: a
+// MutatingWebhookConfiguration referring to Service kube-system/hami-scheduler
+// port 443, whose EndpointSlice points at the double's agent-side listener.
+func (t *tenant) registerWebhook(ctx context.Context) error {
+	c := t.client
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: webhookService, Namespace: webhookNamespace},
+		Spec: corev1.ServiceSpec{
+			Type: corev1.ServiceTypeClusterIP,
+			Ports: []corev1.ServicePort{{
+				Name: webhookPortName, Port: 443, Protocol: corev1.ProtocolTCP,
+				TargetPort: intstr.FromInt32(int32(t.webhookAddr.Port)),
+			}},
+		},
+	}
+	if _, err := c.CoreV1().Services(webhookNamespace).Create(ctx, svc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("service %s/%s: %w", webhookNamespace, webhookService, err)
+	}
+	ready := true
+	port := int32(t.webhookAddr.Port)
+	portName := webhookPortName
+	proto := corev1.ProtocolTCP
+	slice := &discoveryv1.EndpointSlice{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: webhookService + "-double", Namespace: webhookNamespace,
+			Labels: map[string]string{
+				discoveryv1.LabelServiceName: webhookService,
+				discoveryv1.LabelManagedBy:   endpointSliceManager,
+			},
+		},
+		AddressType: discoveryv1.AddressTypeIPv4,
+		Endpoints: []discoveryv1.Endpoint{{
+			Addresses:  []string{t.webhookAddr.IP.String()},
+			Conditions: discoveryv1.EndpointConditions{Ready: &ready},
+		}},
+		Ports: []discoveryv1.EndpointPort{{Name: &portName, Port: &port, Protocol: &proto}},
+	}
+	if _, err := c.DiscoveryV1().EndpointSlices(webhookNamespace).Create(ctx, slice, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("endpointslice %s/%s: %w", webhookNamespace, slice.Name, err)
+	}
+	path := webhookPath
+	svcPort := int32(443)
+	failure := admissionregistrationv1.Ignore
+	sideEffects := admissionregistrationv1.SideEffectClassNone
+	reinvoke := admissionregistrationv1.NeverReinvocationPolicy
+	timeout := int32(10)
+	scope := admissionregistrationv1.AllScopes
+	notIgnored := &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+		Key: gpus.LabelWebhookIgnore, Operator: metav1.LabelSelectorOpNotIn, Values: []string{gpus.WebhookIgnoreValue},
+	}}}
+	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: webhookConfig},
+		Webhooks: []admissionregistrationv1.MutatingWebhook{{
+			Name: webhookName,
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{
+				Service:  &admissionregistrationv1.ServiceReference{Namespace: webhookNamespace, Name: webhookService, Path: &path, Port: &svcPort},
+				CABundle: t.ca.certPEM,
+			},
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+				Rule: admissionregistrationv1.Rule{
+					APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}, Scope: &scope,
+				},
+			}},
+			FailurePolicy:           &failure,
+			SideEffects:             &sideEffects,
+			ReinvocationPolicy:      &reinvoke,
+			TimeoutSeconds:          &timeout,
+			AdmissionReviewVersions: []string{"v1beta1"},
+			NamespaceSelector:       notIgnored,
+			ObjectSelector:          notIgnored,
+		}},
+	}
+	if _, err := c.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, mwc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("mutatingwebhookconfiguration %s: %w", webhookConfig, err)
+	}
+	return nil
+}
+
+// webhookURL is where the konnectivity agent dials the double.
+func (t *tenant) webhookURL() string {
+	return "https://" + net.JoinHostPort(t.webhookAddr.IP.String(), strconv.Itoa(t.webhookAddr.Port)) + webhookPath
+}

@@ -1,0 +1,75 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+)
+
+// KWOK manages the nodes carrying this annotation (and only those).
+const (
+	kwokNodeAnnotation = "kwok.x-k8s.io/node"
+	kwokNodeValue      = "fake"
+)
+
+// NodeName is the Node of a lab worker in the local environment.
+func NodeName(tenant, worker string) string { return tenant + "-" + worker }
+
+// createWorkers creates a Node per lab worker, registers its GPUs with the
+// same product code the real lab runs (gpus.RegisterNode), and starts the
+// product bind finalizer for the tenant.
+func (t *tenant) createWorkers(ctx context.Context) error {
+	for _, w := range t.spec.Workers {
+		if err := t.createNode(ctx, w); err != nil {
+			return err
+		}
+	}
+	for _, w := range t.spec.Workers {
+		if err := gpus.RegisterNode(ctx, t.client, t.env.lab, t.name(), w, NodeName(t.name(), w.Name)); err != nil {
+			return err
+		}
+	}
+	fin := &gpus.Finalizer{Client: t.client, Log: t.env.log.With("tenant", t.name(), "component", "bind-finalizer")}
+	t.env.wg.Go(func() {
+		if err := fin.Run(t.env.ctx); err != nil {
+			t.env.log.Error("bind finalizer stopped", "tenant", t.name(), "err", err)
+		}
+	})
+	return nil
+}
+
+// createNode creates the worker's Node with the capacity a kubelet would
+// report. KWOK keeps existing capacity when it initialises a node, so cpu,
+// memory and pods must be there before the GPU count is added.
+func (t *tenant) createNode(ctx context.Context, w lab.Worker) error {
+	name := NodeName(t.name(), w.Name)
+	res := corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse("32"),
+		corev1.ResourceMemory: resource.MustParse("256Gi"),
+		corev1.ResourcePods:   resource.MustParse("110"),
+	}
+	node := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        name,
+			Annotations: map[string]string{kwokNodeAnnotation: kwokNodeValue},
+			Labels: map[string]string{
+				"kubernetes.io/hostname": name,
+				"kubernetes.io/os":       "linux",
+				"kubernetes.io/arch":     "amd64",
+				"type":                   "kwok",
+			},
+		},
+		Status: corev1.NodeStatus{Capacity: res, Allocatable: res.DeepCopy()},
+	}
+	if _, err := t.client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create node %s: %w", name, err)
+	}
+	return nil
+}
