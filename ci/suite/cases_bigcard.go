@@ -1,0 +1,319 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/suite/assert"
+)
+
+// bigCard is the scenario on a worker with one big card: TC-03 → TC-05 →
+// TC-06 → TC-07 → TC-13 → TC-16, in that order, sharing TC-03's pods.
+type bigCard struct {
+	site   site
+	node   string
+	card   gpus.DeviceInfo
+	pods03 []podRef
+}
+
+func (b *bigCard) locate(ctx context.Context, t *T) error {
+	if b.node != "" {
+		return nil
+	}
+	w, err := t.findWorker(ctx, b.site)
+	if err != nil {
+		return err
+	}
+	if len(w.Cards) != 1 {
+		return fmt.Errorf("node %s registers %d cards, the spec gives worker %s one", w.Node.Name, len(w.Cards), b.site)
+	}
+	b.node, b.card = w.Node.Name, w.Cards[0]
+	return nil
+}
+
+func (b *bigCard) slice(name string) gpuPod {
+	return gpuPod{name: name, gpus: 1, memMB: sliceMB, cores: sliceCores, node: b.node}
+}
+
+// TC-03
+func (b *bigCard) tc03(ctx context.Context, t *T) error {
+	if err := b.locate(ctx, t); err != nil {
+		return err
+	}
+	b.pods03 = nil
+	for i := 1; i <= 3; i++ {
+		p := b.slice(fmt.Sprintf("tc03-%d", i))
+		got, err := t.createPod(ctx, b.site.Tenant, p)
+		if err != nil {
+			return err
+		}
+		b.pods03 = append(b.pods03, podRef{b.site.Tenant, got.Namespace, got.Name})
+		t.Step("created %s/%s (%s) on node %s", got.Namespace, got.Name, p.describeAsk(), b.node)
+	}
+	for _, ref := range b.pods03 {
+		p, err := t.waitBound(ctx, ref, true)
+		if err != nil {
+			return err
+		}
+		if p.Spec.NodeName != b.node {
+			return fmt.Errorf("pod %s was bound to %s, want %s", ref, p.Spec.NodeName, b.node)
+		}
+		t.Step("pod %s is bound to %s and Running", ref, p.Spec.NodeName)
+	}
+	return nil
+}
+
+// allocations decodes the allocation of each pod.
+func (t *T) allocations(ctx context.Context, refs []podRef) (map[string][]gpus.ContainerDevice, error) {
+	out := map[string][]gpus.ContainerDevice{}
+	for _, ref := range refs {
+		t.reference(ref)
+		p, err := t.Client(ref.tenant).CoreV1().Pods(ref.namespace).Get(ctx, ref.name, metav1.GetOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("tenant %s: get pod %s: %w", ref.tenant, ref, err)
+		}
+		devs, err := assert.Allocated(ref.String(), p.Annotations)
+		if err != nil {
+			return nil, err
+		}
+		out[ref.name] = devs
+	}
+	return out, nil
+}
+
+// holders is every live allocation on a node, by pod, as HAMi counts it.
+func (t *T) holders(ctx context.Context, tenant, node string) (map[string][]gpus.ContainerDevice, error) {
+	pods, err := t.Client(tenant).CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("tenant %s: list pods: %w", tenant, err)
+	}
+	out := map[string][]gpus.ContainerDevice{}
+	for _, p := range pods.Items {
+		if p.Annotations[gpus.AnnoVGPUNode] != node || p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		devs, err := gpus.DecodePodDevices(p.Annotations[gpus.AnnoDevicesAllocated])
+		if err != nil {
+			return nil, fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err)
+		}
+		out[p.Namespace+"/"+p.Name] = devs.All()
+	}
+	return out, nil
+}
+
+// TC-05
+func (b *bigCard) tc05(ctx context.Context, t *T) error {
+	allocs, err := t.allocations(ctx, b.pods03)
+	if err != nil {
+		return err
+	}
+	uuid, err := assert.SameCard(allocs)
+	if err != nil {
+		return err
+	}
+	for pod, devs := range allocs {
+		if err := assert.OnNode(pod, b.node, devs, []gpus.DeviceInfo{b.card}); err != nil {
+			return err
+		}
+	}
+	t.Step("TC-03's three pods all hold card %s (%s, %d MB) on %s", uuid, b.card.Type, b.card.Devmem, b.node)
+	all, err := t.holders(ctx, b.site.Tenant, b.node)
+	if err != nil {
+		return err
+	}
+	if err := assert.CardTotals(uuid, all, 3*sliceMB, 3*sliceCores); err != nil {
+		return fmt.Errorf("%w (holders: %v)", err, podNames(all))
+	}
+	mem, cores := assert.Totals(uuid, all)
+	t.Step("card %s holds %d MB of %d and %d%% of cores", uuid, mem, b.card.Devmem, cores)
+	t.Snapshot(ctx, b.site.Tenant, fmt.Sprintf("TC-05: TC-03's three pods share %s", uuid))
+	return nil
+}
+
+func podNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// pending creates a pod and asserts kube-scheduler keeps it Pending for
+// one of the reasons, then deletes it.
+func (t *T) pending(ctx context.Context, tenant string, p gpuPod, reasons ...string) error {
+	got, err := t.createPod(ctx, tenant, p)
+	if err != nil {
+		return err
+	}
+	ref := podRef{tenant, got.Namespace, got.Name}
+	t.Step("created %s (%s)", ref, p.describeAsk())
+	msg, err := t.waitVerdict(ctx, ref)
+	if err != nil {
+		return err
+	}
+	r, err := assert.Unschedulable(msg, reasons...)
+	if err != nil {
+		return fmt.Errorf("pod %s: %w", ref, err)
+	}
+	t.Step("kube-scheduler keeps %s Pending: %s (PodScheduled=False: %q)", ref, r, msg)
+	return t.deletePod(ctx, ref)
+}
+
+// TC-06
+func (b *bigCard) tc06(ctx context.Context, t *T) error {
+	if err := b.locate(ctx, t); err != nil {
+		return err
+	}
+	mem := oversizedMB
+	if b.card.Devmem >= mem {
+		mem = b.card.Devmem + smallMB
+	}
+	t.Step("card %s has %d MB; asking %d MB", b.card.ID, b.card.Devmem, mem)
+	return t.pending(ctx, b.site.Tenant, gpuPod{name: "tc06-oversized", gpus: 1, memMB: mem, node: b.node}, gpus.ReasonCardInsufficientMemory)
+}
+
+// TC-07
+func (b *bigCard) tc07(ctx context.Context, t *T) error {
+	allocs, err := t.allocations(ctx, b.pods03)
+	if err != nil {
+		return fmt.Errorf("TC-03's pods are not all in place: %w", err)
+	}
+	mem, cores := assert.Totals(b.card.ID, allocs)
+	t.Step("TC-03's pods hold %d MB and %d%% of %s; a fourth slice still fits by memory (%d ≤ %d) but not by cores (%d > 100)",
+		mem, cores, b.card.ID, mem+sliceMB, b.card.Devmem, cores+sliceCores)
+	return t.pending(ctx, b.site.Tenant, b.slice("tc07-fourth"), gpus.ReasonCardInsufficientCore)
+}
+
+// bindFresh creates a pod and waits for it to be bound. HAMi drops deleted
+// pods from its usage asynchronously (hami-observed §3e), so a pod filtered
+// a few ms after a delete can meet the stale count; such a pod stays
+// Pending until kube-scheduler's 5-minute retry. So when the scheduler
+// refuses it, bindFresh deletes it and tries a fresh pod, a few times.
+func (t *T) bindFresh(ctx context.Context, tenant string, p gpuPod) (*corev1.Pod, error) {
+	const attempts = 5
+	var last string
+	for i := 1; i <= attempts; i++ {
+		pi := p
+		pi.name = fmt.Sprintf("%s-%d", p.name, i)
+		got, err := t.createPod(ctx, tenant, pi)
+		if err != nil {
+			return nil, err
+		}
+		ref := podRef{tenant, got.Namespace, got.Name}
+		t.Step("created %s (%s)", ref, pi.describeAsk())
+		bound, msg, err := t.waitBoundOrVerdict(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		if bound != nil {
+			t.Step("pod %s is bound to %s (%s)", ref, bound.Spec.NodeName, bound.Annotations[gpus.AnnoDevicesAllocated])
+			return bound, nil
+		}
+		last = msg
+		t.Step("attempt %d: kube-scheduler refused %s (%q); HAMi may not have dropped a just-deleted pod yet — deleting it and trying a fresh pod", i, ref, msg)
+		if err := t.deletePod(ctx, ref); err != nil {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Duration(i) * 500 * time.Millisecond):
+		}
+	}
+	return nil, fmt.Errorf("%d fresh pods in a row were declared unschedulable, so the capacity was not released; the last verdict: %s", attempts, last)
+}
+
+// TC-13
+func (b *bigCard) tc13(ctx context.Context, t *T) error {
+	if err := t.deleteCasePods(ctx, b.site.Tenant, "TC-07"); err != nil {
+		return err
+	}
+	victim := b.pods03[0]
+	t.reference(victim)
+	if err := t.deletePod(ctx, victim); err != nil {
+		return err
+	}
+	p, err := t.bindFresh(ctx, b.site.Tenant, b.slice("tc13-fresh"))
+	if err != nil {
+		return fmt.Errorf("after deleting %s: %w", victim, err)
+	}
+	devs, err := assert.Allocated(p.Namespace+"/"+p.Name, p.Annotations)
+	if err != nil {
+		return err
+	}
+	if len(devs) != 1 || devs[0].UUID != b.card.ID {
+		return fmt.Errorf("pod %s/%s holds %v, want the card %s that %s released", p.Namespace, p.Name, devs, b.card.ID, victim)
+	}
+	t.Step("the fresh pod holds %s, the card %s released", b.card.ID, victim)
+	return nil
+}
+
+// emptyCard deletes every pod of this run that holds or targets the node.
+func (b *bigCard) emptyCard(ctx context.Context, t *T) error {
+	pods, err := t.Client(b.site.Tenant).CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{LabelSelector: LabelRun + "=" + t.r.runID})
+	if err != nil {
+		return fmt.Errorf("tenant %s: list pods: %w", b.site.Tenant, err)
+	}
+	n := 0
+	for _, p := range pods.Items {
+		if p.Spec.NodeName == b.node || p.Annotations[gpus.AnnoVGPUNode] == b.node {
+			if err := t.deletePod(ctx, podRef{b.site.Tenant, p.Namespace, p.Name}); err != nil {
+				return err
+			}
+			n++
+		}
+	}
+	t.Step("emptied card %s: deleted %d pod(s) of earlier cases", b.card.ID, n)
+	return nil
+}
+
+// TC-16
+func (b *bigCard) tc16(ctx context.Context, t *T) error {
+	if err := b.locate(ctx, t); err != nil {
+		return err
+	}
+	if err := b.emptyCard(ctx, t); err != nil {
+		return err
+	}
+	// A plain gpu: 1 pod, as a user writes it: HAMi's webhook adds
+	// gpucores: 100 and Filter grants the whole memory (defaultMemory 0).
+	whole, err := t.bindFresh(ctx, b.site.Tenant, gpuPod{name: "tc16-whole", gpus: 1, node: b.node, viaWebhook: true})
+	if err != nil {
+		return err
+	}
+	ref := podRef{b.site.Tenant, whole.Namespace, whole.Name}
+	devs, err := assert.Allocated(ref.String(), whole.Annotations)
+	if err != nil {
+		return err
+	}
+	if err := assert.WholeCard(ref.String(), devs, b.card); err != nil {
+		return fmt.Errorf("%w (HAMi's webhook adds %s: 100 to a plain %s pod; without it the grant has 0 cores)", err, gpus.ResourceGPUCores, gpus.ResourceGPU)
+	}
+	t.Step("%s holds the whole card: %s", ref, whole.Annotations[gpus.AnnoDevicesAllocated])
+	small := gpuPod{name: "tc16-blocked", gpus: 1, memMB: smallMB, cores: smallCores, node: b.node}
+	if err := t.pending(ctx, b.site.Tenant, small, gpus.ReasonCardInsufficientMemory, gpus.ReasonCardInsufficientCore, gpus.ReasonExclusiveConflict); err != nil {
+		return err
+	}
+	if err := t.deletePod(ctx, ref); err != nil {
+		return err
+	}
+	small.name = "tc16-after"
+	after, err := t.bindFresh(ctx, b.site.Tenant, small)
+	if err != nil {
+		return fmt.Errorf("after deleting the whole-card pod %s: %w", ref, err)
+	}
+	if d, err := assert.Allocated(after.Namespace+"/"+after.Name, after.Annotations); err != nil {
+		return err
+	} else if d[0].UUID != b.card.ID {
+		return fmt.Errorf("pod %s/%s holds %s, want %s", after.Namespace, after.Name, d[0].UUID, b.card.ID)
+	}
+	t.Step("once the whole-card pod was deleted, a slice was bound to %s", b.card.ID)
+	return nil
+}

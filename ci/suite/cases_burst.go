@@ -1,0 +1,114 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// TC-14: ten pods created back to back on one worker. Each bind latency is
+// a metric; only the burst timeout fails the case, because real HAMi
+// throttles its API calls and seconds per pod in a burst are normal.
+func tc14(ctx context.Context, t *T, s site) error {
+	w0, err := t.findWorker(ctx, s)
+	if err != nil {
+		return err
+	}
+	ns, err := t.Namespace(ctx, s.Tenant)
+	if err != nil {
+		return err
+	}
+	cs := t.Client(s.Tenant)
+	bctx, cancel := context.WithTimeout(ctx, t.r.tm.Burst)
+	defer cancel()
+	created := map[string]time.Time{}
+	var names []string
+	bound := map[string]time.Duration{}
+	last := map[string]*corev1.Pod{}
+	seen := func(p *corev1.Pod) {
+		last[p.Name] = p
+		if start, mine := created[p.Name]; mine && p.Spec.NodeName != "" {
+			if _, ok := bound[p.Name]; !ok {
+				bound[p.Name] = time.Since(start)
+			}
+		}
+	}
+	pods := cs.CoreV1().Pods(ns)
+	// The watch is opened before the first pod is created, so every bind
+	// is seen when it happens.
+	list, err := pods.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("tenant %s: list pods in %s: %w", s.Tenant, ns, err)
+	}
+	w, err := pods.Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+	if err != nil {
+		return fmt.Errorf("tenant %s: watch pods in %s: %w", s.Tenant, ns, err)
+	}
+	for i := 1; i <= burstPods; i++ {
+		p := gpuPod{name: fmt.Sprintf("tc14-%02d", i), gpus: 1, memMB: smallMB, cores: burstCores, node: w0.Node.Name}
+		start := time.Now()
+		if _, err := t.createPod(ctx, s.Tenant, p); err != nil {
+			w.Stop()
+			return err
+		}
+		created[p.name] = start
+		names = append(names, p.name)
+	}
+	t.Step("created %d pods (gpu 1, %d MB, %d%% cores) back to back on %s", burstPods, smallMB, burstCores, w0.Node.Name)
+	first := true
+	err = follow(bctx, func(ctx context.Context) (string, bool, error) {
+		if first {
+			first = false
+			return list.ResourceVersion, false, nil
+		}
+		l, err := pods.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return "", false, fmt.Errorf("tenant %s: list pods in %s: %w", s.Tenant, ns, err)
+		}
+		for i := range l.Items {
+			seen(&l.Items[i])
+		}
+		return l.ResourceVersion, len(bound) == burstPods, nil
+	}, func(ctx context.Context, rv string) (watch.Interface, error) {
+		if w != nil {
+			ww := w
+			w = nil
+			return ww, nil
+		}
+		return pods.Watch(ctx, metav1.ListOptions{ResourceVersion: rv})
+	}, func(ev watch.Event) (bool, error) {
+		if p, ok := ev.Object.(*corev1.Pod); ok {
+			seen(p)
+		}
+		return len(bound) == burstPods, nil
+	})
+	if err != nil && bctx.Err() == nil {
+		return err
+	}
+	if len(bound) < burstPods {
+		var waiting []string
+		for _, n := range names {
+			if _, ok := bound[n]; !ok {
+				waiting = append(waiting, fmt.Sprintf("%s (%s)", n, describePod(last[n])))
+			}
+		}
+		return fmt.Errorf("%d of %d pods were bound within %s; still waiting: %s — a stall like this is HAMi's node lock not being released after a bind",
+			len(bound), burstPods, t.r.tm.Burst, strings.Join(waiting, "; "))
+	}
+	var lat []time.Duration
+	for _, n := range names {
+		t.Metric("bind_seconds."+n, bound[n].Seconds())
+		lat = append(lat, bound[n])
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	t.Metric("bind_seconds.max", lat[len(lat)-1].Seconds())
+	t.Metric("bind_seconds.median", lat[len(lat)/2].Seconds())
+	t.Step("all %d pods bound; bind latency median %s, max %s", burstPods, lat[len(lat)/2].Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond))
+	return t.deleteCasePods(ctx, s.Tenant, "TC-14")
+}

@@ -1,0 +1,185 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/gpu-lab/gpu-lab/ci/gpus"
+)
+
+// TC-08
+func (r *runner) tc08(ctx context.Context, t *T) error {
+	// 1. Every tenant creates marker objects named after itself.
+	err := t.perTenant(func(tn string) error {
+		ns, err := t.Namespace(ctx, tn)
+		if err != nil {
+			return err
+		}
+		cs := t.Client(tn)
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "marker-" + tn, Namespace: ns, Labels: t.labels(tn)}}
+		if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("tenant %s: create ConfigMap %s/%s: %w", tn, ns, cm.Name, err)
+		}
+		if _, err := t.createPod(ctx, tn, gpuPod{name: "marker-" + tn, node: noNode, viaWebhook: true}); err != nil {
+			return err
+		}
+		t.Step("tenant %s: created namespace %s with ConfigMap and pod marker-%s", tn, ns, tn)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// 2. Every tenant sees only its own.
+	uuidOwner := map[string]string{}
+	var owners []map[string]bool
+	err = t.perTenant(func(tn string) error {
+		cs := t.Client(tn)
+		nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return fmt.Errorf("tenant %s: list nodes: %w", tn, err)
+		}
+		matched, extra, err := matchWorkers(r.cfg.Lab, tn, nodes.Items)
+		if err != nil {
+			return err
+		}
+		if len(extra) > 0 {
+			return fmt.Errorf("tenant %s lists node(s) %s that are not its workers", tn, strings.Join(extra, ", "))
+		}
+		wantGPU, gotGPU := 0, int64(0)
+		mine := map[string]bool{}
+		for _, m := range matched {
+			wantGPU += gpus.GPUCapacity(r.cfg.Lab, m.Worker)
+			q := m.Node.Status.Allocatable[corev1.ResourceName(gpus.ResourceGPU)]
+			gotGPU += q.Value()
+			for _, d := range m.Cards {
+				mine[d.ID] = true
+			}
+		}
+		if gotGPU != int64(wantGPU) {
+			return fmt.Errorf("tenant %s sees %d allocatable %s in total, its own workers have %d", tn, gotGPU, gpus.ResourceGPU, wantGPU)
+		}
+		t.mu.Lock()
+		for u := range mine {
+			uuidOwner[u] += tn + " "
+		}
+		owners = append(owners, mine)
+		t.mu.Unlock()
+		sel := metav1.ListOptions{LabelSelector: LabelRun + "=" + r.runID}
+		pods, err := cs.CoreV1().Pods(metav1.NamespaceAll).List(ctx, sel)
+		if err != nil {
+			return fmt.Errorf("tenant %s: list pods: %w", tn, err)
+		}
+		for _, p := range pods.Items {
+			if o := p.Labels[LabelTenant]; o != tn {
+				return fmt.Errorf("tenant %s lists pod %s/%s, which the suite created in tenant %s", tn, p.Namespace, p.Name, o)
+			}
+		}
+		cms, err := cs.CoreV1().ConfigMaps(metav1.NamespaceAll).List(ctx, sel)
+		if err != nil {
+			return fmt.Errorf("tenant %s: list ConfigMaps: %w", tn, err)
+		}
+		for _, c := range cms.Items {
+			if o := c.Labels[LabelTenant]; o != tn {
+				return fmt.Errorf("tenant %s lists ConfigMap %s/%s, which the suite created in tenant %s", tn, c.Namespace, c.Name, o)
+			}
+		}
+		nss, err := cs.CoreV1().Namespaces().List(ctx, sel)
+		if err != nil {
+			return fmt.Errorf("tenant %s: list namespaces: %w", tn, err)
+		}
+		for _, n := range nss.Items {
+			if o := n.Labels[LabelTenant]; o != tn {
+				return fmt.Errorf("tenant %s lists namespace %s, which the suite created in tenant %s", tn, n.Name, o)
+			}
+		}
+		ns, _ := t.Namespace(ctx, tn)
+		for _, other := range r.cfg.Lab.TenantNames() {
+			if other == tn {
+				continue
+			}
+			if _, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "marker-"+other, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("tenant %s: ConfigMap %s/marker-%s (created in %s) is visible here (err %v)", tn, ns, other, other, err)
+			}
+			if _, err := cs.CoreV1().Pods(ns).Get(ctx, "marker-"+other, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("tenant %s: pod %s/marker-%s (created in %s) is visible here (err %v)", tn, ns, other, other, err)
+			}
+		}
+		t.Step("tenant %s sees only its %d node(s), %d card(s), %d %s, and only its own %d suite pod(s), %d ConfigMap(s), %d namespace(s)",
+			tn, len(matched), len(mine), gotGPU, gpus.ResourceGPU, len(pods.Items), len(cms.Items), len(nss.Items))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for u, o := range uuidOwner {
+		if strings.Count(o, " ") > 1 {
+			return fmt.Errorf("card %s is registered in several tenants: %s", u, strings.TrimSpace(o))
+		}
+	}
+	if len(r.cfg.Lab.Tenants) < 2 {
+		t.Step("the lab has one tenant: nothing to compare across tenants")
+	}
+	return nil
+}
+
+// TC-15
+func (r *runner) tc15(ctx context.Context, t *T) error {
+	names := r.cfg.Lab.TenantNames()
+	return t.perTenant(func(a string) error {
+		own, err := kubernetes.NewForConfig(r.cfg.Tenants[a])
+		if err != nil {
+			return fmt.Errorf("tenant %s: client: %w", a, err)
+		}
+		if _, err := own.CoreV1().Namespaces().List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
+			return fmt.Errorf("tenant %s's credentials do not work against its own API server: %w", a, err)
+		}
+		for _, b := range names {
+			if b == a {
+				continue
+			}
+			cross, err := crossConfig(r.cfg.Tenants[a], r.cfg.Tenants[b])
+			if err != nil {
+				return fmt.Errorf("tenant %s: %w", a, err)
+			}
+			cs, err := kubernetes.NewForConfig(cross)
+			if err != nil {
+				return fmt.Errorf("client for %s's credentials at %s: %w", a, b, err)
+			}
+			_, err = cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{Limit: 1})
+			switch {
+			case err == nil:
+				return fmt.Errorf("tenant %s's API server (%s) accepted tenant %s's credentials: tenants must not trust each other's CA or tokens", b, cross.Host, a)
+			case apierrors.IsUnauthorized(err):
+				t.Step("tenant %s's credentials: accepted by %s, rejected by %s with 401 Unauthorized", a, a, b)
+			case apierrors.IsForbidden(err):
+				return fmt.Errorf("tenant %s's API server authenticated tenant %s's credentials (403 Forbidden, not 401): %v", b, a, err)
+			default:
+				return fmt.Errorf("tenant %s's credentials against tenant %s's API server: want 401 Unauthorized, got: %v", a, b, err)
+			}
+		}
+		return nil
+	})
+}
+
+// crossConfig is a's credentials aimed at b's API server, trusting b's CA,
+// so the answer comes from b's authenticator rather than a TLS failure.
+func crossConfig(a, b *rest.Config) (*rest.Config, error) {
+	c := rest.AnonymousClientConfig(b)
+	c.CertFile, c.KeyFile = a.CertFile, a.KeyFile
+	c.CertData, c.KeyData = a.CertData, a.KeyData
+	c.BearerToken, c.BearerTokenFile = a.BearerToken, a.BearerTokenFile
+	c.Username, c.Password = a.Username, a.Password
+	c.AuthProvider, c.ExecProvider = a.AuthProvider, a.ExecProvider
+	if c.CertFile == "" && len(c.CertData) == 0 && c.BearerToken == "" && c.BearerTokenFile == "" &&
+		c.Username == "" && c.AuthProvider == nil && c.ExecProvider == nil {
+		return nil, fmt.Errorf("its rest.Config carries no credentials (client certificate, token, basic auth or exec plugin) to try elsewhere")
+	}
+	return c, nil
+}

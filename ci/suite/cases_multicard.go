@@ -1,0 +1,167 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/suite/assert"
+)
+
+// multiCard is the scenario on a worker with several cards: TC-09 → TC-10
+// → TC-11 (then TC-12 and TC-14 when placed there), each leaving the cards
+// empty for the next.
+type multiCard struct {
+	site  site
+	node  string
+	cards []gpus.DeviceInfo
+}
+
+func (m *multiCard) locate(ctx context.Context, t *T) error {
+	if m.node != "" {
+		return nil
+	}
+	w, err := t.findWorker(ctx, m.site)
+	if err != nil {
+		return err
+	}
+	m.node, m.cards = w.Node.Name, w.Cards
+	return nil
+}
+
+func (m *multiCard) small(name string) gpuPod {
+	return gpuPod{name: name, gpus: 1, memMB: smallMB, cores: smallCores, node: m.node}
+}
+
+// bound creates a pod, waits for it to be bound and returns its devices.
+func (t *T) boundDevices(ctx context.Context, tenant string, p gpuPod) (podRef, []gpus.ContainerDevice, error) {
+	got, err := t.createPod(ctx, tenant, p)
+	if err != nil {
+		return podRef{}, nil, err
+	}
+	ref := podRef{tenant, got.Namespace, got.Name}
+	t.Step("created %s (%s)", ref, p.describeAsk())
+	bp, err := t.waitBound(ctx, ref, false)
+	if err != nil {
+		return ref, nil, err
+	}
+	devs, err := assert.Allocated(ref.String(), bp.Annotations)
+	if err != nil {
+		return ref, nil, err
+	}
+	t.Step("pod %s is bound to %s holding %s", ref, bp.Spec.NodeName, bp.Annotations[gpus.AnnoDevicesAllocated])
+	return ref, devs, nil
+}
+
+// TC-09
+func (m *multiCard) tc09(ctx context.Context, t *T) error {
+	if err := m.locate(ctx, t); err != nil {
+		return err
+	}
+	p := m.small("tc09-two-gpus")
+	p.gpus = 2
+	ref, devs, err := t.boundDevices(ctx, m.site.Tenant, p)
+	if err != nil {
+		return err
+	}
+	if err := assert.DistinctCards(ref.String(), devs, 2); err != nil {
+		return err
+	}
+	if err := assert.OnNode(ref.String(), m.node, devs, m.cards); err != nil {
+		return err
+	}
+	t.Step("pod %s holds two distinct cards: %s and %s", ref, devs[0].UUID, devs[1].UUID)
+	return t.deletePod(ctx, ref)
+}
+
+// TC-10
+func (m *multiCard) tc10(ctx context.Context, t *T) error {
+	if err := m.locate(ctx, t); err != nil {
+		return err
+	}
+	p := m.small("tc10-too-many")
+	p.gpus = len(m.cards) + 1
+	t.Step("node %s has %d cards; asking %d", m.node, len(m.cards), p.gpus)
+	return t.pending(ctx, m.site.Tenant, p, gpus.ReasonNodeInsufficientDevice)
+}
+
+// TC-11
+func (m *multiCard) tc11(ctx context.Context, t *T) error {
+	if err := m.locate(ctx, t); err != nil {
+		return err
+	}
+	// Spread: the second pod is created once the first is bound, so HAMi
+	// sees the first one's usage.
+	var refs []podRef
+	var uuids []string
+	for i := 1; i <= 2; i++ {
+		ref, devs, err := t.boundDevices(ctx, m.site.Tenant, m.small(fmt.Sprintf("tc11-spread-%d", i)))
+		if err != nil {
+			return err
+		}
+		refs, uuids = append(refs, ref), append(uuids, devs[0].UUID)
+	}
+	if uuids[0] == uuids[1] {
+		return fmt.Errorf("under the default (spread) policy %s and %s both landed on %s, want different cards", refs[0].name, refs[1].name, uuids[0])
+	}
+	t.Step("spread: the two pods are on different cards (%s)", strings.Join(uuids, ", "))
+	for _, r := range refs {
+		if err := t.deletePod(ctx, r); err != nil {
+			return err
+		}
+	}
+	refs, uuids = nil, nil
+	for i := 1; i <= 2; i++ {
+		p := m.small(fmt.Sprintf("tc11-binpack-%d", i))
+		p.annotations = map[string]string{gpus.AnnoGPUPolicy: "binpack"}
+		ref, devs, err := t.boundDevices(ctx, m.site.Tenant, p)
+		if err != nil {
+			return err
+		}
+		refs, uuids = append(refs, ref), append(uuids, devs[0].UUID)
+	}
+	if uuids[0] != uuids[1] {
+		return fmt.Errorf("with %s: binpack %s landed on %s and %s on %s, want the same card", gpus.AnnoGPUPolicy, refs[0].name, uuids[0], refs[1].name, uuids[1])
+	}
+	t.Step("binpack: both pods are on %s", uuids[0])
+	for _, r := range refs {
+		if err := t.deletePod(ctx, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TC-12
+func tc12(ctx context.Context, t *T, s site, lacking string) error {
+	w, err := t.findWorker(ctx, s)
+	if err != nil {
+		return err
+	}
+	p := gpuPod{name: "tc12-lacking", gpus: 1, memMB: smallMB, cores: smallCores, node: w.Node.Name,
+		annotations: map[string]string{gpus.AnnoUseGPUType: lacking}}
+	t.Step("node %s has no card of type %s", w.Node.Name, lacking)
+	if err := t.pending(ctx, s.Tenant, p, gpus.ReasonCardTypeMismatch); err != nil {
+		return err
+	}
+	own := w.Cards[0].Type
+	p.name = "tc12-own"
+	p.annotations = map[string]string{gpus.AnnoUseGPUType: own}
+	ref, devs, err := t.boundDevices(ctx, s.Tenant, p)
+	if err != nil {
+		return err
+	}
+	for _, d := range devs {
+		for _, c := range w.Cards {
+			if c.ID == d.UUID && !strings.Contains(strings.ToLower(c.Type), strings.ToLower(own)) {
+				return fmt.Errorf("pod %s asked for type %s and got card %s of type %s", ref, own, c.ID, c.Type)
+			}
+		}
+	}
+	if err := assert.OnNode(ref.String(), w.Node.Name, devs, w.Cards); err != nil {
+		return err
+	}
+	t.Step("asking the node's own type %s, pod %s was bound to card %s", own, ref, devs[0].UUID)
+	return t.deletePod(ctx, ref)
+}

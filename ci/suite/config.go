@@ -1,0 +1,135 @@
+package suite
+
+import (
+	"fmt"
+	"log/slog"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+)
+
+// Config is one suite run.
+type Config struct {
+	// Lab describes the platform's tenants and hardware; cases pick their
+	// tenant and card from it and skip when it has no such hardware.
+	Lab *lab.Lab
+	// Tenants maps each lab tenant to a rest.Config of its API server
+	// (admin credentials).
+	Tenants map[string]*rest.Config
+	// Backend says what the platform runs on; it is copied into the results.
+	Backend string
+	// Parallel bounds how many tasks (scenarios, independent cases) run at
+	// once; 0 runs all of them at once.
+	Parallel int
+	// Serial runs every task one after the other (Parallel = 1), for comparison.
+	Serial bool
+	// Run and Skip are regular expressions on case IDs ("TC-0[1-8]").
+	Run, Skip string
+	// Timeouts bound every wait; zero fields take DefaultTimeouts.
+	Timeouts Timeouts
+	// Log receives progress; nil discards it.
+	Log *slog.Logger
+	// Image is the container image of the suite's pods. The default, the
+	// pause image, is present on every kind node and never exits.
+	Image string
+	// KubernetesVersion is the version TC-01 expects the tenant API servers
+	// to report; empty means Lab.Versions.Kubernetes.
+	KubernetesVersion string
+}
+
+// DefaultImage is the suite pods' image when Config.Image is empty.
+const DefaultImage = "registry.k8s.io/pause:3.10"
+
+// Timeouts bound the suite's waits. Every wait is a watch or an
+// apimachinery wait helper that ends as soon as the awaited state is seen.
+type Timeouts struct {
+	// Bind is how long a pod may take to be bound (and Running where a case
+	// says so). Real HAMi throttles its API calls, so seconds are normal.
+	Bind time.Duration
+	// Verdict is how long kube-scheduler may take to declare a pod
+	// unschedulable.
+	Verdict time.Duration
+	// Delete is how long a deleted pod may take to disappear.
+	Delete time.Duration
+	// Burst bounds TC-14 (ten pods back to back); it stays below HAMi's
+	// 5-minute node-lock stall so that stall is a failure.
+	Burst time.Duration
+	// Case bounds one case as a whole.
+	Case time.Duration
+	// Cleanup bounds deleting a case's namespaces, also after Ctrl-C.
+	Cleanup time.Duration
+}
+
+// DefaultTimeouts are generous for a real lab on 2 cores.
+func DefaultTimeouts() Timeouts {
+	return Timeouts{
+		Bind:    90 * time.Second,
+		Verdict: 60 * time.Second,
+		Delete:  60 * time.Second,
+		Burst:   4 * time.Minute,
+		Case:    6 * time.Minute,
+		Cleanup: time.Minute,
+	}
+}
+
+func (t Timeouts) withDefaults() Timeouts {
+	d := DefaultTimeouts()
+	fill := func(v *time.Duration, def time.Duration) {
+		if *v <= 0 {
+			*v = def
+		}
+	}
+	fill(&t.Bind, d.Bind)
+	fill(&t.Verdict, d.Verdict)
+	fill(&t.Delete, d.Delete)
+	fill(&t.Burst, d.Burst)
+	fill(&t.Case, d.Case)
+	fill(&t.Cleanup, d.Cleanup)
+	return t
+}
+
+// validate checks the config and compiles the selection.
+func (c *Config) validate() (run, skip *regexp.Regexp, err error) {
+	if c.Lab == nil {
+		return nil, nil, fmt.Errorf("suite config: Lab is nil: load a lab file (lab.Load) or use lab.Default()")
+	}
+	var missing, extra []string
+	for _, t := range c.Lab.TenantNames() {
+		if c.Tenants[t] == nil {
+			missing = append(missing, t)
+		}
+	}
+	for t := range c.Tenants {
+		if c.Lab.Tenant(t) == nil {
+			extra = append(extra, t)
+		}
+	}
+	sort.Strings(extra)
+	if len(missing) > 0 {
+		return nil, nil, fmt.Errorf("suite config: Tenants has no rest.Config for %s: give a kubeconfig for every tenant of lab %q (--kubeconfig %s=PATH or --state-dir)",
+			strings.Join(missing, ", "), c.Lab.Name, missing[0])
+	}
+	if len(extra) > 0 {
+		return nil, nil, fmt.Errorf("suite config: Tenants names %s, which lab %q does not have (its tenants: %s)",
+			strings.Join(extra, ", "), c.Lab.Name, strings.Join(c.Lab.TenantNames(), ", "))
+	}
+	if c.Run != "" {
+		if run, err = regexp.Compile(c.Run); err != nil {
+			return nil, nil, fmt.Errorf("suite config: Run %q: %w", c.Run, err)
+		}
+	}
+	if c.Skip != "" {
+		if skip, err = regexp.Compile(c.Skip); err != nil {
+			return nil, nil, fmt.Errorf("suite config: Skip %q: %w", c.Skip, err)
+		}
+	}
+	if c.Parallel < 0 {
+		return nil, nil, fmt.Errorf("suite config: Parallel is %d: use 0 (no bound) or a positive number", c.Parallel)
+	}
+	return run, skip, nil
+}

@@ -1,0 +1,136 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpu-lab/gpu-lab/ci/gpus"
+)
+
+// gpuPod is what a case asks for; zero amounts are left out of the limits.
+type gpuPod struct {
+	name        string
+	gpus        int
+	memMB       int
+	cores       int
+	node        string // pin to this node ("" = any)
+	annotations map[string]string
+	// viaWebhook leaves schedulerName empty so HAMi's webhook must set it
+	// (TC-04). Other pods name hami-scheduler themselves, so a broken
+	// webhook shows in TC-04 alone rather than in every case.
+	viaWebhook bool
+}
+
+// noNode is a node name no platform has: TC-04's pod pins to it so it is
+// never scheduled and holds no GPU capacity while other cases run.
+const noNode = "gpu-lab-suite-no-such-node"
+
+func (t *T) podObject(tenant, ns string, p gpuPod) *corev1.Pod {
+	limits := corev1.ResourceList{}
+	set := func(name string, v int) {
+		if v > 0 {
+			limits[corev1.ResourceName(name)] = resource.MustParse(strconv.Itoa(v))
+		}
+	}
+	set(gpus.ResourceGPU, p.gpus)
+	set(gpus.ResourceGPUMem, p.memMB)
+	set(gpus.ResourceGPUCores, p.cores)
+	zero := int64(0)
+	no := false
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: ns, Labels: t.labels(tenant), Annotations: p.annotations},
+		Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{
+				Name:      "main",
+				Image:     t.r.cfg.Image,
+				Resources: corev1.ResourceRequirements{Limits: limits},
+			}},
+			TerminationGracePeriodSeconds: &zero,
+			AutomountServiceAccountToken:  &no,
+		},
+	}
+	if !p.viaWebhook {
+		pod.Spec.SchedulerName = gpus.SchedulerName
+	}
+	if p.node != "" {
+		// matchFields on the name works whatever labels the node carries.
+		pod.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+				MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{p.node}}},
+			}}},
+		}}
+	}
+	return pod
+}
+
+// createPod creates a GPU pod in the case's namespace of the tenant.
+func (t *T) createPod(ctx context.Context, tenant string, p gpuPod) (*corev1.Pod, error) {
+	ns, err := t.Namespace(ctx, tenant)
+	if err != nil {
+		return nil, err
+	}
+	got, err := t.Client(tenant).CoreV1().Pods(ns).Create(ctx, t.podObject(tenant, ns, p), metav1.CreateOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("tenant %s: create pod %s/%s: %w", tenant, ns, p.name, err)
+	}
+	return got, nil
+}
+
+// describeAsk is how a pod's request reads in steps.
+func (p gpuPod) describeAsk() string {
+	s := fmt.Sprintf("gpu %d", p.gpus)
+	if p.memMB > 0 {
+		s += fmt.Sprintf(", %d MB", p.memMB)
+	}
+	if p.cores > 0 {
+		s += fmt.Sprintf(", %d%% cores", p.cores)
+	}
+	for k, v := range p.annotations {
+		s += fmt.Sprintf(", %s=%s", k, v)
+	}
+	return s
+}
+
+// deletePod deletes a pod without grace and waits until it is gone, so
+// the capacity it held is free in the API (HAMi may still lag, see TC-13).
+func (t *T) deletePod(ctx context.Context, ref podRef) error {
+	zero := int64(0)
+	err := t.Client(ref.tenant).CoreV1().Pods(ref.namespace).Delete(ctx, ref.name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("tenant %s: delete pod %s: %w", ref.tenant, ref, err)
+	}
+	start := time.Now()
+	if err := t.waitGone(ctx, ref); err != nil {
+		return err
+	}
+	t.Step("pod %s deleted (gone after %s)", ref, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// deleteCasePods deletes every pod a case created in a tenant and waits
+// until they are gone.
+func (t *T) deleteCasePods(ctx context.Context, tenant, caseID string) error {
+	cs := t.Client(tenant)
+	pods, err := cs.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
+		LabelSelector: LabelRun + "=" + t.r.runID + "," + LabelCase + "=" + caseID,
+	})
+	if err != nil {
+		return fmt.Errorf("tenant %s: list pods of %s: %w", tenant, caseID, err)
+	}
+	for _, p := range pods.Items {
+		if err := t.deletePod(ctx, podRef{tenant, p.Namespace, p.Name}); err != nil {
+			return err
+		}
+	}
+	return nil
+}

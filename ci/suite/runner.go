@@ -1,0 +1,255 @@
+package suite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/conc/pool"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/gpu-lab/gpu-lab/ci/results"
+)
+
+// caseRun is one case placed on the lab's hardware.
+type caseRun struct {
+	Case
+	tenants []string
+	// skip is set when the lab has no hardware for the case.
+	skip string
+	// needs are cases of the same scenario whose state this one uses.
+	needs []string
+	run   func(ctx context.Context, t *T) error
+}
+
+// task is what the pool runs: one scenario (cases in order) or one
+// independent case.
+type task struct {
+	scenario string
+	cases    []*caseRun
+}
+
+// runner holds one run's shared state.
+type runner struct {
+	cfg     Config
+	tm      Timeouts
+	log     *slog.Logger
+	clients map[string]kubernetes.Interface
+	runID   string
+
+	mu      sync.Mutex
+	tenants []results.TenantState
+}
+
+// Run executes the selected cases and returns the run, also when cases fail
+// or ctx is cancelled (then Interrupted is set and cases not started are
+// skipped). The error is only about the configuration.
+func Run(ctx context.Context, cfg Config) (*results.Run, error) {
+	runRE, skipRE, err := cfg.validate()
+	if err != nil {
+		return nil, err
+	}
+	r := &runner{cfg: cfg, tm: cfg.Timeouts.withDefaults(), log: cfg.Log, clients: map[string]kubernetes.Interface{}, runID: rand.String(5)}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	if r.cfg.Image == "" {
+		r.cfg.Image = DefaultImage
+	}
+	if r.cfg.KubernetesVersion == "" {
+		r.cfg.KubernetesVersion = cfg.Lab.Versions.Kubernetes
+	}
+	for name, rc := range cfg.Tenants {
+		c := rest.CopyConfig(rc)
+		// The suite's own calls must not be what is slow.
+		c.QPS, c.Burst = 100, 200
+		cs, err := kubernetes.NewForConfig(c)
+		if err != nil {
+			return nil, fmt.Errorf("tenant %s: client: %w", name, err)
+		}
+		r.clients[name] = cs
+	}
+	tasks := select_(r.plan(), runRE, skipRE)
+	return r.execute(ctx, tasks), nil
+}
+
+// select_ keeps the selected cases and the prerequisites they need. A
+// prerequisite excluded by --skip stays in the list as skipped, so the case
+// that needs it says why it is blocked.
+func select_(tasks []*task, run, skip *regexp.Regexp) []*task {
+	var out []*task
+	for _, tk := range tasks {
+		want := map[string]bool{}
+		for _, c := range tk.cases {
+			if (run == nil || run.MatchString(c.ID)) && (skip == nil || !skip.MatchString(c.ID)) {
+				want[c.ID] = true
+			}
+		}
+		for i := len(tk.cases) - 1; i >= 0; i-- {
+			if c := tk.cases[i]; want[c.ID] {
+				for _, n := range c.needs {
+					want[n] = true
+				}
+			}
+		}
+		var kept []*caseRun
+		for _, c := range tk.cases {
+			if !want[c.ID] {
+				continue
+			}
+			if skip != nil && skip.MatchString(c.ID) {
+				cc := *c
+				cc.skip = "excluded by --skip " + skip.String()
+				c = &cc
+			}
+			kept = append(kept, c)
+		}
+		if len(kept) > 0 {
+			out = append(out, &task{scenario: tk.scenario, cases: kept})
+		}
+	}
+	return out
+}
+
+func (r *runner) execute(ctx context.Context, tasks []*task) *results.Run {
+	run := &results.Run{
+		Schema:  results.SchemaVersion,
+		Lab:     r.cfg.Lab.Name,
+		Backend: r.cfg.Backend,
+		Started: time.Now(),
+	}
+	workers := r.cfg.Parallel
+	if workers == 0 {
+		workers = len(tasks)
+	}
+	if r.cfg.Serial {
+		workers = 1
+	}
+	workers = max(workers, 1)
+	run.Parallel = workers
+	r.log.Info("suite starting", "lab", run.Lab, "backend", run.Backend, "tasks", len(tasks), "parallel", workers, "run", r.runID)
+
+	byTask := make([][]results.Case, len(tasks))
+	p := pool.New().WithMaxGoroutines(workers)
+	for i, tk := range tasks {
+		p.Go(func() { byTask[i] = r.runTask(ctx, tk) })
+	}
+	p.Wait()
+
+	for _, cs := range byTask {
+		run.Cases = append(run.Cases, cs...)
+	}
+	sort.SliceStable(run.Cases, func(i, j int) bool { return run.Cases[i].ID < run.Cases[j].ID })
+	run.Interrupted = ctx.Err() != nil
+
+	// The end state of every tenant's cards, also after Ctrl-C.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.tm.Cleanup)
+	defer cancel()
+	for _, t := range r.cfg.Lab.TenantNames() {
+		if st, err := r.snapshot(sctx, t, "end of run"); err == nil {
+			r.addTenantState(st)
+		} else {
+			r.log.Warn("end-of-run snapshot", "tenant", t, "err", err)
+		}
+	}
+	run.Tenants = r.tenants
+	run.Duration = results.Duration(time.Since(run.Started))
+	return run
+}
+
+func (r *runner) addTenantState(st results.TenantState) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.tenants = append(r.tenants, st)
+}
+
+// runTask runs a scenario's cases in order, then deletes the namespaces
+// they created with a context that outlives cancellation.
+func (r *runner) runTask(ctx context.Context, tk *task) []results.Case {
+	l := &lane{}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.tm.Cleanup)
+		defer cancel()
+		r.cleanup(cctx, l)
+	}()
+	status := map[string]results.Status{}
+	var out []results.Case
+	for _, c := range tk.cases {
+		res := results.Case{ID: c.ID, Title: c.Title, Tenants: c.tenants, Scenario: tk.scenario, Started: time.Now()}
+		switch blocked := blockedBy(c, status); {
+		case c.skip != "":
+			res.Status, res.Message = results.Skipped, c.skip
+		case ctx.Err() != nil:
+			res.Status, res.Message = results.Skipped, "not run: the run was interrupted"
+		case blocked != "":
+			res.Status, res.Message = results.Skipped, blocked
+		default:
+			r.runCase(ctx, c, l, &res)
+		}
+		status[c.ID] = res.Status
+		r.log.Info("case done", "id", c.ID, "status", res.Status, "duration", time.Duration(res.Duration).Round(time.Millisecond), "message", res.Message)
+		out = append(out, res)
+	}
+	return out
+}
+
+func blockedBy(c *caseRun, status map[string]results.Status) string {
+	for _, n := range c.needs {
+		switch s, ok := status[n]; {
+		case !ok:
+			return fmt.Sprintf("blocked: needs %s, which did not run", n)
+		case s != results.Passed:
+			return fmt.Sprintf("blocked: needs the state %s sets up, and %s %s", n, n, s)
+		}
+	}
+	return ""
+}
+
+func (r *runner) runCase(ctx context.Context, c *caseRun, l *lane, res *results.Case) {
+	r.log.Info("case start", "id", c.ID, "title", c.Title, "tenants", c.tenants)
+	t := &T{r: r, res: res, lane: l, caseID: c.ID}
+	cctx, cancel := context.WithTimeout(ctx, r.tm.Case)
+	err := func() (err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+			}
+		}()
+		return c.run(cctx, t)
+	}()
+	cancel()
+	res.Duration = results.Duration(time.Since(res.Started))
+	if err == nil {
+		res.Status = results.Passed
+		return
+	}
+	res.Status = results.Failed
+	switch {
+	case ctx.Err() != nil:
+		res.Message = "interrupted: " + oneLine(err.Error())
+	case errors.Is(err, context.DeadlineExceeded) && cctx.Err() != nil:
+		res.Message = fmt.Sprintf("case timeout (%s) exceeded: %s", r.tm.Case, oneLine(err.Error()))
+	default:
+		res.Message = oneLine(err.Error())
+	}
+	if full := err.Error(); full != res.Message {
+		res.Details = full
+	}
+	dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), r.tm.Cleanup)
+	defer dcancel()
+	res.Diagnostics = t.diagnostics(dctx)
+}
+
+func oneLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}

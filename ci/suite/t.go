@@ -1,0 +1,136 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/gpu-lab/gpu-lab/ci/results"
+)
+
+// Labels on every object the suite creates.
+const (
+	LabelSuite  = "gpu-lab.dev/suite"
+	LabelRun    = "gpu-lab.dev/run"
+	LabelCase   = "gpu-lab.dev/case"
+	LabelTenant = "gpu-lab.dev/tenant"
+	suiteValue  = "conformance"
+)
+
+// T is a running case's handle: clients, namespaces, steps and metrics.
+type T struct {
+	r      *runner
+	res    *results.Case
+	lane   *lane
+	caseID string
+
+	mu         sync.Mutex
+	namespaces map[string]string // tenant → this case's namespace
+	refs       []podRef          // other cases' pods this case looked at
+}
+
+type podRef struct{ tenant, namespace, name string }
+
+func (p podRef) String() string { return p.namespace + "/" + p.name }
+
+// lane is the namespaces a task created, deleted when the task ends.
+type lane struct {
+	mu         sync.Mutex
+	namespaces []podRef // name unused
+}
+
+// Step records an action or a passed assertion, in order.
+func (t *T) Step(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	t.mu.Lock()
+	t.res.Steps = append(t.res.Steps, results.Step{At: time.Now(), Message: msg})
+	t.mu.Unlock()
+	t.r.log.Debug("step", "case", t.caseID, "msg", msg)
+}
+
+// Metric records a measured number (seconds for durations).
+func (t *T) Metric(name string, v float64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.res.Metrics == nil {
+		t.res.Metrics = map[string]float64{}
+	}
+	t.res.Metrics[name] = v
+}
+
+// Client is the tenant's clientset.
+func (t *T) Client(tenant string) kubernetes.Interface { return t.r.clients[tenant] }
+
+// Timeouts are the run's timeouts.
+func (t *T) Timeouts() Timeouts { return t.r.tm }
+
+func (t *T) reference(p podRef) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.refs = append(t.refs, p)
+}
+
+func (t *T) labels(tenant string) map[string]string {
+	return map[string]string{LabelSuite: suiteValue, LabelRun: t.r.runID, LabelCase: t.caseID, LabelTenant: tenant}
+}
+
+// Namespace returns this case's namespace in the tenant, creating it (and
+// its default ServiceAccount, which pod admission requires) on first use.
+// The scenario deletes it when it ends, so later cases can still read it.
+func (t *T) Namespace(ctx context.Context, tenant string) (string, error) {
+	t.mu.Lock()
+	if ns, ok := t.namespaces[tenant]; ok {
+		t.mu.Unlock()
+		return ns, nil
+	}
+	t.mu.Unlock()
+	name := strings.ToLower(t.caseID) + "-" + t.r.runID
+	cs := t.Client(tenant)
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: t.labels(tenant)}}
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return "", fmt.Errorf("tenant %s: create namespace %s: %w", tenant, name, err)
+	}
+	t.lane.mu.Lock()
+	t.lane.namespaces = append(t.lane.namespaces, podRef{tenant: tenant, namespace: name})
+	t.lane.mu.Unlock()
+	// Creating the ServiceAccount ourselves is faster than waiting for the
+	// controller-manager; whoever is second gets AlreadyExists.
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: name}}
+	if _, err := cs.CoreV1().ServiceAccounts(name).Create(ctx, sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return "", fmt.Errorf("tenant %s: create ServiceAccount %s/default: %w", tenant, name, err)
+	}
+	t.mu.Lock()
+	if t.namespaces == nil {
+		t.namespaces = map[string]string{}
+	}
+	t.namespaces[tenant] = name
+	t.mu.Unlock()
+	t.Step("namespace %s created in %s", name, tenant)
+	return name, nil
+}
+
+// cleanup deletes a task's namespaces: pods first with no grace period (so
+// GPU capacity is released at once), then the namespaces.
+func (r *runner) cleanup(ctx context.Context, l *lane) {
+	l.mu.Lock()
+	nss := append([]podRef(nil), l.namespaces...)
+	l.mu.Unlock()
+	zero := int64(0)
+	for _, ns := range nss {
+		cs := r.clients[ns.tenant]
+		if err := cs.CoreV1().Pods(ns.namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			r.log.Warn("cleanup: delete pods", "tenant", ns.tenant, "namespace", ns.namespace, "err", err)
+		}
+		bg := metav1.DeletePropagationBackground
+		if err := cs.CoreV1().Namespaces().Delete(ctx, ns.namespace, metav1.DeleteOptions{PropagationPolicy: &bg}); err != nil && !apierrors.IsNotFound(err) {
+			r.log.Warn("cleanup: delete namespace", "tenant", ns.tenant, "namespace", ns.namespace, "err", err)
+		}
+	}
+}
