@@ -26,6 +26,10 @@ import (
 // and the node lock hami.io/mutex.lock is released when the pod owns it.
 // Without it, a lab running HAMi's mock device plugin stalls every further
 // bind on a node for the node-lock timeout (5 minutes).
+//
+// Client should not be throttled below the bind rate: each finished bind
+// costs three API calls, so client-go's default QPS 5 / burst 10 would stall
+// a burst of binds for seconds (use QPS ≥ 50). Permissions: FinalizerRules.
 type Finalizer struct {
 	Client kubernetes.Interface
 	// Log receives one line per finished bind and per error; nil discards.

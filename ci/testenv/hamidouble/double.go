@@ -25,7 +25,8 @@ const Banner = "HAMi protocol test double (not HAMi)"
 
 // Config configures a Double. Zero values take HAMi's chart defaults.
 type Config struct {
-	// Client talks to the tenant's API server.
+	// Client talks to the tenant's API server. Give it a high QPS (≥ 100):
+	// the double does not model HAMi's client-side throttling (QPS 5).
 	Client kubernetes.Interface
 	// SchedulerName is the profile the webhook sets; default hami-scheduler.
 	SchedulerName string

@@ -60,11 +60,10 @@ func Mutate(pod *corev1.Pod, o MutateOptions) Mutation {
 			if err != nil {
 				return fmt.Errorf("container %s: %w", c.Name, err)
 			}
-			if gpu {
-				hasGPU = true
-				if c.SecurityContext != nil && c.SecurityContext.Privileged != nil && *c.SecurityContext.Privileged && privileged == "" {
-					privileged = c.Name
-				}
+			hasGPU = hasGPU || gpu
+			// Any privileged container denies a GPU pod, not only GPU ones.
+			if c.SecurityContext != nil && c.SecurityContext.Privileged != nil && *c.SecurityContext.Privileged && privileged == "" {
+				privileged = c.Name
 			}
 			if changed {
 				res := c.Resources.DeepCopy()

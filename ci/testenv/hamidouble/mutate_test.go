@@ -91,6 +91,16 @@ func TestMutate(t *testing.T) {
 			p.Spec.Containers[0].SecurityContext = &corev1.SecurityContext{Privileged: &privileged}
 			return p
 		}(), wantDenied: "container c is privileged"},
+		{name: "privileged sidecar of a gpu pod denied", pod: func() *corev1.Pod {
+			p := podWith(limits("nvidia.com/gpu", "1"))
+			p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "side", SecurityContext: &corev1.SecurityContext{Privileged: &privileged}})
+			return p
+		}(), wantDenied: "container side is privileged"},
+		{name: "privileged cpu-only pod allowed", pod: func() *corev1.Pod {
+			p := podWith(limits("cpu", "1"))
+			p.Spec.Containers[0].SecurityContext = &corev1.SecurityContext{Privileged: &privileged}
+			return p
+		}(), wantSched: corev1.DefaultSchedulerName},
 		{name: "gpu pod with nodeName denied", pod: func() *corev1.Pod {
 			p := podWith(limits("nvidia.com/gpu", "1"))
 			p.Spec.NodeName = "worker"
