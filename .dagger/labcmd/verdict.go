@@ -33,7 +33,7 @@ func Verdict(code int, summary string) error {
 func StageFailure(stage string, code int, tail string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## gpu-lab: stage `%s` failed (exit code %d)\n\n", stage, code)
-	fmt.Fprintf(&b, "The suite did not run. Full log: `logs/%s.log`; labctl's diagnostics, when it wrote any: `state/`.\n", stage)
+	fmt.Fprintf(&b, "The suite did not run. Full log: `logs/%s.log`; labctl's diagnostics bundle, when it wrote one: `state/diagnostics/`.\n", stage)
 	if t := strings.TrimSpace(tail); t != "" {
 		fmt.Fprintf(&b, "\n```\n%s\n```\n", t)
 	}
