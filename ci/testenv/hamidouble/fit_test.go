@@ -221,3 +221,15 @@ func TestNodeScoreAndPick(t *testing.T) {
 		t.Error("PickNode chose a node that does not fit")
 	}
 }
+
+func TestMixedCardReasons(t *testing.T) {
+	n := l4Node()
+	n.Cordoned = []string{"GPU-l4-0"}
+	fit := FitNode(n, slice(1, 30000, 0), Faults{})
+	if want := "1/2 CardCordoned, 1/2 CardInsufficientMemory"; fit.Reason != want {
+		t.Errorf("reason %q, want %q", fit.Reason, want)
+	}
+	if len(fit.CardReasons) != 2 {
+		t.Errorf("card reasons %v, want both", fit.CardReasons)
+	}
+}
