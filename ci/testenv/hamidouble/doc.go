@@ -31,6 +31,13 @@
 //     own label (the objectSelector's rule, repeated for safety).
 //   - ResourceQuota checks (webhook and Filter) are not modelled.
 //   - GPU policies other than spread, binpack and mutex are treated as spread.
+//   - A candidate node the double does not know, or one without registered
+//     cards, fails as NodeInsufficientDevice (it has fewer cards than asked).
+//   - When several card-level reasons fail one node, FailedNodes joins them
+//     as "1/2 CardCordoned, 1/2 CardInsufficientMemory" (sorted); the real
+//     runs measured only ever showed one reason, so the joiner is a guess.
+//   - FilteringSucceed lists several fitting nodes as "a:0.00,b:1.20"; the
+//     measured runs had one candidate per tenant.
 //
 // Faults breaks one rule at a time on purpose, so that each conformance
 // case can be shown to fail against a double that gets that rule wrong.
