@@ -170,7 +170,7 @@ func (l *Lab) Test(
 	// Regular expression selecting suite cases by ID or name; empty runs all.
 	// +optional
 	run string,
-	// Maximum number of cases running at once; 0 uses labctl's default.
+	// Maximum number of cases running at once; 0 (labctl's default) runs them all at once.
 	// +optional
 	parallel int,
 ) (*LabResult, error) {

@@ -26,7 +26,7 @@ func (m *GpuLab) LabTest(
 	// empty runs every case.
 	// +optional
 	run string,
-	// Maximum number of cases running at once; 0 uses labctl's default.
+	// Maximum number of cases running at once; 0 (labctl's default) runs them all at once.
 	// +optional
 	parallel int,
 	// Keep going after a failing stage: run the remaining stages and the

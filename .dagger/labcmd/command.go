@@ -6,9 +6,15 @@ import "strconv"
 // always passes --keep: tearing down after a failure would only cost time
 // (the daemon goes away with the session, and the next run clears what is
 // left), and `terminal` must land in the failed lab, not in an empty one.
+// The DinD daemon has registry access but starts cold on CI runners, so an
+// image pull gets PullTimeout instead of labctl's fail-fast default.
 func Up(stage string) []string {
-	return []string{"labctl", "up", "-f", ConfigPath, "--state-dir", StateDir, "--only", stage, "--keep"}
+	return []string{"labctl", "up", "-f", ConfigPath, "--state-dir", StateDir, "--only", stage, "--keep", "--pull-timeout", PullTimeout}
 }
+
+// PullTimeout bounds one image pull by the lab's daemon (a kindest/node
+// image is several hundred MB).
+const PullTimeout = "10m"
 
 // Test is the labctl command that runs the suite and writes every report.
 func Test(s Suite) []string {
@@ -50,9 +56,10 @@ docker network prune -f >/dev/null
 docker volume prune -af >/dev/null
 echo "docker: cleared containers, networks and volumes left by earlier runs; images kept"`
 
-// ShellScript is the interactive shell of `lab ... terminal`: one
-// KUBECONFIG_<TENANT> variable per tenant, KUBECONFIG listing all tenants,
-// and the management cluster as KUBECONFIG_MANAGEMENT.
+// ShellScript is the interactive shell of `lab ... terminal`, with the
+// variables `labctl shell` sets (KUBECONFIG_<TENANT>, KUBECONFIG_MANAGEMENT,
+// KUBECONFIG listing the tenants, then the management cluster) but working
+// for any partial lab, including one without tenants yet.
 func ShellScript() []string {
 	return []string{"sh", "-c", shellScript}
 }
@@ -67,6 +74,8 @@ for f in ` + StateDir + `/kubeconfigs/*.yaml; do
   echo "$v=$f"
   [ "$n" = management ] || kc="${kc:+$kc:}$f"
 done
+m=` + StateDir + `/kubeconfigs/management.yaml
+if [ -e "$m" ]; then kc="${kc:+$kc:}$m"; fi
 export KUBECONFIG="$kc"
 echo "KUBECONFIG=$KUBECONFIG"
 echo "state: ` + StateDir + `  reports: ` + ReportDir + `  (labctl test --state-dir ` + StateDir + `)"

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestCommands(t *testing.T) {
@@ -12,7 +13,7 @@ func TestCommands(t *testing.T) {
 		got  []string
 		want string
 	}{
-		{"up one stage", Up("kamaji"), "labctl up -f /lab/lab.yaml --state-dir /lab/state --only kamaji --keep"},
+		{"up one stage", Up("kamaji"), "labctl up -f /lab/lab.yaml --state-dir /lab/state --only kamaji --keep --pull-timeout 10m"},
 		{"test defaults", Test(Suite{}), "labctl test --state-dir /lab/state --report-dir /lab/reports"},
 		{"test run", Test(Suite{Run: "TC-0[1-4]"}), "labctl test --state-dir /lab/state --report-dir /lab/reports --run TC-0[1-4]"},
 		{"test parallel", Test(Suite{Parallel: 3}), "labctl test --state-dir /lab/state --report-dir /lab/reports --parallel 3"},
@@ -55,6 +56,12 @@ func TestScriptsUseTheLayout(t *testing.T) {
 		if !strings.Contains(shell, want) {
 			t.Errorf("shell script lacks %q", want)
 		}
+	}
+}
+
+func TestPullTimeoutIsADuration(t *testing.T) {
+	if d, err := time.ParseDuration(PullTimeout); err != nil || d < time.Minute {
+		t.Fatalf("PullTimeout %q: want a Go duration of at least a minute (%v)", PullTimeout, err)
 	}
 }
 

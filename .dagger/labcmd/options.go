@@ -10,7 +10,7 @@ import (
 type Suite struct {
 	// Run is a regular expression over case IDs and names ("" = all).
 	Run string
-	// Parallel caps concurrent cases (0 = labctl's default).
+	// Parallel caps concurrent cases (0 = labctl's default: no limit).
 	Parallel int
 }
 
