@@ -70,7 +70,7 @@ func matchWorkers(l *lab.Lab, tenant string, nodes []corev1.Node) (matched []wor
 		return nil
 	}
 	byName := func(w lab.Worker) *corev1.Node {
-		for _, name := range []string{l.Name + "-" + tenant + "-" + w.Name, w.Name} {
+		for _, name := range []string{l.NodeName(tenant, w.Name), w.Name} {
 			for i := range nodes {
 				if n := &nodes[i]; !used[n.Name] && n.Name == name {
 					return n
