@@ -29,7 +29,7 @@ func (r *LabResult) Check(ctx context.Context) (string, error) {
 
 // CheckReports fails when an exported reports directory records a failed
 // run (its exit-code file is not 0). It needs no Docker and re-runs nothing:
-// CI calls it after `lab-test reports export --path=reports`.
+// CI calls it after `lab-test export --path=reports`.
 func (m *GpuLab) CheckReports(
 	ctx context.Context,
 	// A reports directory exported from lab-test.

@@ -5,7 +5,7 @@ package labcmd
 // even when cases fail; the second fails the job from the exported
 // exit-code without re-running anything.
 const (
-	CIRun   = "dagger call lab-test reports export --path=reports"
+	CIRun   = "dagger call lab-test export --path=reports"
 	CICheck = "dagger call check-reports --reports=reports"
 )
 
