@@ -151,7 +151,7 @@ func (GPUsStage) Run(ctx context.Context, e *Env) (string, error) {
 		if err := ApplyAll(ctx, tc.Dynamic, FinalizerObjects(e.Lab, t.Name, img, labYAML)...); err != nil {
 			return "", fail(GPUs, "bind finalizer in tenant "+t.Name, "apply", err)
 		}
-		cond, err := waitFor(ctx, e.Timeouts.Rollout, e.poll(), func(ctx context.Context) (bool, string, error) {
+		cond, err := e.wait(ctx, e.Timeouts.Rollout, "Deployment "+FinalizerName+" in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {
 			d, err := tc.Kube.AppsV1().Deployments(FinalizerNamespace).Get(ctx, FinalizerName, metav1.GetOptions{})
 			if err != nil {
 				return false, "", err
@@ -162,7 +162,7 @@ func (GPUsStage) Run(ctx context.Context, e *Env) (string, error) {
 		if err != nil {
 			return "", fail(GPUs, "Deployment "+FinalizerNamespace+"/"+FinalizerName+" in tenant "+t.Name, cond, err)
 		}
-		cond, err = waitFor(ctx, e.Timeouts.Cards, e.poll(), func(ctx context.Context) (bool, string, error) {
+		cond, err = e.wait(ctx, e.Timeouts.Cards, "HAMi cards in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {
 			return cardsSeen(ctx, e, tc, t.Name)
 		})
 		if err != nil {

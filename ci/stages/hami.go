@@ -59,7 +59,7 @@ func (HAMiStage) Plan(e *Env) ([]string, error) {
 
 func (HAMiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	for _, t := range e.Lab.Tenants {
-		out, err := e.Helm.Run(ctx, e.State.Kubeconfig(t.Name), HelmStatusArgs(render.HAMiRelease, render.HAMiNamespace)...)
+		out, err := e.helm(ctx, e.State.Kubeconfig(t.Name), HelmStatusArgs(render.HAMiRelease, render.HAMiNamespace)...)
 		if err != nil {
 			return false, "", nil
 		}
@@ -99,13 +99,13 @@ func (HAMiStage) Run(ctx context.Context, e *Env) (string, error) {
 			return "", fail(HAMi, vf, "", err)
 		}
 		c := HAMiChart(e.Lab, vf, e.Timeouts.Helm)
-		if _, err := e.Helm.Run(ctx, e.State.Kubeconfig(t.Name), UpgradeInstallArgs(c)...); err != nil {
+		if _, err := e.helm(ctx, e.State.Kubeconfig(t.Name), UpgradeInstallArgs(c)...); err != nil {
 			return "", fail(HAMi, "helm release "+c.Namespace+"/"+c.Release+" in tenant "+t.Name, "chart "+c.Chart+" "+c.Version, err)
 		}
 	}
 	var conds []string
 	for _, t := range e.Lab.Tenants {
-		cond, err := waitFor(ctx, e.Timeouts.Rollout, e.poll(), func(ctx context.Context) (bool, string, error) {
+		cond, err := e.wait(ctx, e.Timeouts.Rollout, "HAMi in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {
 			return hamiReady(ctx, e, t.Name)
 		})
 		if err != nil {

@@ -35,7 +35,7 @@ func (s KamajiStage) Plan(e *Env) ([]string, error) {
 
 func (s KamajiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	for _, c := range s.charts(e) {
-		out, err := e.Helm.Run(ctx, e.State.ManagementKubeconfig(), HelmStatusArgs(c.Release, c.Namespace)...)
+		out, err := e.helm(ctx, e.State.ManagementKubeconfig(), HelmStatusArgs(c.Release, c.Namespace)...)
 		if err != nil {
 			return false, "", nil // not installed
 		}
@@ -52,11 +52,11 @@ func (s KamajiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 
 func (s KamajiStage) Run(ctx context.Context, e *Env) (string, error) {
 	for _, c := range s.charts(e) {
-		if _, err := e.Helm.Run(ctx, e.State.ManagementKubeconfig(), UpgradeInstallArgs(c)...); err != nil {
+		if _, err := e.helm(ctx, e.State.ManagementKubeconfig(), UpgradeInstallArgs(c)...); err != nil {
 			return "", fail(Kamaji, "helm release "+c.Namespace+"/"+c.Release, "chart "+c.Chart+" "+c.Version, err)
 		}
 	}
-	cond, err := waitFor(ctx, e.Timeouts.Rollout, e.poll(), func(ctx context.Context) (bool, string, error) {
+	cond, err := e.wait(ctx, e.Timeouts.Rollout, "Kamaji", func(ctx context.Context) (bool, string, error) {
 		return kamajiReady(ctx, e)
 	})
 	if err != nil {

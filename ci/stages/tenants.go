@@ -104,7 +104,7 @@ func (s TenantsStage) Run(ctx context.Context, e *Env) (string, error) {
 		ns := render.TenantNamespace(t.Name)
 		obj := "TenantControlPlane " + ns + "/" + t.Name
 		var tcp *unstructured.Unstructured
-		cond, err := waitFor(ctx, e.Timeouts.TenantReady, e.poll(), func(ctx context.Context) (bool, string, error) {
+		cond, err := e.wait(ctx, e.Timeouts.TenantReady, obj, func(ctx context.Context) (bool, string, error) {
 			u, err := mc.Dynamic.Resource(TCPGVR).Namespace(ns).Get(ctx, t.Name, metav1.GetOptions{})
 			if err != nil {
 				return false, "", err
@@ -139,7 +139,7 @@ func (s TenantsStage) Run(ctx context.Context, e *Env) (string, error) {
 		if err != nil {
 			return "", fail(Tenants, "tenant "+t.Name, "", err)
 		}
-		c2, err := waitFor(ctx, e.Timeouts.Rollout, e.poll(), func(ctx context.Context) (bool, string, error) {
+		c2, err := e.wait(ctx, e.Timeouts.Rollout, "admin RBAC in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {
 			_, err := tc.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 			if err != nil {
 				return false, "", err

@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 )
 
@@ -14,6 +15,12 @@ type condFunc func(ctx context.Context) (ok bool, cond string, err error)
 // waitFor polls f until ok, the timeout or ctx ends. On timeout it returns
 // the last condition seen, so the stage error can name it.
 func waitFor(ctx context.Context, timeout, poll time.Duration, f condFunc) (string, error) {
+	return waitLogged(ctx, timeout, poll, nil, "", f)
+}
+
+// waitLogged is waitFor that logs every change of condition at debug level
+// (labctl -v), naming what it waits for.
+func waitLogged(ctx context.Context, timeout, poll time.Duration, log *slog.Logger, what string, f condFunc) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	last := "not observed yet"
@@ -21,6 +28,9 @@ func waitFor(ctx context.Context, timeout, poll time.Duration, f condFunc) (stri
 		ok, cond, err := f(ctx)
 		if err != nil {
 			cond = err.Error()
+		}
+		if cond != "" && cond != last && log != nil {
+			log.Debug("waiting", "for", what, "condition", cond)
 		}
 		if cond != "" {
 			last = cond
@@ -37,4 +47,15 @@ func waitFor(ctx context.Context, timeout, poll time.Duration, f condFunc) (stri
 		case <-time.After(poll):
 		}
 	}
+}
+
+// wait is waitLogged with the env's poll interval and logger.
+func (e *Env) wait(ctx context.Context, timeout time.Duration, what string, f condFunc) (string, error) {
+	return waitLogged(ctx, timeout, e.poll(), e.log(), what, f)
+}
+
+// helm runs helm and logs the command line at debug level.
+func (e *Env) helm(ctx context.Context, kubeconfig string, args ...string) ([]byte, error) {
+	e.log().Debug("helm", "kubeconfig", kubeconfig, "args", args)
+	return e.Helm.Run(ctx, kubeconfig, args...)
 }

@@ -119,7 +119,7 @@ func (s WorkersStage) Run(ctx context.Context, e *Env) (string, error) {
 		}
 		for _, w := range t.Workers {
 			name := e.Lab.NodeName(t.Name, w.Name)
-			cond, err := waitFor(ctx, e.Timeouts.NodeReady, e.poll(), func(ctx context.Context) (bool, string, error) {
+			cond, err := e.wait(ctx, e.Timeouts.NodeReady, "Node "+name, func(ctx context.Context) (bool, string, error) {
 				n, err := tc.Kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 				if err != nil {
 					return false, "", err
@@ -151,7 +151,7 @@ func startWorker(ctx context.Context, e *Env, tenant, name, img string) error {
 	default:
 		return fail(Workers, "container "+name, "", err)
 	}
-	cond, err := waitFor(ctx, e.Timeouts.NodeReady, e.poll(), func(ctx context.Context) (bool, string, error) {
+	cond, err := e.wait(ctx, e.Timeouts.NodeReady, "containerd in "+name, func(ctx context.Context) (bool, string, error) {
 		out, err := e.Docker.Exec(ctx, name, nil, "systemctl", "is-active", "containerd")
 		st := strings.TrimSpace(string(out))
 		return err == nil && st == "active", "containerd " + st, nil

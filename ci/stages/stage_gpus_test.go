@@ -1,0 +1,138 @@
+package stages
+
+import (
+	"context"
+	"encoding/binary"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	restclient "k8s.io/client-go/rest"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/render"
+)
+
+// staticELF is the smallest file debug/elf accepts as a static x86-64
+// executable: a 64-byte header, no program headers, no sections.
+func staticELF() []byte {
+	h := make([]byte, 64)
+	copy(h, []byte{0x7f, 'E', 'L', 'F', 2, 1, 1})
+	binary.LittleEndian.PutUint16(h[16:], 2)  // ET_EXEC
+	binary.LittleEndian.PutUint16(h[18:], 62) // EM_X86_64
+	binary.LittleEndian.PutUint32(h[20:], 1)  // EV_CURRENT
+	binary.LittleEndian.PutUint16(h[52:], 64) // e_ehsize
+	binary.LittleEndian.PutUint16(h[54:], 56) // e_phentsize
+	binary.LittleEndian.PutUint16(h[58:], 64) // e_shentsize
+	return h
+}
+
+type proxyBody []byte
+
+func (p proxyBody) DoRaw(context.Context) ([]byte, error) { return p, nil }
+func (p proxyBody) Stream(context.Context) (io.ReadCloser, error) {
+	return nil, nil
+}
+
+func TestGPUsStage(t *testing.T) {
+	e, d, _, _ := managementUp(t)
+	bin := filepath.Join(t.TempDir(), "labctl")
+	if err := os.WriteFile(bin, staticELF(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.LabctlBinary = bin
+	img := FinalizerImage(staticELF())
+
+	tenants := map[string]*Clients{}
+	for _, tn := range e.Lab.Tenants {
+		node := e.Lab.NodeName(tn.Name, tn.Workers[0].Name)
+		d.containers[node] = runningOn(node, "kind", "172.18.0.5")
+		kc := adminConf(t, e.Reach.TenantServer("172.18.0.2", tn.Ports.APIServer))
+		if err := writePrivate(e.State.Kubeconfig(tn.Name), kc); err != nil {
+			t.Fatal(err)
+		}
+		// In a real tenant the Deployment the stage applies becomes available
+		// and HAMi's scheduler reports the registered cards; the fake
+		// clientset stands in for both.
+		ready := &appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Name: FinalizerName, Namespace: FinalizerNamespace, Generation: 1},
+			Spec: appsv1.DeploymentSpec{Replicas: i32(1), Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+				Containers: []corev1.Container{{Name: "finalizer", Image: img}}}}},
+			Status: appsv1.DeploymentStatus{ObservedGeneration: 1, AvailableReplicas: 1, UpdatedReplicas: 1},
+		}
+		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: HAMiScheduler, Namespace: render.HAMiNamespace},
+			Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "monitor", Port: 31993, TargetPort: intstr.FromInt32(9395)}}}}
+		nodeObj := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}}
+		c := newFakeClients(ready, svc, nodeObj)
+		var metrics strings.Builder
+		scrapes := 0
+		c.Kube.(*kubefake.Clientset).PrependProxyReactor("services", func(a k8stesting.Action) (bool, restclient.ResponseWrapper, error) {
+			scrapes++
+			if scrapes == 1 {
+				return true, proxyBody(""), nil // scheduler has not registered the node yet
+			}
+			// Reactors run under the fake's lock: read the tracker directly.
+			obj, err := c.Kube.(*kubefake.Clientset).Tracker().Get(corev1.SchemeGroupVersion.WithResource("nodes"), "", node)
+			if err != nil {
+				return true, nil, err
+			}
+			devs, err := gpus.DecodeRegister(obj.(*corev1.Node).Annotations[gpus.AnnoRegister])
+			if err != nil {
+				return true, nil, err
+			}
+			metrics.Reset()
+			for _, dv := range devs {
+				metrics.WriteString(`GPUDeviceMemoryLimit{deviceidx="0",deviceuuid="` + dv.ID + `",nodeid="` + node + `",zone="vGPU"} 1` + "\n")
+			}
+			return true, proxyBody(metrics.String()), nil
+		})
+		tenants[tn.Name] = c
+		e.clients = map[string]*Clients{}
+	}
+	for name, c := range tenants {
+		e.clients[name] = c
+	}
+	d.execOut = func(container string, cmd []string) ([]byte, error) { return nil, nil }
+
+	msg, err := GPUsStage{}.Run(context.Background(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(msg, "3 cards registered and seen by HAMi") {
+		t.Errorf("summary = %s", msg)
+	}
+	if !d.images[img] {
+		t.Errorf("finalizer image %s not imported", img)
+	}
+	imports := 0
+	for _, c := range d.calls {
+		if strings.Contains(c, strings.Join(ContainerdImportCommand, " ")) {
+			imports++
+		}
+	}
+	if imports != 2 {
+		t.Errorf("containerd imports = %d, want one per worker:\n%s", imports, strings.Join(d.calls, "\n"))
+	}
+	for name, c := range tenants {
+		node := e.Lab.NodeName(name, "worker")
+		n, _ := c.Kube.CoreV1().Nodes().Get(context.Background(), node, metav1.GetOptions{})
+		if n.Labels[gpus.LabelGPUNode] != gpus.LabelGPUOn || n.Annotations[gpus.AnnoRegister] == "" {
+			t.Errorf("node %s not registered: %v %v", node, n.Labels, n.Annotations)
+		}
+		if _, ok := n.Status.Capacity[corev1.ResourceName(gpus.ResourceGPU)]; !ok {
+			t.Errorf("node %s has no %s capacity", node, gpus.ResourceGPU)
+		}
+	}
+	done, why, err := GPUsStage{}.Check(context.Background(), e)
+	if err != nil || !done {
+		t.Fatalf("Check after Run = %v (%s), %v", done, why, err)
+	}
+}
