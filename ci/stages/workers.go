@@ -236,7 +236,9 @@ func joinWorker(ctx context.Context, e *Env, tc *Clients, t lab.Tenant, name, mg
 		return fail(Workers, "join command for "+name, "", err)
 	}
 	// Best effort, as Kamaji's e2e: the module may be built in or loaded.
-	_, _ = e.Docker.Exec(ctx, name, nil, "sh", "-c", "modprobe br_netfilter; swapoff -a; true")
+	// A join interrupted earlier left kubelet.conf behind, which would fail
+	// kubeadm's preflight: reset first in that case.
+	_, _ = e.Docker.Exec(ctx, name, nil, "sh", "-c", PrepareJoinScript)
 	jctx, cancel := context.WithTimeout(ctx, e.Timeouts.NodeReady)
 	defer cancel()
 	if out, err := e.Docker.Exec(jctx, name, nil, argv...); err != nil {
@@ -244,6 +246,9 @@ func joinWorker(ctx context.Context, e *Env, tc *Clients, t lab.Tenant, name, mg
 	}
 	return nil
 }
+
+// PrepareJoinScript readies a worker for kubeadm join.
+const PrepareJoinScript = "modprobe br_netfilter; swapoff -a; if [ -f /etc/kubernetes/kubelet.conf ]; then kubeadm reset -f; fi; true"
 
 // lastLines keeps the tail of command output for a condition.
 func lastLines(s string, n int) string {
