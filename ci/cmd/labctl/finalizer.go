@@ -54,20 +54,23 @@ func init() {
 }
 
 func runFinalizer(ctx context.Context, c kubernetes.Interface, labFile, tenant string, log *slog.Logger) error {
+	var l *lab.Lab
+	var t *lab.Tenant
+	if labFile != "" && tenant != "" {
+		var err error
+		if l, err = lab.Load(labFile); err != nil {
+			return err
+		}
+		if t = l.Tenant(tenant); t == nil {
+			return fmt.Errorf("finalizer: lab %s has no tenant %q", l.Name, tenant)
+		}
+	}
 	p := pool.New().WithErrors().WithContext(ctx).WithCancelOnError()
 	p.Go(func(ctx context.Context) error {
 		log.Info("bind finalizer started: finishing HAMi binds as HAMi's device plugin would (mock plugin lab)")
 		return (&gpus.Finalizer{Client: c, Log: log}).Run(ctx)
 	})
-	if labFile != "" && tenant != "" {
-		l, err := lab.Load(labFile)
-		if err != nil {
-			return err
-		}
-		t := l.Tenant(tenant)
-		if t == nil {
-			return fmt.Errorf("finalizer: lab %s has no tenant %q", l.Name, tenant)
-		}
+	if t != nil {
 		for _, w := range t.Workers {
 			node := l.NodeName(tenant, w.Name)
 			p.Go(func(ctx context.Context) error {
