@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/state"
+)
+
+// runRoot runs labctl's root command in-process.
+func runRoot(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs(args)
+	defer root.SetArgs(nil)
+	err := root.ExecuteContext(context.Background())
+	return out.String(), err
+}
+
+func TestUpDryRunPrintsEveryStage(t *testing.T) {
+	t.Setenv("DOCKER_HOST", "tcp://docker:2375")
+	dir := t.TempDir()
+	out, err := runRoot(t, "up", "--dry-run", "--state-dir", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"docker at docker", "== cluster", "== kamaji", "== tenants", "== workers", "== hami", "== gpus",
+		"apiServerAddress: 0.0.0.0", "apiServerPort: 6443", "- docker", "server https://docker:6443"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dry run lacks %q", want)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("--dry-run wrote into the state dir: %v", entries)
+	}
+	out, err = runRoot(t, "up", "--dry-run", "--state-dir", dir, "--only", "workers")
+	if err != nil || strings.Contains(out, "== cluster") || !strings.Contains(out, "== workers") {
+		t.Errorf("--only workers --dry-run = %v\n%s", err, out)
+	}
+	if _, err := runRoot(t, "up", "--dry-run", "--only", "gpu"); err == nil || !strings.Contains(err.Error(), "unknown stage") {
+		t.Errorf("--only gpu: err = %v", err)
+	}
+	// Flags of the shared root persist between in-process runs: reset them.
+	up, _, _ := root.Find([]string{"up"})
+	_ = up.Flags().Set("only", "")
+	_ = up.Flags().Set("dry-run", "false")
+}
+
+func TestStatusAndKubeconfigFromAStateDir(t *testing.T) {
+	d := state.Dir(t.TempDir())
+	if err := d.WriteLab(lab.Default()); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteStages([]state.StageRecord{{Name: "cluster", Status: "done", Started: time.Now(), Duration: time.Minute, Message: "kind cluster gpu-lab created"}}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runRoot(t, "status", "--state-dir", string(d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"stage  cluster  done", "stage  gpus     not run", "tenant tenant-a", "no kubeconfig"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := runRoot(t, "kubeconfig", "tenant-z", "--state-dir", string(d)); err == nil || !strings.Contains(err.Error(), "no tenant \"tenant-z\"") {
+		t.Errorf("unknown tenant: err = %v", err)
+	}
+	if err := d.WriteKubeconfig("tenant-a", []byte("apiVersion: v1\nkind: Config\n")); err != nil {
+		t.Fatal(err)
+	}
+	out, err = runRoot(t, "kubeconfig", "tenant-a", "--state-dir", string(d))
+	if err != nil || out != "apiVersion: v1\nkind: Config\n" {
+		t.Errorf("kubeconfig tenant-a = %q, %v", out, err)
+	}
+	out, err = runRoot(t, "kubeconfig", "tenant-a", "--path", "--state-dir", string(d))
+	if err != nil || strings.TrimSpace(out) != filepath.Join(string(d), "kubeconfigs", "tenant-a.yaml") {
+		t.Errorf("kubeconfig --path = %q, %v", out, err)
+	}
+}
