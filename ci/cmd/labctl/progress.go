@@ -89,6 +89,12 @@ func (p *printer) tick(stage string, stop chan struct{}, start time.Time) {
 	defer t.Stop()
 	for {
 		p.mu.Lock()
+		select {
+		case <-stop: // the stage ended while this tick waited for the lock
+			p.mu.Unlock()
+			return
+		default:
+		}
 		fmt.Fprintf(p.w, "\r\033[K⋯ %-8s %8s", stage, time.Since(start).Round(time.Second))
 		p.mu.Unlock()
 		select {
