@@ -41,3 +41,18 @@ func TestStatusLineWords(t *testing.T) {
 		}
 	}
 }
+
+func TestPrinterPlainLinesWhenNotATerminal(t *testing.T) {
+	var b strings.Builder
+	p := newPrinter(&b, false)
+	if p.live {
+		t.Fatal("a buffer is not a terminal")
+	}
+	p.event(stages.Event{Stage: "cluster", Kind: stages.EventStart})
+	p.event(stages.Event{Stage: "cluster", Kind: stages.EventDone, Duration: 2 * time.Second, Message: "created"})
+	p.event(stages.Event{Stage: "kamaji", Kind: stages.EventPlan, Lines: []string{"helm a\nb"}})
+	want := "· cluster  started\n✓ cluster        2s  created\n== kamaji\n  - helm a\n    b\n"
+	if b.String() != want {
+		t.Fatalf("got\n%q\nwant\n%q", b.String(), want)
+	}
+}
