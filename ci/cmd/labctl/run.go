@@ -32,7 +32,7 @@ seconds with a message instead of hanging. The lab is removed at the end unless 
 			if err := runUp(ctx, cmd, &f); err != nil {
 				return err
 			}
-			testErr := runTest(ctx, cmd, f.stateDir, reportDir, runRe, parallel)
+			testErr := runTest(ctx, f.stateDir, reportDir, runRe, parallel)
 			if f.keep {
 				fmt.Fprintf(cmd.OutOrStdout(), "--keep: the lab stays up (`labctl down --state-dir %s` removes it)\n", f.stateDir)
 				return testErr
@@ -63,7 +63,7 @@ seconds with a message instead of hanging. The lab is removed at the end unless 
 
 // runTest runs the `labctl test` subcommand in-process against the lab's
 // state dir; its exit code (failed cases) comes back as its error.
-func runTest(ctx context.Context, cmd *cobra.Command, stateDir, reportDir, runRe string, parallel int) error {
+func runTest(ctx context.Context, stateDir, reportDir, runRe string, parallel int) error {
 	test, _, err := root.Find([]string{"test"})
 	if err != nil || test == nil || test.Name() != "test" || test.RunE == nil {
 		return fmt.Errorf("this labctl has no `test` command: build it from a tree that has ci/suite")
@@ -78,8 +78,9 @@ func runTest(ctx context.Context, cmd *cobra.Command, stateDir, reportDir, runRe
 	if err := test.ParseFlags(args); err != nil {
 		return fmt.Errorf("labctl test %v: %w", args, err)
 	}
+	// test prints through root's writers (it inherits them); setting its own
+	// would outlive this call.
 	test.SetContext(ctx)
-	test.SetOut(cmd.OutOrStdout())
-	test.SetErr(cmd.ErrOrStderr())
+	defer test.SetContext(nil) // a later in-process Execute must pass its own
 	return test.RunE(test, nil)
 }
