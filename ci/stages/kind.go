@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"time"
 
@@ -19,9 +20,16 @@ type KindProvider struct {
 	Wait time.Duration
 }
 
-// NewKindProvider returns the docker-backed provider.
-func NewKindProvider(wait time.Duration) *KindProvider {
-	return &KindProvider{Provider: cluster.NewProvider(cluster.ProviderWithDocker()), Wait: wait}
+// NewKindProvider returns the docker-backed provider; kind's own messages
+// go to log (debug level; nil discards).
+func NewKindProvider(wait time.Duration, log *slog.Logger) *KindProvider {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &KindProvider{
+		Provider: cluster.NewProvider(cluster.ProviderWithDocker(), cluster.ProviderWithLogger(kindLogger{log})),
+		Wait:     wait,
+	}
 }
 
 // Create creates the cluster. kind's API takes no context; cancellation is

@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"log/slog"
 	"reflect"
 	"strings"
 	"testing"
@@ -124,5 +125,26 @@ func TestRewriteServer(t *testing.T) {
 				t.Errorf("KubeconfigServer = %s", s)
 			}
 		})
+	}
+}
+
+func TestKindLoggerLevels(t *testing.T) {
+	var b strings.Builder
+	debug := kindLogger{slog.New(slog.NewTextHandler(&b, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	debug.V(0).Info(" ✓ Ensuring node image 🖼\n")
+	debug.V(3).Infof("trace %d", 3)
+	debug.Warnf("warn %s", "x")
+	out := b.String()
+	if !strings.Contains(out, "Ensuring node image") || strings.Contains(out, "trace 3") || !strings.Contains(out, "warn x") {
+		t.Errorf("debug logger output:\n%s", out)
+	}
+	b.Reset()
+	quiet := kindLogger{slog.New(slog.NewTextHandler(&b, nil))}
+	if quiet.V(0).Enabled() {
+		t.Error("kind status lines must be off without -v")
+	}
+	quiet.V(0).Info("Ensuring node image")
+	if b.Len() != 0 {
+		t.Errorf("quiet logger wrote %q", b.String())
 	}
 }

@@ -58,17 +58,18 @@ func newEnv(l *lab.Lab, f *labFlags, stderr io.Writer) (*stages.Env, error) {
 		return nil, err
 	}
 	tm := stages.DefaultTimeouts()
+	log := f.logger(stderr)
 	return &stages.Env{
 		Lab:      l,
 		State:    state.Dir(f.stateDir),
 		Docker:   docker.CLI{},
-		Kind:     stages.NewKindProvider(tm.ClusterReady),
+		Kind:     stages.NewKindProvider(tm.ClusterReady, log),
 		Helm:     stages.HelmCLI{Bin: os.Getenv("LABCTL_HELM")},
 		Connect:  connect,
 		Reach:    reach,
 		Network:  stages.DefaultNetwork(),
 		Timeouts: tm,
-		Log:      f.logger(stderr),
+		Log:      log,
 	}, nil
 }
 
