@@ -89,8 +89,7 @@ func (s TenantsStage) Run(ctx context.Context, e *Env) (string, error) {
 	// Apply every tenant first so Kamaji provisions them concurrently.
 	for _, t := range e.Lab.Tenants {
 		ns := render.TenantNamespace(t.Name)
-		nsObj := &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
-			ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{render.LabelLab: e.Lab.Name}}}
+		nsObj := render.Namespace(e.Lab, t.Name)
 		tcp, err := render.TenantControlPlaneFor(e.Lab, t.Name, opts)
 		if err != nil {
 			return "", fail(Tenants, "TenantControlPlane "+ns+"/"+t.Name, "render", err)
