@@ -11,14 +11,19 @@ import (
 
 // Tunnel shows which path a tenant's webhook calls took. The double's
 // webhook listener is bound to a host address that only the EndpointSlice
-// names, and the API server sends Service traffic through konnectivity, so
-// a call is counted at the agent's and the server's dials before it reaches
-// the listener. Compare two snapshots around an action.
+// names, and the API server sends Service traffic through konnectivity. The
+// API server keeps its webhook connection open, so one dial carries many
+// calls: the evidence is that every connection the listener accepted was
+// dialled by the agent (WebhookConnections ≤ AgentDials and ≤ ServerDials;
+// a direct dial from the API server would make it exceed them), and that
+// WebhookRequests grows with each call.
 type Tunnel struct {
 	// WebhookAddress is the double's agent-side listener (host:port).
 	WebhookAddress string
 	// WebhookRequests counts requests to the webhook path that reached it.
 	WebhookRequests int64
+	// WebhookConnections counts connections the listener accepted.
+	WebhookConnections int64
 	// ServerDials counts dials the konnectivity server forwarded to its agent
 	// (konnectivity_network_proxy_server_dial_duration_seconds_count).
 	ServerDials int64
@@ -27,10 +32,17 @@ type Tunnel struct {
 	AgentDials int64
 }
 
+// ThroughAgent reports whether every connection that reached the webhook
+// listener can have come from the konnectivity agent, and at least one did.
+func (t Tunnel) ThroughAgent() bool {
+	return t.WebhookConnections >= 1 && t.WebhookConnections <= t.AgentDials && t.WebhookConnections <= t.ServerDials
+}
+
 // Tunnel reads the tenant's tunnel counters.
 func (e *Env) Tunnel(ctx context.Context, tenantName string) (Tunnel, error) {
 	t := e.tenant(tenantName)
-	out := Tunnel{WebhookAddress: t.webhookAddr.String(), WebhookRequests: t.webhookHits.path(webhookPath)}
+	out := Tunnel{WebhookAddress: t.webhookAddr.String(), WebhookRequests: t.webhookHits.path(webhookPath),
+		WebhookConnections: t.webhookHits.conns.Load()}
 	var err error
 	if out.ServerDials, err = metricSum(ctx, t.konnAdminPort, "konnectivity_network_proxy_server_dial_duration_seconds_count"); err != nil {
 		return out, fmt.Errorf("tenant %s: konnectivity server metrics: %w", tenantName, err)

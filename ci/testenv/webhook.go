@@ -39,6 +39,7 @@ const (
 type hitCounter struct {
 	next  http.Handler
 	total atomic.Int64
+	conns atomic.Int64 // connections accepted
 	mu    sync.Mutex
 	paths map[string]int64
 }
@@ -89,7 +90,14 @@ func (t *tenant) serveDouble(ctx context.Context) error {
 		h http.Handler
 	}{{extender, handler}, {webhook, t.webhookHits}} {
 		srv := &http.Server{Handler: s.h, TLSConfig: tlsCfg, ReadHeaderTimeout: 10 * time.Second,
-			ErrorLog: nil, BaseContext: func(net.Listener) context.Context { return ctx }}
+			BaseContext: func(net.Listener) context.Context { return ctx }}
+		if s.h == t.webhookHits {
+			srv.ConnState = func(_ net.Conn, st http.ConnState) {
+				if st == http.StateNew {
+					t.webhookHits.conns.Add(1)
+				}
+			}
+		}
 		t.servers = append(t.servers, srv)
 		l := tls.NewListener(s.l, tlsCfg)
 		t.env.wg.Go(func() {
