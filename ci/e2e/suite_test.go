@@ -1,0 +1,65 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gpu-lab/gpu-lab/ci/report"
+	"github.com/gpu-lab/gpu-lab/ci/results"
+	"github.com/gpu-lab/gpu-lab/ci/suite"
+)
+
+// The whole suite passes against the local environment, every case
+// executed, and every report is written.
+func TestSuiteAllPass(t *testing.T) {
+	e := needEnv(t)
+	run, err := suite.Run(context.Background(), config(e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logRun(t, run)
+	if got, want := len(run.Cases), len(suite.Cases()); got != want {
+		t.Errorf("ran %d cases, want all %d", got, want)
+	}
+	for _, c := range run.Cases {
+		if c.Status != results.Passed {
+			t.Errorf("%s %s: %s: %s\n%s", c.ID, c.Title, c.Status, c.Message, c.Details)
+		}
+		if len(c.Steps) == 0 {
+			t.Errorf("%s recorded no steps", c.ID)
+		}
+	}
+	if m := byID(run)["TC-14"].Metrics; len(m) < 10 {
+		t.Errorf("TC-14 metrics = %v, want a bind latency per pod", m)
+	}
+	moments := map[string]bool{}
+	for _, ts := range run.Tenants {
+		moments[ts.Moment] = true
+		if ts.Name == "tenant-a" && ts.Moment != "end of run" {
+			holders := 0
+			for _, n := range ts.Nodes {
+				for _, c := range n.Cards {
+					holders += len(c.Holders)
+				}
+			}
+			if holders != 3 {
+				t.Errorf("tenant-a sampled during TC-05 has %d holders, want TC-03's 3", holders)
+			}
+		}
+	}
+	if len(moments) < 2 {
+		t.Errorf("card samples = %v, want one during TC-05 and the end of run", moments)
+	}
+
+	dir := t.TempDir()
+	if err := report.WriteAll(dir, run); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"junit.xml", "results.json", "summary.md", "report.html"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("report %s: %v", f, err)
+		}
+	}
+}
