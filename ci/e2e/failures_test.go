@@ -86,8 +86,11 @@ var breakages = []breakage{
 	{"TC-13", "the double never forgets deleted pods", faults(hamidouble.Faults{KeepDeletedUsage: true}),
 		"fresh pods in a row were declared unschedulable, so the capacity was not released"},
 	{"TC-14", "tenant-b's node lock is held by a pod that never finishes binding",
-		func(t *testing.T, e *testenv.Env, c *suite.Config) { c.Timeouts.Burst = 8 * time.Second; holdLock(t, e, "tenant-b") },
-		"pods were bound within 8s"},
+		func(t *testing.T, e *testenv.Env, c *suite.Config) {
+			c.Timeouts.Burst = 8 * time.Second
+			holdLock(t, e, "tenant-b")
+		},
+		"0 of 10 pods were bound within 8s"},
 	{"TC-15", "both tenant kubeconfigs point at tenant-a's control plane",
 		func(_ *testing.T, e *testenv.Env, c *suite.Config) {
 			c.Tenants = map[string]*rest.Config{"tenant-a": e.RESTConfig("tenant-a"), "tenant-b": e.RESTConfig("tenant-a")}
@@ -160,8 +163,14 @@ func clientOf(t *testing.T, e *testenv.Env, tenant string) kubernetes.Interface 
 	return cs
 }
 
+// nodeOf is the tenant's only worker node (the default lab has one each).
 func nodeOf(t *testing.T, e *testenv.Env, tenant string) string {
-	return e.Lab().NodeName(tenant, e.Lab().Tenant(tenant).Workers[0].Name)
+	t.Helper()
+	nodes, err := clientOf(t, e, tenant).CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
+	if err != nil || len(nodes.Items) != 1 {
+		t.Fatalf("tenant %s: want one node, got %v (%v)", tenant, nodes, err)
+	}
+	return nodes.Items[0].Name
 }
 
 // scratchNamespace is a namespace removed (with its pods) when the test ends.
