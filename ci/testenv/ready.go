@@ -34,9 +34,11 @@ func (t *tenant) waitReady(ctx context.Context) error {
 		{"webhook mutates a dry-run GPU pod through konnectivity", t.webhookWorks},
 	}
 	for _, c := range checks {
+		start := time.Now()
 		if err := waitFor(ctx, c.what, 100*time.Millisecond, procs, c.check); err != nil {
 			return err
 		}
+		t.env.log.Debug("tenant ready check passed", "tenant", t.name(), "check", c.what, "took", time.Since(start).Round(time.Millisecond).String())
 	}
 	return nil
 }

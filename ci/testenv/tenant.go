@@ -51,7 +51,9 @@ type tenant struct {
 	extenderPort int          // 127.0.0.1, called by kube-scheduler directly
 	webhookAddr  *net.TCPAddr // host address, reached only through the agent
 	webhookHits  *hitCounter
-	servers      []*http.Server
+
+	extenderListener, webhookListener net.Listener
+	servers                           []*http.Server
 }
 
 func (t *tenant) name() string { return t.spec.Name }
@@ -73,9 +75,12 @@ func (t *tenant) up(ctx context.Context) error {
 		{"konnectivity server", t.startKonnectivityServer},
 		{"kube-apiserver", t.startAPIServer},
 		{"konnectivity agent", t.startAgent},
+		// Not earlier: until /readyz the bootstrap RBAC roles may be missing,
+		// and kube-controller-manager exits when it cannot read its config.
 		{"API server ready", t.waitAPIServer},
+		{"kube-scheduler, kube-controller-manager", t.startSchedulerAndControllerManager},
 		{"HAMi double", t.startDouble},
-		{"kube-scheduler, kube-controller-manager, KWOK", t.startControllers},
+		{"KWOK", t.startKWOK},
 		{"webhook registration", t.registerWebhook},
 		{"workers", t.createWorkers},
 		{"ready", t.waitReady},
@@ -180,6 +185,9 @@ func (t *tenant) writeCertificates(context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := t.listenDouble(); err != nil {
+		return err
+	}
 	return os.WriteFile(t.path("egress-selector.yaml"), []byte(egressSelectorConfig(t.socket)), 0o644)
 }
 
@@ -263,7 +271,7 @@ func (t *tenant) waitAPIServer(ctx context.Context) error {
 	})
 }
 
-func (t *tenant) startControllers(context.Context) error {
+func (t *tenant) startSchedulerAndControllerManager(context.Context) error {
 	cfg := schedulerConfig(t.path("scheduler.kubeconfig"), t.extenderPort)
 	if err := os.WriteFile(t.path("scheduler-config.yaml"), []byte(cfg), 0o644); err != nil {
 		return err
@@ -294,11 +302,17 @@ func (t *tenant) startControllers(context.Context) error {
 		"--cluster-signing-cert-file=" + t.path("ca.crt"),
 		"--cluster-signing-key-file=" + t.path("ca.key"),
 		"--service-cluster-ip-range=" + serviceClusterIPRange,
+		// The node lifecycle controller lifts the not-ready taint the
+		// NodeRestriction-era admission puts on every new Node; checking
+		// every second instead of every 5 s makes workers schedulable sooner.
+		"--node-monitor-period=1s",
 		"--v=1",
 	}, t.logPath("kube-controller-manager"))
-	if err != nil {
-		return err
-	}
+	return err
+}
+
+func (t *tenant) startKWOK(context.Context) error {
+	var err error
 	t.kwok, err = t.env.start(t.component("kwok"), filepath.Join(t.env.bins, binKWOK), []string{
 		"--kubeconfig=" + t.path("admin.kubeconfig"),
 		"--config=" + filepath.Join(t.env.bins, kwokStagesFile),

@@ -62,16 +62,13 @@ func (h *hitCounter) path(p string) int64 {
 	return h.paths[p]
 }
 
-// serveDouble serves the double's handler over TLS twice: on 127.0.0.1 for
-// kube-scheduler's extender calls (HAMi's chart also has the scheduler call
-// its extender on loopback, inside one pod), and on the host address for the
-// API server's webhook calls, which arrive from the konnectivity agent.
-func (t *tenant) serveDouble(ctx context.Context) error {
-	cert, err := tls.X509KeyPair(t.doubleCert.CertPEM, t.doubleCert.KeyPEM)
-	if err != nil {
-		return fmt.Errorf("HAMi double certificate: %w", err)
-	}
-	tlsCfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+// listenDouble opens the double's listeners early, so kube-scheduler's
+// configuration can name the extender port before the double starts:
+// 127.0.0.1 for kube-scheduler's extender calls (HAMi's chart also has the
+// scheduler call its extender on loopback, inside one pod), and the host
+// address for the API server's webhook calls, which arrive from the
+// konnectivity agent.
+func (t *tenant) listenDouble() error {
 	extender, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("HAMi double extender listener: %w", err)
@@ -81,8 +78,20 @@ func (t *tenant) serveDouble(ctx context.Context) error {
 		extender.Close()
 		return fmt.Errorf("HAMi double webhook listener on %s: %w", t.env.hostIP, err)
 	}
+	t.extenderListener, t.webhookListener = extender, webhook
 	t.extenderPort = extender.Addr().(*net.TCPAddr).Port
 	t.webhookAddr = webhook.Addr().(*net.TCPAddr)
+	return nil
+}
+
+// serveDouble serves the double's handler over TLS on both listeners.
+func (t *tenant) serveDouble(ctx context.Context) error {
+	cert, err := tls.X509KeyPair(t.doubleCert.CertPEM, t.doubleCert.KeyPEM)
+	if err != nil {
+		return fmt.Errorf("HAMi double certificate: %w", err)
+	}
+	tlsCfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	extender, webhook := t.extenderListener, t.webhookListener
 	handler := t.double.Handler()
 	t.webhookHits = newHitCounter(handler)
 	for _, s := range []struct {
