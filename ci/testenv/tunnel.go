@@ -89,3 +89,15 @@ func metricSum(ctx context.Context, port int, name string) (int64, error) {
 	}
 	return int64(sum), sc.Err()
 }
+
+// BreakTunnel kills the tenant's konnectivity agent, as if the worker side
+// of the tunnel were lost: the API server can no longer reach the double's
+// webhook, and with HAMi's failurePolicy Ignore, GPU pods are admitted
+// unmutated. It exists so a suite case about the tunnel can be shown to fail.
+func (e *Env) BreakTunnel(tenantName string) error {
+	t := e.tenant(tenantName)
+	if t.agent == nil {
+		return fmt.Errorf("tenant %s: no konnectivity agent was started", tenantName)
+	}
+	return t.agent.stop(0)
+}

@@ -1,0 +1,71 @@
+package testenv
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+)
+
+// The webhook depends on the tunnel: with the konnectivity agent gone, the
+// API server cannot reach the double and (failurePolicy Ignore) admits a
+// GPU pod unmutated, and the webhook listener sees no new request.
+func TestWebhookNeedsTheTunnel(t *testing.T) {
+	requireProcesses(t)
+	l, err := lab.Parse([]byte("name: tunnel-test\ntenants:\n- name: solo\n  workers:\n  - name: w1\n    gpus: [{model: L4, count: 1}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Start(context.Background(), l, Options{Log: progress()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Stop() })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := client(t, e, "solo")
+	gpuPod := func(name string) *corev1.Pod {
+		return &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{
+				Name: "cuda", Image: "nvidia/cuda",
+				Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{
+					gpus.ResourceGPU: resource.MustParse("1"), gpus.ResourceGPUMem: resource.MustParse("1000"),
+				}},
+			}}},
+		}
+	}
+
+	with, err := c.CoreV1().Pods("default").Create(ctx, gpuPod("with-tunnel"), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if with.Spec.SchedulerName != gpus.SchedulerName {
+		t.Fatalf("with the tunnel up, schedulerName = %q, want %q", with.Spec.SchedulerName, gpus.SchedulerName)
+	}
+	before, err := e.Tunnel(ctx, "solo")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if err := e.BreakTunnel("solo"); err != nil {
+		t.Fatal(err)
+	}
+	without, err := c.CoreV1().Pods("default").Create(ctx, gpuPod("without-tunnel"), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if without.Spec.SchedulerName == gpus.SchedulerName {
+		t.Errorf("with the agent killed the pod was still mutated: the webhook call did not need the tunnel")
+	}
+	// The agent's metrics died with it; the listener's count is local.
+	if got := e.tenant("solo").webhookHits.path(webhookPath); got != before.WebhookRequests {
+		t.Errorf("webhook listener got %d request(s) with the agent killed", got-before.WebhookRequests)
+	}
+}
