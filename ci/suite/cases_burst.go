@@ -91,6 +91,9 @@ func tc14(ctx context.Context, t *T, s site) error {
 	if err != nil && bctx.Err() == nil {
 		return err
 	}
+	if len(bound) < burstPods && ctx.Err() != nil {
+		return fmt.Errorf("stopped waiting after %d of %d pods were bound: %w", len(bound), burstPods, ctx.Err())
+	}
 	if len(bound) < burstPods {
 		var waiting []string
 		for _, n := range names {

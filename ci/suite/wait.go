@@ -92,8 +92,8 @@ func follow(ctx context.Context, list func(context.Context) (string, bool, error
 
 // watchPod waits until cond says done. It fails at once when cond returns
 // an error, and at the timeout with the pod's last known scheduling state.
-func (t *T) watchPod(ctx context.Context, ref podRef, timeout time.Duration, what string, cond func(*corev1.Pod) (bool, error)) (*corev1.Pod, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+func (t *T) watchPod(parent context.Context, ref podRef, timeout time.Duration, what string, cond func(*corev1.Pod) (bool, error)) (*corev1.Pod, error) {
+	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	var last *corev1.Pod
 	err := t.podEvents(ctx, ref, func(typ watch.EventType, p *corev1.Pod) (bool, error) {
@@ -112,6 +112,9 @@ func (t *T) watchPod(ctx context.Context, ref podRef, timeout time.Duration, wha
 	var ve *verdictError
 	if errors.As(err, &ve) {
 		return last, ve
+	}
+	if parent.Err() != nil {
+		return last, fmt.Errorf("stopped waiting for pod %s to be %s (%s): %w", ref, what, describePod(last), parent.Err())
 	}
 	if ctx.Err() != nil {
 		return last, fmt.Errorf("pod %s not %s within %s (%s)", ref, what, timeout, describePod(last))
