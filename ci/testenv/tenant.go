@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -21,6 +22,18 @@ import (
 // serviceClusterIPRange is every tenant's service network; 10.96.0.1 is the
 // kubernetes Service, named in the API server's certificate.
 const serviceClusterIPRange = "10.96.0.0/16"
+
+// controllers are the kube-controller-manager controllers a workload suite
+// on KWOK workers can observe; storage, certificate signing, IPAM and the
+// like are left out so the manager starts faster.
+var controllers = []string{
+	"serviceaccount-token-controller", "serviceaccount-controller", "root-ca-certificate-publisher-controller",
+	"namespace-controller", "garbage-collector-controller", "resourcequota-controller", "clusterrole-aggregation-controller",
+	"node-lifecycle-controller", "taint-eviction-controller", "pod-garbage-collector-controller",
+	"deployment-controller", "replicaset-controller", "replicationcontroller-controller", "statefulset-controller",
+	"daemonset-controller", "job-controller", "cronjob-controller", "ttl-after-finished-controller", "disruption-controller",
+	"endpoints-controller", "endpointslice-controller", "endpointslice-mirroring-controller",
+}
 
 // tenant is one tenant's control plane, tunnel, workers and double.
 type tenant struct {
@@ -306,6 +319,7 @@ func (t *tenant) startSchedulerAndControllerManager(context.Context) error {
 		// NodeRestriction-era admission puts on every new Node; checking
 		// every second instead of every 5 s makes workers schedulable sooner.
 		"--node-monitor-period=1s",
+		"--controllers=" + strings.Join(controllers, ","),
 		"--v=1",
 	}, t.logPath("kube-controller-manager"))
 	return err
