@@ -108,20 +108,19 @@ func tailFile(path string, n int) string {
 }
 
 // stop ends the process group: SIGTERM, then SIGKILL after grace (at once for
-// killOnly). It returns when the process has been reaped.
+// killOnly). It returns when the process has been reaped. Once the leader is
+// reaped its PID may be reused, so nothing is signalled after that.
 func (p *process) stop(grace time.Duration) error {
 	p.mu.Lock()
 	p.stopped = true
 	p.mu.Unlock()
 	if p.exited() {
-		killGroup(p.pid(), syscall.SIGKILL) // stray children of an exited leader
 		return nil
 	}
 	if !p.killOnly {
 		killGroup(p.pid(), syscall.SIGTERM)
 		select {
 		case <-p.done:
-			killGroup(p.pid(), syscall.SIGKILL)
 			return nil
 		case <-time.After(grace):
 		}
@@ -135,10 +134,10 @@ func (p *process) stop(grace time.Duration) error {
 	}
 }
 
+// killGroup signals the process group the component leads (Setpgid), which
+// includes anything it forked.
 func killGroup(pid int, sig syscall.Signal) {
-	if err := syscall.Kill(-pid, sig); errors.Is(err, syscall.ESRCH) {
-		_ = syscall.Kill(pid, sig)
-	}
+	_ = syscall.Kill(-pid, sig)
 }
 
 // waitFor polls check every interval until it returns true, ctx ends, or one
