@@ -316,8 +316,9 @@ func (t *tenant) startSchedulerAndControllerManager(context.Context) error {
 		"--cluster-signing-key-file=" + t.path("ca.key"),
 		"--service-cluster-ip-range=" + serviceClusterIPRange,
 		// The node lifecycle controller lifts the not-ready taint the
-		// NodeRestriction-era admission puts on every new Node; checking
-		// every second instead of every 5 s makes workers schedulable sooner.
+		// TaintNodesByCondition admission plugin puts on every new Node;
+		// checking every second instead of every 5 s makes workers
+		// schedulable sooner.
 		"--node-monitor-period=1s",
 		"--controllers=" + strings.Join(controllers, ","),
 		"--v=1",
