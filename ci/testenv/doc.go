@@ -13,12 +13,11 @@
 //
 // The tenant API server calls the double's mutating webhook through the
 // tenant's konnectivity tunnel, as in the Kamaji lab: the webhook is
-// registered by Service reference, the API server routes Services to their
-// EndpointSlice (--enable-aggregator-routing) and its egress selector sends
-// `cluster` traffic over the konnectivity server's socket; the agent dials the
-// double. Loopback addresses are not valid EndpointSlice addresses, so the
-// double's webhook listener binds a non-loopback address of this host; see
-// Env.Tunnel for the counters that show which path each call took.
+// registered by Service reference (an ExternalName Service naming the
+// double's webhook listener on 127.0.0.2), and the API server's egress
+// selector sends `cluster` traffic over the konnectivity server's socket; the
+// agent dials the double. Everything stays on loopback; see Env.Tunnel for
+// the counters that show which path each call took.
 package testenv
 
 // Backend describes what the environment runs on; it is written into the

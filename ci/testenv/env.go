@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -45,7 +44,6 @@ type Env struct {
 	workDir   string
 	removeDir bool
 	grace     time.Duration
-	hostIP    net.IP
 	ports     *portAllocator
 
 	etcdURL string
@@ -101,9 +99,6 @@ func Start(ctx context.Context, l *lab.Lab, opts Options) (_ *Env, err error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if e.hostIP, err = hostAddress(); err != nil {
-		return e, err
-	}
 	if e.workDir = opts.WorkDir; e.workDir == "" {
 		if e.workDir, err = os.MkdirTemp("", "gpulab-"); err != nil {
 			return e, err

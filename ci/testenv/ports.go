@@ -46,34 +46,3 @@ func (a *portAllocator) frees(n int) ([]int, error) {
 	}
 	return out, nil
 }
-
-// hostAddress is a non-loopback IPv4 address of this host. The double's
-// webhook listens there: an EndpointSlice may not point at loopback, and the
-// konnectivity agent dials whatever the slice says.
-func hostAddress() (net.IP, error) {
-	ifaces, err := net.Interfaces()
-	if err != nil {
-		return nil, fmt.Errorf("list network interfaces: %w", err)
-	}
-	for _, ifc := range ifaces {
-		if ifc.Flags&net.FlagUp == 0 || ifc.Flags&net.FlagLoopback != 0 {
-			continue
-		}
-		addrs, err := ifc.Addrs()
-		if err != nil {
-			continue
-		}
-		for _, a := range addrs {
-			ipn, ok := a.(*net.IPNet)
-			if !ok {
-				continue
-			}
-			if ip := ipn.IP.To4(); ip != nil && ip.IsGlobalUnicast() {
-				return ip, nil
-			}
-		}
-	}
-	return nil, fmt.Errorf("this host has no non-loopback IPv4 address: the HAMi double's webhook must listen on one " +
-		"(EndpointSlices may not point at 127.0.0.0/8) so the API server's call can go through the konnectivity agent; " +
-		"bring up any interface with an IPv4 address (a dummy one is enough)")
-}

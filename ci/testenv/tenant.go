@@ -192,7 +192,7 @@ func (t *tenant) writeCertificates(context.Context) error {
 	t.doubleCert, err = t.ca.issue(certSpec{
 		CommonName: webhookService + "." + webhookNamespace + ".svc",
 		DNSNames:   []string{webhookService + "." + webhookNamespace + ".svc", webhookService + "." + webhookNamespace},
-		IPs:        []net.IP{net.IPv4(127, 0, 0, 1), t.env.hostIP},
+		IPs:        []net.IP{net.IPv4(127, 0, 0, 1), net.ParseIP(webhookListenIP)},
 		Server:     true,
 	})
 	if err != nil {
@@ -245,10 +245,6 @@ func (t *tenant) startAPIServer(context.Context) error {
 		// A loopback advertise address cannot be an endpoint of the
 		// kubernetes Service; without this the reconciler logs errors forever.
 		"--endpoint-reconciler-type=none",
-		// Service-referenced webhooks are dialled at the EndpointSlice address
-		// (the double, through konnectivity) instead of the cluster IP, which
-		// nothing routes here (there is no kube-proxy).
-		"--enable-aggregator-routing=true",
 		"--egress-selector-config-file=" + t.path("egress-selector.yaml"),
 		"--profiling=false",
 		"--v=1",

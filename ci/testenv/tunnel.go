@@ -10,8 +10,9 @@ import (
 )
 
 // Tunnel shows which path a tenant's webhook calls took. The double's
-// webhook listener is bound to a host address that only the EndpointSlice
-// names, and the API server sends Service traffic through konnectivity. The
+// webhook listener is bound to a loopback address that only the webhook's
+// ExternalName Service names, and the API server sends Service traffic
+// through konnectivity. The
 // API server keeps its webhook connection open, so one dial carries many
 // calls: the evidence is that every connection the listener accepted was
 // dialled by the agent (WebhookConnections ≤ AgentDials and ≤ ServerDials;

@@ -14,10 +14,8 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
 )
@@ -30,9 +28,11 @@ const (
 	webhookName      = "vgpu.hami.io"
 	webhookPath      = "/webhook"
 	webhookPortName  = "https"
-	// endpointSliceManager marks the slice as ours, so kube-controller-manager's
-	// EndpointSlice controllers leave it alone (the Service has no selector).
-	endpointSliceManager = "gpu-lab-testenv"
+	// webhookListenIP is where the double's webhook listens. It is a loopback
+	// address that nothing but the webhook's ExternalName Service names
+	// (the extender listens on 127.0.0.1), so every connection to it was
+	// dialled on the Service's behalf: by the konnectivity agent.
+	webhookListenIP = "127.0.0.2"
 )
 
 // hitCounter counts the requests that reach one of the double's listeners.
@@ -65,18 +65,18 @@ func (h *hitCounter) path(p string) int64 {
 // listenDouble opens the double's listeners early, so kube-scheduler's
 // configuration can name the extender port before the double starts:
 // 127.0.0.1 for kube-scheduler's extender calls (HAMi's chart also has the
-// scheduler call its extender on loopback, inside one pod), and the host
-// address for the API server's webhook calls, which arrive from the
-// konnectivity agent.
+// scheduler call its extender on loopback, inside one pod), and
+// webhookListenIP for the API server's webhook calls, which arrive from the
+// konnectivity agent: only the ExternalName Service names that address.
 func (t *tenant) listenDouble() error {
 	extender, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("HAMi double extender listener: %w", err)
 	}
-	webhook, err := net.Listen("tcp", net.JoinHostPort(t.env.hostIP.String(), "0"))
+	webhook, err := net.Listen("tcp", net.JoinHostPort(webhookListenIP, "0"))
 	if err != nil {
 		extender.Close()
-		return fmt.Errorf("HAMi double webhook listener on %s: %w", t.env.hostIP, err)
+		return fmt.Errorf("HAMi double webhook listener on %s: %w", webhookListenIP, err)
 	}
 	t.extenderListener, t.webhookListener = extender, webhook
 	t.extenderPort = extender.Addr().(*net.TCPAddr).Port
@@ -119,47 +119,34 @@ func (t *tenant) serveDouble(ctx context.Context) error {
 }
 
 // registerWebhook creates HAMi's webhook the way its chart does: a
-// MutatingWebhookConfiguration referring to Service kube-system/hami-scheduler
-// port 443, whose EndpointSlice points at the double's agent-side listener.
+// MutatingWebhookConfiguration referring to Service kube-system/hami-scheduler.
+//
+// Here the Service is of type ExternalName naming the double's agent-side
+// listener (a loopback address): the API server resolves a Service-referenced
+// webhook to the Service's cluster IP, or for ExternalName to that name, and
+// sends the call over its `cluster` egress, i.e. through konnectivity; the
+// agent then dials the name. A ClusterIP would need kube-proxy (there is
+// none), and an EndpointSlice may not hold a loopback address. The webhook's
+// service port is the listener's port, since the resolver dials
+// <externalName>:<webhook service port>.
 func (t *tenant) registerWebhook(ctx context.Context) error {
 	c := t.client
+	port := int32(t.webhookAddr.Port)
 	svc := &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: webhookService, Namespace: webhookNamespace},
 		Spec: corev1.ServiceSpec{
-			Type: corev1.ServiceTypeClusterIP,
+			Type:         corev1.ServiceTypeExternalName,
+			ExternalName: webhookListenIP,
 			Ports: []corev1.ServicePort{{
-				Name: webhookPortName, Port: 443, Protocol: corev1.ProtocolTCP,
-				TargetPort: intstr.FromInt32(int32(t.webhookAddr.Port)),
+				Name: webhookPortName, Port: port, Protocol: corev1.ProtocolTCP,
 			}},
 		},
 	}
 	if _, err := c.CoreV1().Services(webhookNamespace).Create(ctx, svc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("service %s/%s: %w", webhookNamespace, webhookService, err)
 	}
-	ready := true
-	port := int32(t.webhookAddr.Port)
-	portName := webhookPortName
-	proto := corev1.ProtocolTCP
-	slice := &discoveryv1.EndpointSlice{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: webhookService + "-double", Namespace: webhookNamespace,
-			Labels: map[string]string{
-				discoveryv1.LabelServiceName: webhookService,
-				discoveryv1.LabelManagedBy:   endpointSliceManager,
-			},
-		},
-		AddressType: discoveryv1.AddressTypeIPv4,
-		Endpoints: []discoveryv1.Endpoint{{
-			Addresses:  []string{t.webhookAddr.IP.String()},
-			Conditions: discoveryv1.EndpointConditions{Ready: &ready},
-		}},
-		Ports: []discoveryv1.EndpointPort{{Name: &portName, Port: &port, Protocol: &proto}},
-	}
-	if _, err := c.DiscoveryV1().EndpointSlices(webhookNamespace).Create(ctx, slice, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("endpointslice %s/%s: %w", webhookNamespace, slice.Name, err)
-	}
 	path := webhookPath
-	svcPort := int32(443)
+	svcPort := port
 	failure := admissionregistrationv1.Ignore
 	sideEffects := admissionregistrationv1.SideEffectClassNone
 	reinvoke := admissionregistrationv1.NeverReinvocationPolicy

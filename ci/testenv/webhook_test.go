@@ -15,7 +15,7 @@ import (
 
 // A GPU pod created in tenant-a is mutated by the double's webhook, and the
 // call went API server → konnectivity server → agent → double: the webhook
-// listener (reachable only at the EndpointSlice's host address) got the
+// listener (reachable only through the ExternalName Service's address) got the
 // request, and every connection it ever accepted was dialled by the agent.
 // The pod then binds
 // through the scheduler extender and the product bind finalizer finishes it.
