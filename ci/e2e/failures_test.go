@@ -34,6 +34,9 @@ type breakage struct {
 	setup func(t *testing.T, e *testenv.Env, cfg *suite.Config)
 	// want is a substring of the case's failure message.
 	want string
+	// ownEnv runs the breakage in an environment of its own: some faults
+	// leave state behind in the double (usage it never forgets).
+	ownEnv bool
 }
 
 func faults(f hamidouble.Faults) func(*testing.T, *testenv.Env, *suite.Config) {
@@ -52,52 +55,52 @@ func faults(f hamidouble.Faults) func(*testing.T, *testenv.Env, *suite.Config) {
 var breakages = []breakage{
 	{"TC-01", "the lab pins another Kubernetes version than the servers run",
 		func(_ *testing.T, _ *testenv.Env, c *suite.Config) { c.KubernetesVersion = "v1.99.0" },
-		"API server reports " + testenv.KubernetesVersion + ", the lab pins v1.99.0"},
+		"API server reports " + testenv.KubernetesVersion + ", the lab pins v1.99.0", false},
 	{"TC-02", "the lab spec says tenant-b has T4 cards, the platform registers L4s",
 		func(t *testing.T, e *testenv.Env, c *suite.Config) {
 			c.Lab = relab(t, e.Lab(), func(l *lab.Lab) { l.Tenants[1].Workers[0].GPUs[0].Model = "T4" })
 		},
-		"registers 24576 MB, the spec says T4 has 16384 MB"},
+		"registers 24576 MB, the spec says T4 has 16384 MB", false},
 	{"TC-03", "the double never shares a card", faults(hamidouble.Faults{NoSharing: true}),
-		"was declared unschedulable, want it bound and Running"},
+		"was declared unschedulable, want it bound and Running", false},
 	{"TC-04", "the webhook lets pods through unchanged", faults(hamidouble.Faults{NoMutation: true}),
-		"came back unmutated"},
+		"came back unmutated", false},
 	{"TC-05", "another pod already holds a slice of the card TC-03 fills",
 		func(t *testing.T, e *testenv.Env, _ *suite.Config) { intruder(t, e, "tenant-a", 1, 1000, 5) },
-		"holds 61000 MB and 95% cores, want 60000 MB and 90%"},
+		"holds 61000 MB and 95% cores, want 60000 MB and 90%", false},
 	{"TC-06", "the double ignores card memory", faults(hamidouble.Faults{IgnoreMemory: true}),
-		"want it to stay Pending"},
+		"want it to stay Pending", false},
 	{"TC-07", "the double ignores card cores", faults(hamidouble.Faults{IgnoreCores: true}),
-		"want it to stay Pending"},
+		"want it to stay Pending", false},
 	{"TC-08", "both tenant kubeconfigs point at tenant-b's control plane",
 		func(_ *testing.T, e *testenv.Env, c *suite.Config) {
 			c.Tenants = map[string]*rest.Config{"tenant-a": e.RESTConfig("tenant-b"), "tenant-b": e.RESTConfig("tenant-b")}
 		},
-		"tenant tenant-a sees 20 allocatable nvidia.com/gpu in total, its own workers have 10"},
+		"tenant tenant-a sees 20 allocatable nvidia.com/gpu in total, its own workers have 10", false},
 	{"TC-09", "one of tenant-b's two cards is fully taken",
 		func(t *testing.T, e *testenv.Env, _ *suite.Config) { intruder(t, e, "tenant-b", 1, 24576, 100) },
-		"was declared unschedulable, want it bound"},
+		"was declared unschedulable, want it bound", false},
 	{"TC-10", "the double grants what a node has when a pod asks for more cards", faults(hamidouble.Faults{IgnoreCount: true}),
-		"want it to stay Pending"},
+		"want it to stay Pending", false},
 	{"TC-11", "the double treats binpack as spread", faults(hamidouble.Faults{IgnorePolicy: true}),
-		"want the same card"},
+		"want the same card", false},
 	{"TC-12", "the double ignores nvidia.com/use-gputype", faults(hamidouble.Faults{IgnoreTypeFilter: true}),
-		"want it to stay Pending"},
+		"want it to stay Pending", false},
 	{"TC-13", "the double never forgets deleted pods", faults(hamidouble.Faults{KeepDeletedUsage: true}),
-		"fresh pods in a row were declared unschedulable, so the capacity was not released"},
+		"fresh pods in a row were declared unschedulable, so the capacity was not released", true},
 	{"TC-14", "tenant-b's node lock is held by a pod that never finishes binding",
 		func(t *testing.T, e *testenv.Env, c *suite.Config) {
 			c.Timeouts.Burst = 8 * time.Second
 			holdLock(t, e, "tenant-b")
 		},
-		"0 of 10 pods were bound within 8s"},
+		"0 of 10 pods were bound within 8s", false},
 	{"TC-15", "both tenant kubeconfigs point at tenant-a's control plane",
 		func(_ *testing.T, e *testenv.Env, c *suite.Config) {
 			c.Tenants = map[string]*rest.Config{"tenant-a": e.RESTConfig("tenant-a"), "tenant-b": e.RESTConfig("tenant-a")}
 		},
-		"accepted tenant tenant-a's credentials"},
+		"accepted tenant tenant-a's credentials", false},
 	{"TC-16", "the double ignores card memory and cores", faults(hamidouble.Faults{IgnoreMemory: true, IgnoreCores: true}),
-		"want it to stay Pending"},
+		"want it to stay Pending", false},
 }
 
 // Every case fails, with a message a person can act on, when the
@@ -109,6 +112,10 @@ func TestCaseFailsWhenBehaviourIsWrong(t *testing.T) {
 	}
 	for _, bk := range breakages {
 		t.Run(bk.id, func(t *testing.T) {
+			e := e
+			if bk.ownEnv {
+				e = freshEnv(t)
+			}
 			cfg := config(e)
 			cfg.Run = "^" + bk.id + "$"
 			cfg.Timeouts = suite.Timeouts{Bind: 20 * time.Second, Verdict: 20 * time.Second, Delete: 30 * time.Second, Case: 2 * time.Minute}
@@ -256,4 +263,21 @@ func holdLock(t *testing.T, e *testenv.Env, tenant string) {
 	}
 	patch(strconv.Quote(gpus.LockValue(time.Now(), ns, "lock-holder")))
 	t.Cleanup(func() { patch("null") })
+}
+
+// freshEnv starts an environment for one test and stops it at its end.
+func freshEnv(t *testing.T) *testenv.Env {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	fe, err := testenv.Start(ctx, lab.Default(), testenv.Options{})
+	if err != nil {
+		t.Fatalf("start a separate local test environment: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := fe.Stop(); err != nil {
+			t.Errorf("stop the separate environment: %v", err)
+		}
+	})
+	return fe
 }
