@@ -15,9 +15,30 @@ import (
 // executed, and every report is written.
 func TestSuiteAllPass(t *testing.T) {
 	e := needEnv(t)
-	run, err := suite.Run(context.Background(), config(e))
+	ctx := context.Background()
+	before := map[string]int64{}
+	for _, tn := range e.Tenants() {
+		tu, err := e.Tunnel(ctx, tn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[tn] = tu.WebhookRequests
+	}
+	run, err := suite.Run(ctx, config(e))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// On this backend the webhook is reachable only through konnectivity,
+	// so TC-04's mutation came through the tunnel; show it from both ends.
+	for _, tn := range e.Tenants() {
+		tu, err := e.Tunnel(ctx, tn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tu.WebhookRequests <= before[tn] || tu.ServerDials == 0 {
+			t.Errorf("tenant %s: webhook requests %d → %d, konnectivity server dials %d: the suite's pods did not go through the tunnel",
+				tn, before[tn], tu.WebhookRequests, tu.ServerDials)
+		}
 	}
 	logRun(t, run)
 	if got, want := len(run.Cases), len(suite.Cases()); got != want {
