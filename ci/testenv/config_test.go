@@ -30,7 +30,11 @@ func TestSchedulerConfigMatchesHAMiChart(t *testing.T) {
 			ManagedResources []map[string]any `json:"managedResources"`
 		} `json:"extenders"`
 	}
-	if err := yaml.Unmarshal([]byte(schedulerConfig("/k/sched.kubeconfig", 4711)), &cfg); err != nil {
+	raw, err := schedulerConfig("/k/sched.kubeconfig", 4711)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal([]byte(raw), &cfg); err != nil {
 		t.Fatal(err)
 	}
 	if cfg.APIVersion != "kubescheduler.config.k8s.io/v1" || cfg.Kind != "KubeSchedulerConfiguration" {
@@ -90,7 +94,11 @@ func TestEgressSelectorConfig(t *testing.T) {
 			} `json:"connection"`
 		} `json:"egressSelections"`
 	}
-	if err := yaml.Unmarshal([]byte(egressSelectorConfig("/w/a/konnectivity.sock")), &cfg); err != nil {
+	raw, err := egressSelectorConfig("/w/a/konnectivity.sock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal([]byte(raw), &cfg); err != nil {
 		t.Fatal(err)
 	}
 	if len(cfg.EgressSelections) != 1 {

@@ -201,7 +201,11 @@ func (t *tenant) writeCertificates(context.Context) error {
 	if err := t.listenDouble(); err != nil {
 		return err
 	}
-	return os.WriteFile(t.path("egress-selector.yaml"), []byte(egressSelectorConfig(t.socket)), 0o644)
+	egress, err := egressSelectorConfig(t.socket)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(t.path("egress-selector.yaml"), []byte(egress), 0o644)
 }
 
 func (t *tenant) startKonnectivityServer(context.Context) error {
@@ -281,11 +285,13 @@ func (t *tenant) waitAPIServer(ctx context.Context) error {
 }
 
 func (t *tenant) startSchedulerAndControllerManager(context.Context) error {
-	cfg := schedulerConfig(t.path("scheduler.kubeconfig"), t.extenderPort)
+	cfg, err := schedulerConfig(t.path("scheduler.kubeconfig"), t.extenderPort)
+	if err != nil {
+		return err
+	}
 	if err := os.WriteFile(t.path("scheduler-config.yaml"), []byte(cfg), 0o644); err != nil {
 		return err
 	}
-	var err error
 	t.scheduler, err = t.env.start(t.component("kube-scheduler"), filepath.Join(t.env.bins, binScheduler), []string{
 		"--config=" + t.path("scheduler-config.yaml"),
 		"--authentication-kubeconfig=" + t.path("scheduler.kubeconfig"),
