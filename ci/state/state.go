@@ -6,6 +6,7 @@
 //	<dir>/kubeconfigs/management.yaml  the management cluster (real lab only)
 //	<dir>/stages.json                  what each stage did and how long it took
 //	<dir>/backend                      one line: what the lab runs on
+//	<dir>/server-version               the tenants' real version, when it differs from the lab's pin
 package state
 
 import (
@@ -67,6 +68,20 @@ func (d Dir) WriteBackend(desc string) error {
 // Backend reads the backend description, or "" when absent.
 func (d Dir) Backend() string {
 	b, _ := os.ReadFile(d.path("backend"))
+	return strings.TrimSpace(string(b))
+}
+
+// WriteServerVersion records the Kubernetes version the tenants' API servers
+// really run when it differs from the lab's pin (the local test environment
+// builds v1.36.3 for a lab pinned at v1.36.4); `labctl test` expects it in
+// TC-01.
+func (d Dir) WriteServerVersion(v string) error {
+	return writeFile(d.path("server-version"), []byte(v+"\n"), 0o644)
+}
+
+// ServerVersion reads the recorded server version, or "" when absent.
+func (d Dir) ServerVersion() string {
+	b, _ := os.ReadFile(d.path("server-version"))
 	return strings.TrimSpace(string(b))
 }
 

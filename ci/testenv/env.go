@@ -244,6 +244,9 @@ func (e *Env) WriteState(d state.Dir) error {
 	if err := d.WriteBackend(Backend); err != nil {
 		return fmt.Errorf("state dir %s: %w", d, err)
 	}
+	if err := d.WriteServerVersion(KubernetesVersion); err != nil {
+		return fmt.Errorf("state dir %s: %w", d, err)
+	}
 	return nil
 }
 

@@ -60,7 +60,7 @@ its tenants and GPUs.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSuite(cmd, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.stateDir, "state-dir", state.DefaultDir, "state directory written by `labctl up` or `labctl testenv up` (kubeconfigs, lab.yaml, backend)")
+	fl.StringVar(&f.stateDir, "state-dir", state.DefaultDir, "state directory written by 'labctl up' or 'labctl testenv up' (kubeconfigs, lab.yaml, backend)")
 	fl.StringArrayVar(&f.kubeconfigs, "kubeconfig", nil, "TENANT=PATH, once per tenant: use these kubeconfigs instead of the state dir's")
 	fl.StringVarP(&f.file, "file", "f", "", "lab file describing the tenants and their GPUs (default: the state dir's lab.yaml, else the embedded seed lab)")
 	fl.StringVar(&f.reportDir, "report-dir", "reports", "directory for junit.xml, results.json, summary.md, report.html, diagnostics/")
@@ -72,7 +72,7 @@ its tenants and GPUs.`,
 	fl.DurationVar(&f.caseTimeout, "case-timeout", 0, "bound for one case (0 = the suite default)")
 	fl.StringVar(&f.backend, "backend", "", "what the platform runs on, shown in reports (default: the state dir's, else \"existing platform\")")
 	fl.StringVar(&f.image, "image", "", "container image of the suite's pods (default "+suite.DefaultImage+")")
-	fl.StringVar(&f.version, "expect-version", "", "Kubernetes version TC-01 expects (default: the lab's versions.kubernetes)")
+	fl.StringVar(&f.version, "expect-version", "", "Kubernetes version TC-01 expects (default: the state dir's server-version, else the lab's versions.kubernetes)")
 	fl.BoolVar(&f.list, "list", false, "list the cases and exit")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log progress to stderr")
 	root.AddCommand(cmd)
@@ -89,6 +89,11 @@ func runSuite(cmd *cobra.Command, f testFlags) error {
 	l, tenants, backend, err := testTarget(f)
 	if err != nil {
 		return err
+	}
+	if f.version == "" && len(f.kubeconfigs) == 0 {
+		// A state dir may record that its servers run another patch
+		// version than the lab pins (the local test environment).
+		f.version = state.Dir(f.stateDir).ServerVersion()
 	}
 	logOut := io.Discard
 	if f.verbose {
