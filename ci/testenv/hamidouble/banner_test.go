@@ -31,7 +31,7 @@ func (s *syncBuffer) String() string {
 // TestEveryLogLineSaysItIsADouble: nobody may mistake the double for HAMi.
 func TestEveryLogLineSaysItIsADouble(t *testing.T) {
 	var buf syncBuffer
-	e := newEnv(t, Config{Log: slog.New(slog.NewTextHandler(&buf, nil))})
+	e := newEnv(t, Config{Log: slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	p := slicePod(e, "p", nodeA)
 	e.schedule(p, nodeA)
 	e.schedule(slicePod(e, "q", nodeA), nodeA) // contention: a warning path

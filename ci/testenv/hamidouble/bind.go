@@ -62,11 +62,11 @@ func (d *Double) Bind(ctx context.Context, args *extenderv1.ExtenderBindingArgs)
 			}
 		}
 		d.recorder.Event(pod, corev1.EventTypeWarning, EventBindingFailed, err.Error())
-		d.log.Info(Banner+": bind failed", "pod", podKey(pod), "node", args.Node, "err", err)
+		d.log.Debug(Banner+": bind failed", "pod", podKey(pod), "node", args.Node, "err", err)
 		return &extenderv1.ExtenderBindingResult{Error: err.Error()}
 	}
 	d.recorder.Eventf(pod, corev1.EventTypeNormal, EventBindingSucceed, "Successfully binding node [%s] to %s", args.Node, podKey(pod))
-	d.log.Info(Banner+": bound", "pod", podKey(pod), "node", args.Node)
+	d.log.Debug(Banner+": bound", "pod", podKey(pod), "node", args.Node)
 	return &extenderv1.ExtenderBindingResult{}
 }
 

@@ -84,7 +84,7 @@ func (d *Double) Filter(ctx context.Context, args *extenderv1.ExtenderArgs) *ext
 	}
 	if !ok {
 		d.recordFilterFailure(pod, fits)
-		d.log.Info(Banner+": filter: no node fits", "pod", podKey(pod), "failedNodes", failed)
+		d.log.Debug(Banner+": filter: no node fits", "pod", podKey(pod), "failedNodes", failed)
 		res := &extenderv1.ExtenderFilterResult{FailedNodes: failed, NodeNames: &[]string{}}
 		if args.NodeNames == nil && args.Nodes != nil {
 			res.Nodes, res.NodeNames = &corev1.NodeList{}, nil
@@ -106,7 +106,7 @@ func (d *Double) Filter(ctx context.Context, args *extenderv1.ExtenderArgs) *ext
 	}
 	d.recorder.Eventf(pod, corev1.EventTypeNormal, EventFilteringSucceed, "find fit node(%s), %d nodes not fit, %d nodes fit(%s)",
 		best.Node, len(failed), len(scores), strings.Join(scores, ","))
-	d.log.Info(Banner+": filter: fit", "pod", podKey(pod), "node", best.Node, "devices", devs)
+	d.log.Debug(Banner+": filter: fit", "pod", podKey(pod), "node", best.Node, "devices", devs)
 	res := &extenderv1.ExtenderFilterResult{NodeNames: &[]string{best.Node}, FailedNodes: failed}
 	if args.NodeNames == nil && args.Nodes != nil {
 		res.NodeNames = nil

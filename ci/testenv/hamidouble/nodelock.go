@@ -76,7 +76,7 @@ func (d *Double) lockNode(ctx context.Context, node, namespace, pod string) erro
 	case LockContended:
 		return fmt.Errorf("node %s has been locked within %v: %w", node, d.cfg.NodeLockTimeout, errContention)
 	case LockSteal:
-		d.log.Info(Banner+": releasing expired or dangling node lock", "node", node, "lock", n.Annotations[gpus.AnnoNodeLock])
+		d.log.Debug(Banner+": releasing expired or dangling node lock", "node", node, "lock", n.Annotations[gpus.AnnoNodeLock])
 		if err := d.patchLock(ctx, node, n.ResourceVersion, nil); err != nil {
 			return fmt.Errorf("release stale lock on node %s: %w", node, err)
 		}
@@ -101,7 +101,7 @@ func (d *Double) setNodeLock(ctx context.Context, node, namespace, pod string) e
 		value := gpus.LockValue(time.Now(), namespace, pod)
 		err = d.patchLock(ctx, node, n.ResourceVersion, &value)
 		if err == nil {
-			d.log.Info(Banner+": node lock set", "node", node, "lock", value)
+			d.log.Debug(Banner+": node lock set", "node", node, "lock", value)
 			return nil
 		}
 		if !apierrors.IsConflict(err) || attempt >= 4 {

@@ -58,7 +58,7 @@ func (d *Double) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	if name == "" {
 		name = pod.GenerateName + "<generated>"
 	}
-	d.log.Info(Banner+": webhook", "pod", pod.Namespace+"/"+name, "allowed", resp.allowed, "message", resp.message, "patch", string(resp.patch))
+	d.log.Debug(Banner+": webhook", "pod", pod.Namespace+"/"+name, "allowed", resp.allowed, "message", resp.message, "patch", string(resp.patch))
 
 	var out any
 	switch review.APIVersion {
