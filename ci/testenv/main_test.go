@@ -51,6 +51,24 @@ func sharedEnv(t testing.TB) *Env {
 	return shared.env
 }
 
+// startSolo starts a private one-tenant environment (tenant "solo", one
+// worker w1 with one card of the model) for a scenario that breaks or stops
+// it; it is stopped when the test ends.
+func startSolo(t testing.TB, labName, model string) *Env {
+	t.Helper()
+	requireProcesses(t)
+	l, err := lab.Parse([]byte(fmt.Sprintf("name: %s\ntenants:\n- name: solo\n  workers:\n  - name: w1\n    gpus: [{model: %s, count: 1}]\n", labName, model)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Start(context.Background(), l, Options{Log: progress()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Stop() })
+	return e
+}
+
 func client(t testing.TB, e *Env, tenant string) kubernetes.Interface {
 	t.Helper()
 	c, err := kubernetes.NewForConfig(e.RESTConfig(tenant))

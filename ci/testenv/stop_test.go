@@ -16,16 +16,7 @@ import (
 // Stop ends every process the environment started, including their process
 // groups, and removes the temporary work dir.
 func TestStopLeavesNoProcess(t *testing.T) {
-	requireProcesses(t)
-	l, err := lab.Parse([]byte("name: stop-test\ntenants:\n- name: solo\n  workers:\n  - name: w1\n    gpus: [{model: T4, count: 1}]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := Start(context.Background(), l, Options{Log: progress()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = e.Stop() })
+	e := startSolo(t, "stop-test", "T4")
 	procs := e.Processes()
 	names := map[string]bool{}
 	for _, p := range procs {

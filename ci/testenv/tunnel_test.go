@@ -10,23 +10,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
-	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
 // The webhook depends on the tunnel: with the konnectivity agent gone, the
 // API server cannot reach the double and (failurePolicy Ignore) admits a
 // GPU pod unmutated, and the webhook listener sees no new request.
 func TestWebhookNeedsTheTunnel(t *testing.T) {
-	requireProcesses(t)
-	l, err := lab.Parse([]byte("name: tunnel-test\ntenants:\n- name: solo\n  workers:\n  - name: w1\n    gpus: [{model: L4, count: 1}]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := Start(context.Background(), l, Options{Log: progress()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = e.Stop() })
+	e := startSolo(t, "tunnel-test", "L4")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	c := client(t, e, "solo")
