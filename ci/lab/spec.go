@@ -67,4 +67,13 @@ type HAMi struct {
 	SplitCount int `json:"splitCount,omitempty"`
 	// NodeLockTimeout is HAMi's --node-lock-timeout (a Go duration); default "5m".
 	NodeLockTimeout string `json:"nodeLockTimeout,omitempty"`
+	// KubeQPS and KubeBurst are HAMi's --kube-qps and --kube-burst, the
+	// client-side rate limit of the scheduler extender's own API calls.
+	KubeQPS   int `json:"kubeQPS,omitempty"`
+	KubeBurst int `json:"kubeBurst,omitempty"`
+	// PodInitialBackoffSeconds and PodMaxBackoffSeconds are the
+	// KubeSchedulerConfiguration fields of HAMi's kube-scheduler: how soon a
+	// pod whose bind lost the node lock is retried.
+	PodInitialBackoffSeconds int `json:"podInitialBackoffSeconds,omitempty"`
+	PodMaxBackoffSeconds     int `json:"podMaxBackoffSeconds,omitempty"`
 }

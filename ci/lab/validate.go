@@ -17,6 +17,8 @@ const (
 	MaxCardsPerWorker = 16
 	MaxMemoryMB       = 1 << 20 // 1 TiB per card
 	MaxSplitCount     = 100
+	MaxKubeQPS        = 1000
+	MaxBackoffSeconds = 300
 	maxNameLen        = 40 // container names are <lab>-<tenant>-<worker>
 )
 
@@ -176,6 +178,18 @@ func (l *Lab) validateHAMi(p *field.Path) field.ErrorList {
 	d, err := time.ParseDuration(l.HAMi.NodeLockTimeout)
 	if err != nil || d <= 0 {
 		errs = append(errs, field.Invalid(p.Child("nodeLockTimeout"), l.HAMi.NodeLockTimeout, "must be a positive Go duration such as \"5m\" or \"30s\""))
+	}
+	if l.HAMi.KubeQPS < 1 || l.HAMi.KubeQPS > MaxKubeQPS {
+		errs = append(errs, field.Invalid(p.Child("kubeQPS"), l.HAMi.KubeQPS, fmt.Sprintf("must be between 1 and %d (HAMi's default is 5, the lab's %d)", MaxKubeQPS, DefaultKubeQPS)))
+	}
+	if l.HAMi.KubeBurst < l.HAMi.KubeQPS || l.HAMi.KubeBurst > 2*MaxKubeQPS {
+		errs = append(errs, field.Invalid(p.Child("kubeBurst"), l.HAMi.KubeBurst, fmt.Sprintf("must be between kubeQPS (%d) and %d (HAMi's default is 10, the lab's %d)", l.HAMi.KubeQPS, 2*MaxKubeQPS, DefaultKubeBurst)))
+	}
+	if l.HAMi.PodInitialBackoffSeconds < 1 || l.HAMi.PodInitialBackoffSeconds > MaxBackoffSeconds {
+		errs = append(errs, field.Invalid(p.Child("podInitialBackoffSeconds"), l.HAMi.PodInitialBackoffSeconds, fmt.Sprintf("must be between 1 and %d seconds (kube-scheduler's default is 1)", MaxBackoffSeconds)))
+	}
+	if l.HAMi.PodMaxBackoffSeconds < l.HAMi.PodInitialBackoffSeconds || l.HAMi.PodMaxBackoffSeconds > MaxBackoffSeconds {
+		errs = append(errs, field.Invalid(p.Child("podMaxBackoffSeconds"), l.HAMi.PodMaxBackoffSeconds, fmt.Sprintf("must be between podInitialBackoffSeconds (%d) and %d seconds (kube-scheduler's default is 10)", l.HAMi.PodInitialBackoffSeconds, MaxBackoffSeconds)))
 	}
 	return errs
 }

@@ -62,6 +62,11 @@ func TestValidationRules(t *testing.T) {
 		{"split count absurd", "hami: {splitCount: 1000}\ntenants:\n  - name: a\n" + okWorker, []string{"hami.splitCount: Invalid value: 1000"}},
 		{"bad lock timeout", "hami: {nodeLockTimeout: soon}\ntenants:\n  - name: a\n" + okWorker, []string{`hami.nodeLockTimeout: Invalid value: "soon"`}},
 		{"negative lock timeout", "hami: {nodeLockTimeout: -5s}\ntenants:\n  - name: a\n" + okWorker, []string{`hami.nodeLockTimeout: Invalid value: "-5s"`}},
+		{"negative kube QPS", "hami: {kubeQPS: -1}\ntenants:\n  - name: a\n" + okWorker, []string{"hami.kubeQPS: Invalid value: -1"}},
+		{"burst below QPS", "hami: {kubeQPS: 30, kubeBurst: 10}\ntenants:\n  - name: a\n" + okWorker, []string{"hami.kubeBurst: Invalid value: 10", "kubeQPS (30)"}},
+		{"negative initial backoff", "hami: {podInitialBackoffSeconds: -1}\ntenants:\n  - name: a\n" + okWorker, []string{"hami.podInitialBackoffSeconds: Invalid value: -1"}},
+		{"max backoff below initial", "hami: {podInitialBackoffSeconds: 5, podMaxBackoffSeconds: 2}\ntenants:\n  - name: a\n" + okWorker, []string{"hami.podMaxBackoffSeconds: Invalid value: 2", "podInitialBackoffSeconds (5)"}},
+		{"max backoff absurd", "hami: {podMaxBackoffSeconds: 3600}\ntenants:\n  - name: a\n" + okWorker, []string{"hami.podMaxBackoffSeconds: Invalid value: 3600"}},
 		{"not yaml", "tenants: [", []string{"decode:"}},
 		{"wrong type", "tenants: 3\n", []string{"decode:"}},
 	} {
