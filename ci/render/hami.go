@@ -87,9 +87,7 @@ func HAMiValuesFor(l *lab.Lab, tenant string) (*HAMiValues, error) {
 			KubeScheduler: HAMiKubeScheduler{Image: HelmImage{
 				Registry: "registry.k8s.io", Repository: "kube-scheduler", Tag: l.Versions.KubeSchedulerTag(),
 			}},
-			Extender: HAMiExtender{ExtraArgs: []string{
-				"--debug", "-v=4", "--node-lock-timeout=" + l.HAMi.NodeLockTimeout,
-			}},
+			Extender: HAMiExtender{ExtraArgs: hamiExtraArgs(l)},
 		},
 		DevicePlugin: HAMiDevicePlugin{Enabled: false, DeviceSplitCount: l.HAMi.SplitCount},
 		MockDevicePlugin: HAMiMockDevicePlugin{

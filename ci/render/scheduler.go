@@ -8,45 +8,33 @@ import (
 	schedv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
-// SchedulerOptions configure HAMiSchedulerConfig.
-type SchedulerOptions struct {
-	// Kubeconfig is the scheduler's kubeconfig path.
-	Kubeconfig string
-	// ExtenderURL is the HAMi scheduler extender's URL prefix.
-	ExtenderURL string
-	// MaxBackoff, when set, caps kube-scheduler's retry backoff for pods
-	// whose scheduling or bind failed (its default is 1 s initial, 10 s
-	// max). The local test environment sets 1 s so a burst's node-lock
-	// contention retries within a second; the real lab keeps the default.
-	MaxBackoff time.Duration
-}
-
-// HAMiSchedulerConfig is a KubeSchedulerConfiguration with the profile and
-// extender HAMi's chart ships (hami.md §1.1: filter and bind verbs, node
-// cache capable, HAMi's resources ignored by the scheduler), plus the
-// default profile so pods HAMi's webhook leaves alone still schedule. Leader
-// election is off: one scheduler runs per tenant. In the real lab HAMi's
-// chart renders this itself; the local test environment runs a stock
-// kube-scheduler with it.
-func HAMiSchedulerConfig(o SchedulerOptions) ([]byte, error) {
-	if o.Kubeconfig == "" || o.ExtenderURL == "" {
-		return nil, fmt.Errorf("scheduler config: kubeconfig and extender URL are required")
+// HAMiSchedulerConfig is the KubeSchedulerConfiguration of HAMi's
+// kube-scheduler: chart 2.10.0's (charts/hami/templates/scheduler/configmap.yaml
+// at v2.10.0 for Kubernetes >= 1.26: leader election as the values say, one
+// profile hami-scheduler, one extender with the filter and bind verbs, node
+// cache capable, weight 1, 30 s timeout, the chart's managed resources) plus
+// the lab's retry backoff, which the chart has no value for. The real lab
+// puts it into the chart's ConfigMap (HAMiPostRender), the local test
+// environment hands it to its kube-scheduler: one configuration, two places.
+// A test holds it to `helm template`'s output.
+func HAMiSchedulerConfig(l *lab.Lab, p HAMiPlace) ([]byte, error) {
+	if p.ExtenderURL == "" {
+		return nil, fmt.Errorf("scheduler config: place %+v has no extender URL", p)
 	}
 	var managed []schedv1.ExtenderManagedResource
-	for _, r := range []string{gpus.ResourceGPU, gpus.ResourceGPUMem, gpus.ResourceGPUCores, gpus.ResourceGPUMemPercent, gpus.ResourcePriority} {
+	for _, r := range HAMiManagedResources {
 		managed = append(managed, schedv1.ExtenderManagedResource{Name: r, IgnoredByScheduler: true})
 	}
 	leaderElect := false
+	initial, maxBackoff := int64(l.HAMi.PodInitialBackoffSeconds), int64(l.HAMi.PodMaxBackoffSeconds)
 	cfg := &schedv1.KubeSchedulerConfiguration{
 		TypeMeta: metav1.TypeMeta{APIVersion: schedv1.SchemeGroupVersion.String(), Kind: "KubeSchedulerConfiguration"},
-		Profiles: []schedv1.KubeSchedulerProfile{
-			{SchedulerName: ptr("default-scheduler")},
-			{SchedulerName: ptr(gpus.SchedulerName)},
-		},
+		Profiles: []schedv1.KubeSchedulerProfile{{SchedulerName: ptr(gpus.SchedulerName)}},
 		Extenders: []schedv1.Extender{{
-			URLPrefix:        o.ExtenderURL,
+			URLPrefix:        p.ExtenderURL,
 			EnableHTTPS:      true,
 			TLSConfig:        &schedv1.ExtenderTLSConfig{Insecure: true},
 			FilterVerb:       "filter",
@@ -56,18 +44,25 @@ func HAMiSchedulerConfig(o SchedulerOptions) ([]byte, error) {
 			HTTPTimeout:      metav1.Duration{Duration: 30 * time.Second},
 			ManagedResources: managed,
 		}},
+		PodInitialBackoffSeconds: &initial,
+		PodMaxBackoffSeconds:     &maxBackoff,
+	}
+	if p.DefaultProfile {
+		cfg.Profiles = append([]schedv1.KubeSchedulerProfile{{SchedulerName: ptr("default-scheduler")}}, cfg.Profiles...)
 	}
 	cfg.LeaderElection.LeaderElect = &leaderElect
-	cfg.ClientConnection.Kubeconfig = o.Kubeconfig
-	if o.MaxBackoff > 0 {
-		secs := int64(o.MaxBackoff / time.Second)
-		if secs < 1 {
-			secs = 1
-		}
-		cfg.PodInitialBackoffSeconds = &secs
-		cfg.PodMaxBackoffSeconds = &secs
-	}
+	cfg.LeaderElection.ResourceName = gpus.SchedulerName
+	cfg.LeaderElection.ResourceNamespace = HAMiNamespace
+	cfg.ClientConnection.Kubeconfig = p.Kubeconfig
 	return YAML(cfg)
+}
+
+// HAMiManagedResources are the extender's managedResources in chart 2.10.0
+// with its default values (the "hami-vgpu.scheduler.managedResources" helper
+// of charts/hami/templates/_helpers.tpl at v2.10.0: NVIDIA, MLU, DCU and
+// Metax names; the other vendors' lists are empty unless enabled).
+var HAMiManagedResources = []string{
+	gpus.ResourceGPU, gpus.ResourceGPUMem, gpus.ResourceGPUCores, gpus.ResourceGPUMemPercent, gpus.ResourcePriority,
 }
 
 // EgressSelector is the API server's EgressSelectorConfiguration that sends

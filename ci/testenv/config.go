@@ -2,21 +2,21 @@ package testenv
 
 import (
 	"fmt"
-	"time"
 
+	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
-// schedulerConfig is the tenant's KubeSchedulerConfiguration: HAMi chart's
-// profile and extender pointing at the double on loopback, as the chart
-// points it at the extender container in its own pod. Binds that lose a
-// node-lock race are retried within a second (kube-scheduler's default
-// backoff grows to 10 s), so a burst of GPU pods settles in seconds.
-func schedulerConfig(kubeconfigPath string, extenderPort int) (string, error) {
-	b, err := render.HAMiSchedulerConfig(render.SchedulerOptions{
-		Kubeconfig:  kubeconfigPath,
-		ExtenderURL: fmt.Sprintf("https://127.0.0.1:%d", extenderPort),
-		MaxBackoff:  time.Second,
+// schedulerConfig is the tenant's KubeSchedulerConfiguration: the one the
+// real lab puts into HAMi's chart (render.HAMiSchedulerConfig: the chart's
+// profile and extender, the lab's backoff), with the extender on loopback
+// and the default profile added, because this kube-scheduler is also the
+// tenant's only scheduler (a difference listed in Differences).
+func schedulerConfig(l *lab.Lab, kubeconfigPath string, extenderPort int) (string, error) {
+	b, err := render.HAMiSchedulerConfig(l, render.HAMiPlace{
+		Kubeconfig:     kubeconfigPath,
+		ExtenderURL:    fmt.Sprintf("https://127.0.0.1:%d", extenderPort),
+		DefaultProfile: true,
 	})
 	return string(b), err
 }

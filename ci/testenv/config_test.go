@@ -1,111 +1,57 @@
 package testenv
 
 import (
+	"reflect"
 	"testing"
 
+	schedv1 "k8s.io/kube-scheduler/config/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
-// The scheduler configuration carries HAMi chart's extender exactly
-// (hami.md §1.1) plus both profiles, with leader election off.
-func TestSchedulerConfigMatchesHAMiChart(t *testing.T) {
-	var cfg struct {
-		APIVersion     string `json:"apiVersion"`
-		Kind           string `json:"kind"`
-		LeaderElection struct {
-			LeaderElect *bool `json:"leaderElect"`
-		} `json:"leaderElection"`
-		Profiles []struct {
-			SchedulerName string `json:"schedulerName"`
-		} `json:"profiles"`
-		Extenders []struct {
-			URLPrefix        string           `json:"urlPrefix"`
-			EnableHTTPS      bool             `json:"enableHTTPS"`
-			TLSConfig        map[string]any   `json:"tlsConfig"`
-			FilterVerb       string           `json:"filterVerb"`
-			BindVerb         string           `json:"bindVerb"`
-			NodeCacheCapable bool             `json:"nodeCacheCapable"`
-			Weight           int              `json:"weight"`
-			HTTPTimeout      string           `json:"httpTimeout"`
-			ManagedResources []map[string]any `json:"managedResources"`
-		} `json:"extenders"`
+// The local kube-scheduler runs the configuration the real lab puts into
+// HAMi's chart: decoded, the two differ only in where things are (extender
+// URL, kubeconfig) and in the default profile this scheduler adds.
+func TestSchedulerConfigIsTheRealLabsOne(t *testing.T) {
+	l := lab.Default()
+	decode := func(raw []byte) schedv1.KubeSchedulerConfiguration {
+		t.Helper()
+		var cfg schedv1.KubeSchedulerConfiguration
+		if err := yaml.UnmarshalStrict(raw, &cfg); err != nil {
+			t.Fatalf("decode: %v\n%s", err, raw)
+		}
+		return cfg
 	}
-	raw, err := schedulerConfig("/k/sched.kubeconfig", 4711)
+	localRaw, err := schedulerConfig(l, "/k/sched.kubeconfig", 4711)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := yaml.Unmarshal([]byte(raw), &cfg); err != nil {
-		t.Fatal(err)
-	}
-	if cfg.APIVersion != "kubescheduler.config.k8s.io/v1" || cfg.Kind != "KubeSchedulerConfiguration" {
-		t.Errorf("apiVersion/kind = %s/%s", cfg.APIVersion, cfg.Kind)
-	}
-	if cfg.LeaderElection.LeaderElect == nil || *cfg.LeaderElection.LeaderElect {
-		t.Error("leader election must be off")
-	}
-	if len(cfg.Profiles) != 2 || cfg.Profiles[0].SchedulerName != "default-scheduler" || cfg.Profiles[1].SchedulerName != "hami-scheduler" {
-		t.Errorf("profiles = %+v", cfg.Profiles)
-	}
-	if len(cfg.Extenders) != 1 {
-		t.Fatalf("extenders = %+v", cfg.Extenders)
-	}
-	x := cfg.Extenders[0]
-	checks := []struct {
-		field     string
-		got, want any
-	}{
-		{"urlPrefix", x.URLPrefix, "https://127.0.0.1:4711"},
-		{"enableHTTPS", x.EnableHTTPS, true},
-		{"tlsConfig.insecure", x.TLSConfig["insecure"], true},
-		{"filterVerb", x.FilterVerb, "filter"},
-		{"bindVerb", x.BindVerb, "bind"},
-		{"nodeCacheCapable", x.NodeCacheCapable, true},
-		{"weight", x.Weight, 1},
-		{"httpTimeout", x.HTTPTimeout, "30s"},
-		{"len(managedResources)", len(x.ManagedResources), 5},
-	}
-	for _, c := range checks {
-		if c.got != c.want {
-			t.Errorf("%s = %v, want %v", c.field, c.got, c.want)
-		}
-	}
-	for i, want := range []string{"nvidia.com/gpu", "nvidia.com/gpumem", "nvidia.com/gpucores", "nvidia.com/gpumem-percentage", "nvidia.com/priority"} {
-		if i >= len(x.ManagedResources) {
-			break
-		}
-		if r := x.ManagedResources[i]; r["name"] != want || r["ignoredByScheduler"] != true {
-			t.Errorf("managedResources[%d] = %v, want %s ignored by the scheduler", i, r, want)
-		}
-	}
-}
-
-func TestEgressSelectorConfig(t *testing.T) {
-	var cfg struct {
-		Kind             string `json:"kind"`
-		EgressSelections []struct {
-			Name       string `json:"name"`
-			Connection struct {
-				ProxyProtocol string `json:"proxyProtocol"`
-				Transport     struct {
-					UDS struct {
-						UDSName string `json:"udsName"`
-					} `json:"uds"`
-				} `json:"transport"`
-			} `json:"connection"`
-		} `json:"egressSelections"`
-	}
-	raw, err := egressSelectorConfig("/w/a/konnectivity.sock")
+	realRaw, err := render.HAMiSchedulerConfig(l, render.ChartPlace())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := yaml.Unmarshal([]byte(raw), &cfg); err != nil {
-		t.Fatal(err)
+	local, real := decode([]byte(localRaw)), decode(realRaw)
+	if got := local.Extenders[0].URLPrefix; got != "https://127.0.0.1:4711" {
+		t.Errorf("local extender URL = %s", got)
 	}
-	if len(cfg.EgressSelections) != 1 {
-		t.Fatalf("selections = %+v", cfg.EgressSelections)
+	if got := local.ClientConnection.Kubeconfig; got != "/k/sched.kubeconfig" {
+		t.Errorf("local kubeconfig = %s", got)
 	}
-	s := cfg.EgressSelections[0]
-	if s.Name != "cluster" || s.Connection.ProxyProtocol != "GRPC" || s.Connection.Transport.UDS.UDSName != "/w/a/konnectivity.sock" {
-		t.Errorf("selection = %+v", s)
+	if len(local.Profiles) != 2 || *local.Profiles[0].SchedulerName != "default-scheduler" {
+		t.Errorf("local profiles = %+v, want default-scheduler first", local.Profiles)
+	}
+	// Put the place-dependent fields back: what is left must be identical.
+	local.Extenders[0].URLPrefix = real.Extenders[0].URLPrefix
+	local.ClientConnection.Kubeconfig = real.ClientConnection.Kubeconfig
+	local.Profiles = local.Profiles[1:]
+	if !reflect.DeepEqual(real, local) {
+		a, _ := yaml.Marshal(real)
+		b, _ := yaml.Marshal(local)
+		t.Errorf("local scheduler config differs from the real lab's beyond its place:\nreal:\n%s\nlocal, place fields reset:\n%s", a, b)
+	}
+	if *local.PodMaxBackoffSeconds != int64(l.HAMi.PodMaxBackoffSeconds) {
+		t.Errorf("podMaxBackoffSeconds = %d, want the lab's %d", *local.PodMaxBackoffSeconds, l.HAMi.PodMaxBackoffSeconds)
 	}
 }

@@ -285,7 +285,7 @@ func (t *tenant) waitAPIServer(ctx context.Context) error {
 }
 
 func (t *tenant) startSchedulerAndControllerManager(context.Context) error {
-	cfg, err := schedulerConfig(t.path("scheduler.kubeconfig"), t.extenderPort)
+	cfg, err := schedulerConfig(t.env.lab, t.path("scheduler.kubeconfig"), t.extenderPort)
 	if err != nil {
 		return err
 	}
