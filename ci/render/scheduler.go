@@ -59,10 +59,21 @@ func HAMiSchedulerConfig(l *lab.Lab, p HAMiPlace) ([]byte, error) {
 
 // HAMiManagedResources are the extender's managedResources in chart 2.10.0
 // with its default values (the "hami-vgpu.scheduler.managedResources" helper
-// of charts/hami/templates/_helpers.tpl at v2.10.0: NVIDIA, MLU, DCU and
-// Metax names; the other vendors' lists are empty unless enabled).
+// of charts/hami/templates/_helpers.tpl at v2.10.0, as `helm template`
+// renders it: testdata/hami-chart-2.10.0). The lab only schedules NVIDIA
+// resources; the others are kept so the configuration is the chart's.
 var HAMiManagedResources = []string{
 	gpus.ResourceGPU, gpus.ResourceGPUMem, gpus.ResourceGPUCores, gpus.ResourceGPUMemPercent, gpus.ResourcePriority,
+	"cambricon.com/vmlu",
+	"hygon.com/dcunum", "hygon.com/dcumem", "hygon.com/dcucores",
+	"metax-tech.com/gpu", "metax-tech.com/sgpu", "metax-tech.com/vcore", "metax-tech.com/vmemory",
+	"mthreads.com/vgpu",
+	"enflame.com/drs-gcu", "enflame.com/gcu-memory", "enflame.com/gcu-core", "enflame.com/gcu",
+	"kunlunxin.com/xpu", "kunlunxin.com/vxpu", "kunlunxin.com/vxpu-memory",
+	"aws.amazon.com/neuron", "aws.amazon.com/neuroncore",
+	"vastaitech.com/va",
+	"birentech.com/gpu",
+	"amd.com/gpu", "amd.com/gpumem", "amd.com/gpucores",
 }
 
 // EgressSelector is the API server's EgressSelectorConfiguration that sends
