@@ -34,8 +34,30 @@ func ValuesFile(e *Env, tenant string) string {
 	return filepath.Join(string(e.State), "values", "hami-"+tenant+".yaml")
 }
 
+// SchedulerConfigFile is where the stage writes the kube-scheduler
+// configuration the post-renderer puts into HAMi's chart (one for the lab:
+// it does not depend on the tenant).
+func SchedulerConfigFile(e *Env) string {
+	return filepath.Join(string(e.State), "values", "hami-scheduler-config.yaml")
+}
+
+func hamiChart(e *Env, tenant string) Chart {
+	return HAMiChart(e.Lab, ValuesFile(e, tenant), labctlPath(e), SchedulerConfigFile(e), e.Timeouts.Helm)
+}
+
+// schedulerConfig is the kube-scheduler configuration of HAMi's chart with
+// the lab's backoff, as the post-renderer installs it.
+func schedulerConfig(e *Env) ([]byte, error) {
+	return render.HAMiSchedulerConfig(e.Lab, render.ChartPlace())
+}
+
 func (HAMiStage) Plan(e *Env) ([]string, error) {
-	var out []string
+	cfg, err := schedulerConfig(e)
+	if err != nil {
+		return nil, err
+	}
+	out := []string{fmt.Sprintf("write %s (put into ConfigMap %s/%s key %s by the post-renderer):\n%s",
+		SchedulerConfigFile(e), render.HAMiNamespace, render.HAMiSchedulerObject, render.HAMiSchedulerConfigKey, indent(string(cfg)))}
 	for _, t := range e.Lab.Tenants {
 		v, err := render.HAMiValuesFor(e.Lab, t.Name)
 		if err != nil {
@@ -50,7 +72,7 @@ func (HAMiStage) Plan(e *Env) ([]string, error) {
 		}
 		out = append(out,
 			fmt.Sprintf("write %s:\n%s", ValuesFile(e, t.Name), indent(string(y))),
-			"helm --kubeconfig "+e.State.Kubeconfig(t.Name)+" "+strings.Join(UpgradeInstallArgs(HAMiChart(e.Lab, ValuesFile(e, t.Name), e.Timeouts.Helm)), " "),
+			"helm --kubeconfig "+e.State.Kubeconfig(t.Name)+" "+strings.Join(UpgradeInstallArgs(hamiChart(e, t.Name)), " "),
 			fmt.Sprintf("wait in tenant %s: Deployment %s/%s available, MutatingWebhookConfiguration %s has a caBundle, DaemonSet %s/%s ready", t.Name, render.HAMiNamespace, HAMiScheduler, HAMiWebhook, render.HAMiNamespace, HAMiMockDevicePlugin),
 		)
 	}
@@ -66,6 +88,9 @@ func (HAMiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 		if ok, _ := ReleaseDeployed(out, e.Lab.Versions.HAMiChart); !ok {
 			return false, "", nil
 		}
+		if ok, err := schedulerConfigInstalled(ctx, e, t.Name); err != nil || !ok {
+			return false, "", nil
+		}
 		if ok, _, err := hamiReady(ctx, e, t.Name); err != nil || !ok {
 			return false, "", nil
 		}
@@ -74,6 +99,13 @@ func (HAMiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 }
 
 func (HAMiStage) Run(ctx context.Context, e *Env) (string, error) {
+	cfg, err := schedulerConfig(e)
+	if err != nil {
+		return "", fail(HAMi, "kube-scheduler configuration", "", err)
+	}
+	if err := writePrivate(SchedulerConfigFile(e), cfg); err != nil {
+		return "", fail(HAMi, SchedulerConfigFile(e), "", err)
+	}
 	for _, t := range e.Lab.Tenants {
 		tc, err := e.TenantClients(t.Name)
 		if err != nil {
@@ -98,7 +130,7 @@ func (HAMiStage) Run(ctx context.Context, e *Env) (string, error) {
 		if err := writePrivate(vf, y); err != nil {
 			return "", fail(HAMi, vf, "", err)
 		}
-		c := HAMiChart(e.Lab, vf, e.Timeouts.Helm)
+		c := hamiChart(e, t.Name)
 		if _, err := e.helm(ctx, e.State.Kubeconfig(t.Name), UpgradeInstallArgs(c)...); err != nil {
 			return "", fail(HAMi, "helm release "+c.Namespace+"/"+c.Release+" in tenant "+t.Name, "chart "+c.Chart+" "+c.Version, err)
 		}
@@ -144,4 +176,23 @@ func hamiReady(ctx context.Context, e *Env, tenant string) (bool, string, error)
 		return false, "mock device plugin " + cond, nil
 	}
 	return true, "scheduler, webhook and mock device plugin ready", nil
+}
+
+// schedulerConfigInstalled tells whether HAMi's kube-scheduler ConfigMap in
+// a tenant holds the lab's configuration (an install from before the
+// post-renderer, or with other lab settings, does not).
+func schedulerConfigInstalled(ctx context.Context, e *Env, tenant string) (bool, error) {
+	tc, err := e.TenantClients(tenant)
+	if err != nil {
+		return false, err
+	}
+	want, err := schedulerConfig(e)
+	if err != nil {
+		return false, err
+	}
+	cm, err := tc.Kube.CoreV1().ConfigMaps(render.HAMiNamespace).Get(ctx, render.HAMiSchedulerObject, metav1.GetOptions{})
+	if err != nil {
+		return false, err
+	}
+	return cm.Data[render.HAMiSchedulerConfigKey] == string(want), nil
 }

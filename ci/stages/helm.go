@@ -32,6 +32,10 @@ type Chart struct {
 	// Wait makes helm wait for the release's resources (and hooks).
 	Wait    bool
 	Timeout time.Duration
+	// PostRenderer is an executable and its arguments that helm pipes the
+	// rendered manifests through (helm v3.19 --post-renderer and repeated
+	// --post-renderer-args, cmd/helm/flags.go).
+	PostRenderer []string
 }
 
 // Chart repositories.
@@ -76,6 +80,12 @@ func UpgradeInstallArgs(c Chart) []string {
 	if c.Timeout > 0 {
 		args = append(args, "--timeout", c.Timeout.String())
 	}
+	if len(c.PostRenderer) > 0 {
+		args = append(args, "--post-renderer", c.PostRenderer[0])
+		for _, a := range c.PostRenderer[1:] {
+			args = append(args, "--post-renderer-args", a)
+		}
+	}
 	return args
 }
 
@@ -108,12 +118,22 @@ func KamajiChart(l *lab.Lab, timeout time.Duration) Chart {
 // HAMiChart is HAMi in a tenant with the rendered values. No --wait: the
 // stage waits for scheduler, webhook and plugin itself, with conditions
 // that say what is missing.
-func HAMiChart(l *lab.Lab, valuesFile string, timeout time.Duration) Chart {
+//
+// The chart has no value for kube-scheduler's backoff, so the release is
+// post-rendered by labctl itself (`labctl hami-post-render`), which puts the
+// lab's scheduler configuration (render.HAMiSchedulerConfig, the one the
+// local test environment runs too) into the chart's ConfigMap.
+func HAMiChart(l *lab.Lab, valuesFile, labctl, schedulerConfigFile string, timeout time.Duration) Chart {
 	return Chart{
 		Release: render.HAMiRelease, Namespace: render.HAMiNamespace, Chart: render.HAMiChartName,
 		Repo: render.HAMiChartRepo, Version: l.Versions.HAMiChart, ValuesFile: valuesFile, Timeout: timeout,
+		PostRenderer: []string{labctl, PostRenderCommand, "--scheduler-config", schedulerConfigFile},
 	}
 }
+
+// PostRenderCommand is the hidden labctl subcommand helm runs as HAMi's
+// post-renderer.
+const PostRenderCommand = "hami-post-render"
 
 // HelmStatusArgs reads a release's status as JSON.
 func HelmStatusArgs(release, namespace string) []string {

@@ -20,8 +20,9 @@ func TestChartInstallArgs(t *testing.T) {
 			"upgrade --install cert-manager cert-manager --repo https://charts.jetstack.io --version v1.18.3 --namespace cert-manager --create-namespace --set crds.enabled=true --wait --timeout 10m0s"},
 		{"kamaji: explicit 0.0.0+latest, pinned image, no limits, no telemetry", KamajiChart(l, 10*time.Minute),
 			"upgrade --install kamaji kamaji --repo https://clastix.github.io/charts --version 0.0.0+latest --namespace kamaji-system --create-namespace --set image.tag=26.8.2-edge --set image.pullPolicy=IfNotPresent --set resources=null --set telemetry.disabled=true --wait --timeout 10m0s"},
-		{"hami with rendered values, no helm wait", HAMiChart(l, "/s/values/hami-tenant-a.yaml", 5*time.Minute),
-			"upgrade --install hami hami --repo https://project-hami.github.io/HAMi/ --version 2.10.0 --namespace kube-system --create-namespace --values /s/values/hami-tenant-a.yaml --timeout 5m0s"},
+		{"hami with rendered values, post-rendered by labctl, no helm wait", HAMiChart(l, "/s/values/hami-tenant-a.yaml", "/bin/labctl", "/s/values/hami-scheduler-config.yaml", 5*time.Minute),
+			"upgrade --install hami hami --repo https://project-hami.github.io/HAMi/ --version 2.10.0 --namespace kube-system --create-namespace --values /s/values/hami-tenant-a.yaml --timeout 5m0s" +
+				" --post-renderer /bin/labctl --post-renderer-args hami-post-render --post-renderer-args --scheduler-config --post-renderer-args /s/values/hami-scheduler-config.yaml"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
