@@ -2,18 +2,14 @@ package lab
 
 import (
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpu-lab/gpu-lab/ci/readmeblock"
 )
 
 var update = flag.Bool("update", false, "rewrite the lab-file reference block in README.md")
-
-const (
-	readmeStart = "<!-- lab-reference:start -->\n"
-	readmeEnd   = "<!-- lab-reference:end -->"
-)
 
 // TestReadmeReference keeps README.md's lab-file reference equal to
 // Reference(). Regenerate with: go test ./ci/lab -run TestReadme -update
@@ -22,27 +18,13 @@ func TestReadmeReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("..", "..", "README.md")
-	readme, err := os.ReadFile(path)
+	got, stale, err := readmeblock.Sync(filepath.Join("..", "..", "README.md"), "lab-reference", ref, *update)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := string(readme)
-	i, j := strings.Index(s, readmeStart), strings.Index(s, readmeEnd)
-	if i < 0 || j < i {
-		t.Fatalf("README.md lacks the %q ... %q markers", strings.TrimSpace(readmeStart), readmeEnd)
+	if stale {
+		t.Errorf("README.md's lab-file reference is out of date: run go test ./ci/lab -run TestReadme -update\n--- README ---\n%s\n--- generated ---\n%s", got, ref)
 	}
-	got := s[i+len(readmeStart) : j]
-	if got == ref {
-		return
-	}
-	if *update {
-		if err := os.WriteFile(path, []byte(s[:i+len(readmeStart)]+ref+s[j:]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	t.Errorf("README.md's lab-file reference is out of date: run go test ./ci/lab -run TestReadme -update\n--- README ---\n%s\n--- generated ---\n%s", got, ref)
 }
 
 func TestReferenceCoversEveryField(t *testing.T) {

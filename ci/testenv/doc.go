@@ -21,9 +21,10 @@
 package testenv
 
 // Backend describes what the environment runs on; it is written into the
-// state dir and shown in reports.
-const Backend = "local test environment: kube-apiserver/kube-scheduler/kube-controller-manager " +
-	KubernetesVersion + ", etcd, konnectivity, KWOK; HAMi replaced by a protocol test double"
+// state dir and shown in reports, naming every Difference from the real lab.
+var Backend = "local test environment: kube-apiserver/kube-scheduler/kube-controller-manager " +
+	KubernetesVersion + ", etcd, konnectivity, KWOK; HAMi replaced by a protocol test double; " +
+	"differs from the real lab in: " + differencesLine()
 
 // KubernetesVersion is the version the nested module builds: the nearest to
 // the lab's tenant version (v1.36.4) that k8s.io/kubernetes, KWOK v0.8.0 and

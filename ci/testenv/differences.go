@@ -1,0 +1,81 @@
+package testenv
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Difference is one way the local test environment runs the lab differently
+// from the real lab (kind + Kamaji + HAMi). Everything not listed here runs
+// from the same rendered configuration and the same code in both: the
+// kube-scheduler configuration and HAMi's command line (ci/render), the GPU
+// registrar and the bind finalizer (ci/gpus), the readiness gate "HAMi's
+// /metrics lists every card" (gpus.SeesAllCards), the suite.
+type Difference struct {
+	// Short names the difference in the backend line of every report.
+	Short string
+	// Real and Local say what each backend runs.
+	Real, Local string
+	// Why is the reason it remains.
+	Why string
+}
+
+// Differences is the one list of them; the README's table is generated from
+// it (a test keeps them equal) and Backend names each.
+var Differences = []Difference{
+	{
+		Short: "HAMi protocol double",
+		Real:  "HAMi v2.10.0's scheduler extender and webhook (image projecthami/hami)",
+		Local: "the HAMi protocol test double (ci/testenv/hamidouble), configured from the same extender command line and modelling HAMi's observed registration tick, client throttling and metrics",
+		Why:   "HAMi's Go module cannot be downloaded and no image can be pulled here; the double is test infrastructure, never presented as HAMi",
+	},
+	{
+		Short: "KWOK workers",
+		Real:  "kindest/node containers joined with kubeadm, kubelet, containerd, kube-proxy, HAMi's mock device plugin",
+		Local: "Node objects kept Ready by KWOK; pods get Running without containers",
+		Why:   "no images and no privileged containers; the suite asserts scheduling, not workloads",
+	},
+	{
+		Short: "one kube-scheduler",
+		Real:  "the tenant's own kube-scheduler (Kamaji) and HAMi's kube-scheduler with profile hami-scheduler",
+		Local: "one kube-scheduler with the same configuration plus the default-scheduler profile",
+		Why:   "one process less per tenant (~65 MiB); the hami-scheduler profile, extender and backoff are identical",
+	},
+	{
+		Short: "Kubernetes " + KubernetesVersion,
+		Real:  "the lab's tenant version (versions.kubernetes, default v1.36.4)",
+		Local: "kube-apiserver, kube-scheduler and kube-controller-manager " + KubernetesVersion,
+		Why:   "the nearest version k8s.io/kubernetes, KWOK v0.8.0 and konnectivity v0.36.0 build at together",
+	},
+	{
+		Short: "processes, not pods",
+		Real:  "registrar and bind finalizer as a Deployment of labctl in each tenant; HAMi's metrics read through the tenant API server's service proxy",
+		Local: "the same registrar and finalizer code in the environment's process; the double's metrics read from its loopback listener",
+		Why:   "there is no kubelet to run pods; the code and the readiness check are the same",
+	},
+	{
+		Short: "subset of controllers",
+		Real:  "every kube-controller-manager controller Kamaji enables",
+		Local: "the controllers a workload suite on KWOK workers can observe (see controllers in tenant.go)",
+		Why:   "storage, certificates and IPAM have nothing to act on and slow the start",
+	},
+}
+
+// differencesLine names every difference, for the backend line.
+func differencesLine() string {
+	names := make([]string, len(Differences))
+	for i, d := range Differences {
+		names[i] = d.Short
+	}
+	return strings.Join(names, ", ")
+}
+
+// DifferencesMarkdown is the README's table of Differences.
+func DifferencesMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| difference | real lab | local test environment | why |\n|---|---|---|---|\n")
+	for _, d := range Differences {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", d.Short, d.Real, d.Local, d.Why)
+	}
+	return b.String()
+}

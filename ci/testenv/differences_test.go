@@ -1,0 +1,33 @@
+package testenv
+
+import (
+	"flag"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpu-lab/gpu-lab/ci/readmeblock"
+)
+
+var update = flag.Bool("update", false, "rewrite the README's table of differences")
+
+// The README's table of differences is generated from Differences, and the
+// backend line of every report names each of them.
+func TestDifferencesAreListedOnce(t *testing.T) {
+	want := DifferencesMarkdown()
+	got, stale, err := readmeblock.Sync(filepath.Join("..", "..", "README.md"), "testenv-differences", want, *update)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stale {
+		t.Errorf("README.md's differences table is out of date: run go test ./ci/testenv -run TestDifferences -update\n--- README ---\n%s\n--- generated ---\n%s", got, want)
+	}
+	for _, d := range Differences {
+		if d.Short == "" || d.Real == "" || d.Local == "" || d.Why == "" {
+			t.Errorf("difference %+v lacks a field", d)
+		}
+		if !strings.Contains(Backend, d.Short) {
+			t.Errorf("Backend %q does not name %q", Backend, d.Short)
+		}
+	}
+}
