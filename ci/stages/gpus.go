@@ -52,7 +52,7 @@ func (GPUsStage) Plan(e *Env) ([]string, error) {
 		}
 		out = append(out,
 			fmt.Sprintf("tenant %s: apply %s (runs `labctl finalizer --lab %s --tenant %s`)", t.Name, strings.Join(names, ", "), FinalizerLabPath, t.Name),
-			fmt.Sprintf("tenant %s: wait Deployment %s/%s available, then GET services/%s:<metrics port>/proxy/metrics until GPUDeviceMemoryLimit lists every card UUID", t.Name, FinalizerNamespace, FinalizerName, HAMiScheduler),
+			fmt.Sprintf("tenant %s: wait Deployment %s/%s available, then GET services/%s:<metrics port>/proxy/metrics until %s lists every card UUID (device_uuid)", t.Name, FinalizerNamespace, FinalizerName, HAMiScheduler, gpus.MetricMemoryLimit),
 		)
 	}
 	return out, nil
@@ -211,10 +211,6 @@ func cardsSeen(ctx context.Context, e *Env, tc *Clients, tenant string) (bool, s
 	if err != nil {
 		return false, "", fmt.Errorf("scrape %s metrics: %w", HAMiScheduler, err)
 	}
-	want := wantCards(e, tenant)
-	miss := MissingCards(body, want)
-	if len(miss) > 0 {
-		return false, fmt.Sprintf("HAMi sees %d/%d cards, missing %s", len(want)-len(miss), len(want), strings.Join(miss, ", ")), nil
-	}
-	return true, fmt.Sprintf("HAMi sees %d/%d cards", len(want), len(want)), nil
+	ok, cond := gpus.SeesAllCards(body, wantCards(e, tenant))
+	return ok, cond, nil
 }

@@ -1,47 +1,16 @@
 package stages
 
 import (
-	"bufio"
 	"bytes"
-	"regexp"
-	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// HAMi's scheduler exposes one GPUDeviceMemoryLimit sample per card it has
-// registered, labelled with the card's UUID (HAMi docs, "Cluster device
-// allocation endpoint"); that is the lab's evidence the scheduler sees a card.
-var memLimitRe = regexp.MustCompile(`^GPUDeviceMemoryLimit\{[^}]*deviceuuid="([^"]+)"`)
-
-// CardsSeen lists the card UUIDs in a scrape of HAMi's scheduler metrics.
-func CardsSeen(metrics []byte) map[string]bool {
-	seen := map[string]bool{}
-	sc := bufio.NewScanner(bytes.NewReader(metrics))
-	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
-	for sc.Scan() {
-		if m := memLimitRe.FindSubmatch(sc.Bytes()); m != nil {
-			seen[string(m[1])] = true
-		}
-	}
-	return seen
-}
-
-// MissingCards returns the wanted UUIDs the scrape does not show, sorted.
-func MissingCards(metrics []byte, want []string) []string {
-	seen := CardsSeen(metrics)
-	var miss []string
-	for _, u := range want {
-		if !seen[u] {
-			miss = append(miss, u)
-		}
-	}
-	sort.Strings(miss)
-	return miss
-}
-
-// HAMiMetricsTargetPort is the extender's metrics port (--metrics-bind-address :9395).
+// HAMiMetricsTargetPort is the extender's metrics port: HAMi v2.10.0
+// cmd/scheduler/main.go, flag --metrics-bind-address, default ":9395"; the
+// chart's Service maps it as port "monitor" (31993 → 9395, chart hami 2.10.0
+// templates/scheduler/service.yaml). What is read there is gpus.SeesAllCards.
 const HAMiMetricsTargetPort = 9395
 
 // MetricsPort picks the scheduler Service port that targets the metrics

@@ -90,31 +90,6 @@ func TestKindnetObjects(t *testing.T) {
 	}
 }
 
-func TestCardsSeen(t *testing.T) {
-	scrape := []byte(`# HELP GPUDeviceMemoryLimit Device memory limit for a certain GPU
-# TYPE GPUDeviceMemoryLimit gauge
-GPUDeviceMemoryLimit{deviceidx="0",deviceuuid="GPU-aaa",nodeid="gpu-lab-tenant-b-worker",zone="vGPU"} 2.5769803776e+10
-GPUDeviceMemoryLimit{deviceidx="1",deviceuuid="GPU-bbb",nodeid="gpu-lab-tenant-b-worker",zone="vGPU"} 2.5769803776e+10
-GPUDeviceCoreLimit{deviceidx="2",deviceuuid="GPU-ccc",nodeid="x",zone="vGPU"} 100
-`)
-	tests := []struct {
-		want []string
-		miss []string
-	}{
-		{[]string{"GPU-aaa", "GPU-bbb"}, nil},
-		{[]string{"GPU-bbb", "GPU-aaa", "GPU-ccc"}, []string{"GPU-ccc"}},
-		{[]string{"GPU-zzz"}, []string{"GPU-zzz"}},
-	}
-	for _, tt := range tests {
-		if got := MissingCards(scrape, tt.want); !reflect.DeepEqual(got, tt.miss) {
-			t.Errorf("MissingCards(%v) = %v, want %v", tt.want, got, tt.miss)
-		}
-	}
-	if got := MissingCards(nil, []string{"GPU-aaa"}); len(got) != 1 {
-		t.Errorf("empty scrape: %v", got)
-	}
-}
-
 func TestMetricsPort(t *testing.T) {
 	svc := func(ports ...corev1.ServicePort) *corev1.Service {
 		return &corev1.Service{Spec: corev1.ServiceSpec{Ports: ports}}

@@ -3,11 +3,13 @@ package stages
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -72,7 +74,6 @@ func TestGPUsStage(t *testing.T) {
 			Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "monitor", Port: 31993, TargetPort: intstr.FromInt32(9395)}}}}
 		nodeObj := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}}
 		c := newFakeClients(ready, svc, nodeObj)
-		var metrics strings.Builder
 		scrapes := 0
 		c.Kube.(*kubefake.Clientset).PrependProxyReactor("services", func(a k8stesting.Action) (bool, restclient.ResponseWrapper, error) {
 			scrapes++
@@ -88,11 +89,15 @@ func TestGPUsStage(t *testing.T) {
 			if err != nil {
 				return true, nil, err
 			}
-			metrics.Reset()
+			var uuids []string
 			for _, dv := range devs {
-				metrics.WriteString(`GPUDeviceMemoryLimit{deviceidx="0",deviceuuid="` + dv.ID + `",nodeid="` + node + `",zone="vGPU"} 1` + "\n")
+				uuids = append(uuids, dv.ID)
 			}
-			return true, proxyBody(metrics.String()), nil
+			scrape, err := recordedHAMiScrape(node, uuids)
+			if err != nil {
+				return true, nil, err
+			}
+			return true, proxyBody(scrape), nil
 		})
 		tenants[tn.Name] = c
 		e.clients = map[string]*Clients{}
@@ -102,6 +107,9 @@ func TestGPUsStage(t *testing.T) {
 	}
 	d.execOut = func(container string, cmd []string) ([]byte, error) { return nil, nil }
 
+	// A failure bound, not a timing assertion: a stage that cannot read the
+	// scrape fails here instead of hanging the test for minutes.
+	e.Timeouts.Cards = 20 * time.Second
 	msg, err := GPUsStage{}.Run(context.Background(), e)
 	if err != nil {
 		t.Fatal(err)
@@ -135,4 +143,45 @@ func TestGPUsStage(t *testing.T) {
 	if err != nil || !done {
 		t.Fatalf("Check after Run = %v (%s), %v", done, why, err)
 	}
+}
+
+// The recorded real HAMi v2.10.0 scrape (ci/gpus/testdata/README.md) and the
+// card UUIDs and node it names.
+const (
+	recordedScrapePath = "../gpus/testdata/hami-v2.10.0-metrics.txt"
+	recordedScrapeNode = "tenant-b-worker"
+)
+
+var recordedScrapeCards = []string{"GPU-e18743c3-5b23-bbfb-f403-f5f9ab9b4640", "GPU-27108987-6cd9-6a62-688c-e7a68b0c29b0"}
+
+// recordedHAMiScrape is what the real HAMi scheduler would serve for a node
+// with the given cards: the recorded scrape with its node and UUIDs replaced
+// and the lines of cards the node does not have dropped. The format stays
+// HAMi's own, never one the project's code produced.
+func recordedHAMiScrape(node string, uuids []string) ([]byte, error) {
+	raw, err := os.ReadFile(recordedScrapePath)
+	if err != nil {
+		return nil, err
+	}
+	if len(uuids) > len(recordedScrapeCards) {
+		return nil, fmt.Errorf("the recorded scrape has %d cards, the test wants %d", len(recordedScrapeCards), len(uuids))
+	}
+	var out []string
+	for _, line := range strings.Split(string(raw), "\n") {
+		keep := true
+		for i, rec := range recordedScrapeCards {
+			if !strings.Contains(line, rec) {
+				continue
+			}
+			if i >= len(uuids) {
+				keep = false
+				break
+			}
+			line = strings.ReplaceAll(line, rec, uuids[i])
+		}
+		if keep {
+			out = append(out, strings.ReplaceAll(line, `node="`+recordedScrapeNode+`"`, `node="`+node+`"`))
+		}
+	}
+	return []byte(strings.Join(out, "\n")), nil
 }
