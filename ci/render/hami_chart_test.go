@@ -170,3 +170,40 @@ func TestHAMiPostRender(t *testing.T) {
 		t.Errorf("rendering without the ConfigMap: err = %v", err)
 	}
 }
+
+// The device configuration's nvidia block is the chart's, field for field
+// (MIG profiles aside: the lab's cards have none).
+func TestHAMiDeviceConfigIsTheChartsNvidiaBlock(t *testing.T) {
+	var chartCM *corev1.ConfigMap
+	for _, doc := range splitYAMLDocs(chartRender(t)) {
+		var cm corev1.ConfigMap
+		if yaml.Unmarshal([]byte(doc), &cm) == nil && cm.Kind == "ConfigMap" && cm.Name == HAMiSchedulerObject+"-device" {
+			chartCM = &cm
+		}
+	}
+	if chartCM == nil {
+		t.Fatalf("rendering has no ConfigMap %s-device", HAMiSchedulerObject)
+	}
+	var chart struct {
+		NVIDIA HAMiNvidiaConfig `json:"nvidia"`
+	}
+	if err := yaml.Unmarshal([]byte(chartCM.Data["device-config.yaml"]), &chart); err != nil {
+		t.Fatal(err)
+	}
+	if len(chart.NVIDIA.MigProfileAllowlist) == 0 {
+		t.Fatal("the chart's nvidia block has no MIG profiles: did the decoding miss it?")
+	}
+	chart.NVIDIA.MigProfileAllowlist = nil
+	ours := HAMiDeviceConfigFor(lab.Default())
+	if !reflect.DeepEqual(chart.NVIDIA, ours.NVIDIA) {
+		t.Errorf("nvidia block:\nchart %+v\nours  %+v", chart.NVIDIA, ours.NVIDIA)
+	}
+	raw, err := HAMiDeviceConfigYAML(lab.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back HAMiDeviceConfig
+	if err := yaml.UnmarshalStrict(raw, &back); err != nil || !reflect.DeepEqual(back, ours) {
+		t.Errorf("rendered file does not decode back: %v\n%s", err, raw)
+	}
+}
