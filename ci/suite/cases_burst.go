@@ -62,7 +62,7 @@ func tc14(ctx context.Context, t *T, s site) error {
 	}
 	t.Step("created %d pods (gpu 1, %d MB, %d%% cores) back to back on %s", burstPods, smallMB, burstCores, w0.Node.Name)
 	first := true
-	err = follow(bctx, func(ctx context.Context) (string, bool, error) {
+	err = follow(bctx, t.r.relist, func(ctx context.Context) (string, bool, error) {
 		if first {
 			first = false
 			return list.ResourceVersion, false, nil

@@ -45,6 +45,8 @@ type runner struct {
 	log     *slog.Logger
 	clients map[string]kubernetes.Interface
 	runID   string
+	// relist spaces the re-lists after a failed watch.
+	relist relistPolicy
 
 	mu      sync.Mutex
 	tenants []results.TenantState

@@ -25,7 +25,7 @@ func (t *T) podEvents(ctx context.Context, ref podRef, f func(watch.EventType, *
 	cs := t.Client(ref.tenant)
 	fs := fields.OneTermEqualSelector("metadata.name", ref.name).String()
 	pods := cs.CoreV1().Pods(ref.namespace)
-	return follow(ctx, func(ctx context.Context) (string, bool, error) {
+	return follow(ctx, t.r.relist, func(ctx context.Context) (string, bool, error) {
 		list, err := pods.List(ctx, metav1.ListOptions{FieldSelector: fs})
 		if err != nil {
 			return "", false, fmt.Errorf("tenant %s: list pod %s: %w", ref.tenant, ref, err)
@@ -47,47 +47,6 @@ func (t *T) podEvents(ctx context.Context, ref podRef, f func(watch.EventType, *
 		}
 		return f(ev.Type, p)
 	})
-}
-
-// follow is list-then-watch until list or handle says done: list returns
-// the resource version to watch from, and when the server ends a
-// watch, follow lists again, so nothing between the two is missed.
-func follow(ctx context.Context, list func(context.Context) (string, bool, error), watchFrom func(context.Context, string) (watch.Interface, error), handle func(watch.Event) (bool, error)) error {
-	for {
-		rv, done, err := list(ctx)
-		if done || err != nil {
-			return err
-		}
-		w, err := watchFrom(ctx, rv)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return err
-		}
-		done, err = func() (bool, error) {
-			defer w.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return true, ctx.Err()
-				case ev, ok := <-w.ResultChan():
-					if !ok {
-						return false, nil
-					}
-					if ev.Type == watch.Error {
-						return false, nil // e.g. 410 Gone: list again
-					}
-					if done, err := handle(ev); done || err != nil {
-						return true, err
-					}
-				}
-			}
-		}()
-		if done {
-			return err
-		}
-	}
 }
 
 // watchPod waits until cond says done. It fails at once when cond returns
