@@ -2,9 +2,9 @@ package suite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -98,11 +98,18 @@ func tc14(ctx context.Context, t *T, s site) error {
 		var waiting []string
 		for _, n := range names {
 			if _, ok := bound[n]; !ok {
-				waiting = append(waiting, fmt.Sprintf("%s (%s)", n, describePod(last[n])))
+				waiting = append(waiting, n)
 			}
 		}
-		return fmt.Errorf("%d of %d pods were bound within %s; still waiting: %s — a stall like this is HAMi's node lock not being released after a bind",
-			len(bound), burstPods, t.r.tm.Burst, strings.Join(waiting, "; "))
+		// What kube-scheduler last said about each pod, not a guess: with
+		// real HAMi a stall was once the node lock, once "node unregistered".
+		events, everr := t.lastFailedScheduling(ctx, s.Tenant, ns)
+		msg := fmt.Sprintf("%d of %d pods were bound within %s; not bound: %s",
+			len(bound), burstPods, t.r.tm.Burst, unboundByVerdict(waiting, last, events))
+		if everr != nil {
+			msg += " (events could not be read: " + everr.Error() + ")"
+		}
+		return errors.New(msg)
 	}
 	var lat []time.Duration
 	for _, n := range names {

@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/gpu-lab/gpu-lab/ci/suite/assert"
 )
 
 // errStop ends a watch early with a verdict of its own.
@@ -76,9 +78,23 @@ func (t *T) watchPod(parent context.Context, ref podRef, timeout time.Duration, 
 		return last, fmt.Errorf("stopped waiting for pod %s to be %s (%s): %w", ref, what, describePod(last), parent.Err())
 	}
 	if ctx.Err() != nil {
-		return last, fmt.Errorf("pod %s not %s within %s (%s)", ref, what, timeout, describePod(last))
+		return last, fmt.Errorf("pod %s not %s within %s (%s)", ref, what, timeout, t.atTimeout(parent, ref, last))
 	}
 	return last, err
+}
+
+// atTimeout describes a pod a wait gave up on, with kube-scheduler's last
+// verdict when it is not bound.
+func (t *T) atTimeout(ctx context.Context, ref podRef, p *corev1.Pod) string {
+	if p == nil || p.Spec.NodeName != "" {
+		return podAtTimeout(p, nil)
+	}
+	evs, err := t.lastFailedScheduling(ctx, ref.tenant, ref.namespace)
+	s := podAtTimeout(p, evs[ref.name])
+	if err != nil {
+		s += " (its events could not be read: " + err.Error() + ")"
+	}
+	return s
 }
 
 // scheduled returns the PodScheduled condition, or nil.
@@ -131,7 +147,11 @@ func (t *T) waitBound(ctx context.Context, ref podRef, running bool) (*corev1.Po
 	return t.watchPod(ctx, ref, t.r.tm.Bind, what, func(p *corev1.Pod) (bool, error) {
 		if p.Spec.NodeName == "" {
 			if msg, ok := unschedulable(p); ok {
-				return false, &verdictError{fmt.Sprintf("pod %s was declared unschedulable, want it %s: %s", ref, what, msg)}
+				v := fmt.Sprintf("pod %s was declared unschedulable, want it %s: %s", ref, what, msg)
+				if cause := assert.Cause(msg); cause != "" {
+					v += " — " + cause
+				}
+				return false, &verdictError{v}
 			}
 			return false, nil
 		}

@@ -73,7 +73,7 @@ func TestWaitBoundTimeoutSaysWhy(t *testing.T) {
 	r, _ := fakeRunner(map[string][]runtime.Object{"tenant-a": {p}})
 	r.tm.Bind = 300 * time.Millisecond
 	_, err := newT(r).waitBound(context.Background(), podRef{"tenant-a", "ns", "p"}, false)
-	want := "pod ns/p not bound within 300ms (phase , PodScheduled=False (SchedulerError): node worker has been locked within 5m0s: node lock contention)"
+	want := "pod ns/p not bound within 300ms (no phase yet, scheduler's last verdict: PodScheduled=False (SchedulerError): node worker has been locked within 5m0s: node lock contention — HAMi's node lock was held by another pod's bind)"
 	if err == nil || err.Error() != want {
 		t.Fatalf("err = %v\nwant %s", err, want)
 	}

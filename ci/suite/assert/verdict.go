@@ -106,3 +106,43 @@ func Unschedulable(msg string, want ...string) (Reason, error) {
 	}
 	return Reason{}, fmt.Errorf("pod is Pending for %s, want %s (scheduler: %q)", found, strings.Join(want, " or "), msg)
 }
+
+// HAMi's words for why a pod is not placed or not bound, as kube-scheduler
+// passes them on in the PodScheduled=False condition and the
+// FailedScheduling event (hami-observed.md §2, §7.2).
+const (
+	// NodeUnregistered is Filter's answer for a node whose devices HAMi has
+	// not registered yet: `failedNodes[nodeID] = "node unregistered"` in
+	// pkg/scheduler/scheduler.go (HAMi v2.10.0).
+	NodeUnregistered = "node unregistered"
+	// NodeLockContention ends both of Bind's lock errors, "node <n> is
+	// locked: node lock contention" and "node <n> has been locked within
+	// <timeout>: node lock contention": ErrNodeLockContention in
+	// pkg/util/nodelock/nodelock.go (HAMi v2.10.0).
+	NodeLockContention = "node lock contention"
+)
+
+// Cause says in a person's words what a scheduler verdict (a condition or
+// event message) names as the obstacle, and "" when it names nothing the
+// suite knows: the caller then shows the verdict alone, never a guess.
+func Cause(msg string) string {
+	switch {
+	case strings.Contains(msg, NodeUnregistered):
+		// HAMi v2.10.0 registers a node's cards when the Node is added and
+		// then on `time.NewTicker(time.Second * 15)` in
+		// RegisterFromNodeAnnotations (pkg/scheduler/scheduler.go).
+		return "HAMi had not registered the node's cards (it registers them when the Node is added and then every 15 s; " +
+			"kube-scheduler retries a pod rejected this way only after its 5-minute unschedulable flush)"
+	case strings.Contains(msg, NodeLockContention):
+		return "HAMi's node lock was held by another pod's bind"
+	}
+	v, err := ParseVerdict(msg)
+	if err != nil || len(v.Reasons) == 0 {
+		return ""
+	}
+	var rs []string
+	for _, r := range v.Reasons {
+		rs = append(rs, r.String())
+	}
+	return "HAMi's filter found no card that fits: " + strings.Join(rs, ", ")
+}

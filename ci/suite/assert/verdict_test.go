@@ -60,3 +60,34 @@ func TestParseVerdictCounts(t *testing.T) {
 		t.Fatalf("got %+v", v)
 	}
 }
+
+// More texts verbatim from hami-observed.md: §7.2 (kube-scheduler's verdict
+// before HAMi registered the node) and §2 (Bind's two lock errors, as
+// FailedScheduling events and SchedulerError conditions).
+const (
+	obsUnregistered = "0/1 nodes are available: 1 node unregistered. no new claims to deallocate, preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
+	obsLockedWithin = "node worker-a has been locked within 5m0s: node lock contention"
+	obsLocked       = "node worker-a is locked: node lock contention"
+)
+
+func TestCause(t *testing.T) {
+	tests := []struct {
+		name, msg, want string
+	}{
+		{"node unregistered", obsUnregistered, "HAMi had not registered the node's cards"},
+		{"lock held by a live pod", obsLockedWithin, "HAMi's node lock was held by another pod's bind"},
+		{"lock taken by a concurrent bind", obsLocked, "HAMi's node lock was held by another pod's bind"},
+		{"filter reason", obsMem, "HAMi's filter found no card that fits: 1/1 CardInsufficientMemory"},
+		{"node-level filter reason", obsDev, "HAMi's filter found no card that fits: NodeInsufficientDevice"},
+		{"nothing HAMi said", "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector.", ""},
+		{"not a verdict", "Operation cannot be fulfilled on pods \"p\": the object has been modified", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Cause(tc.msg)
+			if (tc.want == "") != (got == "") || !strings.HasPrefix(got, tc.want) {
+				t.Errorf("Cause = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
