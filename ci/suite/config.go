@@ -40,6 +40,12 @@ type Config struct {
 	// KubernetesVersion is the version TC-01 expects the tenant API servers
 	// to report; empty means Lab.Versions.Kubernetes.
 	KubernetesVersion string
+	// Reachability is the caller's CheckTenants result, when it checked
+	// (to tell the user which tenant is down before the run): a tenant
+	// present here is not checked again, nil meaning it answered. Run
+	// checks every tenant missing from it. The cases of an unreachable
+	// tenant fail with its error without running.
+	Reachability map[string]error
 }
 
 // DefaultImage is the suite pods' image when Config.Image is empty.
@@ -63,6 +69,9 @@ type Timeouts struct {
 	Case time.Duration
 	// Cleanup bounds deleting a case's namespaces, also after Ctrl-C.
 	Cleanup time.Duration
+	// Reach bounds the check that every tenant's API server answers,
+	// made once before any case starts (DefaultReachTimeout).
+	Reach time.Duration
 }
 
 // DefaultTimeouts are generous for a real lab on 2 cores.
@@ -74,6 +83,7 @@ func DefaultTimeouts() Timeouts {
 		Burst:   4 * time.Minute,
 		Case:    6 * time.Minute,
 		Cleanup: time.Minute,
+		Reach:   DefaultReachTimeout,
 	}
 }
 
@@ -90,6 +100,7 @@ func (t Timeouts) withDefaults() Timeouts {
 	fill(&t.Burst, d.Burst)
 	fill(&t.Case, d.Case)
 	fill(&t.Cleanup, d.Cleanup)
+	fill(&t.Reach, d.Reach)
 	return t
 }
 

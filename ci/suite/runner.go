@@ -45,6 +45,10 @@ type runner struct {
 	log     *slog.Logger
 	clients map[string]kubernetes.Interface
 	runID   string
+	// reach is each tenant's reachability error (nil: it answered);
+	// probe makes the check (nil: GET /version).
+	reach map[string]error
+	probe probeFunc
 	// relist spaces the re-lists after a failed watch.
 	relist relistPolicy
 
@@ -81,6 +85,10 @@ func Run(ctx context.Context, cfg Config) (*results.Run, error) {
 		r.clients[name] = cs
 	}
 	tasks := select_(r.plan(), runRE, skipRE)
+	// One check per tenant before any case: an unreachable tenant fails
+	// its cases at once with one reason, instead of each case waiting out
+	// its own connection timeout.
+	r.checkReach(ctx)
 	return r.execute(ctx, tasks), nil
 }
 
@@ -157,6 +165,9 @@ func (r *runner) execute(ctx context.Context, tasks []*task) *results.Run {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.tm.Cleanup)
 	defer cancel()
 	for _, t := range r.cfg.Lab.TenantNames() {
+		if r.reach[t] != nil {
+			continue // it did not answer before the run; asking again only waits
+		}
 		if st, err := r.snapshot(sctx, t, "end of run"); err == nil {
 			r.addTenantState(st)
 		} else {
@@ -187,11 +198,16 @@ func (r *runner) runTask(ctx context.Context, tk *task) []results.Case {
 	var out []results.Case
 	for _, c := range tk.cases {
 		res := results.Case{ID: c.ID, Title: c.Title, Tenants: c.tenants, Scenario: tk.scenario, Started: time.Now()}
+		_, down := r.unreachableTenant(c.tenants)
 		switch blocked := blockedBy(c, status); {
 		case c.skip != "":
 			res.Status, res.Message = results.Skipped, c.skip
 		case ctx.Err() != nil:
 			res.Status, res.Message = results.Skipped, "not run: the run was interrupted"
+		case down != nil:
+			// Failed, not skipped: the lab was meant to be tested and could
+			// not be, which a CI that tolerates skips must not pass as green.
+			res.Status, res.Message = results.Failed, NotRunMessage(down)
 		case blocked != "":
 			res.Status, res.Message = results.Skipped, blocked
 		default:

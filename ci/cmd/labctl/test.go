@@ -9,6 +9,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,6 +21,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/results"
 	"github.com/gpu-lab/gpu-lab/ci/state"
 	"github.com/gpu-lab/gpu-lab/ci/suite"
+	"github.com/gpu-lab/gpu-lab/ci/testenv"
 )
 
 // testFlags are `labctl test`'s flags.
@@ -38,6 +40,8 @@ type testFlags struct {
 	version     string
 	list        bool
 	verbose     bool
+	// reachTimeout bounds the check that every tenant answers.
+	reachTimeout time.Duration
 }
 
 func init() {
@@ -48,6 +52,10 @@ func init() {
 		Long: `Runs the conformance suite against the tenants' API servers, concurrently, and writes
 junit.xml, results.json, summary.md, report.html and diagnostics/ into --report-dir, also when
 cases fail or the run is interrupted. Exits 1 when any case fails.
+
+First every tenant's API server is asked for /version, all at once, for at most
+--reach-timeout: a tenant that does not answer is named once with its kubeconfig, and its
+cases fail without running (reports are still written).
 
 The tenants come from a state directory written by ` + "`labctl up`" + ` or ` + "`labctl testenv up`" + `,
 or, for an existing platform, from one --kubeconfig per tenant plus a lab file (-f) describing
@@ -75,6 +83,7 @@ its tenants and GPUs.`,
 	fl.StringVar(&f.version, "expect-version", "", "Kubernetes version TC-01 expects (default: the state dir's server-version, else the lab's versions.kubernetes)")
 	fl.BoolVar(&f.list, "list", false, "list the cases and exit")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log progress to stderr")
+	fl.DurationVar(&f.reachTimeout, "reach-timeout", suite.DefaultReachTimeout, "how long each tenant's API server may take to answer GET /version before its cases fail without running")
 	root.AddCommand(cmd)
 }
 
@@ -86,10 +95,11 @@ func runSuite(cmd *cobra.Command, f testFlags) error {
 		}
 		return nil
 	}
-	l, tenants, backend, err := testTarget(f)
+	tg, err := testTarget(f)
 	if err != nil {
 		return err
 	}
+	l, tenants, backend := tg.lab, tg.tenants, tg.backend
 	if f.version == "" && len(f.kubeconfigs) == 0 {
 		// A state dir may record that its servers run another patch
 		// version than the lab pins (the local test environment).
@@ -117,11 +127,27 @@ func runSuite(cmd *cobra.Command, f testFlags) error {
 		defer cancel()
 	}
 	fmt.Fprintf(out, "testing lab %s (%s), tenants %s\n", l.Name, backend, strings.Join(l.TenantNames(), ", "))
+	// One check of every tenant, all at once, before any case: a dead
+	// tenant is named once here with its kubeconfig, and its cases fail
+	// at once with that reason instead of each timing out on its own.
+	cfg.Reachability = suite.CheckTenants(ctx, tenants, f.reachTimeout)
+	short := map[string]string{}
+	for _, t := range l.TenantNames() {
+		if ctx.Err() != nil {
+			break // interrupted: the run says so; no tenant is to blame
+		}
+		if err := cfg.Reachability[t]; err != nil {
+			err = tg.explainUnreachable(t, err)
+			cfg.Reachability[t] = err
+			fmt.Fprintln(out, err)
+			short[suite.NotRunMessage(err)] = fmt.Sprintf("not run: tenant %s is unreachable (above)", t)
+		}
+	}
 	run, err := suite.Run(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	printRun(out, run)
+	printRun(out, run, short)
 	if werr := report.WriteAll(f.reportDir, run); werr != nil {
 		return fmt.Errorf("write reports to %s: %w", f.reportDir, werr)
 	}
@@ -132,48 +158,58 @@ func runSuite(cmd *cobra.Command, f testFlags) error {
 	return nil
 }
 
+// target is what `labctl test` runs against.
+type target struct {
+	lab     *lab.Lab
+	tenants map[string]*rest.Config
+	backend string
+	// kubeconfigs are the files the tenants' configs came from.
+	kubeconfigs map[string]string
+	// stateDir is set when they came from a state dir.
+	stateDir state.Dir
+}
+
 // testTarget resolves the lab, the tenants' rest.Configs and the backend
 // description from the flags.
-func testTarget(f testFlags) (*lab.Lab, map[string]*rest.Config, string, error) {
+func testTarget(f testFlags) (target, error) {
 	d := state.Dir(f.stateDir)
-	var l *lab.Lab
+	tg := target{kubeconfigs: map[string]string{}, tenants: map[string]*rest.Config{}, backend: f.backend}
 	var err error
 	switch {
 	case f.file != "":
-		l, err = lab.Load(f.file)
+		tg.lab, err = lab.Load(f.file)
 	case len(f.kubeconfigs) > 0:
-		l = lab.Default()
+		tg.lab = lab.Default()
 	default:
-		l, err = d.ReadLab()
+		tg.lab, err = d.ReadLab()
 	}
 	if err != nil {
-		return nil, nil, "", err
+		return target{}, err
 	}
-	paths := map[string]string{}
-	backend := f.backend
+	paths := tg.kubeconfigs
 	if len(f.kubeconfigs) > 0 {
 		for _, kv := range f.kubeconfigs {
 			t, p, ok := strings.Cut(kv, "=")
 			if !ok || t == "" || p == "" {
-				return nil, nil, "", fmt.Errorf("--kubeconfig %q: want TENANT=PATH, e.g. --kubeconfig tenant-a=./a.kubeconfig", kv)
+				return target{}, fmt.Errorf("--kubeconfig %q: want TENANT=PATH, e.g. --kubeconfig tenant-a=./a.kubeconfig", kv)
 			}
 			paths[t] = p
 		}
-		if backend == "" {
-			backend = "existing platform"
+		if tg.backend == "" {
+			tg.backend = "existing platform"
 		}
 	} else {
-		for _, t := range l.TenantNames() {
+		tg.stateDir = d
+		for _, t := range tg.lab.TenantNames() {
 			paths[t] = d.Kubeconfig(t)
 		}
-		if backend == "" {
-			backend = d.Backend()
+		if tg.backend == "" {
+			tg.backend = d.Backend()
 		}
-		if backend == "" {
-			backend = "lab in state dir " + f.stateDir
+		if tg.backend == "" {
+			tg.backend = "lab in state dir " + f.stateDir
 		}
 	}
-	tenants := map[string]*rest.Config{}
 	names := make([]string, 0, len(paths))
 	for t := range paths {
 		names = append(names, t)
@@ -182,23 +218,53 @@ func testTarget(f testFlags) (*lab.Lab, map[string]*rest.Config, string, error) 
 	for _, t := range names {
 		p := paths[t]
 		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
-			return nil, nil, "", fmt.Errorf("tenant %s: kubeconfig %s does not exist: run `labctl up --state-dir %s` (or `labctl testenv up`), or pass --kubeconfig %s=PATH", t, p, f.stateDir, t)
+			return target{}, fmt.Errorf("tenant %s: kubeconfig %s does not exist: run `labctl up --state-dir %s` (or `labctl testenv up`), or pass --kubeconfig %s=PATH", t, p, f.stateDir, t)
 		}
 		rc, err := clientcmd.BuildConfigFromFlags("", p)
 		if err != nil {
-			return nil, nil, "", fmt.Errorf("tenant %s: kubeconfig %s: %w", t, p, err)
+			return target{}, fmt.Errorf("tenant %s: kubeconfig %s: %w", t, p, err)
 		}
-		tenants[t] = rc
+		tg.tenants[t] = rc
 	}
-	return l, tenants, backend, nil
+	return tg, nil
 }
 
-// printRun prints one line per case and a total.
-func printRun(w io.Writer, run *results.Run) {
+// explainUnreachable adds to a tenant's reachability error the kubeconfig
+// it came from and, for a state dir, what to do: a state dir written by
+// `labctl testenv up` outlives the environment, whose servers then refuse
+// connections; a real lab may be down or still starting.
+func (tg target) explainUnreachable(tenant string, err error) error {
+	err = fmt.Errorf("%w (kubeconfig %s)", err, tg.kubeconfigs[tenant])
+	d := tg.stateDir
+	if d == "" {
+		return err
+	}
+	if testenvBackend(d.Backend()) {
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return fmt.Errorf("%w: the local test environment that wrote state dir %s is not running; start it with `labctl testenv up --state-dir %s` and leave it running", err, d, d)
+		}
+		return fmt.Errorf("%w: the local test environment that wrote state dir %s does not answer; is `labctl testenv up --state-dir %s` still running (not stopped)?", err, d, d)
+	}
+	return fmt.Errorf("%w: is the lab up? `labctl status --state-dir %s` shows it, `labctl up --state-dir %s` starts it", err, d, d)
+}
+
+// testenvBackend says whether a state dir's backend line was written by
+// `labctl testenv up` (testenv.Backend, also from older versions: its
+// first words never changed).
+func testenvBackend(b string) bool {
+	prefix, _, _ := strings.Cut(testenv.Backend, ":")
+	return b != "" && strings.HasPrefix(b, prefix)
+}
+
+// printRun prints one line per case and a total. short replaces long
+// case messages already printed once (an unreachable tenant's error).
+func printRun(w io.Writer, run *results.Run, short map[string]string) {
 	for _, c := range run.Cases {
 		mark := map[results.Status]string{results.Passed: "PASS", results.Failed: "FAIL", results.Skipped: "SKIP"}[c.Status]
 		line := fmt.Sprintf("%s %s %-70s %6.1fs", mark, c.ID, c.Title, c.Duration.Seconds())
-		if c.Message != "" {
+		if m, ok := short[c.Message]; ok {
+			line += "  " + m
+		} else if c.Message != "" {
 			line += "  " + c.Message
 		}
 		fmt.Fprintln(w, line)

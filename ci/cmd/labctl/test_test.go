@@ -2,13 +2,22 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/results"
 	"github.com/gpu-lab/gpu-lab/ci/state"
+	"github.com/gpu-lab/gpu-lab/ci/testenv"
 )
 
 const kubeconfigYAML = `apiVersion: v1
@@ -27,7 +36,7 @@ func TestTestTargetFromStateDir(t *testing.T) {
 	if err := d.WriteKubeconfig("tenant-a", []byte(kubeconfigYAML)); err != nil {
 		t.Fatal(err)
 	}
-	_, _, _, err := testTarget(testFlags{stateDir: string(d)})
+	_, err := testTarget(testFlags{stateDir: string(d)})
 	if err == nil || !strings.Contains(err.Error(), "tenant tenant-b: kubeconfig") || !strings.Contains(err.Error(), "does not exist") {
 		t.Fatalf("err = %v", err)
 	}
@@ -37,12 +46,15 @@ func TestTestTargetFromStateDir(t *testing.T) {
 	if err := d.WriteBackend("kind+kamaji+hami"); err != nil {
 		t.Fatal(err)
 	}
-	l, tenants, backend, err := testTarget(testFlags{stateDir: string(d)})
+	tg, err := testTarget(testFlags{stateDir: string(d)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Name != "gpu-lab" || len(tenants) != 2 || tenants["tenant-b"].Host != "https://127.0.0.1:1" || backend != "kind+kamaji+hami" {
-		t.Errorf("got %s %v %q", l.Name, tenants, backend)
+	if tg.lab.Name != "gpu-lab" || len(tg.tenants) != 2 || tg.tenants["tenant-b"].Host != "https://127.0.0.1:1" || tg.backend != "kind+kamaji+hami" {
+		t.Errorf("got %s %v %q", tg.lab.Name, tg.tenants, tg.backend)
+	}
+	if tg.stateDir != d || tg.kubeconfigs["tenant-b"] != d.Kubeconfig("tenant-b") {
+		t.Errorf("state dir %q, kubeconfigs %v", tg.stateDir, tg.kubeconfigs)
 	}
 }
 
@@ -51,11 +63,11 @@ func TestTestTargetKubeconfigFlags(t *testing.T) {
 	if err := os.WriteFile(p, []byte(kubeconfigYAML), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, tenants, backend, err := testTarget(testFlags{kubeconfigs: []string{"tenant-a=" + p, "tenant-b=" + p}})
-	if err != nil || len(tenants) != 2 || backend != "existing platform" {
-		t.Fatalf("got %v %q %v", tenants, backend, err)
+	tg, err := testTarget(testFlags{kubeconfigs: []string{"tenant-a=" + p, "tenant-b=" + p}})
+	if err != nil || len(tg.tenants) != 2 || tg.backend != "existing platform" || tg.stateDir != "" || tg.kubeconfigs["tenant-a"] != p {
+		t.Fatalf("got %+v, %v", tg, err)
 	}
-	if _, _, _, err := testTarget(testFlags{kubeconfigs: []string{p}}); err == nil || !strings.Contains(err.Error(), "want TENANT=PATH") {
+	if _, err := testTarget(testFlags{kubeconfigs: []string{p}}); err == nil || !strings.Contains(err.Error(), "want TENANT=PATH") {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -72,5 +84,168 @@ func TestTestList(t *testing.T) {
 		if !strings.Contains(out.String(), id) {
 			t.Errorf("--list lacks %s:\n%s", id, out.String())
 		}
+	}
+}
+
+// silentServer accepts TCP connections on loopback and never answers, like
+// a stopped API server whose socket is still open: TLS waits forever.
+func silentServer(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return ln.Addr().String()
+}
+
+// refusingAddr is a loopback port nothing listens on, like an environment
+// whose processes are gone. A socket bound but not listening holds it, so
+// no other program can take it while the test runs.
+func refusingAddr(t *testing.T) string {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
+}
+
+func kubeconfigFor(addr string) []byte {
+	return []byte(strings.Replace(kubeconfigYAML, "127.0.0.1:1", addr, 1))
+}
+
+// A state dir left by `labctl testenv up`: tenant-a's server hangs,
+// tenant-b's is gone. Each is named once with its kubeconfig, the reports
+// are written with every case failed for that reason, and the exit is 1.
+func TestTestUnreachableTenantsFailFast(t *testing.T) {
+	d := state.Dir(t.TempDir())
+	reports := filepath.Join(t.TempDir(), "reports")
+	if err := d.WriteLab(lab.Default()); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteBackend(testenv.Backend); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteKubeconfig("tenant-a", kubeconfigFor(silentServer(t))); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteKubeconfig("tenant-b", kubeconfigFor(refusingAddr(t))); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetArgs([]string{"test", "--list=false", "--state-dir", string(d), "--report-dir", reports, "--reach-timeout", "300ms"})
+	defer root.SetArgs(nil)
+	err := root.Execute()
+	test, _, _ := root.Find([]string{"test"})
+	for _, f := range []string{"state-dir", "report-dir", "reach-timeout"} {
+		_ = test.Flags().Set(f, test.Flags().Lookup(f).DefValue)
+	}
+	var ee exitError
+	if !errors.As(err, &ee) || ee.code != 1 {
+		t.Fatalf("err = %v, want exit code 1\n%s", err, out.String())
+	}
+	var named []string
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.Contains(line, "(kubeconfig ") {
+			named = append(named, line)
+		}
+	}
+	wantA := "tenant tenant-a: API server unreachable: no answer within 300ms: "
+	wantB := "connection refused (kubeconfig " + d.Kubeconfig("tenant-b") + "): the local test environment that wrote state dir " + string(d) +
+		" is not running; start it with `labctl testenv up --state-dir " + string(d) + "`"
+	if len(named) != 2 || !strings.HasPrefix(named[0], wantA) || !strings.Contains(named[0], "(kubeconfig "+d.Kubeconfig("tenant-a")+")") ||
+		!strings.HasPrefix(named[1], "tenant tenant-b: ") || !strings.Contains(named[1], wantB) {
+		t.Errorf("want one line per tenant naming its kubeconfig, got:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "not run: tenant tenant-a is unreachable (above)") {
+		t.Errorf("case lines repeat the long reason:\n%s", out.String())
+	}
+	b, err := os.ReadFile(filepath.Join(reports, "results.json"))
+	if err != nil {
+		t.Fatalf("reports not written: %v", err)
+	}
+	var run results.Run
+	if err := json.Unmarshal(b, &run); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range run.Cases {
+		if c.Status == results.Skipped && strings.HasPrefix(c.Message, "skipped: ") {
+			continue
+		}
+		if c.Status != results.Failed || !strings.Contains(c.Message, "(kubeconfig "+string(d)) {
+			t.Errorf("%s = %s %q, want failed with the tenant's reason", c.ID, c.Status, c.Message)
+		}
+	}
+}
+
+func TestReachTimeoutAtMostTenSeconds(t *testing.T) {
+	test, _, _ := root.Find([]string{"test"})
+	d, err := time.ParseDuration(test.Flags().Lookup("reach-timeout").DefValue)
+	if err != nil || d <= 0 || d > 10*time.Second {
+		t.Fatalf("--reach-timeout default %v (%v), want (0, 10s]", d, err)
+	}
+}
+
+func TestExplainUnreachable(t *testing.T) {
+	refused := fmt.Errorf("tenant tenant-a: API server unreachable: %w", &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)})
+	hung := errors.New("tenant tenant-a: API server unreachable: no answer within 10s: context deadline exceeded")
+	testenvDir, labDir := state.Dir(t.TempDir()), state.Dir(t.TempDir())
+	if err := testenvDir.WriteBackend(testenv.Backend); err != nil {
+		t.Fatal(err)
+	}
+	if err := labDir.WriteBackend("kind+kamaji+hami"); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		dir  state.Dir
+		err  error
+		want string
+	}{
+		{"--kubeconfig: no state to blame", "", hung, hung.Error() + " (kubeconfig k.yaml)"},
+		{"stale testenv state", testenvDir, refused,
+			"(kubeconfig k.yaml): the local test environment that wrote state dir " + string(testenvDir) + " is not running; start it with `labctl testenv up --state-dir " + string(testenvDir) + "` and leave it running"},
+		{"testenv that hangs is not called stopped for sure", testenvDir, hung,
+			"(kubeconfig k.yaml): the local test environment that wrote state dir " + string(testenvDir) + " does not answer; is `labctl testenv up --state-dir " + string(testenvDir) + "` still running (not stopped)?"},
+		{"real lab", labDir, refused, "(kubeconfig k.yaml): is the lab up? `labctl status --state-dir " + string(labDir) + "` shows it"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tg := target{stateDir: tc.dir, kubeconfigs: map[string]string{"tenant-a": "k.yaml"}}
+			got := tg.explainUnreachable("tenant-a", tc.err)
+			if !strings.Contains(got.Error(), tc.want) || !errors.Is(got, tc.err) {
+				t.Errorf("got  %v\nwant %s", got, tc.want)
+			}
+		})
 	}
 }
