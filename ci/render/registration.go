@@ -15,7 +15,10 @@ import (
 
 // Registration is what makes a worker's simulated GPUs visible to HAMi
 // (hami.md §2.1, §3): the JSON register annotation, the gpu=on label and the
-// nvidia.com/gpu capacity HAMi v2.8+ uses as its registration gate.
+// nvidia.com/gpu count in status.capacity and status.allocatable, exactly as
+// gpus.RegisterNode writes them (TestRegistrationIsWhatTheRegistrarApplies
+// holds the two together). HAMi's scheduler reads allocatable, the count
+// HAMi v2.8+ uses as its registration gate.
 type Registration struct {
 	Tenant   string
 	Worker   string
@@ -24,8 +27,9 @@ type Registration struct {
 	// Labels and Annotations go on the Node's metadata (merge patch).
 	Labels      map[string]string
 	Annotations map[string]string
-	// Capacity goes on the Node's status (status subresource).
-	Capacity corev1.ResourceList
+	// Capacity and Allocatable go on the Node's status (status subresource).
+	Capacity    corev1.ResourceList
+	Allocatable corev1.ResourceList
 }
 
 // WorkerRegistration returns the registration of one worker.
@@ -39,6 +43,7 @@ func WorkerRegistration(l *lab.Lab, tenant, worker string) (*Registration, error
 			continue
 		}
 		devs := gpus.Devices(l, tenant, w)
+		count := corev1.ResourceList{gpus.ResourceGPU: resource.MustParse(strconv.Itoa(gpus.GPUCapacity(l, w)))}
 		return &Registration{
 			Tenant:      tenant,
 			Worker:      worker,
@@ -46,22 +51,22 @@ func WorkerRegistration(l *lab.Lab, tenant, worker string) (*Registration, error
 			Devices:     devs,
 			Labels:      map[string]string{gpus.LabelGPUNode: gpus.LabelGPUOn},
 			Annotations: map[string]string{gpus.AnnoRegister: gpus.EncodeRegister(devs)},
-			Capacity: corev1.ResourceList{
-				gpus.ResourceGPU: resource.MustParse(strconv.Itoa(gpus.GPUCapacity(l, w))),
-			},
+			Capacity:    count,
+			Allocatable: count.DeepCopy(),
 		}, nil
 	}
 	return nil, fmt.Errorf("registration of %s/%s: tenant %q has no worker %q", tenant, worker, tenant, worker)
 }
 
 // Apply is the registration as a server-side apply configuration of the
-// Node: metadata labels and annotations plus status.capacity (apply the
-// status with the status subresource). Its YAML is the rendered manifest.
+// Node: metadata labels and annotations plus status.capacity and
+// status.allocatable (apply the status with the status subresource). Its
+// YAML is the rendered manifest `labctl plan -o` writes.
 func (r *Registration) Apply() *applycorev1.NodeApplyConfiguration {
 	return applycorev1.Node(r.NodeName).
 		WithLabels(r.Labels).
 		WithAnnotations(r.Annotations).
-		WithStatus(applycorev1.NodeStatus().WithCapacity(r.Capacity))
+		WithStatus(applycorev1.NodeStatus().WithCapacity(r.Capacity).WithAllocatable(r.Allocatable))
 }
 
 // MetadataPatch is a JSON merge patch for the Node (labels and annotations).
@@ -75,5 +80,5 @@ func (r *Registration) MetadataPatch() ([]byte, error) {
 // kubelet may drop a patched extended resource when it re-registers, so the
 // registrar re-asserts it (hami.md §3).
 func (r *Registration) StatusPatch() ([]byte, error) {
-	return json.Marshal(map[string]any{"status": map[string]any{"capacity": r.Capacity}})
+	return json.Marshal(map[string]any{"status": map[string]any{"capacity": r.Capacity, "allocatable": r.Allocatable}})
 }

@@ -1,8 +1,15 @@
 package render
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	applycorev1 "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/client-go/kubernetes/fake"
+	"sigs.k8s.io/yaml"
 
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
 )
@@ -43,12 +50,13 @@ func TestWorkerRegistrationSeedLab(t *testing.T) {
 		}
 		var patch struct {
 			Status struct {
-				Capacity map[string]string `json:"capacity"`
+				Capacity    map[string]string `json:"capacity"`
+				Allocatable map[string]string `json:"allocatable"`
 			} `json:"status"`
 		}
 		sp, _ := r.StatusPatch()
-		if err := json.Unmarshal(sp, &patch); err != nil || patch.Status.Capacity[gpus.ResourceGPU] == "" {
-			t.Errorf("%s: status patch %s (%v)", tc.tenant, sp, err)
+		if err := json.Unmarshal(sp, &patch); err != nil || patch.Status.Capacity[gpus.ResourceGPU] == "" || patch.Status.Allocatable[gpus.ResourceGPU] != patch.Status.Capacity[gpus.ResourceGPU] {
+			t.Errorf("%s: status patch %s (%v), want capacity and allocatable", tc.tenant, sp, err)
 		}
 		var meta struct {
 			Metadata struct {
@@ -62,5 +70,44 @@ func TestWorkerRegistrationSeedLab(t *testing.T) {
 	}
 	if _, err := WorkerRegistration(l, "tenant-a", "nope"); err == nil {
 		t.Error("unknown worker: no error")
+	}
+}
+
+// TestRegistrationIsWhatTheRegistrarApplies: the manifest `labctl plan -o`
+// shows for a GPU worker (Registration.Apply) is exactly what
+// gpus.RegisterNode leaves on a bare Node (the registrar patches status
+// capacity and allocatable; HAMi reads allocatable).
+func TestRegistrationIsWhatTheRegistrarApplies(t *testing.T) {
+	for name, l := range testLabs(t) {
+		for _, tn := range l.Tenants {
+			for _, w := range tn.Workers {
+				if len(w.Cards()) == 0 {
+					continue
+				}
+				node := l.NodeName(tn.Name, w.Name)
+				t.Run(name+"/"+node, func(t *testing.T) {
+					ctx := context.Background()
+					c := fake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}})
+					if err := gpus.RegisterNode(ctx, c, l, tn.Name, w, node); err != nil {
+						t.Fatal(err)
+					}
+					n, err := c.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					applied := applycorev1.Node(n.Name).WithLabels(n.Labels).WithAnnotations(n.Annotations).
+						WithStatus(applycorev1.NodeStatus().WithCapacity(n.Status.Capacity).WithAllocatable(n.Status.Allocatable))
+					r, err := WorkerRegistration(l, tn.Name, w.Name)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, _ := yaml.Marshal(r.Apply())
+					want, _ := yaml.Marshal(applied)
+					if string(got) != string(want) {
+						t.Errorf("rendered registration differs from what the registrar applied\n--- rendered ---\n%s--- applied ---\n%s", got, want)
+					}
+				})
+			}
+		}
 	}
 }

@@ -78,7 +78,9 @@ func printPlan(w io.Writer, l *lab.Lab) error {
 		fmt.Fprintf(tw, "  konnectivity NodePort\t%d\n", t.Ports.Konnectivity)
 		fmt.Fprintf(tw, "  pod CIDR\t%s\n", render.TenantPodCIDR(i))
 		for _, wk := range t.Workers {
-			fmt.Fprintf(tw, "  worker %s\tnode %s, nvidia.com/gpu %d\n", wk.Name, l.NodeName(t.Name, wk.Name), gpus.GPUCapacity(l, wk))
+			// The registrar writes the count into both capacity and allocatable
+			// (HAMi reads allocatable); the plan says so rather than imply one.
+			fmt.Fprintf(tw, "  worker %s\tnode %s, %s %d in status capacity and allocatable\n", wk.Name, l.NodeName(t.Name, wk.Name), gpus.ResourceGPU, gpus.GPUCapacity(l, wk))
 			for _, c := range wk.Cards() {
 				fmt.Fprintf(tw, "    gpu %d: %s, %d MB, type %s\n", c.Index, c.Model, c.MemoryMB, c.Type)
 			}

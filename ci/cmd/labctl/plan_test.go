@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
 )
 
 // run executes a fresh command in-process and returns stdout, stderr and the error.
@@ -37,6 +38,7 @@ func TestPlanPrintsSeedLab(t *testing.T) {
 		"kind module                   v0.33.0",
 		"worker image                  kindest/node:v1.36.4@sha256:",
 		"HAMi chart                    2.10.0",
+		"node gpu-lab-tenant-b-worker, nvidia.com/gpu 20 in status capacity and allocatable",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("plan output lacks %q:\n%s", want, out)
@@ -63,8 +65,23 @@ func TestPlanWritesEveryManifest(t *testing.T) {
 	if !strings.Contains(string(tcp), "address: 10.1.2.3") || !strings.Contains(string(tcp), "- docker") {
 		t.Errorf("flags did not reach the TenantControlPlane:\n%s", tcp)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "tenants", "tenant-b", "gpus", "worker.yaml")); err != nil {
-		t.Error(err)
+	// The GPU node manifest shows what the registrar applies: the count in
+	// capacity and in allocatable (HAMi reads allocatable).
+	node, err := os.ReadFile(filepath.Join(dir, "tenants", "tenant-b", "gpus", "worker.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gpuNode struct {
+		Status struct {
+			Capacity    map[string]string `json:"capacity"`
+			Allocatable map[string]string `json:"allocatable"`
+		} `json:"status"`
+	}
+	if err := yaml.Unmarshal(node, &gpuNode); err != nil {
+		t.Fatal(err)
+	}
+	if c, a := gpuNode.Status.Capacity["nvidia.com/gpu"], gpuNode.Status.Allocatable["nvidia.com/gpu"]; c != "20" || a != "20" {
+		t.Errorf("GPU node manifest: capacity %q, allocatable %q; want both 20:\n%s", c, a, node)
 	}
 }
 
