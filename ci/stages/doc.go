@@ -3,6 +3,16 @@
 // The names are fixed: they are the words of `labctl up --only`, the Dagger
 // functions, the state directory, the status lines and the reports.
 //
+//   - cluster: the kind management cluster;
+//   - kamaji: cert-manager, Kamaji and its datastore;
+//   - tenants: one TenantControlPlane per tenant, its kubeconfig;
+//   - workers: one kindest/node container per worker, joined with kubeadm,
+//     kube-proxy and kindnet, Nodes Ready;
+//   - hami: every worker's GPU registration written onto its Node, then HAMi
+//     installed (scheduler, webhook, mock device plugin ready);
+//   - gpus: the bind finalizer in every tenant, then the lab's readiness
+//     gate: HAMi's /metrics lists every card (gpus.SeesAllCards).
+//
 // Every stage can say what it would do (Plan, for `labctl up --dry-run`),
 // whether its work is already there (Check, so a second `up` skips it and
 // says so), and do it (Run). The Runner executes them in order, records each
@@ -36,6 +46,12 @@
 //     it from `labctl shell`. Its image is made offline: the static labctl
 //     binary in a one-file tar, `docker import`ed, then `docker save`d into
 //     each worker's containerd with `ctr -n k8s.io images import`.
+//   - GPU registration before HAMi starts (registration.go): HAMi v2.10.0
+//     reads a node's cards only in registration passes (Node add, leadership,
+//     a fixed 15 s tick) and rejects pods on an unregistered node in a way
+//     kube-scheduler retries only after 5 minutes. Registering first lets
+//     its first pass see the cards; the gpus stage still waits for HAMi's
+//     metrics to list every card before the lab is ready.
 //   - No MetalLB: tenants are NodePort services advertised at the management
 //     node's IPv4 address on the kind network (docker.ContainerIPv4 never
 //     takes the IPv6 one).

@@ -16,9 +16,10 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
-// GPUsStage registers every worker's simulated GPUs, runs the bind
-// finalizer in each tenant, and waits until HAMi's scheduler reports every
-// card.
+// GPUsStage runs the bind finalizer in each tenant (which keeps the GPU
+// registration the hami stage wrote asserted) and waits until HAMi's
+// scheduler reports every card in its metrics: the lab's readiness gate, so
+// no suite starts while HAMi's Filter would still answer "node unregistered".
 type GPUsStage struct{}
 
 func (GPUsStage) Name() string { return GPUs }
@@ -30,16 +31,8 @@ func (GPUsStage) Plan(e *Env) ([]string, error) {
 	)
 	for _, t := range e.Lab.Tenants {
 		for _, w := range t.Workers {
-			reg, err := render.WorkerRegistration(e.Lab, t.Name, w.Name)
-			if err != nil {
-				return nil, err
-			}
 			node := e.Lab.NodeName(t.Name, w.Name)
-			out = append(out,
-				fmt.Sprintf("tenant %s: patch Node %s: label %s=%s, annotation %s=%s, status capacity+allocatable %s=%d",
-					t.Name, node, gpus.LabelGPUNode, gpus.LabelGPUOn, gpus.AnnoRegister, reg.Annotations[gpus.AnnoRegister], gpus.ResourceGPU, gpus.GPUCapacity(e.Lab, w)),
-				fmt.Sprintf("docker save %s:<tag> | docker exec -i %s %s", FinalizerImageRepo, node, strings.Join(ContainerdImportCommand, " ")),
-			)
+			out = append(out, fmt.Sprintf("docker save %s:<tag> | docker exec -i %s %s", FinalizerImageRepo, node, strings.Join(ContainerdImportCommand, " ")))
 		}
 		objs := FinalizerObjects(e.Lab, t.Name, FinalizerImageRepo+":<tag>", []byte("<lab.yaml>"))
 		var names []string
@@ -141,9 +134,6 @@ func (GPUsStage) Run(ctx context.Context, e *Env) (string, error) {
 		}
 		for _, w := range t.Workers {
 			node := e.Lab.NodeName(t.Name, w.Name)
-			if err := gpus.RegisterNode(ctx, tc.Kube, e.Lab, t.Name, w, node); err != nil {
-				return "", fail(GPUs, "Node "+node+" in tenant "+t.Name, "registering GPUs", err)
-			}
 			if err := loadImage(ctx, e, node, img); err != nil {
 				return "", fail(GPUs, "image "+img+" in worker "+node, "", err)
 			}
@@ -170,7 +160,7 @@ func (GPUsStage) Run(ctx context.Context, e *Env) (string, error) {
 		}
 		total += len(wantCards(e, t.Name))
 	}
-	return fmt.Sprintf("%d cards registered and seen by HAMi; bind finalizer %s running in every tenant", total, img), nil
+	return fmt.Sprintf("HAMi sees all %d cards; bind finalizer %s running in every tenant", total, img), nil
 }
 
 // loadImage imports the image into the worker's containerd unless present.

@@ -7,10 +7,8 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
-	"github.com/gpu-lab/gpu-lab/ci/gpus"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
@@ -21,9 +19,12 @@ const (
 	HAMiMockDevicePlugin = render.HAMiRelease + "-mock-device-plugin"
 )
 
-// HAMiStage installs HAMi into every tenant with the rendered values, labels
-// the workers gpu=on (the device-plugin DaemonSets' node selector), and
-// waits for the scheduler, its webhook and the mock device plugin.
+// HAMiStage registers every worker's GPUs on its Node (registration
+// annotation, label gpu=on that selects the device-plugin DaemonSets, and the
+// nvidia.com/gpu count) so HAMi finds them when it starts (registration.go
+// says why the order matters), then installs HAMi into every tenant with the
+// rendered values and waits for the scheduler, its webhook and the mock
+// device plugin.
 type HAMiStage struct{}
 
 func (HAMiStage) Name() string { return HAMi }
@@ -67,9 +68,11 @@ func (HAMiStage) Plan(e *Env) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, w := range t.Workers {
-			out = append(out, fmt.Sprintf("label Node %s gpu=on in tenant %s", e.Lab.NodeName(t.Name, w.Name), t.Name))
+		reg, err := registrationPlan(e, t)
+		if err != nil {
+			return nil, err
 		}
+		out = append(out, reg...)
 		out = append(out,
 			fmt.Sprintf("write %s:\n%s", ValuesFile(e, t.Name), indent(string(y))),
 			"helm --kubeconfig "+e.State.Kubeconfig(t.Name)+" "+strings.Join(UpgradeInstallArgs(hamiChart(e, t.Name)), " "),
@@ -89,6 +92,11 @@ func (HAMiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 			return false, "", nil
 		}
 		if ok, err := schedulerConfigInstalled(ctx, e, t.Name); err != nil || !ok {
+			return false, "", nil
+		}
+		if tc, err := e.TenantClients(t.Name); err != nil {
+			return false, "", nil
+		} else if ok, _, err := workersRegistered(ctx, e, tc, t); err != nil || !ok {
 			return false, "", nil
 		}
 		if ok, _, err := hamiReady(ctx, e, t.Name); err != nil || !ok {
@@ -111,12 +119,8 @@ func (HAMiStage) Run(ctx context.Context, e *Env) (string, error) {
 		if err != nil {
 			return "", fail(HAMi, "tenant "+t.Name, "", err)
 		}
-		label := fmt.Appendf(nil, `{"metadata":{"labels":{%q:%q}}}`, gpus.LabelGPUNode, gpus.LabelGPUOn)
-		for _, w := range t.Workers {
-			name := e.Lab.NodeName(t.Name, w.Name)
-			if _, err := tc.Kube.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, label, metav1.PatchOptions{}); err != nil {
-				return "", fail(HAMi, "Node "+name+" in tenant "+t.Name, "label gpu=on", err)
-			}
+		if err := registerWorkers(ctx, e, tc, t); err != nil {
+			return "", err
 		}
 		v, err := render.HAMiValuesFor(e.Lab, t.Name)
 		if err != nil {

@@ -1,0 +1,117 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/render"
+)
+
+// The hami stage registers every worker's GPUs BEFORE it installs HAMi.
+//
+// HAMi v2.10.0's scheduler reads a node's cards only in its registration
+// pass (pkg/scheduler/scheduler.go, RegisterFromNodeAnnotations), which runs
+// on a Node add event, on becoming leader and on a fixed
+// time.NewTicker(time.Second * 15), and skips every trigger until the
+// scheduler has started; annotation updates in between are not watched
+// (the node informer has no UpdateFunc). Until a pass has seen a card,
+// Filter answers "node unregistered" and kube-scheduler parks the pod for its
+// 5-minute unschedulable flush (hami-observed.md §7.2). Registered first,
+// the cards are on the Nodes for HAMi's first pass after start, at the latest
+// its first tick, 15 s after start, which helm's --wait and the stage's own
+// waits usually outlast; registered after the install (as the gpus stage did)
+// they wait up to one more tick. The mock device plugin, which serves only
+// while the annotation and a positive nvidia.com/gpu are on the Node
+// (hami.md §3), also finds them at its start.
+//
+// The gpus stage keeps the readiness gate: HAMi's /metrics listing every
+// card (gpus.SeesAllCards). The bind finalizer it deploys re-asserts the same
+// registration with the same gpus.RegisterNode, so nothing here changes what
+// the finalizer writes.
+
+// registrationPlan lists the Node patches of a tenant's workers, from the
+// rendered registration `labctl plan -o` shows.
+func registrationPlan(e *Env, t lab.Tenant) ([]string, error) {
+	var out []string
+	for _, w := range t.Workers {
+		reg, err := render.WorkerRegistration(e.Lab, t.Name, w.Name)
+		if err != nil {
+			return nil, err
+		}
+		q := reg.Allocatable[gpus.ResourceGPU]
+		out = append(out, fmt.Sprintf("tenant %s: patch Node %s before HAMi starts: label %s=%s, annotation %s=%s, status capacity+allocatable %s=%s",
+			t.Name, reg.NodeName, gpus.LabelGPUNode, reg.Labels[gpus.LabelGPUNode], gpus.AnnoRegister, reg.Annotations[gpus.AnnoRegister], gpus.ResourceGPU, q.String()))
+	}
+	return out, nil
+}
+
+// registerWorkers writes every worker's GPU registration onto its Node.
+func registerWorkers(ctx context.Context, e *Env, tc *Clients, t lab.Tenant) error {
+	for _, w := range t.Workers {
+		node := e.Lab.NodeName(t.Name, w.Name)
+		if err := gpus.RegisterNode(ctx, tc.Kube, e.Lab, t.Name, w, node); err != nil {
+			return fail(HAMi, "Node "+node+" in tenant "+t.Name, "registering GPUs before HAMi starts", err)
+		}
+	}
+	return nil
+}
+
+// workersRegistered reports whether every worker of the tenant carries its
+// GPU registration, and names the first that does not.
+func workersRegistered(ctx context.Context, e *Env, tc *Clients, t lab.Tenant) (bool, string, error) {
+	for _, w := range t.Workers {
+		reg, err := render.WorkerRegistration(e.Lab, t.Name, w.Name)
+		if err != nil {
+			return false, "", err
+		}
+		n, err := tc.Kube.CoreV1().Nodes().Get(ctx, reg.NodeName, metav1.GetOptions{})
+		if err != nil {
+			return false, "", err
+		}
+		if ok, cond := RegistrationPresent(n, reg); !ok {
+			return false, "Node " + reg.NodeName + ": " + cond, nil
+		}
+	}
+	return true, "GPUs registered on every worker", nil
+}
+
+// RegistrationPresent reports whether a Node carries a registration: each
+// label and annotation with its value, and the counts in status capacity and
+// allocatable. Other keys on the Node (HAMi's handshake, the node lock) are
+// not compared.
+func RegistrationPresent(n *corev1.Node, r *render.Registration) (bool, string) {
+	var diffs []string
+	for k, v := range r.Labels {
+		if n.Labels[k] != v {
+			diffs = append(diffs, fmt.Sprintf("label %s=%q, want %q", k, n.Labels[k], v))
+		}
+	}
+	for k, v := range r.Annotations {
+		if n.Annotations[k] != v {
+			diffs = append(diffs, "annotation "+k+" differs")
+		}
+	}
+	for _, c := range []struct {
+		field     string
+		have, set corev1.ResourceList
+	}{{"capacity", n.Status.Capacity, r.Capacity}, {"allocatable", n.Status.Allocatable, r.Allocatable}} {
+		for name, want := range c.set {
+			got, ok := c.have[name]
+			if !ok || got.Cmp(want) != 0 {
+				diffs = append(diffs, fmt.Sprintf("status.%s %s=%s, want %s", c.field, name, got.String(), want.String()))
+			}
+		}
+	}
+	if len(diffs) > 0 {
+		sort.Strings(diffs)
+		return false, strings.Join(diffs, "; ")
+	}
+	return true, "registered"
+}
