@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,53 +28,60 @@ func (d *Double) serveBind(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, d.Bind(r.Context(), &args))
 }
 
-// Bind is HAMi's Bind verb (hami.md §1.4): take the node lock (GPU pods
-// only), mark the pod bind-phase=allocating with bind-time, create the
-// Binding, and emit BindingSucceed; on failure release the lock if this pod
-// holds it and emit BindingFailed with the error.
+// Bind is HAMi's Bind verb (Scheduler.Bind, pkg/scheduler/scheduler.go
+// @v2.10.0) with its API calls: the pod and node come from the informer
+// caches; take the node lock (GPU pods only), PATCH the pod with
+// bind-phase=allocating and bind-time, POST the Binding, and emit
+// BindingSucceed. On failure release the lock if it names this pod and emit
+// BindingFailed with the error.
 func (d *Double) Bind(ctx context.Context, args *extenderv1.ExtenderBindingArgs) *extenderv1.ExtenderBindingResult {
-	pods := d.cfg.Client.CoreV1().Pods(args.PodNamespace)
-	pod, err := pods.Get(ctx, args.PodName, metav1.GetOptions{})
+	key := args.PodNamespace + "/" + args.PodName
+	pod, err := d.pods.Pods(args.PodNamespace).Get(args.PodName)
 	if err != nil {
-		d.log.Warn(Banner+": bind: get pod", "pod", args.PodNamespace+"/"+args.PodName, "err", err)
+		d.forget(args.PodUID)
+		d.log.Warn(Banner+": bind: pod not in cache", "pod", key, "err", err)
 		return &extenderv1.ExtenderBindingResult{Error: err.Error()}
 	}
-	req, err := ReadPodRequest(pod, d.cfg.GPUPolicy, d.cfg.NodePolicy)
-	locked := false
-	if err == nil && req.HasGPU() && !d.currentFaults().NoNodeLock {
+	if _, err := d.nodes.Get(args.Node); err != nil {
+		d.forget(pod.UID)
+		d.recorder.Event(pod, corev1.EventTypeWarning, EventBindingFailed, fmt.Sprintf("failed to get node %s", args.Node))
+		return &extenderv1.ExtenderBindingResult{Error: err.Error()}
+	}
+	req, err := ReadPodRequestWith(pod, d.requestDefaults())
+	gpu := err == nil && req.HasGPU()
+	if gpu && !d.currentFaults().NoNodeLock {
 		err = d.lockNode(ctx, args.Node, pod.Namespace, pod.Name)
-		locked = err == nil
 	}
 	if err == nil {
 		err = d.markAllocating(ctx, pod)
 	}
 	if err == nil {
-		err = pods.Bind(ctx, &corev1.Binding{
-			ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
+		err = d.client.CoreV1().Pods(pod.Namespace).Bind(ctx, &corev1.Binding{
+			ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: pod.Name, UID: args.PodUID},
 			Target:     corev1.ObjectReference{Kind: "Node", Name: args.Node},
 		}, metav1.CreateOptions{})
 	}
 	if err != nil {
-		if locked {
-			if rerr := gpus.ReleaseNodeLock(ctx, d.cfg.Client, args.Node, pod.Namespace, pod.Name); rerr != nil {
+		if gpu {
+			if rerr := d.releaseNodeLock(ctx, args.Node, pod.Namespace, pod.Name, false); rerr != nil {
 				d.log.Warn(Banner+": bind: release node lock", "node", args.Node, "err", rerr)
 			}
 		}
 		d.recorder.Event(pod, corev1.EventTypeWarning, EventBindingFailed, err.Error())
-		d.log.Debug(Banner+": bind failed", "pod", podKey(pod), "node", args.Node, "err", err)
+		d.log.Debug(Banner+": bind failed", "pod", key, "node", args.Node, "err", err)
 		return &extenderv1.ExtenderBindingResult{Error: err.Error()}
 	}
-	d.recorder.Eventf(pod, corev1.EventTypeNormal, EventBindingSucceed, "Successfully binding node [%s] to %s", args.Node, podKey(pod))
-	d.log.Debug(Banner+": bound", "pod", podKey(pod), "node", args.Node)
+	d.recorder.Eventf(pod, corev1.EventTypeNormal, EventBindingSucceed, "Successfully binding node [%s] to %s", args.Node, key)
+	d.log.Debug(Banner+": bound", "pod", key, "node", args.Node)
 	return &extenderv1.ExtenderBindingResult{}
 }
 
 func (d *Double) markAllocating(ctx context.Context, pod *corev1.Pod) error {
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{
 		gpus.AnnoBindPhase: gpus.BindPhaseAllocating,
-		gpus.AnnoBindTime:  strconv.FormatInt(time.Now().Unix(), 10),
+		gpus.AnnoBindTime:  strconv.FormatInt(d.now().Unix(), 10),
 	}}})
-	if _, err := d.cfg.Client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+	if _, err := d.client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		return fmt.Errorf("patch pod %s bind-phase: %w", podKey(pod), err)
 	}
 	return nil

@@ -23,59 +23,14 @@ import (
 // nobody mistakes the double for HAMi.
 const Banner = "HAMi protocol test double (not HAMi)"
 
-// Config configures a Double. Zero values take HAMi's chart defaults.
-type Config struct {
-	// Client talks to the tenant's API server. Give it a high QPS (≥ 100):
-	// the double does not model HAMi's client-side throttling (QPS 5).
-	Client kubernetes.Interface
-	// SchedulerName is the profile the webhook sets; default hami-scheduler.
-	SchedulerName string
-	// NodeLockTimeout is HAMi's --node-lock-timeout; default 5m.
-	NodeLockTimeout time.Duration
-	// GPUPolicy is HAMi's --gpu-scheduler-policy; default spread.
-	GPUPolicy string
-	// NodePolicy is HAMi's --node-scheduler-policy; default binpack.
-	NodePolicy string
-	// DefaultGPUNum is the nvidia.com/gpu the webhook adds; default 1.
-	DefaultGPUNum int
-	// Log receives the double's log lines; nil discards them.
-	Log *slog.Logger
-}
-
-// Faults break one HAMi rule each, on purpose, so a conformance case can be
-// shown to fail when the rule it tests is broken. The zero value is faithful.
-type Faults struct {
-	// NoMutation makes the webhook allow every pod unchanged.
-	NoMutation bool
-	// IgnoreMemory skips the card memory check (CardInsufficientMemory).
-	IgnoreMemory bool
-	// IgnoreCores skips the card compute checks (CardInsufficientCore and
-	// the exclusive-card and exhausted-compute checks).
-	IgnoreCores bool
-	// NoSharing never puts two pods on one card.
-	NoSharing bool
-	// IgnoreTypeFilter ignores nvidia.com/use-gputype and nouse-gputype.
-	IgnoreTypeFilter bool
-	// IgnorePolicy treats the binpack GPU policy as spread.
-	IgnorePolicy bool
-	// KeepDeletedUsage never forgets deleted pods' usage.
-	KeepDeletedUsage bool
-	// IgnoreCount grants as many cards as a node has when a pod asks for
-	// more (no NodeInsufficientDevice).
-	IgnoreCount bool
-	// IgnoreSplitCount skips the per-card grant limit (CardTimeSlicingExhausted).
-	IgnoreSplitCount bool
-	// IgnoreRegistrationGate reads cards even when allocatable nvidia.com/gpu is 0.
-	IgnoreRegistrationGate bool
-	// NoNodeLock binds without taking the node lock.
-	NoNodeLock bool
-}
-
 // Double is a HAMi protocol test double: webhook and scheduler extender.
 type Double struct {
 	cfg    Config
 	log    *slog.Logger
 	faults atomic.Pointer[Faults]
+	client kubernetes.Interface
+	// throttle is the client's rate limiter; nil with a pre-built Client.
+	throttle *throttle
 
 	// mu guards usage and serialises Filter decisions, so two Filters never
 	// grant the same capacity.
@@ -83,12 +38,19 @@ type Double struct {
 	usage map[types.UID]podUsage
 
 	nodeLocks sync.Map // node name → *sync.Mutex (HAMi's in-process node lock)
+	reg       registry
 
 	nodes    corelisters.NodeLister
+	pods     corelisters.PodLister
 	started  atomic.Bool
 	ready    atomic.Bool
 	recorder record.EventRecorder
 	events   record.EventBroadcaster
+
+	// Hooks that tests replace to stay deterministic.
+	newTicker func(time.Duration) (<-chan time.Time, func())
+	afterFunc func(time.Duration, func())
+	now       func() time.Time
 }
 
 // podUsage is one pod's allocation as counted in usage.
@@ -100,11 +62,31 @@ type podUsage struct {
 
 // New returns a Double; call Start before serving Handler.
 func New(cfg Config) *Double {
+	cfg = withDefaults(cfg)
+	log := cfg.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	d := &Double{cfg: cfg, log: log.With("component", Banner), usage: map[types.UID]podUsage{}}
+	d.reg.init()
+	d.faults.Store(&Faults{})
+	d.events = record.NewBroadcaster()
+	d.recorder = d.events.NewRecorder(eventScheme(), corev1.EventSource{Component: cfg.SchedulerName})
+	d.newTicker = func(p time.Duration) (<-chan time.Time, func()) {
+		t := time.NewTicker(p)
+		return t.C, t.Stop
+	}
+	d.afterFunc = func(delay time.Duration, f func()) { time.AfterFunc(delay, f) }
+	d.now = time.Now
+	return d
+}
+
+func withDefaults(cfg Config) Config {
 	if cfg.SchedulerName == "" {
 		cfg.SchedulerName = "hami-scheduler"
 	}
 	if cfg.NodeLockTimeout == 0 {
-		cfg.NodeLockTimeout = 5 * time.Minute
+		cfg.NodeLockTimeout = DefaultNodeLockTimeout
 	}
 	if cfg.GPUPolicy == "" {
 		cfg.GPUPolicy = "spread"
@@ -112,18 +94,32 @@ func New(cfg Config) *Double {
 	if cfg.NodePolicy == "" {
 		cfg.NodePolicy = "binpack"
 	}
+	if cfg.ForceOverwriteDefaultScheduler == nil {
+		yes := true
+		cfg.ForceOverwriteDefaultScheduler = &yes
+	}
 	if cfg.DefaultGPUNum == 0 {
 		cfg.DefaultGPUNum = 1
 	}
-	log := cfg.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+	if cfg.MemoryFactor == 0 {
+		cfg.MemoryFactor = 1
 	}
-	d := &Double{cfg: cfg, log: log.With("component", Banner), usage: map[types.UID]podUsage{}}
-	d.faults.Store(&Faults{})
-	d.events = record.NewBroadcaster()
-	d.recorder = d.events.NewRecorder(eventScheme(), corev1.EventSource{Component: cfg.SchedulerName})
-	return d
+	if cfg.KubeQPS == 0 {
+		cfg.KubeQPS = DefaultKubeQPS
+	}
+	if cfg.KubeBurst == 0 {
+		cfg.KubeBurst = DefaultKubeBurst
+	}
+	if cfg.RegisterInterval == 0 {
+		cfg.RegisterInterval = DefaultRegisterInterval
+	}
+	if cfg.HTTPBind == "" {
+		cfg.HTTPBind = DefaultHTTPBind
+	}
+	if cfg.MetricsBindAddress == "" {
+		cfg.MetricsBindAddress = DefaultMetricsBindAddress
+	}
+	return cfg
 }
 
 // SetFaults replaces the injected faults; safe to call at any time.
@@ -134,37 +130,56 @@ func (d *Double) SetFaults(f Faults) {
 
 func (d *Double) currentFaults() Faults { return *d.faults.Load() }
 
-// Start starts the pod and node informers and the event sink, and returns
-// once the caches are synced. Everything stops when ctx is done.
+// Start builds the double's client, starts the registration loop, the pod
+// and node informers and the event sink, and returns once the caches are
+// synced. Everything stops when ctx is done.
 func (d *Double) Start(ctx context.Context) error {
-	if d.cfg.Client == nil {
-		return fmt.Errorf("%s: Config.Client is nil: pass the tenant's clientset", Banner)
+	client, err := d.buildClient()
+	if err != nil {
+		return err
 	}
 	if !d.started.CompareAndSwap(false, true) {
 		return fmt.Errorf("%s: Start called twice", Banner)
 	}
-	d.log.Info(Banner+": starting", "schedulerName", d.cfg.SchedulerName, "nodeLockTimeout", d.cfg.NodeLockTimeout.String(),
-		"gpuPolicy", d.cfg.GPUPolicy, "nodePolicy", d.cfg.NodePolicy)
-	d.events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: d.cfg.Client.CoreV1().Events("")})
-	factory := informers.NewSharedInformerFactory(d.cfg.Client, 0)
-	pods := factory.Core().V1().Pods().Informer()
-	if _, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	d.client = client
+	c := d.cfg
+	d.log.Info(Banner+": starting", "schedulerName", c.SchedulerName, "nodeLockTimeout", c.NodeLockTimeout.String(),
+		"gpuPolicy", c.GPUPolicy, "nodePolicy", c.NodePolicy, "kubeQPS", c.KubeQPS, "kubeBurst", c.KubeBurst,
+		"throttled", d.throttle != nil, "registerInterval", c.RegisterInterval.String(), "registerInstantly", c.RegisterInstantly)
+	if len(c.Unmodelled) > 0 {
+		d.log.Info(Banner+": accepted but not modelled", "flags", c.Unmodelled)
+	}
+	d.events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
+	factory := informers.NewSharedInformerFactory(client, 0)
+	podInf := factory.Core().V1().Pods()
+	podReg, err := podInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { d.onPod(o) },
 		UpdateFunc: func(_, o any) { d.onPod(o) },
 		DeleteFunc: d.onPodDelete,
-	}); err != nil {
+	})
+	if err != nil {
 		return fmt.Errorf("%s: pod informer: %w", Banner, err)
 	}
+	d.pods = podInf.Lister()
 	nodeInf := factory.Core().V1().Nodes()
+	nodeReg, err := nodeInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { d.onNodeAdd() },
+		DeleteFunc: d.onNodeDelete,
+	})
+	if err != nil {
+		return fmt.Errorf("%s: node informer: %w", Banner, err)
+	}
 	d.nodes = nodeInf.Lister()
-	nodeInf.Informer() // register before Start
+	// HAMi starts its registration loop, and so its ticker, before its
+	// informers (cmd/scheduler/main.go@v2.10.0: go RegisterFromNodeAnnotations, then Start).
+	go d.registrationLoop(ctx)
 	factory.Start(ctx.Done())
-	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			factory.Shutdown()
-			d.events.Shutdown()
-			return fmt.Errorf("%s: %v cache did not sync: %w", Banner, typ, ctx.Err())
-		}
+	// Like HAMi's Start, wait until the handlers have seen the initial
+	// lists too, so the initial node adds never trigger a registration pass.
+	if !cache.WaitForCacheSync(ctx.Done(), podReg.HasSynced, nodeReg.HasSynced) {
+		factory.Shutdown()
+		d.events.Shutdown()
+		return fmt.Errorf("%s: pod and node caches did not sync: %w", Banner, ctx.Err())
 	}
 	go func() {
 		<-ctx.Done()
@@ -173,12 +188,16 @@ func (d *Double) Start(ctx context.Context) error {
 		d.log.Info(Banner + ": stopped")
 	}()
 	d.ready.Store(true)
+	if c.RegisterInstantly {
+		d.reg.markSynced()
+	}
 	d.log.Info(Banner + ": ready")
 	return nil
 }
 
 // Handler serves HAMi's routes: POST /webhook, POST /filter, POST /bind,
-// GET /healthz and /readyz.
+// GET /healthz and /readyz. /metrics is served apart (MetricsHandler), as
+// HAMi serves it on --metrics-bind-address.
 func (d *Double) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /webhook", d.serveWebhook)

@@ -48,7 +48,7 @@ func (d *Double) Filter(ctx context.Context, args *extenderv1.ExtenderArgs) *ext
 		}
 	}
 	f := d.currentFaults()
-	req, err := ReadPodRequest(pod, d.cfg.GPUPolicy, d.cfg.NodePolicy)
+	req, err := ReadPodRequestWith(pod, d.requestDefaults())
 	if err != nil {
 		d.log.Warn(Banner+": filter: bad request", "pod", podKey(pod), "err", err)
 		return &extenderv1.ExtenderFilterResult{Error: err.Error()}
@@ -57,17 +57,25 @@ func (d *Double) Filter(ctx context.Context, args *extenderv1.ExtenderArgs) *ext
 		return &extenderv1.ExtenderFilterResult{Nodes: args.Nodes, NodeNames: args.NodeNames}
 	}
 
+	// Like HAMi's Filter route, wait for the first registration pass.
+	select {
+	case <-d.reg.synced:
+	case <-ctx.Done():
+		return &extenderv1.ExtenderFilterResult{Error: "context cancelled"}
+	}
+
 	d.mu.Lock()
 	// A pod's own earlier allocation is dropped before it is filtered again.
 	delete(d.usage, pod.UID)
 	fits := make([]NodeFit, 0, len(names))
 	for _, name := range names {
-		node, err := d.node(name, args.Nodes)
-		if err != nil {
-			fits = append(fits, NodeFit{Node: name, Reason: gpus.ReasonNodeInsufficientDevice})
+		cards, registered := d.nodeCards(name, f)
+		if !registered {
+			// getNodesUsage's FailedNodes value (pkg/scheduler/scheduler.go@v2.10.0).
+			fits = append(fits, NodeFit{Node: name, Reason: ReasonNodeUnregistered})
 			continue
 		}
-		fits = append(fits, FitNode(d.nodeCards(node, f), req, f))
+		fits = append(fits, FitNode(cards, req, f))
 	}
 	best, ok := PickNode(fits, req.NodePolicy)
 	if ok {
@@ -120,21 +128,20 @@ func (d *Double) Filter(ctx context.Context, args *extenderv1.ExtenderArgs) *ext
 	return res
 }
 
-// node returns the node from the informer cache, else from the request.
-func (d *Double) node(name string, given *corev1.NodeList) (*corev1.Node, error) {
-	if d.nodes != nil {
-		if n, err := d.nodes.Get(name); err == nil {
-			return n, nil
-		}
+// ReasonNodeUnregistered is Filter's FailedNodes value for a node HAMi has
+// not registered (yet); kube-scheduler shows it as "1 node unregistered".
+const ReasonNodeUnregistered = "node unregistered"
+
+// node returns the node from the informer cache.
+func (d *Double) node(name string) (*corev1.Node, error) {
+	if d.nodes == nil {
+		return nil, fmt.Errorf("node %s not found: informer not started", name)
 	}
-	if given != nil {
-		for i := range given.Items {
-			if given.Items[i].Name == name {
-				return &given.Items[i], nil
-			}
-		}
+	n, err := d.nodes.Get(name)
+	if err != nil {
+		return nil, fmt.Errorf("node %s: %w", name, err)
 	}
-	return nil, fmt.Errorf("node %s not found", name)
+	return n, nil
 }
 
 // annotateFiltered writes Filter's side effects onto the pod (hami.md §1.3
@@ -149,7 +156,7 @@ func (d *Double) annotateFiltered(ctx context.Context, pod *corev1.Pod, node, de
 		},
 		"labels": map[string]string{gpus.AnnoVGPUNode: node},
 	}})
-	_, err := d.cfg.Client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	_, err := d.client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{})
 	if err != nil {
 		return fmt.Errorf("annotate pod %s: %w", podKey(pod), err)
 	}

@@ -32,6 +32,7 @@ type env struct {
 	srv    *httptest.Server
 	lab    *lab.Lab
 	labels map[string]string
+	tick   chan time.Time // the registration ticker
 }
 
 const (
@@ -40,6 +41,16 @@ const (
 )
 
 func newEnv(t testing.TB, cfg Config) *env {
+	t.Helper()
+	e := newUnregisteredEnv(t, cfg)
+	if !cfg.RegisterInstantly {
+		e.register()
+	}
+	return e
+}
+
+// newUnregisteredEnv is newEnv before the registration ticker first fires.
+func newUnregisteredEnv(t testing.TB, cfg Config) *env {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -71,12 +82,22 @@ func newEnv(t testing.TB, cfg Config) *env {
 	}
 	cfg.Client = c
 	d := New(cfg)
+	tick := make(chan time.Time)
+	d.newTicker = func(time.Duration) (<-chan time.Time, func()) { return tick, func() {} }
 	if err := d.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(d.Handler())
 	t.Cleanup(srv.Close)
-	return &env{t: t, ctx: ctx, c: c, d: d, srv: srv, lab: l}
+	return &env{t: t, ctx: ctx, c: c, d: d, srv: srv, lab: l, tick: tick}
+}
+
+// register fires the registration ticker once and waits for the pass.
+func (e *env) register() {
+	e.t.Helper()
+	before := e.d.reg.passes.Load()
+	e.tick <- time.Now()
+	waitFor(e.t, "a registration pass", func() bool { return e.d.reg.passes.Load() > before })
 }
 
 // uuid is the registered UUID of a seed card.
@@ -99,6 +120,11 @@ func (e *env) gpuPod(name string, node string, lim corev1.ResourceList, annotati
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	// Bind reads the pod from the informer cache, as HAMi does.
+	waitFor(e.t, "the pod informer to see "+name, func() bool {
+		_, err := e.d.pods.Pods("ns").Get(name)
+		return err == nil
+	})
 	return p
 }
 

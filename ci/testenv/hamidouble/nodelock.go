@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -59,53 +60,117 @@ func (d *Double) nodeMutex(node string) *sync.Mutex {
 	return m.(*sync.Mutex)
 }
 
-// lockNode takes hami.io/mutex.lock on the node for the pod.
+// lockNode takes hami.io/mutex.lock on the node for the pod with HAMi's API
+// calls (nodelock.LockNode, pkg/util/nodelock/nodelock.go@v2.10.0): GET the
+// node; if locked, GET the owner pod when needed, release a stale lock;
+// then SetNodeLock.
 func (d *Double) lockNode(ctx context.Context, node, namespace, pod string) error {
-	nodes := d.cfg.Client.CoreV1().Nodes()
-	n, err := nodes.Get(ctx, node, metav1.GetOptions{})
+	n, err := d.client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
 	if err != nil {
 		return fmt.Errorf("lock node %s: %w", node, err)
 	}
+	value, locked := n.Annotations[gpus.AnnoNodeLock]
+	if !locked {
+		return d.setNodeLock(ctx, node, namespace, pod)
+	}
+	var lookupErr error
 	exists := func(ns, name string) bool {
-		_, err := d.cfg.Client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		_, err := d.client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			lookupErr = err
+		}
 		return !apierrors.IsNotFound(err)
 	}
-	switch DecideLock(n.Annotations[gpus.AnnoNodeLock], namespace, pod, time.Now(), d.cfg.NodeLockTimeout, exists) {
+	decision := DecideLock(value, namespace, pod, d.now(), d.cfg.NodeLockTimeout, exists)
+	if lookupErr != nil {
+		return fmt.Errorf("lock node %s: get lock owner: %w", node, lookupErr)
+	}
+	switch decision {
 	case LockHeld:
 		return nil
 	case LockContended:
 		return fmt.Errorf("node %s has been locked within %v: %w", node, d.cfg.NodeLockTimeout, errContention)
-	case LockSteal:
-		d.log.Debug(Banner+": releasing expired or dangling node lock", "node", node, "lock", n.Annotations[gpus.AnnoNodeLock])
-		if err := d.patchLock(ctx, node, n.ResourceVersion, nil); err != nil {
-			return fmt.Errorf("release stale lock on node %s: %w", node, err)
-		}
+	}
+	d.log.Debug(Banner+": releasing expired or dangling node lock", "node", node, "lock", value)
+	if err := d.releaseNodeLock(ctx, node, namespace, pod, true); err != nil {
+		return fmt.Errorf("release stale lock on node %s: %w", node, err)
 	}
 	return d.setNodeLock(ctx, node, namespace, pod)
 }
 
-// setNodeLock writes the lock under the in-process per-node mutex, re-reading
-// the node first; a lock that appeared meanwhile is contention ("is locked").
+// setNodeLock is SetNodeLock: under the in-process per-node mutex, GET the
+// node (a lock that appeared meanwhile is contention, "is locked"), then in
+// a retry loop GET it again and PATCH the lock with its resourceVersion.
 func (d *Double) setNodeLock(ctx context.Context, node, namespace, pod string) error {
 	m := d.nodeMutex(node)
 	m.Lock()
 	defer m.Unlock()
+	nodes := d.client.CoreV1().Nodes()
+	n, err := nodes.Get(ctx, node, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("lock node %s: %w", node, err)
+	}
+	if _, ok := n.Annotations[gpus.AnnoNodeLock]; ok {
+		return fmt.Errorf("node %s is locked: %w", node, errContention)
+	}
+	owner := "," + namespace + "," + pod
 	for attempt := 0; ; attempt++ {
-		n, err := d.cfg.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+		n, err := nodes.Get(ctx, node, metav1.GetOptions{})
 		if err != nil {
 			return fmt.Errorf("lock node %s: %w", node, err)
 		}
-		if _, ok := n.Annotations[gpus.AnnoNodeLock]; ok {
+		if v, ok := n.Annotations[gpus.AnnoNodeLock]; ok {
+			if strings.HasSuffix(v, owner) {
+				return nil
+			}
 			return fmt.Errorf("node %s is locked: %w", node, errContention)
 		}
-		value := gpus.LockValue(time.Now(), namespace, pod)
+		value := gpus.LockValue(d.now(), namespace, pod)
 		err = d.patchLock(ctx, node, n.ResourceVersion, &value)
 		if err == nil {
 			d.log.Debug(Banner+": node lock set", "node", node, "lock", value)
 			return nil
 		}
-		if !apierrors.IsConflict(err) || attempt >= 4 {
+		if attempt >= 4 { // HAMi's DefaultStrategy: 5 steps
 			return fmt.Errorf("lock node %s: %w", node, err)
+		}
+	}
+}
+
+// releaseNodeLock is ReleaseNodeLock: GET the node; unless skipOwnerCheck,
+// leave a lock that names another pod alone; otherwise GET it again and
+// PATCH the lock away with its resourceVersion.
+func (d *Double) releaseNodeLock(ctx context.Context, node, namespace, pod string, skipOwnerCheck bool) error {
+	m := d.nodeMutex(node)
+	m.Lock()
+	defer m.Unlock()
+	nodes := d.client.CoreV1().Nodes()
+	n, err := nodes.Get(ctx, node, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("release lock on node %s: %w", node, err)
+	}
+	seen, ok := n.Annotations[gpus.AnnoNodeLock]
+	owner := "," + namespace + "," + pod
+	if !ok || (!skipOwnerCheck && strings.Contains(seen, ",") && !strings.HasSuffix(seen, owner)) {
+		return nil
+	}
+	for attempt := 0; ; attempt++ {
+		n, err := nodes.Get(ctx, node, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("release lock on node %s: %w", node, err)
+		}
+		current, ok := n.Annotations[gpus.AnnoNodeLock]
+		if !ok || (skipOwnerCheck || !strings.Contains(current, ",")) && current != seen ||
+			!skipOwnerCheck && strings.Contains(current, ",") && !strings.HasSuffix(current, owner) {
+			return nil
+		}
+		err = d.patchLock(ctx, node, n.ResourceVersion, nil)
+		if err == nil {
+			d.log.Debug(Banner+": node lock released", "node", node, "pod", namespace+"/"+pod)
+			return nil
+		}
+		if attempt >= 4 {
+			return fmt.Errorf("release lock on node %s: %w", node, err)
 		}
 	}
 }
@@ -121,6 +186,6 @@ func (d *Double) patchLock(ctx context.Context, node, rv string, value *string) 
 		"annotations":     map[string]any{gpus.AnnoNodeLock: v},
 		"resourceVersion": rv,
 	}})
-	_, err := d.cfg.Client.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, patch, metav1.PatchOptions{})
+	_, err := d.client.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, patch, metav1.PatchOptions{})
 	return err
 }

@@ -51,15 +51,37 @@ func (r PodRequest) HasGPU() bool {
 	return false
 }
 
-// ReadPodRequest parses a pod's NVIDIA request: each resource from limits,
-// else requests; when neither gpumem nor gpumem-percentage is set the
-// container asks for 100 % of the card's memory (HAMi's defaultMemory 0), and
-// cores default to 0 (defaultCores 0). Policies fall back to the defaults.
+// RequestDefaults are the settings request parsing takes from HAMi's flags
+// and device config.
+type RequestDefaults struct {
+	GPUPolicy, NodePolicy string // --gpu-scheduler-policy, --node-scheduler-policy
+	// DefaultMemory (MB) and DefaultCores are nvidia.defaultMemory and
+	// nvidia.defaultCores; MemoryFactor multiplies nvidia.com/gpumem.
+	DefaultMemory, DefaultCores, MemoryFactor int
+}
+
+func (d *Double) requestDefaults() RequestDefaults {
+	return RequestDefaults{GPUPolicy: d.cfg.GPUPolicy, NodePolicy: d.cfg.NodePolicy,
+		DefaultMemory: d.cfg.DefaultMemory, DefaultCores: d.cfg.DefaultCores, MemoryFactor: d.cfg.MemoryFactor}
+}
+
+// ReadPodRequest parses a pod's NVIDIA request with the chart's device
+// config (defaultMemory 0, defaultCores 0, memoryFactor 1).
 func ReadPodRequest(pod *corev1.Pod, defaultGPUPolicy, defaultNodePolicy string) (PodRequest, error) {
+	return ReadPodRequestWith(pod, RequestDefaults{GPUPolicy: defaultGPUPolicy, NodePolicy: defaultNodePolicy, MemoryFactor: 1})
+}
+
+// ReadPodRequestWith parses a pod's NVIDIA request (GenerateResourceRequests,
+// pkg/device/nvidia/device.go@v2.10.0): each resource from limits, else
+// requests; gpumem times memoryFactor; when neither gpumem nor
+// gpumem-percentage is set the container asks for defaultMemory MB, or 100 %
+// of the card's memory when that is 0; cores default to defaultCores.
+// Policies fall back to the defaults.
+func ReadPodRequestWith(pod *corev1.Pod, def RequestDefaults) (PodRequest, error) {
 	var r PodRequest
 	all := append(append([]corev1.Container{}, pod.Spec.InitContainers...), pod.Spec.Containers...)
 	for _, c := range all {
-		cr, err := readContainer(c)
+		cr, err := readContainer(c, def)
 		if err != nil {
 			return PodRequest{}, fmt.Errorf("pod %s/%s: container %s: %w", pod.Namespace, pod.Name, c.Name, err)
 		}
@@ -70,12 +92,12 @@ func ReadPodRequest(pod *corev1.Pod, defaultGPUPolicy, defaultNodePolicy string)
 	r.NoUseTypes = splitList(a[gpus.AnnoNoUseGPUType])
 	r.UseUUIDs = splitList(a[gpus.AnnoUseGPUUUID])
 	r.NoUseUUIDs = splitList(a[gpus.AnnoNoUseGPUUUID])
-	r.GPUPolicy = firstNonEmpty(a[gpus.AnnoGPUPolicy], defaultGPUPolicy)
-	r.NodePolicy = firstNonEmpty(a[gpus.AnnoNodePolicy], defaultNodePolicy)
+	r.GPUPolicy = firstNonEmpty(a[gpus.AnnoGPUPolicy], def.GPUPolicy)
+	r.NodePolicy = firstNonEmpty(a[gpus.AnnoNodePolicy], def.NodePolicy)
 	return r, nil
 }
 
-func readContainer(c corev1.Container) (ContainerRequest, error) {
+func readContainer(c corev1.Container, def RequestDefaults) (ContainerRequest, error) {
 	num, ok, err := resourceInt(c, gpus.ResourceGPU)
 	if err != nil || !ok || num == 0 {
 		return ContainerRequest{}, err
@@ -90,19 +112,27 @@ func readContainer(c corev1.Container) (ContainerRequest, error) {
 		return ContainerRequest{}, err
 	}
 	if memSet {
-		cr.MemMB = mem
+		cr.MemMB = mem * max(def.MemoryFactor, 1)
 	}
-	if pctSet {
+	if pctSet && pct > 0 {
 		cr.MemPercent = min(pct, 100)
 	}
-	if !memSet && !pctSet {
-		cr.MemPercent = 100
+	// gpumem 0 and a non-positive percentage count as unset.
+	if cr.MemMB == 0 && cr.MemPercent == percentUnset {
+		if def.DefaultMemory != 0 {
+			cr.MemMB = def.DefaultMemory
+		} else {
+			cr.MemPercent = 100
+		}
 	}
-	cores, _, err := resourceInt(c, gpus.ResourceGPUCores)
+	cores, coresSet, err := resourceInt(c, gpus.ResourceGPUCores)
 	if err != nil {
 		return ContainerRequest{}, err
 	}
 	cr.Cores = cores
+	if !coresSet {
+		cr.Cores = def.DefaultCores
+	}
 	return cr, nil
 }
 

@@ -1,6 +1,7 @@
 package hamidouble
 
 import (
+	"errors"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -40,10 +41,18 @@ func (d *Double) onPodDelete(obj any) {
 	if !ok {
 		return
 	}
-	if d.currentFaults().KeepDeletedUsage {
-		return
+	f := d.currentFaults()
+	switch {
+	case f.KeepDeletedUsage:
+	case f.ForgetDeletedAfter > 0:
+		// The delete race (hami-observed.md §3e): Filters that the delete
+		// triggers in kube-scheduler still count the deleted pod.
+		uid := p.UID
+		d.log.Debug(Banner+": deleted pod forgotten late (delete race fault)", "pod", podKey(p), "after", f.ForgetDeletedAfter.String())
+		d.afterFunc(f.ForgetDeletedAfter, func() { d.forget(uid) })
+	default:
+		d.forget(p.UID)
 	}
-	d.forget(p.UID)
 }
 
 func (d *Double) forget(uid types.UID) {
@@ -52,34 +61,70 @@ func (d *Double) forget(uid types.UID) {
 	d.mu.Unlock()
 }
 
-// nodeCards reads a node's NVIDIA cards from its register annotation, only
-// when allocatable nvidia.com/gpu > 0 (HAMi v2.10's registration gate), and
-// adds the usage of every counted pod. Cards whose type lacks "NVIDIA" are
-// not NVIDIA cards for HAMi and are skipped. Call with d.mu held.
-func (d *Double) nodeCards(node *corev1.Node, f Faults) NodeCards {
-	out := NodeCards{Name: node.Name, Cordoned: splitList(node.Annotations[gpus.AnnoCordon])}
-	q, ok := node.Status.Allocatable[gpus.ResourceGPU]
-	if !f.IgnoreRegistrationGate && (!ok || q.Cmp(resource.Quantity{}) <= 0) {
-		return out
+// errNoGPU is GetNodeDevices' answer for an empty register annotation.
+var errNoGPU = errors.New("no gpu found on node")
+
+// nodeCards is a node as Filter sees it: its registered NVIDIA cards (or,
+// with RegisterInstantly, the cards its register annotation lists now while
+// allocatable nvidia.com/gpu > 0) plus the usage of every counted pod, and
+// the live cordon annotation (hami.io/device-cordon takes effect
+// immediately, pkg/device/nvidia/device.go@v2.10.0). ok is false when the
+// node is not registered. Call with d.mu held.
+func (d *Double) nodeCards(name string, f Faults) (NodeCards, bool) {
+	out := NodeCards{Name: name}
+	live, err := d.node(name)
+	if err == nil {
+		out.Cordoned = splitList(live.Annotations[gpus.AnnoCordon])
 	}
-	devs, err := gpus.DecodeRegister(node.Annotations[gpus.AnnoRegister])
-	if err != nil {
-		if node.Annotations[gpus.AnnoRegister] != "" {
-			d.log.Warn(Banner+": unreadable register annotation", "node", node.Name, "err", err)
+	if !d.cfg.RegisterInstantly {
+		devs, ok := d.reg.registered(name)
+		if !ok {
+			return out, false
 		}
-		return out
+		out.Cards = cardsOf(devs, true)
+		return d.withUsage(out), true
 	}
-	byUUID := map[string]int{}
+	if err != nil {
+		return out, true
+	}
+	q, ok := live.Status.Allocatable[gpus.ResourceGPU]
+	if !f.IgnoreRegistrationGate && (!ok || q.Cmp(resource.Quantity{}) <= 0) {
+		return out, true
+	}
+	devs, err := gpus.DecodeRegister(live.Annotations[gpus.AnnoRegister])
+	if err != nil {
+		if live.Annotations[gpus.AnnoRegister] != "" {
+			d.log.Warn(Banner+": unreadable register annotation", "node", name, "err", err)
+		}
+		return out, true
+	}
+	out.Cards = cardsOf(devs, true)
+	return d.withUsage(out), true
+}
+
+// cardsOf turns registered devices into cards. For Filter only cards whose
+// type contains "NVIDIA" count (getNodeResources); /metrics lists them all.
+func cardsOf(devs []gpus.DeviceInfo, nvidiaOnly bool) []Card {
+	var out []Card
 	for _, dev := range devs {
-		if !strings.Contains(strings.ToLower(dev.Type), "nvidia") {
+		if nvidiaOnly && !strings.Contains(strings.ToLower(dev.Type), "nvidia") {
 			continue
 		}
-		byUUID[dev.ID] = len(out.Cards)
-		out.Cards = append(out.Cards, Card{UUID: dev.ID, Index: dev.Index, Type: dev.Type, Health: dev.Health,
+		out = append(out, Card{UUID: dev.ID, Index: dev.Index, Type: dev.Type, Health: dev.Health,
 			Count: dev.Count, TotalMem: dev.Devmem, TotalCores: dev.Devcore})
 	}
+	return out
+}
+
+// withUsage adds the usage of every counted pod on the node to its cards.
+// Call with d.mu held.
+func (d *Double) withUsage(n NodeCards) NodeCards {
+	byUUID := map[string]int{}
+	for i, c := range n.Cards {
+		byUUID[c.UUID] = i
+	}
 	for _, u := range d.usage {
-		if u.Node != node.Name {
+		if u.Node != n.Name {
 			continue
 		}
 		pd, err := gpus.DecodePodDevices(u.Devices)
@@ -88,11 +133,11 @@ func (d *Double) nodeCards(node *corev1.Node, f Faults) NodeCards {
 		}
 		for _, g := range pd.All() {
 			if i, ok := byUUID[g.UUID]; ok {
-				out.Cards[i].Used++
-				out.Cards[i].UsedMem += g.MemoryMB
-				out.Cards[i].UsedCores += g.Cores
+				n.Cards[i].Used++
+				n.Cards[i].UsedMem += g.MemoryMB
+				n.Cards[i].UsedCores += g.Cores
 			}
 		}
 	}
-	return out
+	return n
 }

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
@@ -82,32 +81,5 @@ func TestFinishedPodReleasesCapacity(t *testing.T) {
 	a4 := e.gpuPod("a4", nodeA, limits("nvidia.com/gpu", "1", "nvidia.com/gpumem", "20000", "nvidia.com/gpucores", "30"), nil)
 	if fr := e.filter(a4, nodeA); fr.NodeNames == nil || len(*fr.NodeNames) != 1 {
 		t.Errorf("a succeeded pod still holds its card: %v", fr.FailedNodes)
-	}
-}
-
-// TestRegistrationGate: cards count only while allocatable nvidia.com/gpu > 0.
-func TestRegistrationGate(t *testing.T) {
-	for _, ignore := range []bool{false, true} {
-		e := newEnv(t, Config{})
-		e.d.SetFaults(Faults{IgnoreRegistrationGate: ignore})
-		n, _ := e.c.CoreV1().Nodes().Get(e.ctx, nodeA, metav1.GetOptions{})
-		n.Status.Allocatable[gpus.ResourceGPU] = resource.MustParse("0")
-		if _, err := e.c.CoreV1().Nodes().UpdateStatus(e.ctx, n, metav1.UpdateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		waitFor(t, "the node informer to see allocatable 0", func() bool {
-			cached, err := e.d.nodes.Get(nodeA)
-			q := cached.Status.Allocatable[gpus.ResourceGPU]
-			return err == nil && q.IsZero()
-		})
-		p := e.gpuPod("p", nodeA, limits("nvidia.com/gpu", "1", "nvidia.com/gpumem", "1000", "nvidia.com/gpucores", "10"), nil)
-		fr := e.filter(p, nodeA)
-		if ignore {
-			if fr.NodeNames == nil || len(*fr.NodeNames) != 1 {
-				t.Errorf("IgnoreRegistrationGate: %v, want the pod to fit", fr.FailedNodes)
-			}
-		} else if fr.FailedNodes[nodeA] != "NodeInsufficientDevice" {
-			t.Errorf("allocatable 0: FailedNodes %v, want NodeInsufficientDevice", fr.FailedNodes)
-		}
 	}
 }

@@ -47,7 +47,7 @@ func (d *Double) serveWebhook(w http.ResponseWriter, r *http.Request) {
 		pod.Namespace = req.Namespace
 	}
 	if resp.allowed && !d.currentFaults().NoMutation {
-		m := Mutate(&pod, MutateOptions{SchedulerName: d.cfg.SchedulerName, DefaultGPUNum: d.cfg.DefaultGPUNum, ForceOverwriteDefaultScheduler: true})
+		m := Mutate(&pod, MutateOptions{SchedulerName: d.cfg.SchedulerName, DefaultGPUNum: d.cfg.DefaultGPUNum, ForceOverwriteDefaultScheduler: *d.cfg.ForceOverwriteDefaultScheduler})
 		if m.Denied != "" {
 			resp.allowed, resp.message = false, m.Denied
 		} else if resp.patch, err = marshalPatch(m.Patch); err != nil {
