@@ -120,5 +120,10 @@ func tc14(ctx context.Context, t *T, s site) error {
 	t.Metric("bind_seconds.max", lat[len(lat)-1].Seconds())
 	t.Metric("bind_seconds.median", lat[len(lat)/2].Seconds())
 	t.Step("all %d pods bound; bind latency median %s, max %s", burstPods, lat[len(lat)/2].Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond))
+	// How often a bind lost HAMi's node lock and was retried: what the
+	// lab's client rate and backoff settings trade against each other.
+	if n, err := t.lockFailures(ctx, s.Tenant, ns); err == nil {
+		t.Metric("lock_failures", float64(n))
+	}
 	return t.deleteCasePods(ctx, s.Tenant, "TC-14")
 }

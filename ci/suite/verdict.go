@@ -143,3 +143,34 @@ func unboundByVerdict(names []string, last map[string]*corev1.Pod, events map[st
 	}
 	return strings.Join(out, "; ")
 }
+
+// lockFailures counts the binds kube-scheduler reported failing on HAMi's
+// node lock in a namespace (FailedScheduling events whose message is one of
+// HAMi's two lock-contention errors), repeats included: kube-scheduler
+// writes events.k8s.io events, whose repeats are a series.
+func (t *T) lockFailures(ctx context.Context, tenant, namespace string) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, verdictLookupTimeout)
+	defer cancel()
+	l, err := t.Client(tenant).CoreV1().Events(namespace).List(ctx, metav1.ListOptions{
+		FieldSelector: fields.OneTermEqualSelector("reason", reasonFailedScheduling).String(),
+	})
+	if err != nil {
+		return 0, fmt.Errorf("tenant %s: list events in %s: %w", tenant, namespace, err)
+	}
+	return countLockFailures(l.Items), nil
+}
+
+func countLockFailures(evs []corev1.Event) int {
+	n := 0
+	for _, e := range evs {
+		if e.Reason != reasonFailedScheduling || !strings.Contains(e.Message, assert.NodeLockContention) {
+			continue
+		}
+		c := max(int(e.Count), 1)
+		if e.Series != nil {
+			c = max(c, int(e.Series.Count))
+		}
+		n += c
+	}
+	return n
+}
