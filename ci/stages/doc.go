@@ -52,6 +52,11 @@
 //     kube-scheduler retries only after 5 minutes. Registering first lets
 //     its first pass see the cards; the gpus stage still waits for HAMi's
 //     metrics to list every card before the lab is ready.
+//   - Worker join (join.go, workers.go): kubeadm join skips its preflight
+//     phase, as kind v0.33.0 does for its own nodes; the worker is reset
+//     (kubeadm reset -f) before every join, since a join only runs for an
+//     absent Node and whatever is there is a join that did not finish; the
+//     join is cut off only after kubeadm's own waits (JoinTimeout).
 //   - No MetalLB: tenants are NodePort services advertised at the management
 //     node's IPv4 address on the kind network (docker.ContainerIPv4 never
 //     takes the IPv6 one).

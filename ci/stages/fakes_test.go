@@ -28,6 +28,8 @@ type fakeDocker struct {
 	images     map[string]bool
 	pullErr    error
 	execOut    func(container string, cmd []string) ([]byte, error)
+	// execCtx, when set, sees the context of every exec (its deadline).
+	execCtx func(ctx context.Context, container string, cmd []string)
 }
 
 func (f *fakeDocker) record(s string) { f.mu.Lock(); f.calls = append(f.calls, s); f.mu.Unlock() }
@@ -63,11 +65,14 @@ func (f *fakeDocker) RunContainer(_ context.Context, s docker.RunSpec) (string, 
 	f.containers[s.Name] = runningOn(s.Name, "kind", "172.18.0.9")
 	return "id-" + s.Name, nil
 }
-func (f *fakeDocker) Exec(_ context.Context, name string, stdin io.Reader, cmd ...string) ([]byte, error) {
+func (f *fakeDocker) Exec(ctx context.Context, name string, stdin io.Reader, cmd ...string) ([]byte, error) {
 	if stdin != nil {
 		_, _ = io.Copy(io.Discard, stdin)
 	}
 	f.record("exec " + name + " " + strings.Join(cmd, " "))
+	if f.execCtx != nil {
+		f.execCtx(ctx, name, cmd)
+	}
 	if f.execOut != nil {
 		return f.execOut(name, cmd)
 	}

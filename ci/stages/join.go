@@ -33,12 +33,38 @@ type JoinSpec struct {
 	NodeName   string
 }
 
-// JoinIgnoredPreflight are kubeadm preflight checks that fail inside a
-// kindest/node container for reasons that do not matter there: the kernel
-// config is the host's (SystemVerification), kind's image pre-creates files
-// kubeadm expects to write (FileExisting), and swap is the host's (the
-// kubelet runs with failSwapOn: false).
-var JoinIgnoredPreflight = []string{"SystemVerification", "FileExisting", "Swap"}
+// JoinSkipPhases are the kubeadm join phases a worker skips: preflight, as
+// kind v0.33.0 does for its own nodes (pkg/cluster/internal/kubeadm/config.go
+// sets JoinSkipPhases = ["preflight"], "Kind pre-pulls images and preflight
+// may conflict with that"; pkg/cluster/internal/create/actions/kubeadmjoin/
+// join.go passes --skip-phases=preflight itself to kubeadm < 1.23). A worker
+// is a kindest/node container like kind's, and the checks it would trip are
+// about the host, not the node: SystemVerification (the host's kernel
+// config), Swap, FileContent--proc-sys-net-ipv4-ip_forward (the host's
+// sysctl). kubeadm v1.36.3 names its file and port checks per path and port
+// (FileAvailable--etc-kubernetes-pki-ca.crt, FileExisting-<binary>,
+// Port-10250: cmd/kubeadm/app/preflight/checks.go), so an ignore list would
+// have to follow kubeadm's internals; the old "FileExisting" matched nothing.
+var JoinSkipPhases = []string{"preflight"}
+
+// kubeadm v1.36.3's own waits in a worker join (cmd/kubeadm/app/constants/
+// constants.go, the defaults of JoinConfiguration.timeouts in
+// apis/kubeadm/v1beta4/defaults.go): discovery of the cluster-info
+// ConfigMap, the kubelet's health check, then the kubelet's TLS bootstrap
+// (cmd/phases/join/kubelet.go waits for both in turn).
+const (
+	KubeadmDiscoveryTimeout          = 5 * time.Minute
+	KubeadmKubeletHealthCheckTimeout = 4 * time.Minute
+	KubeadmTLSBootstrapTimeout       = 5 * time.Minute
+	// KubeadmAPICallTimeout (KubernetesAPICallTimeout) bounds each API call
+	// kubeadm makes after the bootstrap; one is the cut-off's margin.
+	KubeadmAPICallTimeout = 1 * time.Minute
+)
+
+// JoinTimeout is when labctl gives up on one `kubeadm join`: after every wait
+// kubeadm allows itself, so a slow but healthy join is never cut off
+// half-way (which would leave a half-joined worker behind).
+const JoinTimeout = KubeadmDiscoveryTimeout + KubeadmKubeletHealthCheckTimeout + KubeadmTLSBootstrapTimeout + KubeadmAPICallTimeout
 
 // JoinCommand is the argv of `kubeadm join` inside a worker.
 func JoinCommand(s JoinSpec) ([]string, error) {
@@ -59,7 +85,7 @@ func JoinCommand(s JoinSpec) ([]string, error) {
 		"--token", s.Token,
 		"--discovery-token-ca-cert-hash", s.CACertHash,
 		"--node-name", s.NodeName,
-		"--ignore-preflight-errors=" + strings.Join(JoinIgnoredPreflight, ","),
+		"--skip-phases=" + strings.Join(JoinSkipPhases, ","),
 	}, nil
 }
 

@@ -20,7 +20,7 @@ func TestJoinCommand(t *testing.T) {
 	}
 	want := []string{"kubeadm", "join", "172.18.0.2:31443", "--token", "abcdef.0123456789abcdef",
 		"--discovery-token-ca-cert-hash", hash, "--node-name", "gpu-lab-tenant-a-worker",
-		"--ignore-preflight-errors=SystemVerification,FileExisting,Swap"}
+		"--skip-phases=preflight"}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got  %q\nwant %q", got, want)
 	}

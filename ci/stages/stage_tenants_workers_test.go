@@ -118,7 +118,7 @@ func TestWorkersStageJoinsAndWaits(t *testing.T) {
 			return []byte("active\n"), nil
 		case len(cmd) > 1 && cmd[0] == "cat":
 			return []byte(kindnetRaw), nil
-		case len(cmd) > 1 && cmd[0] == "kubeadm":
+		case len(cmd) > 1 && cmd[0] == "kubeadm" && cmd[1] == "join":
 			joins = append(joins, container+" "+strings.Join(cmd, " "))
 			tenant := strings.TrimSuffix(strings.TrimPrefix(container, "gpu-lab-"), "-worker")
 			_, err := tenantClients[tenant].Kube.CoreV1().Nodes().Create(context.Background(), &corev1.Node{
@@ -137,7 +137,7 @@ func TestWorkersStageJoinsAndWaits(t *testing.T) {
 		t.Fatalf("joins = %v", joins)
 	}
 	for _, j := range joins {
-		for _, part := range []string{"kubeadm join 172.18.0.2:3", "--discovery-token-ca-cert-hash sha256:359f7f27", "--ignore-preflight-errors=SystemVerification,FileExisting,Swap"} {
+		for _, part := range []string{"kubeadm join 172.18.0.2:3", "--discovery-token-ca-cert-hash sha256:359f7f27", "--skip-phases=preflight"} {
 			if !strings.Contains(j, part) {
 				t.Errorf("join %q lacks %q", j, part)
 			}

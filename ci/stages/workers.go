@@ -54,8 +54,9 @@ func (WorkersStage) Plan(e *Env) ([]string, error) {
 			argv[6] = "sha256:<tenant CA public key hash>"
 			out = append(out,
 				fmt.Sprintf("create Secret kube-system/bootstrap-token-<id> in tenant %s (ttl 1h)", t.Name),
-				fmt.Sprintf("docker exec %s sh -c 'modprobe br_netfilter; swapoff -a' (best effort)", name),
-				fmt.Sprintf("docker exec %s %s", name, strings.Join(argv, " ")),
+				fmt.Sprintf("docker exec %s sh -c '%s' (best effort)", name, PrepareJoinScript),
+				fmt.Sprintf("docker exec %s %s (every time: the Node is absent, so anything there is a join that did not finish)", name, strings.Join(ResetCommand, " ")),
+				fmt.Sprintf("docker exec %s %s (give up after %s, kubeadm's own discovery, kubelet health and TLS bootstrap waits and a margin)", name, strings.Join(argv, " "), e.joinTimeout()),
 				fmt.Sprintf("wait Node %s Ready in tenant %s (%s)", name, t.Name, e.Timeouts.NodeReady),
 			)
 		}
@@ -236,19 +237,39 @@ func joinWorker(ctx context.Context, e *Env, tc *Clients, t lab.Tenant, name, mg
 		return fail(Workers, "join command for "+name, "", err)
 	}
 	// Best effort, as Kamaji's e2e: the module may be built in or loaded.
-	// A join interrupted earlier left kubelet.conf behind, which would fail
-	// kubeadm's preflight: reset first in that case.
 	_, _ = e.Docker.Exec(ctx, name, nil, "sh", "-c", PrepareJoinScript)
-	jctx, cancel := context.WithTimeout(ctx, e.Timeouts.NodeReady)
+	// Every time: the Node is absent, so anything kubeadm left here is from
+	// an attempt that did not finish (kubeadm writes pki/ca.crt and starts
+	// the kubelet before the TLS bootstrap ends), and a join on top of it
+	// fails. A reset that fails is reported with the join's failure.
+	resetOut, resetErr := e.Docker.Exec(ctx, name, nil, ResetCommand...)
+	jctx, cancel := context.WithTimeout(ctx, e.joinTimeout())
 	defer cancel()
 	if out, err := e.Docker.Exec(jctx, name, nil, argv...); err != nil {
-		return fail(Workers, "kubeadm join of "+name+" to tenant "+t.Name, lastLines(string(out), 3), err)
+		cond := lastLines(string(out), 3)
+		if resetErr != nil {
+			cond = fmt.Sprintf("%s failed before it (%v: %s); %s", strings.Join(ResetCommand, " "), resetErr, lastLines(string(resetOut), 1), cond)
+		}
+		return fail(Workers, "kubeadm join of "+name+" to tenant "+t.Name, cond, err)
 	}
 	return nil
 }
 
-// PrepareJoinScript readies a worker for kubeadm join.
-const PrepareJoinScript = "modprobe br_netfilter; swapoff -a; if [ -f /etc/kubernetes/kubelet.conf ]; then kubeadm reset -f; fi; true"
+// joinTimeout is Timeouts.Join, or JoinTimeout when unset: a zero value
+// must not cut every join off at once.
+func (e *Env) joinTimeout() time.Duration {
+	if e.Timeouts.Join > 0 {
+		return e.Timeouts.Join
+	}
+	return JoinTimeout
+}
+
+// PrepareJoinScript readies a worker for kubeadm join (best effort).
+const PrepareJoinScript = "modprobe br_netfilter; swapoff -a; true"
+
+// ResetCommand undoes whatever an earlier kubeadm join left in a worker
+// (kubeadm v1.36.3 cmd/kubeadm/app/cmd/reset.go: -f is --force, no prompt).
+var ResetCommand = []string{"kubeadm", "reset", "-f"}
 
 // lastLines keeps the tail of command output for a condition.
 func lastLines(s string, n int) string {
