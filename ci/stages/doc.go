@@ -56,7 +56,10 @@
 //     phase, as kind v0.33.0 does for its own nodes; the worker is reset
 //     (kubeadm reset -f) before every join, since a join only runs for an
 //     absent Node and whatever is there is a join that did not finish; the
-//     join is cut off only after kubeadm's own waits (JoinTimeout).
+//     join is cut off only after kubeadm's own waits (JoinTimeout). The
+//     first bootstrap token of a tenant waits for the objects Kamaji's
+//     kubeadm phases write after the TenantControlPlane is Ready
+//     (JoinPrerequisites).
 //   - No MetalLB: tenants are NodePort services advertised at the management
 //     node's IPv4 address on the kind network (docker.ContainerIPv4 never
 //     takes the IPv6 one).

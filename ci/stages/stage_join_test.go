@@ -56,7 +56,7 @@ func (w *workerNodes) exec(ctx context.Context, container string, cmd []string) 
 	return nil, nil
 }
 
-func joiningEnv(t *testing.T) (*Env, *workerNodes) {
+func joiningEnv(t *testing.T) (*Env, *workerNodes, map[string]*Clients) {
 	t.Helper()
 	e, d, fc, _ := managementUp(t)
 	d.images[e.Lab.Versions.WorkerImage()] = true
@@ -67,6 +67,7 @@ func joiningEnv(t *testing.T) (*Env, *workerNodes) {
 			t.Fatal(err)
 		}
 		c, _ := fc.connect(kc)
+		seedKamajiJoinObjects(t, c)
 		clients[tn.Name] = c
 	}
 	w := &workerNodes{leftovers: map[string]bool{}, failFirst: map[string]bool{}, joinCtx: map[string]time.Duration{}}
@@ -93,7 +94,7 @@ func joiningEnv(t *testing.T) (*Env, *workerNodes) {
 		}
 		return nil, nil
 	}
-	return e, w
+	return e, w, clients
 }
 
 // TestWorkerJoinRetriesAfterAHalfJoin: a join stopped half-way (kubeadm
@@ -101,7 +102,7 @@ func joiningEnv(t *testing.T) (*Env, *workerNodes) {
 // leaves state the next join trips on; the next `up` resets first, whatever
 // files are there, and joins.
 func TestWorkerJoinRetriesAfterAHalfJoin(t *testing.T) {
-	e, w := joiningEnv(t)
+	e, w, _ := joiningEnv(t)
 	half := e.Lab.NodeName("tenant-a", "worker")
 	w.failFirst[half] = true
 
@@ -130,7 +131,7 @@ func TestWorkerJoinRetriesAfterAHalfJoin(t *testing.T) {
 // all of its own waits (discovery 5 min, kubelet health 4 min, TLS bootstrap
 // 5 min in kubeadm v1.36.3); the old cut-off was the 4-minute NodeReady wait.
 func TestWorkerJoinIsNotCutOffBeforeKubeadm(t *testing.T) {
-	e, w := joiningEnv(t)
+	e, w, _ := joiningEnv(t)
 	e.Timeouts = DefaultTimeouts()
 	if _, err := (WorkersStage{}).Run(context.Background(), e); err != nil {
 		t.Fatal(err)
@@ -166,6 +167,11 @@ func TestWorkersPlanShowsResetThenJoin(t *testing.T) {
 	}
 	if !strings.Contains(text, "--skip-phases=preflight") || strings.Contains(text, "--ignore-preflight-errors") {
 		t.Errorf("plan's join does not skip preflight as kind does:\n%s", text)
+	}
+	await := strings.Index(text, "wait in tenant tenant-b until Kamaji has written what kubeadm join reads (ConfigMap kube-public/cluster-info,")
+	token := strings.Index(text, "create Secret kube-system/bootstrap-token-<id> in tenant tenant-b")
+	if await < 0 || token < 0 || await > token {
+		t.Errorf("plan: Kamaji's objects awaited at %d, token at %d; want the wait first:\n%s", await, token, text)
 	}
 	if !strings.Contains(text, "give up after 15m0s") {
 		t.Errorf("plan does not show the join's cut-off:\n%s", text)

@@ -109,6 +109,7 @@ func TestWorkersStageJoinsAndWaits(t *testing.T) {
 			t.Fatal(err)
 		}
 		c, _ := fc.connect(kc)
+		seedKamajiJoinObjects(t, c)
 		tenantClients[tn.Name] = c
 	}
 	var joins []string

@@ -46,6 +46,11 @@ func (WorkersStage) Plan(e *Env) ([]string, error) {
 			fmt.Sprintf("apply to tenant %s: %s (static), ConfigMap %s/%s (conntrack.maxPerCore: 0), DaemonSet %s/%s", t.Name, manifests.TenantKubeProxyRBAC, cm.Namespace, cm.Name, ds.Namespace, ds.Name),
 			fmt.Sprintf("apply to tenant %s: kindnet from %s of the first worker, {{ .PodSubnet }} = %s, CONTROL_PLANE_ENDPOINT = %s:%d", t.Name, KindnetManifestPath, render.TenantPodCIDR(i), mgmt, t.Ports.APIServer),
 		)
+		var prereq []string
+		for _, o := range JoinPrerequisites() {
+			prereq = append(prereq, o.String())
+		}
+		out = append(out, fmt.Sprintf("wait in tenant %s until Kamaji has written what kubeadm join reads (%s) (%s)", t.Name, strings.Join(prereq, ", "), e.Timeouts.TenantReady))
 		for _, w := range t.Workers {
 			name := e.Lab.NodeName(t.Name, w.Name)
 			argv, _ := JoinCommand(JoinSpec{Endpoint: fmt.Sprintf("%s:%d", mgmt, t.Ports.APIServer), Token: "abcdef.0123456789abcdef", CACertHash: "sha256:" + strings.Repeat("0", 64), NodeName: name})
@@ -112,6 +117,12 @@ func (s WorkersStage) Run(ctx context.Context, e *Env) (string, error) {
 		}
 		if err := tenantNetworking(ctx, e, tc, i, t, opts); err != nil {
 			return "", err
+		}
+		cond, err := e.wait(ctx, e.Timeouts.TenantReady, "Kamaji's join objects in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {
+			return joinPrerequisitesPresent(ctx, tc.Kube)
+		})
+		if err != nil {
+			return "", fail(Workers, "tenant "+t.Name+" join prerequisites", cond, err)
 		}
 		for _, w := range t.Workers {
 			if err := joinWorker(ctx, e, tc, t, e.Lab.NodeName(t.Name, w.Name), opts.ManagementAddress); err != nil {
