@@ -17,6 +17,7 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/flowcontrol"
 )
 
 // Banner is the phrase every log line and startup message carries, so that
@@ -48,9 +49,10 @@ type Double struct {
 	events   record.EventBroadcaster
 
 	// Hooks that tests replace to stay deterministic.
-	newTicker func(time.Duration) (<-chan time.Time, func())
-	afterFunc func(time.Duration, func())
-	now       func() time.Time
+	newTicker  func(time.Duration) (<-chan time.Time, func())
+	afterFunc  func(time.Duration, func())
+	now        func() time.Time
+	newLimiter func(qps float32, burst int) flowcontrol.RateLimiter
 }
 
 // podUsage is one pod's allocation as counted in usage.
@@ -78,6 +80,7 @@ func New(cfg Config) *Double {
 	}
 	d.afterFunc = func(delay time.Duration, f func()) { time.AfterFunc(delay, f) }
 	d.now = time.Now
+	d.newLimiter = flowcontrol.NewTokenBucketRateLimiter
 	return d
 }
 

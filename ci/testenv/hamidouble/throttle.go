@@ -69,7 +69,7 @@ func (d *Double) buildClient() (kubernetes.Interface, error) {
 	rc.QPS, rc.Burst = d.cfg.KubeQPS, d.cfg.KubeBurst
 	rc.RateLimiter = nil
 	if rc.QPS > 0 {
-		d.throttle = &throttle{RateLimiter: flowcontrol.NewTokenBucketRateLimiter(rc.QPS, rc.Burst), d: d}
+		d.throttle = &throttle{RateLimiter: d.newLimiter(rc.QPS, rc.Burst), d: d}
 		rc.RateLimiter = d.throttle
 	}
 	c, err := kubernetes.NewForConfig(rc)
