@@ -25,11 +25,12 @@ import (
 // Filter answers "node unregistered" and kube-scheduler parks the pod for its
 // 5-minute unschedulable flush (hami-observed.md §7.2). Registered first,
 // the cards are on the Nodes for HAMi's first pass after start, at the latest
-// its first tick, 15 s after start, which helm's --wait and the stage's own
-// waits usually outlast; registered after the install (as the gpus stage did)
-// they wait up to one more tick. The mock device plugin, which serves only
-// while the annotation and a positive nvidia.com/gpu are on the Node
-// (hami.md §3), also finds them at its start.
+// its first tick 15 s after start, which the stage's own waits for the
+// scheduler, its webhook and the mock device plugin usually outlast.
+// Registered after the install (as the gpus stage did), they waited up to one
+// more tick. The mock device plugin, which serves only while the annotation
+// and a positive nvidia.com/gpu are on the Node (hami.md §3), also finds
+// them at its start.
 //
 // The gpus stage keeps the readiness gate: HAMi's /metrics listing every
 // card (gpus.SeesAllCards). The bind finalizer it deploys re-asserts the same
