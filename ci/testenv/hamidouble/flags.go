@@ -20,12 +20,12 @@ type schedulerFlags struct {
 	fs *pflag.FlagSet
 
 	httpBind, certFile, keyFile, schedulerName string
-	nodePolicy, gpuPolicy, metricsBind          string
-	deviceConfigFile                            string
-	kubeQPS                                     float32
-	kubeBurst                                   int
-	nodeLockTimeout                             time.Duration
-	forceOverwrite, legacyMetrics               bool
+	nodePolicy, gpuPolicy, metricsBind         string
+	deviceConfigFile                           string
+	kubeQPS                                    float32
+	kubeBurst                                  int
+	nodeLockTimeout                            time.Duration
+	forceOverwrite, legacyMetrics              bool
 }
 
 // modelledFlags are the flags whose values change what the double does.
