@@ -37,7 +37,7 @@
 //	                          PATCH node, PATCH pod, POST binding (§3b)  has a third in SetNodeLock's retry), PATCH node,
 //	                                                                     PATCH pod, POST binding; pod and node from caches
 //	/metrics                  hami_* names, labels, zone="vGPU", bytes   same families via client_golang, registered       TestMetricsMatchTheRealScrape,
-//	                          (§7.3 scrape)                              cards only, usage of the last pass                TestMetricsListOnlyRegisteredCards,
+//	                          (§7.3 scrape)                              cards only, usage of the last pass                TestMetricsListOnlyRegisteredCards, TestReadinessGateReadsTheDouble,
 //	                                                                     (Faults.MetricsBeforeRegistration; LegacyMetrics) TestMetricsUsageFollowsThePass,
 //	                                                                                                                       TestLegacyMetrics
 //	delete race               deleted pod forgotten 1–20 ms after the    off by default; Faults.ForgetDeletedAfter delays  TestDeleteRaceFault

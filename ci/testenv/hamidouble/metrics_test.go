@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/gpu-lab/gpu-lab/ci/gpus"
 )
 
 type sample struct {
@@ -209,5 +211,25 @@ func TestLegacyMetrics(t *testing.T) {
 		if found != legacy {
 			t.Errorf("LegacyMetrics=%v: GPUDeviceMemoryLimit present=%v", legacy, found)
 		}
+	}
+}
+
+// TestReadinessGateReadsTheDouble: the gpus stage's parser
+// (gpus.MissingCards) finds every card missing before the first pass and
+// none after it.
+func TestReadinessGateReadsTheDouble(t *testing.T) {
+	e := newUnregisteredEnv(t, Config{})
+	want := []string{e.uuid(nodeA, 0), e.uuid(nodeB, 0), e.uuid(nodeB, 1)}
+	raw := func() []byte {
+		rec := httptest.NewRecorder()
+		e.d.MetricsHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		return rec.Body.Bytes()
+	}
+	if missing := gpus.MissingCards(raw(), want); len(missing) != 3 {
+		t.Errorf("before registration missing %v, want all three", missing)
+	}
+	e.register()
+	if missing := gpus.MissingCards(raw(), want); len(missing) != 0 {
+		t.Errorf("after registration missing %v, want none", missing)
 	}
 }
