@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -33,6 +34,12 @@ type Options struct {
 	StopGrace time.Duration
 	// StartTimeout bounds the start after the binaries exist; default 3m.
 	StartTimeout time.Duration
+
+	// keepPort, when set, sees the probe listener of the first port
+	// proposed for each component port and may keep it open, taking the
+	// port before the component binds it (tests, to prove a lost bind is
+	// survived). Ports proposed after a lost bind are not shown to it.
+	keepPort func(net.Listener) bool
 }
 
 // Env is a running local environment. Every method is safe to call after
@@ -56,6 +63,7 @@ type Env struct {
 
 	mu       sync.Mutex
 	procs    []*process
+	rebinds  map[string]int // component → restarts after a lost bind
 	stopOnce sync.Once
 	stopErr  error
 	bootTime time.Duration
@@ -70,7 +78,7 @@ func Start(ctx context.Context, l *lab.Lab, opts Options) (_ *Env, err error) {
 		return nil, errors.New("testenv: lab is nil; pass lab.Default() or a loaded lab file")
 	}
 	begin := time.Now()
-	e := &Env{lab: l, log: opts.Log, grace: opts.StopGrace, ports: newPortAllocator(), tenants: map[string]*tenant{}}
+	e := &Env{lab: l, log: opts.Log, grace: opts.StopGrace, ports: newPortAllocator(opts.keepPort), tenants: map[string]*tenant{}}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}

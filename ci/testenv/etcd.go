@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -16,12 +17,20 @@ func (e *Env) startEtcd(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	e.etcdURL = fmt.Sprintf("http://127.0.0.1:%d", ports[0])
-	p, err := e.start("etcd", filepath.Join(e.bins, binEtcd), []string{
-		"--data-dir", filepath.Join(e.workDir, "etcd"),
-		"--client-port", strconv.Itoa(ports[0]),
-		"--peer-port", strconv.Itoa(ports[1]),
-	}, filepath.Join(e.workDir, "etcd.log"))
+	client, peer := ports[0], ports[1]
+	dataDir := filepath.Join(e.workDir, "etcd")
+	e.etcdURL = fmt.Sprintf("http://127.0.0.1:%d", client)
+	moved := func() error {
+		e.etcdURL = fmt.Sprintf("http://127.0.0.1:%d", client)
+		// embed binds before it creates the data dir; removed anyway so
+		// no member record names the old ports.
+		return os.RemoveAll(dataDir)
+	}
+	p, err := e.startBound(ctx, "etcd", filepath.Join(e.bins, binEtcd), []string{
+		"--data-dir", dataDir,
+		"--client-port", strconv.Itoa(client),
+		"--peer-port", strconv.Itoa(peer),
+	}, filepath.Join(e.workDir, "etcd.log"), []*int{&client, &peer}, moved)
 	if err != nil {
 		return err
 	}

@@ -34,13 +34,31 @@ func requireProcesses(t testing.TB) {
 	}
 }
 
+var bins struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// binaries returns the directory of the Kubernetes binaries, building them
+// on the first call.
+func binaries(t testing.TB) string {
+	t.Helper()
+	bins.once.Do(func() { bins.dir, bins.err = EnsureBinaries(context.Background(), progress()) })
+	if bins.err != nil {
+		t.Fatalf("Kubernetes test binaries: %v", bins.err)
+	}
+	return bins.dir
+}
+
 // sharedEnv returns the shared default-lab environment, starting it first.
 func sharedEnv(t testing.TB) *Env {
 	t.Helper()
 	requireProcesses(t)
+	dir := binaries(t)
 	shared.once.Do(func() {
 		fmt.Fprintln(os.Stderr, DoubleNotice)
-		shared.env, shared.err = Start(context.Background(), lab.Default(), Options{Log: progress()})
+		shared.env, shared.err = Start(context.Background(), lab.Default(), Options{BinDir: dir, Log: progress()})
 	})
 	if shared.err != nil {
 		t.Fatalf("start local test environment: %v", shared.err)
@@ -61,7 +79,7 @@ func startSolo(t testing.TB, labName, model string) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := Start(context.Background(), l, Options{Log: progress()})
+	e, err := Start(context.Background(), l, Options{BinDir: binaries(t), Log: progress()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,6 +97,9 @@ func client(t testing.TB, e *Env, tenant string) kubernetes.Interface {
 }
 
 func TestMain(m *testing.M) {
+	if os.Getenv(fakeComponentEnv) != "" {
+		runFakeComponent() // this binary is a component started by a test
+	}
 	code := m.Run()
 	if shared.env != nil {
 		if err := shared.env.Stop(); err != nil {

@@ -6,39 +6,67 @@ import (
 	"sync"
 )
 
-// portAllocator hands out free TCP ports on a host. A port is free when a
-// listener could bind it; the listener is closed before the component starts,
-// so the allocator also remembers what it gave out to never hand a port out twice.
+// portAllocator proposes TCP ports on 127.0.0.1 for components that only
+// take a port number. A proposal is a port the kernel just gave a probe
+// listener, closed again at once: nothing holds it until the component binds,
+// so another process may take it first. That race is not avoided here but
+// survived: startBound starts a component whose bind failed again on new
+// ports. What the allocator guarantees is that no two environments of this
+// process are proposed the same port.
 type portAllocator struct {
-	mu   sync.Mutex
-	used map[int]bool
+	// keep, when set, sees the probe listener of each first proposal
+	// before it is closed and may keep it open (returning true): the port
+	// is then taken before the component binds it. Tests use it to prove
+	// that a lost bind is survived.
+	keep func(net.Listener) bool
 }
 
-func newPortAllocator() *portAllocator { return &portAllocator{used: map[int]bool{}} }
+// proposed remembers every port proposed in this process, across
+// environments (e2e tests start several at once).
+var proposed = struct {
+	sync.Mutex
+	m map[int]bool
+}{m: map[int]bool{}}
 
-func (a *portAllocator) free(host string) (int, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+func newPortAllocator(keep func(net.Listener) bool) *portAllocator {
+	return &portAllocator{keep: keep}
+}
+
+// free proposes one port on 127.0.0.1.
+func (a *portAllocator) free() (int, error) { return propose(a.keep) }
+
+// replacement proposes a port for a component that lost its bind; keep
+// does not see it, so a test that took a component's first ports lets it
+// move.
+func (a *portAllocator) replacement() (int, error) { return propose(nil) }
+
+func propose(keep func(net.Listener) bool) (int, error) {
+	proposed.Lock()
+	defer proposed.Unlock()
 	for range 50 {
-		l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			return 0, fmt.Errorf("find a free port on %s: %w", host, err)
+			return 0, fmt.Errorf("find a free port on 127.0.0.1: %w", err)
 		}
 		p := l.Addr().(*net.TCPAddr).Port
-		l.Close()
-		if !a.used[p] {
-			a.used[p] = true
-			return p, nil
+		if proposed.m[p] {
+			l.Close()
+			continue
 		}
+		proposed.m[p] = true
+		if keep == nil || !keep(l) {
+			l.Close()
+		}
+		return p, nil
 	}
-	return 0, fmt.Errorf("find a free port on %s: no unused port after 50 tries", host)
+	return 0, fmt.Errorf("find a free port on 127.0.0.1: only ports proposed before after 50 tries")
 }
 
-// frees returns n free ports on 127.0.0.1.
+// frees proposes n ports.
 func (a *portAllocator) frees(n int) ([]int, error) {
 	out := make([]int, n)
 	for i := range out {
-		p, err := a.free("127.0.0.1")
+		p, err := a.free()
 		if err != nil {
 			return nil, err
 		}

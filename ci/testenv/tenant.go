@@ -112,7 +112,7 @@ func (t *tenant) writeCertificates(context.Context) error {
 	if err := os.MkdirAll(t.dir, 0o755); err != nil {
 		return err
 	}
-	ports, err := t.env.ports.frees(11)
+	ports, err := t.env.ports.frees(9) // first proposals; startBound moves a component whose port was taken
 	if err != nil {
 		return err
 	}
@@ -208,9 +208,9 @@ func (t *tenant) writeCertificates(context.Context) error {
 	return os.WriteFile(t.path("egress-selector.yaml"), []byte(egress), 0o644)
 }
 
-func (t *tenant) startKonnectivityServer(context.Context) error {
+func (t *tenant) startKonnectivityServer(ctx context.Context) error {
 	var err error
-	t.konnServer, err = t.env.start(t.component("konnectivity-server"), filepath.Join(t.env.bins, binProxyServer), []string{
+	t.konnServer, err = t.env.startBound(ctx, t.component("konnectivity-server"), filepath.Join(t.env.bins, binProxyServer), []string{
 		"--mode=grpc",
 		"--uds-name=" + t.socket,
 		"--delete-existing-uds-file=true",
@@ -225,13 +225,13 @@ func (t *tenant) startKonnectivityServer(context.Context) error {
 		"--cluster-key=" + t.path("apiserver.key"),
 		"--server-count=1",
 		"--v=2",
-	}, t.logPath("konnectivity-server"))
+	}, t.logPath("konnectivity-server"), []*int{&t.agentPort, &t.konnHealthPort, &t.konnAdminPort}, nil)
 	return err
 }
 
-func (t *tenant) startAPIServer(context.Context) error {
+func (t *tenant) startAPIServer(ctx context.Context) error {
 	var err error
-	t.apiserver, err = t.env.start(t.component("kube-apiserver"), filepath.Join(t.env.bins, binAPIServer), []string{
+	t.apiserver, err = t.env.startBound(ctx, t.component("kube-apiserver"), filepath.Join(t.env.bins, binAPIServer), []string{
 		"--etcd-servers=" + t.env.etcdURL,
 		"--etcd-prefix=/" + t.name(),
 		"--bind-address=127.0.0.1",
@@ -252,13 +252,13 @@ func (t *tenant) startAPIServer(context.Context) error {
 		"--egress-selector-config-file=" + t.path("egress-selector.yaml"),
 		"--profiling=false",
 		"--v=1",
-	}, t.logPath("kube-apiserver"))
+	}, t.logPath("kube-apiserver"), []*int{&t.apiPort}, t.apiServerMoved)
 	return err
 }
 
-func (t *tenant) startAgent(context.Context) error {
+func (t *tenant) startAgent(ctx context.Context) error {
 	var err error
-	t.agent, err = t.env.start(t.component("konnectivity-agent"), filepath.Join(t.env.bins, binProxyAgent), []string{
+	t.agent, err = t.env.startBound(ctx, t.component("konnectivity-agent"), filepath.Join(t.env.bins, binProxyAgent), []string{
 		"--ca-cert=" + t.path("ca.crt"),
 		"--proxy-server-host=127.0.0.1",
 		"--proxy-server-port=" + strconv.Itoa(t.agentPort),
@@ -270,7 +270,7 @@ func (t *tenant) startAgent(context.Context) error {
 		"--agent-identifiers=host=" + t.name(),
 		"--sync-interval=200ms",
 		"--v=2",
-	}, t.logPath("konnectivity-agent"))
+	}, t.logPath("konnectivity-agent"), []*int{&t.agentHealthPort, &t.agentAdminPort}, nil)
 	if err == nil {
 		t.agent.killOnly = true // it ignores SIGTERM (local-backend.md §4)
 	}
@@ -284,7 +284,7 @@ func (t *tenant) waitAPIServer(ctx context.Context) error {
 	})
 }
 
-func (t *tenant) startSchedulerAndControllerManager(context.Context) error {
+func (t *tenant) startSchedulerAndControllerManager(ctx context.Context) error {
 	cfg, err := schedulerConfig(t.env.lab, t.path("scheduler.kubeconfig"), t.extenderPort)
 	if err != nil {
 		return err
@@ -292,7 +292,7 @@ func (t *tenant) startSchedulerAndControllerManager(context.Context) error {
 	if err := os.WriteFile(t.path("scheduler-config.yaml"), []byte(cfg), 0o644); err != nil {
 		return err
 	}
-	t.scheduler, err = t.env.start(t.component("kube-scheduler"), filepath.Join(t.env.bins, binScheduler), []string{
+	t.scheduler, err = t.env.startBound(ctx, t.component("kube-scheduler"), filepath.Join(t.env.bins, binScheduler), []string{
 		"--config=" + t.path("scheduler-config.yaml"),
 		"--authentication-kubeconfig=" + t.path("scheduler.kubeconfig"),
 		"--authorization-kubeconfig=" + t.path("scheduler.kubeconfig"),
@@ -300,11 +300,11 @@ func (t *tenant) startSchedulerAndControllerManager(context.Context) error {
 		"--secure-port=" + strconv.Itoa(t.schedPort),
 		"--leader-elect=false",
 		"--v=1",
-	}, t.logPath("kube-scheduler"))
+	}, t.logPath("kube-scheduler"), []*int{&t.schedPort}, nil)
 	if err != nil {
 		return err
 	}
-	t.kcm, err = t.env.start(t.component("kube-controller-manager"), filepath.Join(t.env.bins, binControllerManager), []string{
+	t.kcm, err = t.env.startBound(ctx, t.component("kube-controller-manager"), filepath.Join(t.env.bins, binControllerManager), []string{
 		"--kubeconfig=" + t.path("controller-manager.kubeconfig"),
 		"--authentication-kubeconfig=" + t.path("controller-manager.kubeconfig"),
 		"--authorization-kubeconfig=" + t.path("controller-manager.kubeconfig"),
@@ -324,13 +324,13 @@ func (t *tenant) startSchedulerAndControllerManager(context.Context) error {
 		"--node-monitor-period=1s",
 		"--controllers=" + strings.Join(controllers, ","),
 		"--v=1",
-	}, t.logPath("kube-controller-manager"))
+	}, t.logPath("kube-controller-manager"), []*int{&t.kcmPort}, nil)
 	return err
 }
 
-func (t *tenant) startKWOK(context.Context) error {
+func (t *tenant) startKWOK(ctx context.Context) error {
 	var err error
-	t.kwok, err = t.env.start(t.component("kwok"), filepath.Join(t.env.bins, binKWOK), []string{
+	t.kwok, err = t.env.startBound(ctx, t.component("kwok"), filepath.Join(t.env.bins, binKWOK), []string{
 		"--kubeconfig=" + t.path("admin.kubeconfig"),
 		"--config=" + filepath.Join(t.env.bins, kwokStagesFile),
 		"--manage-all-nodes=false",
@@ -340,7 +340,7 @@ func (t *tenant) startKWOK(context.Context) error {
 		"--node-ip=127.0.0.1",
 		"--node-port=" + strconv.Itoa(t.kwokPort),
 		"--server-address=127.0.0.1:" + strconv.Itoa(t.kwokPort),
-	}, t.logPath("kwok"))
+	}, t.logPath("kwok"), []*int{&t.kwokPort}, nil)
 	return err
 }
 
