@@ -42,6 +42,11 @@ type Options struct {
 	keepPort func(net.Listener) bool
 }
 
+// ErrInterrupted is returned by Start when its context was cancelled (not
+// when it timed out); what had started is stopped and a temporary work dir
+// removed.
+var ErrInterrupted = errors.New("testenv: start interrupted")
+
 // Env is a running local environment. Every method is safe to call after
 // Stop, which is idempotent.
 type Env struct {
@@ -71,8 +76,9 @@ type Env struct {
 
 // Start brings up the lab l: etcd, then every tenant in parallel. It returns
 // when every tenant is ready for the suite, or an error naming the component
-// that failed with the tail of its log; on error everything started is
-// stopped again.
+// that failed with the tail of its log, or ErrInterrupted when ctx ends; on
+// error everything started is stopped again and a temporary work dir
+// removed (unless KeepWorkDir).
 func Start(ctx context.Context, l *lab.Lab, opts Options) (_ *Env, err error) {
 	if l == nil {
 		return nil, errors.New("testenv: lab is nil; pass lab.Default() or a loaded lab file")
@@ -86,13 +92,24 @@ func Start(ctx context.Context, l *lab.Lab, opts Options) (_ *Env, err error) {
 		e.grace = 5 * time.Second
 	}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
+	parent := ctx
 	defer func() {
-		if err != nil {
-			// Keep the logs the error points at.
-			e.removeDir = false
-			if stopErr := e.Stop(); stopErr != nil {
-				err = errors.Join(err, stopErr)
-			}
+		if err == nil {
+			return
+		}
+		switch {
+		case errors.Is(parent.Err(), context.Canceled):
+			// The caller gave up (Ctrl-C): what was still starting is no
+			// failure, and its logs are not news. (A deadline of the
+			// caller's that passed is a failure and keeps the details.)
+			err = fmt.Errorf("%w (%w)", ErrInterrupted, context.Cause(parent))
+		case e.removeDir:
+			// The error carries the tails of the logs; the rest of a
+			// temporary dir (etcd data, tens of MB) must not pile up.
+			err = fmt.Errorf("%w\n(work dir %s removed; Options.KeepWorkDir or `labctl testenv up --keep-work-dir` keeps it)", err, e.workDir)
+		}
+		if stopErr := e.Stop(); stopErr != nil {
+			err = errors.Join(err, stopErr)
 		}
 	}()
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
@@ -78,6 +79,88 @@ func TestStartFailureNamesComponentAndLog(t *testing.T) {
 			t.Errorf("%s (pid %d) still running after a failed Start", p.Name, p.PID)
 		}
 	}
+}
+
+// fakeBins writes every binary as a shell script running script.
+func fakeBins(t *testing.T, script string) string {
+	t.Helper()
+	bins := t.TempDir()
+	for _, b := range []string{binEtcd, binAPIServer, binScheduler, binControllerManager, binKWOK, binProxyServer, binProxyAgent} {
+		if err := os.WriteFile(filepath.Join(bins, b), []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return bins
+}
+
+// A failed start removes its temporary work dir (etcd data and logs are tens
+// of MB); the error still carries the end of the failing component's log.
+func TestFailedStartRemovesTemporaryWorkDir(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	e, err := Start(context.Background(), lab.Default(), Options{BinDir: fakeBins(t, "echo 'etcd: simulated failure: disk on fire' >&2\nexit 3")})
+	if err == nil {
+		_ = e.Stop()
+		t.Fatal("Start succeeded with binaries that exit at once")
+	}
+	for _, want := range []string{"etcd", "disk on fire", "removed"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not mention %q:\n%v", want, err)
+		}
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("left in the temporary directory after a failed Start: %v", left)
+	}
+}
+
+// A start whose context is cancelled returns ErrInterrupted without the
+// components' logs, stops what had started and removes its work dir.
+func TestInterruptedStartStopsAndCleansUp(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type result struct {
+		e   *Env
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		e, err := Start(ctx, lab.Default(), Options{BinDir: fakeBins(t, "echo 'etcd: never ready'\nexec sleep 600")})
+		done <- result{e, err}
+	}()
+	var logPath string
+	for logPath == "" { // synchronisation point: etcd runs
+		if logs, _ := filepath.Glob(filepath.Join(tmp, "gpulab-*", "etcd.log")); len(logs) > 0 && fileHas(logs[0], "never ready") {
+			logPath = logs[0]
+		}
+		select {
+		case r := <-done:
+			t.Fatalf("Start returned before it was interrupted: %v", r.err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	cancel()
+	r := <-done
+	if !errors.Is(r.err, ErrInterrupted) || !errors.Is(r.err, context.Canceled) {
+		t.Errorf("Start = %v, want ErrInterrupted wrapping context.Canceled", r.err)
+	}
+	if r.err != nil && strings.Contains(r.err.Error(), "never ready") {
+		t.Errorf("interrupted Start repeats component logs:\n%v", r.err)
+	}
+	for _, p := range r.e.Processes() {
+		if alive(p.PID) {
+			t.Errorf("%s (pid %d) still running after an interrupted Start", p.Name, p.PID)
+		}
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("left in the temporary directory after an interrupted Start: %v", left)
+	}
+}
+
+func fileHas(path, s string) bool {
+	b, err := os.ReadFile(path)
+	return err == nil && strings.Contains(string(b), s)
 }
 
 // alive reports whether pid is a running (not zombie) process.

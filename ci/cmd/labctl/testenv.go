@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"time"
@@ -23,9 +25,18 @@ func init() {
 	root.AddCommand(cmd)
 }
 
+// testenvUp is what `labctl testenv up` was asked for.
+type testenvUp struct {
+	labFile  string
+	stateDir state.Dir
+	workDir  string
+	keep     bool
+	binDir   string
+}
+
 func testenvUpCommand() *cobra.Command {
-	var labFile, stateDir, workDir string
-	var keep bool
+	var o testenvUp
+	var stateDir string
 	c := &cobra.Command{
 		Use:   "up",
 		Short: "Run the local test environment in the foreground until interrupted",
@@ -33,29 +44,41 @@ func testenvUpCommand() *cobra.Command {
 konnectivity server and agent, KWOK workers with simulated GPUs, and a HAMi protocol test
 double, all as local processes. Writes the tenants' kubeconfigs into the state dir in the
 layout ` + "`labctl up`" + ` uses, prints "ready", and stops everything on SIGINT or SIGTERM.
+Interrupted while starting, it stops what had started, removes its temporary work
+directory and prints "interrupted".
 
 The first run builds the Kubernetes binaries (about 5 minutes); later runs start in seconds.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runTestenvUp(cmd.Context(), labFile, state.Dir(stateDir), workDir, keep)
+			o.stateDir = state.Dir(stateDir)
+			return runTestenvUp(cmd.Context(), o, os.Stdout, os.Stderr)
 		},
 	}
-	c.Flags().StringVarP(&labFile, "file", "f", "", "lab file (default: the embedded default lab)")
+	c.Flags().StringVarP(&o.labFile, "file", "f", "", "lab file (default: the embedded default lab)")
 	c.Flags().StringVar(&stateDir, "state-dir", string(state.DefaultDir), "where to write kubeconfigs and lab state")
-	c.Flags().StringVar(&workDir, "work-dir", "", "where processes keep data and logs (default: a temporary directory, removed on exit)")
-	c.Flags().BoolVar(&keep, "keep-work-dir", false, "keep the temporary work directory (logs) on exit")
+	c.Flags().StringVar(&o.workDir, "work-dir", "", "where processes keep data and logs (default: a temporary directory, removed on exit)")
+	c.Flags().BoolVar(&o.keep, "keep-work-dir", false, "keep the temporary work directory (logs) on exit")
+	c.Flags().StringVar(&o.binDir, "bin-dir", "", "directory of prebuilt binaries (default: build them once into the binary cache)")
 	return c
 }
 
-func runTestenvUp(ctx context.Context, labFile string, dir state.Dir, workDir string, keep bool) error {
-	l, err := lab.Load(labFile)
+func progressLog(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
+func runTestenvUp(ctx context.Context, o testenvUp, out, errOut io.Writer) error {
+	l, err := lab.Load(o.labFile)
 	if err != nil {
 		return err
 	}
-	out := os.Stdout
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	fmt.Fprintln(out, testenv.DoubleNotice)
-	env, err := testenv.Start(ctx, l, testenv.Options{WorkDir: workDir, KeepWorkDir: keep, Log: log})
+	env, err := testenv.Start(ctx, l, testenv.Options{BinDir: o.binDir, WorkDir: o.workDir, KeepWorkDir: o.keep, Log: progressLog(errOut)})
+	if errors.Is(err, testenv.ErrInterrupted) {
+		// Not a failure: the user asked it to stop. Start has stopped
+		// every process and removed its temporary work dir.
+		fmt.Fprintln(out, "interrupted")
+		return exitError{code: 130}
+	}
 	if err != nil {
 		return fmt.Errorf("testenv up: %w", err)
 	}
@@ -68,12 +91,12 @@ func runTestenvUp(ctx context.Context, labFile string, dir state.Dir, workDir st
 		return env.Stop()
 	}
 	defer stop()
-	if err := env.WriteState(dir); err != nil {
+	if err := env.WriteState(o.stateDir); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "backend: %s\n", testenv.Backend)
 	for _, t := range env.Tenants() {
-		fmt.Fprintf(out, "tenant %s: kubeconfig %s\n", t, dir.Kubeconfig(t))
+		fmt.Fprintf(out, "tenant %s: kubeconfig %s\n", t, o.stateDir.Kubeconfig(t))
 	}
 	fmt.Fprintf(out, "logs: %s\n", env.WorkDir())
 	fmt.Fprintf(out, "boot: %s\n", env.BootTime().Round(time.Millisecond))
