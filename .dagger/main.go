@@ -20,9 +20,10 @@ type GpuLab struct {
 // New loads the gpu-lab source tree.
 func New(
 	// The gpu-lab repository (defaults to the repository this module lives
-	// in, without .git, reports and local lab state).
+	// in, without .git, reports, local lab state and the build outputs
+	// .gitignore lists, which would otherwise be uploaded and rebuild labctl).
 	// +defaultPath="/"
-	// +ignore=[".git", "reports", ".lab", "bin", "**/*.test"]
+	// +ignore=[".git", "reports", ".lab", "bin", "**/*.test", "ci/testenv/k8sbin/bin"]
 	source *dagger.Directory,
 ) *GpuLab {
 	return &GpuLab{Source: source}

@@ -4,8 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
+	"strings"
 	"time"
 
 	"dagger/gpu-lab/internal/dagger"
@@ -40,101 +43,155 @@ func (l *Lab) tool() *dagger.Container {
 type session struct {
 	ctx    context.Context
 	lab    *Lab
-	svc    *dagger.Service
+	svc    *dagger.Service // nil when the daemon never started
 	ctr    *dagger.Container
-	output map[string]string // step → combined output
+	output map[string]string // step → log
 	run    labcmd.Progress
 }
 
 // start starts a daemon, clears what earlier runs left in its cached data
-// root and runs the chosen stages. A failing stage is recorded, not
-// returned: callers still want its logs and a shell.
+// root and runs the chosen stages. Failing and broken steps are recorded,
+// not returned: callers still want the reports, the logs and a shell.
 func (l *Lab) start(ctx context.Context) (*session, error) {
-	svc, err := dind().Start(ctx)
-	if err != nil {
-		return nil, err
+	s := &session{ctx: ctx, lab: l, output: map[string]string{}, run: labcmd.Progress{KeepGoing: l.KeepGoing}}
+	var stages []string
+	if l.Last != "" {
+		var err error
+		if stages, err = labcmd.Through(l.Last); err != nil {
+			return nil, err
+		}
 	}
-	s := &session{ctx: ctx, lab: l, svc: svc, output: map[string]string{}, run: labcmd.Progress{KeepGoing: l.KeepGoing}}
-	s.ctr = l.tool().
+	// Build labctl and helm first: a build error is the call's error, never
+	// a step's, and the builds do not run while this run holds the daemon.
+	runner, err := l.tool().
 		WithFile(labcmd.HelmPath, helm(), dagger.ContainerWithFileOpts{Permissions: 0o755}).
 		WithDirectory(labcmd.StateDir, dag.Directory()).
 		WithDirectory(labcmd.ReportDir, dag.Directory()).
 		WithMountedCache(labcmd.CacheDir, dag.CacheVolume(labcmd.ChartCache)).
 		WithEnvVariable("XDG_CACHE_HOME", labcmd.CacheDir).
+		Sync(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("building the runner (labctl, helm): %w", err)
+	}
+	s.ctr = runner
+	svc, err := startDind(ctx)
+	if err != nil {
+		s.record(brokenStep("dind", err))
+		return s, nil
+	}
+	s.svc = svc
+	s.ctr = s.ctr.
 		WithServiceBinding(labcmd.DockerAlias, svc).
 		WithEnvVariable("DOCKER_HOST", labcmd.DockerHost).
 		WithEnvVariable(labcmd.NonceEnv, nonce())
-	if _, err := s.exec("wipe", labcmd.Wipe()); err != nil {
-		s.stop()
-		return nil, err
-	}
-	if l.Last == "" {
+	if !s.run.RecordWipe(s.exec("wipe", labcmd.Wipe())) {
 		return s, nil
 	}
-	stages, err := labcmd.Through(l.Last)
-	if err != nil {
-		s.stop()
-		return nil, err
-	}
 	for _, st := range stages {
-		code, err := s.exec(st, labcmd.Up(st))
-		if err != nil {
-			s.stop()
-			return nil, err
-		}
-		if !s.run.Stage(st, code) {
+		if !s.run.Record(s.exec(st, labcmd.Up(st))) {
 			break
 		}
 	}
 	return s, nil
 }
 
-// exec runs one step on the runner, keeps its output and returns its exit
-// code; only engine errors are errors.
-func (s *session) exec(step string, args []string) (int, error) {
-	ctr, err := s.ctr.WithExec(args, dagger.ContainerWithExecOpts{Expect: dagger.ReturnTypeAny}).Sync(s.ctx)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", step, err)
-	}
-	code, err := ctr.ExitCode(s.ctx)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", step, err)
-	}
-	out, err := ctr.CombinedOutput(s.ctx)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", step, err)
-	}
-	s.ctr, s.output[step] = ctr, out
-	if step == "wipe" && code != 0 {
-		return code, fmt.Errorf("clearing the Docker daemon failed (exit code %d):\n%s", code, out)
-	}
-	return code, nil
+// startDind starts the lab's daemon and says so while it waits: a second
+// run on the same engine blocks here, silently, until the first one
+// releases the Locked data-root volume.
+func startDind(ctx context.Context) (*dagger.Service, error) {
+	done := make(chan struct{})
+	defer close(done)
+	ticker := time.NewTicker(labcmd.DindNoticeEvery)
+	defer ticker.Stop()
+	go labcmd.NoticeWhileWaiting(done, ticker.C, time.Now(), func(msg string) { slog.Warn(msg) })
+	return dind().Start(ctx)
 }
 
-// test runs the suite unless a stage failed (and keep-going is off), then
-// collects the reports while the daemon is still up.
+// exec runs one step on the runner and keeps its log. An exec Dagger
+// refuses to return (killed by a signal, or the Docker service exiting
+// under it) comes back as a broken step, never as an error: the run must
+// still hand back its reports.
+func (s *session) exec(step string, args []string) labcmd.Step {
+	ctr, err := s.ctr.WithExec(args, dagger.ContainerWithExecOpts{Expect: dagger.ReturnTypeAny}).Sync(s.ctx)
+	var (
+		code int
+		out  string
+	)
+	if err == nil {
+		code, err = ctr.ExitCode(s.ctx)
+	}
+	if err == nil {
+		out, err = ctr.CombinedOutput(s.ctx)
+	}
+	if err != nil {
+		st := brokenStep(step, err)
+		s.output[step] = st.Log()
+		return st
+	}
+	s.ctr, s.output[step] = ctr, out
+	return labcmd.Step{Name: step, Code: code, Output: out}
+}
+
+// brokenStep classifies an engine error: an ExecError carries the exit code
+// and output of an exec killed by a signal (Dagger v0.21.8
+// core/exec_error.go); anything else, e.g. "bound service … exited"
+// (core/container_exec.go, serviceBindingExitError), has no exit code.
+func brokenStep(step string, err error) labcmd.Step {
+	var ee *dagger.ExecError
+	if errors.As(err, &ee) {
+		out := strings.TrimSpace(strings.Join([]string{ee.Stdout, ee.Stderr}, "\n"))
+		return labcmd.BrokenExec(step, ee.ExitCode, true, out, err.Error())
+	}
+	return labcmd.BrokenExec(step, 0, false, "", err.Error())
+}
+
+// record records a step that is not an exec (the daemon failing to start).
+func (s *session) record(st labcmd.Step) {
+	s.output[st.Name] = st.Log()
+	s.run.Record(st)
+}
+
+// test runs the suite unless a stage failed (and keep-going is off) or a
+// step broke, then collects the reports while the daemon is still up. It
+// returns reports in every case; only an engine that cannot even write a
+// directory makes it fail.
 func (s *session) test(ctx context.Context, suite labcmd.Suite) (*LabResult, error) {
 	suiteCode := 0
 	if s.run.RunSuite() {
-		c, err := s.exec("test", labcmd.Test(suite))
-		if err != nil {
-			return nil, err
+		st := s.exec("test", labcmd.Test(suite))
+		if st.Broken != "" {
+			s.run.Record(st)
 		}
-		suiteCode = c
+		suiteCode = st.Code
 	}
 	code := s.run.ExitCode(suiteCode)
-	reports := s.ctr.Directory(labcmd.ReportDir).
-		WithDirectory("logs", s.logs()).
-		WithDirectory("state", s.ctr.Directory(labcmd.StateDir), dagger.DirectoryWithDirectoryOpts{Exclude: []string{"kubeconfigs"}}).
-		WithNewFile(labcmd.ExitCodeFile, strconv.Itoa(code)+"\n")
-	if !s.run.RunSuite() {
-		failed := s.run.Failed
-		reports = reports.WithNewFile("summary.md", labcmd.StageFailure(failed, s.run.FailedCode, labcmd.Tail(s.output[failed], 40)))
+	summary := s.run.Summary(func(step string) string { return labcmd.Tail(s.output[step], 40) })
+	extras := func(dir *dagger.Directory) *dagger.Directory {
+		dir = dir.WithDirectory("logs", s.logs()).WithNewFile(labcmd.ExitCodeFile, strconv.Itoa(code)+"\n")
+		if summary != "" {
+			dir = dir.WithNewFile("summary.md", summary)
+		}
+		return dir
 	}
+	full := extras(s.ctr.Directory(labcmd.ReportDir).
+		WithDirectory("state", s.ctr.Directory(labcmd.StateDir), dagger.DirectoryWithDirectoryOpts{Exclude: []string{"kubeconfigs"}}))
 	// Evaluate now: the directory must not be computed after the daemon stops.
-	reports, err := reports.Sync(ctx)
+	reports, err := full.Sync(ctx)
 	if err != nil {
-		return nil, err
+		// The runner's directories could not be read (e.g. the engine lost
+		// them with the daemon): hand back what the module itself holds.
+		slog.Warn("gpu-lab: reports and state of the runner are lost; returning logs, exit-code and summary only", "error", err)
+		if summary == "" {
+			summary = labcmd.Tail(s.output["test"], 40)
+		}
+		summary += "\n\nThe runner's report and state directories could not be read (" + err.Error() + "); only the module's logs are here.\n"
+		if code == 0 {
+			code = labcmd.EngineErrorCode
+		}
+		reports, err = extras(dag.Directory()).Sync(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("reports: %w", err)
+		}
 	}
 	return &LabResult{Reports: reports, ExitCode: code}, nil
 }
@@ -148,8 +205,23 @@ func (s *session) logs() *dagger.Directory {
 	return dir
 }
 
+// stop stops the daemon, gracefully and then by force, each bounded by
+// DindStopGrace: Dagger's stop waits for the exit without a limit of its
+// own, and the next run wipes whatever is left anyway.
 func (s *session) stop() {
-	_, _ = s.svc.Stop(s.ctx)
+	if s.svc == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), labcmd.DindStopGrace)
+	defer cancel()
+	if _, err := s.svc.Stop(ctx); err == nil {
+		return
+	}
+	kill, cancelKill := context.WithTimeout(context.WithoutCancel(s.ctx), labcmd.DindStopGrace)
+	defer cancelKill()
+	if _, err := s.svc.Stop(kill, dagger.ServiceStopOpts{Kill: true}); err != nil {
+		slog.Warn("gpu-lab: the Docker-in-Docker service did not stop; Dagger stops it with the session", "error", err)
+	}
 }
 
 // kubectl downloads the kubectl release matching the pinned tenant version

@@ -1,5 +1,7 @@
 package labcmd
 
+import "time"
+
 // Paths inside the runner container. The state and report directories are
 // the ones labctl is told about; the module reads them back as directories.
 const (
@@ -59,3 +61,10 @@ var BuildInclude = []string{"go.mod", "go.sum", "ci/**", "manifests/**"}
 // ExitCodeFile is written into every reports directory the module returns:
 // labctl's exit status of the run (0 = every stage and case passed).
 const ExitCodeFile = "exit-code"
+
+// DindStopGrace bounds each attempt to stop the Docker-in-Docker service: a
+// graceful stop first, then a kill. Dagger's Service.stop waits for the
+// service to exit with no limit of its own (core/service.go, stopSvc), and a
+// daemon stuck stopping kind nodes must not hold the call (the next run
+// wipes whatever is left).
+const DindStopGrace = 30 * time.Second

@@ -2,6 +2,7 @@ package labcmd
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -48,6 +49,83 @@ func TestProgress(t *testing.T) {
 			}
 			if got := p.ExitCode(tt.suiteCode); got != tt.wantCode {
 				t.Errorf("ExitCode = %d, want %d", got, tt.wantCode)
+			}
+		})
+	}
+}
+
+func TestProgressRecordsBrokenSteps(t *testing.T) {
+	oom := BrokenExec("kamaji", 137, true, "installing kamaji", "exit code: 137")
+	lost := BrokenExec("test", 0, false, "", "bound service x (docker) exited")
+	tests := []struct {
+		name        string
+		keepGoing   bool
+		wipe        Step
+		steps       []Step
+		wantRan     []string
+		wantSuite   bool
+		wantCode    int
+		wantSummary []string // "" entries: no module summary
+	}{
+		{name: "a killed stage stops the run even with keep-going", keepGoing: true,
+			wipe:    Step{Name: "wipe"},
+			steps:   []Step{{Name: "cluster"}, oom, {Name: "tenants"}},
+			wantRan: []string{"cluster", "kamaji"}, wantSuite: false, wantCode: 137,
+			wantSummary: []string{"`kamaji` did not finish (exit code 137)", "SIGKILL", "no later stage and no suite ran", "logs/kamaji.log", "installing kamaji"}},
+		{name: "a lost suite keeps the first stage failure's code and names both", keepGoing: true,
+			wipe:    Step{Name: "wipe"},
+			steps:   []Step{{Name: "cluster"}, {Name: "kamaji", Code: 3}, {Name: "tenants"}, lost},
+			wantRan: []string{"cluster", "kamaji", "tenants", "test"}, wantSuite: false, wantCode: 3,
+			wantSummary: []string{"`test` did not finish (exit code 125)", "engine error", "stage `kamaji` failed (exit code 3)"}},
+		{name: "a failed wipe goes on and is named when a stage fails",
+			wipe:    Step{Name: "wipe", Code: 1},
+			steps:   []Step{{Name: "cluster", Code: 1}, {Name: "kamaji"}},
+			wantRan: []string{"cluster"}, wantSuite: false, wantCode: 1,
+			wantSummary: []string{"`cluster` failed", "logs/wipe.log"}},
+		{name: "a failed wipe alone does not fail the run",
+			wipe:    Step{Name: "wipe", Code: 1},
+			steps:   []Step{{Name: "cluster"}, {Name: "kamaji"}},
+			wantRan: []string{"cluster", "kamaji"}, wantSuite: true, wantCode: 0,
+			wantSummary: []string{""}},
+		{name: "a broken wipe stops before any stage",
+			wipe:    BrokenExec("wipe", 0, false, "", "bound service x (docker) exited"),
+			steps:   []Step{{Name: "cluster"}},
+			wantRan: nil, wantSuite: false, wantCode: EngineErrorCode,
+			wantSummary: []string{"`wipe` did not finish"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := Progress{KeepGoing: tt.keepGoing}
+			var ran []string
+			if p.RecordWipe(tt.wipe) {
+				for _, s := range tt.steps {
+					if s.Name == "test" && !p.RunSuite() {
+						break
+					}
+					ran = append(ran, s.Name)
+					if !p.Record(s) {
+						break
+					}
+				}
+			}
+			if !slices.Equal(ran, tt.wantRan) {
+				t.Errorf("ran %q, want %q", ran, tt.wantRan)
+			}
+			if p.RunSuite() != tt.wantSuite {
+				t.Errorf("RunSuite = %v, want %v", p.RunSuite(), tt.wantSuite)
+			}
+			if got := p.ExitCode(0); got != tt.wantCode {
+				t.Errorf("ExitCode = %d, want %d", got, tt.wantCode)
+			}
+			logs := map[string]string{"kamaji": oom.Log(), "test": lost.Log()}
+			summary := p.Summary(func(step string) string { return Tail(logs[step], 40) })
+			for _, w := range tt.wantSummary {
+				if w == "" && summary != "" {
+					t.Errorf("summary %q, want none (labctl's own stands)", summary)
+				}
+				if !strings.Contains(summary, w) {
+					t.Errorf("summary lacks %q:\n%s", w, summary)
+				}
 			}
 		})
 	}

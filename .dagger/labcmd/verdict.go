@@ -48,3 +48,29 @@ func Tail(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// BrokenSummary is the summary.md written when a step did not finish: it
+// says what happened, that nothing ran after it and where its log is.
+func BrokenSummary(s Step, tail string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## gpu-lab: step `%s` did not finish (exit code %d)\n\n", s.Name, s.Code)
+	fmt.Fprintf(&b, "It was %s.\n\n", s.Broken)
+	b.WriteString("Dagger returns an exec's exit code only for 0–127 and 192–255; a signal exit (128–191, e.g. 137 for SIGKILL) " +
+		"or the Docker-in-Docker service exiting fails the exec in the engine. The module recorded that instead of failing the call, " +
+		"so these reports still exist.\n\n")
+	fmt.Fprintf(&b, "The run stopped there: no later stage and no suite ran, and what the step wrote to the state and report directories is lost. "+
+		"Its output, as far as the engine kept it: `logs/%s.log`.\n", s.Name)
+	if t := strings.TrimSpace(tail); t != "" {
+		fmt.Fprintf(&b, "\n```\n%s\n```\n", t)
+	}
+	return b.String()
+}
+
+func earlierFailure(stage string, code int) string {
+	return fmt.Sprintf("\nBefore that, stage `%s` failed (exit code %d): `logs/%s.log`.\n", stage, code, stage)
+}
+
+func wipeNote(code int) string {
+	return fmt.Sprintf("\nNote: clearing what earlier runs left in the cached Docker data root failed (exit code %d, `logs/wipe.log`). "+
+		"A stage that collides with a leftover container, network or volume may have failed because of it.\n", code)
+}
