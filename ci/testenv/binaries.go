@@ -72,11 +72,14 @@ func ldflags() string {
 
 // EnsureBinaries returns a directory holding the environment's binaries,
 // building them from the nested module ci/testenv/k8sbin the first time
-// (about 5 minutes on 2 cores; later calls return at once). The directory is
-// keyed by a hash of the module's go.mod, go.sum and sources, the Go version
-// and the link flags, so a change to any of them builds afresh. A lock file
+// (see buildEstimate; later calls return at once). The directory is keyed
+// by a hash of the module's go.mod, go.sum and sources, the Go version and
+// the link flags, so a change to any of them builds afresh. A lock file
 // makes concurrent callers (parallel test binaries) wait for one build.
-// Modules come only through the Go module proxy configured for `go`.
+// Modules come only through the Go module proxy configured for `go`. A
+// build, or the wait for another process's build, logs a line when it
+// starts, after firstProgress and then every progressEvery: a first build
+// takes minutes, and silence looks like a hang.
 func EnsureBinaries(ctx context.Context, log *slog.Logger) (string, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -104,7 +107,8 @@ func EnsureBinaries(ctx context.Context, log *slog.Logger) (string, error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return "", fmt.Errorf("binary cache %s: %w", root, err)
 	}
-	unlock, err := lockFile(ctx, filepath.Join(root, key+".lock"), log)
+	buildLog := dir + ".build.log"
+	unlock, err := lockFile(ctx, filepath.Join(root, key+".lock"), log, src, buildLog)
 	if err != nil {
 		return "", err
 	}
@@ -113,16 +117,18 @@ func EnsureBinaries(ctx context.Context, log *slog.Logger) (string, error) {
 		return dir, nil
 	}
 
-	log.Info(fmt.Sprintf("building Kubernetes %s test binaries (first run, ~5 min)…", KubernetesVersion),
-		"into", dir, "from", src)
+	log.Info(fmt.Sprintf("building Kubernetes %s test binaries once (a first build takes %s); progress every %s",
+		KubernetesVersion, buildEstimate, progressEvery), "log", buildLog, "into", dir)
 	start := time.Now()
 	partial := dir + ".partial"
 	_ = os.RemoveAll(partial)
 	if err := os.MkdirAll(partial, 0o755); err != nil {
 		return "", err
 	}
-	buildLog := dir + ".build.log"
-	if err := goBuild(ctx, src, partial, buildLog); err != nil {
+	stopSpeaking := speakWhileBuilding(ctx, log, src, buildLog)
+	err = goBuild(ctx, src, partial, buildLog)
+	stopSpeaking()
+	if err != nil {
 		return "", err
 	}
 	for from, to := range renames {
@@ -146,7 +152,8 @@ func EnsureBinaries(ctx context.Context, log *slog.Logger) (string, error) {
 }
 
 func goBuild(ctx context.Context, src, out, logPath string) error {
-	args := append([]string{"build", "-o", out + string(os.PathSeparator), "-ldflags", ldflags()}, buildPackages...)
+	// -v prints each package as it is compiled: the progress lines count them.
+	args := append([]string{"build", "-v", "-o", out + string(os.PathSeparator), "-ldflags", ldflags()}, buildPackages...)
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = src
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly -buildvcs=false")
@@ -269,12 +276,16 @@ func goEnv(ctx context.Context, name string) (string, error) {
 }
 
 // lockFile takes an exclusive flock, polling so ctx can cancel the wait.
-func lockFile(ctx context.Context, path string, log *slog.Logger) (func(), error) {
+// While another process holds it, the progress of that process's build
+// (its log is buildLog) is reported.
+func lockFile(ctx context.Context, path string, log *slog.Logger, src, buildLog string) (func(), error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("binary cache lock %s: %w", path, err)
 	}
 	told := false
+	stopSpeaking := func() {}
+	defer func() { stopSpeaking() }()
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
@@ -285,7 +296,8 @@ func lockFile(ctx context.Context, path string, log *slog.Logger) (func(), error
 			return nil, fmt.Errorf("binary cache lock %s: %w", path, err)
 		}
 		if !told {
-			log.Info("waiting for another process building the test binaries", "lock", path)
+			log.Info("waiting for another process building the test binaries", "lock", path, "log", buildLog)
+			stopSpeaking = speakWhileBuilding(ctx, log, src, buildLog)
 			told = true
 		}
 		select {

@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"sync"
@@ -27,6 +28,19 @@ func progress() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 }
 
+// buildProgress writes the progress of a build of the Kubernetes binaries
+// to stderr and, when the tests run from a terminal, straight to it: go test
+// holds a package's output until the package is done, and a first build
+// takes many minutes. Without a terminal (CI), `labctl testenv build` runs
+// before the tests and shows it (.ci/run).
+func buildProgress() *slog.Logger {
+	var w io.Writer = os.Stderr
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		w = io.MultiWriter(os.Stderr, tty)
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
 func requireProcesses(t testing.TB) {
 	t.Helper()
 	if testing.Short() {
@@ -44,7 +58,7 @@ var bins struct {
 // on the first call.
 func binaries(t testing.TB) string {
 	t.Helper()
-	bins.once.Do(func() { bins.dir, bins.err = EnsureBinaries(context.Background(), progress()) })
+	bins.once.Do(func() { bins.dir, bins.err = EnsureBinaries(context.Background(), buildProgress()) })
 	if bins.err != nil {
 		t.Fatalf("Kubernetes test binaries: %v", bins.err)
 	}

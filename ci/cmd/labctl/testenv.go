@@ -21,7 +21,7 @@ func init() {
 		Use:   "testenv",
 		Short: "Local test environment: the lab's topology from real Kubernetes components, no Docker",
 	}
-	cmd.AddCommand(testenvUpCommand())
+	cmd.AddCommand(testenvUpCommand(), testenvBuildCommand())
 	root.AddCommand(cmd)
 }
 
@@ -47,7 +47,8 @@ layout ` + "`labctl up`" + ` uses, prints "ready", and stops everything on SIGIN
 Interrupted while starting, it stops what had started, removes its temporary work
 directory and prints "interrupted".
 
-The first run builds the Kubernetes binaries (about 5 minutes); later runs start in seconds.`,
+The first run builds the Kubernetes binaries (` + "`labctl testenv build`" + ` alone does that,
+with a progress line every half minute); later runs start in seconds.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.stateDir = state.Dir(stateDir)
@@ -58,8 +59,37 @@ The first run builds the Kubernetes binaries (about 5 minutes); later runs start
 	c.Flags().StringVar(&stateDir, "state-dir", string(state.DefaultDir), "where to write kubeconfigs and lab state")
 	c.Flags().StringVar(&o.workDir, "work-dir", "", "where processes keep data and logs (default: a temporary directory, removed on exit)")
 	c.Flags().BoolVar(&o.keep, "keep-work-dir", false, "keep the temporary work directory (logs) on exit")
-	c.Flags().StringVar(&o.binDir, "bin-dir", "", "directory of prebuilt binaries (default: build them once into the binary cache)")
+	c.Flags().StringVar(&o.binDir, "bin-dir", "", "directory of prebuilt binaries (default: the cache `labctl testenv build` fills)")
 	return c
+}
+
+func testenvBuildCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "build",
+		Short: "Build the local test environment's Kubernetes binaries (once; later runs reuse them)",
+		Long: `Builds kube-apiserver, kube-scheduler, kube-controller-manager, etcd, KWOK and the
+konnectivity server and agent from the nested module ci/testenv/k8sbin into the binary
+cache, printing a progress line every half minute, and prints the directory. Returns at
+once when they are built already. Run it before ` + "`go test ./...`" + `, whose output is
+buffered per package, to see the first build's progress.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runTestenvBuild(cmd.Context(), testenv.EnsureBinaries, os.Stdout, os.Stderr)
+		},
+	}
+}
+
+func runTestenvBuild(ctx context.Context, ensure func(context.Context, *slog.Logger) (string, error), out, errOut io.Writer) error {
+	dir, err := ensure(ctx, progressLog(errOut))
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(out, "interrupted")
+			return exitError{code: 130}
+		}
+		return fmt.Errorf("testenv build: %w", err)
+	}
+	fmt.Fprintln(out, dir)
+	return nil
 }
 
 func progressLog(w io.Writer) *slog.Logger {

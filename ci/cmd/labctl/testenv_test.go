@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,6 +78,24 @@ func TestTestenvUpFailedStartRemovesWorkDir(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmp); len(left) > 0 {
 		t.Errorf("left in the temporary directory after a failed start: %v", left)
+	}
+}
+
+func TestTestenvBuildPrintsDirOrInterrupted(t *testing.T) {
+	var out, errOut bytes.Buffer
+	built := func(context.Context, *slog.Logger) (string, error) { return "/cache/k8sbin/v1.36.3-abc", nil }
+	if err := runTestenvBuild(context.Background(), built, &out, &errOut); err != nil || out.String() != "/cache/k8sbin/v1.36.3-abc\n" {
+		t.Errorf("built: err %v, output %q", err, out.String())
+	}
+
+	out.Reset()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cancelled := func(ctx context.Context, _ *slog.Logger) (string, error) { return "", ctx.Err() }
+	err := runTestenvBuild(ctx, cancelled, &out, &errOut)
+	var ee exitError
+	if !errors.As(err, &ee) || ee.code != 130 || out.String() != "interrupted\n" {
+		t.Errorf("interrupted: err %v, output %q", err, out.String())
 	}
 }
 
