@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"sigs.k8s.io/yaml"
 
@@ -35,7 +36,8 @@ func TestGitHubWorkflow(t *testing.T) {
 	var wf struct {
 		Permissions map[string]string `json:"permissions"`
 		Jobs        map[string]struct {
-			Steps []ghStep `json:"steps"`
+			TimeoutMinutes int      `json:"timeout-minutes"`
+			Steps          []ghStep `json:"steps"`
 		} `json:"jobs"`
 	}
 	readYAML(t, "../../.github/workflows/lab.yml", &wf)
@@ -95,6 +97,13 @@ func TestGitHubWorkflow(t *testing.T) {
 	if job.Steps[check].With["args"] != strings.TrimPrefix(labcmd.CICheck, "dagger call ") {
 		t.Errorf("the last step must be the check, so reports are published before the job fails")
 	}
+	sysctl := index(func(s ghStep) bool { return strings.TrimSpace(s.Run) == "sudo "+labcmd.InotifySysctl })
+	if sysctl < 0 || sysctl > run {
+		t.Errorf("want a step running `sudo %s` before lab-test (kind nodes need the raised inotify limits)", labcmd.InotifySysctl)
+	}
+	if got := time.Duration(job.TimeoutMinutes) * time.Minute; got <= labcmd.ColdRunEstimate {
+		t.Errorf("timeout-minutes %d: want more than a cold hosted run (labcmd.ColdRunEstimate %s)", job.TimeoutMinutes, labcmd.ColdRunEstimate)
+	}
 }
 
 func TestGitLabPipeline(t *testing.T) {
@@ -105,6 +114,7 @@ func TestGitLabPipeline(t *testing.T) {
 			Name string `json:"name"`
 		} `json:"services"`
 		Variables    map[string]string `json:"variables"`
+		Timeout      string            `json:"timeout"`
 		BeforeScript []string          `json:"before_script"`
 		Script       []string          `json:"script"`
 		Artifacts    struct {
@@ -135,6 +145,13 @@ func TestGitLabPipeline(t *testing.T) {
 	}
 	if want := []string{labcmd.CIRun, labcmd.CICheck}; !slices.Equal(job.Script, want) {
 		t.Errorf("script %q, want exactly %q", job.Script, want)
+	}
+	if !slices.ContainsFunc(job.BeforeScript, func(l string) bool { return strings.HasPrefix(l, labcmd.InotifySysctl+" || ") }) {
+		t.Errorf("before_script %q: want `%s || <warning>` (best effort: kind nodes need the raised inotify limits)", job.BeforeScript, labcmd.InotifySysctl)
+	}
+	// GitLab's timeout is human-readable; this file uses Go-compatible units.
+	if d, err := time.ParseDuration(job.Timeout); err != nil || d <= labcmd.ColdRunEstimate {
+		t.Errorf("timeout %q: want a duration longer than a cold hosted run (labcmd.ColdRunEstimate %s)", job.Timeout, labcmd.ColdRunEstimate)
 	}
 	if job.Artifacts.When != "always" || job.Artifacts.Reports.JUnit != "reports/junit.xml" || !slices.Contains(job.Artifacts.Paths, "reports/") {
 		t.Errorf("artifacts %+v: want when: always, reports:junit reports/junit.xml and paths [reports/] (HTML report included)", job.Artifacts)
