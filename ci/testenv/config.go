@@ -1,8 +1,6 @@
 package testenv
 
 import (
-	"fmt"
-
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
@@ -12,12 +10,8 @@ import (
 // profile and extender, the lab's backoff), with the extender on loopback
 // and the default profile added, because this kube-scheduler is also the
 // tenant's only scheduler (a difference listed in Differences).
-func schedulerConfig(l *lab.Lab, kubeconfigPath string, extenderPort int) (string, error) {
-	b, err := render.HAMiSchedulerConfig(l, render.HAMiPlace{
-		Kubeconfig:     kubeconfigPath,
-		ExtenderURL:    fmt.Sprintf("https://127.0.0.1:%d", extenderPort),
-		DefaultProfile: true,
-	})
+func schedulerConfig(l *lab.Lab, p render.HAMiPlace) (string, error) {
+	b, err := render.HAMiSchedulerConfig(l, p)
 	return string(b), err
 }
 

@@ -24,7 +24,8 @@ func TestSchedulerConfigIsTheRealLabsOne(t *testing.T) {
 		}
 		return cfg
 	}
-	localRaw, err := schedulerConfig(l, "/k/sched.kubeconfig", 4711)
+	tn := &tenant{env: &Env{lab: l}, dir: "/k", extenderPort: 4711, metricsPort: 4712}
+	localRaw, err := schedulerConfig(l, tn.hamiPlace())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func TestSchedulerConfigIsTheRealLabsOne(t *testing.T) {
 	if got := local.Extenders[0].URLPrefix; got != "https://127.0.0.1:4711" {
 		t.Errorf("local extender URL = %s", got)
 	}
-	if got := local.ClientConnection.Kubeconfig; got != "/k/sched.kubeconfig" {
+	if got := local.ClientConnection.Kubeconfig; got != "/k/scheduler.kubeconfig" {
 		t.Errorf("local kubeconfig = %s", got)
 	}
 	if len(local.Profiles) != 2 || *local.Profiles[0].SchedulerName != "default-scheduler" {

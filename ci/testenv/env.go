@@ -34,6 +34,12 @@ type Options struct {
 	StopGrace time.Duration
 	// StartTimeout bounds the start after the binaries exist; default 3m.
 	StartTimeout time.Duration
+	// DoubleConfig, when set, adjusts each tenant's HAMi double after its
+	// configuration was read from the lab's extender arguments (tests:
+	// switch a modelled HAMi behaviour off to show a gate notices).
+	DoubleConfig func(*hamidouble.Config)
+	// DoubleFaults are set on each tenant's double before it starts.
+	DoubleFaults hamidouble.Faults
 
 	// keepPort, when set, sees the probe listener of the first port
 	// proposed for each component port and may keep it open, taking the
@@ -72,6 +78,9 @@ type Env struct {
 	stopOnce sync.Once
 	stopErr  error
 	bootTime time.Duration
+
+	doubleConfig func(*hamidouble.Config)
+	doubleFaults hamidouble.Faults
 }
 
 // Start brings up the lab l: etcd, then every tenant in parallel. It returns
@@ -84,7 +93,7 @@ func Start(ctx context.Context, l *lab.Lab, opts Options) (_ *Env, err error) {
 		return nil, errors.New("testenv: lab is nil; pass lab.Default() or a loaded lab file")
 	}
 	begin := time.Now()
-	e := &Env{lab: l, log: opts.Log, grace: opts.StopGrace, ports: newPortAllocator(opts.keepPort), tenants: map[string]*tenant{}}
+	e := &Env{lab: l, log: opts.Log, grace: opts.StopGrace, ports: newPortAllocator(opts.keepPort), tenants: map[string]*tenant{}, doubleConfig: opts.DoubleConfig, doubleFaults: opts.DoubleFaults}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
@@ -150,6 +159,7 @@ func Start(ctx context.Context, l *lab.Lab, opts Options) (_ *Env, err error) {
 		return e, err
 	}
 	e.bootTime = time.Since(begin)
+	e.watch()
 	e.log.Info("local test environment ready", "tenants", len(e.order), "took", e.bootTime.Round(time.Millisecond).String(), "workDir", e.workDir)
 	return e, nil
 }

@@ -27,6 +27,10 @@ func (t *tenant) waitReady(ctx context.Context) error {
 		{"kube-controller-manager /healthz", func(ctx context.Context) (bool, error) { return healthz(ctx, t.kcmPort) }},
 		{"konnectivity agent connected (server /readyz)", t.konnectivityReady},
 		{"workers Ready with GPU capacity", t.workersReady},
+		// The gate the real lab's gpus stage uses: until HAMi has registered a
+		// card, Filter answers "node unregistered" and kube-scheduler parks the
+		// pod for minutes (hami-observed.md §7.2).
+		{"HAMi sees every card (its /metrics)", t.hamiSeesCards},
 		{"ServiceAccount default/default", func(ctx context.Context) (bool, error) {
 			_, err := t.client.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
 			return err == nil, err

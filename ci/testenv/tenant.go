@@ -65,6 +65,8 @@ type tenant struct {
 	webhookAddr  *net.TCPAddr // host address, reached only through the agent
 	webhookHits  *hitCounter
 
+	metricsPort                       int // 127.0.0.1, the double's /metrics (HAMi's --metrics-bind-address)
+	metricsListener                   net.Listener
 	extenderListener, webhookListener net.Listener
 	servers                           []*http.Server
 }
@@ -285,7 +287,7 @@ func (t *tenant) waitAPIServer(ctx context.Context) error {
 }
 
 func (t *tenant) startSchedulerAndControllerManager(ctx context.Context) error {
-	cfg, err := schedulerConfig(t.env.lab, t.path("scheduler.kubeconfig"), t.extenderPort)
+	cfg, err := schedulerConfig(t.env.lab, t.hamiPlace())
 	if err != nil {
 		return err
 	}

@@ -78,8 +78,15 @@ func (t *tenant) listenDouble() error {
 		extender.Close()
 		return fmt.Errorf("HAMi double webhook listener on %s: %w", webhookListenIP, err)
 	}
-	t.extenderListener, t.webhookListener = extender, webhook
+	metrics, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		extender.Close()
+		webhook.Close()
+		return fmt.Errorf("HAMi double metrics listener: %w", err)
+	}
+	t.extenderListener, t.webhookListener, t.metricsListener = extender, webhook, metrics
 	t.extenderPort = extender.Addr().(*net.TCPAddr).Port
+	t.metricsPort = metrics.Addr().(*net.TCPAddr).Port
 	t.webhookAddr = webhook.Addr().(*net.TCPAddr)
 	return nil
 }
@@ -115,6 +122,15 @@ func (t *tenant) serveDouble(ctx context.Context) error {
 			}
 		})
 	}
+	// HAMi serves /metrics in plain HTTP on its own address.
+	metrics := &http.Server{Handler: t.double.MetricsHandler(), ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return ctx }}
+	t.servers = append(t.servers, metrics)
+	t.env.wg.Go(func() {
+		if err := metrics.Serve(t.metricsListener); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			t.env.log.Warn("HAMi double metrics server stopped", "tenant", t.name(), "err", err)
+		}
+	})
 	return nil
 }
 

@@ -46,24 +46,34 @@ func (t *tenant) createWorkers(ctx context.Context) error {
 }
 
 // createNode creates the worker's Node with the capacity a kubelet would
-// report. KWOK keeps existing capacity when it initialises a node, so cpu,
-// memory and pods must be there before the GPU count is added.
+// report (KWOK keeps existing capacity when it initialises a node) and with
+// the GPU registration already on it. HAMi registers a node's cards when
+// the Node is added, and otherwise only on its 15 s ticker
+// (RegisterFromNodeAnnotations, pkg/scheduler/scheduler.go@v2.10.0): a Node
+// that arrives with its registration is registered at once, one annotated
+// later waits for the tick. gpus.RegisterNode then re-asserts the same
+// values, as the real lab's registrar does.
 func (t *tenant) createNode(ctx context.Context, w lab.Worker) error {
 	name := NodeName(t.name(), w.Name)
 	res := corev1.ResourceList{
 		corev1.ResourceCPU:    resource.MustParse("32"),
 		corev1.ResourceMemory: resource.MustParse("256Gi"),
 		corev1.ResourcePods:   resource.MustParse("110"),
+		gpus.ResourceGPU:      *resource.NewQuantity(int64(gpus.GPUCapacity(t.env.lab, w)), resource.DecimalSI),
 	}
 	node := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:        name,
-			Annotations: map[string]string{kwokNodeAnnotation: kwokNodeValue},
+			Name: name,
+			Annotations: map[string]string{
+				kwokNodeAnnotation: kwokNodeValue,
+				gpus.AnnoRegister:  gpus.EncodeRegister(gpus.Devices(t.env.lab, t.name(), w)),
+			},
 			Labels: map[string]string{
 				"kubernetes.io/hostname": name,
 				"kubernetes.io/os":       "linux",
 				"kubernetes.io/arch":     "amd64",
 				"type":                   "kwok",
+				gpus.LabelGPUNode:        gpus.LabelGPUOn,
 			},
 		},
 		Status: corev1.NodeStatus{Capacity: res, Allocatable: res.DeepCopy()},

@@ -125,6 +125,9 @@ func withDefaults(cfg Config) Config {
 	return cfg
 }
 
+// Config is the configuration the double runs with, defaults filled in.
+func (d *Double) Config() Config { return d.cfg }
+
 // SetFaults replaces the injected faults; safe to call at any time.
 func (d *Double) SetFaults(f Faults) {
 	d.faults.Store(&f)

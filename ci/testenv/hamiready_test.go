@@ -1,0 +1,72 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/testenv/hamidouble"
+)
+
+// The environment is not ready before HAMi has registered every card: with
+// a double that never registers (as HAMi before its first registration
+// pass), Start waits at the gate the real lab's gpus stage uses and says
+// which cards HAMi's /metrics lacks, instead of reporting ready and letting
+// the suite's pods be parked as "node unregistered".
+func TestReadyWaitsUntilHAMiRegisteredEveryCard(t *testing.T) {
+	requireProcesses(t)
+	l, err := lab.Parse([]byte("name: unreg\ntenants:\n- name: solo\n  workers:\n  - name: w1\n    gpus: [{model: L4, count: 1}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Start(context.Background(), l, Options{
+		BinDir: binaries(t), Log: progress(),
+		DoubleFaults: hamidouble.Faults{NeverRegister: true},
+		// Long enough for a loaded machine to boot; the gate never passes.
+		StartTimeout: 45 * time.Second,
+	})
+	if err == nil {
+		_ = e.Stop()
+		t.Fatal("the environment reported ready although HAMi never registered a card")
+	}
+	uuid := gpus.Devices(l, "solo", l.Tenants[0].Workers[0])[0].ID
+	for _, want := range []string{"HAMi sees every card", "HAMi sees 0/1 cards, missing " + uuid} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("start error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+// The double the environment runs is configured from the real lab's
+// extender command line: the lab's client rate, lock timeout and policies
+// reach it, with HAMi's registration and throttling on.
+func TestDoubleRunsTheLabsHAMiArguments(t *testing.T) {
+	e := sharedEnv(t)
+	for _, tn := range e.Tenants() {
+		cfg := e.Double(tn).Config()
+		l := e.Lab()
+		checks := []struct {
+			what      string
+			got, want any
+		}{
+			{"kube QPS", cfg.KubeQPS, float32(l.HAMi.KubeQPS)},
+			{"kube burst", cfg.KubeBurst, l.HAMi.KubeBurst},
+			{"node lock timeout", cfg.NodeLockTimeout, l.NodeLockTimeoutDuration()},
+			{"gpu policy", cfg.GPUPolicy, "spread"},
+			{"node policy", cfg.NodePolicy, "binpack"},
+			{"register interval", cfg.RegisterInterval, hamidouble.DefaultRegisterInterval},
+			{"register instantly", cfg.RegisterInstantly, false},
+			{"split count", cfg.DeviceSplitCount, l.HAMi.SplitCount},
+			{"throttled client", cfg.Rest != nil && cfg.Client == nil, true},
+		}
+		for _, c := range checks {
+			if fmt.Sprint(c.got) != fmt.Sprint(c.want) {
+				t.Errorf("%s: double's %s = %v, want %v", tn, c.what, c.got, c.want)
+			}
+		}
+	}
+}
