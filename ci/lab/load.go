@@ -5,8 +5,10 @@ import (
 	_ "embed"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 )
 
@@ -42,20 +44,56 @@ func Load(path string) (*Lab, error) {
 }
 
 // Parse decodes a lab strictly (unknown or duplicate fields are errors),
-// applies defaults and validates. All validation errors come back together.
+// applies defaults and validates. All problems come back together, each
+// with its field path: every unknown field (with the name it was probably
+// meant to be) and every value of the wrong kind, else every validation
+// error.
 func Parse(data []byte) (*Lab, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf("the lab file is empty: write at least `tenants:` (see `labctl plan` for the default lab)")
 	}
+	shape, typeErrs, suggested, err := checkShape(data)
+	if err != nil {
+		return nil, err
+	}
+	if typeErrs {
+		return nil, &ValidationError{Errs: shape}
+	}
 	var l Lab
-	if err := yaml.UnmarshalStrict(data, &l); err != nil {
-		return nil, fmt.Errorf("decode: %w (fields are listed in README \"Lab file reference\")", err)
+	// With unknown fields found above, decode the rest leniently so their
+	// validation errors come in the same pass; otherwise strictly, which
+	// also catches anything the shape check let through.
+	decode := yaml.UnmarshalStrict
+	if len(shape) > 0 {
+		decode = yaml.Unmarshal
+	}
+	if err := decode(data, &l); err != nil {
+		return nil, fmt.Errorf("the file does not decode as a lab: %s (fields are listed in README \"Lab file reference\")", decodeMessage(err))
 	}
 	l.ApplyDefaults()
-	if errs := l.Validate(); len(errs) > 0 {
+	errs := shape
+	for _, e := range l.Validate() {
+		// "tenants[0].workers: Required" repeats "tenants[0].workrs: did you
+		// mean workers?".
+		if e.Type == field.ErrorTypeRequired && suggested[e.Field] {
+			continue
+		}
+		errs = append(errs, e)
+	}
+	if len(errs) > 0 {
 		return nil, &ValidationError{Errs: errs}
 	}
 	return &l, nil
+}
+
+// decodeMessage strips the decoder's layers ("error unmarshaling JSON:
+// while decoding JSON: json: ") from a message about a YAML file.
+func decodeMessage(err error) string {
+	s := err.Error()
+	for _, prefix := range []string{"error converting YAML to JSON: ", "error unmarshaling JSON: ", "while decoding JSON: ", "json: ", "yaml: "} {
+		s = strings.ReplaceAll(s, prefix, "")
+	}
+	return s
 }
 
 // Defaults for fields a lab file may leave out.

@@ -201,6 +201,10 @@ type ValidationError struct{ Errs field.ErrorList }
 func (e *ValidationError) Error() string {
 	lines := make([]string, len(e.Errs))
 	for i, err := range e.Errs {
+		if err.Origin == originUnknownField {
+			lines[i] = "  - " + err.Field + ": " + err.Detail // "Forbidden" would say less
+			continue
+		}
 		lines[i] = "  - " + err.Error()
 	}
 	return fmt.Sprintf("%d problem(s) in the lab:\n%s", len(e.Errs), strings.Join(lines, "\n"))

@@ -67,8 +67,8 @@ func TestValidationRules(t *testing.T) {
 		{"negative initial backoff", "hami: {podInitialBackoffSeconds: -1}\ntenants:\n  - name: a\n" + okWorker, []string{"hami.podInitialBackoffSeconds: Invalid value: -1"}},
 		{"max backoff below initial", "hami: {podInitialBackoffSeconds: 5, podMaxBackoffSeconds: 2}\ntenants:\n  - name: a\n" + okWorker, []string{"hami.podMaxBackoffSeconds: Invalid value: 2", "podInitialBackoffSeconds (5)"}},
 		{"max backoff absurd", "hami: {podMaxBackoffSeconds: 3600}\ntenants:\n  - name: a\n" + okWorker, []string{"hami.podMaxBackoffSeconds: Invalid value: 3600"}},
-		{"not yaml", "tenants: [", []string{"decode:"}},
-		{"wrong type", "tenants: 3\n", []string{"decode:"}},
+		{"not yaml", "tenants: [", []string{"not valid YAML: line 1"}},
+		{"wrong type", "tenants: 3\n", []string{"tenants: Invalid value: 3: must be a list of tenants"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse([]byte(tc.yaml))
