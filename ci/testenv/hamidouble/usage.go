@@ -55,6 +55,14 @@ func (d *Double) onPodDelete(obj any) {
 	}
 }
 
+// CountedPods is how many pods' allocations the double counts as used
+// (bound, binding, or forgotten late under the delete-race fault).
+func (d *Double) CountedPods() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.usage)
+}
+
 func (d *Double) forget(uid types.UID) {
 	d.mu.Lock()
 	delete(d.usage, uid)

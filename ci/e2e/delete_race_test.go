@@ -1,0 +1,58 @@
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpu-lab/gpu-lab/ci/results"
+	"github.com/gpu-lab/gpu-lab/ci/suite"
+	"github.com/gpu-lab/gpu-lab/ci/testenv/hamidouble"
+)
+
+// Real HAMi forgets a deleted pod's usage a little after kube-scheduler has
+// already re-filtered (hami-observed.md §3e): a pod filtered in between is
+// refused as if the capacity were still held. With the double forgetting
+// deleted pods 3 s late, the cases that free capacity (TC-13, TC-16) still
+// pass, and TC-13 shows it met the race and tried a fresh pod.
+func TestDeleteRaceIsSurvived(t *testing.T) {
+	e := needEnv(t)
+	faults(hamidouble.Faults{ForgetDeletedAfter: 3 * time.Second})(t, e, nil)
+	// The suite deletes its pods at the end; the next test must not meet
+	// usage the double forgets late.
+	t.Cleanup(func() {
+		deadline := time.Now().Add(20 * time.Second)
+		for _, tn := range e.Tenants() {
+			for e.Double(tn).CountedPods() > 0 && time.Now().Before(deadline) {
+				time.Sleep(100 * time.Millisecond)
+			}
+			if n := e.Double(tn).CountedPods(); n > 0 {
+				t.Errorf("%s: the double still counts %d deleted pods", tn, n)
+			}
+		}
+	})
+	cfg := config(e)
+	cfg.Run = "^TC-1[36]$"
+	run, err := suite.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := byID(run)
+	for _, id := range []string{"TC-13", "TC-16"} {
+		if c := cases[id]; c.Status != results.Passed {
+			logRun(t, run)
+			t.Errorf("%s %s with the delete race on: %s", id, c.Status, c.Message)
+		}
+	}
+	met := false
+	for _, s := range cases["TC-13"].Steps {
+		if strings.Contains(s.Message, "kube-scheduler refused") {
+			met = true
+		}
+	}
+	if !met {
+		logRun(t, run)
+		t.Error("TC-13 never met the delete race: its fresh pod was bound at the first try although the double forgot the deleted pod 3 s late")
+	}
+}
