@@ -78,3 +78,15 @@ func listeningSockets(table string) map[int][]string {
 	}
 	return out
 }
+
+// suspended reports whether pid is stopped by a signal (state T in
+// /proc/<pid>/stat, proc(5)) or by a tracer (t).
+func suspended(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]) // comm may hold spaces
+	return len(fields) > 0 && (fields[0] == "T" || fields[0] == "t")
+}

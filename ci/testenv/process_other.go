@@ -23,3 +23,6 @@ func listensOn(_ int, ports []int) bool {
 	}
 	return true
 }
+
+// suspended cannot be told without /proc.
+func suspended(int) bool { return false }

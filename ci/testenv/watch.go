@@ -1,0 +1,69 @@
+package testenv
+
+import (
+	"fmt"
+	"time"
+)
+
+// watchInterval is how often a ready environment looks at its processes.
+const watchInterval = 250 * time.Millisecond
+
+// watch runs while the environment is up and logs one line when a component
+// exits on its own or is suspended (SIGSTOP), and one when a suspended one
+// runs again: a suite case that then times out against it is explained by
+// the environment itself, naming the component. Components the environment
+// stops on purpose (Stop, BreakTunnel) are not reported.
+func (e *Env) watch() {
+	e.wg.Go(func() {
+		t := time.NewTicker(watchInterval)
+		defer t.Stop()
+		seen := map[*process]string{}
+		for {
+			select {
+			case <-e.ctx.Done():
+				return
+			case <-t.C:
+			}
+			e.mu.Lock()
+			procs := append([]*process(nil), e.procs...)
+			e.mu.Unlock()
+			for _, p := range procs {
+				state := componentState(p)
+				if state == seen[p] {
+					continue
+				}
+				switch state {
+				case "exited":
+					e.log.Error(fmt.Sprintf("%s exited on its own: %v", p.name, p.exitReason()), "log", p.logPath)
+				case "suspended":
+					e.log.Error(fmt.Sprintf("%s is suspended (SIGSTOP): it answers nothing until it gets SIGCONT", p.name), "pid", p.pid())
+				case "":
+					e.log.Info(fmt.Sprintf("%s runs again", p.name), "pid", p.pid())
+				}
+				seen[p] = state
+			}
+		}
+	})
+}
+
+// componentState is "exited" for a process that ended without being
+// stopped, "suspended" for one stopped by a signal, else "".
+func componentState(p *process) string {
+	switch {
+	case p.exitError() != nil:
+		return "exited"
+	case !p.exited() && suspended(p.pid()):
+		return "suspended"
+	}
+	return ""
+}
+
+// exitReason is how the process ended ("exit status 1", "signal: killed").
+func (p *process) exitReason() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.waitErr == nil {
+		return "exit status 0"
+	}
+	return p.waitErr.Error()
+}

@@ -1,0 +1,112 @@
+package testenv
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+)
+
+// syncBuffer is a log destination the test reads while the environment
+// writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// A ready environment says itself, in one line naming it, that a component
+// was suspended, runs again, or died.
+func TestEnvironmentNamesSuspendedAndDeadComponents(t *testing.T) {
+	requireProcesses(t)
+	l, err := lab.Parse([]byte("name: watch\ntenants:\n- name: solo\n  workers:\n  - name: w1\n    gpus: [{model: T4, count: 1}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs syncBuffer
+	e, err := Start(context.Background(), l, Options{BinDir: binaries(t), Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Stop() })
+	pid := 0
+	for _, p := range e.Processes() {
+		if p.Name == "solo/kube-scheduler" {
+			pid = p.PID
+		}
+	}
+	if pid == 0 {
+		t.Fatalf("no solo/kube-scheduler among %v", e.Processes())
+	}
+	// waitLine waits for the environment to log a line with all of want
+	// (a synchronisation point; the bound only ends a broken test).
+	waitLine := func(want ...string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		for {
+			for _, line := range strings.Split(logs.String(), "\n") {
+				if containsAll(line, want) {
+					return
+				}
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatalf("no log line with %q; log:\n%s", want, logs.String())
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	waitLine("solo/kube-scheduler is suspended", "level=ERROR")
+	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	waitLine("solo/kube-scheduler runs again")
+	if err := e.Err(); err != nil {
+		t.Errorf("Err after SIGCONT = %v, want nil", err)
+	}
+
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitLine("solo/kube-scheduler exited on its own: signal: killed", "kube-scheduler.log")
+	if err := e.Err(); err == nil || !strings.Contains(err.Error(), "solo/kube-scheduler") {
+		t.Errorf("Err after SIGKILL = %v, want it to name solo/kube-scheduler", err)
+	}
+	if n := strings.Count(logs.String(), "exited on its own"); n != 1 {
+		t.Errorf("%d lines say a component exited, want exactly 1:\n%s", n, logs.String())
+	}
+	if strings.Contains(logs.String(), "etcd exited") || strings.Contains(logs.String(), "kube-apiserver exited") {
+		t.Errorf("a component that runs was reported:\n%s", logs.String())
+	}
+}
+
+func containsAll(s string, subs []string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}
