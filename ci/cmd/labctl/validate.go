@@ -13,11 +13,19 @@ func init() { root.AddCommand(newValidateCommand()) }
 func newValidateCommand() *cobra.Command {
 	var file string
 	cmd := &cobra.Command{
-		Use:     "validate",
-		Short:   "Check a lab file and list every problem in it; exit 0 when it is valid",
-		Example: `  labctl validate -f lab.yaml`,
-		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Use:   "validate [LAB-FILE]",
+		Short: "Check a lab file and list every problem in it; exit 0 when it is valid",
+		Example: `  labctl validate lab.yaml
+  labctl validate -f lab.yaml
+  labctl validate                 # the embedded seed lab`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				if file != "" && file != args[0] {
+					return fmt.Errorf("two lab files: -f %s and %s; give one", file, args[0])
+				}
+				file = args[0]
+			}
 			l, err := lab.Load(file)
 			if err != nil {
 				fmt.Fprintln(cmd.ErrOrStderr(), err)
@@ -27,6 +35,6 @@ func newValidateCommand() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&file, "file", "f", "", "lab file (YAML or JSON) to check; empty means the embedded seed lab")
+	cmd.Flags().StringVarP(&file, "file", "f", "", "lab file (YAML or JSON) to check, also accepted as the argument; empty means the embedded seed lab")
 	return cmd
 }

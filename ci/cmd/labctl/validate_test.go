@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +21,40 @@ func TestValidateOK(t *testing.T) {
 	}
 	if want := "ok: lab gpu-lab: 1 tenants, 1 workers, 2 GPUs: 2× H200"; !strings.HasPrefix(out, want) {
 		t.Errorf("output %q, want prefix %q", out, want)
+	}
+}
+
+// TestValidatePositionalFile: `labctl validate lab.yaml` checks the same
+// file as `-f lab.yaml`, with the same output and exit code.
+func TestValidatePositionalFile(t *testing.T) {
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "good.yaml"), filepath.Join(dir, "bad.yaml")
+	for p, src := range map[string]string{
+		good: "tenants:\n  - name: a\n    workers:\n      - {name: w, gpus: [{model: T4, count: 3}]}\n",
+		bad:  "tenants:\n  - name: a\n    workrs: []\n",
+	} {
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{good, bad} {
+		flagOut, flagErr, flagRunErr := run(t, newValidateCommand(), "-f", p)
+		argOut, argErr, argRunErr := run(t, newValidateCommand(), p)
+		if argOut != flagOut || argErr != flagErr || fmt.Sprint(argRunErr) != fmt.Sprint(flagRunErr) {
+			t.Errorf("%s: positional (%q, %q, %v) differs from -f (%q, %q, %v)", filepath.Base(p), argOut, argErr, argRunErr, flagOut, flagErr, flagRunErr)
+		}
+	}
+	if out, _, err := run(t, newValidateCommand(), good); err != nil || !strings.HasPrefix(out, "ok: lab gpu-lab: 1 tenants, 1 workers, 3 GPUs") {
+		t.Errorf("positional good file: %q, %v", out, err)
+	}
+	if _, stderr, _ := run(t, newValidateCommand(), bad); !strings.Contains(stderr, `tenants[0].workrs: unknown field "workrs": did you mean "workers"?`) {
+		t.Errorf("positional bad file: stderr %q", stderr)
+	}
+	if _, _, err := run(t, newValidateCommand(), "-f", good, bad); err == nil || !strings.Contains(err.Error(), "two lab files") {
+		t.Errorf("-f and a different argument: %v, want an error naming both", err)
+	}
+	if _, _, err := run(t, newValidateCommand(), good, bad); err == nil {
+		t.Error("two arguments accepted")
 	}
 }
 
