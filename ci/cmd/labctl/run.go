@@ -56,8 +56,8 @@ seconds with a message instead of hanging. The lab is removed at the end unless 
 	}
 	f.register(cmd)
 	cmd.Flags().StringVar(&reportDir, "report-dir", "reports", "directory for junit.xml, results.json, summary.md, report.html")
-	cmd.Flags().StringVar(&runRe, "run", "", "run only the cases whose ID matches this regexp (passed to `labctl test`)")
-	cmd.Flags().IntVar(&parallel, "parallel", 0, "maximum cases at once (passed to `labctl test`; 0 = its default)")
+	cmd.Flags().StringVar(&runRe, "run", "", "run only the cases whose ID matches `REGEXP` (passed on to labctl test --run)")
+	cmd.Flags().IntVar(&parallel, "parallel", 0, "run at most `N` cases at once (passed on to labctl test --parallel; 0 = its default)")
 	root.AddCommand(cmd)
 }
 

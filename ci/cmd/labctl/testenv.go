@@ -59,7 +59,7 @@ with a progress line every half minute); later runs start in seconds.`,
 	c.Flags().StringVar(&stateDir, "state-dir", string(state.DefaultDir), "where to write kubeconfigs and lab state")
 	c.Flags().StringVar(&o.workDir, "work-dir", "", "where processes keep data and logs (default: a temporary directory, removed on exit)")
 	c.Flags().BoolVar(&o.keep, "keep-work-dir", false, "keep the temporary work directory (logs) on exit")
-	c.Flags().StringVar(&o.binDir, "bin-dir", "", "directory of prebuilt binaries (default: the cache `labctl testenv build` fills)")
+	c.Flags().StringVar(&o.binDir, "bin-dir", "", "`DIR` of prebuilt binaries (default: the cache that labctl testenv build fills)")
 	return c
 }
 
