@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"errors"
 	"fmt"
 	"time"
 )
@@ -66,4 +67,23 @@ func (p *process) exitReason() string {
 		return "exit status 0"
 	}
 	return p.waitErr.Error()
+}
+
+// Health names every component that exited on its own or is suspended, with
+// its log, or returns nil: what a suite run that fails can quote to say the
+// environment, not the behaviour under test, broke.
+func (e *Env) Health() error {
+	e.mu.Lock()
+	procs := append([]*process(nil), e.procs...)
+	e.mu.Unlock()
+	var errs []error
+	for _, p := range procs {
+		switch componentState(p) {
+		case "exited":
+			errs = append(errs, fmt.Errorf("%s exited on its own (%s); log %s", p.name, p.exitReason(), p.logPath))
+		case "suspended":
+			errs = append(errs, fmt.Errorf("%s (pid %d) is suspended (SIGSTOP)", p.name, p.pid()))
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -79,20 +79,25 @@ func TestEnvironmentNamesSuspendedAndDeadComponents(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitLine("solo/kube-scheduler is suspended", "level=ERROR")
+	if err := e.Health(); err == nil || !strings.Contains(err.Error(), "solo/kube-scheduler") || !strings.Contains(err.Error(), "suspended") {
+		t.Errorf("Health while suspended = %v, want it to name solo/kube-scheduler as suspended", err)
+	}
 	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
 	waitLine("solo/kube-scheduler runs again")
-	if err := e.Err(); err != nil {
-		t.Errorf("Err after SIGCONT = %v, want nil", err)
+	if err := e.Health(); err != nil {
+		t.Errorf("Health after SIGCONT = %v, want nil", err)
 	}
 
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	waitLine("solo/kube-scheduler exited on its own: signal: killed", "kube-scheduler.log")
-	if err := e.Err(); err == nil || !strings.Contains(err.Error(), "solo/kube-scheduler") {
-		t.Errorf("Err after SIGKILL = %v, want it to name solo/kube-scheduler", err)
+	for name, err := range map[string]error{"Err": e.Err(), "Health": e.Health()} {
+		if err == nil || !strings.Contains(err.Error(), "solo/kube-scheduler") {
+			t.Errorf("%s after SIGKILL = %v, want it to name solo/kube-scheduler", name, err)
+		}
 	}
 	if n := strings.Count(logs.String(), "exited on its own"); n != 1 {
 		t.Errorf("%d lines say a component exited, want exactly 1:\n%s", n, logs.String())
