@@ -195,6 +195,9 @@ func testTarget(f testFlags) (target, error) {
 			}
 			paths[t] = p
 		}
+		if err := checkKubeconfigTenants(tg.lab, f.kubeconfigs, f.file); err != nil {
+			return target{}, err
+		}
 		if tg.backend == "" {
 			tg.backend = "existing platform"
 		}
