@@ -3,20 +3,28 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/stages"
 	"github.com/gpu-lab/gpu-lab/ci/state"
+	"github.com/gpu-lab/gpu-lab/ci/testenv"
 )
 
-func init() {
+func init() { root.AddCommand(newStatusCommand()) }
+
+func newStatusCommand() *cobra.Command {
 	var f labFlags
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Print one line per stage (from the state dir) and per tenant (asked live)",
-		Args:  cobra.NoArgs,
+		Long: `Print one line per stage of labctl up (from the state dir's stages.json) and one per
+tenant, asked live: its API server and how many of its nodes are Ready. A state dir written by
+labctl testenv up has no stages; its tenants answer only while that command runs.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			d := state.Dir(f.stateDir)
 			l, err := d.ReadLab()
@@ -27,21 +35,47 @@ func init() {
 			if err != nil {
 				return err
 			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "lab %s (%s), state dir %s\n", l.Name, orNone(d.Backend()), d)
-			writeStageLines(w, recs)
 			e, err := newEnv(l, &f, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			for _, t := range l.Tenants {
-				fmt.Fprintf(w, "tenant %-10s %s\n", t.Name, stages.TenantStatus(cmd.Context(), e, t.Name))
-			}
+			writeStatus(cmd.OutOrStdout(), d, l, recs, func(tenant string) string {
+				return stages.TenantStatus(cmd.Context(), e, tenant)
+			})
 			return nil
 		},
 	}
 	f.register(cmd, false)
-	root.AddCommand(cmd)
+	return cmd
+}
+
+// writeStatus prints the lab's header, its stages and one line per tenant
+// (tenantStatus asks the tenant). The local test environment has no stages
+// (`labctl testenv up` starts its processes in one step), so for its state
+// dir the stage lines, which would all say "not run", are replaced by what
+// keeps its tenants answering.
+func writeStatus(w io.Writer, d state.Dir, l *lab.Lab, recs []state.StageRecord, tenantStatus func(tenant string) string) {
+	backend := d.Backend()
+	local := testenvBackend(backend)
+	if local {
+		// The rest of the line lists its processes and differences; the
+		// double's notice stays, so it is never taken for HAMi.
+		name, _, _ := strings.Cut(backend, ":")
+		backend = name + ": " + testenv.DoubleNotice
+	}
+	fmt.Fprintf(w, "lab %s (%s), state dir %s\n", l.Name, orNone(backend), d)
+	if local {
+		fmt.Fprintf(w, "no stages: the local test environment's tenants answer while `labctl testenv up --state-dir %s` runs\n", d)
+	} else {
+		writeStageLines(w, recs)
+	}
+	for _, t := range l.Tenants {
+		line := tenantStatus(t.Name)
+		if local && strings.Contains(line, "not answering") {
+			line += fmt.Sprintf(": is `labctl testenv up --state-dir %s` still running?", d)
+		}
+		fmt.Fprintf(w, "tenant %-10s %s\n", t.Name, line)
+	}
 }
 
 // writeStageLines prints every stage in order, "not run" when unrecorded.

@@ -5,8 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/stages"
 	"github.com/gpu-lab/gpu-lab/ci/state"
+	"github.com/gpu-lab/gpu-lab/ci/testenv"
 )
 
 func TestStatusLines(t *testing.T) {
@@ -23,6 +25,53 @@ func TestStatusLines(t *testing.T) {
 		if !strings.Contains(lines[i], want) {
 			t.Errorf("line %d = %q, want %q", i, lines[i], want)
 		}
+	}
+}
+
+// TestStatusOfLocalEnvironment: a state dir written by `labctl testenv up`
+// has no stages, so status prints none of the six "not run" lines, and a
+// tenant that does not answer comes with what starts it.
+func TestStatusOfLocalEnvironment(t *testing.T) {
+	d := writeLocalEnvState(t, kubeconfigFor(refusingAddr(t)))
+	out, stderr, err := run(t, newStatusCommand(), "--state-dir", string(d))
+	if err != nil {
+		t.Fatalf("labctl status: %v\n%s", err, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("want header, one stages line and two tenants, got:\n%s", out)
+	}
+	if want := "lab gpu-lab (local test environment: " + testenv.DoubleNotice + "), state dir " + string(d); lines[0] != want {
+		t.Errorf("header %q, want %q", lines[0], want)
+	}
+	if strings.Contains(out, "stage ") || strings.Contains(out, "not run") {
+		t.Errorf("stage lines for an environment without stages:\n%s", out)
+	}
+	for i, tn := range []string{"tenant-a", "tenant-b"} {
+		l := lines[2+i]
+		if !strings.HasPrefix(l, "tenant "+tn) || !strings.Contains(l, "not answering") || !strings.HasSuffix(l, "is `labctl testenv up --state-dir "+string(d)+"` still running?") {
+			t.Errorf("tenant line %q: want it not answering, with what starts the environment", l)
+		}
+	}
+}
+
+// TestStatusOfRealLab: a lab state dir keeps its stage lines, and a tenant
+// line gets no hint about the local environment.
+func TestStatusOfRealLab(t *testing.T) {
+	d := state.Dir(t.TempDir())
+	if err := d.WriteBackend("kind+kamaji+hami on local docker"); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	writeStatus(&b, d, lab.Default(), []state.StageRecord{{Name: "cluster", Status: "done"}}, func(tn string) string { return "https://x: not answering (refused)" })
+	out := b.String()
+	for _, want := range []string{"lab gpu-lab (kind+kamaji+hami on local docker)", "stage  cluster  done", "stage  gpus     not run", "tenant tenant-b   https://x: not answering (refused)\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "testenv") {
+		t.Errorf("a real lab's status mentions the local environment:\n%s", out)
 	}
 }
 
