@@ -16,7 +16,9 @@ import (
 // managementName selects the management cluster in `labctl kubeconfig`.
 const managementName = "management"
 
-func init() {
+func init() { root.AddCommand(newKubeconfigCommand()) }
+
+func newKubeconfigCommand() *cobra.Command {
 	var f labFlags
 	var pathOnly bool
 	cmd := &cobra.Command{
@@ -30,9 +32,12 @@ func init() {
 			name := args[0]
 			p := d.Kubeconfig(name)
 			if name == managementName {
+				if testenvBackend(d.Backend()) {
+					return fmt.Errorf("state dir %s belongs to the local test environment, which has no management cluster: ask for a tenant", d)
+				}
 				p = d.ManagementKubeconfig()
 			} else if l, err := d.ReadLab(); err == nil && l.Tenant(name) == nil {
-				return fmt.Errorf("lab %s has no tenant %q: use one of %v or %q", l.Name, name, l.TenantNames(), managementName)
+				return fmt.Errorf("lab %s has no tenant %q: use one of %s, or %s for the management cluster", l.Name, name, strings.Join(l.TenantNames(), ", "), managementName)
 			}
 			data, err := os.ReadFile(p)
 			if err != nil {
@@ -46,16 +51,20 @@ func init() {
 			return err
 		},
 		ValidArgsFunction: func(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
-			l, err := state.Dir(f.stateDir).ReadLab()
+			d := state.Dir(f.stateDir)
+			l, err := d.ReadLab()
 			if err != nil {
 				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			if testenvBackend(d.Backend()) {
+				return l.TenantNames(), cobra.ShellCompDirectiveNoFileComp
 			}
 			return slices.Concat(l.TenantNames(), []string{managementName}), cobra.ShellCompDirectiveNoFileComp
 		},
 	}
 	f.register(cmd, false)
 	cmd.Flags().BoolVar(&pathOnly, "path", false, "print the file's path instead of its content")
-	root.AddCommand(cmd)
+	return cmd
 }
 
 // checkKubeconfigTenants compares `labctl test --kubeconfig TENANT=PATH`

@@ -86,7 +86,7 @@ func runTest(ctx context.Context, stateDir, reportDir, runRe string, parallel in
 		args = append(args, "--parallel", strconv.Itoa(parallel))
 	}
 	if err := test.ParseFlags(args); err != nil {
-		return fmt.Errorf("labctl test %v: %w", args, err)
+		return fmt.Errorf("labctl test %s: %w", strings.Join(args, " "), err)
 	}
 	// test prints through root's writers (it inherits them); setting its own
 	// would outlive this call.
