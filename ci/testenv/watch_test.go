@@ -55,26 +55,45 @@ func TestEnvironmentNamesSuspendedAndDeadComponents(t *testing.T) {
 	if pid == 0 {
 		t.Fatalf("no solo/kube-scheduler among %v", e.Processes())
 	}
-	// waitLine waits for the environment to log a line with all of want
-	// (a synchronisation point; the bound only ends a broken test).
-	waitLine := func(want ...string) {
+	// waitLines waits until the environment logged n lines with all of
+	// want (a synchronisation point; the bound only ends a broken test).
+	waitLines := func(n int, want ...string) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		for {
+			found := 0
 			for _, line := range strings.Split(logs.String(), "\n") {
 				if containsAll(line, want) {
-					return
+					found++
 				}
+			}
+			if found >= n {
+				return
 			}
 			select {
 			case <-ctx.Done():
-				t.Fatalf("no log line with %q; log:\n%s", want, logs.String())
+				t.Fatalf("%d log lines with %q, want %d; log:\n%s", found, want, n, logs.String())
 			case <-time.After(50 * time.Millisecond):
 			}
 		}
 	}
+	waitLine := func(want ...string) { t.Helper(); waitLines(2, want...) }
 
+	// Every component, etcd included, is named when it is suspended and
+	// when it runs again.
+	for _, p := range e.Processes() {
+		if err := syscall.Kill(p.PID, syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		waitLines(1, p.Name+" is suspended")
+		if err := syscall.Kill(p.PID, syscall.SIGCONT); err != nil {
+			t.Fatal(err)
+		}
+		waitLines(1, p.Name+" runs again")
+	}
+
+	// The scheduler once more (second lines), then killed.
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +112,7 @@ func TestEnvironmentNamesSuspendedAndDeadComponents(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitLine("solo/kube-scheduler exited on its own: signal: killed", "kube-scheduler.log")
+	waitLines(1, "solo/kube-scheduler exited on its own: signal: killed", "kube-scheduler.log")
 	for name, err := range map[string]error{"Err": e.Err(), "Health": e.Health()} {
 		if err == nil || !strings.Contains(err.Error(), "solo/kube-scheduler") {
 			t.Errorf("%s after SIGKILL = %v, want it to name solo/kube-scheduler", name, err)
