@@ -42,8 +42,11 @@ type Case struct {
 	Title string `json:"title"`
 	// Tenants the case used; Scenario groups cases that share a card and run
 	// in order ("" for independent cases).
-	Tenants  []string  `json:"tenants,omitempty"`
-	Scenario string    `json:"scenario,omitempty"`
+	Tenants  []string `json:"tenants,omitempty"`
+	Scenario string   `json:"scenario,omitempty"`
+	// Core marks the seed lab's eight checks: reports call out a core
+	// case that was skipped.
+	Core     bool      `json:"core,omitempty"`
 	Status   Status    `json:"status"`
 	Started  time.Time `json:"started"`
 	Duration Duration  `json:"duration"`

@@ -110,14 +110,14 @@ func (r *runner) tc04(ctx context.Context, t *T) error {
 	return t.perTenant(func(tn string) error {
 		// Pinned to a node that does not exist: the pod is never scheduled,
 		// so it holds no GPU while the scenarios run.
-		ask := gpuPod{name: "tc04-gpumem-only", memMB: smallMB, node: noNode, viaWebhook: true}
+		ask := gpuPod{name: "tc04-gpumem-only", memMB: seedSmallMB, node: noNode, viaWebhook: true}
 		p, err := t.createPod(ctx, tn, ask)
 		if err != nil {
 			return err
 		}
 		ref := podRef{tn, p.Namespace, p.Name}
 		defer func() { _ = t.deletePod(context.WithoutCancel(ctx), ref) }()
-		t.Step("tenant %s: created %s asking only %s: %d, no schedulerName", tn, ref, gpus.ResourceGPUMem, smallMB)
+		t.Step("tenant %s: created %s asking only %s: %d, no schedulerName", tn, ref, gpus.ResourceGPUMem, seedSmallMB)
 		gpu, hasGPU := p.Spec.Containers[0].Resources.Limits[corev1.ResourceName(gpus.ResourceGPU)]
 		if p.Spec.SchedulerName != gpus.SchedulerName || !hasGPU {
 			return fmt.Errorf("tenant %s: pod %s came back unmutated (schedulerName %q, %s limit %s): the API server did not reach HAMi's webhook, which fails open — check the webhook Service and the Konnectivity tunnel",

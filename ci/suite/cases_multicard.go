@@ -9,29 +9,34 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/suite/assert"
 )
 
-// multiCard is the scenario on a worker with several cards: TC-09 → TC-10
-// → TC-11 (then TC-12 and TC-14 when placed there), each leaving the cards
-// empty for the next.
+// multiCard is the scenario on two cards of one worker: TC-09 → TC-11, each
+// pinning its pods to those two cards and leaving them empty for the next.
 type multiCard struct {
-	site  site
-	node  string
-	cards []gpus.DeviceInfo
+	place placement
+	at    placed
+	small int
 }
 
+func (m *multiCard) tenant() string { return m.place.Tenant }
+
 func (m *multiCard) locate(ctx context.Context, t *T) error {
-	if m.node != "" {
+	if m.at.Node != "" {
 		return nil
 	}
-	w, err := t.findWorker(ctx, m.site)
+	p, err := t.locate(ctx, m.place)
 	if err != nil {
 		return err
 	}
-	m.node, m.cards = w.Node.Name, w.Cards
+	var mems []int
+	for _, d := range p.Use {
+		mems = append(mems, d.Devmem)
+	}
+	m.at, m.small = p, smallMBOf(mems)
 	return nil
 }
 
-func (m *multiCard) small(name string) gpuPod {
-	return gpuPod{name: name, gpus: 1, memMB: smallMB, cores: smallCores, node: m.node}
+func (m *multiCard) smallPod(name string) gpuPod {
+	return gpuPod{name: name, gpus: 1, memMB: m.small, cores: smallCores, node: m.at.Node, cards: m.at.uuids()}
 }
 
 // bound creates a pod, waits for it to be bound and returns its devices.
@@ -59,31 +64,32 @@ func (m *multiCard) tc09(ctx context.Context, t *T) error {
 	if err := m.locate(ctx, t); err != nil {
 		return err
 	}
-	p := m.small("tc09-two-gpus")
+	p := m.smallPod("tc09-two-gpus")
 	p.gpus = 2
-	ref, devs, err := t.boundDevices(ctx, m.site.Tenant, p)
+	ref, devs, err := t.boundDevices(ctx, m.tenant(), p)
 	if err != nil {
 		return err
 	}
 	if err := assert.DistinctCards(ref.String(), devs, 2); err != nil {
 		return err
 	}
-	if err := assert.OnNode(ref.String(), m.node, devs, m.cards); err != nil {
-		return err
+	if err := assert.OnNode(ref.String(), m.at.Node, devs, m.at.Use); err != nil {
+		return fmt.Errorf("%w (the pod was pinned to %s)", err, strings.Join(m.at.uuids(), ", "))
 	}
 	t.Step("pod %s holds two distinct cards: %s and %s", ref, devs[0].UUID, devs[1].UUID)
+	t.Snapshot(ctx, m.tenant(), fmt.Sprintf("TC-09: a 2-GPU pod holds %s and %s", devs[0].UUID, devs[1].UUID))
 	return t.deletePod(ctx, ref)
 }
 
-// TC-10
-func (m *multiCard) tc10(ctx context.Context, t *T) error {
-	if err := m.locate(ctx, t); err != nil {
+// TC-10: a node-level check that holds no card, so it runs on its own.
+func tc10(ctx context.Context, t *T, s site) error {
+	w, err := t.findWorker(ctx, s)
+	if err != nil {
 		return err
 	}
-	p := m.small("tc10-too-many")
-	p.gpus = len(m.cards) + 1
-	t.Step("node %s has %d cards; asking %d", m.node, len(m.cards), p.gpus)
-	return t.pending(ctx, m.site.Tenant, p, gpus.ReasonNodeInsufficientDevice)
+	p := gpuPod{name: "tc10-too-many", gpus: len(w.Cards) + 1, memMB: smallMBFor(w.Cards[0].Devmem), cores: smallCores, node: w.Node.Name}
+	t.Step("node %s has %d cards; asking %d", w.Node.Name, len(w.Cards), p.gpus)
+	return t.pending(ctx, s.Tenant, p, gpus.ReasonNodeInsufficientDevice)
 }
 
 // TC-11
@@ -96,7 +102,7 @@ func (m *multiCard) tc11(ctx context.Context, t *T) error {
 	var refs []podRef
 	var uuids []string
 	for i := 1; i <= 2; i++ {
-		ref, devs, err := t.boundDevices(ctx, m.site.Tenant, m.small(fmt.Sprintf("tc11-spread-%d", i)))
+		ref, devs, err := t.boundDevices(ctx, m.tenant(), m.smallPod(fmt.Sprintf("tc11-spread-%d", i)))
 		if err != nil {
 			return err
 		}
@@ -113,9 +119,9 @@ func (m *multiCard) tc11(ctx context.Context, t *T) error {
 	}
 	refs, uuids = nil, nil
 	for i := 1; i <= 2; i++ {
-		p := m.small(fmt.Sprintf("tc11-binpack-%d", i))
+		p := m.smallPod(fmt.Sprintf("tc11-binpack-%d", i))
 		p.annotations = map[string]string{gpus.AnnoGPUPolicy: "binpack"}
-		ref, devs, err := t.boundDevices(ctx, m.site.Tenant, p)
+		ref, devs, err := t.boundDevices(ctx, m.tenant(), p)
 		if err != nil {
 			return err
 		}
@@ -125,6 +131,7 @@ func (m *multiCard) tc11(ctx context.Context, t *T) error {
 		return fmt.Errorf("with %s: binpack %s landed on %s and %s on %s, want the same card", gpus.AnnoGPUPolicy, refs[0].name, uuids[0], refs[1].name, uuids[1])
 	}
 	t.Step("binpack: both pods are on %s", uuids[0])
+	t.Snapshot(ctx, m.tenant(), fmt.Sprintf("TC-11: binpack put two pods on %s", uuids[0]))
 	for _, r := range refs {
 		if err := t.deletePod(ctx, r); err != nil {
 			return err
@@ -134,34 +141,37 @@ func (m *multiCard) tc11(ctx context.Context, t *T) error {
 }
 
 // TC-12
-func tc12(ctx context.Context, t *T, s site, lacking string) error {
-	w, err := t.findWorker(ctx, s)
+func tc12(ctx context.Context, t *T, pl placement, lacking string) error {
+	at, err := t.locate(ctx, pl)
 	if err != nil {
 		return err
 	}
-	p := gpuPod{name: "tc12-lacking", gpus: 1, memMB: smallMB, cores: smallCores, node: w.Node.Name,
+	card := at.Use[0]
+	small := smallMBFor(card.Devmem)
+	p := gpuPod{name: "tc12-lacking", gpus: 1, memMB: small, cores: smallCores, node: at.Node, cards: at.uuids(),
 		annotations: map[string]string{gpus.AnnoUseGPUType: lacking}}
-	t.Step("node %s has no card of type %s", w.Node.Name, lacking)
-	if err := t.pending(ctx, s.Tenant, p, gpus.ReasonCardTypeMismatch); err != nil {
+	t.Step("node %s has no card of type %s", at.Node, lacking)
+	if err := t.pending(ctx, pl.Tenant, p, gpus.ReasonCardTypeMismatch); err != nil {
 		return err
 	}
-	own := w.Cards[0].Type
+	own := card.Type
 	p.name = "tc12-own"
 	p.annotations = map[string]string{gpus.AnnoUseGPUType: own}
-	ref, devs, err := t.boundDevices(ctx, s.Tenant, p)
+	ref, devs, err := t.boundDevices(ctx, pl.Tenant, p)
 	if err != nil {
 		return err
 	}
 	for _, d := range devs {
-		for _, c := range w.Cards {
+		for _, c := range at.All {
 			if c.ID == d.UUID && !strings.Contains(strings.ToLower(c.Type), strings.ToLower(own)) {
 				return fmt.Errorf("pod %s asked for type %s and got card %s of type %s", ref, own, c.ID, c.Type)
 			}
 		}
 	}
-	if err := assert.OnNode(ref.String(), w.Node.Name, devs, w.Cards); err != nil {
+	if err := assert.OnNode(ref.String(), at.Node, devs, at.Use); err != nil {
 		return err
 	}
-	t.Step("asking the node's own type %s, pod %s was bound to card %s", own, ref, devs[0].UUID)
+	t.Step("asking its card's own type %s, pod %s was bound to card %s", own, ref, devs[0].UUID)
+	t.Snapshot(ctx, pl.Tenant, fmt.Sprintf("TC-12: a %s pod holds %s", own, devs[0].UUID))
 	return t.deletePod(ctx, ref)
 }

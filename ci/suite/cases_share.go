@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -13,47 +14,54 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/suite/assert"
 )
 
-// bigCard is the scenario on a worker with one big card: TC-03 → TC-05 →
-// TC-06 → TC-07 → TC-13 → TC-16, in that order, sharing TC-03's pods.
-type bigCard struct {
-	site   site
+// shareCard is the sharing scenario on one card, sized from it: TC-03 →
+// TC-05 → TC-06 → TC-07 → TC-13 → TC-16, in that order, sharing TC-03's
+// pods. Every pod is pinned to the card, so the worker's other cards stay
+// free for other scenarios.
+type shareCard struct {
+	place  placement
 	node   string
 	card   gpus.DeviceInfo
+	size   shareSizes
 	pods03 []podRef
 }
 
-func (b *bigCard) locate(ctx context.Context, t *T) error {
+func (b *shareCard) tenant() string { return b.place.Tenant }
+
+func (b *shareCard) locate(ctx context.Context, t *T) error {
 	if b.node != "" {
 		return nil
 	}
-	w, err := t.findWorker(ctx, b.site)
+	p, err := t.locate(ctx, b.place)
 	if err != nil {
 		return err
 	}
-	if len(w.Cards) != 1 {
-		return fmt.Errorf("node %s registers %d cards, the spec gives worker %s one", w.Node.Name, len(w.Cards), b.site)
+	size, ok := shareSizesFor(p.Use[0].Devmem)
+	if !ok {
+		return fmt.Errorf("card %s on %s registers %d MB, too little for three slices and a fourth", p.Use[0].ID, p.Node, p.Use[0].Devmem)
 	}
-	b.node, b.card = w.Node.Name, w.Cards[0]
+	b.node, b.card, b.size = p.Node, p.Use[0], size
+	t.Step("card %s (%s, %d MB) on %s: slices of %d MB + %d%%, oversized %d MB", b.card.ID, b.card.Type, b.card.Devmem, b.node, size.SliceMB, sliceCores, size.OversizedMB)
 	return nil
 }
 
-func (b *bigCard) slice(name string) gpuPod {
-	return gpuPod{name: name, gpus: 1, memMB: sliceMB, cores: sliceCores, node: b.node}
+func (b *shareCard) slice(name string) gpuPod {
+	return gpuPod{name: name, gpus: 1, memMB: b.size.SliceMB, cores: sliceCores, node: b.node, cards: []string{b.card.ID}}
 }
 
 // TC-03
-func (b *bigCard) tc03(ctx context.Context, t *T) error {
+func (b *shareCard) tc03(ctx context.Context, t *T) error {
 	if err := b.locate(ctx, t); err != nil {
 		return err
 	}
 	b.pods03 = nil
 	for i := 1; i <= 3; i++ {
 		p := b.slice(fmt.Sprintf("tc03-%d", i))
-		got, err := t.createPod(ctx, b.site.Tenant, p)
+		got, err := t.createPod(ctx, b.tenant(), p)
 		if err != nil {
 			return err
 		}
-		b.pods03 = append(b.pods03, podRef{b.site.Tenant, got.Namespace, got.Name})
+		b.pods03 = append(b.pods03, podRef{b.tenant(), got.Namespace, got.Name})
 		t.Step("created %s/%s (%s) on node %s", got.Namespace, got.Name, p.describeAsk(), b.node)
 	}
 	for _, ref := range b.pods03 {
@@ -108,7 +116,7 @@ func (t *T) holders(ctx context.Context, tenant, node string) (map[string][]gpus
 }
 
 // TC-05
-func (b *bigCard) tc05(ctx context.Context, t *T) error {
+func (b *shareCard) tc05(ctx context.Context, t *T) error {
 	allocs, err := t.allocations(ctx, b.pods03)
 	if err != nil {
 		return err
@@ -123,16 +131,16 @@ func (b *bigCard) tc05(ctx context.Context, t *T) error {
 		}
 	}
 	t.Step("TC-03's three pods all hold card %s (%s, %d MB) on %s", uuid, b.card.Type, b.card.Devmem, b.node)
-	all, err := t.holders(ctx, b.site.Tenant, b.node)
+	all, err := t.holders(ctx, b.tenant(), b.node)
 	if err != nil {
 		return err
 	}
-	if err := assert.CardTotals(uuid, all, 3*sliceMB, 3*sliceCores); err != nil {
+	if err := assert.CardTotals(uuid, all, 3*b.size.SliceMB, 3*sliceCores); err != nil {
 		return fmt.Errorf("%w (holders: %v)", err, podNames(all))
 	}
 	mem, cores := assert.Totals(uuid, all)
 	t.Step("card %s holds %d MB of %d and %d%% of cores", uuid, mem, b.card.Devmem, cores)
-	t.Snapshot(ctx, b.site.Tenant, fmt.Sprintf("TC-05: TC-03's three pods share %s", uuid))
+	t.Snapshot(ctx, b.tenant(), fmt.Sprintf("TC-05: TC-03's three pods share %s", uuid))
 	return nil
 }
 
@@ -167,28 +175,25 @@ func (t *T) pending(ctx context.Context, tenant string, p gpuPod, reasons ...str
 }
 
 // TC-06
-func (b *bigCard) tc06(ctx context.Context, t *T) error {
+func (b *shareCard) tc06(ctx context.Context, t *T) error {
 	if err := b.locate(ctx, t); err != nil {
 		return err
 	}
-	mem := oversizedMB
-	if b.card.Devmem >= mem {
-		mem = b.card.Devmem + smallMB
-	}
+	mem := b.size.OversizedMB
 	t.Step("card %s has %d MB; asking %d MB", b.card.ID, b.card.Devmem, mem)
-	return t.pending(ctx, b.site.Tenant, gpuPod{name: "tc06-oversized", gpus: 1, memMB: mem, node: b.node}, gpus.ReasonCardInsufficientMemory)
+	return t.pending(ctx, b.tenant(), gpuPod{name: "tc06-oversized", gpus: 1, memMB: mem, node: b.node, cards: []string{b.card.ID}}, gpus.ReasonCardInsufficientMemory)
 }
 
 // TC-07
-func (b *bigCard) tc07(ctx context.Context, t *T) error {
+func (b *shareCard) tc07(ctx context.Context, t *T) error {
 	allocs, err := t.allocations(ctx, b.pods03)
 	if err != nil {
 		return fmt.Errorf("TC-03's pods are not all in place: %w", err)
 	}
 	mem, cores := assert.Totals(b.card.ID, allocs)
 	t.Step("TC-03's pods hold %d MB and %d%% of %s; a fourth slice still fits by memory (%d ≤ %d) but not by cores (%d > 100)",
-		mem, cores, b.card.ID, mem+sliceMB, b.card.Devmem, cores+sliceCores)
-	return t.pending(ctx, b.site.Tenant, b.slice("tc07-fourth"), gpus.ReasonCardInsufficientCore)
+		mem, cores, b.card.ID, mem+b.size.SliceMB, b.card.Devmem, cores+sliceCores)
+	return t.pending(ctx, b.tenant(), b.slice("tc07-fourth"), gpus.ReasonCardInsufficientCore)
 }
 
 // bindFresh creates a pod and waits for it to be bound. HAMi drops deleted
@@ -231,8 +236,8 @@ func (t *T) bindFresh(ctx context.Context, tenant string, p gpuPod) (*corev1.Pod
 }
 
 // TC-13
-func (b *bigCard) tc13(ctx context.Context, t *T) error {
-	if err := t.deleteCasePods(ctx, b.site.Tenant, "TC-07"); err != nil {
+func (b *shareCard) tc13(ctx context.Context, t *T) error {
+	if err := t.deleteCasePods(ctx, b.tenant(), "TC-07"); err != nil {
 		return err
 	}
 	victim := b.pods03[0]
@@ -240,7 +245,7 @@ func (b *bigCard) tc13(ctx context.Context, t *T) error {
 	if err := t.deletePod(ctx, victim); err != nil {
 		return err
 	}
-	p, err := t.bindFresh(ctx, b.site.Tenant, b.slice("tc13-fresh"))
+	p, err := t.bindFresh(ctx, b.tenant(), b.slice("tc13-fresh"))
 	if err != nil {
 		return fmt.Errorf("after deleting %s: %w", victim, err)
 	}
@@ -255,16 +260,17 @@ func (b *bigCard) tc13(ctx context.Context, t *T) error {
 	return nil
 }
 
-// emptyCard deletes every pod of this run that holds or targets the node.
-func (b *bigCard) emptyCard(ctx context.Context, t *T) error {
-	pods, err := t.Client(b.site.Tenant).CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{LabelSelector: LabelRun + "=" + t.r.runID})
+// emptyCard deletes every pod of this run that holds the card or is
+// pinned to it; other cards of the node belong to other scenarios.
+func (b *shareCard) emptyCard(ctx context.Context, t *T) error {
+	pods, err := t.Client(b.tenant()).CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{LabelSelector: LabelRun + "=" + t.r.runID})
 	if err != nil {
-		return fmt.Errorf("tenant %s: list pods: %w", b.site.Tenant, err)
+		return fmt.Errorf("tenant %s: list pods: %w", b.tenant(), err)
 	}
 	n := 0
 	for _, p := range pods.Items {
-		if p.Spec.NodeName == b.node || p.Annotations[gpus.AnnoVGPUNode] == b.node {
-			if err := t.deletePod(ctx, podRef{b.site.Tenant, p.Namespace, p.Name}); err != nil {
+		if holdsOrTargets(&p, b.card.ID) {
+			if err := t.deletePod(ctx, podRef{b.tenant(), p.Namespace, p.Name}); err != nil {
 				return err
 			}
 			n++
@@ -275,7 +281,7 @@ func (b *bigCard) emptyCard(ctx context.Context, t *T) error {
 }
 
 // TC-16
-func (b *bigCard) tc16(ctx context.Context, t *T) error {
+func (b *shareCard) tc16(ctx context.Context, t *T) error {
 	if err := b.locate(ctx, t); err != nil {
 		return err
 	}
@@ -284,11 +290,11 @@ func (b *bigCard) tc16(ctx context.Context, t *T) error {
 	}
 	// A plain gpu: 1 pod, as a user writes it: HAMi's webhook adds
 	// gpucores: 100 and Filter grants the whole memory (defaultMemory 0).
-	whole, err := t.bindFresh(ctx, b.site.Tenant, gpuPod{name: "tc16-whole", gpus: 1, node: b.node, viaWebhook: true})
+	whole, err := t.bindFresh(ctx, b.tenant(), gpuPod{name: "tc16-whole", gpus: 1, node: b.node, cards: []string{b.card.ID}, viaWebhook: true})
 	if err != nil {
 		return err
 	}
-	ref := podRef{b.site.Tenant, whole.Namespace, whole.Name}
+	ref := podRef{b.tenant(), whole.Namespace, whole.Name}
 	devs, err := assert.Allocated(ref.String(), whole.Annotations)
 	if err != nil {
 		return err
@@ -297,15 +303,16 @@ func (b *bigCard) tc16(ctx context.Context, t *T) error {
 		return fmt.Errorf("%w (HAMi's webhook adds %s: 100 to a plain %s pod; without it the grant has 0 cores)", err, gpus.ResourceGPUCores, gpus.ResourceGPU)
 	}
 	t.Step("%s holds the whole card: %s", ref, whole.Annotations[gpus.AnnoDevicesAllocated])
-	small := gpuPod{name: "tc16-blocked", gpus: 1, memMB: smallMB, cores: smallCores, node: b.node}
-	if err := t.pending(ctx, b.site.Tenant, small, gpus.ReasonCardInsufficientMemory, gpus.ReasonCardInsufficientCore, gpus.ReasonExclusiveConflict); err != nil {
+	t.Snapshot(ctx, b.tenant(), fmt.Sprintf("TC-16: a whole-card pod holds %s", b.card.ID))
+	small := gpuPod{name: "tc16-blocked", gpus: 1, memMB: b.size.SmallMB, cores: smallCores, node: b.node, cards: []string{b.card.ID}}
+	if err := t.pending(ctx, b.tenant(), small, gpus.ReasonCardInsufficientMemory, gpus.ReasonCardInsufficientCore, gpus.ReasonExclusiveConflict); err != nil {
 		return err
 	}
 	if err := t.deletePod(ctx, ref); err != nil {
 		return err
 	}
 	small.name = "tc16-after"
-	after, err := t.bindFresh(ctx, b.site.Tenant, small)
+	after, err := t.bindFresh(ctx, b.tenant(), small)
 	if err != nil {
 		return fmt.Errorf("after deleting the whole-card pod %s: %w", ref, err)
 	}
@@ -316,4 +323,33 @@ func (b *bigCard) tc16(ctx context.Context, t *T) error {
 	}
 	t.Step("once the whole-card pod was deleted, a slice was bound to %s", b.card.ID)
 	return nil
+}
+
+// holdsOrTargets reports whether a pod holds the card or is pinned to it.
+func holdsOrTargets(p *corev1.Pod, uuid string) bool {
+	for _, u := range splitComma(p.Annotations[gpus.AnnoUseGPUUUID]) {
+		if u == uuid {
+			return true
+		}
+	}
+	devs, err := gpus.DecodePodDevices(p.Annotations[gpus.AnnoDevicesAllocated])
+	if err != nil {
+		return false
+	}
+	for _, d := range devs.All() {
+		if d.UUID == uuid {
+			return true
+		}
+	}
+	return false
+}
+
+func splitComma(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

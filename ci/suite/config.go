@@ -30,6 +30,10 @@ type Config struct {
 	Serial bool
 	// Run and Skip are regular expressions on case IDs ("TC-0[1-8]").
 	Run, Skip string
+	// FailOnSkip fails a core case (Case.Core) that the lab's hardware
+	// cannot run instead of skipping it; cases left out with Skip are
+	// still skipped.
+	FailOnSkip bool
 	// Timeouts bound every wait; zero fields take DefaultTimeouts.
 	Timeouts Timeouts
 	// Log receives progress; nil discards it.

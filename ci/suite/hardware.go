@@ -3,21 +3,10 @@ package suite
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gpu-lab/gpu-lab/ci/lab"
-)
-
-// Sizes of the seed lab's workloads (hami-observed.md §3).
-const (
-	sliceMB      = 20000 // TC-03/07/13: three fit one 80 GB card, a fourth still fits by memory
-	sliceCores   = 30    // ... but not by cores: 4 × 30 > 100
-	bigCardMinMB = 4 * sliceMB
-	smallMB      = 1000 // TC-09/11/12/14/16: small slices (hami-observed §3g)
-	smallCores   = 10
-	burstPods    = 10 // TC-14
-	burstCores   = 5
-	oversizedMB  = 90000 // TC-06 on an 81920 MB card
 )
 
 // site is one worker of one tenant the suite runs GPU workloads on.
@@ -29,23 +18,66 @@ type site struct {
 
 func (s site) String() string { return s.Tenant + "/" + s.Worker.Name }
 
-// slots is how many pods the worker's cards can hold (HAMi's split count).
-func (s site) slots(split int) int { return split * len(s.Cards) }
+// placement is a case's share of one worker: the cards it pins its pods to
+// (HAMi's nvidia.com/use-gpuuuid) and holds while it runs, so cases on other
+// cards of the same worker can run at the same time.
+type placement struct {
+	site
+	Use []lab.Card
+}
 
-// hardware is what the lab spec offers to the cases, decided before any
-// API call so a case can be skipped with a reason up front.
+func cardKey(s site, c lab.Card) string { return s.String() + "#" + strconv.Itoa(c.Index) }
+
+// keys are the card locks the placement holds.
+func (p placement) keys() []string {
+	out := make([]string, len(p.Use))
+	for i, c := range p.Use {
+		out[i] = cardKey(p.site, c)
+	}
+	return out
+}
+
+// String names the worker and its cards: "tenant-b/worker card 1".
+func (p placement) String() string {
+	idx := make([]string, len(p.Use))
+	for i, c := range p.Use {
+		idx[i] = strconv.Itoa(c.Index)
+	}
+	word := "card"
+	if len(idx) > 1 {
+		word = "cards"
+	}
+	return p.site.String() + " " + word + " " + strings.Join(idx, ",")
+}
+
+func (p placement) memories() []int {
+	out := make([]int, len(p.Use))
+	for i, c := range p.Use {
+		out[i] = c.MemoryMB
+	}
+	return out
+}
+
+// hardware is where each GPU case runs, decided from the lab spec before
+// any API call so a case can be skipped with a reason up front. A nil field
+// means the inventory makes the case impossible.
 type hardware struct {
-	// BigCard: a worker with exactly one card of at least 80000 MB
-	// (TC-03/05/06/07/13/16).
-	BigCard *site
-	// MultiCard: a worker with at least two cards (TC-09/10/11).
-	MultiCard *site
-	// TypeSite and LackingType: a worker and a GPU type none of its cards
-	// has (TC-12).
-	TypeSite    *site
+	// Share: one card for the sharing scenario (TC-03/05/06/07/13/16),
+	// sized from the card.
+	Share *placement
+	// Pair: two cards of one worker (TC-09, TC-11).
+	Pair *placement
+	// Count: a GPU worker to ask one card too many of (TC-10); a
+	// node-level check that holds nothing, so it takes no card.
+	Count *site
+	// Type and LackingType: a card of a worker and a GPU type none of that
+	// worker's cards has (TC-12).
+	Type        *placement
 	LackingType string
-	// Burst: a worker that holds ten small pods at once (TC-14).
-	Burst *site
+	// Burst: the fewest cards of one worker that hold ten small pods (TC-14).
+	Burst *placement
+	// Nodes: two GPU workers of one tenant, every card of both (TC-17).
+	Nodes []placement
 }
 
 func sites(l *lab.Lab) []site {
@@ -58,66 +90,146 @@ func sites(l *lab.Lab) []site {
 	return out
 }
 
-// pickHardware chooses where each GPU case runs. Independent sites are
-// preferred for different scenarios so they can run at the same time.
+// load is how much case time is already placed on each card and worker; a
+// later choice goes where it waits least. Different workers beat different
+// cards of one worker: binds on one node contend for HAMi's node lock.
+type load map[string]int
+
+func (ld load) cost(p placement) int {
+	c := ld[p.site.String()]
+	for _, k := range p.keys() {
+		c += 10 * ld[k]
+	}
+	return c
+}
+
+func (ld load) add(p placement, weight int) {
+	ld[p.site.String()] += weight
+	for _, k := range p.keys() {
+		ld[k] += weight
+	}
+}
+
+// leastLoaded orders a worker's cards by load, then index.
+func (ld load) leastLoaded(s site) []lab.Card {
+	cards := append([]lab.Card(nil), s.Cards...)
+	sort.SliceStable(cards, func(i, j int) bool { return ld[cardKey(s, cards[i])] < ld[cardKey(s, cards[j])] })
+	return cards
+}
+
+// cheapest is the candidate with the lowest cost, the first on ties.
+func (ld load) cheapest(cands []placement) *placement {
+	var best *placement
+	for i := range cands {
+		if best == nil || ld.cost(cands[i]) < ld.cost(*best) {
+			best = &cands[i]
+		}
+	}
+	return best
+}
+
+// Scenario weights: roughly how long each placement keeps its cards.
+const (
+	weightShare = 6 // six cases in a row
+	weightPair  = 2
+	weightType  = 1
+	weightBurst = 3 // ten binds contending for one node lock
+)
+
+// pickHardware chooses where each GPU case runs.
 func pickHardware(l *lab.Lab) hardware {
 	var hw hardware
 	all := sites(l)
-	for i := range all {
-		s := &all[i]
-		if hw.BigCard == nil && len(s.Cards) == 1 && s.Cards[0].MemoryMB >= bigCardMinMB {
-			hw.BigCard = s
-		}
-	}
-	for i := range all {
-		s := &all[i]
-		if len(s.Cards) >= 2 && (hw.MultiCard == nil || (hw.BigCard != nil && hw.MultiCard.Tenant == hw.BigCard.Tenant && s.Tenant != hw.BigCard.Tenant)) {
-			hw.MultiCard = s
-		}
-	}
-	// TC-12 prefers the multi-card worker (its scenario is shorter), then any.
-	order := []*site{}
-	if hw.MultiCard != nil {
-		order = append(order, hw.MultiCard)
-	}
-	for i := range all {
-		order = append(order, &all[i])
-	}
-	for _, s := range order {
-		if t := lackingType(l, *s); t != "" {
-			hw.TypeSite, hw.LackingType = s, t
-			break
-		}
-	}
-	// TC-14 prefers a worker no scenario uses, then the multi-card worker,
-	// then the big card.
-	used := func(s *site) bool {
-		for _, u := range []*site{hw.BigCard, hw.MultiCard, hw.TypeSite} {
-			if u != nil && u.String() == s.String() {
-				return true
+	ld := load{}
+	split := l.HAMi.SplitCount
+
+	// The sharing scenario takes the card with the most memory (the first
+	// on ties): on the seed lab, tenant-a's A100.
+	for _, s := range all {
+		for _, c := range s.Cards {
+			if _, ok := shareSizesFor(c.MemoryMB); ok && (hw.Share == nil || c.MemoryMB > hw.Share.Use[0].MemoryMB) {
+				hw.Share = &placement{site: s, Use: []lab.Card{c}}
 			}
 		}
-		return false
 	}
-	fits := func(s *site) bool {
-		mem := 0
-		for _, c := range s.Cards {
-			mem += c.MemoryMB
+	if hw.Share != nil {
+		ld.add(*hw.Share, weightShare)
+	}
+
+	var pairs []placement
+	for _, s := range all {
+		if len(s.Cards) >= 2 {
+			pairs = append(pairs, placement{site: s, Use: ld.leastLoaded(s)[:2]})
 		}
-		return s.slots(l.HAMi.SplitCount) >= burstPods && mem >= burstPods*smallMB && len(s.Cards)*100 >= burstPods*burstCores
 	}
-	for i := range all {
-		if s := &all[i]; !used(s) && fits(s) {
-			hw.Burst = s
+	if hw.Pair = ld.cheapest(pairs); hw.Pair != nil {
+		sort.Slice(hw.Pair.Use, func(i, j int) bool { return hw.Pair.Use[i].Index < hw.Pair.Use[j].Index })
+		ld.add(*hw.Pair, weightPair)
+		hw.Count = &hw.Pair.site
+	} else if len(all) > 0 {
+		hw.Count = &all[0]
+	}
+
+	var types []placement
+	lacking := map[string]string{}
+	for _, s := range all {
+		if t := lackingType(l, s); t != "" {
+			lacking[s.String()] = t
+			for _, c := range s.Cards {
+				types = append(types, placement{site: s, Use: []lab.Card{c}})
+			}
+		}
+	}
+	if hw.Type = ld.cheapest(types); hw.Type != nil {
+		hw.LackingType = lacking[hw.Type.site.String()]
+		ld.add(*hw.Type, weightType)
+	}
+
+	var bursts []placement
+	for _, s := range all {
+		if p, ok := burstCards(s, ld.leastLoaded(s), split); ok {
+			bursts = append(bursts, p)
+		}
+	}
+	if hw.Burst = ld.cheapest(bursts); hw.Burst != nil {
+		ld.add(*hw.Burst, weightBurst)
+	}
+
+	// Node policy needs two nodes HAMi can choose between: the first
+	// tenant with two GPU workers.
+	for _, t := range l.Tenants {
+		var ws []placement
+		for _, s := range all {
+			if s.Tenant == t.Name && len(s.Cards) > 0 {
+				ws = append(ws, placement{site: s, Use: s.Cards})
+			}
+		}
+		if len(ws) >= 2 && split >= 2 {
+			hw.Nodes = ws[:2]
 			break
-		}
-	}
-	for _, s := range []*site{hw.MultiCard, hw.TypeSite, hw.BigCard} {
-		if hw.Burst == nil && s != nil && fits(s) {
-			hw.Burst = s
 		}
 	}
 	return hw
+}
+
+// burstCards takes cards of the worker, in the given order, until they
+// hold TC-14's ten pods at once: a grant slot each (the split count), their
+// small slices and their cores.
+func burstCards(s site, order []lab.Card, split int) (placement, bool) {
+	p := placement{site: s}
+	for _, c := range order {
+		p.Use = append(p.Use, c)
+		small := smallMBOf(p.memories())
+		mem := 0
+		for _, mb := range p.memories() {
+			mem += mb / small * small
+		}
+		if len(p.Use)*split >= burstPods && mem >= burstPods*small && len(p.Use)*100 >= burstPods*burstCores {
+			sort.Slice(p.Use, func(i, j int) bool { return p.Use[i].Index < p.Use[j].Index })
+			return p, true
+		}
+	}
+	return placement{}, false
 }
 
 // lackingType is a GPU type from the lab (other tenants first) or the
@@ -153,8 +265,9 @@ func typeMatches(cards []lab.Card, want string) bool {
 	return false
 }
 
-// noHardware is the skip reason of a case whose hardware the lab lacks.
-func noHardware(what string, l *lab.Lab) string {
+// inventory describes the lab's GPUs for skip reasons:
+// "a/w: 1× L4 (24576 MB); b/w: 2× T4 (16384 MB)".
+func inventory(l *lab.Lab) string {
 	var desc []string
 	for _, s := range sites(l) {
 		models := map[string]int{}
@@ -168,5 +281,10 @@ func noHardware(what string, l *lab.Lab) string {
 		sort.Strings(m)
 		desc = append(desc, s.String()+": "+strings.Join(m, ", "))
 	}
-	return fmt.Sprintf("the lab spec has no %s (it has %s)", what, strings.Join(desc, "; "))
+	return strings.Join(desc, "; ")
+}
+
+// noHardware is the skip reason of a case whose hardware the lab lacks.
+func noHardware(what string, l *lab.Lab) string {
+	return fmt.Sprintf("the lab spec has no %s (it has %s)", what, inventory(l))
 }

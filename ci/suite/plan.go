@@ -2,40 +2,71 @@ package suite
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
-// plan places every case on the lab's hardware and groups the cases that
-// share a worker's cards into ordered scenarios. Everything else is an
-// independent task. The order inside a scenario is the order below.
+// plan places every case on the lab's hardware. Cases that share state on
+// the same cards form an ordered scenario; a scenario holds its cards' locks
+// while it runs, so scenarios on different cards (of one worker or not) run
+// at the same time and scenarios on a common card take turns. Everything
+// else is an independent task.
 func (r *runner) plan() []*task {
 	l := r.cfg.Lab
 	hw := pickHardware(l)
+	split := l.HAMi.SplitCount
 	all := l.TenantNames()
 	var tasks []*task
-	bySite := map[string]*task{}
-	var siteOrder []string
-	place := func(s *site, id string, needs []string, run func(context.Context, *T) error, missing string) {
+	byKey := map[string]*task{}
+	var order []string
+	// place adds a case to the scenario on p's cards; a nil p, or a
+	// non-empty impossible, skips it saying which hardware it needs.
+	place := func(p []placement, id string, needs []string, run func(context.Context, *T) error, impossible string) {
 		c := &caseRun{Case: caseByID(id), needs: needs, run: run}
-		if s == nil {
-			c.skip = "skipped: " + noHardware(missing, l)
+		if len(p) == 0 || impossible != "" {
+			if impossible == "" {
+				what := c.Needs
+				if strings.HasPrefix(what, "TC-03") {
+					what = needsShare
+				}
+				impossible = noHardware(strings.TrimPrefix(what, "a "), l)
+			}
+			c.skip = "skipped: " + impossible
 			tasks = append(tasks, &task{cases: []*caseRun{c}})
 			return
 		}
-		c.tenants = []string{s.Tenant}
-		key := s.String()
-		tk, ok := bySite[key]
+		var keys, names []string
+		for _, pl := range p {
+			keys = append(keys, pl.keys()...)
+			names = append(names, pl.String())
+			c.tenants = appendNew(c.tenants, pl.Tenant)
+		}
+		key := strings.Join(keys, " ")
+		tk, ok := byKey[key]
 		if !ok {
-			tk = &task{scenario: s.Tenant + " " + s.Worker.Name + " cards"}
-			bySite[key] = tk
-			siteOrder = append(siteOrder, key)
+			tk = &task{scenario: strings.Join(names, " + "), locks: keys}
+			byKey[key] = tk
+			order = append(order, key)
 		}
 		tk.cases = append(tk.cases, c)
 	}
 	indep := func(id string, tenants []string, run func(context.Context, *T) error, skip string) {
 		c := &caseRun{Case: caseByID(id), tenants: tenants, run: run, skip: skip}
 		tasks = append(tasks, &task{cases: []*caseRun{c}})
+	}
+	one := func(p *placement) []placement {
+		if p == nil {
+			return nil
+		}
+		return []placement{*p}
+	}
+	splitBelow := func(n int) string {
+		if split < n {
+			return fmt.Sprintf("the lab's hami.splitCount is %d; the case needs %d pods on one card (set hami.splitCount ≥ %d)", split, n, n)
+		}
+		return ""
 	}
 
 	indep("TC-01", all, r.tc01, "")
@@ -48,45 +79,61 @@ func (r *runner) plan() []*task {
 	}
 	indep("TC-15", all, r.tc15, skip15)
 
-	const big = "worker with exactly one card of at least 80000 MB"
-	var b *bigCard
-	if hw.BigCard != nil {
-		b = &bigCard{site: *hw.BigCard}
+	var sh *shareCard
+	if hw.Share != nil {
+		sh = &shareCard{place: *hw.Share}
 	}
-	bc := func(f func(*bigCard, context.Context, *T) error) func(context.Context, *T) error {
-		return func(ctx context.Context, t *T) error { return f(b, ctx, t) }
+	onShare := func(f func(*shareCard, context.Context, *T) error) func(context.Context, *T) error {
+		return func(ctx context.Context, t *T) error { return f(sh, ctx, t) }
 	}
-	place(hw.BigCard, "TC-03", nil, bc((*bigCard).tc03), big)
-	place(hw.BigCard, "TC-05", []string{"TC-03"}, bc((*bigCard).tc05), big)
-	place(hw.BigCard, "TC-06", nil, bc((*bigCard).tc06), big)
-	place(hw.BigCard, "TC-07", []string{"TC-03"}, bc((*bigCard).tc07), big)
-	place(hw.BigCard, "TC-13", []string{"TC-03"}, bc((*bigCard).tc13), big)
-	place(hw.BigCard, "TC-16", nil, bc((*bigCard).tc16), big)
+	share := one(hw.Share)
+	place(share, "TC-03", nil, onShare((*shareCard).tc03), splitBelow(3))
+	place(share, "TC-05", []string{"TC-03"}, onShare((*shareCard).tc05), splitBelow(3))
+	place(share, "TC-06", nil, onShare((*shareCard).tc06), "")
+	place(share, "TC-07", []string{"TC-03"}, onShare((*shareCard).tc07), splitBelow(4))
+	place(share, "TC-13", []string{"TC-03"}, onShare((*shareCard).tc13), splitBelow(3))
+	place(share, "TC-16", nil, onShare((*shareCard).tc16), "")
 
-	const multi = "worker with two or more cards"
 	var m *multiCard
-	if hw.MultiCard != nil {
-		m = &multiCard{site: *hw.MultiCard}
+	if hw.Pair != nil {
+		m = &multiCard{place: *hw.Pair}
 	}
-	mc := func(f func(*multiCard, context.Context, *T) error) func(context.Context, *T) error {
+	onPair := func(f func(*multiCard, context.Context, *T) error) func(context.Context, *T) error {
 		return func(ctx context.Context, t *T) error { return f(m, ctx, t) }
 	}
-	place(hw.MultiCard, "TC-09", nil, mc((*multiCard).tc09), multi)
-	place(hw.MultiCard, "TC-10", nil, mc((*multiCard).tc10), multi)
-	place(hw.MultiCard, "TC-11", nil, mc((*multiCard).tc11), multi)
+	place(one(hw.Pair), "TC-09", nil, onPair((*multiCard).tc09), "")
+	place(one(hw.Pair), "TC-11", nil, onPair((*multiCard).tc11), splitBelow(2))
 
-	place(hw.TypeSite, "TC-12", nil, func(ctx context.Context, t *T) error {
-		return tc12(ctx, t, *hw.TypeSite, hw.LackingType)
-	}, "worker that lacks some GPU type of the lab or the catalog")
-	place(hw.Burst, "TC-14", nil, func(ctx context.Context, t *T) error {
+	if hw.Count != nil {
+		s := *hw.Count
+		indep("TC-10", []string{s.Tenant}, func(ctx context.Context, t *T) error { return tc10(ctx, t, s) }, "")
+	} else {
+		indep("TC-10", nil, nil, "skipped: "+noHardware("worker with a card", l))
+	}
+	place(one(hw.Type), "TC-12", nil, func(ctx context.Context, t *T) error {
+		return tc12(ctx, t, *hw.Type, hw.LackingType)
+	}, "")
+	place(one(hw.Burst), "TC-14", nil, func(ctx context.Context, t *T) error {
 		return tc14(ctx, t, *hw.Burst)
-	}, "worker whose cards hold ten small pods at once")
+	}, "")
+	place(hw.Nodes, "TC-17", nil, func(ctx context.Context, t *T) error {
+		return tc17(ctx, t, hw.Nodes)
+	}, "")
 
-	for _, k := range siteOrder {
-		tasks = append(tasks, bySite[k])
+	for _, k := range order {
+		tasks = append(tasks, byKey[k])
 	}
 	return tasks
 }
 
-// labOf is a helper for cases needing the spec.
+func appendNew(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// lab is the spec of the run.
 func (t *T) lab() *lab.Lab { return t.r.cfg.Lab }

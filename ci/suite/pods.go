@@ -3,7 +3,9 @@ package suite
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -16,11 +18,17 @@ import (
 
 // gpuPod is what a case asks for; zero amounts are left out of the limits.
 type gpuPod struct {
-	name        string
-	gpus        int
-	memMB       int
-	cores       int
-	node        string // pin to this node ("" = any)
+	name  string
+	gpus  int
+	memMB int
+	cores int
+	node  string // pin to this node ("" = any)
+	// nodes pins to any of these nodes (TC-17), when node is "".
+	nodes []string
+	// cards pins to these registered card UUIDs (HAMi's
+	// nvidia.com/use-gpuuuid), so cases on other cards of the worker run
+	// beside this one undisturbed.
+	cards       []string
 	annotations map[string]string
 	// viaWebhook leaves schedulerName empty so HAMi's webhook must set it
 	// (TC-04). Other pods name hami-scheduler themselves, so a broken
@@ -44,8 +52,18 @@ func (t *T) podObject(tenant, ns string, p gpuPod) *corev1.Pod {
 	set(gpus.ResourceGPUCores, p.cores)
 	zero := int64(0)
 	no := false
+	annotations := map[string]string{}
+	for k, v := range p.annotations {
+		annotations[k] = v
+	}
+	if len(p.cards) > 0 {
+		// HAMi v2.10.0 matches each comma-separated UUID exactly
+		// (device.CheckUUID, pkg/device/devices.go; the key is GPUUseUUID
+		// in pkg/device/nvidia/device.go).
+		annotations[gpus.AnnoUseGPUUUID] = strings.Join(p.cards, ",")
+	}
 	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: ns, Labels: t.labels(tenant), Annotations: p.annotations},
+		ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: ns, Labels: t.labels(tenant), Annotations: annotations},
 		Spec: corev1.PodSpec{
 			Containers: []corev1.Container{{
 				Name:      "main",
@@ -59,12 +77,22 @@ func (t *T) podObject(tenant, ns string, p gpuPod) *corev1.Pod {
 	if !p.viaWebhook {
 		pod.Spec.SchedulerName = gpus.SchedulerName
 	}
+	nodes := p.nodes
 	if p.node != "" {
+		nodes = []string{p.node}
+	}
+	if len(nodes) > 0 {
 		// matchFields on the name works whatever labels the node carries.
+		// The API server allows one value per metadata.name field
+		// selector, so several nodes are several terms (which are ORed).
+		var terms []corev1.NodeSelectorTerm
+		for _, n := range nodes {
+			terms = append(terms, corev1.NodeSelectorTerm{
+				MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{n}}},
+			})
+		}
 		pod.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
-			RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
-				MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{p.node}}},
-			}}},
+			RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: terms},
 		}}
 	}
 	return pod
@@ -92,8 +120,16 @@ func (p gpuPod) describeAsk() string {
 	if p.cores > 0 {
 		s += fmt.Sprintf(", %d%% cores", p.cores)
 	}
-	for k, v := range p.annotations {
-		s += fmt.Sprintf(", %s=%s", k, v)
+	if len(p.cards) > 0 {
+		s += fmt.Sprintf(", %s=%s", gpus.AnnoUseGPUUUID, strings.Join(p.cards, ","))
+	}
+	keys := make([]string, 0, len(p.annotations))
+	for k := range p.annotations {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		s += fmt.Sprintf(", %s=%s", k, p.annotations[k])
 	}
 	return s
 }

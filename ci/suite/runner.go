@@ -36,6 +36,8 @@ type caseRun struct {
 type task struct {
 	scenario string
 	cases    []*caseRun
+	// locks are the cards the scenario holds while it runs (cardKey).
+	locks []string
 }
 
 // runner holds one run's shared state.
@@ -51,6 +53,8 @@ type runner struct {
 	probe probeFunc
 	// relist spaces the re-lists after a failed watch.
 	relist relistPolicy
+	// cards are held by the scenario running on them.
+	cards *cardLocks
 
 	mu      sync.Mutex
 	tenants []results.TenantState
@@ -64,7 +68,7 @@ func Run(ctx context.Context, cfg Config) (*results.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{cfg: cfg, tm: cfg.Timeouts.withDefaults(), log: cfg.Log, clients: map[string]kubernetes.Interface{}, runID: rand.String(5)}
+	r := &runner{cfg: cfg, tm: cfg.Timeouts.withDefaults(), log: cfg.Log, clients: map[string]kubernetes.Interface{}, runID: rand.String(5), cards: newCardLocks()}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
@@ -118,13 +122,13 @@ func select_(tasks []*task, run, skip *regexp.Regexp) []*task {
 			}
 			if skip != nil && skip.MatchString(c.ID) {
 				cc := *c
-				cc.skip = "excluded by --skip " + skip.String()
+				cc.skip = excludedPrefix + skip.String()
 				c = &cc
 			}
 			kept = append(kept, c)
 		}
 		if len(kept) > 0 {
-			out = append(out, &task{scenario: tk.scenario, cases: kept})
+			out = append(out, &task{scenario: tk.scenario, cases: kept, locks: tk.locks})
 		}
 	}
 	return out
@@ -189,6 +193,17 @@ func (r *runner) addTenantState(st results.TenantState) {
 // they created with a context that outlives cancellation.
 func (r *runner) runTask(ctx context.Context, tk *task) []results.Case {
 	l := &lane{}
+	waitErr := error(nil)
+	if len(tk.locks) > 0 && runsAny(tk) {
+		if r.cards == nil {
+			r.cards = newCardLocks()
+		}
+		if waitErr = r.cards.acquire(ctx, tk.locks); waitErr == nil {
+			// Released only after the cleanup below has seen the pods
+			// gone, so the next scenario finds its cards empty.
+			defer r.cards.release(tk.locks)
+		}
+	}
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.tm.Cleanup)
 		defer cancel()
@@ -197,12 +212,17 @@ func (r *runner) runTask(ctx context.Context, tk *task) []results.Case {
 	status := map[string]results.Status{}
 	var out []results.Case
 	for _, c := range tk.cases {
-		res := results.Case{ID: c.ID, Title: c.Title, Tenants: c.tenants, Scenario: tk.scenario, Started: time.Now()}
+		res := results.Case{ID: c.ID, Title: c.Title, Tenants: c.tenants, Scenario: tk.scenario, Started: time.Now(), Core: c.Core}
 		_, down := r.unreachableTenant(c.tenants)
 		switch blocked := blockedBy(c, status); {
 		case c.skip != "":
 			res.Status, res.Message = results.Skipped, c.skip
-		case ctx.Err() != nil:
+			if c.Core && r.cfg.FailOnSkip && !strings.HasPrefix(c.skip, excludedPrefix) {
+				// The lab was meant to prove this and cannot: with
+				// FailOnSkip that is a failure, not a quiet skip.
+				res.Status, res.Message = results.Failed, "core case not run (fail on skip): "+c.skip
+			}
+		case ctx.Err() != nil || waitErr != nil:
 			res.Status, res.Message = results.Skipped, "not run: the run was interrupted"
 		case down != nil:
 			// Failed, not skipped: the lab was meant to be tested and could
@@ -218,6 +238,20 @@ func (r *runner) runTask(ctx context.Context, tk *task) []results.Case {
 		out = append(out, res)
 	}
 	return out
+}
+
+// excludedPrefix starts the skip reason of a case the user left out.
+const excludedPrefix = "excluded by --skip "
+
+// runsAny reports whether a task has a case that will run (not skipped up
+// front), so tasks of skipped cases never wait for cards.
+func runsAny(tk *task) bool {
+	for _, c := range tk.cases {
+		if c.skip == "" {
+			return true
+		}
+	}
+	return false
 }
 
 func blockedBy(c *caseRun, status map[string]results.Status) string {

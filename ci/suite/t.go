@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/gpu-lab/gpu-lab/ci/results"
@@ -128,9 +129,25 @@ func (r *runner) cleanup(ctx context.Context, l *lane) {
 		if err := cs.CoreV1().Pods(ns.namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			r.log.Warn("cleanup: delete pods", "tenant", ns.tenant, "namespace", ns.namespace, "err", err)
 		}
+		// Pods deleted without grace are gone at once; waiting for it
+		// here lets the next scenario on these cards start on empty ones.
+		if err := waitNoPods(ctx, cs, ns.namespace); err != nil {
+			r.log.Warn("cleanup: pods not gone", "tenant", ns.tenant, "namespace", ns.namespace, "err", err)
+		}
 		bg := metav1.DeletePropagationBackground
 		if err := cs.CoreV1().Namespaces().Delete(ctx, ns.namespace, metav1.DeleteOptions{PropagationPolicy: &bg}); err != nil && !apierrors.IsNotFound(err) {
 			r.log.Warn("cleanup: delete namespace", "tenant", ns.tenant, "namespace", ns.namespace, "err", err)
 		}
 	}
+}
+
+// waitNoPods polls until the namespace has no pods.
+func waitNoPods(ctx context.Context, cs kubernetes.Interface, ns string) error {
+	return wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		l, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil //nolint:nilerr // transient: try again until ctx ends
+		}
+		return len(l.Items) == 0, nil
+	})
 }

@@ -134,3 +134,49 @@ func (t *T) findWorker(ctx context.Context, s site) (workerNode, error) {
 	}
 	return workerNode{}, err
 }
+
+// placed is a placement found on the platform: the worker's node, the
+// registered device of each card the placement uses (in its order) and
+// every card the node registers.
+type placed struct {
+	Node string
+	Use  []gpus.DeviceInfo
+	All  []gpus.DeviceInfo
+}
+
+// uuids are the registered UUIDs of the placement's cards.
+func (p placed) uuids() []string {
+	out := make([]string, len(p.Use))
+	for i, d := range p.Use {
+		out[i] = d.ID
+	}
+	return out
+}
+
+// locate finds the placement's node and the cards it registers under the
+// spec's card indices. Sizes are then taken from the registered cards (what
+// HAMi schedules against), which TC-02 holds to the spec.
+func (t *T) locate(ctx context.Context, p placement) (placed, error) {
+	w, err := t.findWorker(ctx, p.site)
+	if err != nil {
+		return placed{}, err
+	}
+	out := placed{Node: w.Node.Name, All: w.Cards}
+	for _, c := range p.Use {
+		d, ok := deviceAt(w.Cards, c.Index)
+		if !ok {
+			return placed{}, fmt.Errorf("node %s registers no card with index %d (it registers %d card(s)); the spec gives worker %s card %d: %s", w.Node.Name, c.Index, len(w.Cards), p.site, c.Index, c.Model)
+		}
+		out.Use = append(out.Use, d)
+	}
+	return out, nil
+}
+
+func deviceAt(devs []gpus.DeviceInfo, index int) (gpus.DeviceInfo, bool) {
+	for _, d := range devs {
+		if d.Index == index {
+			return d, true
+		}
+	}
+	return gpus.DeviceInfo{}, false
+}

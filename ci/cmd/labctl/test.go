@@ -39,6 +39,7 @@ type testFlags struct {
 	image       string
 	version     string
 	list        bool
+	failOnSkip  bool
 	verbose     bool
 	// reachTimeout bounds the check that every tenant answers.
 	reachTimeout time.Duration
@@ -48,7 +49,7 @@ func init() {
 	var f testFlags
 	cmd := &cobra.Command{
 		Use:   "test",
-		Short: "Run the conformance suite (TC-01..TC-16) against a lab and write reports",
+		Short: "Run the conformance suite (TC-01..TC-17) against a lab and write reports",
 		Long: `Runs the conformance suite against the tenants' API servers, concurrently, and writes
 junit.xml, results.json, summary.md, report.html and diagnostics/ into --report-dir, also when
 cases fail or the run is interrupted. Exits 1 when any case fails.
@@ -81,7 +82,8 @@ its tenants and GPUs.`,
 	fl.StringVar(&f.backend, "backend", "", "what the platform runs on, shown in reports (default: the state dir's, else \"existing platform\")")
 	fl.StringVar(&f.image, "image", "", "container image of the suite's pods (default "+suite.DefaultImage+")")
 	fl.StringVar(&f.version, "expect-version", "", "Kubernetes version TC-01 expects (default: the state dir's server-version, else the lab's versions.kubernetes)")
-	fl.BoolVar(&f.list, "list", false, "list the cases and exit")
+	fl.BoolVar(&f.list, "list", false, "list the cases, what each asserts and the hardware it needs, and exit")
+	fl.BoolVar(&f.failOnSkip, "fail-on-skip", false, "fail (exit 1) when the lab's hardware cannot run one of the seed's eight core cases (TC-01..TC-08), instead of skipping it")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log progress to stderr")
 	fl.DurationVar(&f.reachTimeout, "reach-timeout", suite.DefaultReachTimeout, "how long each tenant's API server may take to answer GET /version before its cases fail without running")
 	root.AddCommand(cmd)
@@ -91,7 +93,11 @@ func runSuite(cmd *cobra.Command, f testFlags) error {
 	out := cmd.OutOrStdout()
 	if f.list {
 		for _, c := range suite.Cases() {
-			fmt.Fprintf(out, "%s  %s\n       %s\n", c.ID, c.Title, c.Asserts)
+			core := ""
+			if c.Core {
+				core = " (core)"
+			}
+			fmt.Fprintf(out, "%s  %s%s\n       %s\n       needs: %s\n", c.ID, c.Title, core, c.Asserts, c.Needs)
 		}
 		return nil
 	}
@@ -111,7 +117,7 @@ func runSuite(cmd *cobra.Command, f testFlags) error {
 	}
 	cfg := suite.Config{
 		Lab: l, Tenants: tenants, Backend: backend,
-		Parallel: f.parallel, Serial: f.serial, Run: f.run, Skip: f.skip,
+		Parallel: f.parallel, Serial: f.serial, Run: f.run, Skip: f.skip, FailOnSkip: f.failOnSkip,
 		Timeouts:          suite.Timeouts{Case: f.caseTimeout},
 		Log:               slog.New(slog.NewTextHandler(logOut, nil)),
 		Image:             f.image,
@@ -278,4 +284,13 @@ func printRun(w io.Writer, run *results.Run, short map[string]string) {
 		extra = ", INTERRUPTED"
 	}
 	fmt.Fprintf(w, "%d passed, %d failed, %d skipped in %.1fs (parallel %d%s)\n", p, fl, s, run.Duration.Seconds(), run.Parallel, extra)
+	var core []string
+	for _, c := range run.Cases {
+		if c.Core && c.Status == results.Skipped {
+			core = append(core, c.ID)
+		}
+	}
+	if len(core) > 0 {
+		fmt.Fprintf(w, "core cases skipped: %s — this lab's hardware cannot prove them (--fail-on-skip makes this fail)\n", strings.Join(core, ", "))
+	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/results"
 	"github.com/gpu-lab/gpu-lab/ci/state"
+	"github.com/gpu-lab/gpu-lab/ci/suite"
 	"github.com/gpu-lab/gpu-lab/ci/testenv"
 )
 
@@ -80,10 +81,29 @@ func TestTestList(t *testing.T) {
 	if err := root.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range []string{"TC-01", "TC-08", "TC-16"} {
+	for _, id := range []string{"TC-01", "TC-08", "TC-16", "TC-17"} {
 		if !strings.Contains(out.String(), id) {
 			t.Errorf("--list lacks %s:\n%s", id, out.String())
 		}
+	}
+	// Every case says what hardware it needs.
+	if n, want := strings.Count(out.String(), "needs: "), len(suite.Cases()); n != want {
+		t.Errorf("--list has %d needs lines, want one per case (%d):\n%s", n, want, out.String())
+	}
+	if !strings.Contains(out.String(), "needs: a worker with two or more cards") {
+		t.Errorf("--list does not say TC-09 needs a multi-card worker:\n%s", out.String())
+	}
+}
+
+func TestPrintRunCallsOutSkippedCoreCases(t *testing.T) {
+	run := &results.Run{Cases: []results.Case{
+		{ID: "TC-03", Title: "t", Status: results.Skipped, Core: true, Message: "skipped: no card"},
+		{ID: "TC-09", Title: "t", Status: results.Skipped, Message: "skipped: no pair"},
+	}}
+	var out bytes.Buffer
+	printRun(&out, run, nil)
+	if !strings.Contains(out.String(), "core cases skipped: TC-03 —") || strings.Contains(out.String(), "skipped: TC-03, TC-09") {
+		t.Errorf("output:\n%s", out.String())
 	}
 }
 

@@ -1,0 +1,105 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/render"
+)
+
+// nodePolicySpread is the value of hami.io/node-scheduler-policy that asks
+// for spread: util.NodeSchedulerPolicySpread ("spread", pkg/util/types.go
+// @v2.10.0). Any other value, or none, sorts nodes for binpack
+// (NodeScoreList.Less, pkg/scheduler/policy/node_policy.go@v2.10.0).
+const nodePolicySpread = "spread"
+
+// TC-17: HAMi's node policy across two GPU workers of one tenant. HAMi
+// scores every node that fits by its usage (ComputeDefaultScore: grants,
+// cores and memory used over the node's totals, node_policy.go@v2.10.0),
+// sorts the scores by the pod's policy (hami.io/node-scheduler-policy, else
+// --node-scheduler-policy: resolveNodeSchedulerPolicy,
+// pkg/scheduler/score.go@v2.10.0) and answers kube-scheduler with the last
+// node only (Filter, pkg/scheduler/scheduler.go@v2.10.0). So under binpack
+// a second pod joins the busier node, and spread sends a third to the
+// emptier one. The pods are held to the two nodes by node affinity, and the
+// scenario holds every card of both, so no other case moves the scores.
+func tc17(ctx context.Context, t *T, ws []placement) error {
+	if render.HAMiNodePolicy != "binpack" {
+		return fmt.Errorf("the lab renders --node-scheduler-policy=%s; this case is written for binpack, HAMi chart 2.10.0's default", render.HAMiNodePolicy)
+	}
+	tenant := ws[0].Tenant
+	var nodes []string
+	var mems []int
+	for _, w := range ws {
+		at, err := t.locate(ctx, w)
+		if err != nil {
+			return err
+		}
+		nodes = append(nodes, at.Node)
+		for _, d := range at.Use {
+			mems = append(mems, d.Devmem)
+		}
+	}
+	small := smallMBOf(mems)
+	pod := func(name string) gpuPod {
+		return gpuPod{name: name, gpus: 1, memMB: small, cores: smallCores, nodes: nodes}
+	}
+	bind := func(p gpuPod) (podRef, string, error) {
+		got, err := t.createPod(ctx, tenant, p)
+		if err != nil {
+			return podRef{}, "", err
+		}
+		ref := podRef{tenant, got.Namespace, got.Name}
+		t.Step("created %s (%s) on either %s or %s", ref, p.describeAsk(), nodes[0], nodes[1])
+		bound, err := t.waitBound(ctx, ref, false)
+		if err != nil {
+			return ref, "", err
+		}
+		t.Step("pod %s is bound to %s", ref, bound.Spec.NodeName)
+		return ref, bound.Spec.NodeName, nil
+	}
+	var refs []podRef
+	ref1, first, err := bind(pod("tc17-default-1"))
+	if err != nil {
+		return err
+	}
+	refs = append(refs, ref1)
+	ref2, second, err := bind(pod("tc17-default-2"))
+	if err != nil {
+		return err
+	}
+	refs = append(refs, ref2)
+	if second != first {
+		return fmt.Errorf("under the lab's node policy (%s) pod %s went to %s, want %s, the node %s already uses", render.HAMiNodePolicy, ref2, second, first, ref1)
+	}
+	t.Step("binpack (the lab's --node-scheduler-policy): both pods are on %s", first)
+
+	p3 := pod("tc17-spread")
+	p3.annotations = map[string]string{gpus.AnnoNodePolicy: nodePolicySpread}
+	ref3, third, err := bind(p3)
+	if err != nil {
+		return err
+	}
+	refs = append(refs, ref3)
+	if third == first {
+		return fmt.Errorf("with %s: %s pod %s went to %s with the other two, want the emptier node %s", gpus.AnnoNodePolicy, nodePolicySpread, ref3, third, other(nodes, first))
+	}
+	t.Step("spread on request: pod %s is on %s, the emptier node", ref3, third)
+	t.Snapshot(ctx, tenant, fmt.Sprintf("TC-17: binpack filled %s, spread chose %s", first, third))
+	for _, r := range refs {
+		if err := t.deletePod(ctx, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func other(nodes []string, n string) string {
+	for _, x := range nodes {
+		if x != n {
+			return x
+		}
+	}
+	return n
+}
