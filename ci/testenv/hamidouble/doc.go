@@ -45,6 +45,11 @@
 //	Filter reasons, events    §2, §3c–k                                  reason strings, FailedNodes, events               TestSeedScenario, TestFilterTenantB,
 //	                                                                                                                       fit_test.go
 //	node lock                 both contention texts, steal rules (§3a,b) LockNode/SetNodeLock/ReleaseNodeLock rules        TestBindContention, TestDecideLock
+//	node policy               source only (node_policy.go, score.go):    PickNode: usage score before the pod, last of     TestPickNodeByPolicy, TestNodePolicyOfAPod,
+//	                          binpack busiest node, "spread" emptiest;   the sort wins; annotation wins when present       TestNodePolicyThroughFilter
+//	                          hami.io/node-scheduler-policy overrides    (Faults.InvertNodePolicy, IgnoreNodePolicyAnnotation)
+//	use-gpuuuid / nouse       source only (devices.go CheckUUID)         exact, trimmed comma list, after the type check;  TestUseGPUUUID
+//	                                                                     reasons joined as common.GenReason
 //	webhook                   mutations of §7.1                          Mutate (Faults.NoMutation)                        TestMutate
 //	phantom usage             Pending pods that passed Filter count      same                                              TestPhantomUsageAndRefilter
 //
@@ -76,9 +81,8 @@
 //   - An unparsable node lock counts as expired (HAMi returns the parse
 //     error), so a corrupt lock cannot wedge a node.
 //   - GPU policies other than spread, binpack and mutex are treated as spread.
-//   - When several card-level reasons fail one node, FailedNodes joins them
-//     as "1/2 CardCordoned, 1/2 CardInsufficientMemory" (sorted); the real
-//     runs measured only ever showed one reason, so the joiner is a guess.
+//   - Among nodes of equal usage score the later candidate wins; HAMi scores
+//     nodes in one goroutine each, so its choice among equals is not defined.
 //   - FilteringSucceed lists several fitting nodes as "a:0.00,b:1.20"; the
 //     measured runs had one candidate per tenant.
 //   - Config.SchedulerName defaults to hami-scheduler (HAMi's flag default

@@ -77,7 +77,7 @@ func (d *Double) Filter(ctx context.Context, args *extenderv1.ExtenderArgs) *ext
 		}
 		fits = append(fits, FitNode(cards, req, f))
 	}
-	best, ok := PickNode(fits, req.NodePolicy)
+	best, ok := PickNode(fits, f.nodePolicy(req))
 	if ok {
 		devs := best.Devices.Encode()
 		d.usage[pod.UID] = podUsage{Namespace: pod.Namespace, Name: pod.Name, Node: best.Node, Devices: devs}

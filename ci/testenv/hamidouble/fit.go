@@ -200,28 +200,36 @@ func uuidAllowed(uuid string, use, noUse []string) bool {
 	return !slices.Contains(noUse, uuid)
 }
 
-// cardReasons renders "<failing>/<total> <Reason>" per reason, sorted by
-// reason name and joined with ", " (the observed HAMi runs only ever showed
-// one reason at a time, so the joiner is this double's choice).
+// cardReasons renders "<failing>/<total> <Reason>" per reason, sorts the
+// rendered strings and joins them with ", ", as common.GenReason does
+// (pkg/device/common/common.go@v2.10.0): "1/8 CardInsufficientMemory,
+// 7/8 CardUuidMismatch" for a pod pinned to one full card of eight. The
+// reasons alone come back sorted by name, for the per-reason events.
 func cardReasons(failed map[string]int, total int) (string, []string) {
 	reasons := make([]string, 0, len(failed))
-	for r := range failed {
+	parts := make([]string, 0, len(failed))
+	for r, n := range failed {
 		reasons = append(reasons, r)
+		parts = append(parts, fmt.Sprintf("%d/%d %s", n, total, r))
 	}
 	sort.Strings(reasons)
-	parts := make([]string, len(reasons))
-	for i, r := range reasons {
-		parts[i] = fmt.Sprintf("%d/%d %s", failed[r], total, r)
-	}
+	sort.Strings(parts)
 	if len(parts) == 0 {
 		return "AllocatedCardsInsufficientRequest", nil
 	}
 	return strings.Join(parts, ", "), reasons
 }
 
-// PickNode chooses among fitting nodes by node policy: binpack takes the
-// highest usage score, spread the lowest; on equal scores the later node in
-// the candidate list wins (HAMi sorts and takes the last entry).
+// PickNode chooses among fitting nodes by node policy, as HAMi's Filter
+// does (pkg/scheduler/scheduler.go@v2.10.0: sort.Sort(nodeScores), then the
+// last entry): NodeScoreList.Less (pkg/scheduler/policy/node_policy.go
+// @v2.10.0) sorts descending for "spread" and ascending for anything else
+// (binpack, the default, or an unknown or empty value), so spread takes the
+// lowest usage score and binpack the highest. The score is the node's usage
+// before the pod (ComputeDefaultScore; NVIDIA's ScoreNode adds 0,
+// pkg/device/nvidia/device.go@v2.10.0). On equal scores the later node in
+// the candidate list wins here; in HAMi the list is built by one goroutine
+// per node, so which of equal nodes wins is not defined.
 func PickNode(fits []NodeFit, nodePolicy string) (NodeFit, bool) {
 	var ok []NodeFit
 	for _, f := range fits {
@@ -239,4 +247,20 @@ func PickNode(fits []NodeFit, nodePolicy string) (NodeFit, bool) {
 		return ok[a].Score < ok[b].Score
 	})
 	return ok[len(ok)-1], true
+}
+
+// nodePolicy is the node policy Filter applies to the request, after the
+// node-policy faults.
+func (f Faults) nodePolicy(req PodRequest) string {
+	policy := req.NodePolicy
+	if f.IgnoreNodePolicyAnnotation {
+		policy = req.DefaultNodePolicy
+	}
+	if f.InvertNodePolicy {
+		if policy == "spread" {
+			return "binpack"
+		}
+		return "spread"
+	}
+	return policy
 }

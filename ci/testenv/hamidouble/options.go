@@ -114,6 +114,12 @@ type Faults struct {
 	IgnoreTypeFilter bool
 	// IgnorePolicy treats the binpack GPU policy as spread.
 	IgnorePolicy bool
+	// InvertNodePolicy chooses nodes the wrong way round: binpack takes the
+	// emptiest node and spread the busiest.
+	InvertNodePolicy bool
+	// IgnoreNodePolicyAnnotation ignores hami.io/node-scheduler-policy and
+	// uses --node-scheduler-policy for every pod.
+	IgnoreNodePolicyAnnotation bool
 	// KeepDeletedUsage never forgets deleted pods' usage.
 	KeepDeletedUsage bool
 	// IgnoreCount grants as many cards as a node has when a pod asks for

@@ -39,6 +39,9 @@ type PodRequest struct {
 	// or the default); NodePolicy is binpack or spread.
 	GPUPolicy  string
 	NodePolicy string
+	// DefaultNodePolicy is --node-scheduler-policy, whatever the pod says
+	// (for Faults.IgnoreNodePolicyAnnotation).
+	DefaultNodePolicy string
 }
 
 // HasGPU reports whether any container asks for an NVIDIA card.
@@ -92,8 +95,17 @@ func ReadPodRequestWith(pod *corev1.Pod, def RequestDefaults) (PodRequest, error
 	r.NoUseTypes = splitList(a[gpus.AnnoNoUseGPUType])
 	r.UseUUIDs = splitList(a[gpus.AnnoUseGPUUUID])
 	r.NoUseUUIDs = splitList(a[gpus.AnnoNoUseGPUUUID])
-	r.GPUPolicy = firstNonEmpty(a[gpus.AnnoGPUPolicy], def.GPUPolicy)
-	r.NodePolicy = firstNonEmpty(a[gpus.AnnoNodePolicy], def.NodePolicy)
+	// An annotation that is present wins even when empty, as in HAMi:
+	// util.GetGPUSchedulerPolicyByPod (pkg/util/util.go@v2.10.0) and
+	// resolveNodeSchedulerPolicy (pkg/scheduler/score.go@v2.10.0) both test
+	// the key with ", ok". An empty node policy then sorts as binpack.
+	r.GPUPolicy, r.NodePolicy, r.DefaultNodePolicy = def.GPUPolicy, def.NodePolicy, def.NodePolicy
+	if v, ok := a[gpus.AnnoGPUPolicy]; ok {
+		r.GPUPolicy = v
+	}
+	if v, ok := a[gpus.AnnoNodePolicy]; ok {
+		r.NodePolicy = v
+	}
 	return r, nil
 }
 
@@ -160,13 +172,4 @@ func splitList(v string) []string {
 		}
 	}
 	return out
-}
-
-func firstNonEmpty(v ...string) string {
-	for _, s := range v {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }
