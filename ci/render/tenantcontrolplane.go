@@ -32,14 +32,28 @@ func TenantPodCIDR(i int) string { return fmt.Sprintf("10.%d.0.0/16", 100+i) }
 // TenantNamespace is the management-cluster namespace of a tenant's control plane.
 func TenantNamespace(tenant string) string { return tenant }
 
+// KindKubeletCgroupRoot is kind's kubelet cgroupRoot (see kindKubeletPatches).
+const KindKubeletCgroupRoot = "/kubelet"
+
 // kindKubeletPatches make Kamaji's kubelet-config fit a kindest/node worker,
-// mirroring kind's own KubeletConfiguration (kamaji.md §2.3): containerd in
-// kindest/node uses the systemd cgroup driver, the container may see swap,
-// and disk-pressure eviction and image GC would act on the host's disk.
+// mirroring kind's own KubeletConfiguration (sigs.k8s.io/kind@v0.33.0
+// pkg/cluster/internal/kubeadm/config.go, ConfigTemplateBetaV4: cgroupDriver,
+// cgroupRoot: /kubelet, failSwapOn: false, imageGCHighThresholdPercent: 100,
+// evictionHard at 0%): containerd in kindest/node uses the systemd cgroup
+// driver, the container may see swap, and disk-pressure eviction and image
+// GC would act on the host's disk. cgroupRoot /kubelet is the cgroup the
+// kindest/node image prepares for its kubelet (kind v0.33.0
+// images/base/files/etc/systemd/system/kubelet.service.d/11-kind.conf
+// creates it on cgroup v2, the entrypoint's fix_cgroup on v1): pods go
+// under it instead of the node container's root cgroup, where "kubelet will
+// try to manage cgroups / pods that are not owned by it" (entrypoint).
+// kind's workers get these settings the same way ours do, from the
+// kubelet-config ConfigMap a join downloads.
 // "add" rather than "replace": Kamaji omits an unset cgroupDriver.
 func kindKubeletPatches() []JSONPatch {
 	return []JSONPatch{
 		{Op: "add", Path: "/cgroupDriver", Value: "systemd"},
+		{Op: "add", Path: "/cgroupRoot", Value: KindKubeletCgroupRoot},
 		{Op: "add", Path: "/failSwapOn", Value: false},
 		{Op: "add", Path: "/imageGCHighThresholdPercent", Value: 100},
 		{Op: "add", Path: "/evictionHard", Value: map[string]string{

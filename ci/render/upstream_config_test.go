@@ -37,7 +37,7 @@ func TestKubeletPatchesApplyToKubeletConfiguration(t *testing.T) {
 	if err := yaml.UnmarshalStrict(out, &kc); err != nil {
 		t.Fatalf("patched KubeletConfiguration: %v\n%s", err, out)
 	}
-	if kc.CgroupDriver != "systemd" || kc.FailSwapOn == nil || *kc.FailSwapOn ||
+	if kc.CgroupDriver != "systemd" || kc.CgroupRoot != "/kubelet" || kc.FailSwapOn == nil || *kc.FailSwapOn ||
 		kc.ImageGCHighThresholdPercent == nil || *kc.ImageGCHighThresholdPercent != 100 ||
 		kc.EvictionHard["nodefs.available"] != "0%" || len(kc.EvictionHard) != 3 {
 		t.Errorf("patched KubeletConfiguration: %s", out)
