@@ -12,7 +12,10 @@ import (
 const paletteSize = 10
 
 type tenantView struct {
-	Name    string
+	Name string
+	// Busiest draws each card once, from the sample where it was most
+	// used; set when the tenant has more than one sample.
+	Busiest []nodeView
 	Samples []sampleView
 }
 
@@ -40,6 +43,10 @@ type cardView struct {
 	MemLimitPct, CoreLimitPct   float64 // where the card ends on an over-committed bar
 	MemOver, CoreOver           bool
 	Holders                     []holderView
+	// Busiest marks a card drawn in the busiest picture; Moment and When
+	// say which sample it comes from.
+	Busiest      bool
+	Moment, When string
 }
 
 // segment is one pod's part of a bar; Pct is of the bar's width.
@@ -101,7 +108,57 @@ func newTenants(ts []results.TenantState, runStart time.Time) []tenantView {
 		sv.Pods = len(pods)
 		tv.Samples = append(tv.Samples, sv)
 	}
+	for i := range out {
+		if len(out[i].Samples) > 1 {
+			out[i].Busiest = busiest(out[i].Samples)
+		}
+	}
 	return out
+}
+
+// busiest picks, for every card seen in the samples, its picture from the
+// sample where it was most used (memory and compute as fractions of the
+// card, summed); the earliest of equals. A scenario samples its card while
+// its pods hold it, so a card the end of the run finds empty is still drawn
+// full. Nodes and cards keep the order they first appear in.
+func busiest(samples []sampleView) []nodeView {
+	var out []nodeView
+	nodeAt := map[string]int{}
+	cardAt := map[string][2]int{}
+	for _, s := range samples {
+		for _, n := range s.Nodes {
+			ni, ok := nodeAt[n.Name]
+			if !ok {
+				ni = len(out)
+				nodeAt[n.Name] = ni
+				out = append(out, nodeView{Name: n.Name})
+			}
+			for _, c := range n.Cards {
+				c.Busiest, c.Moment, c.When = true, s.Moment, s.When
+				key := n.Name + "/" + c.UUID
+				at, seen := cardAt[key]
+				switch {
+				case !seen:
+					cardAt[key] = [2]int{ni, len(out[ni].Cards)}
+					out[ni].Cards = append(out[ni].Cards, c)
+				case usage(c) > usage(out[at[0]].Cards[at[1]]):
+					out[at[0]].Cards[at[1]] = c
+				}
+			}
+		}
+	}
+	return out
+}
+
+func usage(c cardView) float64 {
+	u := 0.0
+	if c.MemoryMB > 0 {
+		u += float64(c.UsedMB) / float64(c.MemoryMB)
+	}
+	if c.Cores > 0 {
+		u += float64(c.UsedCores) / float64(c.Cores)
+	}
+	return u
 }
 
 func newCard(c results.Card, index int, colors map[string]int) cardView {

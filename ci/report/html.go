@@ -45,8 +45,13 @@ type page struct {
 	Parallel                       int
 	Passed, Failed, Skipped, Total int
 	Cases                          []caseView
-	Timeline                       timeline
-	Tenants                        []tenantView
+	// Failures are the failed cases again, shown above the card pictures
+	// so a failed run opens on what failed.
+	Failures []caseView
+	// CoreSkipped lists the core cases the lab's hardware could not run.
+	CoreSkipped []string
+	Timeline    timeline
+	Tenants     []tenantView
 }
 
 type caseView struct {
@@ -91,6 +96,12 @@ func newPage(run *results.Run) page {
 			cv.Diagnostics = append(cv.Diagnostics, link{Name: f, Href: DiagnosticsDir + "/" + c.ID + "/" + f})
 		}
 		p.Cases = append(p.Cases, cv)
+		if c.Status == results.Failed {
+			p.Failures = append(p.Failures, cv)
+		}
+		if c.Core && c.Status == results.Skipped {
+			p.CoreSkipped = append(p.CoreSkipped, c.ID)
+		}
 	}
 	return p
 }

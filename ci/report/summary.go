@@ -55,20 +55,33 @@ func summaryMarkdown(run *results.Run) string {
 		b.WriteString("No case ran.\n")
 		return b.String()
 	}
-	b.WriteString("| | Case | Title | Suite | Time | Note |\n|---|---|---|---|--:|---|\n")
+	var core []string
+	for i := range run.Cases {
+		if c := &run.Cases[i]; c.Core && c.Status == results.Skipped {
+			core = append(core, c.ID)
+		}
+	}
+	if len(core) > 0 {
+		fmt.Fprintf(&b, "> [!WARNING]\n> Core cases skipped: %s. This lab's hardware cannot prove them (each one's note says what it needs); `labctl test --fail-on-skip` makes this a failure.\n\n", strings.Join(core, ", "))
+	}
+	var table strings.Builder
+	table.WriteString("| | Case | Title | Suite | Time | Note |\n|---|---|---|---|--:|---|\n")
 	for i := range run.Cases {
 		c := &run.Cases[i]
 		note := ""
 		if c.Status != results.Passed {
 			note = mdCell(truncateLine(c.Message, summaryNoteMax))
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", statusEmoji(c.Status), mdCell(c.ID), mdCell(c.Title),
+		fmt.Fprintf(&table, "| %s | %s | %s | %s | %s | %s |\n", statusEmoji(c.Status), mdCell(c.ID), mdCell(c.Title),
 			mdCell(className(c)), human(time.Duration(c.Duration)), note)
 	}
 	if failed == 0 {
+		b.WriteString(table.String())
 		return b.String()
 	}
-	b.WriteString("\n### Failures\n")
+	// A failed run opens on its failures; the table of every case follows.
+	b.WriteString("### Failures\n")
+	budget := summaryBudget - table.Len()
 	for i := range run.Cases {
 		c := &run.Cases[i]
 		if c.Status != results.Failed {
@@ -83,12 +96,14 @@ func summaryMarkdown(run *results.Run) string {
 			f.WriteString(fence(truncate(out, summaryDetailsMax, "results.json")))
 			f.WriteString("\n</details>\n")
 		}
-		if b.Len()+f.Len() > summaryBudget {
+		if b.Len()+f.Len() > budget {
 			b.WriteString("\n_More failures are listed in junit.xml, results.json and report.html; this summary stops here to stay under GitHub's size limit._\n")
 			break
 		}
 		b.WriteString(f.String())
 	}
+	b.WriteString("\n### Cases\n\n")
+	b.WriteString(table.String())
 	return b.String()
 }
 
