@@ -121,3 +121,22 @@ func TestSummaryCallsOutSkippedCoreCases(t *testing.T) {
 		t.Errorf("summary calls out a non-core skip:\n%s", md)
 	}
 }
+
+func TestClassNameSaysTheTenantOnce(t *testing.T) {
+	tests := []struct {
+		tenants  []string
+		scenario string
+		want     string
+	}{
+		{[]string{"tenant-a"}, "tenant-a/worker card 0", "tenant-a/worker card 0"},
+		{[]string{"mixed"}, "mixed/t4 cards 0,1 + mixed/l40s card 0", "mixed/t4 cards 0,1 + mixed/l40s card 0"},
+		{[]string{"tenant-a"}, "card-sharing", "tenant-a/card-sharing"},
+		{[]string{"tenant-a", "tenant-b"}, "", "tenant-a+tenant-b"},
+		{nil, "", "lab"},
+	}
+	for _, tt := range tests {
+		if got := className(&results.Case{Tenants: tt.tenants, Scenario: tt.scenario}); got != tt.want {
+			t.Errorf("className(%v, %q) = %q, want %q", tt.tenants, tt.scenario, got, tt.want)
+		}
+	}
+}
