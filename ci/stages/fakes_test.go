@@ -30,6 +30,8 @@ type fakeDocker struct {
 	execOut    func(container string, cmd []string) ([]byte, error)
 	// execCtx, when set, sees the context of every exec (its deadline).
 	execCtx func(ctx context.Context, container string, cmd []string)
+	// stdin holds what each container's last exec with stdin was given.
+	stdin map[string][]byte
 }
 
 func (f *fakeDocker) record(s string) { f.mu.Lock(); f.calls = append(f.calls, s); f.mu.Unlock() }
@@ -67,7 +69,13 @@ func (f *fakeDocker) RunContainer(_ context.Context, s docker.RunSpec) (string, 
 }
 func (f *fakeDocker) Exec(ctx context.Context, name string, stdin io.Reader, cmd ...string) ([]byte, error) {
 	if stdin != nil {
-		_, _ = io.Copy(io.Discard, stdin)
+		b, _ := io.ReadAll(stdin)
+		f.mu.Lock()
+		if f.stdin == nil {
+			f.stdin = map[string][]byte{}
+		}
+		f.stdin[name] = b
+		f.mu.Unlock()
 	}
 	f.record("exec " + name + " " + strings.Join(cmd, " "))
 	if f.execCtx != nil {

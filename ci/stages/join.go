@@ -7,9 +7,7 @@ import (
 	"encoding/pem"
 	"fmt"
 	"io"
-	"net"
 	"regexp"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -31,6 +29,9 @@ type JoinSpec struct {
 	// CACertHash pins the tenant CA ("sha256:<hex>").
 	CACertHash string
 	NodeName   string
+	// NodeIP is the worker's IPv4 on the lab network: the kubelet's
+	// --node-ip, as kind sets it for its nodes.
+	NodeIP string
 }
 
 // JoinSkipPhases are the kubeadm join phases a worker skips: preflight, as
@@ -65,41 +66,6 @@ const (
 // kubeadm allows itself, so a slow but healthy join is never cut off
 // half-way (which would leave a half-joined worker behind).
 const JoinTimeout = KubeadmDiscoveryTimeout + KubeadmKubeletHealthCheckTimeout + KubeadmTLSBootstrapTimeout + KubeadmAPICallTimeout
-
-// JoinCommand is the argv of `kubeadm join` inside a worker.
-func JoinCommand(s JoinSpec) ([]string, error) {
-	if _, _, err := net.SplitHostPort(s.Endpoint); err != nil || strings.Contains(s.Endpoint, "://") {
-		return nil, fmt.Errorf("join endpoint %q: want host:port (no scheme)", s.Endpoint)
-	}
-	if !tokenRe.MatchString(s.Token) {
-		return nil, fmt.Errorf("join token: want [a-z0-9]{6}.[a-z0-9]{16}")
-	}
-	if !hashRe.MatchString(s.CACertHash) {
-		return nil, fmt.Errorf("join CA hash %q: want sha256:<64 hex digits>", s.CACertHash)
-	}
-	if s.NodeName == "" {
-		return nil, fmt.Errorf("join: node name is empty")
-	}
-	return []string{
-		"kubeadm", "join", s.Endpoint,
-		"--token", s.Token,
-		"--discovery-token-ca-cert-hash", s.CACertHash,
-		"--node-name", s.NodeName,
-		"--skip-phases=" + strings.Join(JoinSkipPhases, ","),
-	}, nil
-}
-
-// RedactJoin hides the token secret in a join command for logs and plans.
-func RedactJoin(argv []string) []string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		if m := tokenRe.FindStringSubmatch(a); m != nil {
-			a = m[1] + ".<secret>"
-		}
-		out[i] = a
-	}
-	return out
-}
 
 const tokenChars = "abcdefghijklmnopqrstuvwxyz0123456789"
 

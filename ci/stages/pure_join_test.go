@@ -9,23 +9,39 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
 )
 
-func TestJoinCommand(t *testing.T) {
+func TestJoinConfiguration(t *testing.T) {
 	hash := "sha256:" + strings.Repeat("ab", 32)
-	ok := JoinSpec{Endpoint: "172.18.0.2:31443", Token: "abcdef.0123456789abcdef", CACertHash: hash, NodeName: "gpu-lab-tenant-a-worker"}
-	got, err := JoinCommand(ok)
+	ok := JoinSpec{Endpoint: "172.18.0.2:31443", Token: "abcdef.0123456789abcdef", CACertHash: hash, NodeName: "gpu-lab-tenant-a-worker", NodeIP: "172.18.0.9"}
+	got, err := JoinConfiguration(ok)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"kubeadm", "join", "172.18.0.2:31443", "--token", "abcdef.0123456789abcdef",
-		"--discovery-token-ca-cert-hash", hash, "--node-name", "gpu-lab-tenant-a-worker",
-		"--skip-phases=preflight"}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("got  %q\nwant %q", got, want)
+	// What kubeadm reads, as a generic document: every field at the path
+	// kubeadm v1beta4 names (the kubeadm test validates it for real).
+	var doc map[string]any
+	if err := yaml.Unmarshal(got, &doc); err != nil {
+		t.Fatal(err)
 	}
-	if r := RedactJoin(got); r[4] != "abcdef.<secret>" || strings.Contains(strings.Join(r, " "), "0123456789abcdef") {
-		t.Errorf("RedactJoin leaked the secret: %q", r)
+	want := map[string]any{
+		"apiVersion": "kubeadm.k8s.io/v1beta4",
+		"kind":       "JoinConfiguration",
+		"discovery": map[string]any{"bootstrapToken": map[string]any{
+			"apiServerEndpoint": "172.18.0.2:31443", "token": "abcdef.0123456789abcdef", "caCertHashes": []any{hash},
+		}},
+		"nodeRegistration": map[string]any{
+			"name": "gpu-lab-tenant-a-worker", "criSocket": "unix:///run/containerd/containerd.sock",
+			"kubeletExtraArgs": []any{map[string]any{"name": "node-ip", "value": "172.18.0.9"}},
+		},
+		"skipPhases": []any{"preflight"},
+	}
+	if !reflect.DeepEqual(doc, want) {
+		t.Fatalf("got  %v\nwant %v", doc, want)
+	}
+	if !reflect.DeepEqual(JoinCommand, []string{"kubeadm", "join", "--config", "/kind/kubeadm.conf"}) {
+		t.Errorf("JoinCommand = %q", JoinCommand)
 	}
 	bad := []struct {
 		name   string
@@ -38,12 +54,14 @@ func TestJoinCommand(t *testing.T) {
 		{"uppercase token", func(s *JoinSpec) { s.Token = "ABCDEF.0123456789abcdef" }, "join token"},
 		{"hash without prefix", func(s *JoinSpec) { s.CACertHash = strings.Repeat("ab", 32) }, "sha256:<64 hex"},
 		{"no node name", func(s *JoinSpec) { s.NodeName = "" }, "node name"},
+		{"no node IP", func(s *JoinSpec) { s.NodeIP = "" }, "join node IP"},
+		{"IPv6 node IP", func(s *JoinSpec) { s.NodeIP = "fc00:f853:ccd:e793::9" }, "want the worker's IPv4"},
 	}
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {
 			s := ok
 			tt.mutate(&s)
-			if _, err := JoinCommand(s); err == nil || !strings.Contains(err.Error(), tt.errHas) {
+			if _, err := JoinConfiguration(s); err == nil || !strings.Contains(err.Error(), tt.errHas) {
 				t.Fatalf("err = %v, want %q", err, tt.errHas)
 			}
 		})

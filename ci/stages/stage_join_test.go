@@ -165,7 +165,11 @@ func TestWorkersPlanShowsResetThenJoin(t *testing.T) {
 	if reset < 0 || join < 0 || reset > join {
 		t.Errorf("plan: reset at %d, join at %d; want the reset first:\n%s", reset, join, text)
 	}
-	if !strings.Contains(text, "--skip-phases=preflight") || strings.Contains(text, "--ignore-preflight-errors") {
+	write := strings.Index(text, "docker exec -i "+node+" sh -c '"+WriteJoinConfigScript+"'")
+	if write < 0 || write < reset || write > join {
+		t.Errorf("plan: %s written at %d (reset %d, join %d); want it between:\n%s", JoinConfigPath, write, reset, join, text)
+	}
+	if !strings.Contains(text, "skipPhases:\n- preflight") || strings.Contains(text, "ignorePreflightErrors") {
 		t.Errorf("plan's join does not skip preflight as kind does:\n%s", text)
 	}
 	await := strings.Index(text, "wait in tenant tenant-b until Kamaji has written what kubeadm join reads (ConfigMap kube-public/cluster-info,")

@@ -120,7 +120,10 @@ func TestWorkersStageJoinsAndWaits(t *testing.T) {
 		case len(cmd) > 1 && cmd[0] == "cat":
 			return []byte(kindnetRaw), nil
 		case len(cmd) > 1 && cmd[0] == "kubeadm" && cmd[1] == "join":
-			joins = append(joins, container+" "+strings.Join(cmd, " "))
+			// What the join reads is what was written just before it.
+			d.mu.Lock()
+			joins = append(joins, container+" "+strings.Join(cmd, " ")+"\n"+string(d.stdin[container]))
+			d.mu.Unlock()
 			tenant := strings.TrimSuffix(strings.TrimPrefix(container, "gpu-lab-"), "-worker")
 			_, err := tenantClients[tenant].Kube.CoreV1().Nodes().Create(context.Background(), &corev1.Node{
 				ObjectMeta: metav1.ObjectMeta{Name: container},
@@ -138,7 +141,7 @@ func TestWorkersStageJoinsAndWaits(t *testing.T) {
 		t.Fatalf("joins = %v", joins)
 	}
 	for _, j := range joins {
-		for _, part := range []string{"kubeadm join 172.18.0.2:3", "--discovery-token-ca-cert-hash sha256:359f7f27", "--skip-phases=preflight"} {
+		for _, part := range []string{"kubeadm join --config /kind/kubeadm.conf", "apiServerEndpoint: 172.18.0.2:3", "- sha256:359f7f27", "value: 172.18.0.9", "- preflight"} {
 			if !strings.Contains(j, part) {
 				t.Errorf("join %q lacks %q", j, part)
 			}
@@ -189,7 +192,8 @@ func TestRealStagesPlanTheDefaultLab(t *testing.T) {
 		"--version 0.0.0+latest", "resources=null", "telemetry.disabled=true",
 		"kind: TenantControlPlane", "serviceType: NodePort",
 		"docker run --detach --tty --net kind --hostname gpu-lab-tenant-a-worker", "--privileged",
-		"kubeadm join 172.18.0.2:31443", "--token <new bootstrap token>",
+		"kubeadm join --config /kind/kubeadm.conf", "apiServerEndpoint: 172.18.0.2:31443", "token: <new bootstrap token>",
+		"name: node-ip", "value: <IPv4 of gpu-lab-tenant-a-worker on kind>", "kubeadm reset -f",
 		"conntrack.maxPerCore: 0",
 		"--version 2.10.0", "hami.io/node-nvidia-register=", `"devmem":81920`, `"devmem":24576`,
 		"ctr --namespace=k8s.io images import",

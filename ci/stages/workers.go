@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"fmt"
@@ -53,15 +54,19 @@ func (WorkersStage) Plan(e *Env) ([]string, error) {
 		out = append(out, fmt.Sprintf("wait in tenant %s until Kamaji has written what kubeadm join reads (%s) (%s)", t.Name, strings.Join(prereq, ", "), e.Timeouts.TenantReady))
 		for _, w := range t.Workers {
 			name := e.Lab.NodeName(t.Name, w.Name)
-			argv, _ := JoinCommand(JoinSpec{Endpoint: fmt.Sprintf("%s:%d", mgmt, t.Ports.APIServer), Token: "abcdef.0123456789abcdef", CACertHash: "sha256:" + strings.Repeat("0", 64), NodeName: name})
-			argv = RedactJoin(argv)
-			argv[4] = "<new bootstrap token>"
-			argv[6] = "sha256:<tenant CA public key hash>"
+			conf, err := renderJoinConfiguration(JoinSpec{
+				Endpoint: fmt.Sprintf("%s:%d", mgmt, t.Ports.APIServer), Token: "<new bootstrap token>",
+				CACertHash: "sha256:<tenant CA public key hash>", NodeName: name, NodeIP: "<IPv4 of " + name + " on " + e.Network + ">",
+			})
+			if err != nil {
+				return nil, err
+			}
 			out = append(out,
 				fmt.Sprintf("create Secret kube-system/bootstrap-token-<id> in tenant %s (ttl 1h)", t.Name),
 				fmt.Sprintf("docker exec %s sh -c '%s' (best effort)", name, PrepareJoinScript),
 				fmt.Sprintf("docker exec %s %s (every time: the Node is absent, so anything there is a join that did not finish)", name, strings.Join(ResetCommand, " ")),
-				fmt.Sprintf("docker exec %s %s (give up after %s, kubeadm's own discovery, kubelet health and TLS bootstrap waits and a margin)", name, strings.Join(argv, " "), e.joinTimeout()),
+				fmt.Sprintf("docker exec -i %s sh -c '%s' <<EOF\n%sEOF", name, WriteJoinConfigScript, conf),
+				fmt.Sprintf("docker exec %s %s (give up after %s, kubeadm's own discovery, kubelet health and TLS bootstrap waits and a margin)", name, strings.Join(JoinCommand, " "), e.joinTimeout()),
 				fmt.Sprintf("wait Node %s Ready in tenant %s (%s)", name, t.Name, e.Timeouts.NodeReady),
 			)
 		}
@@ -243,9 +248,17 @@ func joinWorker(ctx context.Context, e *Env, tc *Clients, t lab.Tenant, name, mg
 	if _, err := tc.Kube.CoreV1().Secrets("kube-system").Create(ctx, BootstrapTokenSecret(id, secret, time.Now().Add(time.Hour)), metav1.CreateOptions{}); err != nil {
 		return fail(Workers, "Secret kube-system/bootstrap-token-"+id+" in tenant "+t.Name, "", err)
 	}
-	argv, err := JoinCommand(JoinSpec{Endpoint: fmt.Sprintf("%s:%d", mgmtIP, t.Ports.APIServer), Token: id + "." + secret, CACertHash: hash, NodeName: name})
+	c, err := e.Docker.InspectContainer(ctx, name)
 	if err != nil {
-		return fail(Workers, "join command for "+name, "", err)
+		return fail(Workers, "container "+name, "", err)
+	}
+	ip, err := docker.ContainerIPv4(c, e.Network)
+	if err != nil {
+		return fail(Workers, "container "+name, "", err)
+	}
+	conf, err := JoinConfiguration(JoinSpec{Endpoint: fmt.Sprintf("%s:%d", mgmtIP, t.Ports.APIServer), Token: id + "." + secret, CACertHash: hash, NodeName: name, NodeIP: ip.String()})
+	if err != nil {
+		return fail(Workers, "join configuration for "+name, "", err)
 	}
 	// Best effort, as Kamaji's e2e: the module may be built in or loaded.
 	_, _ = e.Docker.Exec(ctx, name, nil, "sh", "-c", PrepareJoinScript)
@@ -254,9 +267,12 @@ func joinWorker(ctx context.Context, e *Env, tc *Clients, t lab.Tenant, name, mg
 	// the kubelet before the TLS bootstrap ends), and a join on top of it
 	// fails. A reset that fails is reported with the join's failure.
 	resetOut, resetErr := e.Docker.Exec(ctx, name, nil, ResetCommand...)
+	if out, err := e.Docker.Exec(ctx, name, bytes.NewReader(conf), "sh", "-c", WriteJoinConfigScript); err != nil {
+		return fail(Workers, JoinConfigPath+" in "+name, lastLines(string(out), 1), err)
+	}
 	jctx, cancel := context.WithTimeout(ctx, e.joinTimeout())
 	defer cancel()
-	if out, err := e.Docker.Exec(jctx, name, nil, argv...); err != nil {
+	if out, err := e.Docker.Exec(jctx, name, nil, JoinCommand...); err != nil {
 		cond := lastLines(string(out), 3)
 		if resetErr != nil {
 			cond = fmt.Sprintf("%s failed before it (%v: %s); %s", strings.Join(ResetCommand, " "), resetErr, lastLines(string(resetOut), 1), cond)

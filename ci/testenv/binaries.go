@@ -47,6 +47,9 @@ var buildPackages = []string{
 	"k8s.io/kubernetes/cmd/kube-apiserver",
 	"k8s.io/kubernetes/cmd/kube-scheduler",
 	"k8s.io/kubernetes/cmd/kube-controller-manager",
+	// kubeadm is not run by the environment: the stages tests validate the
+	// worker join configuration with it (`kubeadm config validate`).
+	"k8s.io/kubernetes/cmd/kubeadm",
 	"./cmd/etcd-embed",
 	"./cmd/kwok",
 	"sigs.k8s.io/apiserver-network-proxy/cmd/server",

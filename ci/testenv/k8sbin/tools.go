@@ -9,6 +9,8 @@ import (
 	_ "k8s.io/kubernetes/cmd/kube-apiserver"
 	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
 	_ "k8s.io/kubernetes/cmd/kube-scheduler"
+	// kubeadm judges the join configuration the lab renders (ci/stages tests).
+	_ "k8s.io/kubernetes/cmd/kubeadm"
 	_ "sigs.k8s.io/apiserver-network-proxy/cmd/agent"
 	_ "sigs.k8s.io/apiserver-network-proxy/cmd/server"
 )
