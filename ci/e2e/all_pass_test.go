@@ -77,6 +77,13 @@ func TestSuiteAllPass(t *testing.T) {
 			}
 		}
 	}
+	// Every tenant's cards are sampled while a scenario holds them, not
+	// only at the (empty) end: tenant-b's during TC-09, TC-11, TC-12, TC-14.
+	for _, tn := range e.Tenants() {
+		if !sampledBusy(run, tn) {
+			t.Errorf("tenant %s: no sample shows its cards in use", tn)
+		}
+	}
 	if len(moments) < 2 {
 		t.Errorf("card samples = %v, want one during TC-05 and the end of run", moments)
 	}
@@ -90,4 +97,22 @@ func TestSuiteAllPass(t *testing.T) {
 			t.Errorf("report %s: %v", f, err)
 		}
 	}
+}
+
+// sampledBusy reports whether a sample taken during the run shows one of
+// the tenant's cards held by a pod.
+func sampledBusy(run *results.Run, tenant string) bool {
+	for _, ts := range run.Tenants {
+		if ts.Name != tenant || ts.Moment == "end of run" {
+			continue
+		}
+		for _, n := range ts.Nodes {
+			for _, c := range n.Cards {
+				if len(c.Holders) > 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

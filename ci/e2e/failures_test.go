@@ -107,8 +107,19 @@ var breakages = []breakage{
 // behaviour it checks is broken.
 func TestCaseFailsWhenBehaviourIsWrong(t *testing.T) {
 	e := needEnv(t)
-	if len(breakages) != len(suite.Cases()) {
-		t.Fatalf("%d breakages for %d cases", len(breakages), len(suite.Cases()))
+	// Cases the seed lab's hardware cannot run are broken on other labs
+	// (otherLabBreakages); every case is broken somewhere.
+	broken := map[string]bool{}
+	for _, bk := range append(append([]breakage(nil), breakages...), otherLabBreakages...) {
+		broken[bk.id] = true
+	}
+	for _, c := range suite.Cases() {
+		if !broken[c.ID] {
+			t.Errorf("no breakage shows %s failing", c.ID)
+		}
+	}
+	if len(breakages) != len(suite.Cases())-1 {
+		t.Fatalf("%d breakages on the seed lab for %d cases it runs", len(breakages), len(suite.Cases())-1)
 	}
 	for _, bk := range breakages {
 		t.Run(bk.id, func(t *testing.T) {
