@@ -140,9 +140,5 @@ func FinalizerObjects(l *lab.Lab, tenant, image string, labYAML []byte) []any {
 	}
 }
 
-// ContainerdImportCommand loads an image archive from stdin into a kind
-// node's containerd, as `kind load` does.
-var ContainerdImportCommand = []string{"ctr", "--namespace=k8s.io", "images", "import", "--all-platforms", "--digests", "-"}
-
 // ContainerdName is how containerd names an image docker calls ref.
 func ContainerdName(ref string) string { return "docker.io/" + ref }

@@ -32,7 +32,8 @@ func (GPUsStage) Plan(e *Env) ([]string, error) {
 	for _, t := range e.Lab.Tenants {
 		for _, w := range t.Workers {
 			node := e.Lab.NodeName(t.Name, w.Name)
-			out = append(out, fmt.Sprintf("docker save %s:<tag> | docker exec -i %s %s", FinalizerImageRepo, node, strings.Join(ContainerdImportCommand, " ")))
+			out = append(out, fmt.Sprintf("docker save %s:<tag> | docker exec -i %s %s (the snapshotter from docker exec %s %s)", FinalizerImageRepo, node,
+				strings.Join(ContainerdImportCommand("<snapshotter>"), " "), node, strings.Join(ContainerdConfigDumpCommand, " ")))
 		}
 		objs := FinalizerObjects(e.Lab, t.Name, FinalizerImageRepo+":<tag>", []byte("<lab.yaml>"))
 		var names []string
@@ -169,9 +170,17 @@ func loadImage(ctx context.Context, e *Env, node, img string) error {
 	if err == nil && containsLine(string(out), ContainerdName(img)) {
 		return nil
 	}
+	dump, err := e.Docker.Exec(ctx, node, nil, ContainerdConfigDumpCommand...)
+	if err != nil {
+		return fmt.Errorf("read the snapshotter of %s's containerd: %w", node, err)
+	}
+	snapshotter, err := ContainerdSnapshotter(dump)
+	if err != nil {
+		return fmt.Errorf("read the snapshotter of %s's containerd: %w", node, err)
+	}
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(e.Docker.Save(ctx, img, pw)) }()
-	_, err = e.Docker.Exec(ctx, node, pr, ContainerdImportCommand...)
+	_, err = e.Docker.Exec(ctx, node, pr, ContainerdImportCommand(snapshotter)...)
 	pr.Close()
 	return err
 }

@@ -109,7 +109,23 @@ func TestGPUsStage(t *testing.T) {
 	for name, c := range tenants {
 		e.clients[name] = c
 	}
-	d.execOut = func(container string, cmd []string) ([]byte, error) { return nil, nil }
+	// Each worker's containerd reports its snapshotter: the recorded kind
+	// node dump, and for tenant-b's worker the same dump after the
+	// entrypoint's sed to "native" (what kindest/node does on zfs).
+	dump, err := os.ReadFile("testdata/containerd-config-dump-kind-node-v2.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSnapshotter := map[string]string{
+		e.Lab.NodeName("tenant-a", "worker"): "overlayfs",
+		e.Lab.NodeName("tenant-b", "worker"): "native",
+	}
+	d.execOut = func(container string, cmd []string) ([]byte, error) {
+		if strings.Join(cmd, " ") == strings.Join(ContainerdConfigDumpCommand, " ") {
+			return []byte(strings.Replace(string(dump), `snapshotter = "overlayfs"`, `snapshotter = "`+wantSnapshotter[container]+`"`, 1)), nil
+		}
+		return nil, nil
+	}
 
 	// A failure bound, not a timing assertion: a stage that cannot read the
 	// scrape fails here instead of hanging the test for minutes.
@@ -126,12 +142,14 @@ func TestGPUsStage(t *testing.T) {
 	}
 	imports := 0
 	for _, c := range d.calls {
-		if strings.Contains(c, strings.Join(ContainerdImportCommand, " ")) {
-			imports++
+		for node, sn := range wantSnapshotter {
+			if c == "exec "+node+" "+strings.Join(ContainerdImportCommand(sn), " ") {
+				imports++
+			}
 		}
 	}
 	if imports != 2 {
-		t.Errorf("containerd imports = %d, want one per worker:\n%s", imports, strings.Join(d.calls, "\n"))
+		t.Errorf("containerd imports with the worker's snapshotter = %d, want one per worker:\n%s", imports, strings.Join(d.calls, "\n"))
 	}
 	done, why, err := GPUsStage{}.Check(context.Background(), e)
 	if err != nil || !done {
