@@ -40,6 +40,10 @@ type Options struct {
 	DoubleConfig func(*hamidouble.Config)
 	// DoubleFaults are set on each tenant's double before it starts.
 	DoubleFaults hamidouble.Faults
+	// RegistrationTimeout bounds the wait for HAMi to list every card in
+	// its /metrics once the workers are Ready; default three of HAMi's 15 s
+	// registration ticks (it registers at node add, else at the next tick).
+	RegistrationTimeout time.Duration
 
 	// keepPort, when set, sees the probe listener of the first port
 	// proposed for each component port and may keep it open, taking the
@@ -81,6 +85,8 @@ type Env struct {
 
 	doubleConfig func(*hamidouble.Config)
 	doubleFaults hamidouble.Faults
+	// registrationTimeout: Options.RegistrationTimeout with its default.
+	registrationTimeout time.Duration
 }
 
 // Start brings up the lab l: etcd, then every tenant in parallel. It returns
@@ -93,7 +99,10 @@ func Start(ctx context.Context, l *lab.Lab, opts Options) (_ *Env, err error) {
 		return nil, errors.New("testenv: lab is nil; pass lab.Default() or a loaded lab file")
 	}
 	begin := time.Now()
-	e := &Env{lab: l, log: opts.Log, grace: opts.StopGrace, ports: newPortAllocator(opts.keepPort), tenants: map[string]*tenant{}, doubleConfig: opts.DoubleConfig, doubleFaults: opts.DoubleFaults}
+	e := &Env{lab: l, log: opts.Log, grace: opts.StopGrace, ports: newPortAllocator(opts.keepPort), tenants: map[string]*tenant{}, doubleConfig: opts.DoubleConfig, doubleFaults: opts.DoubleFaults, registrationTimeout: opts.RegistrationTimeout}
+	if e.registrationTimeout <= 0 {
+		e.registrationTimeout = 3 * hamidouble.DefaultRegisterInterval
+	}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}

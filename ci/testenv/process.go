@@ -156,7 +156,9 @@ func waitFor(ctx context.Context, what string, interval time.Duration, procs []*
 		if ok {
 			return nil
 		}
-		if err != nil {
+		// An attempt cut off by the deadline says nothing about the
+		// component; keep the last answer that did.
+		if err != nil && (last == nil || ctx.Err() == nil) {
 			last = err
 		}
 		select {

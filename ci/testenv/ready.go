@@ -22,24 +22,32 @@ func (t *tenant) waitReady(ctx context.Context) error {
 	checks := []struct {
 		what  string
 		check func(context.Context) (bool, error)
+		// timeout bounds this check alone (0: only the start's deadline).
+		timeout time.Duration
 	}{
-		{"kube-scheduler /healthz", func(ctx context.Context) (bool, error) { return healthz(ctx, t.schedPort) }},
-		{"kube-controller-manager /healthz", func(ctx context.Context) (bool, error) { return healthz(ctx, t.kcmPort) }},
-		{"konnectivity agent connected (server /readyz)", t.konnectivityReady},
-		{"workers Ready with GPU capacity", t.workersReady},
+		{"kube-scheduler /healthz", func(ctx context.Context) (bool, error) { return healthz(ctx, t.schedPort) }, 0},
+		{"kube-controller-manager /healthz", func(ctx context.Context) (bool, error) { return healthz(ctx, t.kcmPort) }, 0},
+		{"konnectivity agent connected (server /readyz)", t.konnectivityReady, 0},
+		{"workers Ready with GPU capacity", t.workersReady, 0},
 		// The gate the real lab's gpus stage uses: until HAMi has registered a
 		// card, Filter answers "node unregistered" and kube-scheduler parks the
 		// pod for minutes (hami-observed.md §7.2).
-		{"HAMi sees every card (its /metrics)", t.hamiSeesCards},
+		{"HAMi sees every card (its /metrics)", t.hamiSeesCards, t.env.registrationTimeout},
 		{"ServiceAccount default/default", func(ctx context.Context) (bool, error) {
 			_, err := t.client.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
 			return err == nil, err
-		}},
-		{"webhook mutates a dry-run GPU pod through konnectivity", t.webhookWorks},
+		}, 0},
+		{"webhook mutates a dry-run GPU pod through konnectivity", t.webhookWorks, 0},
 	}
 	for _, c := range checks {
 		start := time.Now()
-		if err := waitFor(ctx, c.what, 100*time.Millisecond, procs, c.check); err != nil {
+		cctx, cancel := ctx, context.CancelFunc(func() {})
+		if c.timeout > 0 {
+			cctx, cancel = context.WithTimeout(ctx, c.timeout)
+		}
+		err := waitFor(cctx, c.what, 100*time.Millisecond, procs, c.check)
+		cancel()
+		if err != nil {
 			return err
 		}
 		t.env.log.Debug("tenant ready check passed", "tenant", t.name(), "check", c.what, "took", time.Since(start).Round(time.Millisecond).String())
