@@ -88,9 +88,16 @@ type RunSpec struct {
 	NoInit bool
 	// CgroupNS is --cgroupns (kind needs "private").
 	CgroupNS string
-	TTY      bool
-	Env      map[string]string
-	Labels   map[string]string
+	// Userns is --userns ("host" where the daemon remaps user namespaces).
+	Userns string
+	// Devices are --device values.
+	Devices []string
+	TTY     bool
+	Env     map[string]string
+	// PassEnv are --env names without a value: docker passes the CLI's
+	// own value when it has one.
+	PassEnv []string
+	Labels  map[string]string
 	// Cmd overrides the image's command.
 	Cmd []string
 }
@@ -129,8 +136,17 @@ func RunArgs(s RunSpec) []string {
 	if s.CgroupNS != "" {
 		args = append(args, "--cgroupns="+s.CgroupNS)
 	}
+	if s.Userns != "" {
+		args = append(args, "--userns="+s.Userns)
+	}
+	for _, d := range s.Devices {
+		args = append(args, "--device", d)
+	}
 	for _, k := range sortedKeys(s.Env) {
 		args = append(args, "--env", k+"="+s.Env[k])
+	}
+	for _, k := range s.PassEnv {
+		args = append(args, "--env", k)
 	}
 	for _, k := range sortedKeys(s.Labels) {
 		args = append(args, "--label", k+"="+s.Labels[k])
@@ -139,12 +155,17 @@ func RunArgs(s RunSpec) []string {
 	return append(args, s.Cmd...)
 }
 
-// KindNodeSpec is a kind-style node container: the flags kind's docker
-// provider uses for its own nodes (kamaji.md §3.2), so a tenant worker behaves
-// like a kind node (systemd as PID 1, private cgroup namespace, writable
-// /var, host kernel modules).
-func KindNodeSpec(name, image, network string, labels map[string]string) RunSpec {
-	return RunSpec{
+// KindNodeSpec is a kind-style node container: the flags kind v0.33.0's
+// docker provider uses for its own nodes (commonArgs and runArgsForNode in
+// sigs.k8s.io/kind@v0.33.0 pkg/cluster/internal/providers/docker/
+// provision.go), so a tenant worker behaves like a kind node (systemd as
+// PID 1, private cgroup namespace, writable /var, host kernel modules), with
+// the additions kind makes for the host (host, from KindNodeHostFor).
+// KIND_EXPERIMENTAL_CONTAINERD_SNAPSHOTTER is passed through to the
+// entrypoint as kind does. kind's IPv6 sysctls are left out: the lab's
+// tenants are IPv4 only.
+func KindNodeSpec(name, image, network string, labels map[string]string, host KindNodeHost) RunSpec {
+	s := RunSpec{
 		Name:         name,
 		Image:        image,
 		Network:      network,
@@ -157,8 +178,20 @@ func KindNodeSpec(name, image, network string, labels map[string]string) RunSpec
 		NoInit:       true,
 		CgroupNS:     "private",
 		TTY:          true,
+		Env:          host.ProxyEnv,
+		PassEnv:      []string{"KIND_EXPERIMENTAL_CONTAINERD_SNAPSHOTTER"},
 		Labels:       labels,
 	}
+	if host.UsernsHost {
+		s.Userns = "host"
+	}
+	if host.DevMapper {
+		s.Volumes = append(s.Volumes, "/dev/mapper:/dev/mapper")
+	}
+	if host.Fuse {
+		s.Devices = append(s.Devices, "/dev/fuse")
+	}
+	return s
 }
 
 // RunContainer starts a detached container and returns its ID.

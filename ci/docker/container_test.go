@@ -46,12 +46,13 @@ func TestContainerIPv4(t *testing.T) {
 }
 
 func TestKindNodeRunArgs(t *testing.T) {
-	got := RunArgs(KindNodeSpec("gpu-lab-tenant-a-worker", "kindest/node:v1.36.4", "kind", map[string]string{"gpu-lab.dev/lab": "gpu-lab"}))
+	got := RunArgs(KindNodeSpec("gpu-lab-tenant-a-worker", "kindest/node:v1.36.4", "kind", map[string]string{"gpu-lab.dev/lab": "gpu-lab"}, KindNodeHost{}))
 	want := []string{"run", "--detach", "--tty", "--net", "kind", "--hostname", "gpu-lab-tenant-a-worker",
 		"--name", "gpu-lab-tenant-a-worker", "--privileged",
 		"--security-opt", "seccomp=unconfined", "--security-opt", "apparmor=unconfined",
 		"--tmpfs", "/tmp", "--tmpfs", "/run", "--volume", "/var", "--volume", "/lib/modules:/lib/modules:ro",
 		"--restart=on-failure:1", "--init=false", "--cgroupns=private",
+		"--env", "KIND_EXPERIMENTAL_CONTAINERD_SNAPSHOTTER",
 		"--label", "gpu-lab.dev/lab=gpu-lab", "kindest/node:v1.36.4"}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got  %q\nwant %q", got, want)

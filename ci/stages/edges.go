@@ -27,6 +27,7 @@ type Docker interface {
 	Import(ctx context.Context, tarball io.Reader, ref string, changes ...string) error
 	Save(ctx context.Context, ref string, w io.Writer) error
 	ImageExists(ctx context.Context, ref string) (bool, error)
+	Info(ctx context.Context) (docker.DaemonInfo, error)
 }
 
 var _ Docker = docker.CLI{}

@@ -36,6 +36,9 @@ type Env struct {
 	// Poll is the interval of every wait loop.
 	Poll time.Duration
 	Log  *slog.Logger
+	// Getenv reads labctl's environment (the proxy variables workers
+	// inherit, as kind's nodes do); os.Getenv when nil.
+	Getenv func(string) string
 
 	mu      sync.Mutex
 	mgmtIP  string

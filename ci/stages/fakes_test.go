@@ -32,7 +32,14 @@ type fakeDocker struct {
 	execCtx func(ctx context.Context, container string, cmd []string)
 	// stdin holds what each container's last exec with stdin was given.
 	stdin map[string][]byte
+	// info is what `docker info` says; network what the lab's network
+	// inspect says; specs every container started.
+	info    docker.DaemonInfo
+	network docker.Network
+	specs   []docker.RunSpec
 }
+
+func (f *fakeDocker) Info(context.Context) (docker.DaemonInfo, error) { return f.info, nil }
 
 func (f *fakeDocker) record(s string) { f.mu.Lock(); f.calls = append(f.calls, s); f.mu.Unlock() }
 
@@ -45,7 +52,7 @@ func (f *fakeDocker) EnsureImage(_ context.Context, ref string, _ time.Duration)
 	return f.pullErr
 }
 func (f *fakeDocker) InspectNetwork(context.Context, string) (docker.Network, error) {
-	return docker.Network{}, nil
+	return f.network, nil
 }
 func (f *fakeDocker) InspectContainer(_ context.Context, name string) (docker.Container, error) {
 	f.mu.Lock()
@@ -64,6 +71,7 @@ func (f *fakeDocker) RunContainer(_ context.Context, s docker.RunSpec) (string, 
 	f.record("run " + s.Name)
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.specs = append(f.specs, s)
 	f.containers[s.Name] = runningOn(s.Name, "kind", "172.18.0.9")
 	return "id-" + s.Name, nil
 }

@@ -41,8 +41,9 @@ func (WorkersStage) Plan(e *Env) ([]string, error) {
 		}
 		for _, w := range t.Workers {
 			name := e.Lab.NodeName(t.Name, w.Name)
-			out = append(out, "docker "+strings.Join(docker.RunArgs(docker.KindNodeSpec(name, img, e.Network, workerLabels(e.Lab, t.Name))), " "))
+			out = append(out, "docker "+strings.Join(docker.RunArgs(docker.KindNodeSpec(name, img, e.Network, workerLabels(e.Lab, t.Name), docker.KindNodeHost{})), " "))
 		}
+		out = append(out, "  plus what kind adds for the host, from docker info and the environment: --userns=host under userns-remap, --device /dev/fuse on rootless Docker, --volume /dev/mapper:/dev/mapper on btrfs/zfs/devicemapper/xfs storage, HTTP(S)_PROXY/NO_PROXY when set (NO_PROXY + the network's subnets, the tenant's CIDRs, the node names)")
 		out = append(out,
 			fmt.Sprintf("apply to tenant %s: %s (static), ConfigMap %s/%s (conntrack.maxPerCore: 0), DaemonSet %s/%s", t.Name, manifests.TenantKubeProxyRBAC, cm.Namespace, cm.Name, ds.Namespace, ds.Name),
 			fmt.Sprintf("apply to tenant %s: kindnet from %s of the first worker, {{ .PodSubnet }} = %s, CONTROL_PLANE_ENDPOINT = %s:%d", t.Name, KindnetManifestPath, render.TenantPodCIDR(i), mgmt, t.Ports.APIServer),
@@ -109,14 +110,23 @@ func (s WorkersStage) Run(ctx context.Context, e *Env) (string, error) {
 	if err != nil {
 		return "", fail(Workers, "management node", "", err)
 	}
+	info, err := e.Docker.Info(ctx)
+	if err != nil {
+		return "", fail(Workers, "Docker daemon", "", err)
+	}
+	net, err := e.Docker.InspectNetwork(ctx, e.Network)
+	if err != nil {
+		return "", fail(Workers, "network "+e.Network, "", err)
+	}
 	var ready []string
 	for i, t := range e.Lab.Tenants {
 		tc, err := e.TenantClients(t.Name)
 		if err != nil {
 			return "", fail(Workers, "tenant "+t.Name, "", err)
 		}
+		host := docker.KindNodeHostFor(info, workerProxyInputs(e, net, i))
 		for _, w := range t.Workers {
-			if err := startWorker(ctx, e, t.Name, e.Lab.NodeName(t.Name, w.Name), img); err != nil {
+			if err := startWorker(ctx, e, t.Name, e.Lab.NodeName(t.Name, w.Name), img, host); err != nil {
 				return "", err
 			}
 		}
@@ -153,16 +163,41 @@ func (s WorkersStage) Run(ctx context.Context, e *Env) (string, error) {
 	return "joined and Ready: " + strings.Join(ready, ", "), nil
 }
 
+// workerProxyInputs are what the i-th tenant's workers' proxy variables
+// are made of: labctl's environment, the network's subnets, every node of
+// the lab and the tenant's service and pod CIDRs (kind adds its own
+// cluster's).
+func workerProxyInputs(e *Env, net docker.Network, i int) docker.ProxyInputs {
+	in := docker.ProxyInputs{Getenv: e.Getenv, ClusterCIDRs: []string{render.TenantServiceCIDR, render.TenantPodCIDR(i)}}
+	if in.Getenv == nil {
+		in.Getenv = os.Getenv
+	}
+	for _, c := range net.IPAM.Config {
+		if c.Subnet != "" {
+			in.Subnets = append(in.Subnets, c.Subnet)
+		}
+	}
+	in.NodeNames = append(in.NodeNames, e.ControlPlaneContainer())
+	for _, t := range e.Lab.Tenants {
+		for _, w := range t.Workers {
+			in.NodeNames = append(in.NodeNames, e.Lab.NodeName(t.Name, w.Name))
+		}
+	}
+	return in
+}
+
 // startWorker starts the node container unless it runs, and waits for its
-// containerd (systemd boots it).
-func startWorker(ctx context.Context, e *Env, tenant, name, img string) error {
+// containerd (systemd boots it). host carries kind's additions for the
+// Docker host.
+func startWorker(ctx context.Context, e *Env, tenant, name, img string, host docker.KindNodeHost) error {
 	c, err := e.Docker.InspectContainer(ctx, name)
 	switch {
 	case err == nil && c.State.Running:
 	case err == nil:
 		return failf(Workers, "container "+name, "state "+c.State.Status, "exists but is not running: remove it (`labctl down`) and run again")
 	case docker.IsNotFound(err):
-		if _, err := e.Docker.RunContainer(ctx, docker.KindNodeSpec(name, img, e.Network, workerLabels(e.Lab, tenant))); err != nil {
+		e.log().Info("starting worker", "container", name, "host additions", host.Describe())
+		if _, err := e.Docker.RunContainer(ctx, docker.KindNodeSpec(name, img, e.Network, workerLabels(e.Lab, tenant), host)); err != nil {
 			return fail(Workers, "container "+name, "", err)
 		}
 	default:
