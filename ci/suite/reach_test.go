@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,60 +14,9 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/nettest"
 	"github.com/gpu-lab/gpu-lab/ci/results"
 )
-
-// silentServer accepts TCP connections on loopback and never answers: a
-// TLS client waits for a ServerHello that does not come.
-func silentServer(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return ln.Addr().String()
-}
-
-// refusingAddr is a loopback port that refuses connections: a socket bound
-// to it but not listening holds the port (nothing else can take it while
-// the test runs) and the kernel answers every SYN with a reset.
-func refusingAddr(t *testing.T) string {
-	t.Helper()
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { syscall.Close(fd) })
-	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		t.Fatal(err)
-	}
-	sa, err := syscall.Getsockname(fd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fmt.Sprintf("127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
-}
 
 func TestCheckTenantsBoundsEveryProbe(t *testing.T) {
 	const timeout = 7 * time.Second
@@ -120,7 +68,7 @@ func TestDefaultReachTimeoutAtMostTenSeconds(t *testing.T) {
 }
 
 func TestCheckTenantsAgainstDeadServers(t *testing.T) {
-	silent, refusing := silentServer(t), refusingAddr(t)
+	silent, refusing := nettest.SilentServer(t), nettest.RefusingAddr(t)
 	const timeout = 300 * time.Millisecond
 	got := CheckTenants(context.Background(), map[string]*rest.Config{
 		"silent":   {Host: "https://" + silent, TLSClientConfig: rest.TLSClientConfig{Insecure: true}},
@@ -136,7 +84,7 @@ func TestCheckTenantsAgainstDeadServers(t *testing.T) {
 }
 
 func TestRunFailsCasesOfUnreachableTenants(t *testing.T) {
-	silent, refusing := silentServer(t), refusingAddr(t)
+	silent, refusing := nettest.SilentServer(t), nettest.RefusingAddr(t)
 	cfg := Config{
 		Lab: lab.Default(),
 		Tenants: map[string]*rest.Config{

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpu-lab/gpu-lab/ci/nettest"
 	"github.com/gpu-lab/gpu-lab/ci/report"
 	"github.com/gpu-lab/gpu-lab/ci/results"
 	"github.com/gpu-lab/gpu-lab/ci/stages"
@@ -83,7 +84,7 @@ func TestUpFailureRun(t *testing.T) {
 // reports still appear, with the failure in them.
 func TestRunWritesReportsWhenPreflightFails(t *testing.T) {
 	dir := t.TempDir()
-	t.Setenv("DOCKER_HOST", "tcp://"+refusingAddr(t))
+	t.Setenv("DOCKER_HOST", "tcp://"+nettest.RefusingAddr(t))
 	reports := filepath.Join(dir, "reports")
 	out, _, err := run(t, newRunCommand(), "--state-dir", filepath.Join(dir, "state"), "--report-dir", reports, "--run", "TC-01")
 	if err == nil {

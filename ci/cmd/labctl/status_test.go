@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/nettest"
 	"github.com/gpu-lab/gpu-lab/ci/stages"
 	"github.com/gpu-lab/gpu-lab/ci/state"
 	"github.com/gpu-lab/gpu-lab/ci/testenv"
@@ -32,7 +33,7 @@ func TestStatusLines(t *testing.T) {
 // has no stages, so status prints none of the six "not run" lines, and a
 // tenant that does not answer comes with what starts it.
 func TestStatusOfLocalEnvironment(t *testing.T) {
-	d := writeLocalEnvState(t, kubeconfigFor(refusingAddr(t)))
+	d := writeLocalEnvState(t, kubeconfigFor(nettest.RefusingAddr(t)))
 	out, stderr, err := run(t, newStatusCommand(), "--state-dir", string(d))
 	if err != nil {
 		t.Fatalf("labctl status: %v\n%s", err, stderr)

@@ -9,12 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/nettest"
 	"github.com/gpu-lab/gpu-lab/ci/results"
 	"github.com/gpu-lab/gpu-lab/ci/state"
 	"github.com/gpu-lab/gpu-lab/ci/suite"
@@ -107,58 +107,6 @@ func TestPrintRunCallsOutSkippedCoreCases(t *testing.T) {
 	}
 }
 
-// silentServer accepts TCP connections on loopback and never answers, like
-// a stopped API server whose socket is still open: TLS waits forever.
-func silentServer(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return ln.Addr().String()
-}
-
-// refusingAddr is a loopback port nothing listens on, like an environment
-// whose processes are gone. A socket bound but not listening holds it, so
-// no other program can take it while the test runs.
-func refusingAddr(t *testing.T) string {
-	t.Helper()
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { syscall.Close(fd) })
-	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		t.Fatal(err)
-	}
-	sa, err := syscall.Getsockname(fd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fmt.Sprintf("127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
-}
-
 func kubeconfigFor(addr string) []byte {
 	return []byte(strings.Replace(kubeconfigYAML, "127.0.0.1:1", addr, 1))
 }
@@ -175,10 +123,10 @@ func TestTestUnreachableTenantsFailFast(t *testing.T) {
 	if err := d.WriteBackend(testenv.Backend); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.WriteKubeconfig("tenant-a", kubeconfigFor(silentServer(t))); err != nil {
+	if err := d.WriteKubeconfig("tenant-a", kubeconfigFor(nettest.SilentServer(t))); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.WriteKubeconfig("tenant-b", kubeconfigFor(refusingAddr(t))); err != nil {
+	if err := d.WriteKubeconfig("tenant-b", kubeconfigFor(nettest.RefusingAddr(t))); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer

@@ -1,0 +1,31 @@
+package nettest
+
+import (
+	"crypto/tls"
+	"errors"
+	"net"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestSilentServerNeverAnswersTLS(t *testing.T) {
+	addr := SilentServer(t)
+	d := &net.Dialer{Timeout: time.Second}
+	c, err := tls.DialWithDialer(d, "tcp", addr, &tls.Config{InsecureSkipVerify: true})
+	if err == nil {
+		c.Close()
+		t.Fatal("TLS handshake with the silent server succeeded")
+	}
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() {
+		t.Errorf("err = %v, want a timeout (the server accepts and stays silent)", err)
+	}
+}
+
+func TestRefusingAddrRefuses(t *testing.T) {
+	_, err := net.DialTimeout("tcp", RefusingAddr(t), time.Second)
+	if !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Errorf("dial err = %v, want connection refused", err)
+	}
+}
