@@ -65,6 +65,12 @@
 //     first bootstrap token of a tenant waits for the objects Kamaji's
 //     kubeadm phases write after the TenantControlPlane is Ready
 //     (JoinPrerequisites).
+//   - The konnectivity tunnel is proven where the workers join
+//     (tunnel.go): once a tenant's Nodes are Ready, the stage waits for
+//     Kamaji's konnectivity-agent DaemonSet and CoreDNS, then reads one log
+//     line of the agent on each worker through the API server (API server →
+//     kubelet through the tunnel). HAMi's webhook fails open, so a broken
+//     tunnel would otherwise surface only as unmutated pods much later.
 //   - No MetalLB: tenants are NodePort services advertised at the management
 //     node's IPv4 address on the kind network (docker.ContainerIPv4 never
 //     takes the IPv6 one).

@@ -68,6 +68,7 @@ func joiningEnv(t *testing.T) (*Env, *workerNodes, map[string]*Clients) {
 		}
 		c, _ := fc.connect(kc)
 		seedKamajiJoinObjects(t, c)
+		seedTenantAddons(t, c, e.Lab.NodeName(tn.Name, "worker"))
 		clients[tn.Name] = c
 	}
 	w := &workerNodes{leftovers: map[string]bool{}, failFirst: map[string]bool{}, joinCtx: map[string]time.Duration{}}

@@ -110,6 +110,7 @@ func TestWorkersStageJoinsAndWaits(t *testing.T) {
 		}
 		c, _ := fc.connect(kc)
 		seedKamajiJoinObjects(t, c)
+		seedTenantAddons(t, c, e.Lab.NodeName(tn.Name, "worker"))
 		tenantClients[tn.Name] = c
 	}
 	var joins []string

@@ -71,6 +71,7 @@ func (WorkersStage) Plan(e *Env) ([]string, error) {
 				fmt.Sprintf("wait Node %s Ready in tenant %s (%s)", name, t.Name, e.Timeouts.NodeReady),
 			)
 		}
+		out = append(out, tunnelPlan(e, t)...)
 	}
 	return out, nil
 }
@@ -95,10 +96,13 @@ func (WorkersStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 			if ok, _ := NodeReady(n); !ok {
 				return false, "", nil
 			}
+			if ok, _, err := tunnelRoundTrip(ctx, tc, name); err != nil || !ok {
+				return false, "", nil
+			}
 			names = append(names, name)
 		}
 	}
-	return true, "nodes Ready: " + strings.Join(names, ", "), nil
+	return true, "nodes Ready, reached through their tenant's konnectivity tunnel: " + strings.Join(names, ", "), nil
 }
 
 func (s WorkersStage) Run(ctx context.Context, e *Env) (string, error) {
@@ -159,8 +163,11 @@ func (s WorkersStage) Run(ctx context.Context, e *Env) (string, error) {
 			}
 			ready = append(ready, name)
 		}
+		if err := proveTunnel(ctx, e, tc, t); err != nil {
+			return "", err
+		}
 	}
-	return "joined and Ready: " + strings.Join(ready, ", "), nil
+	return "joined, Ready and reached through their tenant's konnectivity tunnel: " + strings.Join(ready, ", "), nil
 }
 
 // workerProxyInputs are what the i-th tenant's workers' proxy variables
