@@ -43,7 +43,7 @@ func (WorkersStage) Plan(e *Env) ([]string, error) {
 			name := e.Lab.NodeName(t.Name, w.Name)
 			out = append(out, "docker "+strings.Join(docker.RunArgs(docker.KindNodeSpec(name, img, e.Network, workerLabels(e.Lab, t.Name), docker.KindNodeHost{})), " "))
 		}
-		out = append(out, "  plus what kind adds for the host, from docker info and the environment: --userns=host under userns-remap, --device /dev/fuse on rootless Docker, --volume /dev/mapper:/dev/mapper on btrfs/zfs/devicemapper/xfs storage, HTTP(S)_PROXY/NO_PROXY when set (NO_PROXY + the network's subnets, the tenant's CIDRs, the node names)")
+		out = append(out, "+ on each docker run, what kind adds for the host, from docker info and the environment: --userns=host under userns-remap, --device /dev/fuse on rootless Docker, --volume /dev/mapper:/dev/mapper on btrfs/zfs/devicemapper/xfs storage, HTTP(S)_PROXY/NO_PROXY when set (NO_PROXY + the network's subnets, the tenant's CIDRs, the node names)")
 		out = append(out,
 			fmt.Sprintf("apply to tenant %s: %s (static), ConfigMap %s/%s (conntrack.maxPerCore: 0), DaemonSet %s/%s", t.Name, manifests.TenantKubeProxyRBAC, cm.Namespace, cm.Name, ds.Namespace, ds.Name),
 			fmt.Sprintf("apply to tenant %s: kindnet from %s of the first worker, {{ .PodSubnet }} = %s, CONTROL_PLANE_ENDPOINT = %s:%d", t.Name, KindnetManifestPath, render.TenantPodCIDR(i), mgmt, t.Ports.APIServer),
