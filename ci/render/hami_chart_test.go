@@ -101,6 +101,28 @@ func TestHAMiExtenderArgsAreTheChartsCommand(t *testing.T) {
 	}
 }
 
+// The extender's environment is the chart's: the names in its order, the
+// namespace its pod runs in and the node lock expiry helm rendered.
+func TestHAMiExtenderEnvIsTheCharts(t *testing.T) {
+	_, d := chartObjects(t, chartRender(t))
+	c := container(t, d, "vgpu-scheduler-extender")
+	var rendered []string
+	for _, e := range c.Env {
+		switch {
+		case e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "metadata.name":
+			rendered = append(rendered, e.Name+"=pod")
+		case e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "metadata.namespace":
+			rendered = append(rendered, e.Name+"="+HAMiNamespace) // helm template -n kube-system
+		default:
+			rendered = append(rendered, e.Name+"="+e.Value)
+		}
+	}
+	got := HAMiExtenderEnv(HAMiPlace{PodName: "pod"})
+	if !slices.Equal(got, rendered) {
+		t.Errorf("HAMiExtenderEnv = %v, helm rendered %v", got, rendered)
+	}
+}
+
 // gpu-lab's scheduler configuration is the chart's, plus the lab's backoff
 // and nothing else: decoded, they are equal once the backoff is set.
 func TestHAMiSchedulerConfigIsTheChartsPlusBackoff(t *testing.T) {

@@ -27,6 +27,9 @@ type HAMiPlace struct {
 	ExtenderURL string
 	// Kubeconfig is kube-scheduler's kubeconfig; empty means in-cluster.
 	Kubeconfig string
+	// PodName is the POD_NAME the extender gets. The chart's pod has it from
+	// its own metadata (empty here means that); a process names itself.
+	PodName string
 	// DefaultProfile adds kube-scheduler's default-scheduler profile, for a
 	// kube-scheduler that is also the cluster's only scheduler (the local
 	// environment; in the real lab the tenant has its own).
@@ -97,3 +100,21 @@ const (
 	HAMiNodePolicy = "binpack"
 	HAMiGPUPolicy  = "spread"
 )
+
+// HAMiNodeLockExpire is chart 2.10.0's scheduler.nodeLockExpire
+// (charts/hami/values.yaml@v2.10.0), which the lab's values keep.
+const HAMiNodeLockExpire = "5m"
+
+// HAMiExtenderEnv is the environment chart 2.10.0 gives the extender
+// container (charts/hami/templates/scheduler/deployment.yaml@v2.10.0):
+// POD_NAME and POD_NAMESPACE from the pod's metadata (HAMi's scheduler reads
+// them in pkg/scheduler/scheduler.go@v2.10.0 to find its own pod) and
+// HAMI_NODELOCK_EXPIRE from scheduler.nodeLockExpire, as "NAME=value". The
+// chart's pod runs in HAMiNamespace; its name is the place's PodName.
+func HAMiExtenderEnv(p HAMiPlace) []string {
+	return []string{
+		"POD_NAME=" + p.PodName,
+		"POD_NAMESPACE=" + HAMiNamespace,
+		"HAMI_NODELOCK_EXPIRE=" + HAMiNodeLockExpire,
+	}
+}

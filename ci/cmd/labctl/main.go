@@ -29,6 +29,9 @@ var root = &cobra.Command{
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if runAsHAMiScheduler(os.Args[0]) {
+		root.SetArgs(append([]string{"hami-double"}, os.Args[1:]...))
+	}
 	err := root.ExecuteContext(ctx)
 	var ee exitError
 	switch {

@@ -38,11 +38,11 @@ type Config struct {
 	// clientset from a copy with QPS/Burst set to KubeQPS/KubeBurst, so its
 	// API calls (events included) are throttled by client-go's token bucket
 	// exactly as HAMi's client is (pkg/util/client/client.go@v2.10.0).
-	Rest *rest.Config
+	Rest *rest.Config `json:"-"`
 	// Client is a pre-built clientset, for unit tests on a fake clientset.
 	// The double does not throttle calls made through it. Set Rest or
 	// Client, not both.
-	Client kubernetes.Interface
+	Client kubernetes.Interface `json:"-"`
 	// KubeQPS and KubeBurst are --kube-qps / --kube-burst (default 5 / 10).
 	// A negative KubeQPS disables throttling, as it does in client-go.
 	KubeQPS   float32
@@ -94,7 +94,7 @@ type Config struct {
 	Unmodelled []string
 
 	// Log receives the double's log lines; nil discards them.
-	Log *slog.Logger
+	Log *slog.Logger `json:"-"`
 }
 
 // Faults break one HAMi rule each, on purpose, so a conformance case or a

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
+
+	"github.com/gpu-lab/gpu-lab/ci/testenv/hamidouble"
+)
+
+// hamiDoubleCommand is `labctl hami-double <HAMi's scheduler flags>`: the
+// HAMi protocol test double as a program with HAMi v2.10.0's scheduler
+// command line, which the local test environment starts as a process in
+// HAMi's place. Hidden: it is test infrastructure, not a lab command.
+func hamiDoubleCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:    "hami-double [HAMi scheduler flags]",
+		Short:  "Run the " + hamidouble.Banner + " with HAMi v2.10.0's scheduler command line",
+		Hidden: true,
+		// HAMi's flags are parsed by hamidouble.ConfigFromArgs, exactly and
+		// rejecting unknown ones; cobra must not see them.
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runHAMiDouble(cmd.Context(), args, os.Getenv, os.Stderr)
+		},
+	}
+}
+
+func init() {
+	root.AddCommand(hamiDoubleCommand())
+}
+
+// hamiSchedulerName is the name HAMi's scheduler binary has in its image
+// (/k8s-vgpu/bin/scheduler, docker/Dockerfile@v2.10.0). labctl installed
+// under that name runs as the double with no subcommand, so it can stand in
+// wherever HAMi's binary is expected (an image holding it, --hami-binary).
+const hamiSchedulerName = "scheduler"
+
+// runAsHAMiScheduler reports whether labctl was started as "scheduler".
+func runAsHAMiScheduler(argv0 string) bool { return filepath.Base(argv0) == hamiSchedulerName }
+
+// runHAMiDouble parses HAMi's command line, takes the client configuration
+// from where HAMi's scheduler takes it (KUBECONFIG, ~/.kube/config,
+// in-cluster) and serves until ctx ends. Every line it writes, klog's
+// (client-go's) included, names the double.
+func runHAMiDouble(ctx context.Context, args []string, getenv func(string) string, logw io.Writer) error {
+	log := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelInfo})).With("component", hamidouble.Banner)
+	klog.SetSlogLogger(log)
+	cfg, err := hamidouble.ConfigFromArgs(args)
+	if err != nil {
+		return err
+	}
+	rc, from, err := hamidouble.RestConfigLikeHAMi(getenv)
+	if err != nil {
+		return err
+	}
+	cfg.Rest, cfg.Log = rc, log
+	log.Info(hamidouble.Banner+": client configuration", "from", from, "server", rc.Host)
+	return hamidouble.ListenAndServe(ctx, cfg)
+}

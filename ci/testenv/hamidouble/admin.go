@@ -1,0 +1,132 @@
+package hamidouble
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// AdminPrefix is where the double, run as its own process, serves its test
+// controls on --metrics-bind-address. HAMi has no such routes; they exist so
+// the breakage tests that used to call a Double in-process can set faults
+// and read counters of a double in another process.
+const AdminPrefix = "/protocol-double/"
+
+// State is what the double reports about itself on GET
+// /protocol-double/state.
+type State struct {
+	// Config is the configuration it runs with (Rest, Client and Log are
+	// not sent).
+	Config Config `json:"config"`
+	// Throttled says its API calls pass client-go's token bucket (a
+	// clientset built from a rest.Config with KubeQPS > 0).
+	Throttled   bool          `json:"throttled"`
+	CountedPods int           `json:"countedPods"`
+	Throttle    ThrottleStats `json:"throttle"`
+	Faults      Faults        `json:"faults"`
+}
+
+// State reports the double's configuration, counters and faults.
+func (d *Double) State() State {
+	return State{Config: d.cfg, Throttled: d.throttle != nil, CountedPods: d.CountedPods(),
+		Throttle: d.ThrottleStats(), Faults: d.currentFaults()}
+}
+
+// AdminHandler serves GET AdminPrefix+"state" and PUT AdminPrefix+"faults"
+// (a JSON Faults, replacing the current ones).
+func (d *Double) AdminHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+AdminPrefix+"state", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(d.State())
+	})
+	mux.HandleFunc("PUT "+AdminPrefix+"faults", func(w http.ResponseWriter, r *http.Request) {
+		var f Faults
+		dec := json.NewDecoder(io.LimitReader(r.Body, 1<<16))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&f); err != nil {
+			http.Error(w, fmt.Sprintf("%s: faults: %v", Banner, err), http.StatusBadRequest)
+			return
+		}
+		d.SetFaults(f)
+		w.WriteHeader(http.StatusNoContent)
+	})
+	return mux
+}
+
+// Remote controls a double running in another process through its admin
+// routes, as a test would control a Double in-process.
+type Remote struct {
+	// URL is http://<--metrics-bind-address>, without a trailing slash.
+	URL string
+	// Err, when set, is returned by every call: the HAMi scheduler running
+	// is not the double (a real HAMi binary has no test controls).
+	Err error
+}
+
+// SetFaults replaces the double's faults.
+func (r *Remote) SetFaults(f Faults) error {
+	if r.Err != nil {
+		return r.Err
+	}
+	body, err := json.Marshal(f)
+	if err != nil {
+		return err
+	}
+	_, err = r.do(http.MethodPut, "faults", body)
+	return err
+}
+
+// State reads the double's configuration and counters.
+func (r *Remote) State() (State, error) {
+	if r.Err != nil {
+		return State{}, r.Err
+	}
+	b, err := r.do(http.MethodGet, "state", nil)
+	if err != nil {
+		return State{}, err
+	}
+	var s State
+	if err := json.Unmarshal(b, &s); err != nil {
+		return State{}, fmt.Errorf("%s at %s: state: %w", Banner, r.URL, err)
+	}
+	return s, nil
+}
+
+// CountedPods is State().CountedPods.
+func (r *Remote) CountedPods() (int, error) {
+	s, err := r.State()
+	return s.CountedPods, err
+}
+
+// ThrottleStats is State().Throttle.
+func (r *Remote) ThrottleStats() (ThrottleStats, error) {
+	s, err := r.State()
+	return s.Throttle, err
+}
+
+func (r *Remote) do(method, route string, body []byte) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, r.URL+AdminPrefix+route, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s at %s: %s %s: %w", Banner, r.URL, method, route, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		return nil, fmt.Errorf("%s at %s: %s %s: %s: %s", Banner, r.URL, method, route, resp.Status, bytes.TrimSpace(b))
+	}
+	return b, nil
+}
