@@ -57,8 +57,8 @@
 //     a JoinConfiguration (/kind/kubeadm.conf) as kind v0.33.0 joins its
 //     own workers, with the kubelet's node-ip set to the worker's IPv4 on
 //     the lab network (kind's kubeletExtraArgs; `kubeadm config validate`
-//     of the pinned kubeadm judges the file in the tests), and skips its
-//     preflight phase, as kind does; the worker is reset
+//     of the pinned kubeadm judges the file in ci/stages/kubeadmcheck), and
+//     skips its preflight phase, as kind does; the worker is reset
 //     (kubeadm reset -f) before every join, since a join only runs for an
 //     absent Node and whatever is there is a join that did not finish; the
 //     join is cut off only after kubeadm's own waits (JoinTimeout). The

@@ -84,8 +84,9 @@ func TestWorkersStageProvesTheKonnectivityTunnel(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			e, _, clients := joiningEnv(t)
-			// Failure bounds, not timings: a broken tunnel fails the test at once.
-			e.Timeouts.Rollout, e.Timeouts.NodeReady = 300*time.Millisecond, 300*time.Millisecond
+			// Failure bounds, not timings: a broken tunnel fails the stage
+			// after them, with the condition its polls saw.
+			e.Timeouts.Rollout, e.Timeouts.NodeReady = time.Second, time.Second
 			reads := map[string]*logReads{}
 			for _, tn := range e.Lab.Tenants {
 				c := clients[tn.Name]

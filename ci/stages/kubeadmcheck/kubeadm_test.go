@@ -1,4 +1,4 @@
-package stages_test
+package kubeadmcheck_test
 
 import (
 	"bytes"
