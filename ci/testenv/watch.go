@@ -1,7 +1,6 @@
 package testenv
 
 import (
-	"errors"
 	"fmt"
 	"time"
 )
@@ -19,6 +18,7 @@ func (e *Env) watch() {
 		t := time.NewTicker(watchInterval)
 		defer t.Stop()
 		seen := map[*process]string{}
+		seenInProc := map[string]string{}
 		for {
 			select {
 			case <-e.ctx.Done():
@@ -43,8 +43,25 @@ func (e *Env) watch() {
 				}
 				seen[p] = state
 			}
+			e.logInProcessChanges(seenInProc)
 		}
 	})
+}
+
+// logInProcessChanges logs, like the processes' lines, when a component
+// running in this process stops (Kill, Suspend, an error) or runs again.
+func (e *Env) logInProcessChanges(seen map[string]string) {
+	for name, st := range e.inProcessStates() {
+		if st[0] == seen[name] {
+			continue
+		}
+		if st[0] == "" {
+			e.log.Info(fmt.Sprintf("%s runs again", name))
+		} else {
+			e.log.Error(inProcessProblem(name, st[0], st[1]))
+		}
+		seen[name] = st[0]
+	}
 }
 
 // componentState is "exited" for a process that ended without being
@@ -71,19 +88,6 @@ func (p *process) exitReason() string {
 
 // Health names every component that exited on its own or is suspended, with
 // its log, or returns nil: what a suite run that fails can quote to say the
-// environment, not the behaviour under test, broke.
-func (e *Env) Health() error {
-	e.mu.Lock()
-	procs := append([]*process(nil), e.procs...)
-	e.mu.Unlock()
-	var errs []error
-	for _, p := range procs {
-		switch componentState(p) {
-		case "exited":
-			errs = append(errs, fmt.Errorf("%s exited on its own (%s); log %s", p.name, p.exitReason(), p.logPath))
-		case "suspended":
-			errs = append(errs, fmt.Errorf("%s (pid %d) is suspended (SIGSTOP)", p.name, p.pid()))
-		}
-	}
-	return errors.Join(errs...)
-}
+// environment, not the behaviour under test, broke. In-process components
+// broken by Kill or Suspend are named too.
+func (e *Env) Health() error { return e.health(func(string) bool { return true }) }

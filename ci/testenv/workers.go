@@ -37,10 +37,14 @@ func (t *tenant) createWorkers(ctx context.Context) error {
 		}
 	}
 	fin := &gpus.Finalizer{Client: t.client, Log: t.env.log.With("tenant", t.name(), "component", "bind-finalizer")}
-	t.env.wg.Go(func() {
-		if err := fin.Run(t.env.ctx); err != nil {
+	// Run as a component of its own so a fault test can suspend or kill it
+	// (faults.go) and Health names it when it stops.
+	t.env.runInProcess(t.component(ComponentFinalizer), func(ctx context.Context) error {
+		err := fin.Run(ctx)
+		if err != nil {
 			t.env.log.Error("bind finalizer stopped", "tenant", t.name(), "err", err)
 		}
+		return err
 	})
 	return nil
 }
