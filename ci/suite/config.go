@@ -50,6 +50,16 @@ type Config struct {
 	// checks every tenant missing from it. The cases of an unreachable
 	// tenant fail with its error without running.
 	Reachability map[string]error
+	// Health, when set, says whether the platform's own components serving
+	// a tenant run: nil when they do, else an error naming each one that
+	// does not ("tenant-b/kube-scheduler exited on its own (signal:
+	// killed)"). The local test environment sets it (testenv's
+	// Env.TenantHealth); against a real platform it is nil. A running case
+	// asks it about its tenants at once and then every 200 ms, and when a
+	// case fails: a broken component ends the case at once, failed with
+	// the component named instead of a timeout, while the cases of healthy
+	// tenants go on. Cleanup and the end-of-run sample skip what it names.
+	Health func(tenant string) error
 }
 
 // DefaultImage is the suite pods' image when Config.Image is empty.

@@ -125,6 +125,9 @@ func (r *runner) checkReach(ctx context.Context) {
 		probe = versionProbe(r.clients)
 	}
 	for tn, err := range checkTenants(ctx, todo, r.tm.Reach, probe) {
+		if down := r.health([]string{tn}); err != nil && down != nil {
+			err = fmt.Errorf("%s: %w", down.Error(), err) // why it does not answer
+		}
 		r.reach[tn] = err
 		if err != nil {
 			r.log.Warn("tenant unreachable; its cases fail without running", "tenant", tn, "err", err)

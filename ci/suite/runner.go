@@ -55,6 +55,9 @@ type runner struct {
 	relist relistPolicy
 	// cards are held by the scenario running on them.
 	cards *cardLocks
+	// healthEvery is how often a running case asks Config.Health
+	// (healthInterval when zero).
+	healthEvery time.Duration
 
 	mu      sync.Mutex
 	tenants []results.TenantState
@@ -172,6 +175,10 @@ func (r *runner) execute(ctx context.Context, tasks []*task) *results.Run {
 		if r.reach[t] != nil {
 			continue // it did not answer before the run; asking again only waits
 		}
+		if down := r.health([]string{t}); down != nil {
+			r.log.Warn("end-of-run snapshot skipped", "tenant", t, "why", down.Error())
+			continue
+		}
 		if st, err := r.snapshot(sctx, t, "end of run"); err == nil {
 			r.addTenantState(st)
 		} else {
@@ -191,7 +198,7 @@ func (r *runner) addTenantState(st results.TenantState) {
 
 // runTask runs a scenario's cases in order, then deletes the namespaces
 // they created with a context that outlives cancellation.
-func (r *runner) runTask(ctx context.Context, tk *task) []results.Case {
+func (r *runner) runTask(ctx context.Context, tk *task) (out []results.Case) {
 	l := &lane{}
 	waitErr := error(nil)
 	if len(tk.locks) > 0 && runsAny(tk) {
@@ -207,10 +214,17 @@ func (r *runner) runTask(ctx context.Context, tk *task) []results.Case {
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.tm.Cleanup)
 		defer cancel()
-		r.cleanup(cctx, l)
+		// What could not be deleted is said where the case that made it is
+		// reported (out is the named result, filled by now).
+		for _, left := range r.cleanup(cctx, l) {
+			for i := range out {
+				if out[i].ID == left.caseID {
+					out[i].Steps = append(out[i].Steps, results.Step{At: time.Now(), Message: "cleanup: " + left.String()})
+				}
+			}
+		}
 	}()
 	status := map[string]results.Status{}
-	var out []results.Case
 	for _, c := range tk.cases {
 		res := results.Case{ID: c.ID, Title: c.Title, Tenants: c.tenants, Scenario: tk.scenario, Started: time.Now(), Core: c.Core}
 		_, down := r.unreachableTenant(c.tenants)
@@ -270,14 +284,19 @@ func (r *runner) runCase(ctx context.Context, c *caseRun, l *lane, res *results.
 	r.log.Info("case start", "id", c.ID, "title", c.Title, "tenants", c.tenants)
 	t := &T{r: r, res: res, lane: l, caseID: c.ID}
 	cctx, cancel := context.WithTimeout(ctx, r.tm.Case)
+	hctx, stopCase := context.WithCancelCause(cctx)
+	stopWatch := r.watchHealth(hctx, stopCase, c.tenants)
 	err := func() (err error) {
 		defer func() {
 			if p := recover(); p != nil {
 				err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
 			}
 		}()
-		return c.run(cctx, t)
+		return c.run(hctx, t)
 	}()
+	stopWatch()
+	down := stoppedBy(hctx)
+	stopCase(nil)
 	cancel()
 	res.Duration = results.Duration(time.Since(res.Started))
 	if err == nil {
@@ -285,9 +304,16 @@ func (r *runner) runCase(ctx context.Context, c *caseRun, l *lane, res *results.
 		return
 	}
 	res.Status = results.Failed
+	if down == nil && ctx.Err() == nil {
+		// The component may have died since the last look: the failure
+		// is then its doing, not the behaviour under test.
+		down = r.health(c.tenants)
+	}
 	switch {
 	case ctx.Err() != nil:
 		res.Message = "interrupted: " + oneLine(err.Error())
+	case down != nil:
+		res.Message = downMessage(down, err)
 	case errors.Is(err, context.DeadlineExceeded) && cctx.Err() != nil:
 		res.Message = fmt.Sprintf("case timeout (%s) exceeded: %s", r.tm.Case, oneLine(err.Error()))
 	default:
@@ -299,6 +325,10 @@ func (r *runner) runCase(ctx context.Context, c *caseRun, l *lane, res *results.
 	dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), r.tm.Cleanup)
 	defer dcancel()
 	res.Diagnostics = t.diagnostics(dctx)
+	if down != nil {
+		res.Details = "not running: " + down.err.Error() + "\n\n" + err.Error()
+		res.Diagnostics["health.txt"] = "Components the platform reported not running when the case failed:\n" + down.err.Error() + "\n"
+	}
 }
 
 func oneLine(s string) string {

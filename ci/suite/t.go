@@ -44,8 +44,11 @@ func (p podRef) String() string { return p.namespace + "/" + p.name }
 // lane is the namespaces a task created, deleted when the task ends.
 type lane struct {
 	mu         sync.Mutex
-	namespaces []podRef // name unused
+	namespaces []laneNamespace
 }
+
+// laneNamespace is a namespace a case created in a tenant.
+type laneNamespace struct{ tenant, namespace, caseID string }
 
 // Step records an action or a passed assertion, in order.
 func (t *T) Step(format string, args ...any) {
@@ -99,7 +102,7 @@ func (t *T) Namespace(ctx context.Context, tenant string) (string, error) {
 		return "", fmt.Errorf("tenant %s: create namespace %s: %w", tenant, name, err)
 	}
 	t.lane.mu.Lock()
-	t.lane.namespaces = append(t.lane.namespaces, podRef{tenant: tenant, namespace: name})
+	t.lane.namespaces = append(t.lane.namespaces, laneNamespace{tenant: tenant, namespace: name, caseID: t.caseID})
 	t.lane.mu.Unlock()
 	// Creating the ServiceAccount ourselves is faster than waiting for the
 	// controller-manager; whoever is second gets AlreadyExists.
@@ -117,35 +120,72 @@ func (t *T) Namespace(ctx context.Context, tenant string) (string, error) {
 	return name, nil
 }
 
+// leftover is a namespace cleanup could not delete, and why.
+type leftover struct {
+	laneNamespace
+	err error
+}
+
+func (l leftover) String() string {
+	return fmt.Sprintf("namespace %s in tenant %s was not deleted: %s", l.namespace, l.tenant, oneLine(l.err.Error()))
+}
+
 // cleanup deletes a task's namespaces: pods first with no grace period (so
-// GPU capacity is released at once), then the namespaces.
-func (r *runner) cleanup(ctx context.Context, l *lane) {
+// GPU capacity is released at once), then the namespaces. It returns, and
+// logs, every namespace it could not delete. It ends with ctx, and sooner
+// for a tenant Config.Health names as broken: once a call to such a tenant
+// failed, its other namespaces are not tried.
+func (r *runner) cleanup(ctx context.Context, l *lane) []leftover {
 	l.mu.Lock()
-	nss := append([]podRef(nil), l.namespaces...)
+	nss := append([]laneNamespace(nil), l.namespaces...)
 	l.mu.Unlock()
 	zero := int64(0)
+	var left []leftover
+	given := map[string]error{} // tenants given up on, and why
 	for _, ns := range nss {
+		if why := given[ns.tenant]; why != nil {
+			left = append(left, leftover{ns, why})
+			continue
+		}
+		// fail records a failed call; a broken component, named by
+		// Health, makes it the reason and ends this tenant's cleanup.
+		fail := func(what string, err error) {
+			if down := r.health([]string{ns.tenant}); down != nil {
+				err = fmt.Errorf("%s: %w", down.Error(), err)
+				given[ns.tenant] = err
+			}
+			left = append(left, leftover{ns, fmt.Errorf("%s: %w", what, err)})
+		}
 		cs := r.clients[ns.tenant]
 		if err := cs.CoreV1().Pods(ns.namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			r.log.Warn("cleanup: delete pods", "tenant", ns.tenant, "namespace", ns.namespace, "err", err)
+			fail("delete its pods", err)
+			continue
 		}
 		// Pods deleted without grace are gone at once; waiting for it
 		// here lets the next scenario on these cards start on empty ones.
-		if err := waitNoPods(ctx, cs, ns.namespace); err != nil {
+		if err := r.waitNoPods(ctx, cs, ns.tenant, ns.namespace); err != nil {
 			r.log.Warn("cleanup: pods not gone", "tenant", ns.tenant, "namespace", ns.namespace, "err", err)
 		}
 		bg := metav1.DeletePropagationBackground
 		if err := cs.CoreV1().Namespaces().Delete(ctx, ns.namespace, metav1.DeleteOptions{PropagationPolicy: &bg}); err != nil && !apierrors.IsNotFound(err) {
-			r.log.Warn("cleanup: delete namespace", "tenant", ns.tenant, "namespace", ns.namespace, "err", err)
+			fail("delete", err)
 		}
 	}
+	for _, lo := range left {
+		r.log.Warn("cleanup: "+lo.String(), "case", lo.caseID)
+	}
+	return left
 }
 
-// waitNoPods polls until the namespace has no pods.
-func waitNoPods(ctx context.Context, cs kubernetes.Interface, ns string) error {
+// waitNoPods polls until the namespace has no pods, ctx ends, or the
+// tenant stops answering while Config.Health names a broken component.
+func (r *runner) waitNoPods(ctx context.Context, cs kubernetes.Interface, tenant, ns string) error {
 	return wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		l, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
+			if down := r.health([]string{tenant}); down != nil {
+				return false, fmt.Errorf("%s: %w", down.Error(), err)
+			}
 			return false, nil //nolint:nilerr // transient: try again until ctx ends
 		}
 		return len(l.Items) == 0, nil
