@@ -90,3 +90,49 @@ func (c CLI) RemoveImage(ctx context.Context, ref string) error {
 	}
 	return nil
 }
+
+// ImageID returns the daemon's ID (sha256:<config digest>) of an image.
+func (c CLI) ImageID(ctx context.Context, ref string) (string, error) {
+	out, err := c.Run(ctx, "image", "inspect", "--format", "{{.Id}}", ref)
+	if err != nil {
+		return "", fmt.Errorf("inspect image %s: %w", ref, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// Load reads an image archive (docker save, or an OCI tarball) into the
+// daemon (docker load) and returns what the daemon says it loaded: the
+// references of "Loaded image: REF" lines and the IDs of "Loaded image ID:
+// ID" lines (an archive without a name, as an OCI export can be).
+func (c CLI) Load(ctx context.Context, archive io.Reader) ([]string, error) {
+	out, err := c.RunIO(ctx, archive, nil, "load")
+	if err != nil {
+		return nil, fmt.Errorf("load image archive: %w", err)
+	}
+	return ParseLoadOutput(string(out)), nil
+}
+
+// ParseLoadOutput reads `docker load` output: the daemon's "Loaded image:
+// REF" and "Loaded image ID: ID" lines (moby image/tarexport/load.go; the
+// daemon test loads a real archive through it).
+func ParseLoadOutput(out string) []string {
+	var loaded []string
+	for _, l := range strings.Split(out, "\n") {
+		l = strings.TrimSpace(l)
+		for _, p := range []string{"Loaded image ID: ", "Loaded image: "} {
+			if rest, ok := strings.CutPrefix(l, p); ok {
+				loaded = append(loaded, strings.TrimSpace(rest))
+				break
+			}
+		}
+	}
+	return loaded
+}
+
+// Tag gives the image src the name dst (docker tag).
+func (c CLI) Tag(ctx context.Context, src, dst string) error {
+	if _, err := c.Run(ctx, "tag", src, dst); err != nil {
+		return fmt.Errorf("tag image %s as %s: %w", src, dst, err)
+	}
+	return nil
+}

@@ -1,0 +1,210 @@
+package images
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// IndexFile names a bundle's index inside its directory.
+const IndexFile = "index.json"
+
+// Index is a bundle: which archive holds which image.
+type Index struct {
+	Images []Entry `json:"images"`
+}
+
+// Entry is one archive of a bundle.
+type Entry struct {
+	// Ref is the reference the lab uses (as List names it).
+	Ref string `json:"ref"`
+	// File is the archive, relative to the bundle directory.
+	File string `json:"file"`
+	// ID is the image ID the archive was saved from, when known; loading
+	// checks it (a Dagger export leaves it empty).
+	ID string `json:"id,omitempty"`
+}
+
+// Daemon is what bundles need from Docker (docker.CLI).
+type Daemon interface {
+	EnsureImage(ctx context.Context, ref string, timeout time.Duration) error
+	Save(ctx context.Context, ref string, w io.Writer) error
+	Load(ctx context.Context, archive io.Reader) ([]string, error)
+	Tag(ctx context.Context, src, dst string) error
+	ImageID(ctx context.Context, ref string) (string, error)
+}
+
+// BundleRefs are the references a bundle of the lab holds: every listed
+// image that is pulled from a registry and not inside a node image, once.
+func BundleRefs(list []Image) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, i := range list {
+		if !i.Bundled() || seen[Normalize(i.Ref)] {
+			continue
+		}
+		seen[Normalize(i.Ref)] = true
+		out = append(out, i.Ref)
+	}
+	return out
+}
+
+// ArchiveName is the archive file of a reference: readable, one per
+// reference, no path separators.
+func ArchiveName(ref string) string {
+	r := strings.NewReplacer("/", "_", ":", "_", "@", "_")
+	name, digest, _ := strings.Cut(ref, "@")
+	if digest != "" {
+		name += "@" + strings.TrimPrefix(digest, "sha256:")[:12]
+	}
+	return r.Replace(name) + ".tar"
+}
+
+// Save writes every reference into dir as a docker save archive plus the
+// index. Each image must be on the daemon or pullable within pullTimeout.
+func Save(ctx context.Context, d Daemon, refs []string, dir string, pullTimeout time.Duration, log *slog.Logger) (Index, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Index{}, fmt.Errorf("image bundle %s: %w", dir, err)
+	}
+	var idx Index
+	for _, ref := range refs {
+		if err := d.EnsureImage(ctx, ref, pullTimeout); err != nil {
+			return idx, fmt.Errorf("image bundle: %w", err)
+		}
+		id, err := d.ImageID(ctx, ref)
+		if err != nil {
+			return idx, fmt.Errorf("image bundle: %w", err)
+		}
+		e := Entry{Ref: ref, File: ArchiveName(ref), ID: id}
+		if err := saveFile(ctx, d, ref, filepath.Join(dir, e.File)); err != nil {
+			return idx, err
+		}
+		log.Info("saved image", "ref", ref, "file", e.File)
+		idx.Images = append(idx.Images, e)
+	}
+	return idx, WriteIndex(dir, idx)
+}
+
+func saveFile(ctx context.Context, d Daemon, ref, path string) error {
+	tmp := path + ".partial"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("image bundle: %w", err)
+	}
+	err = d.Save(ctx, ref, f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("image bundle: %w", err)
+	}
+	return os.Rename(tmp, path)
+}
+
+// WriteIndex writes dir/index.json.
+func WriteIndex(dir string, idx Index) error {
+	b, err := json.MarshalIndent(idx, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, IndexFile), append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("image bundle index: %w", err)
+	}
+	return nil
+}
+
+// ReadIndex reads dir/index.json.
+func ReadIndex(dir string) (Index, error) {
+	b, err := os.ReadFile(filepath.Join(dir, IndexFile))
+	if err != nil {
+		return Index{}, fmt.Errorf("image bundle %s: %w (write one with `labctl images save %s`)", dir, err, dir)
+	}
+	var idx Index
+	if err := json.Unmarshal(b, &idx); err != nil {
+		return Index{}, fmt.Errorf("image bundle %s/%s: %w", dir, IndexFile, err)
+	}
+	for i, e := range idx.Images {
+		if e.Ref == "" || e.File == "" || filepath.Base(e.File) != e.File {
+			return Index{}, fmt.Errorf("image bundle %s/%s: entry %d: want a ref and a plain file name, got %+v", dir, IndexFile, i, e)
+		}
+	}
+	return idx, nil
+}
+
+// Loaded maps each bundled reference to the name the daemon now knows it
+// by: the reference itself, or for a digest-pinned reference the image ID
+// (Docker records no digest for a loaded image, so `name@sha256:…` would
+// not resolve and the daemon would try to pull).
+type Loaded map[string]string
+
+// Local is the name to start containers from: the loaded name, or ref.
+func (l Loaded) Local(ref string) string {
+	if n, ok := l[ref]; ok {
+		return n
+	}
+	return ref
+}
+
+// Has reports whether ref came from the bundle.
+func (l Loaded) Has(ref string) bool { _, ok := l[ref]; return ok }
+
+// Load reads every archive of the bundle in dir into the daemon and names
+// each image by its reference (docker tag; a digest-pinned one keeps its ID).
+func Load(ctx context.Context, d Daemon, dir string, log *slog.Logger) (Loaded, error) {
+	idx, err := ReadIndex(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := Loaded{}
+	for _, e := range idx.Images {
+		id, err := loadFile(ctx, d, filepath.Join(dir, e.File))
+		if err != nil {
+			return nil, fmt.Errorf("image bundle %s: %s: %w", dir, e.Ref, err)
+		}
+		if e.ID != "" && id != e.ID {
+			return nil, fmt.Errorf("image bundle %s: %s: archive %s holds image %s, the index says %s (re-create the bundle)", dir, e.Ref, e.File, id, e.ID)
+		}
+		if _, digest, _ := strings.Cut(e.Ref, "@"); digest != "" {
+			out[e.Ref] = id
+		} else {
+			if err := d.Tag(ctx, id, e.Ref); err != nil {
+				return nil, fmt.Errorf("image bundle %s: %w", dir, err)
+			}
+			out[e.Ref] = e.Ref
+		}
+		log.Info("loaded image", "ref", e.Ref, "as", out[e.Ref])
+	}
+	return out, nil
+}
+
+// loadFile loads one archive and returns the ID of the image it holds.
+func loadFile(ctx context.Context, d Daemon, path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	names, err := d.Load(ctx, f)
+	if err != nil {
+		return "", err
+	}
+	if len(names) != 1 {
+		return "", fmt.Errorf("archive %s holds %d images (%s), want one", filepath.Base(path), len(names), strings.Join(names, ", "))
+	}
+	if strings.HasPrefix(names[0], "sha256:") {
+		return names[0], nil
+	}
+	id, err := d.ImageID(ctx, names[0])
+	if err != nil {
+		return "", errors.Join(fmt.Errorf("archive %s", filepath.Base(path)), err)
+	}
+	return id, nil
+}

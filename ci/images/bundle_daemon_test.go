@@ -1,0 +1,157 @@
+package images
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"log/slog"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+)
+
+// realDaemon returns the Docker CLI, or skips when no daemon answers.
+func realDaemon(t *testing.T) docker.CLI {
+	t.Helper()
+	if _, err := exec.LookPath("docker"); err != nil {
+		t.Skip("skipping: no docker CLI on PATH (this test drives a real Docker daemon)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c := docker.CLI{}
+	if _, err := c.Ping(ctx); err != nil {
+		t.Skipf("skipping: no Docker daemon answers (%v)", err)
+	}
+	return c
+}
+
+// importTiny creates a one-file image named ref with docker import: no
+// registry is reachable here, so the lab's images are stood in for by tiny
+// ones under the same names.
+func importTiny(t *testing.T, ctx context.Context, c docker.CLI, ref string) {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	body := []byte("stands in for " + ref + "\n")
+	if err := tw.WriteHeader(&tar.Header{Name: "ref", Mode: 0o644, Size: int64(len(body))}); err != nil {
+		t.Fatal(err)
+	}
+	tw.Write(body)
+	tw.Close()
+	if err := c.Import(ctx, &buf, ref); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestBundleRoundTripOnTheRealDaemon saves the lab's bundle (every image
+// `labctl images` says a bundle holds, digest-pinned ones aside) from the
+// real daemon, removes the images, loads the bundle back and finds every
+// image under its name with its ID.
+func TestBundleRoundTripOnTheRealDaemon(t *testing.T) {
+	c := realDaemon(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	list, err := List(lab.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs []string
+	for _, ref := range BundleRefs(list) {
+		if !strings.Contains(ref, "@") {
+			refs = append(refs, ref)
+		}
+	}
+	if len(refs) < 10 {
+		t.Fatalf("only %d bundled tag references: %v", len(refs), refs)
+	}
+	t.Cleanup(func() {
+		for _, ref := range refs {
+			_ = c.RemoveImage(context.Background(), ref)
+		}
+	})
+	ids := map[string]string{}
+	for _, ref := range refs {
+		importTiny(t, ctx, c, ref)
+		id, err := c.ImageID(ctx, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[ref] = id
+	}
+	dir := t.TempDir()
+	log := slog.New(slog.DiscardHandler)
+	idx, err := Save(ctx, c, refs, dir, time.Second, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(idx.Images) != len(refs) {
+		t.Fatalf("index holds %d images, want %d", len(idx.Images), len(refs))
+	}
+	for _, ref := range refs {
+		if err := c.RemoveImage(ctx, ref); err != nil {
+			t.Fatal(err)
+		}
+		if ok, _ := c.ImageExists(ctx, ref); ok {
+			t.Fatalf("%s still present after rmi", ref)
+		}
+	}
+	loaded, err := Load(ctx, c, dir, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range refs {
+		if loaded.Local(ref) != ref {
+			t.Errorf("%s loaded as %s", ref, loaded.Local(ref))
+		}
+		id, err := c.ImageID(ctx, ref)
+		if err != nil {
+			t.Errorf("%s not on the daemon after loading the bundle: %v", ref, err)
+			continue
+		}
+		if id != ids[ref] {
+			t.Errorf("%s: loaded image %s, saved %s", ref, id, ids[ref])
+		}
+	}
+}
+
+// TestBundleDigestPinnedLoadsAsItsID: a digest-pinned reference cannot be
+// named after loading (Docker keeps no digest for a loaded image), so the
+// lab starts it by ID; a wrong ID in the index is refused.
+func TestBundleDigestPinnedLoadsAsItsID(t *testing.T) {
+	c := realDaemon(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	tmp := "gpu-lab-test/pinned-node:" + strings.ReplaceAll(t.Name(), "/", "-")
+	t.Cleanup(func() { _ = c.RemoveImage(context.Background(), tmp) })
+	importTiny(t, ctx, c, tmp)
+	id, err := c.ImageID(ctx, tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinned := lab.Default().Versions.KindNodeImage
+	dir := t.TempDir()
+	log := slog.New(slog.DiscardHandler)
+	if err := saveFile(ctx, c, tmp, dir+"/"+ArchiveName(pinned)); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteIndex(dir, Index{Images: []Entry{{Ref: pinned, File: ArchiveName(pinned), ID: id}}}); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := Load(ctx, c, dir, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loaded.Local(pinned) != id || !loaded.Has(pinned) {
+		t.Errorf("%s loaded as %q, want its ID %s", pinned, loaded.Local(pinned), id)
+	}
+	if err := WriteIndex(dir, Index{Images: []Entry{{Ref: pinned, File: ArchiveName(pinned), ID: "sha256:0000"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(ctx, c, dir, log); err == nil || !strings.Contains(err.Error(), "re-create the bundle") {
+		t.Errorf("a bundle whose archive is not the indexed image loaded: %v", err)
+	}
+}

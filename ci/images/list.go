@@ -1,0 +1,286 @@
+package images
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/render"
+)
+
+// Place is where an image runs.
+type Place string
+
+const (
+	// OnDaemon: the lab's Docker daemon starts containers from it (kind nodes, workers).
+	OnDaemon Place = "docker daemon"
+	// Management: a pod on the kind management node.
+	Management Place = "management node"
+	// Worker: a pod on every tenant worker.
+	Worker Place = "tenant worker"
+)
+
+// Stage names the image is first needed in; they equal ci/stages' names
+// (a test there keeps them in step; images sits below stages).
+const (
+	StageCluster = "cluster"
+	StageKamaji  = "kamaji"
+	StageTenants = "tenants"
+	StageWorkers = "workers"
+	StageHAMi    = "hami"
+	StageGPUs    = "gpus"
+)
+
+// Image is one image the lab runs.
+type Image struct {
+	// Ref is the reference as the manifest or config names it (tag, and the
+	// digest where the lab pins one).
+	Ref   string
+	Stage string
+	Place Place
+	// Source says where the name comes from upstream.
+	Source string
+	// Preloaded names the node image that already holds it (kind's node
+	// image build imports it); such images need no bundle.
+	Preloaded string
+	// PullPolicy is what the pod spec sets ("" for daemon images).
+	PullPolicy string
+	// Built means labctl builds it itself (no registry involved).
+	Built bool
+}
+
+// Bundled reports whether the image belongs in a bundle: pulled from a
+// registry and not already inside a node image.
+func (i Image) Bundled() bool { return !i.Built && i.Preloaded == "" }
+
+// FinalizerRef stands for the bind finalizer image, whose tag is the hash of
+// the labctl binary (ci/stages FinalizerImage); callers that know the binary
+// replace it.
+const FinalizerRef = "gpu-lab/labctl:<sha256 of labctl>"
+
+// Upstream sources, at the versions ci/lab pins.
+const (
+	srcKindDefault  = "sigs.k8s.io/kind@v0.33.0 pkg/apis/config/defaults/image.go (kind's default node image)"
+	srcWorkerImages = "ci/lab WorkerImages (kind v0.33.0 release notes, by digest)"
+	srcNodeBuild    = "kind v0.33.0 pkg/build/nodeimage/buildcontext.go: a node image preloads `kubeadm config images list` for its version, the containerd sandbox image, kindnetd and local-path"
+	srcKindnetd     = "kind v0.33.0 pkg/build/nodeimage/const_cni.go kindnetdImage"
+	srcLocalPath    = "kind v0.33.0 pkg/build/nodeimage/const_storage.go storageProvisionerImage/storageHelperImage"
+	srcPause        = "kind v0.33.0 images/base/files/etc/containerd/config.toml sandbox_image"
+	srcCertManager  = "cert-manager v1.18.3 deploy/charts/cert-manager/values.yaml image.repository per component, tag = appVersion, pullPolicy IfNotPresent; startupapicheck is a post-install hook"
+	srcKamaji       = "kamaji 26.8.2-edge charts/kamaji/templates/controller.yaml image.repository clastix/kamaji; the lab sets image.tag and image.pullPolicy=IfNotPresent"
+	srcKamajiEtcd   = "kamaji 26.8.2-edge charts/kamaji/Chart.lock kamaji-etcd 0.15.0; kamaji-etcd@c81ce28 (0.15.0) values.yaml image quay.io/coreos/etcd, tag v<appVersion 3.5.17>"
+	srcEtcdJobs     = "kamaji-etcd 0.15.0 templates/etcd_job_preinstall_2.yaml (pre-install hook): jobs.kubectl clastix/kubectl:v<management major.minor> (etcd.jobsTagKubeVersion), jobs.etcd quay.io/coreos/etcd:v3.5.6"
+	srcKamajiCP     = "kamaji 26.8.2-edge api/v1alpha1 RegistrySettings (default registry.k8s.io, kube-apiserver/kube-controller-manager/kube-scheduler) tag = spec.kubernetes.version; internal/builders/controlplane/deployment.go sets PullAlways on kube-apiserver"
+	srcKonnServer   = "kamaji 26.8.2-edge api/v1alpha1/tenantcontrolplane_types.go default image registry.k8s.io/kas-network-proxy/proxy-server, tag spec.addons.konnectivity.server.version; konnectivity_server.go sets PullAlways"
+	srcKonnAgent    = "kamaji 26.8.2-edge api/v1alpha1/tenantcontrolplane_types.go default image registry.k8s.io/kas-network-proxy/proxy-agent, tag spec.addons.konnectivity.agent.version (internal/resources/konnectivity/agent.go)"
+	srcCoreDNS      = "kamaji 26.8.2-edge internal/kubeadm/addon.go AddCoreDNS → k8s.io/kubernetes v1.36.3 (Kamaji's go.mod) cmd/kubeadm/app/images GetDNSImage: registry.k8s.io/coredns/coredns:<constants.CoreDNSVersion v1.14.2>, manifests.go IfNotPresent"
+	srcKubeProxy    = "ci/render KubeProxy (the lab's own DaemonSet), IfNotPresent"
+	srcHAMi         = "recorded HAMi chart 2.10.0 rendering (ci/render/testdata/hami-chart-2.10.0): values global.imageTag, scheduler.kubeScheduler.image, mockDevicePlugin.image; IfNotPresent"
+	srcCertgen      = "HAMi v2.10.0 charts/hami/values.yaml scheduler.patch.imageNew docker.io/liangjw/kube-webhook-certgen:v1.1.1 (Kubernetes >= 1.22), job-patch/*.yaml hooks, IfNotPresent"
+	srcFinalizer    = "ci/stages FinalizerImage: docker import of the labctl binary, imported into workers by the gpus stage"
+)
+
+// Kamaji's control-plane defaults (api/v1alpha1 at 26.8.2-edge).
+const (
+	kamajiRegistry    = "registry.k8s.io"
+	konnServerImage   = "registry.k8s.io/kas-network-proxy/proxy-server"
+	konnAgentImage    = "registry.k8s.io/kas-network-proxy/proxy-agent"
+	kubeadmCoreDNSTag = "v1.14.2" // k8s.io/kubernetes v1.36.3 cmd/kubeadm/app/constants CoreDNSVersion
+	kamajiEtcdTag     = "v3.5.17" // kamaji-etcd 0.15.0 appVersion
+	etcdJobTag        = "v3.5.6"  // kamaji-etcd 0.15.0 values jobs.etcd.tag
+)
+
+// kind v0.33.0 node-image preloads (pkg/build/nodeimage).
+const (
+	kindnetdImage   = "docker.io/kindest/kindnetd:v20260820-69b56db7"
+	localPathImage  = "docker.io/kindest/local-path-provisioner:v20260820-69b56db7"
+	localPathHelper = "docker.io/kindest/local-path-helper:v20260131-7181c60a"
+	pauseImage      = "registry.k8s.io/pause:3.10"
+)
+
+// List returns every image the lab runs, derived from its pinned versions
+// and what ci/render renders for it, in stage order. Images that several
+// tenants share appear once.
+func List(l *lab.Lab) ([]Image, error) {
+	var out []Image
+	seen := map[string]bool{}
+	add := func(i Image) {
+		k := Normalize(i.Ref) + "|" + string(i.Place)
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, i)
+		}
+	}
+	// The images do not depend on addresses; the placeholder renders them.
+	opts := render.Options{ManagementAddress: render.PlaceholderManagementAddress}
+	kc, err := render.KindConfig(l, opts)
+	if err != nil {
+		return nil, fmt.Errorf("image list: %w", err)
+	}
+	mgmtImage := kc.Nodes[0].Image
+	mgmtVersion := nodeVersion(mgmtImage)
+	add(Image{Ref: mgmtImage, Stage: StageCluster, Place: OnDaemon, Source: srcKindDefault + "; ci/render KindConfig"})
+	for _, ref := range nodePreloads(mgmtVersion) {
+		add(Image{Ref: ref, Stage: StageCluster, Place: Management, Source: srcNodeBuild, Preloaded: mgmtImage, PullPolicy: "IfNotPresent"})
+	}
+
+	cm := "quay.io/jetstack/cert-manager-"
+	for _, c := range []string{"controller", "webhook", "cainjector", "startupapicheck"} {
+		add(Image{Ref: cm + c + ":" + l.Versions.CertManager, Stage: StageKamaji, Place: Management, Source: srcCertManager, PullPolicy: "IfNotPresent"})
+	}
+	add(Image{Ref: "clastix/kamaji:" + l.Versions.KamajiImage, Stage: StageKamaji, Place: Management, Source: srcKamaji, PullPolicy: "IfNotPresent"})
+	add(Image{Ref: "quay.io/coreos/etcd:" + kamajiEtcdTag, Stage: StageKamaji, Place: Management, Source: srcKamajiEtcd, PullPolicy: "IfNotPresent"})
+	add(Image{Ref: "quay.io/coreos/etcd:" + etcdJobTag, Stage: StageKamaji, Place: Management, Source: srcEtcdJobs, PullPolicy: "IfNotPresent"})
+	add(Image{Ref: "clastix/kubectl:" + majorMinor(mgmtVersion), Stage: StageKamaji, Place: Management, Source: srcEtcdJobs, PullPolicy: "IfNotPresent"})
+
+	worker := l.Versions.WorkerImage()
+	for _, t := range l.Tenants {
+		tcp, err := render.TenantControlPlaneFor(l, t.Name, opts)
+		if err != nil {
+			return nil, fmt.Errorf("image list: %w", err)
+		}
+		v := tcp.Spec.Kubernetes.Version
+		add(Image{Ref: kamajiRegistry + "/kube-apiserver:" + v, Stage: StageTenants, Place: Management, Source: srcKamajiCP, PullPolicy: "Always"})
+		add(Image{Ref: kamajiRegistry + "/kube-controller-manager:" + v, Stage: StageTenants, Place: Management, Source: srcKamajiCP, PullPolicy: "IfNotPresent"})
+		add(Image{Ref: kamajiRegistry + "/kube-scheduler:" + v, Stage: StageTenants, Place: Management, Source: srcKamajiCP, PullPolicy: "IfNotPresent"})
+		if k := tcp.Spec.Addons.Konnectivity; k != nil {
+			add(Image{Ref: konnServerImage + ":" + k.Server.Version, Stage: StageTenants, Place: Management, Source: srcKonnServer, PullPolicy: "Always"})
+		}
+	}
+	add(Image{Ref: worker, Stage: StageWorkers, Place: OnDaemon, Source: srcWorkerImages})
+	for _, ref := range nodePreloads(l.Versions.Kubernetes) {
+		add(Image{Ref: ref, Stage: StageWorkers, Place: Worker, Source: srcNodeBuild, Preloaded: worker, PullPolicy: "IfNotPresent"})
+	}
+	for _, t := range l.Tenants {
+		_, ds, err := render.KubeProxy(l, t.Name, opts)
+		if err != nil {
+			return nil, fmt.Errorf("image list: %w", err)
+		}
+		for _, c := range ds.Spec.Template.Spec.Containers {
+			i := Image{Ref: c.Image, Stage: StageWorkers, Place: Worker, Source: srcKubeProxy, PullPolicy: string(c.ImagePullPolicy)}
+			if slices(nodePreloads(l.Versions.Kubernetes), c.Image) {
+				i.Preloaded = worker
+			}
+			add(i)
+		}
+		tcp, err := render.TenantControlPlaneFor(l, t.Name, opts)
+		if err != nil {
+			return nil, fmt.Errorf("image list: %w", err)
+		}
+		if tcp.Spec.Addons.CoreDNS != nil {
+			// Kamaji's CoreDNS comes from the kubeadm it vendors, not from the
+			// tenant version's kubeadm, so it is bundled even when the worker
+			// image may hold the same one.
+			add(Image{Ref: kamajiRegistry + "/coredns/coredns:" + kubeadmCoreDNSTag, Stage: StageWorkers, Place: Worker, Source: srcCoreDNS, PullPolicy: "IfNotPresent"})
+		}
+		if k := tcp.Spec.Addons.Konnectivity; k != nil {
+			add(Image{Ref: konnAgentImage + ":" + k.Agent.Version, Stage: StageWorkers, Place: Worker, Source: srcKonnAgent, PullPolicy: "IfNotPresent"})
+		}
+		hv, err := render.HAMiValuesFor(l, t.Name)
+		if err != nil {
+			return nil, fmt.Errorf("image list: %w", err)
+		}
+		for _, ref := range hamiImages(hv) {
+			i := Image{Ref: ref, Stage: StageHAMi, Place: Worker, Source: srcHAMi, PullPolicy: "IfNotPresent"}
+			if slices(nodePreloads(l.Versions.Kubernetes), ref) {
+				i.Preloaded = worker
+			}
+			add(i)
+		}
+	}
+	add(Image{Ref: "docker.io/liangjw/kube-webhook-certgen:v1.1.1", Stage: StageHAMi, Place: Worker, Source: srcCertgen, PullPolicy: "IfNotPresent"})
+	add(Image{Ref: FinalizerRef, Stage: StageGPUs, Place: Worker, Source: srcFinalizer, Built: true, PullPolicy: "IfNotPresent"})
+	return out, nil
+}
+
+// hamiImages are the images chart hami 2.10.0 renders from the lab's values
+// (templates/_helpers.tpl: registry/repository:tag; chart defaults
+// docker.io/projecthami/hami and docker.io/projecthami/mock-device-plugin).
+func hamiImages(v *render.HAMiValues) []string {
+	ks := v.Scheduler.KubeScheduler.Image
+	out := []string{
+		"docker.io/projecthami/hami:" + v.Global.ImageTag,
+		ks.Registry + "/" + ks.Repository + ":" + ks.Tag,
+	}
+	if v.MockDevicePlugin.Enabled {
+		out = append(out, "docker.io/projecthami/mock-device-plugin:"+v.MockDevicePlugin.Image.Tag)
+	}
+	return out
+}
+
+// nodePreloads lists what a kindest/node image of Kubernetes version holds:
+// kubeadm's images for the version (k8s.io/kubernetes cmd/kubeadm/app/images
+// GetControlPlaneImages: registry.k8s.io/<component>:<version>, CoreDNS and
+// etcd of that kubeadm — left out here because their tags depend on the
+// kubeadm patch release), the sandbox image, kindnetd and local-path.
+func nodePreloads(version string) []string {
+	var out []string
+	for _, c := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy"} {
+		out = append(out, kamajiRegistry+"/"+c+":"+version)
+	}
+	return append(out, pauseImage, kindnetdImage, localPathImage, localPathHelper)
+}
+
+// nodeVersion is the Kubernetes version of a kindest/node reference.
+func nodeVersion(ref string) string {
+	ref, _, _ = strings.Cut(ref, "@")
+	if i := strings.LastIndex(ref, ":"); i >= 0 && !strings.Contains(ref[i:], "/") {
+		return ref[i+1:]
+	}
+	return ""
+}
+
+// majorMinor turns v1.37.0 into v1.37, as kamaji-etcd's jobsTagKubeVersion
+// prints the cluster's version.
+func majorMinor(v string) string {
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) < 2 {
+		return v
+	}
+	return parts[0] + "." + parts[1]
+}
+
+func slices(list []string, ref string) bool {
+	for _, s := range list {
+		if Normalize(s) == Normalize(ref) {
+			return true
+		}
+	}
+	return false
+}
+
+// Normalize spells a reference the way Docker and containerd resolve it
+// (github.com/distribution/reference normalize.go: a first component without
+// '.' or ':' and not "localhost" is on docker.io; a one-component name is in
+// docker.io/library).
+func Normalize(ref string) string {
+	name, digest, _ := strings.Cut(ref, "@")
+	first, _, hasSlash := strings.Cut(name, "/")
+	switch {
+	case !hasSlash:
+		name = "docker.io/library/" + name
+	case !strings.ContainsAny(first, ".:") && first != "localhost":
+		name = "docker.io/" + name
+	}
+	if digest != "" {
+		return name + "@" + digest
+	}
+	return name
+}
+
+// Sorted returns the images sorted by stage order, place and reference.
+func Sorted(list []Image) []Image {
+	order := map[string]int{StageCluster: 0, StageKamaji: 1, StageTenants: 2, StageWorkers: 3, StageHAMi: 4, StageGPUs: 5}
+	out := append([]Image(nil), list...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if order[out[i].Stage] != order[out[j].Stage] {
+			return order[out[i].Stage] < order[out[j].Stage]
+		}
+		if out[i].Place != out[j].Place {
+			return out[i].Place < out[j].Place
+		}
+		return out[i].Ref < out[j].Ref
+	})
+	return out
+}

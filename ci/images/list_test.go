@@ -1,0 +1,194 @@
+package images
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/render"
+)
+
+func testLabs(t *testing.T) map[string]*lab.Lab {
+	t.Helper()
+	l3, err := lab.Load(filepath.Join("..", "render", "testdata", "three-tenants.yaml"))
+	if err != nil {
+		t.Fatalf("load three-tenants lab: %v", err)
+	}
+	return map[string]*lab.Lab{"default": lab.Default(), "three-tenants": l3}
+}
+
+// imagesIn collects every string under an "image" key of every YAML
+// document: containers, initContainers, kind nodes.
+func imagesIn(t *testing.T, name string, data []byte) []string {
+	t.Helper()
+	var out []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, c := range x {
+				if s, ok := c.(string); ok && k == "image" {
+					out = append(out, s)
+					continue
+				}
+				walk(c)
+			}
+		case []any:
+			for _, c := range x {
+				walk(c)
+			}
+		}
+	}
+	for _, doc := range bytes.Split(data, []byte("\n---")) {
+		var v any
+		if err := yaml.Unmarshal(doc, &v); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		walk(v)
+	}
+	return out
+}
+
+func has(list []Image, ref string, place Place) bool {
+	for _, i := range list {
+		if Normalize(i.Ref) == Normalize(ref) && (place == "" || i.Place == place) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestListHoldsEveryRenderedImage: whatever `labctl plan -o` writes, and
+// what HAMi's chart renders from the lab's values, names no image the list
+// lacks.
+func TestListHoldsEveryRenderedImage(t *testing.T) {
+	for name, l := range testLabs(t) {
+		list, err := List(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, err := render.All(l, render.Options{ManagementAddress: render.PlaceholderManagementAddress})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, f := range files {
+			for _, ref := range imagesIn(t, f.Name, f.Data) {
+				n++
+				if !has(list, ref, "") {
+					t.Errorf("%s: %s names image %s, which `labctl images` does not list", name, f.Name, ref)
+				}
+			}
+		}
+		if n < 1+len(l.Tenants) {
+			t.Errorf("%s: only %d images found in the rendered manifests; the walk misses some", name, n)
+		}
+	}
+	// The recorded rendering is of the seed lab's tenant-a values.
+	rec, err := os.ReadFile(filepath.Join("..", "render", "testdata", "hami-chart-2.10.0", "tenant-a.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := List(lab.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := imagesIn(t, "recorded HAMi chart", rec)
+	if len(got) != 3 {
+		t.Errorf("recorded HAMi chart names %d images, want 3 (scheduler, kube-scheduler, mock plugin): %v", len(got), got)
+	}
+	for _, ref := range got {
+		if !has(list, ref, Worker) {
+			t.Errorf("the recorded HAMi chart rendering names %s, which the list lacks on the tenant worker", ref)
+		}
+	}
+}
+
+// TestListFollowsTheVersions: every pinned version reaches the list, so a
+// changed version changes the images (nothing is typed twice).
+func TestListFollowsTheVersions(t *testing.T) {
+	l := lab.Default()
+	l.Versions.Kubernetes = "v1.35.8"
+	l.Versions.KamajiImage = "26.9.1-edge"
+	l.Versions.CertManager = "v1.19.0"
+	l.Versions.HAMiImage = "v2.11.0"
+	l.Versions.HAMiMockDevicePlugin = "1.0.2"
+	l.Versions.Konnectivity = "v0.35.0"
+	list, err := List(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []struct {
+		ref   string
+		place Place
+	}{
+		{"kindest/node:v1.35.8@sha256:07b2536e30b803ed61d1677a79df6115f798ce64c80f9e22f6ed45afd09323c0", OnDaemon},
+		{l.Versions.KindNodeImage, OnDaemon},
+		{"registry.k8s.io/kube-apiserver:v1.35.8", Management},
+		{"registry.k8s.io/kube-scheduler:v1.35.8", Worker},
+		{"clastix/kamaji:26.9.1-edge", Management},
+		{"quay.io/jetstack/cert-manager-webhook:v1.19.0", Management},
+		{"projecthami/hami:v2.11.0", Worker},
+		{"projecthami/mock-device-plugin:1.0.2", Worker},
+		{"registry.k8s.io/kas-network-proxy/proxy-server:v0.35.0", Management},
+		{"registry.k8s.io/kas-network-proxy/proxy-agent:v0.35.0", Worker},
+		{"registry.k8s.io/kube-proxy:v1.35.8", Worker},
+	} {
+		if !has(list, want.ref, want.place) {
+			t.Errorf("list lacks %s on the %s", want.ref, want.place)
+		}
+	}
+	if has(list, "registry.k8s.io/kube-apiserver:v1.36.4", "") {
+		t.Error("list still names the default tenant version's API server")
+	}
+}
+
+func TestBundledLeavesOutPreloadedAndBuilt(t *testing.T) {
+	list, err := List(lab.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker := lab.Default().Versions.WorkerImage()
+	for _, i := range list {
+		switch {
+		case strings.Contains(i.Ref, "kube-proxy:v1.36.4") && i.Place == Worker:
+			if i.Preloaded != worker || i.Bundled() {
+				t.Errorf("kube-proxy of the tenant version must count as preloaded in %s: %+v", worker, i)
+			}
+		case strings.Contains(i.Ref, "kube-apiserver:v1.36.4") && i.Place != Worker:
+			// The management node runs kind's default version, not the tenant's.
+			if !i.Bundled() || i.Place != Management || i.PullPolicy != "Always" {
+				t.Errorf("the tenant API server runs on the management node, is not preloaded there, and Kamaji pulls it Always: %+v", i)
+			}
+		case i.Ref == FinalizerRef:
+			if i.Bundled() {
+				t.Errorf("the finalizer image is built, never bundled: %+v", i)
+			}
+		}
+		if i.Source == "" || i.Stage == "" || i.Place == "" {
+			t.Errorf("incomplete entry %+v", i)
+		}
+	}
+}
+
+func TestNormalize(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"busybox:1", "docker.io/library/busybox:1"},
+		{"projecthami/hami:v2.10.0", "docker.io/projecthami/hami:v2.10.0"},
+		{"docker.io/projecthami/hami:v2.10.0", "docker.io/projecthami/hami:v2.10.0"},
+		{"registry.k8s.io/pause:3.10", "registry.k8s.io/pause:3.10"},
+		{"localhost/x:1", "localhost/x:1"},
+		{"localhost:5000/x:1", "localhost:5000/x:1"},
+		{"kindest/node:v1.37.0@sha256:ab", "docker.io/kindest/node:v1.37.0@sha256:ab"},
+	}
+	for _, tt := range tests {
+		if got := Normalize(tt.in); got != tt.want {
+			t.Errorf("Normalize(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
