@@ -67,12 +67,17 @@ func (ClusterStage) Run(ctx context.Context, e *Env) (string, error) {
 		return "", fail(Cluster, "kind cluster "+e.Lab.Name, "", err)
 	}
 	if !exists {
-		if err := e.Docker.EnsureImage(ctx, e.Lab.Versions.KindNodeImage, e.Timeouts.Pull); err != nil {
+		node := e.localImage(e.Lab.Versions.KindNodeImage)
+		if err := e.Docker.EnsureImage(ctx, node, e.Timeouts.Pull); err != nil {
 			return "", fail(Cluster, "image "+e.Lab.Versions.KindNodeImage, "not present on the daemon", err)
 		}
 		cfg, err := render.KindConfig(e.Lab, e.Reach.RenderOptions(render.PlaceholderManagementAddress))
 		if err != nil {
 			return "", fail(Cluster, "kind config", "", err)
+		}
+		// A bundle's digest-pinned node image goes by its ID (images.Loaded).
+		for i := range cfg.Nodes {
+			cfg.Nodes[i].Image = e.localImage(cfg.Nodes[i].Image)
 		}
 		if err := os.MkdirAll(filepath.Dir(e.State.ManagementKubeconfig()), 0o755); err != nil {
 			return "", fail(Cluster, "state dir", "", err)

@@ -39,6 +39,9 @@ type Env struct {
 	// Getenv reads labctl's environment (the proxy variables workers
 	// inherit, as kind's nodes do); os.Getenv when nil.
 	Getenv func(string) string
+	// Preload is the image bundle loaded into the daemon (`up --images`);
+	// nil: the daemon and the nodes pull what they need.
+	Preload *Preload
 
 	mu      sync.Mutex
 	mgmtIP  string

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
@@ -167,7 +168,8 @@ func (GPUsStage) Run(ctx context.Context, e *Env) (string, error) {
 // loadImage imports the image into the worker's containerd unless present.
 func loadImage(ctx context.Context, e *Env, node, img string) error {
 	out, err := e.Docker.Exec(ctx, node, nil, "ctr", "--namespace=k8s.io", "images", "ls", "-q")
-	if err == nil && containsLine(string(out), ContainerdName(img)) {
+	// ctr lists normalized names (docker.io/..., registry.k8s.io/...).
+	if err == nil && containsLine(string(out), images.Normalize(img)) {
 		return nil
 	}
 	dump, err := e.Docker.Exec(ctx, node, nil, ContainerdConfigDumpCommand...)

@@ -30,7 +30,8 @@ func Preflight(ctx context.Context, e *Env, only string) error {
 		return err
 	}
 	for _, img := range PreflightImages(e.Lab, only) {
-		if err := e.Docker.EnsureImage(ctx, img, e.Timeouts.Pull); err != nil {
+		// An image from the bundle is on the daemon under its local name.
+		if err := e.Docker.EnsureImage(ctx, e.localImage(img), e.Timeouts.Pull); err != nil {
 			return fmt.Errorf("preflight: %w", err)
 		}
 	}

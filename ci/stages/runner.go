@@ -77,7 +77,7 @@ func (r *Runner) Plan(e *Env) error {
 		if err != nil {
 			return fail(s.Name(), "", "", fmt.Errorf("plan: %w", err))
 		}
-		r.emit(Event{Stage: s.Name(), Kind: EventPlan, Lines: lines})
+		r.emit(Event{Stage: s.Name(), Kind: EventPlan, Lines: append(e.preloadPlan(s.Name()), lines...)})
 	}
 	return nil
 }
@@ -118,6 +118,9 @@ func (r *Runner) Up(ctx context.Context, e *Env) error {
 			continue
 		}
 		r.emit(Event{Stage: name, Kind: EventStart})
+		if err := e.PreloadStage(ctx, name); err != nil {
+			return r.failed(ctx, e, &recs, name, start, fail(name, "image bundle", "", err))
+		}
 		msg, err = s.Run(ctx, e)
 		if err != nil {
 			return r.failed(ctx, e, &recs, name, start, err)

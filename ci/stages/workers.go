@@ -106,7 +106,7 @@ func (WorkersStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 }
 
 func (s WorkersStage) Run(ctx context.Context, e *Env) (string, error) {
-	img := e.Lab.Versions.WorkerImage()
+	img := e.localImage(e.Lab.Versions.WorkerImage())
 	if err := e.Docker.EnsureImage(ctx, img, e.Timeouts.Pull); err != nil {
 		return "", fail(Workers, "image "+img, "not present on the daemon", err)
 	}
@@ -132,6 +132,11 @@ func (s WorkersStage) Run(ctx context.Context, e *Env) (string, error) {
 		for _, w := range t.Workers {
 			if err := startWorker(ctx, e, t.Name, e.Lab.NodeName(t.Name, w.Name), img, host); err != nil {
 				return "", err
+			}
+			// Before the join: the node's pods (CNI, kube-proxy, CoreDNS,
+			// konnectivity agent) start as soon as it registers.
+			if err := e.PreloadNode(ctx, Workers, e.Lab.NodeName(t.Name, w.Name)); err != nil {
+				return "", fail(Workers, "worker "+e.Lab.NodeName(t.Name, w.Name), "image bundle", err)
 			}
 		}
 		if err := tenantNetworking(ctx, e, tc, i, t, opts); err != nil {
