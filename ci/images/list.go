@@ -121,8 +121,11 @@ func List(l *lab.Lab) ([]Image, error) {
 	mgmtImage := kc.Nodes[0].Image
 	mgmtVersion := nodeVersion(mgmtImage)
 	add(Image{Ref: mgmtImage, Stage: StageCluster, Place: OnDaemon, Source: srcKindDefault + "; ci/render KindConfig"})
+	// kind's own cluster runs what its node image holds (kubeadm's etcd and
+	// CoreDNS of v1.37 too; their tags are not derived here, and being
+	// preloaded they never go into a bundle).
 	for _, ref := range nodePreloads(mgmtVersion) {
-		add(Image{Ref: ref, Stage: StageCluster, Place: Management, Source: srcNodeBuild, Preloaded: mgmtImage, PullPolicy: "IfNotPresent"})
+		add(Image{Ref: ref, Stage: StageCluster, Place: Management, Source: srcNodeBuild, Preloaded: mgmtImage})
 	}
 
 	cm := "quay.io/jetstack/cert-manager-"
@@ -149,9 +152,11 @@ func List(l *lab.Lab) ([]Image, error) {
 		}
 	}
 	add(Image{Ref: worker, Stage: StageWorkers, Place: OnDaemon, Source: srcWorkerImages})
-	for _, ref := range nodePreloads(l.Versions.Kubernetes) {
-		add(Image{Ref: ref, Stage: StageWorkers, Place: Worker, Source: srcNodeBuild, Preloaded: worker, PullPolicy: "IfNotPresent"})
-	}
+	// A worker runs only the sandbox image and kindnetd (kind's CNI manifest
+	// from the worker image itself, ci/stages kindnet.go) of what its node
+	// image holds; kube-proxy and kube-scheduler follow from ci/render.
+	add(Image{Ref: pauseImage, Stage: StageWorkers, Place: Worker, Source: srcPause, Preloaded: worker})
+	add(Image{Ref: kindnetdImage, Stage: StageWorkers, Place: Worker, Source: srcKindnetd, Preloaded: worker, PullPolicy: "IfNotPresent"})
 	for _, t := range l.Tenants {
 		_, ds, err := render.KubeProxy(l, t.Name, opts)
 		if err != nil {

@@ -18,6 +18,7 @@ type upFlags struct {
 	dryRun      bool
 	pullTimeout time.Duration
 	labctlBin   string
+	images      string
 }
 
 func (f *upFlags) register(cmd *cobra.Command) {
@@ -28,6 +29,7 @@ func (f *upFlags) register(cmd *cobra.Command) {
 	cmd.Flags().DurationVar(&f.pullTimeout, "pull-timeout", stages.DefaultTimeouts().Pull, "give up on an image pull after this long (a daemon without registry access fails fast)")
 	cmd.Flags().StringVar(&f.labctlBin, "labctl-binary", "", "static linux labctl shipped into workers for the bind finalizer (default: this binary)")
 	_ = cmd.Flags().MarkHidden("labctl-binary")
+	cmd.Flags().StringVar(&f.images, "images", "", "image bundle directory (written by labctl images save): load it into the daemon and import each stage's images into the nodes before the stage; no registry needed except for what Kamaji always pulls")
 }
 
 func init() {
@@ -66,6 +68,11 @@ func runUp(ctx context.Context, cmd *cobra.Command, f *upFlags) error {
 	}
 	e.Timeouts.Pull = f.pullTimeout
 	e.LabctlBinary = f.labctlBin
+	if f.images != "" {
+		if err := loadBundle(ctx, cmd.ErrOrStderr(), e, f.images, f.dryRun); err != nil {
+			return err
+		}
+	}
 	p := newPrinter(cmd.OutOrStdout(), f.verbose)
 	r := &stages.Runner{
 		Stages:  stages.All(),

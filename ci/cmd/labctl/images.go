@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/images"
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/stages"
+)
+
+func init() { root.AddCommand(newImagesCommand()) }
+
+func newImagesCommand() *cobra.Command {
+	var (
+		file            string
+		sources, asJSON bool
+		bundleRefs      bool
+	)
+	cmd := &cobra.Command{
+		Use:   "images",
+		Short: "List every image the lab runs, per stage and place, with where its name comes from; save them as a bundle",
+		Long: `List every image the lab runs: the node images the Docker daemon starts, the pods on the
+management node (cert-manager, Kamaji, etcd, each tenant's control plane) and on the tenant
+workers (CNI, kube-proxy, CoreDNS, konnectivity agent, HAMi). The list is derived from the lab's
+pinned versions and its rendered manifests. "preloaded" images are inside a kindest/node image
+already; "bundle" images go into ` + "`labctl images save DIR`" + `; "built" ones labctl builds itself.`,
+		Example: `  labctl images
+  labctl images --sources
+  labctl images --bundle-refs         # one reference per line: what a bundle holds
+  labctl images save ./bundle         # pull (where a registry answers) and save them
+  labctl up --images ./bundle         # build the lab from the bundle, no registry needed`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			l, err := lab.Load(file)
+			if err != nil {
+				return err
+			}
+			list, err := images.List(l)
+			if err != nil {
+				return err
+			}
+			list = images.Sorted(list)
+			switch {
+			case bundleRefs:
+				for _, ref := range images.BundleRefs(list) {
+					fmt.Fprintln(cmd.OutOrStdout(), ref)
+				}
+				return nil
+			case asJSON:
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(list)
+			}
+			return printImages(cmd.OutOrStdout(), list, sources)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&file, "file", "f", "", "lab file (YAML or JSON); empty means the embedded seed lab")
+	f.BoolVar(&sources, "sources", false, "print where upstream each image name comes from")
+	f.BoolVar(&asJSON, "json", false, "print the list as JSON")
+	f.BoolVar(&bundleRefs, "bundle-refs", false, "print only the references a bundle holds, one per line")
+	cmd.AddCommand(newImagesSaveCommand())
+	return cmd
+}
+
+func newImagesSaveCommand() *cobra.Command {
+	var (
+		file        string
+		pullTimeout time.Duration
+		verbose     bool
+	)
+	cmd := &cobra.Command{
+		Use:   "save DIR",
+		Short: "Pull (where a registry answers) and save every bundle image into DIR, with DIR/index.json",
+		Example: `  labctl images save ./bundle
+  DOCKER_HOST=tcp://docker:2375 labctl images save /bundle`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			l, err := lab.Load(file)
+			if err != nil {
+				return err
+			}
+			list, err := images.List(l)
+			if err != nil {
+				return err
+			}
+			refs := images.BundleRefs(images.Sorted(list))
+			log := logTo(cmd.ErrOrStderr(), verbose)
+			idx, err := images.Save(cmd.Context(), docker.CLI{}, refs, args[0], pullTimeout, log)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%d images saved to %s (index %s)\n", len(idx.Images), args[0], images.IndexFile)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&file, "file", "f", "", "lab file (YAML or JSON); empty means the embedded seed lab")
+	f.DurationVar(&pullTimeout, "pull-timeout", 10*time.Minute, "give up on one image pull after this long")
+	f.BoolVarP(&verbose, "verbose", "v", false, "log every image saved")
+	return cmd
+}
+
+func logTo(w io.Writer, verbose bool) *slog.Logger {
+	if !verbose {
+		return slog.New(slog.DiscardHandler)
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+// printImages writes the list as a table: stage, place, image, pull
+// policy, and how it reaches the place.
+func printImages(w io.Writer, list []images.Image, sources bool) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if !sources {
+		fmt.Fprintln(tw, "STAGE\tPLACE\tIMAGE\tPULL\tHOW")
+	}
+	for _, i := range list {
+		how := "bundle"
+		switch {
+		case i.Built:
+			how = "built by labctl"
+		case i.Preloaded != "":
+			how = "preloaded in " + i.Preloaded
+		}
+		pull := i.PullPolicy
+		if pull == "" {
+			pull = "-"
+		}
+		if sources {
+			fmt.Fprintf(w, "%s, %s: %s\n  pull %s, %s\n  from %s\n", i.Stage, i.Place, i.Ref, pull, how, i.Source)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", i.Stage, i.Place, i.Ref, pull, how)
+	}
+	return tw.Flush()
+}
+
+// loadBundle loads the bundle in dir into the lab's daemon and sets the
+// stages up to import its images into the nodes. With dryRun nothing is
+// loaded: the index alone says what would be preloaded.
+func loadBundle(ctx context.Context, w io.Writer, e *stages.Env, dir string, dryRun bool) error {
+	list, err := images.List(e.Lab)
+	if err != nil {
+		return err
+	}
+	var loaded images.Loaded
+	if dryRun {
+		idx, err := images.ReadIndex(dir)
+		if err != nil {
+			return err
+		}
+		loaded = images.Loaded{}
+		for _, en := range idx.Images {
+			loaded[en.Ref] = en.Ref
+		}
+	} else {
+		loaded, err = images.Load(ctx, docker.CLI{}, dir, e.Log)
+		if err != nil {
+			return err
+		}
+	}
+	if missing := missingFromBundle(list, loaded); len(missing) > 0 {
+		fmt.Fprintf(w, "labctl: the bundle %s lacks %d of the lab's images (the nodes pull them): %v\n", dir, len(missing), missing)
+	}
+	e.Preload = &stages.Preload{Images: list, Loaded: loaded}
+	return nil
+}
+
+// missingFromBundle lists the bundle images of the lab a bundle lacks.
+func missingFromBundle(list []images.Image, loaded images.Loaded) []string {
+	var out []string
+	for _, ref := range images.BundleRefs(list) {
+		if !loaded.Has(ref) {
+			out = append(out, ref)
+		}
+	}
+	return out
+}
