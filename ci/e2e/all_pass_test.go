@@ -23,7 +23,7 @@ func TestSuiteAllPass(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		before[tn] = tu.WebhookRequests
+		before[tn] = tu.WebhookBytes
 	}
 	run, err := suite.Run(ctx, config(e))
 	if err != nil {
@@ -36,9 +36,9 @@ func TestSuiteAllPass(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tu.WebhookRequests <= before[tn] || tu.ServerDials == 0 {
-			t.Errorf("tenant %s: webhook requests %d → %d, konnectivity server dials %d: the suite's pods did not go through the tunnel",
-				tn, before[tn], tu.WebhookRequests, tu.ServerDials)
+		if tu.WebhookBytes <= before[tn] || tu.ServerDials == 0 {
+			t.Errorf("tenant %s: webhook bytes %d → %d, konnectivity server dials %d: the suite's pods did not go through the tunnel",
+				tn, before[tn], tu.WebhookBytes, tu.ServerDials)
 		}
 	}
 	logRun(t, run)

@@ -24,10 +24,17 @@ func TestDeleteRaceIsSurvived(t *testing.T) {
 	t.Cleanup(func() {
 		deadline := time.Now().Add(20 * time.Second)
 		for _, tn := range e.Tenants() {
-			for e.Double(tn).CountedPods() > 0 && time.Now().Before(deadline) {
+			counted := func() int {
+				n, err := e.Double(tn).CountedPods()
+				if err != nil {
+					t.Fatalf("%s: %v", tn, err)
+				}
+				return n
+			}
+			for counted() > 0 && time.Now().Before(deadline) {
 				time.Sleep(100 * time.Millisecond)
 			}
-			if n := e.Double(tn).CountedPods(); n > 0 {
+			if n := counted(); n > 0 {
 				t.Errorf("%s: the double still counts %d deleted pods", tn, n)
 			}
 		}

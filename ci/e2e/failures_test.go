@@ -42,11 +42,15 @@ type breakage struct {
 func faults(f hamidouble.Faults) func(*testing.T, *testenv.Env, *suite.Config) {
 	return func(t *testing.T, e *testenv.Env, _ *suite.Config) {
 		for _, tn := range e.Tenants() {
-			e.Double(tn).SetFaults(f)
+			if err := e.Double(tn).SetFaults(f); err != nil {
+				t.Fatal(err)
+			}
 		}
 		t.Cleanup(func() {
 			for _, tn := range e.Tenants() {
-				e.Double(tn).SetFaults(hamidouble.Faults{})
+				if err := e.Double(tn).SetFaults(hamidouble.Faults{}); err != nil {
+					t.Error(err)
+				}
 			}
 		})
 	}

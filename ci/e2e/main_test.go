@@ -27,11 +27,13 @@ var (
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if !testing.Short() {
-		fmt.Fprintln(os.Stderr, testenv.DoubleNotice)
 		log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 		env, startErr = testenv.Start(ctx, lab.Default(), testenv.Options{Log: log})
 		cancel()
+		if startErr == nil {
+			fmt.Fprintln(os.Stderr, "HAMi scheduler:", env.HAMi(), "—", testenv.HAMiOfBackend(env.Backend()))
+		}
 	}
 	code := m.Run()
 	if env != nil {
@@ -67,7 +69,7 @@ func config(e *testenv.Env) suite.Config {
 	return suite.Config{
 		Lab:               e.Lab(),
 		Tenants:           tenants,
-		Backend:           testenv.Backend,
+		Backend:           e.Backend(),
 		KubernetesVersion: testenv.KubernetesVersion,
 		Log:               slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}

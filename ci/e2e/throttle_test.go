@@ -29,7 +29,11 @@ func TestTC14MeetsHAMisClientRateLimit(t *testing.T) {
 			faults(tc.faults)(t, e, nil)
 			before := map[string]hamidouble.ThrottleStats{}
 			for _, tn := range e.Tenants() {
-				before[tn] = e.Double(tn).ThrottleStats()
+				s, err := e.Double(tn).ThrottleStats()
+				if err != nil {
+					t.Fatal(err)
+				}
+				before[tn] = s
 			}
 			cfg := config(e)
 			cfg.Run = "^TC-14$"
@@ -44,7 +48,10 @@ func TestTC14MeetsHAMisClientRateLimit(t *testing.T) {
 			var waited time.Duration
 			var requests int64
 			for _, tn := range e.Tenants() {
-				s := e.Double(tn).ThrottleStats()
+				s, err := e.Double(tn).ThrottleStats()
+				if err != nil {
+					t.Fatal(err)
+				}
 				waited += s.Waited - before[tn].Waited
 				requests += s.Requests - before[tn].Requests
 			}

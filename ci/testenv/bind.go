@@ -44,11 +44,12 @@ type portMoved func() error
 // fails, every port gets a new value, each argument naming an old one
 // (`--flag=N`, `host:N` or a bare `N`) is rewritten, moved runs, and the
 // component starts again. Only the final process stays in the environment.
-func (e *Env) startBound(ctx context.Context, name, bin string, args []string, logPath string, ports []*int, moved portMoved) (*process, error) {
+// env is added to the component's environment.
+func (e *Env) startBound(ctx context.Context, name, bin string, args []string, logPath string, ports []*int, moved portMoved, env ...string) (*process, error) {
 	args = append([]string(nil), args...)
 	for attempt := 1; ; attempt++ {
 		offset := fileSize(logPath)
-		p, err := e.start(name, bin, args, logPath)
+		p, err := e.start(name, bin, args, logPath, env...)
 		if err != nil {
 			return nil, err
 		}

@@ -24,7 +24,7 @@ func TestSchedulerConfigIsTheRealLabsOne(t *testing.T) {
 		}
 		return cfg
 	}
-	tn := &tenant{env: &Env{lab: l}, dir: "/k", extenderPort: 4711, metricsPort: 4712}
+	tn := &tenant{env: &Env{lab: l}, dir: "/k", hamiPort: 4711, metricsPort: 4712}
 	localRaw, err := schedulerConfig(l, tn.hamiPlace())
 	if err != nil {
 		t.Fatal(err)

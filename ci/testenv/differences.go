@@ -18,16 +18,26 @@ type Difference struct {
 	Real, Local string
 	// Why is the reason it remains.
 	Why string
+	// OnlyDouble: it applies only while the protocol double runs as HAMi
+	// (not with a real HAMi binary).
+	OnlyDouble bool
 }
 
 // Differences is the one list of them; the README's table is generated from
 // it (a test keeps them equal) and Backend names each.
 var Differences = []Difference{
 	{
-		Short: "HAMi protocol double",
-		Real:  "HAMi v2.10.0's scheduler extender and webhook (image projecthami/hami)",
-		Local: "the HAMi protocol test double (ci/testenv/hamidouble), configured from the same extender command line and modelling HAMi's observed registration tick, client throttling and metrics",
-		Why:   "HAMi's Go module cannot be downloaded and no image can be pulled here; the double is test infrastructure, never presented as HAMi",
+		Short:      "HAMi protocol double",
+		Real:       "HAMi v2.10.0's scheduler extender and webhook (image projecthami/hami)",
+		Local:      "by default the HAMi protocol test double (ci/testenv/hamidouble, `labctl hami-double`), run with the same extender command line and modelling HAMi's observed registration tick, client throttling and metrics; with --hami-binary or --hami-image HAMi's own scheduler runs instead and this difference is gone",
+		Why:        "HAMi's Go module cannot be downloaded and no image can be pulled here; the double is test infrastructure, never presented as HAMi",
+		OnlyDouble: true,
+	},
+	{
+		Short: "HAMi as a process",
+		Real:  "HAMi's scheduler in the chart's Deployment: its ServiceAccount in-cluster, Service hami-scheduler in front of its port 443, certificates from the chart's certgen Jobs",
+		Local: "the same program (double or real binary) as a process with the chart's arguments and environment, the tenant's admin kubeconfig through KUBECONFIG (where HAMi's scheduler looks first), a certificate of the tenant CA, and a loopback relay reached only through konnectivity in place of the Service",
+		Why:   "there is no kubelet to run its pod; its command line, environment and device config are rendered by the same code (ci/render)",
 	},
 	{
 		Short: "KWOK workers",
@@ -50,7 +60,7 @@ var Differences = []Difference{
 	{
 		Short: "processes, not pods",
 		Real:  "registrar and bind finalizer as a Deployment of labctl in each tenant; HAMi's metrics read through the tenant API server's service proxy",
-		Local: "the same registrar and finalizer code in the environment's process; the double's metrics read from its loopback listener",
+		Local: "the same registrar and finalizer code in the environment's process; HAMi's metrics read from its loopback listener",
 		Why:   "there is no kubelet to run pods; the code and the readiness check are the same",
 	},
 	{
@@ -61,11 +71,15 @@ var Differences = []Difference{
 	},
 }
 
-// differencesLine names every difference, for the backend line.
-func differencesLine() string {
-	names := make([]string, len(Differences))
-	for i, d := range Differences {
-		names[i] = d.Short
+// differencesLine names every difference that applies, for the backend
+// line; double says the protocol double runs as HAMi.
+func differencesLine(double bool) string {
+	var names []string
+	for _, d := range Differences {
+		if d.OnlyDouble && !double {
+			continue
+		}
+		names = append(names, d.Short)
 	}
 	return strings.Join(names, ", ")
 }

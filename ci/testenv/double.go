@@ -8,8 +8,6 @@ import (
 	"os"
 	"time"
 
-	"k8s.io/client-go/rest"
-
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 	"github.com/gpu-lab/gpu-lab/ci/testenv/hamidouble"
@@ -18,26 +16,32 @@ import (
 // hamiPlace is where the tenant's HAMi scheduler runs here: its listeners on
 // loopback, its files in the tenant's directory. Everything else in its
 // configuration is the real lab's (render.HAMiExtenderArgs,
-// render.HAMiSchedulerConfig).
+// render.HAMiExtenderEnv, render.HAMiSchedulerConfig). Its own kubeconfig
+// is not part of the place: the chart's pod uses its ServiceAccount
+// in-cluster, a process here gets the tenant's admin kubeconfig through
+// KUBECONFIG, where HAMi's scheduler looks first (startHAMi).
 func (t *tenant) hamiPlace() render.HAMiPlace {
 	return render.HAMiPlace{
-		HTTPBind:         fmt.Sprintf("127.0.0.1:%d", t.extenderPort),
+		HTTPBind:         fmt.Sprintf("127.0.0.1:%d", t.hamiPort),
 		CertFile:         t.path("hami.crt"),
 		KeyFile:          t.path("hami.key"),
 		MetricsBind:      fmt.Sprintf("127.0.0.1:%d", t.metricsPort),
 		DeviceConfigFile: t.path("hami-device-config.yaml"),
-		ExtenderURL:      fmt.Sprintf("https://127.0.0.1:%d", t.extenderPort),
+		ExtenderURL:      fmt.Sprintf("https://127.0.0.1:%d", t.hamiPort),
 		Kubeconfig:       t.path("scheduler.kubeconfig"),
+		PodName:          gpus.SchedulerName + "-" + t.name(),
 		DefaultProfile:   true,
 	}
 }
 
-// startDouble starts the tenant's HAMi protocol double, configured from the
-// extender command line the real lab's chart runs HAMi with (rendered for
-// this place), and its listeners. The double is test infrastructure standing
-// in for HAMi's scheduler extender and webhook; it is never presented as
-// HAMi (see DoubleNotice).
-func (t *tenant) startDouble(ctx context.Context) error {
+// startHAMi starts the tenant's HAMi scheduler as its own process, the
+// protocol double or a real binary alike, with exactly the command line,
+// environment, certificate and device config the lab's chart values give
+// HAMi's extender container (rendered for this place), and waits for it the
+// way the chart's pod is waited for: listening, then /healthz. The webhook
+// relay then forwards the API server's calls to it. Whether HAMi has
+// registered every card is the last readiness check (waitReady).
+func (t *tenant) startHAMi(ctx context.Context) error {
 	p := t.hamiPlace()
 	if err := os.WriteFile(p.CertFile, t.doubleCert.CertPEM, 0o644); err != nil {
 		return err
@@ -56,29 +60,36 @@ func (t *tenant) startDouble(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := hamidouble.ConfigFromArgs(args)
+	args = append(args, t.env.extraHAMiArgs...)
+	env := append(render.HAMiExtenderEnv(p), "KUBECONFIG="+t.path("admin.kubeconfig"))
+	h := t.env.hami
+	t.hami, err = t.env.startBound(ctx, t.component("hami-scheduler"), h.bin, append(append([]string(nil), h.args...), args...),
+		t.logPath("hami-scheduler"), []*int{&t.hamiPort, &t.metricsPort}, nil, env...)
 	if err != nil {
-		return fmt.Errorf("HAMi double with the lab's extender arguments: %w", err)
+		return fmt.Errorf("%s: %w", h.name, err)
 	}
-	cfg.Rest = rest.CopyConfig(t.rest)
-	cfg.Log = t.env.log.With("tenant", t.name())
-	if t.env.doubleConfig != nil {
-		t.env.doubleConfig(&cfg)
-	}
-	t.double = hamidouble.New(cfg)
-	if t.env.doubleFaults != (hamidouble.Faults{}) {
-		t.double.SetFaults(t.env.doubleFaults)
-	}
-	if err := t.double.Start(t.env.ctx); err != nil {
+	if err := waitFor(ctx, h.name+" /healthz", 100*time.Millisecond, []*process{t.hami}, func(ctx context.Context) (bool, error) {
+		return healthz(ctx, t.hamiPort)
+	}); err != nil {
 		return err
 	}
-	return t.serveDouble(t.env.ctx)
+	t.serveWebhook()
+	t.double = &hamidouble.Remote{URL: fmt.Sprintf("http://127.0.0.1:%d", t.metricsPort)}
+	if !h.double {
+		t.double = &hamidouble.Remote{Err: fmt.Errorf("tenant %s runs %s, not the protocol double: it has no faults or counters", t.name(), h.name)}
+		return nil
+	}
+	// Before KWOK and the workers exist, so no registration pass has run.
+	if t.env.doubleFaults != (hamidouble.Faults{}) {
+		return t.double.SetFaults(t.env.doubleFaults)
+	}
+	return nil
 }
 
 // hamiSeesCards is the readiness gate the real lab's gpus stage uses too:
 // HAMi's /metrics lists every card of the tenant's workers
-// (gpus.SeesAllCards); here it is scraped from the double's metrics
-// listener instead of through the API server's service proxy.
+// (gpus.SeesAllCards); here it is scraped from HAMi's metrics listener
+// instead of through the API server's service proxy.
 func (t *tenant) hamiSeesCards(ctx context.Context) (bool, error) {
 	var want []string
 	for _, w := range t.spec.Workers {
@@ -91,7 +102,7 @@ func (t *tenant) hamiSeesCards(ctx context.Context) (bool, error) {
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/metrics", t.metricsPort), nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return false, fmt.Errorf("scrape the HAMi double's metrics: %w", err)
+		return false, fmt.Errorf("scrape HAMi's metrics: %w", err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)

@@ -34,11 +34,19 @@ type Options struct {
 	StopGrace time.Duration
 	// StartTimeout bounds the start after the binaries exist; default 3m.
 	StartTimeout time.Duration
-	// DoubleConfig, when set, adjusts each tenant's HAMi double after its
-	// configuration was read from the lab's extender arguments (tests:
-	// switch a modelled HAMi behaviour off to show a gate notices).
-	DoubleConfig func(*hamidouble.Config)
-	// DoubleFaults are set on each tenant's double before it starts.
+	// HAMiBinary runs this HAMi scheduler binary (HAMi's
+	// /k8s-vgpu/bin/scheduler) as each tenant's HAMi instead of the protocol
+	// double; empty means $GPU_LAB_HAMI_BINARY, then the double.
+	HAMiBinary string
+	// HAMiImage takes HAMi's scheduler binary out of this image through the
+	// Docker daemon (ExtractHAMiScheduler) and runs it like HAMiBinary.
+	HAMiImage string
+	// DoubleBinary is a labctl binary whose `labctl hami-double` runs the
+	// protocol double; empty builds one from this checkout
+	// (EnsureDoubleBinary).
+	DoubleBinary string
+	// DoubleFaults are set on each tenant's double before its workers
+	// exist; only with the double.
 	DoubleFaults hamidouble.Faults
 	// RegistrationTimeout bounds the wait for HAMi to list every card in
 	// its /metrics once the workers are Ready; default three of HAMi's 15 s
@@ -50,6 +58,9 @@ type Options struct {
 	// port before the component binds it (tests, to prove a lost bind is
 	// survived). Ports proposed after a lost bind are not shown to it.
 	keepPort func(net.Listener) bool
+	// extraHAMiArgs are appended to HAMi's rendered command line (tests: a
+	// flag the lab might render that HAMi's double does not know).
+	extraHAMiArgs []string
 }
 
 // ErrInterrupted is returned by Start when its context was cancelled (not
@@ -83,8 +94,9 @@ type Env struct {
 	stopErr  error
 	bootTime time.Duration
 
-	doubleConfig func(*hamidouble.Config)
-	doubleFaults hamidouble.Faults
+	hami          hamiBackend
+	doubleFaults  hamidouble.Faults
+	extraHAMiArgs []string
 	// registrationTimeout: Options.RegistrationTimeout with its default.
 	registrationTimeout time.Duration
 }
@@ -99,7 +111,7 @@ func Start(ctx context.Context, l *lab.Lab, opts Options) (_ *Env, err error) {
 		return nil, errors.New("testenv: lab is nil; pass lab.Default() or a loaded lab file")
 	}
 	begin := time.Now()
-	e := &Env{lab: l, log: opts.Log, grace: opts.StopGrace, ports: newPortAllocator(opts.keepPort), tenants: map[string]*tenant{}, doubleConfig: opts.DoubleConfig, doubleFaults: opts.DoubleFaults, registrationTimeout: opts.RegistrationTimeout}
+	e := &Env{lab: l, log: opts.Log, grace: opts.StopGrace, ports: newPortAllocator(opts.keepPort), tenants: map[string]*tenant{}, doubleFaults: opts.DoubleFaults, extraHAMiArgs: opts.extraHAMiArgs, registrationTimeout: opts.RegistrationTimeout}
 	if e.registrationTimeout <= 0 {
 		e.registrationTimeout = 3 * hamidouble.DefaultRegisterInterval
 	}
@@ -136,6 +148,13 @@ func Start(ctx context.Context, l *lab.Lab, opts Options) (_ *Env, err error) {
 			return e, err
 		}
 	}
+	if e.hami, err = resolveHAMi(ctx, opts, e.log); err != nil {
+		return e, err
+	}
+	if !e.hami.double && opts.DoubleFaults != (hamidouble.Faults{}) {
+		return e, fmt.Errorf("testenv: Options.DoubleFaults needs the protocol double, but the HAMi scheduler is %s", e.hami.name)
+	}
+	e.log.Info("HAMi scheduler of every tenant: "+e.hami.name, "binary", e.hami.bin)
 	timeout := opts.StartTimeout
 	if timeout <= 0 {
 		timeout = 3 * time.Minute
@@ -174,11 +193,11 @@ func Start(ctx context.Context, l *lab.Lab, opts Options) (_ *Env, err error) {
 }
 
 // start runs a component and records it for Stop.
-func (e *Env) start(name, bin string, args []string, logPath string) (*process, error) {
+func (e *Env) start(name, bin string, args []string, logPath string, env ...string) (*process, error) {
 	if err := e.ctx.Err(); err != nil {
 		return nil, fmt.Errorf("start %s: environment is stopping", name)
 	}
-	p, err := startProcess(name, bin, args, logPath)
+	p, err := startProcess(name, bin, args, logPath, env...)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +214,7 @@ func (e *Env) Stop() error {
 	e.stopOnce.Do(func() {
 		e.cancel()
 		for _, t := range e.tenants {
-			for _, s := range t.servers {
+			for _, s := range t.closers {
 				_ = s.Close()
 			}
 		}
@@ -271,8 +290,18 @@ func (e *Env) Kubeconfig(tenant string) []byte {
 // RESTConfig is the tenant's admin client configuration.
 func (e *Env) RESTConfig(tenant string) *rest.Config { return rest.CopyConfig(e.tenant(tenant).rest) }
 
-// Double is the tenant's HAMi protocol test double, for fault injection.
-func (e *Env) Double(tenant string) *hamidouble.Double { return e.tenant(tenant).double }
+// Double controls the tenant's HAMi protocol test double, a process of its
+// own, through its test routes: faults and counters. When the environment
+// runs a real HAMi scheduler every call returns an error saying so.
+func (e *Env) Double(tenant string) *hamidouble.Remote { return e.tenant(tenant).double }
+
+// HAMi names the HAMi scheduler the environment runs: DoubleName, or the
+// real binary with its image and digest or its path.
+func (e *Env) HAMi() string { return e.hami.name }
+
+// Backend describes the environment for reports: Backend with the HAMi
+// scheduler that actually runs.
+func (e *Env) Backend() string { return backendLine(e.hami) }
 
 // WriteState writes the state dir the way `labctl up` does, so `labctl test
 // --state-dir` runs the suite against this environment unchanged.
@@ -285,7 +314,7 @@ func (e *Env) WriteState(d state.Dir) error {
 			return fmt.Errorf("state dir %s: kubeconfig of %s: %w", d, name, err)
 		}
 	}
-	if err := d.WriteBackend(Backend); err != nil {
+	if err := d.WriteBackend(e.Backend()); err != nil {
 		return fmt.Errorf("state dir %s: %w", d, err)
 	}
 	if err := d.WriteServerVersion(KubernetesVersion); err != nil {

@@ -48,7 +48,11 @@ func TestReadyWaitsUntilHAMiRegisteredEveryCard(t *testing.T) {
 func TestDoubleRunsTheLabsHAMiArguments(t *testing.T) {
 	e := sharedEnv(t)
 	for _, tn := range e.Tenants() {
-		cfg := e.Double(tn).Config()
+		st, err := e.Double(tn).State()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := st.Config
 		l := e.Lab()
 		checks := []struct {
 			what      string
@@ -62,7 +66,7 @@ func TestDoubleRunsTheLabsHAMiArguments(t *testing.T) {
 			{"register interval", cfg.RegisterInterval, hamidouble.DefaultRegisterInterval},
 			{"register instantly", cfg.RegisterInstantly, false},
 			{"split count", cfg.DeviceSplitCount, l.HAMi.SplitCount},
-			{"throttled client", cfg.Rest != nil && cfg.Client == nil, true},
+			{"throttled client", st.Throttled, true},
 		}
 		for _, c := range checks {
 			if fmt.Sprint(c.got) != fmt.Sprint(c.want) {

@@ -30,8 +30,9 @@ type process struct {
 	stopped bool // Stop asked it to exit; an exit is then not a failure
 }
 
-// startProcess runs bin with args, stdout and stderr appended to logPath.
-func startProcess(name, bin string, args []string, logPath string) (*process, error) {
+// startProcess runs bin with args, stdout and stderr appended to logPath,
+// in this process's environment plus env ("NAME=value", later wins).
+func startProcess(name, bin string, args []string, logPath string, env ...string) (*process, error) {
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: log file: %w", name, err)
@@ -40,6 +41,9 @@ func startProcess(name, bin string, args []string, logPath string) (*process, er
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.Dir = filepath.Dir(logPath)
 	cmd.SysProcAttr = sysProcAttr()
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	fmt.Fprintf(logf, "# %s\n# %s %s\n", time.Now().Format(time.RFC3339Nano), bin, strings.Join(args, " "))
 	if err := cmd.Start(); err != nil {
 		logf.Close()

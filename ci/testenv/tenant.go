@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -59,16 +60,16 @@ type tenant struct {
 
 	apiserver, konnServer, agent, scheduler, kcm, kwok *process
 
-	double       *hamidouble.Double
-	doubleCert   keyPair
-	extenderPort int          // 127.0.0.1, called by kube-scheduler directly
-	webhookAddr  *net.TCPAddr // host address, reached only through the agent
-	webhookHits  *hitCounter
-
-	metricsPort                       int // 127.0.0.1, the double's /metrics (HAMi's --metrics-bind-address)
-	metricsListener                   net.Listener
-	extenderListener, webhookListener net.Listener
-	servers                           []*http.Server
+	// HAMi's scheduler (the protocol double or a real binary) as a process.
+	hami       *process
+	double     *hamidouble.Remote // its test controls; Err set for a real HAMi
+	doubleCert keyPair            // HAMi's serving certificate (--cert_file)
+	hamiPort   int                // 127.0.0.1: --http_bind, called by kube-scheduler directly
+	// metricsPort is HAMi's --metrics-bind-address on 127.0.0.1.
+	metricsPort int
+	webhookAddr *net.TCPAddr // webhookListenIP: reached only through the agent
+	webhook     *webhookRelay
+	closers     []io.Closer // in-process listeners, closed by Stop
 }
 
 func (t *tenant) name() string { return t.spec.Name }
@@ -93,8 +94,10 @@ func (t *tenant) up(ctx context.Context) error {
 		// Not earlier: until /readyz the bootstrap RBAC roles may be missing,
 		// and kube-controller-manager exits when it cannot read its config.
 		{"API server ready", t.waitAPIServer},
+		// Before kube-scheduler: its configuration names HAMi's port, which
+		// is final only once HAMi listens on it (startBound may move it).
+		{"HAMi scheduler", t.startHAMi},
 		{"kube-scheduler, kube-controller-manager", t.startSchedulerAndControllerManager},
-		{"HAMi double", t.startDouble},
 		{"KWOK", t.startKWOK},
 		{"webhook registration", t.registerWebhook},
 		{"workers", t.createWorkers},
@@ -114,12 +117,13 @@ func (t *tenant) writeCertificates(context.Context) error {
 	if err := os.MkdirAll(t.dir, 0o755); err != nil {
 		return err
 	}
-	ports, err := t.env.ports.frees(9) // first proposals; startBound moves a component whose port was taken
+	ports, err := t.env.ports.frees(11) // first proposals; startBound moves a component whose port was taken
 	if err != nil {
 		return err
 	}
 	t.apiPort, t.agentPort, t.konnHealthPort, t.konnAdminPort = ports[0], ports[1], ports[2], ports[3]
 	t.agentAdminPort, t.agentHealthPort, t.schedPort, t.kcmPort, t.kwokPort = ports[4], ports[5], ports[6], ports[7], ports[8]
+	t.hamiPort, t.metricsPort = ports[9], ports[10]
 	t.server = fmt.Sprintf("https://127.0.0.1:%d", t.apiPort)
 	// Unix socket paths are limited to 108 bytes; the work dir is short by default.
 	t.socket = t.path("konnectivity.sock")
@@ -200,7 +204,7 @@ func (t *tenant) writeCertificates(context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := t.listenDouble(); err != nil {
+	if err := t.listenWebhook(); err != nil {
 		return err
 	}
 	egress, err := egressSelectorConfig(t.socket)
@@ -362,7 +366,7 @@ func healthz(ctx context.Context, port int) (bool, error) {
 // processes lists the tenant's processes in start order.
 func (t *tenant) processes() []*process {
 	var out []*process
-	for _, p := range []*process{t.konnServer, t.apiserver, t.agent, t.scheduler, t.kcm, t.kwok} {
+	for _, p := range []*process{t.konnServer, t.apiserver, t.agent, t.hami, t.scheduler, t.kcm, t.kwok} {
 		if p != nil {
 			out = append(out, p)
 		}

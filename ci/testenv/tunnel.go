@@ -9,21 +9,23 @@ import (
 	"strings"
 )
 
-// Tunnel shows which path a tenant's webhook calls took. The double's
-// webhook listener is bound to a loopback address that only the webhook's
-// ExternalName Service names, and the API server sends Service traffic
-// through konnectivity. The
-// API server keeps its webhook connection open, so one dial carries many
-// calls: the evidence is that every connection the listener accepted was
-// dialled by the agent (WebhookConnections ≤ AgentDials and ≤ ServerDials;
-// a direct dial from the API server would make it exceed them), and that
-// WebhookRequests grows with each call.
+// Tunnel shows which path a tenant's webhook calls took. HAMi's webhook is
+// reached at a loopback address that only the webhook's ExternalName
+// Service names (its relay forwards to HAMi's --http_bind), and the API
+// server sends Service traffic through konnectivity. The API server keeps
+// its webhook connection open, so one dial carries many calls: the evidence
+// is that every connection the relay accepted was dialled by the agent
+// (WebhookConnections ≤ AgentDials and ≤ ServerDials; a direct dial from the
+// API server would make it exceed them), and that WebhookBytes grows with
+// each call. The counters are the relay's and konnectivity's, so they hold
+// whichever HAMi scheduler runs.
 type Tunnel struct {
-	// WebhookAddress is the double's agent-side listener (host:port).
+	// WebhookAddress is the relay's agent-side listener (host:port).
 	WebhookAddress string
-	// WebhookRequests counts requests to the webhook path that reached it.
-	WebhookRequests int64
-	// WebhookConnections counts connections the listener accepted.
+	// WebhookBytes counts the bytes (TLS, so requests cannot be told
+	// apart) the dialling side sent through the relay to HAMi.
+	WebhookBytes int64
+	// WebhookConnections counts connections the relay accepted.
 	WebhookConnections int64
 	// ServerDials counts dials the konnectivity server forwarded to its agent
 	// (konnectivity_network_proxy_server_dial_duration_seconds_count).
@@ -42,8 +44,8 @@ func (t Tunnel) ThroughAgent() bool {
 // Tunnel reads the tenant's tunnel counters.
 func (e *Env) Tunnel(ctx context.Context, tenantName string) (Tunnel, error) {
 	t := e.tenant(tenantName)
-	out := Tunnel{WebhookAddress: t.webhookAddr.String(), WebhookRequests: t.webhookHits.path(webhookPath),
-		WebhookConnections: t.webhookHits.conns.Load()}
+	out := Tunnel{WebhookAddress: t.webhookAddr.String(), WebhookBytes: t.webhook.bytes.Load(),
+		WebhookConnections: t.webhook.conns.Load()}
 	var err error
 	if out.ServerDials, err = metricSum(ctx, t.konnAdminPort, "konnectivity_network_proxy_server_dial_duration_seconds_count"); err != nil {
 		return out, fmt.Errorf("tenant %s: konnectivity server metrics: %w", tenantName, err)
@@ -92,7 +94,7 @@ func metricSum(ctx context.Context, port int, name string) (int64, error) {
 }
 
 // BreakTunnel kills the tenant's konnectivity agent, as if the worker side
-// of the tunnel were lost: the API server can no longer reach the double's
+// of the tunnel were lost: the API server can no longer reach HAMi's
 // webhook, and with HAMi's failurePolicy Ignore, GPU pods are admitted
 // unmutated. It exists so a suite case about the tunnel can be shown to fail.
 func (e *Env) BreakTunnel(tenantName string) error {

@@ -2,15 +2,9 @@ package testenv
 
 import (
 	"context"
-	"crypto/tls"
-	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"strconv"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -28,110 +22,34 @@ const (
 	webhookName      = "vgpu.hami.io"
 	webhookPath      = "/webhook"
 	webhookPortName  = "https"
-	// webhookListenIP is where the double's webhook listens. It is a loopback
+	// webhookListenIP is where HAMi's webhook is reached. It is a loopback
 	// address that nothing but the webhook's ExternalName Service names
-	// (the extender listens on 127.0.0.1), so every connection to it was
-	// dialled on the Service's behalf: by the konnectivity agent.
+	// (HAMi listens on 127.0.0.1), so every connection to it was dialled on
+	// the Service's behalf: by the konnectivity agent.
 	webhookListenIP = "127.0.0.2"
 )
 
-// hitCounter counts the requests that reach one of the double's listeners.
-type hitCounter struct {
-	next  http.Handler
-	total atomic.Int64
-	conns atomic.Int64 // connections accepted
-	mu    sync.Mutex
-	paths map[string]int64
-}
-
-func newHitCounter(next http.Handler) *hitCounter {
-	return &hitCounter{next: next, paths: map[string]int64{}}
-}
-
-func (h *hitCounter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h.total.Add(1)
-	h.mu.Lock()
-	h.paths[r.URL.Path]++
-	h.mu.Unlock()
-	h.next.ServeHTTP(w, r)
-}
-
-func (h *hitCounter) path(p string) int64 {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.paths[p]
-}
-
-// listenDouble opens the double's listeners early, so kube-scheduler's
-// configuration can name the extender port before the double starts:
-// 127.0.0.1 for kube-scheduler's extender calls (HAMi's chart also has the
-// scheduler call its extender on loopback, inside one pod), and
-// webhookListenIP for the API server's webhook calls, which arrive from the
-// konnectivity agent: only the ExternalName Service names that address.
-func (t *tenant) listenDouble() error {
-	extender, err := net.Listen("tcp", "127.0.0.1:0")
+// listenWebhook opens the webhook's address early (before the API server
+// starts): webhookListenIP, which only the webhook's ExternalName Service
+// names, so the API server's webhook calls reach it from the konnectivity
+// agent. Its relay forwards them to HAMi's --http_bind (see webhookRelay).
+func (t *tenant) listenWebhook() error {
+	ln, err := net.Listen("tcp", net.JoinHostPort(webhookListenIP, "0"))
 	if err != nil {
-		return fmt.Errorf("HAMi double extender listener: %w", err)
+		return fmt.Errorf("HAMi webhook listener on %s: %w", webhookListenIP, err)
 	}
-	webhook, err := net.Listen("tcp", net.JoinHostPort(webhookListenIP, "0"))
-	if err != nil {
-		extender.Close()
-		return fmt.Errorf("HAMi double webhook listener on %s: %w", webhookListenIP, err)
-	}
-	metrics, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		extender.Close()
-		webhook.Close()
-		return fmt.Errorf("HAMi double metrics listener: %w", err)
-	}
-	t.extenderListener, t.webhookListener, t.metricsListener = extender, webhook, metrics
-	t.extenderPort = extender.Addr().(*net.TCPAddr).Port
-	t.metricsPort = metrics.Addr().(*net.TCPAddr).Port
-	t.webhookAddr = webhook.Addr().(*net.TCPAddr)
+	t.webhook = newWebhookRelay(ln)
+	t.closers = append(t.closers, t.webhook)
+	t.webhookAddr = ln.Addr().(*net.TCPAddr)
 	return nil
 }
 
-// serveDouble serves the double's handler over TLS on both listeners.
-func (t *tenant) serveDouble(ctx context.Context) error {
-	cert, err := tls.X509KeyPair(t.doubleCert.CertPEM, t.doubleCert.KeyPEM)
-	if err != nil {
-		return fmt.Errorf("HAMi double certificate: %w", err)
-	}
-	tlsCfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
-	extender, webhook := t.extenderListener, t.webhookListener
-	handler := t.double.Handler()
-	t.webhookHits = newHitCounter(handler)
-	for _, s := range []struct {
-		l net.Listener
-		h http.Handler
-	}{{extender, handler}, {webhook, t.webhookHits}} {
-		srv := &http.Server{Handler: s.h, TLSConfig: tlsCfg, ReadHeaderTimeout: 10 * time.Second,
-			BaseContext: func(net.Listener) context.Context { return ctx }}
-		if s.h == t.webhookHits {
-			srv.ConnState = func(_ net.Conn, st http.ConnState) {
-				if st == http.StateNew {
-					t.webhookHits.conns.Add(1)
-				}
-			}
-		}
-		t.servers = append(t.servers, srv)
-		l := tls.NewListener(s.l, tlsCfg)
-		t.env.wg.Go(func() {
-			if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				t.env.log.Warn("HAMi double server stopped", "tenant", t.name(), "err", err)
-			}
-		})
-	}
-	// HAMi serves /metrics in plain HTTP on its own address.
-	metrics := &http.Server{Handler: t.double.MetricsHandler(), ReadHeaderTimeout: 10 * time.Second,
-		BaseContext: func(net.Listener) context.Context { return ctx }}
-	t.servers = append(t.servers, metrics)
+// serveWebhook starts relaying webhook calls to HAMi's --http_bind port.
+func (t *tenant) serveWebhook() {
+	t.webhook.target = net.JoinHostPort("127.0.0.1", strconv.Itoa(t.hamiPort))
 	t.env.wg.Go(func() {
-		if err := metrics.Serve(t.metricsListener); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			t.env.log.Warn("HAMi double metrics server stopped", "tenant", t.name(), "err", err)
-		}
+		t.webhook.serve(func(msg string, args ...any) { t.env.log.Warn(msg, append(args, "tenant", t.name())...) })
 	})
-	return nil
 }
 
 // registerWebhook creates HAMi's webhook the way its chart does: a
@@ -200,7 +118,7 @@ func (t *tenant) registerWebhook(ctx context.Context) error {
 	return nil
 }
 
-// webhookURL is where the konnectivity agent dials the double.
+// webhookURL is where the konnectivity agent dials HAMi's webhook.
 func (t *tenant) webhookURL() string {
 	return "https://" + net.JoinHostPort(t.webhookAddr.IP.String(), strconv.Itoa(t.webhookAddr.Port)) + webhookPath
 }

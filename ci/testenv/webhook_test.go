@@ -13,9 +13,9 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
 )
 
-// A GPU pod created in tenant-a is mutated by the double's webhook, and the
-// call went API server → konnectivity server → agent → double: the webhook
-// listener (reachable only through the ExternalName Service's address) got the
+// A GPU pod created in tenant-a is mutated by HAMi's webhook, and the call
+// went API server → konnectivity server → agent → relay → HAMi: the relay
+// (reachable only through the ExternalName Service's address) carried the
 // request, and every connection it ever accepted was dialled by the agent.
 // The pod then binds
 // through the scheduler extender and the product bind finalizer finishes it.
@@ -56,8 +56,8 @@ func TestGPUPodMutatedThroughKonnectivityAndBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("tunnel before %+v, after %+v", before, after)
-	if after.WebhookRequests <= before.WebhookRequests {
-		t.Errorf("webhook listener %s got no request (%d → %d)", after.WebhookAddress, before.WebhookRequests, after.WebhookRequests)
+	if after.WebhookBytes <= before.WebhookBytes {
+		t.Errorf("webhook relay %s received nothing (%d → %d bytes)", after.WebhookAddress, before.WebhookBytes, after.WebhookBytes)
 	}
 	if !after.ThroughAgent() {
 		t.Errorf("webhook listener accepted %d connection(s) but the konnectivity server forwarded %d and the agent opened %d dial(s): a call bypassed the tunnel",

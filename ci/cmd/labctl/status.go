@@ -61,7 +61,7 @@ func writeStatus(w io.Writer, d state.Dir, l *lab.Lab, recs []state.StageRecord,
 		// The rest of the line lists its processes and differences; the
 		// double's notice stays, so it is never taken for HAMi.
 		name, _, _ := strings.Cut(backend, ":")
-		backend = name + ": " + testenv.DoubleNotice
+		backend = name + ": " + testenv.HAMiOfBackend(backend)
 	}
 	fmt.Fprintf(w, "lab %s (%s), state dir %s\n", l.Name, orNone(backend), d)
 	if local {

@@ -32,6 +32,9 @@ type testenvUp struct {
 	workDir  string
 	keep     bool
 	binDir   string
+	// hamiBinary and hamiImage run HAMi's real scheduler instead of the
+	// protocol double (testenv.Options.HAMiBinary, HAMiImage).
+	hamiBinary, hamiImage string
 }
 
 func testenvUpCommand() *cobra.Command {
@@ -41,8 +44,11 @@ func testenvUpCommand() *cobra.Command {
 		Use:   "up",
 		Short: "Run the local test environment in the foreground until interrupted",
 		Long: `Starts etcd and, per tenant, kube-apiserver, kube-scheduler, kube-controller-manager,
-konnectivity server and agent, KWOK workers with simulated GPUs, and a HAMi protocol test
-double, all as local processes. Writes the tenants' kubeconfigs into the state dir in the
+konnectivity server and agent, KWOK workers with simulated GPUs, and HAMi's scheduler, all
+as local processes. HAMi's scheduler is the HAMi protocol test double (labctl itself,
+started with HAMi's command line) unless --hami-binary runs a real HAMi scheduler binary
+or --hami-image takes it out of a HAMi image (/k8s-vgpu/bin/scheduler, through the Docker
+daemon, cached by image ID); the status lines and reports name which one ran. Writes the tenants' kubeconfigs into the state dir in the
 layout ` + "`labctl up`" + ` uses, prints "ready", and stops everything on SIGINT or SIGTERM.
 Interrupted while starting, it stops what had started, removes its temporary work
 directory and prints "interrupted".
@@ -60,6 +66,9 @@ with a progress line every half minute); later runs start in seconds.`,
 	c.Flags().StringVar(&o.workDir, "work-dir", "", "where processes keep data and logs (default: a temporary directory, removed on exit)")
 	c.Flags().BoolVar(&o.keep, "keep-work-dir", false, "keep the temporary work directory (logs) on exit")
 	c.Flags().StringVar(&o.binDir, "bin-dir", "", "`DIR` of prebuilt binaries (default: the cache that labctl testenv build fills)")
+	c.Flags().StringVar(&o.hamiBinary, "hami-binary", "", "run this HAMi scheduler `BINARY` instead of the protocol double (default $"+testenv.EnvHAMiBinary+")")
+	c.Flags().StringVar(&o.hamiImage, "hami-image", "", "run HAMi's scheduler taken out of `IMAGE` (e.g. projecthami/hami:v2.10.0) with the Docker daemon")
+	c.MarkFlagsMutuallyExclusive("hami-binary", "hami-image")
 	return c
 }
 
@@ -101,8 +110,16 @@ func runTestenvUp(ctx context.Context, o testenvUp, out, errOut io.Writer) error
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(out, testenv.DoubleNotice)
-	env, err := testenv.Start(ctx, l, testenv.Options{BinDir: o.binDir, WorkDir: o.workDir, KeepWorkDir: o.keep, Log: progressLog(errOut)})
+	opts := testenv.Options{BinDir: o.binDir, WorkDir: o.workDir, KeepWorkDir: o.keep, Log: progressLog(errOut),
+		HAMiBinary: o.hamiBinary, HAMiImage: o.hamiImage}
+	if opts.HAMiBinary == "" && opts.HAMiImage == "" && os.Getenv(testenv.EnvHAMiBinary) == "" {
+		fmt.Fprintln(out, testenv.DoubleNotice)
+		// The double is this program: `labctl hami-double`.
+		if opts.DoubleBinary, err = os.Executable(); err != nil {
+			return fmt.Errorf("testenv up: find labctl itself to run the HAMi protocol double: %w", err)
+		}
+	}
+	env, err := testenv.Start(ctx, l, opts)
 	if errors.Is(err, testenv.ErrInterrupted) {
 		// Not a failure: the user asked it to stop. Start has stopped
 		// every process and removed its temporary work dir.
@@ -124,7 +141,8 @@ func runTestenvUp(ctx context.Context, o testenvUp, out, errOut io.Writer) error
 	if err := env.WriteState(o.stateDir); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "backend: %s\n", testenv.Backend)
+	fmt.Fprintf(out, "hami: %s\n", env.HAMi())
+	fmt.Fprintf(out, "backend: %s\n", env.Backend())
 	for _, t := range env.Tenants() {
 		fmt.Fprintf(out, "tenant %s: kubeconfig %s\n", t, o.stateDir.Kubeconfig(t))
 	}

@@ -1,0 +1,152 @@
+package testenv
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+)
+
+// EnsureDoubleBinary returns a labctl binary built from this checkout, whose
+// hidden `labctl hami-double` command is the HAMi protocol double with
+// HAMi's command line. It is built once per content of the root module's
+// go.mod, go.sum and non-test files under ci/ (and the Go version)
+// into the binary cache, under the same lock discipline as EnsureBinaries,
+// so `go test` needs no setup; `labctl testenv up` passes itself instead.
+func EnsureDoubleBinary(ctx context.Context, log *slog.Logger) (string, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	src, err := rootModuleDir()
+	if err != nil {
+		return "", err
+	}
+	goVersion, err := goEnv(ctx, "GOVERSION")
+	if err != nil {
+		return "", err
+	}
+	key, err := labctlKey(src, goVersion)
+	if err != nil {
+		return "", err
+	}
+	root, err := cacheRoot()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(root, "labctl-"+key)
+	bin := filepath.Join(dir, "labctl")
+	if _, err := os.Stat(bin); err == nil {
+		return bin, nil
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", fmt.Errorf("binary cache %s: %w", root, err)
+	}
+	buildLog := dir + ".build.log"
+	unlock, err := lockFile(ctx, dir+".lock", log, src, buildLog)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	if _, err := os.Stat(bin); err == nil {
+		return bin, nil
+	}
+	log.Info("building labctl for the HAMi protocol double (labctl hami-double)", "into", dir, "log", buildLog)
+	start := time.Now()
+	partial := dir + ".partial"
+	_ = os.RemoveAll(partial)
+	if err := os.MkdirAll(partial, 0o755); err != nil {
+		return "", err
+	}
+	args := []string{"build", "-o", filepath.Join(partial, "labctl"), "./ci/cmd/labctl"}
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly -buildvcs=false")
+	out, err := cmd.CombinedOutput()
+	_ = os.WriteFile(buildLog, append([]byte(fmt.Sprintf("# (cd %s && go %s)\n", src, strings.Join(args, " "))), out...), 0o644)
+	if err != nil {
+		return "", fmt.Errorf("build labctl for the HAMi protocol double in %s: %w; %s ends with:\n%s", src, err, buildLog, tailFile(buildLog, 30))
+	}
+	_ = os.RemoveAll(dir)
+	if err := os.Rename(partial, dir); err != nil {
+		return "", fmt.Errorf("build labctl: %w", err)
+	}
+	log.Info("built labctl", "bin", bin, "took", time.Since(start).Round(time.Second).String())
+	return bin, nil
+}
+
+// rootModuleDir finds the gpu-lab checkout: two directories above this
+// package's source, or a parent of the working directory with ci/cmd/labctl.
+func rootModuleDir() (string, error) {
+	isRoot := func(d string) bool {
+		_, err := os.Stat(filepath.Join(d, "ci", "cmd", "labctl", "main.go"))
+		return err == nil
+	}
+	if _, file, _, ok := runtime.Caller(0); ok {
+		if d := filepath.Dir(filepath.Dir(filepath.Dir(file))); isRoot(d) {
+			return d, nil
+		}
+	}
+	if wd, err := os.Getwd(); err == nil {
+		for d := wd; ; d = filepath.Dir(d) {
+			if isRoot(d) {
+				return d, nil
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	return "", fmt.Errorf("cannot find a gpu-lab checkout to build labctl for the HAMi protocol double: run from one, or pass Options.DoubleBinary (a labctl binary)")
+}
+
+// labctlKey hashes what labctl is built from.
+func labctlKey(src, goVersion string) (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%s/%s\n", goVersion, runtime.GOOS, runtime.GOARCH)
+	files := []string{filepath.Join(src, "go.mod"), filepath.Join(src, "go.sum")}
+	nested := filepath.Join(src, "ci", "testenv", "k8sbin")
+	err := filepath.WalkDir(filepath.Join(src, "ci"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p == nested || d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		// Every file, not only Go sources: go:embed takes others.
+		if !strings.HasSuffix(d.Name(), "_test.go") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("hash labctl's sources in %s: %w", src, err)
+	}
+	sort.Strings(files[2:])
+	for _, f := range files {
+		rel, _ := filepath.Rel(src, f)
+		fh, err := os.Open(f)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s\n", filepath.ToSlash(rel))
+		_, err = io.Copy(h, fh)
+		fh.Close()
+		if err != nil {
+			return "", err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}

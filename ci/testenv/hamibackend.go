@@ -1,0 +1,93 @@
+package testenv
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/gpu-lab/gpu-lab/ci/docker"
+)
+
+// EnvHAMiBinary names a HAMi scheduler binary to run instead of the protocol
+// double when Options.HAMiBinary and HAMiImage are empty: the way `go test`
+// runs the suite against a real HAMi.
+const EnvHAMiBinary = "GPU_LAB_HAMI_BINARY"
+
+// DoubleName is how reports and status lines name the protocol double.
+const DoubleName = "HAMi protocol double"
+
+// hamiBackend is the program each tenant runs as HAMi's scheduler.
+type hamiBackend struct {
+	bin string
+	// args come before HAMi's flags: "hami-double" for labctl.
+	args []string
+	// double: it is the protocol double and has its test controls.
+	double bool
+	// name is what reports call it: DoubleName, or "HAMi scheduler
+	// <version> from <image>@sha256:…", or "HAMi scheduler from <path> …".
+	name string
+}
+
+// resolveHAMi chooses the HAMi scheduler from the options: an image's
+// binary, a binary, $GPU_LAB_HAMI_BINARY, else the protocol double (from
+// Options.DoubleBinary, or labctl built from this checkout).
+func resolveHAMi(ctx context.Context, opts Options, log *slog.Logger) (hamiBackend, error) {
+	if opts.HAMiImage != "" && opts.HAMiBinary != "" {
+		return hamiBackend{}, fmt.Errorf("testenv: HAMiImage %q and HAMiBinary %q both set: choose one", opts.HAMiImage, opts.HAMiBinary)
+	}
+	if opts.HAMiImage != "" {
+		b, err := ExtractHAMiScheduler(ctx, docker.CLI{}, opts.HAMiImage, log)
+		if err != nil {
+			return hamiBackend{}, err
+		}
+		return hamiBackend{bin: b.Path, name: b.Name()}, nil
+	}
+	bin, from := opts.HAMiBinary, "HAMiBinary"
+	if bin == "" {
+		bin, from = os.Getenv(EnvHAMiBinary), "$"+EnvHAMiBinary
+	}
+	if bin != "" {
+		abs, err := filepath.Abs(bin)
+		if err != nil {
+			return hamiBackend{}, err
+		}
+		sum, err := fileSHA256(abs)
+		if err != nil {
+			return hamiBackend{}, fmt.Errorf("testenv: %s=%s: %w; give the path of HAMi's scheduler binary (/k8s-vgpu/bin/scheduler in projecthami/hami)", from, bin, err)
+		}
+		return hamiBackend{bin: abs, name: fmt.Sprintf("HAMi scheduler from %s (sha256:%s)", abs, sum[:12])}, nil
+	}
+	double := opts.DoubleBinary
+	if double == "" {
+		var err error
+		if double, err = EnsureDoubleBinary(ctx, log); err != nil {
+			return hamiBackend{}, err
+		}
+	}
+	return hamiBackend{bin: double, args: []string{"hami-double"}, double: true, name: DoubleName}, nil
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if st.IsDir() || st.Mode()&0o111 == 0 {
+		return "", fmt.Errorf("%s is not an executable file", path)
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -1,0 +1,150 @@
+package testenv
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gpu-lab/gpu-lab/ci/docker"
+)
+
+// HAMiImageScheduler is where HAMi's images hold the scheduler binary:
+// docker/Dockerfile@v2.10.0 copies the Go build's /k8s-vgpu/bin into the
+// image, and the chart runs `scheduler` from it (PATH has /k8s-vgpu/bin).
+const HAMiImageScheduler = "/k8s-vgpu/bin/scheduler"
+
+// imagePullTimeout bounds pulling an image that the daemon lacks.
+const imagePullTimeout = 5 * time.Minute
+
+// HAMiImageBinary is HAMi's scheduler taken out of an image.
+type HAMiImageBinary struct {
+	// Path is the binary in the cache.
+	Path string
+	// Image is the reference asked for; ID the image's ID (sha256:…), which
+	// keys the cache; RepoDigest the registry digest (repo@sha256:…) of a
+	// pulled image, empty for one that was built or imported locally.
+	Image, ID, RepoDigest string
+	// Cached: the binary was in the cache already; no container was created.
+	Cached bool
+}
+
+// Name is how reports name what ran: "HAMi scheduler v2.10.0 from
+// projecthami/hami:v2.10.0@sha256:…" (the version is the image's tag), or,
+// for an image without a registry digest, its ID.
+func (b HAMiImageBinary) Name() string {
+	version := imageTag(b.Image)
+	if version != "" {
+		version += " "
+	}
+	if b.RepoDigest != "" {
+		_, digest, _ := strings.Cut(b.RepoDigest, "@")
+		return fmt.Sprintf("HAMi scheduler %sfrom %s@%s", version, strings.SplitN(b.Image, "@", 2)[0], digest)
+	}
+	return fmt.Sprintf("HAMi scheduler %sfrom %s (image %s, no registry digest)", version, b.Image, b.ID)
+}
+
+// imageTag is the tag of a reference: after the last ':' of its last path
+// element, before any '@'.
+func imageTag(ref string) string {
+	ref, _, _ = strings.Cut(ref, "@")
+	last := ref[strings.LastIndex(ref, "/")+1:]
+	if i := strings.LastIndex(last, ":"); i >= 0 {
+		return last[i+1:]
+	}
+	return ""
+}
+
+// ExtractHAMiScheduler copies HAMiImageScheduler out of image into the
+// binary cache, keyed by the image's ID: `docker create` (the container is
+// never started) and `docker cp`, then the container is removed. An image
+// the daemon lacks is pulled first. A binary already cached for that ID is
+// returned without touching a container.
+func ExtractHAMiScheduler(ctx context.Context, c docker.CLI, image string, log *slog.Logger) (HAMiImageBinary, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	out := HAMiImageBinary{Image: image}
+	if err := c.EnsureImage(ctx, image, imagePullTimeout); err != nil {
+		return out, fmt.Errorf("HAMi image %s: %w", image, err)
+	}
+	raw, err := c.Run(ctx, "image", "inspect", "--format", "{{json .Id}} {{json .RepoDigests}}", image)
+	if err != nil {
+		return out, fmt.Errorf("inspect HAMi image %s: %w", image, err)
+	}
+	if out.ID, out.RepoDigest, err = parseImageIdentity(raw, image); err != nil {
+		return out, err
+	}
+	root, err := cacheRoot()
+	if err != nil {
+		return out, err
+	}
+	dir := filepath.Join(root, "hami-"+strings.TrimPrefix(out.ID, "sha256:"))
+	out.Path = filepath.Join(dir, "scheduler")
+	if _, err := os.Stat(out.Path); err == nil {
+		out.Cached = true
+		return out, nil
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return out, fmt.Errorf("binary cache %s: %w", root, err)
+	}
+	partial := dir + ".partial-" + randomSuffix()
+	if err := os.MkdirAll(partial, 0o755); err != nil {
+		return out, err
+	}
+	defer os.RemoveAll(partial)
+	name := "gpu-lab-hami-extract-" + randomSuffix()
+	// A command is given so images without one (imported) can be created;
+	// the container is never started.
+	if _, err := c.Run(ctx, "create", "--name", name, image, HAMiImageScheduler); err != nil {
+		return out, fmt.Errorf("create a container of HAMi image %s to copy %s: %w", image, HAMiImageScheduler, err)
+	}
+	defer func() { _ = c.RemoveContainer(context.Background(), name) }()
+	if _, err := c.Run(ctx, "cp", name+":"+HAMiImageScheduler, filepath.Join(partial, "scheduler")); err != nil {
+		return out, fmt.Errorf("copy %s out of HAMi image %s: %w", HAMiImageScheduler, image, err)
+	}
+	if err := os.Chmod(filepath.Join(partial, "scheduler"), 0o755); err != nil {
+		return out, err
+	}
+	if err := os.Rename(partial, dir); err != nil && !os.IsExist(err) {
+		if _, statErr := os.Stat(out.Path); statErr != nil { // not another process's copy
+			return out, fmt.Errorf("HAMi binary cache %s: %w", dir, err)
+		}
+	}
+	log.Info("took HAMi's scheduler out of its image", "image", image, "id", out.ID, "binary", out.Path)
+	return out, nil
+}
+
+// parseImageIdentity reads `docker image inspect --format '{{json .Id}}
+// {{json .RepoDigests}}'`: the ID, and the registry digest of the image's
+// repository when it has one.
+func parseImageIdentity(raw []byte, image string) (id, repoDigest string, err error) {
+	idJSON, digestsJSON, ok := strings.Cut(strings.TrimSpace(string(raw)), " ")
+	var digests []string
+	if !ok || json.Unmarshal([]byte(idJSON), &id) != nil || json.Unmarshal([]byte(digestsJSON), &digests) != nil || !strings.HasPrefix(id, "sha256:") {
+		return "", "", fmt.Errorf("inspect HAMi image %s: unexpected answer %q", image, raw)
+	}
+	repo := strings.SplitN(image, "@", 2)[0]
+	if t := imageTag(repo); t != "" {
+		repo = strings.TrimSuffix(repo, ":"+t)
+	}
+	for _, d := range digests {
+		name, _, _ := strings.Cut(d, "@")
+		if name == repo || strings.HasSuffix(name, "/"+repo) {
+			return id, d, nil
+		}
+	}
+	return id, "", nil
+}
+
+func randomSuffix() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

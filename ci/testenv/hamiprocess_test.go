@@ -1,0 +1,130 @@
+package testenv
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/testenv/hamidouble"
+)
+
+func soloLab(t *testing.T, name string) *lab.Lab {
+	t.Helper()
+	l, err := lab.Parse([]byte("name: " + name + "\ntenants:\n- name: solo\n  workers:\n  - name: w1\n    gpus: [{model: L4, count: 1}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// HAMi's scheduler runs as a process with the lab's command line, and the
+// double takes exactly HAMi's flags: a flag the lab would render that the
+// double does not know stops the start, naming the flag, the double and
+// HAMi's log, instead of being ignored.
+func TestUnknownHAMiFlagFailsTheStart(t *testing.T) {
+	requireProcesses(t)
+	_, err := Start(context.Background(), soloLab(t, "unknown-flag"), Options{BinDir: binaries(t), Log: progress(),
+		extraHAMiArgs: []string{"--no-such-hami-flag=1"}})
+	if err == nil {
+		t.Fatal("the environment started although HAMi's command line had a flag the double does not know")
+	}
+	t.Logf("start error: %v", err)
+	for _, want := range []string{"solo/hami-scheduler", "unknown flag: --no-such-hami-flag", hamidouble.Banner, "hami-scheduler.log"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("start error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+// doubleAsScheduler copies the double's labctl under HAMi's binary name, so
+// it runs with HAMi's bare command line, as a real HAMi binary would.
+func doubleAsScheduler(t *testing.T) string {
+	t.Helper()
+	src, err := EnsureDoubleBinary(context.Background(), progress())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "scheduler")
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// Any HAMi scheduler binary drops in: it gets the command line, environment
+// and files the double gets, with no subcommand, and the environment is
+// ready once it has registered every card. The backend then names that
+// binary, not the double, and the double's test controls say they are not
+// there. (The binary here is labctl under HAMi's name: no HAMi binary can
+// be downloaded on this machine.)
+func TestHAMiBinaryDropsIn(t *testing.T) {
+	requireProcesses(t)
+	bin := doubleAsScheduler(t)
+	t.Setenv(EnvHAMiBinary, bin)
+	e, err := Start(context.Background(), soloLab(t, "hami-binary"), Options{BinDir: binaries(t), Log: progress()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Stop() })
+	if !strings.HasPrefix(e.HAMi(), "HAMi scheduler from "+bin+" (sha256:") {
+		t.Errorf("HAMi() = %q, want the binary's path and digest", e.HAMi())
+	}
+	for _, banned := range []string{"protocol test double", DoubleName} {
+		if strings.Contains(e.Backend(), banned) {
+			t.Errorf("backend line names %q although a HAMi binary ran:\n%s", banned, e.Backend())
+		}
+	}
+	if !strings.Contains(e.Backend(), e.HAMi()) || HAMiOfBackend(e.Backend()) != e.HAMi() {
+		t.Errorf("backend line %q does not name %q", e.Backend(), e.HAMi())
+	}
+	if err := e.Double("solo").SetFaults(hamidouble.Faults{NoMutation: true}); err == nil || !strings.Contains(err.Error(), "not the protocol double") {
+		t.Errorf("faults on a real HAMi: %v", err)
+	}
+	var found bool
+	for _, p := range e.Processes() {
+		if p.Name == "solo/hami-scheduler" {
+			found = true
+			log, _ := os.ReadFile(p.Log)
+			if first := strings.SplitN(string(log), "\n", 3); len(first) < 2 || !strings.HasPrefix(first[1], "# "+bin+" --http_bind=127.0.0.1:") {
+				t.Errorf("HAMi's command line is not the binary with HAMi's flags: %q", first)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no solo/hami-scheduler process among %v", e.Processes())
+	}
+}
+
+// Every line the double process writes says it is the double.
+func TestDoubleProcessNamesItselfOnEveryLine(t *testing.T) {
+	e := sharedEnv(t)
+	for _, p := range e.Processes() {
+		if !strings.HasSuffix(p.Name, "/hami-scheduler") {
+			continue
+		}
+		log, err := os.ReadFile(p.Log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := 0
+		for _, line := range strings.Split(strings.TrimSpace(string(log)), "\n") {
+			if strings.HasPrefix(line, "# ") { // the environment's header: time and command line
+				continue
+			}
+			lines++
+			if !strings.Contains(line, hamidouble.Banner) {
+				t.Errorf("%s: a line does not name the double: %q", p.Name, line)
+			}
+		}
+		if lines == 0 {
+			t.Errorf("%s wrote nothing", p.Name)
+		}
+	}
+}
