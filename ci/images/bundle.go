@@ -2,6 +2,8 @@ package images
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,6 +41,7 @@ type Daemon interface {
 	Load(ctx context.Context, archive io.Reader) ([]string, error)
 	Tag(ctx context.Context, src, dst string) error
 	ImageID(ctx context.Context, ref string) (string, error)
+	ImageExists(ctx context.Context, ref string) (bool, error)
 }
 
 // BundleRefs are the references a bundle of the lab holds: every listed
@@ -207,4 +210,54 @@ func loadFile(ctx context.Context, d Daemon, path string) (string, error) {
 		return "", errors.Join(fmt.Errorf("archive %s", filepath.Base(path)), err)
 	}
 	return id, nil
+}
+
+// loadRecord is what LoadOnce remembers of a loaded bundle.
+type loadRecord struct {
+	Index  string `json:"index"` // sha256 of index.json
+	Loaded Loaded `json:"loaded"`
+}
+
+// LoadOnce is Load, skipped when record says this very bundle (same
+// index.json) was loaded and the daemon still has every image it named:
+// `labctl up --only STAGE --images DIR` runs once per stage in the Dagger
+// module, and loading gigabytes six times would cost minutes.
+func LoadOnce(ctx context.Context, d Daemon, dir, record string, log *slog.Logger) (Loaded, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, IndexFile))
+	if err != nil {
+		return nil, fmt.Errorf("image bundle %s: %w (write one with `labctl images save %s`)", dir, err, dir)
+	}
+	sum := sha256.Sum256(raw)
+	want := hex.EncodeToString(sum[:])
+	if b, err := os.ReadFile(record); err == nil {
+		var r loadRecord
+		if json.Unmarshal(b, &r) == nil && r.Index == want && stillThere(ctx, d, r.Loaded) {
+			log.Info("image bundle already loaded", "dir", dir, "images", len(r.Loaded))
+			return r.Loaded, nil
+		}
+	}
+	loaded, err := Load(ctx, d, dir, log)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(loadRecord{Index: want, Loaded: loaded})
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(record), 0o755); err != nil {
+		return nil, fmt.Errorf("image bundle record: %w", err)
+	}
+	if err := os.WriteFile(record, b, 0o644); err != nil {
+		return nil, fmt.Errorf("image bundle record: %w", err)
+	}
+	return loaded, nil
+}
+
+func stillThere(ctx context.Context, d Daemon, l Loaded) bool {
+	for _, local := range l {
+		if ok, err := d.ImageExists(ctx, local); err != nil || !ok {
+			return false
+		}
+	}
+	return len(l) > 0
 }

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"io"
 	"log/slog"
 	"os/exec"
 	"strings"
@@ -116,6 +117,37 @@ func TestBundleRoundTripOnTheRealDaemon(t *testing.T) {
 			t.Errorf("%s: loaded image %s, saved %s", ref, id, ids[ref])
 		}
 	}
+	// LoadOnce loads a bundle once per daemon, then trusts its record
+	// while every image is still there.
+	counting := &countingDaemon{CLI: c}
+	record := t.TempDir() + "/images-loaded.json"
+	for i := range 2 {
+		if _, err := LoadOnce(ctx, counting, dir, record, log); err != nil {
+			t.Fatal(err)
+		}
+		if counting.loads != len(refs) {
+			t.Errorf("after LoadOnce #%d: %d archives loaded, want %d", i+1, counting.loads, len(refs))
+		}
+	}
+	if err := c.RemoveImage(ctx, refs[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadOnce(ctx, counting, dir, record, log); err != nil {
+		t.Fatal(err)
+	}
+	if counting.loads != 2*len(refs) {
+		t.Errorf("an image gone from the daemon did not make LoadOnce load again: %d loads", counting.loads)
+	}
+}
+
+type countingDaemon struct {
+	docker.CLI
+	loads int
+}
+
+func (c *countingDaemon) Load(ctx context.Context, r io.Reader) ([]string, error) {
+	c.loads++
+	return c.CLI.Load(ctx, r)
 }
 
 // TestBundleDigestPinnedLoadsAsItsID: a digest-pinned reference cannot be

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"text/tabwriter"
 	"time"
 
@@ -24,6 +25,7 @@ func newImagesCommand() *cobra.Command {
 		file            string
 		sources, asJSON bool
 		bundleRefs      bool
+		bundleIndex     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "images",
@@ -55,6 +57,16 @@ already; "bundle" images go into ` + "`labctl images save DIR`" + `; "built" one
 					fmt.Fprintln(cmd.OutOrStdout(), ref)
 				}
 				return nil
+			case bundleIndex:
+				// What a bundle's index.json holds, without image IDs: the
+				// Dagger module fetches each ref into the named file.
+				var idx images.Index
+				for _, ref := range images.BundleRefs(list) {
+					idx.Images = append(idx.Images, images.Entry{Ref: ref, File: images.ArchiveName(ref)})
+				}
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(idx)
 			case asJSON:
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
@@ -68,6 +80,7 @@ already; "bundle" images go into ` + "`labctl images save DIR`" + `; "built" one
 	f.BoolVar(&sources, "sources", false, "print where upstream each image name comes from")
 	f.BoolVar(&asJSON, "json", false, "print the list as JSON")
 	f.BoolVar(&bundleRefs, "bundle-refs", false, "print only the references a bundle holds, one per line")
+	f.BoolVar(&bundleIndex, "bundle-index", false, "print the index.json of a bundle (file per reference, no image IDs) for tools that fetch the images themselves")
 	cmd.AddCommand(newImagesSaveCommand())
 	return cmd
 }
@@ -145,6 +158,10 @@ func printImages(w io.Writer, list []images.Image, sources bool) error {
 	return tw.Flush()
 }
 
+// BundleRecordFile, in the state dir, names the bundle last loaded into the
+// daemon, so the next `up --only` with the same bundle does not load it again.
+const BundleRecordFile = "images-loaded.json"
+
 // loadBundle loads the bundle in dir into the lab's daemon and sets the
 // stages up to import its images into the nodes. With dryRun nothing is
 // loaded: the index alone says what would be preloaded.
@@ -164,7 +181,7 @@ func loadBundle(ctx context.Context, w io.Writer, e *stages.Env, dir string, dry
 			loaded[en.Ref] = en.Ref
 		}
 	} else {
-		loaded, err = images.Load(ctx, docker.CLI{}, dir, e.Log)
+		loaded, err = images.LoadOnce(ctx, docker.CLI{}, dir, filepath.Join(string(e.State), BundleRecordFile), e.Log)
 		if err != nil {
 			return err
 		}
