@@ -394,6 +394,41 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
 			}
 			return (*GpuLab).Labctl(&parent), nil
+		case "QuickTest":
+			var parent GpuLab
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			var config *dagger.File
+			if inputArgs["config"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["config"]), &config)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg config", err))
+				}
+			}
+			var versions []string
+			if inputArgs["versions"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["versions"]), &versions)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg versions", err))
+				}
+			}
+			var run string
+			if inputArgs["run"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["run"]), &run)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg run", err))
+				}
+			}
+			var parallel int
+			if inputArgs["parallel"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["parallel"]), &parallel)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg parallel", err))
+				}
+			}
+			return (*GpuLab).QuickTest(&parent, ctx, config, versions, run, parallel)
 		case "":
 			var parent GpuLab
 			err = json.Unmarshal(parentJSON, &parent)

@@ -11,6 +11,16 @@ const (
 	CICheck = "dagger call check-reports --reports=reports"
 )
 
+// The quick tier runs first in both CI files, in a job of its own before
+// lab-test (which waits for it): the local test environment with HAMi's
+// real scheduler from its official image, no Docker-in-Docker, minutes.
+const (
+	CIQuickRun   = "dagger call quick-test export --path=quick-reports"
+	CIQuickCheck = "dagger call check-reports --reports=quick-reports"
+	// CIQuickJob names the job in both files.
+	CIQuickJob = "quick-test"
+)
+
 // Pinned versions of the Dagger tooling in CI.
 const (
 	DaggerVersion          = "0.21.8"
