@@ -74,6 +74,12 @@ func (l *Lab) start(ctx context.Context) (*session, error) {
 		return nil, fmt.Errorf("building the runner (labctl, helm): %w", err)
 	}
 	s.ctr = runner
+	bundle, err := l.bundle(ctx)
+	if err != nil {
+		s.record(brokenStep("images", err))
+		return s, nil
+	}
+	s.ctr = s.ctr.WithMountedDirectory(labcmd.BundleDir, bundle)
 	svc, err := startDind(ctx)
 	if err != nil {
 		s.record(brokenStep("dind", err))
@@ -93,6 +99,34 @@ func (l *Lab) start(ctx context.Context) (*session, error) {
 		}
 	}
 	return s, nil
+}
+
+// bundle fetches every image the lab runs that no node image holds, each as
+// a Dagger container exported as a tarball, into a directory with labctl's
+// index (labcmd.BundleDir): the engine's content-addressed cache holds the
+// layers, so only the first run on an engine (or a cold hosted runner
+// without a shared cache) reaches the registries. labctl names the images
+// (`labctl images --bundle-index`, derived from the lab file); the module
+// adds none. Nothing here touches the Docker service, so Dagger may cache
+// all of it.
+func (l *Lab) bundle(ctx context.Context) (*dagger.Directory, error) {
+	index, err := l.tool().WithExec(labcmd.BundleIndex()).Stdout(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing the lab's images (labctl images --bundle-index): %w", err)
+	}
+	entries, err := labcmd.ParseBundleIndex(index)
+	if err != nil {
+		return nil, err
+	}
+	dir := dag.Directory().WithNewFile(labcmd.BundleIndexFile, index)
+	for _, e := range entries {
+		dir = dir.WithFile(e.File, dag.Container().From(e.Ref).AsTarball())
+	}
+	dir, err = dir.Sync(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("fetching the lab's images: %w", err)
+	}
+	return dir, nil
 }
 
 // startDind starts the lab's daemon and says so while it waits: a second

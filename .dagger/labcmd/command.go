@@ -8,8 +8,9 @@ import "strconv"
 // left), and `terminal` must land in the failed lab, not in an empty one.
 // The DinD daemon has registry access but starts cold on CI runners, so an
 // image pull gets PullTimeout instead of labctl's fail-fast default.
+// --images hands it the bundle the module fetched through Dagger's cache.
 func Up(stage string) []string {
-	return []string{"labctl", "up", "-f", ConfigPath, "--state-dir", StateDir, "--only", stage, "--keep", "--pull-timeout", PullTimeout}
+	return []string{"labctl", "up", "-f", ConfigPath, "--state-dir", StateDir, "--only", stage, "--keep", "--pull-timeout", PullTimeout, "--images", BundleDir}
 }
 
 // PullTimeout bounds one image pull by the lab's daemon (a kindest/node
