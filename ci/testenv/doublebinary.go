@@ -81,7 +81,32 @@ func EnsureDoubleBinary(ctx context.Context, log *slog.Logger) (string, error) {
 		return "", fmt.Errorf("build labctl: %w", err)
 	}
 	log.Info("built labctl", "bin", bin, "took", time.Since(start).Round(time.Second).String())
+	pruneDoubleBinaries(root, filepath.Base(dir))
 	return bin, nil
+}
+
+// staleDoubleBinary is how long a labctl build of other sources is kept:
+// every change under ci/ makes a new one (tens of MB), and a process that
+// chose an older one has long started it by then (a running binary may be
+// removed).
+const staleDoubleBinary = time.Hour
+
+// pruneDoubleBinaries removes labctl builds other than keep that were not
+// modified for staleDoubleBinary, with their logs and lock files.
+func pruneDoubleBinaries(root, keep string) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, "labctl-") || strings.HasPrefix(name, keep) {
+			continue
+		}
+		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > staleDoubleBinary {
+			_ = os.RemoveAll(filepath.Join(root, name))
+		}
+	}
 }
 
 // rootModuleDir finds the gpu-lab checkout: two directories above this

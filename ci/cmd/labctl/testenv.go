@@ -48,7 +48,8 @@ konnectivity server and agent, KWOK workers with simulated GPUs, and HAMi's sche
 as local processes. HAMi's scheduler is the HAMi protocol test double (labctl itself,
 started with HAMi's command line) unless --hami-binary runs a real HAMi scheduler binary
 or --hami-image takes it out of a HAMi image (/k8s-vgpu/bin/scheduler, through the Docker
-daemon, cached by image ID); the status lines and reports name which one ran. Writes the tenants' kubeconfigs into the state dir in the
+daemon, cached by image ID); the status lines and reports name which one ran.
+Writes the tenants' kubeconfigs into the state dir in the
 layout ` + "`labctl up`" + ` uses, prints "ready", and stops everything on SIGINT or SIGTERM.
 Interrupted while starting, it stops what had started, removes its temporary work
 directory and prints "interrupted".

@@ -10,6 +10,13 @@
 // (not HAMi)", its hami_build_info says version="protocol-double", and it
 // must never be presented as HAMi or as a product feature.
 //
+// The local test environment runs it as its own process with HAMi's command
+// line, `labctl hami-double <HAMi's flags>` (ConfigFromArgs, then
+// ListenAndServe: HAMi's routes on --http_bind over TLS, /metrics and the
+// test controls of AdminHandler on --metrics-bind-address, the client from
+// KUBECONFIG as HAMi's), so a real HAMi scheduler binary can take its place
+// unchanged; tests drive its faults through Remote.
+//
 // # Behaviours, observed and modelled
 //
 // Each row: HAMi's behaviour, what was observed with the real v2.10.0
