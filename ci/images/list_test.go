@@ -192,3 +192,75 @@ func TestNormalize(t *testing.T) {
 		}
 	}
 }
+
+// TestPullPoliciesAreWhatTheManifestsSay: the list's pull policy of each
+// image is the one the rendered manifests and the recorded HAMi chart set,
+// so "IfNotPresent" (imported images are used, never pulled) is read, not
+// assumed.
+func TestPullPoliciesAreWhatTheManifestsSay(t *testing.T) {
+	l := lab.Default()
+	list, err := List(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := render.All(l, render.Options{ManagementAddress: render.PlaceholderManagementAddress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := os.ReadFile(filepath.Join("..", "render", "testdata", "hami-chart-2.10.0", "tenant-a.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, render.File{Name: "recorded HAMi chart", Data: rec})
+	seen := 0
+	for _, f := range files {
+		for _, c := range containersIn(t, f.Data) {
+			for _, i := range list {
+				if Normalize(i.Ref) != Normalize(c.image) || i.Place == OnDaemon {
+					continue
+				}
+				seen++
+				if i.PullPolicy != c.policy {
+					t.Errorf("%s: %s asks %q, the list says %q", f.Name, c.image, c.policy, i.PullPolicy)
+				}
+			}
+		}
+	}
+	if seen < 4 {
+		t.Errorf("only %d containers matched: the walk misses some", seen)
+	}
+}
+
+type container struct{ image, policy string }
+
+// containersIn finds every map with a string "image" (a container) and its
+// imagePullPolicy.
+func containersIn(t *testing.T, data []byte) []container {
+	t.Helper()
+	var out []container
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if img, ok := x["image"].(string); ok {
+				p, _ := x["imagePullPolicy"].(string)
+				out = append(out, container{img, p})
+			}
+			for _, c := range x {
+				walk(c)
+			}
+		case []any:
+			for _, c := range x {
+				walk(c)
+			}
+		}
+	}
+	for _, doc := range bytes.Split(data, []byte("\n---")) {
+		var v any
+		if err := yaml.Unmarshal(doc, &v); err != nil {
+			t.Fatal(err)
+		}
+		walk(v)
+	}
+	return out
+}
