@@ -69,8 +69,8 @@ const (
 	srcPause        = "kind v0.33.0 images/base/files/etc/containerd/config.toml sandbox_image"
 	srcCertManager  = "cert-manager v1.18.3 deploy/charts/cert-manager/values.yaml image.repository per component, tag = appVersion, pullPolicy IfNotPresent; startupapicheck is a post-install hook"
 	srcKamaji       = "kamaji 26.8.2-edge charts/kamaji/templates/controller.yaml image.repository clastix/kamaji; the lab sets image.tag and image.pullPolicy=IfNotPresent"
-	srcKamajiEtcd   = "kamaji 26.8.2-edge charts/kamaji/Chart.lock kamaji-etcd 0.15.0; kamaji-etcd@c81ce28 (0.15.0) values.yaml image quay.io/coreos/etcd, tag v<appVersion 3.5.17>"
-	srcEtcdJobs     = "kamaji-etcd 0.15.0 templates/etcd_job_preinstall_2.yaml (pre-install hook): jobs.kubectl clastix/kubectl:v<management major.minor> (etcd.jobsTagKubeVersion), jobs.etcd quay.io/coreos/etcd:v3.5.6"
+	srcKamajiEtcd   = "kamaji 26.8.2-edge charts/kamaji/Chart.yaml kamaji-etcd >=0.15.0, published by stefanprodan/helm-gh-pages (.github/workflows/helm.yaml) whose entrypoint runs `helm dependency update`: the newest kamaji-etcd, 0.17.0 (kamaji-etcd@92f31f0, 2026-07-11), values.yaml image quay.io/coreos/etcd, tag v<appVersion 3.6.12>"
+	srcEtcdJobs     = "kamaji-etcd 0.17.0 (templates unchanged since 0.15.0) templates/etcd_job_preinstall_2.yaml (pre-install hook): jobs.kubectl clastix/kubectl:v<management major.minor> (etcd.jobsTagKubeVersion), jobs.etcd quay.io/coreos/etcd:v3.5.6"
 	srcKamajiCP     = "kamaji 26.8.2-edge api/v1alpha1 RegistrySettings (default registry.k8s.io, kube-apiserver/kube-controller-manager/kube-scheduler) tag = spec.kubernetes.version; internal/builders/controlplane/deployment.go sets PullAlways on kube-apiserver"
 	srcKonnServer   = "kamaji 26.8.2-edge api/v1alpha1/tenantcontrolplane_types.go default image registry.k8s.io/kas-network-proxy/proxy-server, tag spec.addons.konnectivity.server.version; konnectivity_server.go sets PullAlways"
 	srcKonnAgent    = "kamaji 26.8.2-edge api/v1alpha1/tenantcontrolplane_types.go default image registry.k8s.io/kas-network-proxy/proxy-agent, tag spec.addons.konnectivity.agent.version (internal/resources/konnectivity/agent.go)"
@@ -87,8 +87,8 @@ const (
 	konnServerImage   = "registry.k8s.io/kas-network-proxy/proxy-server"
 	konnAgentImage    = "registry.k8s.io/kas-network-proxy/proxy-agent"
 	kubeadmCoreDNSTag = "v1.14.2" // k8s.io/kubernetes v1.36.3 cmd/kubeadm/app/constants CoreDNSVersion
-	kamajiEtcdTag     = "v3.5.17" // kamaji-etcd 0.15.0 appVersion
-	etcdJobTag        = "v3.5.6"  // kamaji-etcd 0.15.0 values jobs.etcd.tag
+	kamajiEtcdTag     = "v3.6.12" // kamaji-etcd 0.17.0 appVersion (see srcKamajiEtcd)
+	etcdJobTag        = "v3.5.6"  // kamaji-etcd 0.17.0 values jobs.etcd.tag
 )
 
 // kind v0.33.0 node-image preloads (pkg/build/nodeimage).
