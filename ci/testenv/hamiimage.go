@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -72,6 +73,9 @@ func ExtractHAMiScheduler(ctx context.Context, c docker.CLI, image string, log *
 	}
 	out := HAMiImageBinary{Image: image}
 	if err := c.EnsureImage(ctx, image, imagePullTimeout); err != nil {
+		if errors.Is(err, docker.ErrNoRegistry) {
+			return out, fmt.Errorf("--hami-image %s: the Docker daemon lacks it and cannot pull it (%w); load it first (docker load), or pass HAMi's scheduler binary itself with --hami-binary", image, err)
+		}
 		return out, fmt.Errorf("HAMi image %s: %w", image, err)
 	}
 	raw, err := c.Run(ctx, "image", "inspect", "--format", "{{json .Id}} {{json .RepoDigests}}", image)

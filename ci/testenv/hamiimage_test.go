@@ -180,3 +180,22 @@ func extractContainers(t *testing.T, c docker.CLI) string {
 	}
 	return strings.TrimSpace(string(out))
 }
+
+// An image the daemon lacks and cannot pull fails at once, saying how to
+// go on, and leaves nothing in the cache.
+func TestHAMiImageMissingWithoutRegistry(t *testing.T) {
+	c := dockerDaemon(t)
+	t.Setenv(EnvBinDir, t.TempDir())
+	_, err := ExtractHAMiScheduler(context.Background(), c, "gpu-lab-test-absent/hami:v0.0.0-none", nil)
+	if err == nil {
+		t.Skip("the daemon pulled an image that should not exist; this machine reaches a registry that has it")
+	}
+	for _, want := range []string{"gpu-lab-test-absent/hami:v0.0.0-none", "--hami-binary"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
+		}
+	}
+	if left, _ := os.ReadDir(os.Getenv(EnvBinDir)); len(left) > 0 {
+		t.Errorf("left in the cache: %v", left)
+	}
+}
