@@ -38,9 +38,10 @@ type componentFault struct {
 	// serial runs one case after the other: a fault of etcd, which serves
 	// every tenant, is over before the healthy case starts.
 	serial bool
-	// cleanup, when set, bounds the suite's cleanup and diagnostics: a
-	// tenant whose API server does not answer holds each call that long.
-	cleanup time.Duration
+	// brokenBound, when set, is the suite's Timeouts.Broken: a tenant
+	// whose API server does not answer holds the failed case's
+	// diagnostics and each cleanup call that long.
+	brokenBound time.Duration
 	// ownEnv: the fault leaves damage, so it gets an environment of its
 	// own, started when the test begins.
 	ownEnv bool
@@ -59,7 +60,7 @@ var componentFaults = []componentFault{
 		at: "TC-09", run: "^TC-(06|09)$", broken: []string{"TC-09"}, passing: []string{"TC-06"}},
 	{name: "etcd suspended for 5 s", component: "etcd", resumeAfter: 5 * time.Second,
 		at: "TC-06", run: "^TC-(06|09)$", broken: []string{"TC-06"}, passing: []string{"TC-09"}, serial: true},
-	{name: "tenant-a's API server suspended", tenant: "tenant-a", component: "kube-apiserver", cleanup: 3 * time.Second,
+	{name: "tenant-a's API server suspended", tenant: "tenant-a", component: "kube-apiserver", brokenBound: 3 * time.Second,
 		at: "TC-06", run: "^TC-(06|09)$", broken: []string{"TC-06"}, passing: []string{"TC-09"}},
 	{name: "tenant-a's API server killed", tenant: "tenant-a", component: "kube-apiserver", kill: true,
 		at: "TC-06", run: "^TC-(06|09)$", broken: []string{"TC-06"}, passing: []string{"TC-09"}, ownEnv: true},
@@ -172,8 +173,8 @@ func runWithFault(t *testing.T, e *testenv.Env, f componentFault) *results.Run {
 	}
 	cfg := config(e)
 	cfg.Run, cfg.Serial, cfg.Timeouts = f.run, f.serial, faultTimeouts
-	if f.cleanup > 0 {
-		cfg.Timeouts.Cleanup = f.cleanup
+	if f.brokenBound > 0 {
+		cfg.Timeouts.Broken = f.brokenBound
 	}
 	cfg.Health = e.TenantHealth
 	cfg.Log = slog.New(&hookHandler{Handler: cfg.Log.Handler(), on: func(msg string, attrs map[string]string) {

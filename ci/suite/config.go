@@ -86,6 +86,11 @@ type Timeouts struct {
 	// Reach bounds the check that every tenant's API server answers,
 	// made once before any case starts (DefaultReachTimeout).
 	Reach time.Duration
+	// Broken bounds the diagnostics of a case that failed while
+	// Config.Health named a component of its tenant down, and the cleanup
+	// of each namespace in such a tenant: a server that is suspended
+	// holds every call until its bound.
+	Broken time.Duration
 }
 
 // DefaultTimeouts are generous for a real lab on 2 cores.
@@ -98,6 +103,7 @@ func DefaultTimeouts() Timeouts {
 		Case:    6 * time.Minute,
 		Cleanup: time.Minute,
 		Reach:   DefaultReachTimeout,
+		Broken:  10 * time.Second,
 	}
 }
 
@@ -115,6 +121,7 @@ func (t Timeouts) withDefaults() Timeouts {
 	fill(&t.Case, d.Case)
 	fill(&t.Cleanup, d.Cleanup)
 	fill(&t.Reach, d.Reach)
+	fill(&t.Broken, d.Broken)
 	return t
 }
 

@@ -322,7 +322,11 @@ func (r *runner) runCase(ctx context.Context, c *caseRun, l *lane, res *results.
 	if full := err.Error(); full != res.Message {
 		res.Details = full
 	}
-	dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), r.tm.Cleanup)
+	bound := r.tm.Cleanup
+	if down != nil {
+		bound = min(bound, r.tm.Broken)
+	}
+	dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), bound)
 	defer dcancel()
 	res.Diagnostics = t.diagnostics(dctx)
 	if down != nil {

@@ -133,13 +133,13 @@ func (l leftover) String() string {
 // cleanup deletes a task's namespaces: pods first with no grace period (so
 // GPU capacity is released at once), then the namespaces. It returns, and
 // logs, every namespace it could not delete. It ends with ctx, and sooner
-// for a tenant Config.Health names as broken: once a call to such a tenant
-// failed, its other namespaces are not tried.
+// for a tenant Config.Health names as broken: each of its namespaces gets
+// Timeouts.Broken, and once a call to it failed, its other namespaces are
+// not tried.
 func (r *runner) cleanup(ctx context.Context, l *lane) []leftover {
 	l.mu.Lock()
 	nss := append([]laneNamespace(nil), l.namespaces...)
 	l.mu.Unlock()
-	zero := int64(0)
 	var left []leftover
 	given := map[string]error{} // tenants given up on, and why
 	for _, ns := range nss {
@@ -156,25 +156,37 @@ func (r *runner) cleanup(ctx context.Context, l *lane) []leftover {
 			}
 			left = append(left, leftover{ns, fmt.Errorf("%s: %w", what, err)})
 		}
-		cs := r.clients[ns.tenant]
-		if err := cs.CoreV1().Pods(ns.namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			fail("delete its pods", err)
-			continue
+		nctx, cancel := ctx, context.CancelFunc(func() {})
+		if r.health([]string{ns.tenant}) != nil {
+			nctx, cancel = context.WithTimeout(ctx, r.tm.Broken)
 		}
-		// Pods deleted without grace are gone at once; waiting for it
-		// here lets the next scenario on these cards start on empty ones.
-		if err := r.waitNoPods(ctx, cs, ns.tenant, ns.namespace); err != nil {
-			r.log.Warn("cleanup: pods not gone", "tenant", ns.tenant, "namespace", ns.namespace, "err", err)
-		}
-		bg := metav1.DeletePropagationBackground
-		if err := cs.CoreV1().Namespaces().Delete(ctx, ns.namespace, metav1.DeleteOptions{PropagationPolicy: &bg}); err != nil && !apierrors.IsNotFound(err) {
-			fail("delete", err)
-		}
+		r.deleteNamespace(nctx, ns, fail)
+		cancel()
 	}
 	for _, lo := range left {
 		r.log.Warn("cleanup: "+lo.String(), "case", lo.caseID)
 	}
 	return left
+}
+
+// deleteNamespace deletes a namespace's pods without grace, waits until
+// they are gone, then deletes the namespace; fail gets a failed call.
+func (r *runner) deleteNamespace(ctx context.Context, ns laneNamespace, fail func(string, error)) {
+	zero := int64(0)
+	cs := r.clients[ns.tenant]
+	if err := cs.CoreV1().Pods(ns.namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		fail("delete its pods", err)
+		return
+	}
+	// Pods deleted without grace are gone at once; waiting for it
+	// here lets the next scenario on these cards start on empty ones.
+	if err := r.waitNoPods(ctx, cs, ns.tenant, ns.namespace); err != nil {
+		r.log.Warn("cleanup: pods not gone", "tenant", ns.tenant, "namespace", ns.namespace, "err", err)
+	}
+	bg := metav1.DeletePropagationBackground
+	if err := cs.CoreV1().Namespaces().Delete(ctx, ns.namespace, metav1.DeleteOptions{PropagationPolicy: &bg}); err != nil && !apierrors.IsNotFound(err) {
+		fail("delete", err)
+	}
 }
 
 // waitNoPods polls until the namespace has no pods, ctx ends, or the
