@@ -3,6 +3,8 @@ package suite
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -10,6 +12,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/gpu-lab/gpu-lab/ci/results"
@@ -217,5 +221,49 @@ func TestUnreachableTenantNamesComponentDown(t *testing.T) {
 	want := "not run: tenant-b/kube-apiserver (pid 9) is suspended (SIGSTOP): tenant tenant-b: API server unreachable: context deadline exceeded"
 	if got := NotRunMessage(r.reach["tenant-b"]); got != want {
 		t.Errorf("tenant-b: %q\nwant %q", got, want)
+	}
+}
+
+// A tenant whose API server accepts calls and never answers (suspended)
+// holds each cleanup call only Timeouts.Broken, not the whole cleanup
+// bound, once Health names it.
+func TestCleanupOfSuspendedTenantEndsAtBrokenBound(t *testing.T) {
+	release := make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer hang.Close()
+	defer close(release) // before Close, which waits for the handlers
+	r, _ := fakeRunner(nil)
+	cs, err := kubernetes.NewForConfig(&rest.Config{Host: hang.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.clients["tenant-a"] = cs
+	r.tm.Cleanup, r.tm.Broken = time.Hour, 10*time.Millisecond
+	r.cfg.Health = func(tn string) error {
+		if tn == "tenant-a" {
+			return errors.New("tenant-a/kube-apiserver (pid 3) is suspended (SIGSTOP)")
+		}
+		return nil
+	}
+	l := &lane{namespaces: []laneNamespace{{tenant: "tenant-a", namespace: "tc-03-x", caseID: "TC-03"}, {tenant: "tenant-a", namespace: "tc-05-x", caseID: "TC-05"}}}
+	done := make(chan []leftover)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), r.tm.Cleanup)
+		defer cancel()
+		done <- r.cleanup(ctx, l)
+	}()
+	select {
+	case left := <-done:
+		if len(left) != 2 || !strings.Contains(left[0].String(), "namespace tc-03-x in tenant tenant-a was not deleted: delete its pods: tenant-a/kube-apiserver (pid 3) is suspended (SIGSTOP): ") ||
+			left[1].caseID != "TC-05" {
+			t.Errorf("left = %v", left)
+		}
+	case <-time.After(time.Minute): // only ends a broken test
+		t.Fatal("cleanup of a suspended tenant waited for its whole bound (an hour), not Timeouts.Broken")
 	}
 }
