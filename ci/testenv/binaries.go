@@ -104,51 +104,34 @@ func EnsureBinaries(ctx context.Context, log *slog.Logger) (string, error) {
 		return "", err
 	}
 	dir := filepath.Join(root, key)
-	if complete(dir) {
-		return dir, nil
-	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", fmt.Errorf("binary cache %s: %w", root, err)
-	}
-	buildLog := dir + ".build.log"
-	unlock, err := lockFile(ctx, filepath.Join(root, key+".lock"), log, src, buildLog)
-	if err != nil {
-		return "", err
-	}
-	defer unlock()
-	if complete(dir) { // built by the process we waited for
-		return dir, nil
-	}
-
-	log.Info(fmt.Sprintf("building Kubernetes %s test binaries once (a first build takes %s); progress every %s",
-		KubernetesVersion, buildEstimate, progressEvery), "log", buildLog, "into", dir)
 	start := time.Now()
-	partial := dir + ".partial"
-	_ = os.RemoveAll(partial)
-	if err := os.MkdirAll(partial, 0o755); err != nil {
-		return "", err
-	}
-	stopSpeaking := speakWhileBuilding(ctx, log, src, buildLog)
-	err = goBuild(ctx, src, partial, buildLog)
-	stopSpeaking()
-	if err != nil {
-		return "", err
-	}
-	for from, to := range renames {
-		if err := os.Rename(filepath.Join(partial, from), filepath.Join(partial, to)); err != nil {
-			return "", fmt.Errorf("build test binaries: %w", err)
+	built := false
+	err = cachedBuild(ctx, log, root, dir, src, complete, func(partial, buildLog string) error {
+		built = true
+		log.Info(fmt.Sprintf("building Kubernetes %s test binaries once (a first build takes %s); progress every %s",
+			KubernetesVersion, buildEstimate, progressEvery), "log", buildLog, "into", dir)
+		stopSpeaking := speakWhileBuilding(ctx, log, src, buildLog)
+		err := goBuild(ctx, src, partial, buildLog)
+		stopSpeaking()
+		if err != nil {
+			return err
 		}
-	}
-	stages, err := exec.CommandContext(ctx, filepath.Join(partial, binKWOK), "stages").Output()
+		for from, to := range renames {
+			if err := os.Rename(filepath.Join(partial, from), filepath.Join(partial, to)); err != nil {
+				return fmt.Errorf("build test binaries: %w", err)
+			}
+		}
+		stages, err := exec.CommandContext(ctx, filepath.Join(partial, binKWOK), "stages").Output()
+		if err != nil {
+			return fmt.Errorf("build test binaries: `kwok stages`: %w", err)
+		}
+		return os.WriteFile(filepath.Join(partial, kwokStagesFile), stages, 0o644)
+	})
 	if err != nil {
-		return "", fmt.Errorf("build test binaries: `kwok stages`: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(partial, kwokStagesFile), stages, 0o644); err != nil {
 		return "", err
 	}
-	_ = os.RemoveAll(dir)
-	if err := os.Rename(partial, dir); err != nil {
-		return "", fmt.Errorf("build test binaries: %w", err)
+	if !built {
+		return dir, nil
 	}
 	log.Info("built Kubernetes test binaries", "dir", dir, "took", time.Since(start).Round(time.Second).String())
 	return dir, nil

@@ -45,40 +45,31 @@ func EnsureDoubleBinary(ctx context.Context, log *slog.Logger) (string, error) {
 	}
 	dir := filepath.Join(root, "labctl-"+key)
 	bin := filepath.Join(dir, "labctl")
-	if _, err := os.Stat(bin); err == nil {
-		return bin, nil
+	hasBin := func(d string) bool {
+		_, err := os.Stat(filepath.Join(d, "labctl"))
+		return err == nil
 	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", fmt.Errorf("binary cache %s: %w", root, err)
-	}
-	buildLog := dir + ".build.log"
-	unlock, err := lockFile(ctx, dir+".lock", log, src, buildLog)
-	if err != nil {
-		return "", err
-	}
-	defer unlock()
-	if _, err := os.Stat(bin); err == nil {
-		return bin, nil
-	}
-	log.Info("building labctl for the HAMi protocol double (labctl hami-double)", "into", dir, "log", buildLog)
 	start := time.Now()
-	partial := dir + ".partial"
-	_ = os.RemoveAll(partial)
-	if err := os.MkdirAll(partial, 0o755); err != nil {
+	built := false
+	err = cachedBuild(ctx, log, root, dir, src, hasBin, func(partial, buildLog string) error {
+		built = true
+		log.Info("building labctl for the HAMi protocol double (labctl hami-double)", "into", dir, "log", buildLog)
+		args := []string{"build", "-o", filepath.Join(partial, "labctl"), "./ci/cmd/labctl"}
+		cmd := exec.CommandContext(ctx, "go", args...)
+		cmd.Dir = src
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly -buildvcs=false")
+		out, err := cmd.CombinedOutput()
+		_ = os.WriteFile(buildLog, append([]byte(fmt.Sprintf("# (cd %s && go %s)\n", src, strings.Join(args, " "))), out...), 0o644)
+		if err != nil {
+			return fmt.Errorf("build labctl for the HAMi protocol double in %s: %w; %s ends with:\n%s", src, err, buildLog, tailFile(buildLog, 30))
+		}
+		return nil
+	})
+	if err != nil {
 		return "", err
 	}
-	args := []string{"build", "-o", filepath.Join(partial, "labctl"), "./ci/cmd/labctl"}
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = src
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly -buildvcs=false")
-	out, err := cmd.CombinedOutput()
-	_ = os.WriteFile(buildLog, append([]byte(fmt.Sprintf("# (cd %s && go %s)\n", src, strings.Join(args, " "))), out...), 0o644)
-	if err != nil {
-		return "", fmt.Errorf("build labctl for the HAMi protocol double in %s: %w; %s ends with:\n%s", src, err, buildLog, tailFile(buildLog, 30))
-	}
-	_ = os.RemoveAll(dir)
-	if err := os.Rename(partial, dir); err != nil {
-		return "", fmt.Errorf("build labctl: %w", err)
+	if !built {
+		return bin, nil
 	}
 	log.Info("built labctl", "bin", bin, "took", time.Since(start).Round(time.Second).String())
 	pruneDoubleBinaries(root, filepath.Base(dir))

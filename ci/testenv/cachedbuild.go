@@ -1,0 +1,45 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+)
+
+// cachedBuild fills the cache directory dir once. A finished dir (done)
+// is used as it is; otherwise build runs under dir's lock file, so
+// concurrent callers (parallel test binaries) wait for one build and then
+// find it done, into dir.partial, renamed to dir only when build succeeded:
+// no caller ever sees half a build. src and the build log are named in the
+// lock's waiting lines.
+func cachedBuild(ctx context.Context, log *slog.Logger, root, dir, src string, done func(string) bool, build func(partial, buildLog string) error) error {
+	if done(dir) {
+		return nil
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return fmt.Errorf("binary cache %s: %w", root, err)
+	}
+	buildLog := dir + ".build.log"
+	unlock, err := lockFile(ctx, dir+".lock", log, src, buildLog)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if done(dir) { // built by the process we waited for
+		return nil
+	}
+	partial := dir + ".partial"
+	_ = os.RemoveAll(partial)
+	if err := os.MkdirAll(partial, 0o755); err != nil {
+		return err
+	}
+	if err := build(partial, buildLog); err != nil {
+		return err
+	}
+	_ = os.RemoveAll(dir)
+	if err := os.Rename(partial, dir); err != nil {
+		return fmt.Errorf("binary cache: %w", err)
+	}
+	return nil
+}
