@@ -1,7 +1,6 @@
 package testenv
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
@@ -126,8 +125,10 @@ func TestProgressLineSaysWhatWhereAndHowLong(t *testing.T) {
 // Every tick produces one line naming the build log, read afresh.
 func TestReportBuildSpeaksAtEveryTick(t *testing.T) {
 	logPath := filepath.Join(t.TempDir(), "build.log")
-	var out bytes.Buffer
-	log := slog.New(slog.NewTextHandler(&out, nil))
+	// Each line is handed over as it is written, so the test changes the
+	// build log only after the tick before it has been reported.
+	lines := make(chan string, 2)
+	log := slog.New(slog.NewTextHandler(lineWriter(lines), nil))
 	tick := make(chan time.Time)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -136,20 +137,30 @@ func TestReportBuildSpeaksAtEveryTick(t *testing.T) {
 		defer close(done)
 		reportBuild(ctx, log, logPath, start, func() int { return 0 }, tick)
 	}()
+	var got []string
 	tick <- start.Add(10 * time.Second) // no log yet
+	got = append(got, <-lines)
 	if err := os.WriteFile(logPath, []byte("go: downloading k8s.io/api v0.36.3\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	tick <- start.Add(35 * time.Second)
+	got = append(got, <-lines)
 	cancel()
 	<-done
-	got := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(got) != 2 {
-		t.Fatalf("%d lines after 2 ticks:\n%s", len(got), out.String())
+	if len(lines) != 0 {
+		t.Fatalf("more than one line per tick: %q", <-lines)
 	}
 	for i, want := range []string{"10s elapsed, no package compiled yet", "35s elapsed, 1 modules downloaded"} {
 		if !strings.Contains(got[i], want) || !strings.Contains(got[i], "log="+logPath) {
 			t.Errorf("line %d = %q, want %q and the log path", i, got[i], want)
 		}
 	}
+}
+
+// lineWriter sends every Write (one slog record) on ch.
+type lineWriter chan<- string
+
+func (w lineWriter) Write(p []byte) (int, error) {
+	w <- strings.TrimSpace(string(p))
+	return len(p), nil
 }
