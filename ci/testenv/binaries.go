@@ -91,15 +91,7 @@ func EnsureBinaries(ctx context.Context, log *slog.Logger) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	goVersion, err := goEnv(ctx, "GOVERSION")
-	if err != nil {
-		return "", err
-	}
-	key, err := cacheKey(src, goVersion)
-	if err != nil {
-		return "", err
-	}
-	root, err := cacheRoot()
+	root, key, err := cacheEntry(ctx, src, cacheKey)
 	if err != nil {
 		return "", err
 	}

@@ -7,6 +7,22 @@ import (
 	"os"
 )
 
+// cacheEntry is where a build of src belongs in the binary cache: the
+// cache root and the entry's name, key(src, the Go version).
+func cacheEntry(ctx context.Context, src string, key func(src, goVersion string) (string, error)) (root, name string, err error) {
+	goVersion, err := goEnv(ctx, "GOVERSION")
+	if err != nil {
+		return "", "", err
+	}
+	if name, err = key(src, goVersion); err != nil {
+		return "", "", err
+	}
+	if root, err = cacheRoot(); err != nil {
+		return "", "", err
+	}
+	return root, name, nil
+}
+
 // cachedBuild fills the cache directory dir once. A finished dir (done)
 // is used as it is; otherwise build runs under dir's lock file, so
 // concurrent callers (parallel test binaries) wait for one build and then

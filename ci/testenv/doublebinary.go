@@ -31,15 +31,7 @@ func EnsureDoubleBinary(ctx context.Context, log *slog.Logger) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	goVersion, err := goEnv(ctx, "GOVERSION")
-	if err != nil {
-		return "", err
-	}
-	key, err := labctlKey(src, goVersion)
-	if err != nil {
-		return "", err
-	}
-	root, err := cacheRoot()
+	root, key, err := cacheEntry(ctx, src, labctlKey)
 	if err != nil {
 		return "", err
 	}
