@@ -29,7 +29,8 @@ type hamiBackend struct {
 	// double: it is the protocol double and has its test controls.
 	double bool
 	// name is what reports call it: DoubleName, or "HAMi scheduler
-	// <version> from <image>@sha256:…", or "HAMi scheduler from <path> …".
+	// <version> from <image>@sha256:…", or "HAMi scheduler <version> from
+	// <path> …" (the version the binary reports, when it reports one).
 	name string
 }
 
@@ -45,6 +46,10 @@ func resolveHAMi(ctx context.Context, opts Options, log *slog.Logger) (hamiBacke
 		if err != nil {
 			return hamiBackend{}, err
 		}
+		if err := checkRunnable(b.Path); err != nil {
+			return hamiBackend{}, fmt.Errorf("testenv: HAMi's scheduler from image %s: %w", opts.HAMiImage, err)
+		}
+		b.Version = probeHAMiVersion(ctx, b.Path)
 		return hamiBackend{bin: b.Path, name: b.Name()}, nil
 	}
 	bin, from := opts.HAMiBinary, "HAMiBinary"
@@ -60,7 +65,10 @@ func resolveHAMi(ctx context.Context, opts Options, log *slog.Logger) (hamiBacke
 		if err != nil {
 			return hamiBackend{}, fmt.Errorf("testenv: %s=%s: %w; give the path of HAMi's scheduler binary (/k8s-vgpu/bin/scheduler in projecthami/hami)", from, bin, err)
 		}
-		return hamiBackend{bin: abs, name: fmt.Sprintf("HAMi scheduler from %s (sha256:%s)", abs, sum[:12])}, nil
+		if err := checkRunnable(abs); err != nil {
+			return hamiBackend{}, fmt.Errorf("testenv: %s=%s: %w", from, bin, err)
+		}
+		return hamiBackend{bin: abs, name: binaryName(probeHAMiVersion(ctx, abs), abs, sum)}, nil
 	}
 	double := opts.DoubleBinary
 	if double == "" {
@@ -70,6 +78,20 @@ func resolveHAMi(ctx context.Context, opts Options, log *slog.Logger) (hamiBacke
 		}
 	}
 	return hamiBackend{bin: double, args: []string{"hami-double"}, double: true, name: DoubleName}, nil
+}
+
+// binaryName is how reports name a HAMi scheduler binary: "HAMi scheduler
+// v2.10.0 (revision 4707fb02c91c) from PATH (sha256:…)" with the version it
+// reports, "HAMi scheduler from PATH (sha256:…)" when it reports none.
+func binaryName(v HAMiVersion, path, sum string) string {
+	version := ""
+	if l := v.label(); l != "" {
+		version = l + " "
+		if r := v.Revision; r != "" && r != "unknown" {
+			version = fmt.Sprintf("%s (revision %s) ", l, r[:min(12, len(r))])
+		}
+	}
+	return fmt.Sprintf("HAMi scheduler %sfrom %s (sha256:%s)", version, path, sum[:12])
 }
 
 func fileSHA256(path string) (string, error) {

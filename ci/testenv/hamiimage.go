@@ -34,13 +34,20 @@ type HAMiImageBinary struct {
 	Image, ID, RepoDigest string
 	// Cached: the binary was in the cache already; no container was created.
 	Cached bool
+	// Version is what the binary says it is (`scheduler version`); zero
+	// when not asked or not answered.
+	Version HAMiVersion
 }
 
 // Name is how reports name what ran: "HAMi scheduler v2.10.0 from
-// projecthami/hami:v2.10.0@sha256:…" (the version is the image's tag), or,
-// for an image without a registry digest, its ID.
+// projecthami/hami:v2.10.0@sha256:…", or, for an image without a registry
+// digest, with its ID. The version is the one the binary reports, else the
+// image's tag (a tag is a name, the binary's stamp is what was built).
 func (b HAMiImageBinary) Name() string {
-	version := imageTag(b.Image)
+	version := b.Version.label()
+	if version == "" {
+		version = imageTag(b.Image)
+	}
 	if version != "" {
 		version += " "
 	}
