@@ -46,6 +46,11 @@ type Image struct {
 	Preloaded string
 	// PullPolicy is what the pod spec sets ("" for daemon images).
 	PullPolicy string
+	// BundlePullPolicy, when set, is the policy the pod runs with when the
+	// lab runs from a bundle: Kamaji's Always becomes IfNotPresent through
+	// the MutatingAdmissionPolicy the tenants stage installs then
+	// (render.BundlePullPolicyObjects).
+	BundlePullPolicy string
 	// Built means labctl builds it itself (no registry involved).
 	Built bool
 }
@@ -71,8 +76,8 @@ const (
 	srcKamaji       = "kamaji 26.8.2-edge charts/kamaji/templates/controller.yaml image.repository clastix/kamaji; the lab sets image.tag and image.pullPolicy=IfNotPresent"
 	srcKamajiEtcd   = "kamaji 26.8.2-edge charts/kamaji/Chart.yaml kamaji-etcd >=0.15.0, published by stefanprodan/helm-gh-pages (.github/workflows/helm.yaml) whose entrypoint runs `helm dependency update`: the newest kamaji-etcd, 0.17.0 (kamaji-etcd@92f31f0, 2026-07-11), values.yaml image quay.io/coreos/etcd, tag v<appVersion 3.6.12>"
 	srcEtcdJobs     = "kamaji-etcd 0.17.0 (templates unchanged since 0.15.0) templates/etcd_job_preinstall_2.yaml (pre-install hook): jobs.kubectl clastix/kubectl:v<management major.minor> (etcd.jobsTagKubeVersion), jobs.etcd quay.io/coreos/etcd:v3.5.6"
-	srcKamajiCP     = "kamaji 26.8.2-edge api/v1alpha1 RegistrySettings (default registry.k8s.io, kube-apiserver/kube-controller-manager/kube-scheduler) tag = spec.kubernetes.version; internal/builders/controlplane/deployment.go sets PullAlways on kube-apiserver"
-	srcKonnServer   = "kamaji 26.8.2-edge api/v1alpha1/tenantcontrolplane_types.go default image registry.k8s.io/kas-network-proxy/proxy-server, tag spec.addons.konnectivity.server.version; konnectivity_server.go sets PullAlways"
+	srcKamajiCP     = "kamaji 26.8.2-edge api/v1alpha1 RegistrySettings (default registry.k8s.io, kube-apiserver/kube-controller-manager/kube-scheduler) tag = spec.kubernetes.version; internal/builders/controlplane/deployment.go:617 sets PullAlways on kube-apiserver (with a bundle: IfNotPresent, ci/render bundlepullpolicy.go)"
+	srcKonnServer   = "kamaji 26.8.2-edge api/v1alpha1/tenantcontrolplane_types.go default image registry.k8s.io/kas-network-proxy/proxy-server, tag spec.addons.konnectivity.server.version; internal/builders/controlplane/konnectivity_server.go:128 sets PullAlways (with a bundle: IfNotPresent, ci/render bundlepullpolicy.go)"
 	srcKonnAgent    = "kamaji 26.8.2-edge api/v1alpha1/tenantcontrolplane_types.go default image registry.k8s.io/kas-network-proxy/proxy-agent, tag spec.addons.konnectivity.agent.version (internal/resources/konnectivity/agent.go)"
 	srcCoreDNS      = "kamaji 26.8.2-edge internal/kubeadm/addon.go AddCoreDNS → k8s.io/kubernetes v1.36.3 (Kamaji's go.mod) cmd/kubeadm/app/images GetDNSImage: registry.k8s.io/coredns/coredns:<constants.CoreDNSVersion v1.14.2>, manifests.go IfNotPresent"
 	srcKubeProxy    = "ci/render KubeProxy (the lab's own DaemonSet), IfNotPresent"
@@ -138,17 +143,18 @@ func List(l *lab.Lab) ([]Image, error) {
 	add(Image{Ref: "clastix/kubectl:" + majorMinor(mgmtVersion), Stage: StageKamaji, Place: Management, Source: srcEtcdJobs, PullPolicy: "IfNotPresent"})
 
 	worker := l.Versions.WorkerImage()
+	bundlePolicy := string(render.BundlePullPolicy)
 	for _, t := range l.Tenants {
 		tcp, err := render.TenantControlPlaneFor(l, t.Name, opts)
 		if err != nil {
 			return nil, fmt.Errorf("image list: %w", err)
 		}
 		v := tcp.Spec.Kubernetes.Version
-		add(Image{Ref: kamajiRegistry + "/kube-apiserver:" + v, Stage: StageTenants, Place: Management, Source: srcKamajiCP, PullPolicy: "Always"})
+		add(Image{Ref: kamajiRegistry + "/kube-apiserver:" + v, Stage: StageTenants, Place: Management, Source: srcKamajiCP, PullPolicy: "Always", BundlePullPolicy: bundlePolicy})
 		add(Image{Ref: kamajiRegistry + "/kube-controller-manager:" + v, Stage: StageTenants, Place: Management, Source: srcKamajiCP, PullPolicy: "IfNotPresent"})
 		add(Image{Ref: kamajiRegistry + "/kube-scheduler:" + v, Stage: StageTenants, Place: Management, Source: srcKamajiCP, PullPolicy: "IfNotPresent"})
 		if k := tcp.Spec.Addons.Konnectivity; k != nil {
-			add(Image{Ref: konnServerImage + ":" + k.Server.Version, Stage: StageTenants, Place: Management, Source: srcKonnServer, PullPolicy: "Always"})
+			add(Image{Ref: konnServerImage + ":" + k.Server.Version, Stage: StageTenants, Place: Management, Source: srcKonnServer, PullPolicy: "Always", BundlePullPolicy: bundlePolicy})
 		}
 	}
 	add(Image{Ref: worker, Stage: StageWorkers, Place: OnDaemon, Source: srcWorkerImages})

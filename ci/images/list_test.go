@@ -162,8 +162,8 @@ func TestBundledLeavesOutPreloadedAndBuilt(t *testing.T) {
 			}
 		case strings.Contains(i.Ref, "kube-apiserver:v1.36.4") && i.Place != Worker:
 			// The management node runs kind's default version, not the tenant's.
-			if !i.Bundled() || i.Place != Management || i.PullPolicy != "Always" {
-				t.Errorf("the tenant API server runs on the management node, is not preloaded there, and Kamaji pulls it Always: %+v", i)
+			if !i.Bundled() || i.Place != Management || i.PullPolicy != "Always" || i.BundlePullPolicy != "IfNotPresent" {
+				t.Errorf("the tenant API server runs on the management node, is not preloaded there, and Kamaji pulls it Always (IfNotPresent with a bundle): %+v", i)
 			}
 		case i.Ref == FinalizerRef:
 			if i.Bundled() {
@@ -263,4 +263,39 @@ func containersIn(t *testing.T, data []byte) []container {
 		walk(v)
 	}
 	return out
+}
+
+// TestNoBundledImageIsPulledAlwaysFromABundle: run from a bundle, every pod
+// image asks IfNotPresent. The only Always images are Kamaji's control-plane
+// containers in the tenants stage on the management node, which is what the
+// tenants stage's policy selects (ci/render bundlepullpolicy.go).
+func TestNoBundledImageIsPulledAlwaysFromABundle(t *testing.T) {
+	for name, l := range testLabs(t) {
+		list, err := List(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		always := 0
+		for _, i := range list {
+			if i.Place == OnDaemon {
+				continue
+			}
+			effective := i.PullPolicy
+			if i.BundlePullPolicy != "" {
+				effective = i.BundlePullPolicy
+			}
+			if effective != "IfNotPresent" && i.Preloaded == "" {
+				t.Errorf("%s: %s asks %q when run from a bundle", name, i.Ref, effective)
+			}
+			if i.PullPolicy == "Always" {
+				always++
+				if i.Stage != StageTenants || i.Place != Management {
+					t.Errorf("%s: %s is pulled Always outside the tenant control planes, where no policy changes it", name, i.Ref)
+				}
+			}
+		}
+		if always < 2 {
+			t.Errorf("%s: %d images pulled Always, want Kamaji's API server and konnectivity server", name, always)
+		}
+	}
 }

@@ -24,6 +24,7 @@ func Namespace(l *lab.Lab, tenant string) *corev1.Namespace {
 // All renders every manifest of the lab, in the order a lab is built:
 //
 //	management/kind-config.yaml
+//	management/bundle-pull-policy.yaml               applied only with an image bundle (bundlepullpolicy.go)
 //	management/<tenant>/tenant-control-plane.yaml   Namespace + TenantControlPlane
 //	tenants/<tenant>/kube-proxy-rbac.yaml           static (manifests package)
 //	tenants/<tenant>/kube-proxy.yaml                ConfigMap + DaemonSet
@@ -44,6 +45,10 @@ func All(l *lab.Lab, o Options) ([]File, error) {
 		return nil, err
 	}
 	if err := add("management/kind-config.yaml", kc); err != nil {
+		return nil, err
+	}
+	policy, binding := BundlePullPolicyObjects(l)
+	if err := add("management/bundle-pull-policy.yaml", policy, binding); err != nil {
 		return nil, err
 	}
 	rbac, err := manifests.Read(manifests.TenantKubeProxyRBAC)

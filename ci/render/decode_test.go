@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	yamlv3 "go.yaml.in/yaml/v3"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -50,6 +51,8 @@ func TestDecodeUpstream(t *testing.T) {
 			"apps/v1/DaemonSet":                               tenants,
 			"hami-values":                                     tenants,
 			"v1/Node":                                         workers,
+			"admissionregistration.k8s.io/v1/MutatingAdmissionPolicy":        1,
+			"admissionregistration.k8s.io/v1/MutatingAdmissionPolicyBinding": 1,
 		}
 		for k, n := range want {
 			if seen[k] != n {
@@ -105,6 +108,21 @@ func decodeStrict(doc []byte) (string, error) {
 		return id, strict(&rbacv1.ClusterRoleBinding{})
 	case "apps/v1/DaemonSet":
 		return id, strict(&appsv1.DaemonSet{})
+	case "admissionregistration.k8s.io/v1/MutatingAdmissionPolicy":
+		var p admissionregistrationv1.MutatingAdmissionPolicy
+		if err := strict(&p); err != nil {
+			return id, err
+		}
+		return id, checkMutatingPolicy(&p)
+	case "admissionregistration.k8s.io/v1/MutatingAdmissionPolicyBinding":
+		var b admissionregistrationv1.MutatingAdmissionPolicyBinding
+		if err := strict(&b); err != nil {
+			return id, err
+		}
+		if b.Spec.PolicyName == "" || b.Spec.MatchResources == nil {
+			return id, fmt.Errorf("binding %q: want policyName and matchResources", b.Name)
+		}
+		return id, nil
 	case "v1/Node":
 		var n corev1.Node
 		if err := strict(&n); err != nil {
@@ -131,6 +149,26 @@ func decodeStrict(doc []byte) (string, error) {
 		return "hami-values", checkHAMiKeys(doc)
 	}
 	return id, fmt.Errorf("no upstream type known for %s: add one to decodeStrict", id)
+}
+
+// checkMutatingPolicy checks what the API server requires of a policy
+// (k8s.io/api@v0.36.3 admissionregistration/v1 types.go: matchConstraints,
+// reinvocationPolicy "Required", at least one mutation with its patchType's
+// expression).
+func checkMutatingPolicy(p *admissionregistrationv1.MutatingAdmissionPolicy) error {
+	s := p.Spec
+	if s.MatchConstraints == nil || len(s.MatchConstraints.ResourceRules) == 0 || s.ReinvocationPolicy == "" || len(s.Mutations) == 0 {
+		return fmt.Errorf("policy %q: want matchConstraints, reinvocationPolicy and mutations", p.Name)
+	}
+	for i, m := range s.Mutations {
+		switch {
+		case m.PatchType == admissionregistrationv1.PatchTypeApplyConfiguration && m.ApplyConfiguration != nil && m.ApplyConfiguration.Expression != "":
+		case m.PatchType == admissionregistrationv1.PatchTypeJSONPatch && m.JSONPatch != nil && m.JSONPatch.Expression != "":
+		default:
+			return fmt.Errorf("policy %q: mutation %d has no expression of its patchType %q", p.Name, i, m.PatchType)
+		}
+	}
+	return nil
 }
 
 func checkNode(n *corev1.Node) error {

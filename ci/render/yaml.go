@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
@@ -64,7 +65,8 @@ func manifest(obj any) (map[string]any, error) {
 // isAPIObject reports whether o is a k8s.io/api struct the lab renders.
 func isAPIObject(o any) bool {
 	switch o.(type) {
-	case *corev1.Namespace, *corev1.ConfigMap, *appsv1.DaemonSet:
+	case *corev1.Namespace, *corev1.ConfigMap, *appsv1.DaemonSet,
+		*admissionregistrationv1.MutatingAdmissionPolicy, *admissionregistrationv1.MutatingAdmissionPolicyBinding:
 		return true
 	}
 	return false

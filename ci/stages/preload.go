@@ -15,8 +15,10 @@ import (
 // import), and a worker gets its images right after it starts, before it
 // joins. Every pod spec that names a bundled image asks IfNotPresent (see
 // images.List's PullPolicy), so the kubelet finds it and never pulls —
-// except Kamaji's kube-apiserver and konnectivity-server, which Kamaji
-// 26.8.2-edge always pulls (PullAlways): those need a registry or mirror.
+// Kamaji's kube-apiserver and konnectivity-server, which Kamaji
+// 26.8.2-edge asks Always, included: with a bundle the tenants stage first
+// installs a MutatingAdmissionPolicy that makes their pods ask IfNotPresent
+// (bundlepullpolicy.go).
 type Preload struct {
 	// Images is the lab's image list (images.List).
 	Images []images.Image

@@ -28,6 +28,14 @@ func (TenantsStage) Plan(e *Env) ([]string, error) {
 	o := e.Reach.RenderOptions(render.PlaceholderManagementAddress)
 	var out []string
 	for _, t := range e.Lab.Tenants {
+		out = append(out, fmt.Sprintf("apply Namespace %s", render.TenantNamespace(t.Name)))
+	}
+	policy, err := bundlePullPolicyPlan(e)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, policy...)
+	for _, t := range e.Lab.Tenants {
 		tcp, err := render.TenantControlPlaneFor(e.Lab, t.Name, o)
 		if err != nil {
 			return nil, err
@@ -38,7 +46,6 @@ func (TenantsStage) Plan(e *Env) ([]string, error) {
 		}
 		ns := render.TenantNamespace(t.Name)
 		out = append(out,
-			fmt.Sprintf("apply Namespace %s", ns),
 			fmt.Sprintf("apply (management address = the control-plane node's IPv4, %s here):\n%s", render.PlaceholderManagementAddress, indent(string(y))),
 			fmt.Sprintf("wait TenantControlPlane %s/%s status.kubernetesResources.version.status == Ready (%s)", ns, t.Name, e.Timeouts.TenantReady),
 			fmt.Sprintf("read Secret %s/%s-admin-kubeconfig key admin.conf, server → %s, write %s", ns, t.Name, e.Reach.TenantServer(render.PlaceholderManagementAddress, t.Ports.APIServer), e.State.Kubeconfig(t.Name)),
@@ -54,6 +61,9 @@ func (s TenantsStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	}
 	ip, err := e.ManagementIP(ctx)
 	if err != nil {
+		return false, "", nil
+	}
+	if ok, err := bundlePullPolicyInstalled(ctx, e, mc); err != nil || !ok {
 		return false, "", nil
 	}
 	var conds []string
@@ -86,19 +96,31 @@ func (s TenantsStage) Run(ctx context.Context, e *Env) (string, error) {
 	if err != nil {
 		return "", fail(Tenants, "management node", "", err)
 	}
+	for _, t := range e.Lab.Tenants {
+		if err := ApplyAll(ctx, mc.Dynamic, render.Namespace(e.Lab, t.Name)); err != nil {
+			return "", fail(Tenants, "Namespace "+render.TenantNamespace(t.Name), "apply", err)
+		}
+	}
+	// With a bundle, before any control-plane pod exists.
+	policy, err := ensureBundlePullPolicy(ctx, e, mc)
+	if err != nil {
+		return "", err
+	}
 	// Apply every tenant first so Kamaji provisions them concurrently.
 	for _, t := range e.Lab.Tenants {
 		ns := render.TenantNamespace(t.Name)
-		nsObj := render.Namespace(e.Lab, t.Name)
 		tcp, err := render.TenantControlPlaneFor(e.Lab, t.Name, opts)
 		if err != nil {
 			return "", fail(Tenants, "TenantControlPlane "+ns+"/"+t.Name, "render", err)
 		}
-		if err := ApplyAll(ctx, mc.Dynamic, nsObj, tcp); err != nil {
+		if err := ApplyAll(ctx, mc.Dynamic, tcp); err != nil {
 			return "", fail(Tenants, "TenantControlPlane "+ns+"/"+t.Name, "apply", err)
 		}
 	}
 	var done []string
+	if policy != "" {
+		done = append(done, policy)
+	}
 	for _, t := range e.Lab.Tenants {
 		ns := render.TenantNamespace(t.Name)
 		obj := "TenantControlPlane " + ns + "/" + t.Name

@@ -144,10 +144,10 @@ func printImages(w io.Writer, list []images.Image, sources bool) error {
 			how = "built by labctl"
 		case i.Preloaded != "":
 			how = "preloaded in " + i.Preloaded
-		case i.PullPolicy == "Always":
-			// The kubelet asks the registry on every start even with the
-			// image imported: a bundle cannot make these air-gapped.
-			how = "bundle, but pulled Always: needs its registry"
+		case i.BundlePullPolicy != "":
+			// Kamaji asks Always; with --images the tenants stage's
+			// MutatingAdmissionPolicy makes the pods ask BundlePullPolicy.
+			how = "bundle (up --images makes it " + i.BundlePullPolicy + ")"
 		}
 		pull := i.PullPolicy
 		if pull == "" {

@@ -31,7 +31,7 @@ func TestImagesListsEveryImageByStageAndPlace(t *testing.T) {
 		"hami     tenant worker    docker.io/projecthami/hami:v2.10.0",
 		"preloaded in kindest/node:v1.36.4@sha256:",
 		"built by labctl",
-		"registry.k8s.io/kube-apiserver:v1.36.4                                                        Always        bundle, but pulled Always: needs its registry",
+		"registry.k8s.io/kube-apiserver:v1.36.4                                                        Always        bundle (up --images makes it IfNotPresent)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("labctl images lacks %q:\n%s", want, out)
