@@ -75,3 +75,27 @@ func TestDoubleRunsTheLabsHAMiArguments(t *testing.T) {
 		}
 	}
 }
+
+// HAMi registers a node's cards at once only for a Node added after HAMi
+// has started: node adds that arrive while its informers first sync are
+// dropped, since RegisterFromNodeAnnotations skips every notification until
+// Start has set its started flag (pkg/scheduler/scheduler.go@v2.10.0), and
+// those nodes wait for the 15 s tick. HAMi listens only after Start returns
+// (cmd/scheduler/main.go@v2.10.0), and the double does the same. So the
+// workers must be created after HAMi listens. Observed with the real HAMi
+// v2.10.0 binary (2026-12-01): cards registered 0.4–0.8 s after HAMi's loop
+// started with the workers created after it, 15.0 s with them created
+// alongside it. The gate's own deadline, below the tick, fails the start
+// when the workers came too early; it never waits for the tick otherwise.
+// With $GPU_LAB_HAMI_BINARY this runs against that binary.
+func TestWorkersRegisterWhenAdded(t *testing.T) {
+	requireProcesses(t)
+	e, err := Start(context.Background(), soloLab(t, "register-on-add"), Options{
+		BinDir: binaries(t), Log: progress(),
+		RegistrationTimeout: hamidouble.DefaultRegisterInterval / 2,
+	})
+	if err != nil {
+		t.Fatalf("HAMi did not register the worker when it was added (it waits for its tick when the worker was created before HAMi listened): %v", err)
+	}
+	_ = e.Stop()
+}
