@@ -55,7 +55,7 @@ func TestPlanWritesEveryManifest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "11 manifests written to "+dir) {
+	if !strings.Contains(out, "12 manifests written to "+dir) {
 		t.Errorf("output: %s", out)
 	}
 	tcp, err := os.ReadFile(filepath.Join(dir, "management", "tenant-b", "tenant-control-plane.yaml"))
