@@ -18,9 +18,11 @@ import (
 // IndexFile names a bundle's index inside its directory.
 const IndexFile = "index.json"
 
-// Index is a bundle: which archive holds which image.
+// Index is a bundle: which archive holds which image, and which holds
+// which helm chart (under ChartsDir; none in a bundle of images only).
 type Index struct {
-	Images []Entry `json:"images"`
+	Images []Entry      `json:"images"`
+	Charts []ChartEntry `json:"charts,omitempty"`
 }
 
 // Entry is one archive of a bundle.
@@ -137,6 +139,11 @@ func ReadIndex(dir string) (Index, error) {
 	for i, e := range idx.Images {
 		if e.Ref == "" || e.File == "" || filepath.Base(e.File) != e.File {
 			return Index{}, fmt.Errorf("image bundle %s/%s: entry %d: want a ref and a plain file name, got %+v", dir, IndexFile, i, e)
+		}
+	}
+	for i, c := range idx.Charts {
+		if c.Name == "" || c.Version == "" || c.File == "" || filepath.Base(c.File) != c.File {
+			return Index{}, fmt.Errorf("image bundle %s/%s: chart %d: want a name, a version and a plain file name, got %+v", dir, IndexFile, i, c)
 		}
 	}
 	return idx, nil

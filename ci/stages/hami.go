@@ -43,7 +43,7 @@ func SchedulerConfigFile(e *Env) string {
 }
 
 func hamiChart(e *Env, tenant string) Chart {
-	return HAMiChart(e.Lab, ValuesFile(e, tenant), labctlPath(e), SchedulerConfigFile(e), e.Timeouts.Helm)
+	return e.fromBundle(HAMiChart(e.Lab, ValuesFile(e, tenant), labctlPath(e), SchedulerConfigFile(e), e.Timeouts.Helm))
 }
 
 // schedulerConfig is the kube-scheduler configuration of HAMi's chart with

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
@@ -36,6 +37,9 @@ type Chart struct {
 	// rendered manifests through (helm v3.19 --post-renderer and repeated
 	// --post-renderer-args, cmd/helm/flags.go).
 	PostRenderer []string
+	// Archive, when set, is the chart's archive from an image bundle
+	// (absolute path): helm installs it instead of asking Repo.
+	Archive string
 }
 
 // Chart repositories.
@@ -59,13 +63,22 @@ const (
 
 // UpgradeInstallArgs is the helm command line (without --kubeconfig) that
 // installs or upgrades a release; `upgrade --install` makes it idempotent.
+//
+// With an Archive, helm gets its path and neither --repo nor --version: a
+// chart reference that is an existing path is loaded from there and the
+// version is not looked up (helm v3.19.0 pkg/action/install.go:753
+// LocateChart); the bundle checked the archive's version (images.ChartArchives).
 func UpgradeInstallArgs(c Chart) []string {
 	args := []string{"upgrade", "--install", c.Release, c.Chart}
-	if c.Repo != "" {
-		args = append(args, "--repo", c.Repo)
-	}
-	if c.Version != "" {
-		args = append(args, "--version", c.Version)
+	if c.Archive != "" {
+		args[3] = c.Archive
+	} else {
+		if c.Repo != "" {
+			args = append(args, "--repo", c.Repo)
+		}
+		if c.Version != "" {
+			args = append(args, "--version", c.Version)
+		}
 	}
 	args = append(args, "--namespace", c.Namespace, "--create-namespace")
 	if c.ValuesFile != "" {
@@ -131,6 +144,24 @@ func HAMiChart(l *lab.Lab, valuesFile, labctl, schedulerConfigFile string, timeo
 	}
 }
 
+// BundleCharts are the charts the stages install, at their pinned
+// versions: what `labctl images save` puts into a bundle.
+func BundleCharts(l *lab.Lab) []images.Chart {
+	var out []images.Chart
+	for _, c := range []Chart{CertManagerChart(l, 0), KamajiChart(l, 0), HAMiChart(l, "", "", "", 0)} {
+		out = append(out, images.Chart{Name: c.Chart, Repo: c.Repo, Version: c.Version})
+	}
+	return out
+}
+
+// fromBundle installs c from the bundle's archive of it, when there is one.
+func (e *Env) fromBundle(c Chart) Chart {
+	if e.Preload != nil {
+		c.Archive = e.Preload.Charts[c.Chart]
+	}
+	return c
+}
+
 // PostRenderCommand is the hidden labctl subcommand helm runs as HAMi's
 // post-renderer.
 const PostRenderCommand = "hami-post-render"
@@ -186,12 +217,16 @@ func (h HelmCLI) bin() string {
 	return "helm"
 }
 
-// Run runs helm against the cluster of kubeconfigPath.
+// Run runs helm against the cluster of kubeconfigPath ("" for commands
+// that talk to no cluster, such as pull).
 func (h HelmCLI) Run(ctx context.Context, kubeconfigPath string, args ...string) ([]byte, error) {
 	if _, err := exec.LookPath(h.bin()); err != nil {
 		return nil, fmt.Errorf("helm CLI not found (%v): install the pinned one with `%s`", err, HelmInstallHint)
 	}
-	full := append([]string{"--kubeconfig", kubeconfigPath}, args...)
+	full := args
+	if kubeconfigPath != "" {
+		full = append([]string{"--kubeconfig", kubeconfigPath}, args...)
+	}
 	cmd := exec.CommandContext(ctx, h.bin(), full...)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -199,4 +234,20 @@ func (h HelmCLI) Run(ctx context.Context, kubeconfigPath string, args ...string)
 		return []byte(stdout.String()), fmt.Errorf("helm %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	return []byte(stdout.String()), nil
+}
+
+// PullArgs is `helm pull` of one chart version from a repository into dest
+// (helm v3.19.0 cmd/helm/pull.go:90 --destination, cmd/helm/flags.go:55,58
+// --version and --repo; with --repo no `helm repo add` is needed).
+func PullArgs(name, repo, version, dest string) []string {
+	return []string{"pull", name, "--repo", repo, "--version", version, "--destination", dest}
+}
+
+// ChartPuller pulls charts with a Helm edge (images.ChartPuller).
+type ChartPuller struct{ Helm Helm }
+
+// PullChart runs helm pull; it needs no cluster.
+func (p ChartPuller) PullChart(ctx context.Context, name, repo, version, dest string) error {
+	_, err := p.Helm.Run(ctx, "", PullArgs(name, repo, version, dest)...)
+	return err
 }

@@ -19,7 +19,7 @@ type KamajiStage struct{}
 func (KamajiStage) Name() string { return Kamaji }
 
 func (KamajiStage) charts(e *Env) []Chart {
-	return []Chart{CertManagerChart(e.Lab, e.Timeouts.Helm), KamajiChart(e.Lab, e.Timeouts.Helm)}
+	return []Chart{e.fromBundle(CertManagerChart(e.Lab, e.Timeouts.Helm)), e.fromBundle(KamajiChart(e.Lab, e.Timeouts.Helm))}
 }
 
 func (s KamajiStage) Plan(e *Env) ([]string, error) {

@@ -24,6 +24,9 @@ type Preload struct {
 	Images []images.Image
 	// Loaded maps each bundled reference to its name on the daemon.
 	Loaded images.Loaded
+	// Charts maps a chart name to its archive in the bundle (absolute
+	// path); the stages install those from there (fromBundle).
+	Charts map[string]string
 }
 
 // localImage is the name the daemon knows ref by: a loaded digest-pinned

@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"text/tabwriter"
 	"time"
@@ -90,11 +92,17 @@ func newImagesSaveCommand() *cobra.Command {
 		file        string
 		pullTimeout time.Duration
 		verbose     bool
+		charts      bool
 	)
 	cmd := &cobra.Command{
 		Use:   "save DIR",
-		Short: "Pull (where a registry answers) and save every bundle image into DIR, with DIR/index.json",
+		Short: "Pull (where a registry answers) and save every bundle image into DIR, and every chart the lab installs into DIR/charts, with DIR/index.json",
+		Long: `Save what an air-gapped ` + "`labctl up --images DIR`" + ` needs: every image the lab runs that no node
+image holds (docker save archives, pulled first where the daemon lacks them) and, with the
+pinned helm CLI (LABCTL_HELM or helm on PATH), every chart the lab installs at its pinned
+version (helm pull from the chart's repository into DIR/charts). DIR/index.json names both.`,
 		Example: `  labctl images save ./bundle
+  labctl images save ./bundle --charts=false     # images only; up --images then fetches charts from their repositories
   DOCKER_HOST=tcp://docker:2375 labctl images save /bundle`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -112,15 +120,38 @@ func newImagesSaveCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%d images saved to %s (index %s)\n", len(idx.Images), args[0], images.IndexFile)
+			if charts {
+				puller := stages.ChartPuller{Helm: stages.HelmCLI{Bin: os.Getenv("LABCTL_HELM")}}
+				if idx, err = saveBundleCharts(cmd.Context(), puller, l, args[0], idx, log); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%d images and %d charts saved to %s (index %s)\n", len(idx.Images), len(idx.Charts), args[0], images.IndexFile)
 			return nil
 		},
 	}
 	f := cmd.Flags()
 	f.StringVarP(&file, "file", "f", "", "lab file (YAML or JSON); empty means the embedded seed lab")
+	f.BoolVar(&charts, "charts", true, "also save every chart the lab installs (helm pull) into DIR/charts")
 	f.DurationVar(&pullTimeout, "pull-timeout", 10*time.Minute, "give up on one image pull after this long")
 	f.BoolVarP(&verbose, "verbose", "v", false, "log every image saved")
 	return cmd
+}
+
+// saveBundleCharts pulls every chart the lab installs into the bundle in
+// dir and adds them to its index. The index names what was saved even when
+// a chart failed: the images are usable, and up --images fetches a chart
+// the bundle lacks from its repository.
+func saveBundleCharts(ctx context.Context, p images.ChartPuller, l *lab.Lab, dir string, idx images.Index, log *slog.Logger) (images.Index, error) {
+	entries, err := images.SaveCharts(ctx, p, stages.BundleCharts(l), dir, log)
+	idx.Charts = entries
+	if werr := images.WriteIndex(dir, idx); werr != nil {
+		return idx, errors.Join(err, werr)
+	}
+	if err != nil {
+		return idx, fmt.Errorf("%w (the images are saved; --charts=false skips the charts)", err)
+	}
+	return idx, nil
 }
 
 func logTo(w io.Writer, verbose bool) *slog.Logger {
@@ -193,7 +224,18 @@ func loadBundle(ctx context.Context, w io.Writer, e *stages.Env, dir string, dry
 	if missing := missingFromBundle(list, loaded); len(missing) > 0 {
 		fmt.Fprintf(w, "labctl: the bundle %s lacks %d of the lab's images (the nodes pull them): %v\n", dir, len(missing), missing)
 	}
-	e.Preload = &stages.Preload{Images: list, Loaded: loaded}
+	idx, err := images.ReadIndex(dir)
+	if err != nil {
+		return err
+	}
+	charts, missing, err := images.ChartArchives(dir, idx, stages.BundleCharts(e.Lab))
+	if err != nil {
+		return err
+	}
+	if len(missing) > 0 {
+		fmt.Fprintf(w, "labctl: the bundle %s lacks %d of the lab's charts (helm fetches them from their repositories): %v\n", dir, len(missing), missing)
+	}
+	e.Preload = &stages.Preload{Images: list, Loaded: loaded, Charts: charts}
 	return nil
 }
 

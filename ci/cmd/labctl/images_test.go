@@ -1,8 +1,13 @@
 package main
 
 import (
+	"archive/tar"
+	"compress/gzip"
 	"context"
+	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +15,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/docker"
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/stages"
 )
 
 func TestImagesListsEveryImageByStageAndPlace(t *testing.T) {
@@ -101,5 +107,109 @@ func TestUpDryRunShowsThePreloading(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("dry run lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// writeChart writes a chart archive as helm package lays it out
+// (NAME/Chart.yaml in a gzip tar).
+func writeChart(t *testing.T, path, name, version string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz := gzip.NewWriter(f)
+	tw := tar.NewWriter(gz)
+	data := "apiVersion: v2\nname: " + name + "\nversion: " + version + "\n"
+	if err := tw.WriteHeader(&tar.Header{Name: name + "/Chart.yaml", Mode: 0o644, Size: int64(len(data))}); err != nil {
+		t.Fatal(err)
+	}
+	tw.Write([]byte(data))
+	tw.Close()
+	gz.Close()
+}
+
+// standInHelm is a helm that answers `helm pull NAME ... --version V
+// --destination D` by copying served/NAME-V.tgz into D under another name
+// (helm names the file after the repository's URL).
+func standInHelm(t *testing.T, l *lab.Lab) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, c := range stages.BundleCharts(l) {
+		writeChart(t, filepath.Join(dir, c.Name+"-"+c.Version+".tgz"), c.Name, c.Version)
+	}
+	script := `#!/bin/sh
+[ "$1" = pull ] || exit 3
+name=$2; shift 2
+while [ $# -gt 0 ]; do
+  case $1 in --version) v=$2;; --destination) d=$2;; esac; shift
+done
+cp "` + dir + `/$name-$v.tgz" "$d/from-repo.tgz"
+`
+	bin := filepath.Join(dir, "helm")
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// TestBundleChartsAreSavedAndInstalledFrom: the charts saved into a bundle
+// are what `up --images` installs from, without a repository; a bundle
+// whose chart is not the pinned version is refused.
+func TestBundleChartsAreSavedAndInstalledFrom(t *testing.T) {
+	t.Setenv("DOCKER_HOST", "tcp://docker:2375")
+	l := lab.Default()
+	list, err := images.List(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle := t.TempDir()
+	var idx images.Index
+	for _, ref := range images.BundleRefs(list) {
+		idx.Images = append(idx.Images, images.Entry{Ref: ref, File: images.ArchiveName(ref)})
+	}
+	puller := stages.ChartPuller{Helm: stages.HelmCLI{Bin: standInHelm(t, l)}}
+	idx, err = saveBundleCharts(context.Background(), puller, l, bundle, idx, logTo(io.Discard, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(idx.Charts) != 3 {
+		t.Fatalf("charts saved: %+v", idx.Charts)
+	}
+	if read, err := images.ReadIndex(bundle); err != nil || len(read.Charts) != 3 || len(read.Images) != len(idx.Images) {
+		t.Fatalf("index on disk = %+v, %v", read, err)
+	}
+	dryRun := func() (string, error) {
+		out, err := runRoot(t, "up", "--dry-run", "--state-dir", t.TempDir(), "--images", bundle)
+		up, _, _ := root.Find([]string{"up"})
+		_ = up.Flags().Set("dry-run", "false")
+		_ = up.Flags().Set("images", "")
+		return out, err
+	}
+	out, err := dryRun()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"upgrade --install cert-manager " + filepath.Join(bundle, "charts", "cert-manager-v1.18.3.tgz") + " --namespace",
+		"upgrade --install kamaji " + filepath.Join(bundle, "charts", "kamaji-0.0.0+latest.tgz") + " --namespace",
+		"upgrade --install hami " + filepath.Join(bundle, "charts", "hami-2.10.0.tgz") + " --namespace",
+		"kind: MutatingAdmissionPolicy",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dry run lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "--repo") || strings.Contains(out, "lacks") {
+		t.Errorf("a chart from the bundle still comes from a repository:\n%s", out)
+	}
+	// The lab's pin moved on since the bundle was saved.
+	idx.Charts[1].Version = "0.0.1"
+	if err := images.WriteIndex(bundle, idx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dryRun(); err == nil || !strings.Contains(err.Error(), "holds chart kamaji 0.0.1, the lab pins 0.0.0+latest") {
+		t.Errorf("stale chart: err = %v", err)
 	}
 }

@@ -29,7 +29,7 @@ func (f *upFlags) register(cmd *cobra.Command) {
 	cmd.Flags().DurationVar(&f.pullTimeout, "pull-timeout", stages.DefaultTimeouts().Pull, "give up on an image pull after this long (a daemon without registry access fails fast)")
 	cmd.Flags().StringVar(&f.labctlBin, "labctl-binary", "", "static linux labctl shipped into workers for the bind finalizer (default: this binary)")
 	_ = cmd.Flags().MarkHidden("labctl-binary")
-	cmd.Flags().StringVar(&f.images, "images", "", "image bundle directory (written by labctl images save): load it into the daemon, import each stage's images into the nodes before the stage and make Kamaji's control-plane pods pull IfNotPresent; the charts still come from their repositories")
+	cmd.Flags().StringVar(&f.images, "images", "", "image bundle directory (written by labctl images save): load it into the daemon, import each stage's images into the nodes before the stage, make Kamaji's control-plane pods pull IfNotPresent and install the charts from DIR/charts; no registry or chart repository needed")
 }
 
 func init() {

@@ -1,0 +1,170 @@
+package stages
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+
+	"github.com/gpu-lab/gpu-lab/ci/images"
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+)
+
+func TestChartInstallArgsFromABundle(t *testing.T) {
+	c := KamajiChart(lab.Default(), 10*time.Minute)
+	c.Archive = "/b/charts/kamaji-0.0.0+latest.tgz"
+	want := "upgrade --install kamaji /b/charts/kamaji-0.0.0+latest.tgz --namespace kamaji-system --create-namespace --set image.tag=26.8.2-edge --set image.pullPolicy=IfNotPresent --set resources=null --set telemetry.disabled=true --wait --timeout 10m0s"
+	if got := strings.Join(UpgradeInstallArgs(c), " "); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if got := PullArgs("kamaji", ClastixRepo, "0.0.0+latest", "/b/charts/.pull-1"); !reflect.DeepEqual(got, []string{
+		"pull", "kamaji", "--repo", "https://clastix.github.io/charts", "--version", "0.0.0+latest", "--destination", "/b/charts/.pull-1"}) {
+		t.Errorf("PullArgs = %q", got)
+	}
+}
+
+// TestBundleChartsAreEveryChartTheStagesInstall: whatever chart a stage's
+// plan installs from a repository is in BundleCharts, at the same version,
+// and nothing else is.
+func TestBundleChartsAreEveryChartTheStagesInstall(t *testing.T) {
+	e, _, _, _ := testEnv(t)
+	var lines []string
+	r := &Runner{Stages: All(), OnEvent: func(ev Event) { lines = append(lines, ev.Lines...) }}
+	if err := r.Plan(e); err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`upgrade --install \S+ (\S+) --repo (\S+) --version (\S+)`)
+	var planned []string
+	for _, l := range lines {
+		for _, m := range re.FindAllStringSubmatch(l, -1) {
+			c := m[1] + " " + m[2] + " " + m[3]
+			if !slices.Contains(planned, c) {
+				planned = append(planned, c)
+			}
+		}
+	}
+	var bundled []string
+	for _, c := range BundleCharts(e.Lab) {
+		bundled = append(bundled, c.Name+" "+c.Repo+" "+c.Version)
+	}
+	slices.Sort(planned)
+	slices.Sort(bundled)
+	if len(planned) != 3 || !slices.Equal(planned, bundled) {
+		t.Errorf("stages install %q, BundleCharts has %q", planned, bundled)
+	}
+}
+
+// TestStagesInstallTheBundledCharts: with chart archives in the bundle, the
+// kamaji stage runs helm on them and never names a repository; so does the
+// hami stage's plan (the same chart the stage runs).
+func TestStagesInstallTheBundledCharts(t *testing.T) {
+	e, _, _, mc := managementUp(t)
+	h := &okHelm{}
+	e.Helm = h
+	e.Preload = &Preload{Charts: map[string]string{
+		"cert-manager": "/b/charts/cert-manager-v1.18.3.tgz",
+		"kamaji":       "/b/charts/kamaji-0.0.0+latest.tgz",
+		"hami":         "/b/charts/hami-2.10.0.tgz",
+	}}
+	ctx := context.Background()
+	mc.Kube.AppsV1().Deployments(KamajiNamespace).Create(ctx, &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: KamajiDeployment, Namespace: KamajiNamespace},
+		Spec:       appsv1.DeploymentSpec{Replicas: i32(1)},
+		Status:     appsv1.DeploymentStatus{AvailableReplicas: 1, UpdatedReplicas: 1},
+	}, metav1.CreateOptions{})
+	mc.Kube.AppsV1().StatefulSets(KamajiNamespace).Create(ctx, &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: KamajiEtcd, Namespace: KamajiNamespace},
+		Spec:       appsv1.StatefulSetSpec{Replicas: i32(3)},
+		Status:     appsv1.StatefulSetStatus{ReadyReplicas: 3},
+	}, metav1.CreateOptions{})
+	mc.Dynamic.(*dynamicfake.FakeDynamicClient).Tracker().Add(&unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "kamaji.clastix.io/v1alpha1", "kind": "DataStore", "metadata": map[string]any{"name": "default"}}})
+	if _, err := (KamajiStage{}).Run(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.calls) != 2 ||
+		!strings.HasPrefix(h.calls[0], "management.yaml: upgrade --install cert-manager /b/charts/cert-manager-v1.18.3.tgz --namespace") ||
+		!strings.HasPrefix(h.calls[1], "management.yaml: upgrade --install kamaji /b/charts/kamaji-0.0.0+latest.tgz --namespace") {
+		t.Errorf("helm calls = %q", h.calls)
+	}
+	plan, err := HAMiStage{}.Plan(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(append(h.calls, plan...), "\n")
+	if strings.Contains(text, "--repo") || strings.Count(text, "upgrade --install hami /b/charts/hami-2.10.0.tgz ") != len(e.Lab.Tenants) {
+		t.Errorf("charts from a bundle still name a repository, or HAMi is not installed from it:\n%s", text)
+	}
+}
+
+// TestHelmCLIPullsIntoTheBundle: labctl's helm edge with a stand-in helm
+// binary that does what `helm pull --destination` does (writes the archive
+// named after the repository's URL); the bundle ends up with the archive
+// under the chart's own name, and no --kubeconfig is passed for a pull.
+func TestHelmCLIPullsIntoTheBundle(t *testing.T) {
+	bin := t.TempDir()
+	archive := filepath.Join(bin, "served.tgz")
+	writeTestChart(t, archive, "hami", "2.10.0")
+	argsFile := filepath.Join(bin, "args")
+	script := "#!/bin/sh\nprintf '%s\\n' \"$@\" > " + argsFile + "\n" +
+		"while [ $# -gt 0 ]; do [ \"$1\" = --destination ] && cp " + archive + " \"$2/hami-2.10.0-release.tgz\"; shift; done\n"
+	helm := filepath.Join(bin, "helm")
+	if err := os.WriteFile(helm, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	entries, err := images.SaveCharts(context.Background(), ChartPuller{Helm: HelmCLI{Bin: helm}},
+		[]images.Chart{{Name: "hami", Repo: "https://project-hami.github.io/HAMi/", Version: "2.10.0"}}, dir, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, _ := os.ReadFile(argsFile)
+	got := strings.Fields(string(args))
+	if len(got) != 8 || got[0] != "pull" || slices.Contains(got, "--kubeconfig") || !strings.HasPrefix(got[7], filepath.Join(dir, images.ChartsDir)) {
+		t.Errorf("helm was run with %q", got)
+	}
+	if len(entries) != 1 || entries[0].File != "hami-2.10.0.tgz" {
+		t.Fatalf("entries = %+v", entries)
+	}
+	if _, err := os.Stat(filepath.Join(dir, images.ChartsDir, "hami-2.10.0.tgz")); err != nil {
+		t.Error(err)
+	}
+}
+
+// writeTestChart writes NAME/Chart.yaml in a gzip tar, as helm package does.
+func writeTestChart(t *testing.T, path, name, version string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz := gzip.NewWriter(f)
+	tw := tar.NewWriter(gz)
+	data := "apiVersion: v2\nname: " + name + "\nversion: " + version + "\n"
+	if err := tw.WriteHeader(&tar.Header{Name: name + "/Chart.yaml", Mode: 0o644, Size: int64(len(data))}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tw.Write([]byte(data)); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
