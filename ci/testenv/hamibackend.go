@@ -113,3 +113,8 @@ func fileSHA256(path string) (string, error) {
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
+
+// RunsDouble says whether the tenants' HAMi scheduler is the protocol
+// double. Its test controls (Env.Double: faults, counters, state) exist
+// only then; a test that needs them skips against a real HAMi, naming it.
+func (e *Env) RunsDouble() bool { return e.hami.double }

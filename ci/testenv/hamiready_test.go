@@ -13,23 +13,32 @@ import (
 )
 
 // The environment is not ready before HAMi has registered every card: with
-// a double that never registers (as HAMi before its first registration
+// a HAMi that never registers (as HAMi before its first registration
 // pass), Start waits at the gate the real lab's gpus stage uses and says
 // which cards HAMi's /metrics lacks, instead of reporting ready and letting
-// the suite's pods be parked as "node unregistered".
+// the suite's pods be parked as "node unregistered". The double is told by
+// its fault switch; a real HAMi by --node-label-selector with a label no
+// node has (its registration lists only matching nodes:
+// Scheduler.register, pkg/scheduler/scheduler.go@v2.10.0; the flag is
+// defined in cmd/scheduler/main.go@v2.10.0), which the double does not model.
 func TestReadyWaitsUntilHAMiRegisteredEveryCard(t *testing.T) {
 	requireProcesses(t)
 	l, err := lab.Parse([]byte("name: unreg\ntenants:\n- name: solo\n  workers:\n  - name: w1\n    gpus: [{model: L4, count: 1}]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := Start(context.Background(), l, Options{
+	opts := Options{
 		BinDir: binaries(t), Log: progress(),
-		DoubleFaults: hamidouble.Faults{NeverRegister: true},
 		// The gate is the last wait before ready, so its own deadline fails
 		// the start there, whatever the machine's load made boot take.
 		RegistrationTimeout: 4 * time.Second,
-	})
+	}
+	if realHAMi() == "" {
+		opts.DoubleFaults = hamidouble.Faults{NeverRegister: true}
+	} else {
+		opts.extraHAMiArgs = []string{"--node-label-selector=gpu-lab.test/never-registered=true"}
+	}
+	e, err := Start(context.Background(), l, opts)
 	if err == nil {
 		_ = e.Stop()
 		t.Fatal("the environment reported ready although HAMi never registered a card")
@@ -47,6 +56,7 @@ func TestReadyWaitsUntilHAMiRegisteredEveryCard(t *testing.T) {
 // reach it, with HAMi's registration and throttling on.
 func TestDoubleRunsTheLabsHAMiArguments(t *testing.T) {
 	e := sharedEnv(t)
+	skipUnlessDouble(t, e)
 	for _, tn := range e.Tenants() {
 		st, err := e.Double(tn).State()
 		if err != nil {

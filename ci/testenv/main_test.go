@@ -71,7 +71,9 @@ func sharedEnv(t testing.TB) *Env {
 	requireProcesses(t)
 	dir := binaries(t)
 	shared.once.Do(func() {
-		fmt.Fprintln(os.Stderr, DoubleNotice)
+		if os.Getenv(EnvHAMiBinary) == "" { // else a real HAMi runs
+			fmt.Fprintln(os.Stderr, DoubleNotice)
+		}
 		shared.env, shared.err = Start(context.Background(), lab.Default(), Options{BinDir: dir, Log: progress()})
 	})
 	if shared.err != nil {
