@@ -28,6 +28,7 @@ func newImagesCommand() *cobra.Command {
 		sources, asJSON bool
 		bundleRefs      bool
 		bundleIndex     bool
+		indexCharts     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "images",
@@ -40,6 +41,7 @@ already; "bundle" images go into ` + "`labctl images save DIR`" + `; "built" one
 		Example: `  labctl images
   labctl images --sources
   labctl images --bundle-refs         # one reference per line: what a bundle holds
+  labctl images --bundle-index        # a bundle's index.json: the archive of every image and chart
   labctl images save ./bundle         # pull (where a registry answers) and save them
   labctl up --images ./bundle         # build the lab from the bundle, no registry needed`,
 		Args: cobra.NoArgs,
@@ -61,10 +63,17 @@ already; "bundle" images go into ` + "`labctl images save DIR`" + `; "built" one
 				return nil
 			case bundleIndex:
 				// What a bundle's index.json holds, without image IDs: the
-				// Dagger module fetches each ref into the named file.
+				// Dagger module fetches each ref into the named file, and
+				// each chart into ChartsDir/file, and hands labctl this very
+				// index with them (up --images).
 				var idx images.Index
 				for _, ref := range images.BundleRefs(list) {
 					idx.Images = append(idx.Images, images.Entry{Ref: ref, File: images.ArchiveName(ref)})
+				}
+				if indexCharts {
+					for _, c := range stages.BundleCharts(l) {
+						idx.Charts = append(idx.Charts, images.ChartEntry{Chart: c, File: images.ChartArchiveName(c)})
+					}
 				}
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
@@ -82,7 +91,8 @@ already; "bundle" images go into ` + "`labctl images save DIR`" + `; "built" one
 	f.BoolVar(&sources, "sources", false, "print where upstream each image name comes from")
 	f.BoolVar(&asJSON, "json", false, "print the list as JSON")
 	f.BoolVar(&bundleRefs, "bundle-refs", false, "print only the references a bundle holds, one per line")
-	f.BoolVar(&bundleIndex, "bundle-index", false, "print the index.json of a bundle (file per reference, no image IDs) for tools that fetch the images themselves")
+	f.BoolVar(&bundleIndex, "bundle-index", false, "print the index.json of a bundle (file per image reference, no image IDs; file per chart under "+images.ChartsDir+"/) for tools that fetch the images and charts themselves")
+	f.BoolVar(&indexCharts, "charts", true, "with --bundle-index, name every chart the lab installs (name, repo, pinned version, file); up --images refuses a bundle whose index names a chart it lacks")
 	cmd.AddCommand(newImagesSaveCommand())
 	return cmd
 }
