@@ -63,12 +63,11 @@ func (l *Lab) start(ctx context.Context) (*session, error) {
 	}
 	// Build labctl and helm first: a build error is the call's error, never
 	// a step's, and the builds do not run while this run holds the daemon.
+	// helm needs no cache volume: every chart comes from the bundle.
 	runner, err := l.tool().
 		WithFile(labcmd.HelmPath, helm(), dagger.ContainerWithFileOpts{Permissions: 0o755}).
 		WithDirectory(labcmd.StateDir, dag.Directory()).
 		WithDirectory(labcmd.ReportDir, dag.Directory()).
-		WithMountedCache(labcmd.CacheDir, dag.CacheVolume(labcmd.ChartCache)).
-		WithEnvVariable("XDG_CACHE_HOME", labcmd.CacheDir).
 		Sync(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("building the runner (labctl, helm): %w", err)
@@ -76,7 +75,7 @@ func (l *Lab) start(ctx context.Context) (*session, error) {
 	s.ctr = runner
 	bundle, err := l.bundle(ctx)
 	if err != nil {
-		s.record(brokenStep("images", err))
+		s.record(brokenStep("bundle", err))
 		return s, nil
 	}
 	s.ctr = s.ctr.WithMountedDirectory(labcmd.BundleDir, bundle)
@@ -99,34 +98,6 @@ func (l *Lab) start(ctx context.Context) (*session, error) {
 		}
 	}
 	return s, nil
-}
-
-// bundle fetches every image the lab runs that no node image holds, each as
-// a Dagger container exported as a tarball, into a directory with labctl's
-// index (labcmd.BundleDir): the engine's content-addressed cache holds the
-// layers, so only the first run on an engine (or a cold hosted runner
-// without a shared cache) reaches the registries. labctl names the images
-// (`labctl images --bundle-index`, derived from the lab file); the module
-// adds none. Nothing here touches the Docker service, so Dagger may cache
-// all of it.
-func (l *Lab) bundle(ctx context.Context) (*dagger.Directory, error) {
-	index, err := l.tool().WithExec(labcmd.BundleIndex()).Stdout(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("listing the lab's images (labctl images --bundle-index): %w", err)
-	}
-	entries, err := labcmd.ParseBundleIndex(index)
-	if err != nil {
-		return nil, err
-	}
-	dir := dag.Directory().WithNewFile(labcmd.BundleIndexFile, index)
-	for _, e := range entries {
-		dir = dir.WithFile(e.File, dag.Container().From(e.Ref).AsTarball())
-	}
-	dir, err = dir.Sync(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("fetching the lab's images: %w", err)
-	}
-	return dir, nil
 }
 
 // startDind starts the lab's daemon and says so while it waits: a second

@@ -5,19 +5,44 @@ import (
 	"testing"
 )
 
+// bundleJSON builds a --bundle-index output with the given images and charts
+// JSON arrays.
+func bundleJSON(images, charts string) string {
+	return `{"images":` + images + `,"charts":` + charts + `}`
+}
+
+const (
+	goodImages = `[{"ref":"kindest/node:v1.37.0@sha256:a1ed","file":"kindest_node_v1.37.0_a1ed.tar"},{"ref":"clastix/kamaji:26.8.2-edge","file":"clastix_kamaji_26.8.2-edge.tar"}]`
+	goodCharts = `[{"name":"cert-manager","repo":"https://charts.jetstack.io","version":"v1.18.3","file":"cert-manager-v1.18.3.tgz"},{"name":"kamaji","repo":"https://clastix.github.io/charts","version":"0.0.0+latest","file":"kamaji-0.0.0+latest.tgz"}]`
+)
+
 func TestParseBundleIndex(t *testing.T) {
-	good := `{"images":[{"ref":"kindest/node:v1.37.0@sha256:a1ed","file":"kindest_node_v1.37.0_a1ed.tar"},{"ref":"clastix/kamaji:26.8.2-edge","file":"clastix_kamaji_26.8.2-edge.tar"}]}`
-	got, err := ParseBundleIndex(good)
-	if err != nil || len(got) != 2 || got[1].Ref != "clastix/kamaji:26.8.2-edge" || got[0].File != "kindest_node_v1.37.0_a1ed.tar" {
+	got, err := ParseBundleIndex(bundleJSON(goodImages, goodCharts))
+	if err != nil || len(got.Images) != 2 || got.Images[1].Ref != "clastix/kamaji:26.8.2-edge" || got.Images[0].File != "kindest_node_v1.37.0_a1ed.tar" {
 		t.Fatalf("ParseBundleIndex = %+v, %v", got, err)
 	}
+	want := BundleChart{Name: "kamaji", Repo: "https://clastix.github.io/charts", Version: "0.0.0+latest", File: "kamaji-0.0.0+latest.tgz"}
+	if len(got.Charts) != 2 || got.Charts[1] != want {
+		t.Fatalf("charts = %+v, want the second to be %+v", got.Charts, want)
+	}
 	for name, bad := range map[string]string{
-		"not json":       `Error: unknown flag`,
-		"empty":          `{"images":[]}`,
-		"no ref":         `{"images":[{"file":"a.tar"}]}`,
-		"path":           `{"images":[{"ref":"a:1","file":"../a.tar"}]}`,
-		"the index file": `{"images":[{"ref":"a:1","file":"index.json"}]}`,
-		"duplicate file": `{"images":[{"ref":"a:1","file":"a.tar"},{"ref":"a:2","file":"a.tar"}]}`,
+		"not json":         `Error: unknown flag`,
+		"empty":            bundleJSON(`[]`, goodCharts),
+		"no ref":           bundleJSON(`[{"file":"a.tar"}]`, goodCharts),
+		"path":             bundleJSON(`[{"ref":"a:1","file":"../a.tar"}]`, goodCharts),
+		"the index file":   bundleJSON(`[{"ref":"a:1","file":"index.json"}]`, goodCharts),
+		"the charts dir":   bundleJSON(`[{"ref":"a:1","file":"charts"}]`, goodCharts),
+		"duplicate file":   bundleJSON(`[{"ref":"a:1","file":"a.tar"},{"ref":"a:2","file":"a.tar"}]`, goodCharts),
+		"no charts":        `{"images":` + goodImages + `}`,
+		"empty charts":     bundleJSON(goodImages, `[]`),
+		"chart no name":    bundleJSON(goodImages, `[{"repo":"https://r","version":"1","file":"x-1.tgz"}]`),
+		"chart no version": bundleJSON(goodImages, `[{"name":"x","repo":"https://r","file":"x-1.tgz"}]`),
+		"chart flag name":  bundleJSON(goodImages, `[{"name":"--devel","repo":"https://r","version":"1","file":"x-1.tgz"}]`),
+		"chart oci repo":   bundleJSON(goodImages, `[{"name":"x","repo":"oci://r","version":"1","file":"x-1.tgz"}]`),
+		"chart no repo":    bundleJSON(goodImages, `[{"name":"x","version":"1","file":"x-1.tgz"}]`),
+		"chart path":       bundleJSON(goodImages, `[{"name":"x","repo":"https://r","version":"1","file":"../x-1.tgz"}]`),
+		"chart not tgz":    bundleJSON(goodImages, `[{"name":"x","repo":"https://r","version":"1","file":"x-1.tar"}]`),
+		"chart duplicate":  bundleJSON(goodImages, `[{"name":"x","repo":"https://r","version":"1","file":"x-1.tgz"},{"name":"y","repo":"https://r","version":"1","file":"x-1.tgz"}]`),
 	} {
 		if _, err := ParseBundleIndex(bad); err == nil {
 			t.Errorf("%s: accepted %s", name, bad)

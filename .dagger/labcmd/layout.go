@@ -14,8 +14,6 @@ const (
 	HelmPath   = "/usr/local/bin/helm"
 	// ManifestsDir is where `labctl plan -o` writes rendered manifests.
 	ManifestsDir = "/lab/manifests"
-	// CacheDir is XDG_CACHE_HOME for labctl (downloaded charts), on a cache volume.
-	CacheDir = "/cache"
 )
 
 // The Docker-in-Docker service as seen from the runner: labctl derives
@@ -42,7 +40,6 @@ const (
 
 	GoModCache   = "gpu-lab-go-mod"
 	GoBuildCache = "gpu-lab-go-build"
-	ChartCache   = "gpu-lab-charts"
 	DockerCache  = "gpu-lab-dind-29"
 )
 

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"dagger/gpu-lab/internal/dagger"
+	"dagger/gpu-lab/labcmd"
+)
+
+// bundle fetches every image the lab runs that no node image holds, each as
+// a Dagger container exported as a tarball, and every chart the lab
+// installs (chartArchives), into a directory with labctl's index
+// (labcmd.BundleDir): the engine's content-addressed cache holds the layers
+// and the archives, so only the first run on an engine (or a cold hosted
+// runner without a shared cache) reaches the registries and chart
+// repositories. labctl names the images and charts (`labctl images
+// --bundle-index`, derived from the lab file) and reads back the very index
+// it printed; the module adds none. Nothing here touches the Docker
+// service, so Dagger may cache all of it.
+func (l *Lab) bundle(ctx context.Context) (*dagger.Directory, error) {
+	index, err := l.tool().WithExec(labcmd.BundleIndex()).Stdout(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing the lab's images and charts (labctl images --bundle-index): %w", err)
+	}
+	b, err := labcmd.ParseBundleIndex(index)
+	if err != nil {
+		return nil, err
+	}
+	dir := dag.Directory().WithNewFile(labcmd.BundleIndexFile, index)
+	for _, e := range b.Images {
+		dir = dir.WithFile(e.File, dag.Container().From(e.Ref).AsTarball())
+	}
+	dir = dir.WithDirectory(labcmd.BundleChartsDir, chartArchives(b.Charts))
+	dir, err = dir.Sync(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("fetching the lab's images and charts: %w", err)
+	}
+	return dir, nil
+}
+
+// chartArchives pulls each chart with the pinned helm CLI, one exec per
+// chart, into a directory of archives named as labctl's index says. Each
+// exec is cached by its inputs: the runner image, the helm build and the
+// command line, i.e. the chart's name, repository and pinned version. A
+// changed pin fetches that chart alone again; an unchanged one is never
+// fetched twice on an engine, or with a shared Dagger cache.
+//
+// One pin is not immutable: Kamaji's chart version 0.0.0+latest. clastix
+// republishes charts/kamaji under that same version on every push to
+// master (clastix/kamaji@26.8.2-edge:charts/kamaji/Chart.yaml version
+// 0.0.0+latest; .github/workflows/helm.yaml, job release: helm-gh-pages
+// to https://clastix.github.io/charts). So the cache keeps serving the
+// archive this engine fetched first, however old, until the cache is
+// pruned, and a cold engine installs whatever the repository holds that
+// day: two engines may install different Kamaji charts under one version.
+// The controller image is pinned on its own (versions.kamajiImage), so what
+// can differ is the chart's templates, CRDs and kamaji-etcd dependency.
+func chartArchives(charts []labcmd.BundleChart) *dagger.Directory {
+	dir := dag.Directory()
+	for _, c := range charts {
+		pulled := dag.Container().From(labcmd.RunnerImage).
+			WithFile(labcmd.HelmPath, helm(), dagger.ContainerWithFileOpts{Permissions: 0o755}).
+			WithExec(labcmd.PullChart(c, labcmd.PulledChart(c))).
+			File(labcmd.PulledChart(c))
+		dir = dir.WithFile(c.File, pulled)
+	}
+	return dir
+}
