@@ -80,8 +80,11 @@ type Env struct {
 	ports     *portAllocator
 
 	etcdURL string
-	tenants map[string]*tenant
-	order   []string
+	// etcdDone is closed when etcd is healthy or failed to start (etcdErr).
+	etcdDone chan struct{}
+	etcdErr  error
+	tenants  map[string]*tenant
+	order    []string
 
 	ctx    context.Context // lives until Stop: in-process goroutines
 	cancel context.CancelFunc
@@ -170,9 +173,17 @@ func Start(ctx context.Context, l *lab.Lab, opts Options) (_ *Env, err error) {
 		return e, err
 	}
 
-	if err := e.startEtcd(ctx); err != nil {
-		return e, err
-	}
+	// etcd starts next to the tenants: only their API servers wait for it
+	// (the etcd step), certificates and konnectivity do not.
+	e.etcdDone = make(chan struct{})
+	tctx, cancelTenants := context.WithCancel(ctx)
+	defer cancelTenants()
+	go func() {
+		defer close(e.etcdDone)
+		if e.etcdErr = e.startEtcd(ctx); e.etcdErr != nil {
+			cancelTenants()
+		}
+	}()
 	for _, ts := range l.Tenants {
 		e.tenants[ts.Name] = &tenant{env: e, spec: ts, dir: filepath.Join(e.workDir, ts.Name)}
 		e.order = append(e.order, ts.Name)
@@ -180,9 +191,13 @@ func Start(ctx context.Context, l *lab.Lab, opts Options) (_ *Env, err error) {
 	errs := make([]error, len(e.order))
 	var wg sync.WaitGroup
 	for i, name := range e.order {
-		wg.Go(func() { errs[i] = e.tenants[name].up(ctx) })
+		wg.Go(func() { errs[i] = e.tenants[name].up(tctx) })
 	}
 	wg.Wait()
+	<-e.etcdDone
+	if e.etcdErr != nil {
+		return e, e.etcdErr // the tenants' errors only follow from it
+	}
 	if err := errors.Join(errs...); err != nil {
 		return e, err
 	}

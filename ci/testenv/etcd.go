@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -48,4 +49,22 @@ func (e *Env) startEtcd(ctx context.Context) error {
 		}
 		return h.Health == "true", nil
 	})
+}
+
+// errEtcdFailed is what a tenant's etcd step says when etcd did not start;
+// Start reports etcd's own error instead.
+var errEtcdFailed = errors.New("etcd did not start")
+
+// waitEtcd returns once the shared etcd is healthy: the API server's
+// --etcd-servers is final only then (startBound may move etcd's port).
+func (e *Env) waitEtcd(ctx context.Context) error {
+	select {
+	case <-e.etcdDone:
+		if e.etcdErr != nil {
+			return errEtcdFailed
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

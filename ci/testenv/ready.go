@@ -13,46 +13,51 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
 )
 
-// waitReady returns when the tenant can run the suite: scheduler and
-// controller-manager healthy, the konnectivity agent connected, every worker
-// Ready, untainted and with GPU capacity, the default ServiceAccount present,
-// and a dry-run GPU pod mutated by the double's webhook through the tunnel.
-func (t *tenant) waitReady(ctx context.Context) error {
-	procs := t.processes()
+// readyPoll is how often a start step asks a component whether it is ready.
+const readyPoll = 100 * time.Millisecond
+
+// readySteps are the checks after which the tenant can run the suite:
+// scheduler and controller-manager healthy, the konnectivity agent
+// connected, every worker Ready, untainted and with GPU capacity, HAMi
+// listing every card, the default ServiceAccount present, and a dry-run GPU
+// pod mutated by HAMi's webhook through the tunnel. Each runs as soon as
+// what it checks has started, next to the others.
+func (t *tenant) readySteps() []step {
 	checks := []struct {
 		what  string
+		after []string
 		check func(context.Context) (bool, error)
 		// timeout bounds this check alone (0: only the start's deadline).
 		timeout time.Duration
 	}{
-		{"kube-scheduler /healthz", func(ctx context.Context) (bool, error) { return healthz(ctx, t.schedPort) }, 0},
-		{"kube-controller-manager /healthz", func(ctx context.Context) (bool, error) { return healthz(ctx, t.kcmPort) }, 0},
-		{"konnectivity agent connected (server /readyz)", t.konnectivityReady, 0},
-		{"workers Ready with GPU capacity", t.workersReady, 0},
+		{"kube-scheduler /healthz", []string{"kube-scheduler"}, func(ctx context.Context) (bool, error) { return healthz(ctx, t.schedPort) }, 0},
+		{"kube-controller-manager /healthz", []string{"kube-controller-manager"}, func(ctx context.Context) (bool, error) { return healthz(ctx, t.kcmPort) }, 0},
+		{"konnectivity agent connected (server /readyz)", []string{"konnectivity agent"}, t.konnectivityReady, 0},
+		{"workers Ready with GPU capacity", []string{"workers", "KWOK", "kube-controller-manager"}, t.workersReady, 0},
 		// The gate the real lab's gpus stage uses: until HAMi has registered a
 		// card, Filter answers "node unregistered" and kube-scheduler parks the
 		// pod for minutes (hami-observed.md §7.2).
-		{"HAMi sees every card (its /metrics)", t.hamiSeesCards, t.env.registrationTimeout},
-		{"ServiceAccount default/default", func(ctx context.Context) (bool, error) {
+		{"HAMi sees every card (its /metrics)", []string{"HAMi scheduler", "workers"}, t.hamiSeesCards, t.env.registrationTimeout},
+		{"ServiceAccount default/default", []string{"kube-controller-manager"}, func(ctx context.Context) (bool, error) {
 			_, err := t.client.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
 			return err == nil, err
 		}, 0},
-		{"webhook mutates a dry-run GPU pod through konnectivity", t.webhookWorks, 0},
+		{"webhook mutates a dry-run GPU pod through konnectivity", []string{"webhook registration", "HAMi scheduler", "konnectivity agent"}, t.webhookWorks, 0},
 	}
-	for _, c := range checks {
-		start := time.Now()
-		cctx, cancel := ctx, context.CancelFunc(func() {})
-		if c.timeout > 0 {
-			cctx, cancel = context.WithTimeout(ctx, c.timeout)
-		}
-		err := waitFor(cctx, c.what, 100*time.Millisecond, procs, c.check)
-		cancel()
-		if err != nil {
-			return err
-		}
-		t.env.log.Debug("tenant ready check passed", "tenant", t.name(), "check", c.what, "took", time.Since(start).Round(time.Millisecond).String())
+	steps := make([]step, len(checks))
+	for i, c := range checks {
+		steps[i] = step{name: "ready: " + c.what, after: c.after, fn: func(ctx context.Context) error {
+			if c.timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, c.timeout)
+				defer cancel()
+			}
+			// The processes started by now include every one this check
+			// comes after.
+			return waitFor(ctx, c.what, readyPoll, t.processes(), c.check)
+		}}
 	}
-	return nil
+	return steps
 }
 
 func (t *tenant) konnectivityReady(ctx context.Context) (bool, error) {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -70,6 +71,10 @@ type tenant struct {
 	webhookAddr *net.TCPAddr // webhookListenIP: reached only through the agent
 	webhook     *webhookRelay
 	closers     []io.Closer // in-process listeners, closed by Stop
+
+	began    time.Time // of up
+	timingMu sync.Mutex
+	timings  []StepTiming
 }
 
 func (t *tenant) name() string { return t.spec.Name }
@@ -81,36 +86,38 @@ func (t *tenant) logPath(c string) string { return filepath.Join(t.dir, c+".log"
 
 func (t *tenant) path(f string) string { return filepath.Join(t.dir, f) }
 
-// up brings the tenant up in order; each step waits for what the next needs.
+// up brings the tenant up. Each step starts as soon as the steps it needs
+// are done (runSteps), so what does not depend on each other runs at once.
 func (t *tenant) up(ctx context.Context) error {
-	steps := []struct {
-		name string
-		fn   func(context.Context) error
-	}{
-		{"certificates", t.writeCertificates},
-		{"konnectivity server", t.startKonnectivityServer},
-		{"kube-apiserver", t.startAPIServer},
-		{"konnectivity agent", t.startAgent},
-		// Not earlier: until /readyz the bootstrap RBAC roles may be missing,
-		// and kube-controller-manager exits when it cannot read its config.
-		{"API server ready", t.waitAPIServer},
-		// Before kube-scheduler: its configuration names HAMi's port, which
-		// is final only once HAMi listens on it (startBound may move it).
-		{"HAMi scheduler", t.startHAMi},
-		{"kube-scheduler, kube-controller-manager", t.startSchedulerAndControllerManager},
-		{"KWOK", t.startKWOK},
-		{"webhook registration", t.registerWebhook},
-		{"workers", t.createWorkers},
-		{"ready", t.waitReady},
+	t.began = time.Now()
+	steps := []step{
+		{name: "certificates", fn: t.writeCertificates},
+		{name: "konnectivity server", after: []string{"certificates"}, fn: t.startKonnectivityServer},
+		// The agent needs only the konnectivity server.
+		{name: "konnectivity agent", after: []string{"konnectivity server"}, fn: t.startAgent},
+		{name: "etcd", fn: t.env.waitEtcd},
+		// The API server dials the konnectivity socket only when it first
+		// sends cluster traffic (egressselector's udsGRPCConnector.connect,
+		// k8s.io/apiserver@v0.36.3:pkg/server/egressselector/egress_selector.go),
+		// so it need not wait for the konnectivity server.
+		{name: "kube-apiserver", after: []string{"certificates", "etcd"}, fn: t.startAPIServer},
+		// Not earlier than /readyz for the rest: until then the bootstrap
+		// RBAC roles may be missing, and kube-controller-manager exits when
+		// it cannot read its config.
+		{name: "API server ready", after: []string{"kube-apiserver", "konnectivity server"}, fn: t.waitAPIServer},
+		{name: "HAMi scheduler", after: []string{"API server ready"}, fn: t.startHAMi},
+		// After HAMi: its configuration names HAMi's port, which is final
+		// only once HAMi listens on it (startBound may move it).
+		{name: "kube-scheduler", after: []string{"HAMi scheduler"}, fn: t.startScheduler},
+		{name: "kube-controller-manager", after: []string{"API server ready"}, fn: t.startControllerManager},
+		{name: "KWOK", after: []string{"API server ready"}, fn: t.startKWOK},
+		{name: "webhook registration", after: []string{"API server ready"}, fn: t.registerWebhook},
+		// After HAMi listens, i.e. after its Start: HAMi drops node adds
+		// until then and registers such nodes only at its 15 s tick
+		// (TestWorkersRegisterWhenAdded).
+		{name: "workers", after: []string{"HAMi scheduler"}, fn: t.createWorkers},
 	}
-	for _, s := range steps {
-		start := time.Now()
-		if err := s.fn(ctx); err != nil {
-			return fmt.Errorf("tenant %s: %s: %w", t.name(), s.name, err)
-		}
-		t.env.log.Debug("tenant step done", "tenant", t.name(), "step", s.name, "took", time.Since(start).Round(time.Millisecond).String())
-	}
-	return nil
+	return t.runSteps(ctx, append(steps, t.readySteps()...))
 }
 
 func (t *tenant) writeCertificates(context.Context) error {
@@ -284,13 +291,13 @@ func (t *tenant) startAgent(ctx context.Context) error {
 }
 
 func (t *tenant) waitAPIServer(ctx context.Context) error {
-	return waitFor(ctx, "kube-apiserver /readyz", 100*time.Millisecond, []*process{t.apiserver, t.konnServer}, func(ctx context.Context) (bool, error) {
+	return waitFor(ctx, "kube-apiserver /readyz", readyPoll, []*process{t.apiserver, t.konnServer}, func(ctx context.Context) (bool, error) {
 		body, err := t.client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
 		return err == nil && string(body) == "ok", err
 	})
 }
 
-func (t *tenant) startSchedulerAndControllerManager(ctx context.Context) error {
+func (t *tenant) startScheduler(ctx context.Context) error {
 	cfg, err := schedulerConfig(t.env.lab, t.hamiPlace())
 	if err != nil {
 		return err
@@ -307,9 +314,11 @@ func (t *tenant) startSchedulerAndControllerManager(ctx context.Context) error {
 		"--leader-elect=false",
 		"--v=1",
 	}, t.logPath("kube-scheduler"), []*int{&t.schedPort}, nil)
-	if err != nil {
-		return err
-	}
+	return err
+}
+
+func (t *tenant) startControllerManager(ctx context.Context) error {
+	var err error
 	t.kcm, err = t.env.startBound(ctx, t.component("kube-controller-manager"), filepath.Join(t.env.bins, binControllerManager), []string{
 		"--kubeconfig=" + t.path("controller-manager.kubeconfig"),
 		"--authentication-kubeconfig=" + t.path("controller-manager.kubeconfig"),
@@ -363,11 +372,15 @@ func healthz(ctx context.Context, port int) (bool, error) {
 	return resp.StatusCode == http.StatusOK, nil
 }
 
-// processes lists the tenant's processes in start order.
+// processes lists the tenant's processes started so far, in start order.
+// It reads the environment's list, not the tenant's fields, which steps
+// running at the same time are still setting.
 func (t *tenant) processes() []*process {
+	t.env.mu.Lock()
+	defer t.env.mu.Unlock()
 	var out []*process
-	for _, p := range []*process{t.konnServer, t.apiserver, t.agent, t.hami, t.scheduler, t.kcm, t.kwok} {
-		if p != nil {
+	for _, p := range t.env.procs {
+		if strings.HasPrefix(p.name, t.name()+"/") {
 			out = append(out, p)
 		}
 	}
