@@ -164,6 +164,21 @@ func (t *tenant) writeCertificates(context.Context) error {
 	if _, _, err := writePair(t.dir, "apiserver", serving); err != nil {
 		return err
 	}
+	// kube-scheduler and kube-controller-manager get serving certificates
+	// (--tls-cert-file): without one each generates a self-signed RSA-2048
+	// CA and certificate at start (MaybeDefaultWithSelfSignedCerts,
+	// k8s.io/apiserver@v0.36.3:pkg/server/options/serving.go), a few
+	// hundred milliseconds of processor time each; ECDSA here takes a
+	// millisecond.
+	for _, name := range []string{"scheduler-serving", "controller-manager-serving"} {
+		kp, err := t.ca.issue(certSpec{CommonName: name, DNSNames: []string{"localhost"}, IPs: []net.IP{net.IPv4(127, 0, 0, 1)}, Server: true})
+		if err != nil {
+			return err
+		}
+		if _, _, err := writePair(t.dir, name, kp); err != nil {
+			return err
+		}
+	}
 	pub, priv, err := serviceAccountKey()
 	if err != nil {
 		return err
@@ -311,6 +326,8 @@ func (t *tenant) startScheduler(ctx context.Context) error {
 		"--authorization-kubeconfig=" + t.path("scheduler.kubeconfig"),
 		"--bind-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(t.schedPort),
+		"--tls-cert-file=" + t.path("scheduler-serving.crt"),
+		"--tls-private-key-file=" + t.path("scheduler-serving.key"),
 		"--leader-elect=false",
 		"--v=1",
 	}, t.logPath("kube-scheduler"), []*int{&t.schedPort}, nil)
@@ -319,12 +336,14 @@ func (t *tenant) startScheduler(ctx context.Context) error {
 
 func (t *tenant) startControllerManager(ctx context.Context) error {
 	var err error
-	t.kcm, err = t.env.startBound(ctx, t.component("kube-controller-manager"), filepath.Join(t.env.bins, binControllerManager), []string{
+	t.kcm, err = t.env.startBound(ctx, t.component("kube-controller-manager"), filepath.Join(t.env.bins, binControllerManager), append([]string{
 		"--kubeconfig=" + t.path("controller-manager.kubeconfig"),
 		"--authentication-kubeconfig=" + t.path("controller-manager.kubeconfig"),
 		"--authorization-kubeconfig=" + t.path("controller-manager.kubeconfig"),
 		"--bind-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(t.kcmPort),
+		"--tls-cert-file=" + t.path("controller-manager-serving.crt"),
+		"--tls-private-key-file=" + t.path("controller-manager-serving.key"),
 		"--leader-elect=false",
 		"--service-account-private-key-file=" + t.path("sa.key"),
 		"--root-ca-file=" + t.path("ca.crt"),
@@ -339,7 +358,7 @@ func (t *tenant) startControllerManager(ctx context.Context) error {
 		"--node-monitor-period=1s",
 		"--controllers=" + strings.Join(controllers, ","),
 		"--v=1",
-	}, t.logPath("kube-controller-manager"), []*int{&t.kcmPort}, nil)
+	}, tuningArgs(controllerManagerTuning)...), t.logPath("kube-controller-manager"), []*int{&t.kcmPort}, nil)
 	return err
 }
 
