@@ -13,9 +13,12 @@ import (
 )
 
 // The whole suite passes against the local environment, every case
-// executed, and every report is written.
+// executed, and every report is written. Its cases fill every card, so it
+// holds a whole seed-lab environment.
 func TestSuiteAllPass(t *testing.T) {
-	e := needEnv(t)
+	requireEnvironments(t)
+	t.Parallel()
+	e := wholeSeed(t)
 	ctx := context.Background()
 	before := map[string]int64{}
 	for _, tn := range e.Tenants() {

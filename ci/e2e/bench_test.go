@@ -23,7 +23,7 @@ import (
 // and TC-14's time, bind latencies and node-lock failures. Timings are
 // reported, never asserted.
 func BenchmarkSuite(b *testing.B) {
-	e := needEnv(b)
+	e := wholeSeed(b)
 	var conc, serial, longest, tc14, median, maxBind time.Duration
 	var lockFailures float64
 	for i := 0; i < b.N; i++ {
@@ -67,7 +67,7 @@ func BenchmarkSuite(b *testing.B) {
 // bound when nothing else is scheduling: the webhook, HAMi's Filter and Bind
 // at the lab's client rate, the finalizer releasing the node lock.
 func BenchmarkIdleBind(b *testing.B) {
-	e := needEnv(b)
+	e := wholeSeed(b)
 	tenant := e.Tenants()[0]
 	cs, err := kubernetes.NewForConfig(e.RESTConfig(tenant))
 	if err != nil {

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,134 +31,199 @@ type breakage struct {
 	id string
 	// why is what is broken, for the test log.
 	why string
+	// on are the tenants the breakage changes (their HAMi's faults, a pod
+	// or node lock of its own) or whose cards the case fills; the test
+	// holds them alone. The case must run on no other tenant's cards.
+	on []string
+	// reads are tenants the case only reads; the test shares them.
+	reads []string
+	// double, when set, is switched on in the HAMi protocol double of
+	// every tenant in doubleOn, or else in on (a real HAMi has no such
+	// switch: requireDouble).
+	double   hamidouble.Faults
+	doubleOn []string
 	// setup breaks the platform or the config; it registers its own undo.
 	setup func(t *testing.T, e *testenv.Env, cfg *suite.Config)
 	// want is a substring of the case's failure message.
 	want string
-	// ownEnv runs the breakage in an environment of its own: some faults
-	// leave state behind in the double (usage it never forgets).
-	ownEnv bool
 }
 
-func faults(f hamidouble.Faults) func(*testing.T, *testenv.Env, *suite.Config) {
-	return func(t *testing.T, e *testenv.Env, _ *suite.Config) {
-		for _, tn := range e.Tenants() {
-			if err := e.Double(tn).SetFaults(f); err != nil {
-				t.Fatal(err)
-			}
-		}
-		t.Cleanup(func() {
-			for _, tn := range e.Tenants() {
-				if err := e.Double(tn).SetFaults(hamidouble.Faults{}); err != nil {
-					t.Error(err)
-				}
-			}
-		})
-	}
-}
+var (
+	tenantA = []string{"tenant-a"}
+	tenantB = []string{"tenant-b"}
+)
 
+// breakages break every case the seed lab runs but those in
+// brokenElsewhere. On the seed lab TC-03, TC-05..07, TC-13 and TC-16 run on
+// tenant-a's A100, TC-09..12 and TC-14 on tenant-b's L4s; TC-01, TC-02,
+// TC-04, TC-08 and TC-15 visit every tenant.
 var breakages = []breakage{
-	{"TC-01", "the lab pins another Kubernetes version than the servers run",
-		func(_ *testing.T, _ *testenv.Env, c *suite.Config) { c.KubernetesVersion = "v1.99.0" },
-		"API server reports " + testenv.KubernetesVersion + ", the lab pins v1.99.0", false},
-	{"TC-02", "the lab spec says tenant-b has T4 cards, the platform registers L4s",
-		func(t *testing.T, e *testenv.Env, c *suite.Config) {
+	{id: "TC-01", why: "the lab pins another Kubernetes version than the servers run", reads: seedTenants,
+		setup: func(_ *testing.T, _ *testenv.Env, c *suite.Config) { c.KubernetesVersion = "v1.99.0" },
+		want:  "API server reports " + testenv.KubernetesVersion + ", the lab pins v1.99.0"},
+	{id: "TC-02", why: "the lab spec says tenant-b has T4 cards, the platform registers L4s", reads: seedTenants,
+		setup: func(t *testing.T, e *testenv.Env, c *suite.Config) {
 			c.Lab = relab(t, e.Lab(), func(l *lab.Lab) { l.Tenants[1].Workers[0].GPUs[0].Model = "T4" })
 		},
-		"registers 24576 MB, the spec says T4 has 16384 MB", false},
-	{"TC-03", "the double never shares a card", faults(hamidouble.Faults{NoSharing: true}),
-		"was declared unschedulable, want it bound and Running", false},
-	{"TC-04", "the webhook lets pods through unchanged", faults(hamidouble.Faults{NoMutation: true}),
-		"came back unmutated", false},
-	{"TC-05", "another pod already holds a slice of the card TC-03 fills",
-		func(t *testing.T, e *testenv.Env, _ *suite.Config) { intruder(t, e, "tenant-a", 1, 1000, 5) },
-		"holds 61000 MB and 95% cores, want 60000 MB and 90%", false},
-	{"TC-06", "the double ignores card memory", faults(hamidouble.Faults{IgnoreMemory: true}),
-		"want it to stay Pending", false},
-	{"TC-07", "the double ignores card cores", faults(hamidouble.Faults{IgnoreCores: true}),
-		"want it to stay Pending", false},
-	{"TC-08", "both tenant kubeconfigs point at tenant-b's control plane",
-		func(_ *testing.T, e *testenv.Env, c *suite.Config) {
+		want: "registers 24576 MB, the spec says T4 has 16384 MB"},
+	{id: "TC-03", why: "the double never shares a card", on: tenantA, double: hamidouble.Faults{NoSharing: true},
+		want: "was declared unschedulable, want it bound and Running"},
+	// TC-04's pods ask for GPUs in every tenant; one tenant's webhook
+	// letting them through unchanged fails it.
+	{id: "TC-04", why: "tenant-b's webhook lets pods through unchanged", on: seedTenants,
+		double: hamidouble.Faults{NoMutation: true}, doubleOn: tenantB, want: "came back unmutated"},
+	{id: "TC-05", why: "another pod already holds a slice of the card TC-03 fills", on: tenantA,
+		setup: func(t *testing.T, e *testenv.Env, _ *suite.Config) { intruder(t, e, "tenant-a", 1, 1000, 5) },
+		want:  "holds 61000 MB and 95% cores, want 60000 MB and 90%"},
+	{id: "TC-06", why: "the double ignores card memory", on: tenantA, double: hamidouble.Faults{IgnoreMemory: true},
+		want: "want it to stay Pending"},
+	{id: "TC-07", why: "the double ignores card cores", on: tenantA, double: hamidouble.Faults{IgnoreCores: true},
+		want: "want it to stay Pending"},
+	// Both tenants' kubeconfigs reach tenant-b: only tenant-b is visited.
+	{id: "TC-08", why: "both tenant kubeconfigs point at tenant-b's control plane", reads: tenantB,
+		setup: func(_ *testing.T, e *testenv.Env, c *suite.Config) {
 			c.Tenants = map[string]*rest.Config{"tenant-a": e.RESTConfig("tenant-b"), "tenant-b": e.RESTConfig("tenant-b")}
 		},
-		"tenant tenant-a sees 20 allocatable nvidia.com/gpu in total, its own workers have 10", false},
-	{"TC-09", "one of tenant-b's two cards is fully taken",
-		func(t *testing.T, e *testenv.Env, _ *suite.Config) { intruder(t, e, "tenant-b", 1, 24576, 100) },
-		"was declared unschedulable, want it bound", false},
-	{"TC-10", "the double grants what a node has when a pod asks for more cards", faults(hamidouble.Faults{IgnoreCount: true}),
-		"want it to stay Pending", false},
-	{"TC-11", "the double treats binpack as spread", faults(hamidouble.Faults{IgnorePolicy: true}),
-		"want the same card", false},
-	{"TC-12", "the double ignores nvidia.com/use-gputype", faults(hamidouble.Faults{IgnoreTypeFilter: true}),
-		"want it to stay Pending", false},
-	{"TC-13", "the double never forgets deleted pods", faults(hamidouble.Faults{KeepDeletedUsage: true}),
-		"fresh pods in a row were declared unschedulable, so the capacity was not released", true},
-	{"TC-14", "tenant-b's node lock is held by a pod that never finishes binding",
-		func(t *testing.T, e *testenv.Env, c *suite.Config) {
+		want: "tenant tenant-a sees 20 allocatable nvidia.com/gpu in total, its own workers have 10"},
+	{id: "TC-09", why: "one of tenant-b's two cards is fully taken", on: tenantB,
+		setup: func(t *testing.T, e *testenv.Env, _ *suite.Config) { intruder(t, e, "tenant-b", 1, 24576, 100) },
+		want:  "was declared unschedulable, want it bound"},
+	{id: "TC-10", why: "the double grants what a node has when a pod asks for more cards", on: tenantB, double: hamidouble.Faults{IgnoreCount: true},
+		want: "want it to stay Pending"},
+	{id: "TC-11", why: "the double treats binpack as spread", on: tenantB, double: hamidouble.Faults{IgnorePolicy: true},
+		want: "want the same card"},
+	{id: "TC-12", why: "the double ignores nvidia.com/use-gputype", on: tenantB, double: hamidouble.Faults{IgnoreTypeFilter: true},
+		want: "want it to stay Pending"},
+	{id: "TC-14", why: "tenant-b's node lock is held by a pod that never finishes binding", on: tenantB,
+		setup: func(t *testing.T, e *testenv.Env, c *suite.Config) {
 			c.Timeouts.Burst = 8 * time.Second
 			holdLock(t, e, "tenant-b")
 		},
-		"0 of 10 pods were bound within 8s", false},
-	{"TC-15", "both tenant kubeconfigs point at tenant-a's control plane",
-		func(_ *testing.T, e *testenv.Env, c *suite.Config) {
+		want: "0 of 10 pods were bound within 8s"},
+	{id: "TC-15", why: "both tenant kubeconfigs point at tenant-a's control plane", reads: tenantA,
+		setup: func(_ *testing.T, e *testenv.Env, c *suite.Config) {
 			c.Tenants = map[string]*rest.Config{"tenant-a": e.RESTConfig("tenant-a"), "tenant-b": e.RESTConfig("tenant-a")}
 		},
-		"accepted tenant tenant-a's credentials", false},
-	{"TC-16", "the double ignores card memory and cores", faults(hamidouble.Faults{IgnoreMemory: true, IgnoreCores: true}),
-		"want it to stay Pending", false},
+		want: "accepted tenant tenant-a's credentials"},
+	{id: "TC-16", why: "the double ignores card memory and cores", on: tenantA, double: hamidouble.Faults{IgnoreMemory: true, IgnoreCores: true},
+		want: "want it to stay Pending"},
 }
 
+// brokenElsewhere are the cases the seed lab's breakages leave to
+// otherLabBreakages, and why.
+var brokenElsewhere = map[string]string{
+	"TC-17": "the seed lab has no tenant with two GPU workers",
+	"TC-13": "its fault leaves usage the double never forgets, so it runs last in TestOtherLabs' environment, which is stopped after it",
+}
+
+// breakageTimeouts end a broken case's waits sooner than the defaults.
+var breakageTimeouts = suite.Timeouts{Bind: 20 * time.Second, Verdict: 20 * time.Second, Delete: 30 * time.Second, Case: 2 * time.Minute}
+
 // Every case fails, with a message a person can act on, when the
-// behaviour it checks is broken.
+// behaviour it checks is broken. Each breakage holds the seed-lab tenants
+// it touches, so breakages of different tenants run at once.
 func TestCaseFailsWhenBehaviourIsWrong(t *testing.T) {
-	e := needEnv(t)
-	// Cases the seed lab's hardware cannot run are broken on other labs
+	requireEnvironments(t)
+	t.Parallel()
+	// Cases the seed lab cannot keep broken here are broken on other labs
 	// (otherLabBreakages); every case is broken somewhere.
-	broken := map[string]bool{}
-	for _, bk := range append(append([]breakage(nil), breakages...), otherLabBreakages...) {
+	broken, onSeed := map[string]bool{}, map[string]bool{}
+	for _, bk := range breakages {
+		broken[bk.id], onSeed[bk.id] = true, true
+	}
+	for _, bk := range otherLabBreakages {
 		broken[bk.id] = true
 	}
 	for _, c := range suite.Cases() {
 		if !broken[c.ID] {
 			t.Errorf("no breakage shows %s failing", c.ID)
 		}
-	}
-	if len(breakages) != len(suite.Cases())-1 {
-		t.Fatalf("%d breakages on the seed lab for %d cases it runs", len(breakages), len(suite.Cases())-1)
+		if _, elsewhere := brokenElsewhere[c.ID]; onSeed[c.ID] == elsewhere {
+			t.Errorf("%s: broken on the seed lab %v, but listed as broken elsewhere %v", c.ID, onSeed[c.ID], elsewhere)
+		}
 	}
 	for _, bk := range breakages {
 		t.Run(bk.id, func(t *testing.T) {
-			e := e
-			if bk.ownEnv {
-				e = freshEnv(t)
+			t.Parallel()
+			if bk.double != (hamidouble.Faults{}) {
+				seeds.requireDouble(t)
 			}
-			cfg := config(e)
-			cfg.Run = "^" + bk.id + "$"
-			cfg.Timeouts = suite.Timeouts{Bind: 20 * time.Second, Verdict: 20 * time.Second, Delete: 30 * time.Second, Case: 2 * time.Minute}
-			bk.setup(t, e, &cfg)
-			t.Logf("broken: %s", bk.why)
-			run, err := suite.Run(context.Background(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, ok := byID(run)[bk.id]
-			if !ok {
-				logRun(t, run)
-				t.Fatalf("%s did not run", bk.id)
-			}
-			if c.Status != results.Failed {
-				logRun(t, run)
-				t.Fatalf("%s %s with %s, want failed", bk.id, c.Status, bk.why)
-			}
-			// Several tenants may fail at once; Details holds every error.
-			if !strings.Contains(c.Message+"\n"+c.Details, bk.want) {
-				t.Errorf("%s failed with %q, want it to say %q\n%s", bk.id, c.Message, bk.want, c.Details)
-			}
-			if len(c.Diagnostics) == 0 {
-				t.Errorf("%s failed without diagnostics", bk.id)
-			}
-			t.Logf("%s failed as it should: %s", bk.id, c.Message)
+			runBreakage(t, leaseSeed(t, bk.on, bk.reads), bk)
 		})
+	}
+}
+
+// runBreakage breaks the platform as bk says, runs bk's case alone and
+// checks that it failed saying bk.want, with diagnostics.
+func runBreakage(t *testing.T, e *testenv.Env, bk breakage) {
+	t.Helper()
+	cfg := config(e)
+	cfg.Run = "^" + bk.id + "$"
+	cfg.Timeouts = breakageTimeouts
+	if bk.double != (hamidouble.Faults{}) {
+		on := bk.doubleOn
+		if on == nil {
+			on = bk.on
+		}
+		setFaults(t, e, bk.double, on...)
+	}
+	if bk.setup != nil {
+		bk.setup(t, e, &cfg)
+	}
+	t.Logf("broken: %s", bk.why)
+	run, err := suite.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := byID(run)[bk.id]
+	if !ok {
+		logRun(t, run)
+		t.Fatalf("%s did not run", bk.id)
+	}
+	requireOn(t, c, bk.on...)
+	if c.Status != results.Failed {
+		logRun(t, run)
+		t.Fatalf("%s %s with %s, want failed", bk.id, c.Status, bk.why)
+	}
+	// Several tenants may fail at once; Details holds every error.
+	if !strings.Contains(c.Message+"\n"+c.Details, bk.want) {
+		t.Errorf("%s failed with %q, want it to say %q\n%s", bk.id, c.Message, bk.want, c.Details)
+	}
+	if len(c.Diagnostics) == 0 {
+		t.Errorf("%s failed without diagnostics", bk.id)
+	}
+	t.Logf("%s failed as it should: %s", bk.id, c.Message)
+}
+
+// setFaults switches f on in the HAMi double of each tenant until the test
+// ends.
+func setFaults(t *testing.T, e *testenv.Env, f hamidouble.Faults, tenants ...string) {
+	t.Helper()
+	requireDouble(t, e)
+	for _, tn := range tenants {
+		if err := e.Double(tn).SetFaults(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, tn := range tenants {
+			if err := e.Double(tn).SetFaults(hamidouble.Faults{}); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+}
+
+// requireOn ends the test when the case's cards belong to a tenant the test
+// does not hold: its breakage would not reach them, and another test may
+// be using them.
+func requireOn(t *testing.T, c results.Case, held ...string) {
+	t.Helper()
+	for _, place := range strings.Split(c.Scenario, " + ") {
+		tn, _, ok := strings.Cut(place, "/")
+		if ok && !slices.Contains(held, tn) {
+			t.Fatalf("%s ran on %q, a tenant this test does not hold (it holds %v): the placement of the case changed; update the test", c.ID, c.Scenario, held)
+		}
 	}
 }
 
@@ -278,21 +344,4 @@ func holdLock(t *testing.T, e *testenv.Env, tenant string) {
 	}
 	patch(strconv.Quote(gpus.LockValue(time.Now(), ns, "lock-holder")))
 	t.Cleanup(func() { patch("null") })
-}
-
-// freshEnv starts an environment for one test and stops it at its end.
-func freshEnv(t *testing.T) *testenv.Env {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	fe, err := testenv.Start(ctx, lab.Default(), testenv.Options{})
-	if err != nil {
-		t.Fatalf("start a separate local test environment: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := fe.Stop(); err != nil {
-			t.Errorf("stop the separate environment: %v", err)
-		}
-	})
-	return fe
 }

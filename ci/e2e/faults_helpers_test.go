@@ -17,7 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/results"
 	"github.com/gpu-lab/gpu-lab/ci/suite"
 	"github.com/gpu-lab/gpu-lab/ci/testenv"
@@ -71,45 +70,6 @@ func (s *syncLog) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
-}
-
-// faultEnv is a seed-lab environment for one fault, started in the
-// background so its boot overlaps the faults of the shared environment.
-type faultEnv struct {
-	log  syncLog
-	done chan struct{}
-	env  *testenv.Env
-	err  error
-}
-
-// startFaultEnv begins starting the environment; it is stopped when the
-// test ends (stopAndCheckNothingLeft stops it first and checks).
-func startFaultEnv(t *testing.T) *faultEnv {
-	t.Helper()
-	fe := &faultEnv{done: make(chan struct{})}
-	go func() {
-		defer close(fe.done)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		fe.env, fe.err = testenv.Start(ctx, lab.Default(), testenv.Options{Log: slog.New(slog.NewTextHandler(&fe.log, nil))})
-	}()
-	t.Cleanup(func() {
-		<-fe.done
-		if fe.env != nil {
-			_ = fe.env.Stop()
-		}
-	})
-	return fe
-}
-
-// wait returns the started environment or ends the test.
-func (fe *faultEnv) wait(t *testing.T) *testenv.Env {
-	t.Helper()
-	<-fe.done
-	if fe.err != nil {
-		t.Fatalf("start an environment for the fault: %v", fe.err)
-	}
-	return fe.env
 }
 
 // stopAndCheckNothingLeft stops the environment and checks that none of

@@ -42,9 +42,9 @@ type componentFault struct {
 	// whose API server does not answer holds the failed case's
 	// diagnostics and each cleanup call that long.
 	brokenBound time.Duration
-	// ownEnv: the fault leaves damage, so it gets an environment of its
-	// own, started when the test begins.
-	ownEnv bool
+	// spend: the fault leaves damage, so the environment is not given
+	// back (spendSeed) and is stopped and checked after it.
+	spend bool
 }
 
 // On the seed lab TC-03 and TC-06 run on tenant-a's A100, TC-09 on
@@ -52,7 +52,7 @@ type componentFault struct {
 var componentFaults = []componentFault{
 	{name: "tenant-b's kube-scheduler suspended", tenant: "tenant-b", component: "kube-scheduler",
 		at: "TC-09", run: "^TC-(06|09)$", broken: []string{"TC-09"}, passing: []string{"TC-06"}},
-	{name: "tenant-a's HAMi scheduler (the double) suspended", tenant: "tenant-a", component: "hami-scheduler",
+	{name: "tenant-a's HAMi scheduler suspended", tenant: "tenant-a", component: "hami-scheduler",
 		at: "TC-06", run: "^TC-(06|09)$", broken: []string{"TC-06"}, passing: []string{"TC-09"}},
 	{name: "tenant-a's bind finalizer suspended", tenant: "tenant-a", component: testenv.ComponentFinalizer,
 		at: "TC-03", run: "^TC-(03|09)$", broken: []string{"TC-03"}, passing: []string{"TC-09"}},
@@ -63,7 +63,7 @@ var componentFaults = []componentFault{
 	{name: "tenant-a's API server suspended", tenant: "tenant-a", component: "kube-apiserver", brokenBound: 3 * time.Second,
 		at: "TC-06", run: "^TC-(06|09)$", broken: []string{"TC-06"}, passing: []string{"TC-09"}},
 	{name: "tenant-a's API server killed", tenant: "tenant-a", component: "kube-apiserver", kill: true,
-		at: "TC-06", run: "^TC-(06|09)$", broken: []string{"TC-06"}, passing: []string{"TC-09"}, ownEnv: true},
+		at: "TC-06", run: "^TC-(06|09)$", broken: []string{"TC-06"}, passing: []string{"TC-09"}, spend: true},
 }
 
 // faultTimeouts are far longer than a case needs, so a case that waited
@@ -79,50 +79,56 @@ const faultBound = 4 * time.Minute
 // ends by itself; the cases that need the component fail at once, naming
 // it; a healthy tenant's cases pass; reports and diagnostics are written;
 // the suite's namespaces are gone (or, where the API server died, named as
-// left); an environment of its own leaves no process and no directory.
+// left); a spent environment leaves no process and no directory.
+//
+// Each fault holds a whole seed-lab environment of the pool: the faults
+// that are undone take turns with the package's other tests, and the one
+// that leaves damage comes after them and spends the environment.
 func TestSuiteSurvivesComponentFaults(t *testing.T) {
-	shared := needEnv(t)
-	// Environments of their own boot while the shared one's faults run;
-	// their faults come last.
-	own := map[string]*faultEnv{}
-	var order []componentFault
+	requireEnvironments(t)
+	t.Parallel()
+	t.Run("undone", func(t *testing.T) {
+		for _, f := range componentFaults {
+			if !f.spend {
+				t.Run(f.name, func(t *testing.T) {
+					t.Parallel()
+					testFault(t, f)
+				})
+			}
+		}
+	})
 	for _, f := range componentFaults {
-		if !f.ownEnv {
-			order = append(order, f)
+		if f.spend {
+			t.Run(f.name, func(t *testing.T) { testFault(t, f) })
 		}
 	}
-	for _, f := range componentFaults {
-		if f.ownEnv {
-			own[f.name] = startFaultEnv(t)
-			order = append(order, f)
-		}
+}
+
+// testFault makes one fault while the suite runs and checks what it left.
+func testFault(t *testing.T, f componentFault) {
+	began := time.Now()
+	var e *testenv.Env
+	var envLog *syncLog
+	if f.spend {
+		e, envLog = spendSeed(t)
+	} else {
+		e = wholeSeed(t)
 	}
-	for _, f := range order {
-		t.Run(f.name, func(t *testing.T) {
-			began := time.Now()
-			e := shared
-			var envLog *syncLog
-			if fe := own[f.name]; fe != nil {
-				e, envLog = fe.wait(t), &fe.log
-				t.Logf("its own environment took %s to start", e.BootTime().Round(100*time.Millisecond))
-			}
-			if err := e.Health(); err != nil {
-				t.Fatalf("environment broken before the fault: %v", err)
-			}
-			run := runWithFault(t, e, f)
-			if envLog != nil {
-				// The environment says itself, in one line, what died.
-				waitLogLine(t, envLog, componentName(f)+" exited on its own: signal: killed")
-			}
-			checkFaultRun(t, e, f, run)
-			if f.ownEnv {
-				stopAndCheckNothingLeft(t, e)
-			} else if err := e.Health(); err != nil {
-				t.Errorf("the shared environment is not healthy after the fault was undone: %v", err)
-			}
-			t.Logf("%s: %s in total", f.name, time.Since(began).Round(100*time.Millisecond))
-		})
+	if err := e.Health(); err != nil {
+		t.Fatalf("environment broken before the fault: %v", err)
 	}
+	run := runWithFault(t, e, f)
+	if envLog != nil {
+		// The environment says itself, in one line, what died.
+		waitLogLine(t, envLog, componentName(f)+" exited on its own: signal: killed")
+	}
+	checkFaultRun(t, e, f, run)
+	if f.spend {
+		stopAndCheckNothingLeft(t, e)
+	} else if err := e.Health(); err != nil {
+		t.Errorf("the environment is not healthy after the fault was undone: %v", err)
+	}
+	t.Logf("%s: %s in total", f.name, time.Since(began).Round(100*time.Millisecond))
 }
 
 func componentName(f componentFault) string {

@@ -1,62 +1,69 @@
 package e2e
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"log/slog"
 	"os"
 	"testing"
-	"time"
 
 	"k8s.io/client-go/rest"
 
-	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/results"
 	"github.com/gpu-lab/gpu-lab/ci/suite"
 	"github.com/gpu-lab/gpu-lab/ci/testenv"
 )
 
-// env is ONE local test environment for the default lab, shared by every
-// test of the package to keep `go test` fast; startErr says why there is none.
-var (
-	env      *testenv.Env
-	startErr error
-)
+// parallelTests is how many tests run at once unless -parallel says
+// otherwise. The tests wait on other processes (kube-scheduler's backoff,
+// HAMi's throttled client, an environment booting), not on the CPU, so
+// go test's default (GOMAXPROCS, 2 on a small CI machine) would serialise
+// waiting; the seed pool (pool_test.go) decides who runs on what.
+const parallelTests = 32
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	if !testing.Short() {
-		log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-		env, startErr = testenv.Start(ctx, lab.Default(), testenv.Options{Log: log})
-		cancel()
-		if startErr == nil {
-			fmt.Fprintln(os.Stderr, "HAMi scheduler:", env.HAMi(), "—", testenv.HAMiOfBackend(env.Backend()))
+	if !flagSet("test.parallel") {
+		if err := flag.Set("test.parallel", fmt.Sprint(parallelTests)); err != nil {
+			fmt.Fprintln(os.Stderr, "set -test.parallel:", err)
+			os.Exit(2)
 		}
 	}
+	if !testing.Short() {
+		seeds.prestart()
+	}
 	code := m.Run()
-	if env != nil {
-		if err := env.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "stop local test environment:", err)
-		}
+	if err := seeds.stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stop the seed-lab environments:", err)
+		code = 1
 	}
 	os.Exit(code)
 }
 
-// needEnv returns the shared environment or ends the test.
-func needEnv(tb testing.TB) *testenv.Env {
+func flagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// requireEnvironments skips, with -short, a test that starts local
+// environments.
+func requireEnvironments(tb testing.TB) {
 	tb.Helper()
 	if testing.Short() {
-		tb.Skip("starts the local test environment (real Kubernetes processes); skipped with -short")
+		tb.Skip("starts local test environments (real Kubernetes processes); skipped with -short")
 	}
-	if startErr != nil {
-		tb.Fatalf("local test environment did not start: %v", startErr)
+}
+
+// requireDouble skips a test that proves the suite's verdicts by switching
+// faults on, or reading counters of, the HAMi protocol double through its
+// test routes: a real HAMi scheduler ($GPU_LAB_HAMI_BINARY) has no such
+// routes. Every test that does not need them still runs against it.
+func requireDouble(tb testing.TB, e *testenv.Env) {
+	tb.Helper()
+	if !e.RunsDouble() {
+		tb.Skipf("skipped against a real HAMi: the test breaks HAMi on purpose, through the %s's fault switches and counters (its test routes), to show the suite's verdict; this environment runs %s, which has none", testenv.DoubleName, e.HAMi())
 	}
-	if err := env.Err(); err != nil {
-		tb.Fatalf("local test environment: %v", err)
-	}
-	return env
 }
 
 // config is a suite config for the environment: its lab, one rest.Config
