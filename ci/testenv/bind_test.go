@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestRewritePorts(t *testing.T) {
@@ -205,8 +206,8 @@ func freePortForTest(t *testing.T) int {
 // squatter takes ports away from the environment: it keeps the probe
 // listeners of the first n ports proposed to components (so each of those
 // components' first bind fails), and, while churning, binds and releases
-// ephemeral ports on loopback in a loop, holding up to max at a time, as a
-// busy machine does.
+// an ephemeral port on loopback every tick, holding up to max at a time, as
+// a busy machine does.
 type squatter struct {
 	mu    sync.Mutex
 	first int
@@ -227,7 +228,7 @@ func (s *squatter) keep(l net.Listener) bool {
 	return true
 }
 
-func (s *squatter) churn(max int) {
+func (s *squatter) churn(max int, every time.Duration) {
 	s.stop, s.done = make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(s.done)
@@ -237,11 +238,13 @@ func (s *squatter) churn(max int) {
 				l.Close()
 			}
 		}()
+		tick := time.NewTicker(every)
+		defer tick.Stop()
 		for {
 			select {
 			case <-s.stop:
 				return
-			default:
+			case <-tick.C:
 			}
 			l, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {

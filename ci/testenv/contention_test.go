@@ -1,35 +1,41 @@
 package testenv
 
 import (
-	"context"
 	"testing"
-
-	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"time"
 )
 
-// An environment comes up although other processes take its ports: the
-// first port proposed to each component is taken before the component
-// binds it (so every component must move), and meanwhile a loop binds and
-// releases hundreds of ephemeral ports on loopback, as a busy machine does.
-func TestStartSurvivesTakenPorts(t *testing.T) {
-	requireProcesses(t)
-	bins := binaries(t)
-	l, err := lab.Parse([]byte("name: contention\ntenants:\n- name: solo\n  workers:\n  - name: w1\n    gpus: [{model: T4, count: 1}]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// etcd takes 2 ports, the tenant 9: all of them are taken first.
-	s := &squatter{first: 2 + 9}
-	s.churn(500)
-	e, err := Start(context.Background(), l, Options{BinDir: bins, Log: progress(), keepPort: s.keep})
-	s.close()
-	if err != nil {
-		t.Fatalf("Start with contended ports: %v", err)
-	}
-	t.Cleanup(func() { _ = e.Stop() })
-	t.Logf("squatter: %d ephemeral binds while the environment started; rebinds %v", s.binds, e.Rebinds())
+// squatted is what the squatter did while the solo environment started.
+var squatted struct {
+	binds int
+}
 
+// withTakenPorts starts an environment while other processes take its
+// ports: the first port proposed to each component is taken before the
+// component binds it (so every component must move), and meanwhile a loop
+// binds and releases ephemeral ports on loopback, as a busy machine does.
+func withTakenPorts(start func(Options) (*Env, error), opts Options) (*Env, error) {
+	// etcd takes 2 ports, a tenant 9: all of them are taken first.
+	s := &squatter{first: 2 + 9}
+	s.churn(500, churnEvery)
+	opts.keepPort = s.keep
+	e, err := start(opts)
+	s.close()
+	squatted.binds = s.binds
+	return e, err
+}
+
+// churnEvery paces the squatter's loop: about a thousand binds a second
+// take ports from under the components without taking a CPU from the
+// machine, which the other packages' environments boot on meanwhile.
+const churnEvery = time.Millisecond
+
+// checkEveryComponentMoved holds that an environment comes up although
+// other processes take its ports (withTakenPorts): every component was
+// moved off a taken port, and the moved API server is what clients reach.
+func checkEveryComponentMoved(t *testing.T, e *Env) {
 	rebinds := e.Rebinds()
+	t.Logf("squatter: %d ephemeral binds while the environment started; rebinds %v", squatted.binds, rebinds)
 	for _, c := range []string{"etcd", "solo/konnectivity-server", "solo/kube-apiserver", "solo/konnectivity-agent",
 		"solo/kube-scheduler", "solo/kube-controller-manager", "solo/kwok"} {
 		if rebinds[c] < 1 {

@@ -11,11 +11,11 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// Tenants share one etcd but see only their own objects; each tenant's keys
-// live under its own prefix; and a client certificate of one tenant is
-// useless against the other tenant's API server.
-func TestTenantsIsolated(t *testing.T) {
-	e := sharedEnv(t)
+// checkTenantsIsolated: tenants share one etcd but see only their own
+// objects; each tenant's keys live under its own prefix; and a client
+// certificate of one tenant is useless against the other tenant's API
+// server.
+func checkTenantsIsolated(t *testing.T, e *Env) {
 	ctx := context.Background()
 	a, b := client(t, e, "tenant-a"), client(t, e, "tenant-b")
 

@@ -2,11 +2,14 @@ package testenv
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"k8s.io/client-go/kubernetes"
@@ -14,12 +17,193 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
-// shared is the default lab, started once for every scenario that only
-// reads or adds its own objects; TestMain stops it.
-var shared struct {
+// The package's tests share two environments, each started once: in the
+// background by TestMain when no -run narrows the tests (so they boot while
+// the first tests run), else by their first user.
+//
+//   - shared: the default lab, for every test that only reads or adds its
+//     own objects (sharedEnv); TestSharedEnvironment stops it last;
+//   - solo: one tenant, started while other processes take its ports,
+//     then broken in turn (TestSoloEnvironment).
+var (
+	shared = &lazyEnv{name: "shared", lab: func() (*lab.Lab, error) { return lab.Default(), nil }}
+	solo   = &lazyEnv{name: "solo", lab: func() (*lab.Lab, error) { return soloLabOf("solo", "L4") }, around: withTakenPorts, logTo: &soloLog}
+	envs   = []*lazyEnv{shared, solo}
+)
+
+// lazyEnv is an environment started once, in the background.
+type lazyEnv struct {
+	name string
+	lab  func() (*lab.Lab, error)
+	// logTo receives its log; nil is stderr at info level.
+	logTo io.Writer
+	// around, when set, runs Start (tests that start it in a crowd).
+	around func(start func(Options) (*Env, error), opts Options) (*Env, error)
+
 	once sync.Once
-	env  *Env
+	// chosen is closed once Start has chosen the HAMi scheduler (or
+	// returned); done once Start returned.
+	chosen, done chan struct{}
+	env          *Env
+	err          error
+	// stoppedBy names the test that stopped it for good.
+	stoppedBy atomic.Pointer[string]
+}
+
+// begin starts the environment in the background unless it was begun.
+func (l *lazyEnv) begin() {
+	l.once.Do(func() {
+		l.chosen, l.done = make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(l.done)
+			var once sync.Once
+			chosen := func() { once.Do(func() { close(l.chosen) }) }
+			defer chosen()
+			l.env, l.err = l.boot(chosen)
+		}()
+	})
+}
+
+// boot starts the environment from the inputs resolved before any test
+// ran, not from the process environment a test may be changing meanwhile.
+func (l *lazyEnv) boot(chosen func()) (*Env, error) {
+	in, err := ensureInputs()
+	if err != nil {
+		return nil, err
+	}
+	if l == shared && in.hamiBinary == "" {
+		fmt.Fprintln(os.Stderr, DoubleNotice)
+	}
+	var w io.Writer = os.Stderr
+	var level slog.Leveler = slog.LevelInfo
+	if l.logTo != nil {
+		w, level = l.logTo, nil
+	}
+	opts := Options{BinDir: in.bins, DoubleBinary: in.double, HAMiBinary: in.hamiBinary,
+		Log: slog.New(&choiceHook{Handler: slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}), chosen: chosen})}
+	if l.around != nil {
+		return l.around(l.start, opts)
+	}
+	return l.start(opts)
+}
+
+func (l *lazyEnv) start(opts Options) (*Env, error) {
+	lb, err := l.lab()
+	if err != nil {
+		return nil, err
+	}
+	return Start(context.Background(), lb, opts)
+}
+
+// get waits for the environment or ends the test.
+func (l *lazyEnv) get(t testing.TB) *Env {
+	t.Helper()
+	requireProcesses(t)
+	l.begin()
+	<-l.done
+	if by := l.stoppedBy.Load(); by != nil {
+		t.Fatalf("the %s local test environment was stopped by %s; a test that uses it runs before that (sequential) or inside it", l.name, *by)
+	}
+	if l.err != nil {
+		if b, ok := l.logTo.(*syncBuffer); ok {
+			t.Logf("the %s local test environment's log:\n%s", l.name, b.String())
+		}
+		t.Fatalf("start the %s local test environment: %v", l.name, l.err)
+	}
+	if err := l.env.Err(); err != nil {
+		t.Fatalf("the %s local test environment: %v", l.name, err)
+	}
+	return l.env
+}
+
+// markStopped says the test stops the environment for good.
+func (l *lazyEnv) markStopped(t testing.TB) { name := t.Name(); l.stoppedBy.Store(&name) }
+
+// stop stops the environment if it was begun; it is not begun afterwards.
+func (l *lazyEnv) stop() error {
+	l.once.Do(func() {})
+	if l.done == nil {
+		return nil
+	}
+	<-l.done
+	if l.env == nil {
+		return nil
+	}
+	if err := l.env.Stop(); err != nil {
+		return fmt.Errorf("stop the %s local test environment: %w", l.name, err)
+	}
+	return nil
+}
+
+// choiceHook sees Start's log: once it names the HAMi scheduler of every
+// tenant, Start has read $GPU_LAB_HAMI_BINARY (resolveHAMi) and a test may
+// set it (t.Setenv) without changing what this environment runs.
+type choiceHook struct {
+	slog.Handler
+	chosen func()
+}
+
+func (h *choiceHook) Handle(ctx context.Context, r slog.Record) error {
+	if strings.HasPrefix(r.Message, "HAMi scheduler of every tenant") {
+		h.chosen()
+	}
+	if h.Handler.Enabled(ctx, r.Level) {
+		return h.Handler.Handle(ctx, r)
+	}
+	return nil
+}
+
+func (h *choiceHook) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h *choiceHook) WithAttrs(as []slog.Attr) slog.Handler {
+	return &choiceHook{Handler: h.Handler.WithAttrs(as), chosen: h.chosen}
+}
+
+func (h *choiceHook) WithGroup(name string) slog.Handler {
+	return &choiceHook{Handler: h.Handler.WithGroup(name), chosen: h.chosen}
+}
+
+// envInputs are what the environments start from. Tests change the
+// process environment (t.Setenv of $GPU_LAB_BIN_DIR, $GPU_LAB_HAMI_BINARY,
+// TMPDIR) while environments boot in the background, so the binaries and
+// the HAMi scheduler are resolved once, before any test runs (TestMain),
+// and passed as Options; TestMain lets tests run only once every Start has
+// read $GPU_LAB_HAMI_BINARY (choiceHook). Start still makes its temporary
+// work dir under TMPDIR: a test that sets TMPDIR calls waitForBoots first.
+type envInputs struct {
+	bins string
+	// double is labctl for the protocol double, when hamiBinary is empty.
+	double, hamiBinary string
+}
+
+var inputs struct {
+	once sync.Once
+	in   envInputs
 	err  error
+}
+
+func ensureInputs() (envInputs, error) {
+	inputs.once.Do(func() {
+		if inputs.in.bins, inputs.err = ensureBins(); inputs.err != nil {
+			return
+		}
+		if inputs.in.hamiBinary = os.Getenv(EnvHAMiBinary); inputs.in.hamiBinary == "" {
+			inputs.in.double, inputs.err = EnsureDoubleBinary(context.Background(), progress())
+		}
+	})
+	return inputs.in, inputs.err
+}
+
+// waitForBoots waits until every environment begun in the background has
+// started (or failed to): a test that changes what Start reads from the
+// process environment (TMPDIR) must not change it under them.
+func waitForBoots() {
+	for _, l := range envs {
+		l.once.Do(func() {}) // one not begun yet is not begun by the background
+		if l.done != nil {
+			<-l.done
+		}
+	}
 }
 
 // progress prints the build line and readiness to the test's stderr, so a
@@ -54,53 +238,33 @@ var bins struct {
 	err  error
 }
 
-// binaries returns the directory of the Kubernetes binaries, building them
-// on the first call.
+// ensureBins returns the directory of the Kubernetes binaries, building
+// them on the first call.
+func ensureBins() (string, error) {
+	bins.once.Do(func() { bins.dir, bins.err = EnsureBinaries(context.Background(), buildProgress()) })
+	return bins.dir, bins.err
+}
+
+// binaries is ensureBins for a test.
 func binaries(t testing.TB) string {
 	t.Helper()
-	bins.once.Do(func() { bins.dir, bins.err = EnsureBinaries(context.Background(), buildProgress()) })
-	if bins.err != nil {
-		t.Fatalf("Kubernetes test binaries: %v", bins.err)
+	dir, err := ensureBins()
+	if err != nil {
+		t.Fatalf("Kubernetes test binaries: %v", err)
 	}
-	return bins.dir
+	return dir
 }
 
-// sharedEnv returns the shared default-lab environment, starting it first.
+// sharedEnv returns the shared default-lab environment.
 func sharedEnv(t testing.TB) *Env {
 	t.Helper()
-	requireProcesses(t)
-	dir := binaries(t)
-	shared.once.Do(func() {
-		if os.Getenv(EnvHAMiBinary) == "" { // else a real HAMi runs
-			fmt.Fprintln(os.Stderr, DoubleNotice)
-		}
-		shared.env, shared.err = Start(context.Background(), lab.Default(), Options{BinDir: dir, Log: progress()})
-	})
-	if shared.err != nil {
-		t.Fatalf("start local test environment: %v", shared.err)
-	}
-	if err := shared.env.Err(); err != nil {
-		t.Fatalf("local test environment: %v", err)
-	}
-	return shared.env
+	return shared.get(t)
 }
 
-// startSolo starts a private one-tenant environment (tenant "solo", one
-// worker w1 with one card of the model) for a scenario that breaks or stops
-// it; it is stopped when the test ends.
-func startSolo(t testing.TB, labName, model string) *Env {
-	t.Helper()
-	requireProcesses(t)
-	l, err := lab.Parse([]byte(fmt.Sprintf("name: %s\ntenants:\n- name: solo\n  workers:\n  - name: w1\n    gpus: [{model: %s, count: 1}]\n", labName, model)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := Start(context.Background(), l, Options{BinDir: binaries(t), Log: progress()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = e.Stop() })
-	return e
+// soloLabOf is a lab of one tenant "solo" with one worker w1 and one card
+// of the model.
+func soloLabOf(name, model string) (*lab.Lab, error) {
+	return lab.Parse([]byte(fmt.Sprintf("name: %s\ntenants:\n- name: solo\n  workers:\n  - name: w1\n    gpus: [{model: %s, count: 1}]\n", name, model)))
 }
 
 func client(t testing.TB, e *Env, tenant string) kubernetes.Interface {
@@ -116,10 +280,24 @@ func TestMain(m *testing.M) {
 	if os.Getenv(fakeComponentEnv) != "" {
 		runFakeComponent() // this binary is a component started by a test
 	}
+	flag.Parse()
+	// A whole run boots every environment while the first tests run; a run
+	// narrowed by -run starts only those its tests ask for.
+	if !testing.Short() && flag.Lookup("test.run").Value.String() == "" {
+		if _, err := ensureInputs(); err != nil {
+			fmt.Fprintln(os.Stderr, "local test environments:", err)
+		}
+		for _, l := range envs {
+			l.begin()
+		}
+		for _, l := range envs {
+			<-l.chosen // before a test may set $GPU_LAB_HAMI_BINARY
+		}
+	}
 	code := m.Run()
-	if shared.env != nil {
-		if err := shared.env.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "stop shared local test environment:", err)
+	for _, l := range envs {
+		if err := l.stop(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
 			code = 1
 		}
 	}

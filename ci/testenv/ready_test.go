@@ -10,10 +10,10 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
 )
 
-// Every tenant's API server is ready at the pinned version, and every lab
-// worker is a Ready, untainted Node carrying the product GPU registration.
-func TestTenantsReadyWithGPUWorkers(t *testing.T) {
-	e := sharedEnv(t)
+// checkTenantsReadyWithGPUWorkers: every tenant's API server is ready at
+// the pinned version, and every lab worker is a Ready, untainted Node
+// carrying the product GPU registration.
+func checkTenantsReadyWithGPUWorkers(t *testing.T, e *Env) {
 	ctx := context.Background()
 	if got, want := e.Tenants(), []string{"tenant-a", "tenant-b"}; len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
 		t.Fatalf("tenants = %v, want %v", got, want)

@@ -14,10 +14,12 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
-// Stop ends every process the environment started, including their process
-// groups, and removes the temporary work dir.
-func TestStopLeavesNoProcess(t *testing.T) {
-	e := startSolo(t, "stop-test", "T4")
+// checkStopLeavesNoProcess holds that Stop ends every process the
+// environment started, including their process groups, and removes the
+// temporary work dir. TestSharedEnvironment runs it last on the shared
+// environment, after every other test that uses it.
+func checkStopLeavesNoProcess(t *testing.T, e *Env) {
+	t.Helper()
 	procs := e.Processes()
 	names := map[string]bool{}
 	for _, p := range procs {
@@ -26,8 +28,14 @@ func TestStopLeavesNoProcess(t *testing.T) {
 			t.Errorf("%s (pid %d) is not running before Stop", p.Name, p.PID)
 		}
 	}
-	for _, want := range []string{"etcd", "solo/kube-apiserver", "solo/kube-scheduler", "solo/kube-controller-manager",
-		"solo/konnectivity-server", "solo/konnectivity-agent", "solo/kwok"} {
+	want := []string{"etcd"}
+	for _, tn := range e.Tenants() {
+		for _, c := range []string{"kube-apiserver", "kube-scheduler", "kube-controller-manager",
+			"konnectivity-server", "konnectivity-agent", "kwok", "hami-scheduler"} {
+			want = append(want, tn+"/"+c)
+		}
+	}
+	for _, want := range want {
 		if !names[want] {
 			t.Errorf("no process %s among %v", want, procs)
 		}
@@ -96,6 +104,7 @@ func fakeBins(t *testing.T, script string) string {
 // A failed start removes its temporary work dir (etcd data and logs are tens
 // of MB); the error still carries the end of the failing component's log.
 func TestFailedStartRemovesTemporaryWorkDir(t *testing.T) {
+	waitForBoots() // they make their work dirs under TMPDIR
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	e, err := Start(context.Background(), lab.Default(), Options{BinDir: fakeBins(t, "echo 'etcd: simulated failure: disk on fire' >&2\nexit 3")})
@@ -116,6 +125,7 @@ func TestFailedStartRemovesTemporaryWorkDir(t *testing.T) {
 // A start whose context is cancelled returns ErrInterrupted without the
 // components' logs, stops what had started and removes its work dir.
 func TestInterruptedStartStopsAndCleansUp(t *testing.T) {
+	waitForBoots() // they make their work dirs under TMPDIR
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	ctx, cancel := context.WithCancel(context.Background())

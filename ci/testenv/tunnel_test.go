@@ -12,11 +12,13 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
 )
 
-// The webhook depends on the tunnel: with the konnectivity agent gone, the
-// API server cannot reach HAMi and (failurePolicy Ignore) admits a GPU pod
-// unmutated, and the webhook relay receives no byte more.
-func TestWebhookNeedsTheTunnel(t *testing.T) {
-	e := startSolo(t, "tunnel-test", "L4")
+// checkWebhookNeedsTheTunnel holds that the webhook depends on the tunnel:
+// with the konnectivity agent gone, the API server cannot reach HAMi and
+// (failurePolicy Ignore) admits a GPU pod unmutated, and the webhook relay
+// receives no byte more. It needs tenant solo's API server, konnectivity
+// server and agent and HAMi, not its kube-scheduler; it kills the agent.
+func checkWebhookNeedsTheTunnel(t *testing.T, e *Env) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	c := client(t, e, "solo")

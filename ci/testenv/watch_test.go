@@ -3,14 +3,11 @@ package testenv
 import (
 	"bytes"
 	"context"
-	"log/slog"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
 // syncBuffer is a log destination the test reads while the environment
@@ -32,20 +29,12 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// A ready environment says itself, in one line naming it, that a component
-// was suspended, runs again, or died.
-func TestEnvironmentNamesSuspendedAndDeadComponents(t *testing.T) {
-	requireProcesses(t)
-	l, err := lab.Parse([]byte("name: watch\ntenants:\n- name: solo\n  workers:\n  - name: w1\n    gpus: [{model: T4, count: 1}]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var logs syncBuffer
-	e, err := Start(context.Background(), l, Options{BinDir: binaries(t), Log: slog.New(slog.NewTextHandler(&logs, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = e.Stop() })
+// checkNamesSuspendedAndDeadComponents holds that a ready environment says
+// itself, in one line naming it, that a component was suspended, runs
+// again, or died; logs is everything the environment logged. It kills
+// tenant solo's kube-scheduler.
+func checkNamesSuspendedAndDeadComponents(t *testing.T, e *Env, logs *syncBuffer) {
+	t.Helper()
 	pid := 0
 	for _, p := range e.Processes() {
 		if p.Name == "solo/kube-scheduler" {

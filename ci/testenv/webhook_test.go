@@ -13,14 +13,14 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
 )
 
-// A GPU pod created in tenant-a is mutated by HAMi's webhook, and the call
-// went API server → konnectivity server → agent → relay → HAMi: the relay
-// (reachable only through the ExternalName Service's address) carried the
-// request, and every connection it ever accepted was dialled by the agent.
-// The pod then binds
-// through the scheduler extender and the product bind finalizer finishes it.
-func TestGPUPodMutatedThroughKonnectivityAndBound(t *testing.T) {
-	e := sharedEnv(t)
+// checkGPUPodMutatedThroughKonnectivityAndBound: a GPU pod created in
+// tenant-a is mutated by HAMi's webhook, and the call went API server →
+// konnectivity server → agent → relay → HAMi: the relay (reachable only
+// through the ExternalName Service's address) carried the request, and
+// every connection it ever accepted was dialled by the agent. The pod then
+// binds through the scheduler extender and the product bind finalizer
+// finishes it.
+func checkGPUPodMutatedThroughKonnectivityAndBound(t *testing.T, e *Env) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	const tenant = "tenant-a"
