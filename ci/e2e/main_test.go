@@ -29,7 +29,9 @@ func TestMain(m *testing.M) {
 			os.Exit(2)
 		}
 	}
-	if !testing.Short() {
+	// A whole run boots the seed lab before its first test asks; a run
+	// narrowed by -run boots only what its tests ask for.
+	if !testing.Short() && flag.Lookup("test.run").Value.String() == "" {
 		seeds.prestart()
 	}
 	code := m.Run()
