@@ -55,6 +55,7 @@ func (e *Env) startBound(ctx context.Context, name, bin string, args []string, l
 		}
 		err = waitBound(ctx, p, portValues(ports), offset)
 		if err == nil {
+			p.markBound()
 			return p, nil
 		}
 		if !errors.Is(err, errPortTaken) || attempt == maxBindAttempts {

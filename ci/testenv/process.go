@@ -28,6 +28,21 @@ type process struct {
 	mu      sync.Mutex
 	waitErr error
 	stopped bool // Stop asked it to exit; an exit is then not a failure
+	// bound: it listens on all its ports (startBound). Until then it may
+	// lose a port, exit and be replaced, which is no failure.
+	bound bool
+}
+
+func (p *process) markBound() {
+	p.mu.Lock()
+	p.bound = true
+	p.mu.Unlock()
+}
+
+func (p *process) isBound() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.bound
 }
 
 // startProcess runs bin with args, stdout and stderr appended to logPath,

@@ -391,15 +391,17 @@ func healthz(ctx context.Context, port int) (bool, error) {
 	return resp.StatusCode == http.StatusOK, nil
 }
 
-// processes lists the tenant's processes started so far, in start order.
-// It reads the environment's list, not the tenant's fields, which steps
-// running at the same time are still setting.
+// processes lists the tenant's processes that listen on their ports, in
+// start order. It reads the environment's list, not the tenant's fields,
+// which steps running at the same time are still setting; and it leaves out
+// a process still binding, which may exit on a lost port and be replaced
+// (startBound) while a readiness check watches the others.
 func (t *tenant) processes() []*process {
 	t.env.mu.Lock()
 	defer t.env.mu.Unlock()
 	var out []*process
 	for _, p := range t.env.procs {
-		if strings.HasPrefix(p.name, t.name()+"/") {
+		if strings.HasPrefix(p.name, t.name()+"/") && p.isBound() {
 			out = append(out, p)
 		}
 	}
