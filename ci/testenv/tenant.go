@@ -27,13 +27,14 @@ const serviceClusterIPRange = "10.96.0.0/16"
 
 // controllers are the kube-controller-manager controllers a workload suite
 // on KWOK workers can observe; storage, certificate signing, IPAM and the
-// like are left out so the manager starts faster.
+// like are left out so the manager starts faster, and so are Jobs and
+// CronJobs, whose API the tenant API servers do not serve (disabledAPIs).
 var controllers = []string{
 	"serviceaccount-token-controller", "serviceaccount-controller", "root-ca-certificate-publisher-controller",
 	"namespace-controller", "garbage-collector-controller", "resourcequota-controller", "clusterrole-aggregation-controller",
 	"node-lifecycle-controller", "taint-eviction-controller", "pod-garbage-collector-controller",
 	"deployment-controller", "replicaset-controller", "replicationcontroller-controller", "statefulset-controller",
-	"daemonset-controller", "job-controller", "cronjob-controller", "ttl-after-finished-controller", "disruption-controller",
+	"daemonset-controller", "disruption-controller",
 	"endpoints-controller", "endpointslice-controller", "endpointslice-mirroring-controller",
 }
 
@@ -259,7 +260,7 @@ func (t *tenant) startKonnectivityServer(ctx context.Context) error {
 
 func (t *tenant) startAPIServer(ctx context.Context) error {
 	var err error
-	t.apiserver, err = t.env.startBound(ctx, t.component("kube-apiserver"), filepath.Join(t.env.bins, binAPIServer), []string{
+	t.apiserver, err = t.env.startBound(ctx, t.component("kube-apiserver"), filepath.Join(t.env.bins, binAPIServer), append([]string{
 		"--etcd-servers=" + t.env.etcdURL,
 		"--etcd-prefix=/" + t.name(),
 		"--bind-address=127.0.0.1",
@@ -280,7 +281,7 @@ func (t *tenant) startAPIServer(ctx context.Context) error {
 		"--egress-selector-config-file=" + t.path("egress-selector.yaml"),
 		"--profiling=false",
 		"--v=1",
-	}, t.logPath("kube-apiserver"), []*int{&t.apiPort}, t.apiServerMoved)
+	}, tuningArgs(apiServerTuning)...), t.logPath("kube-apiserver"), []*int{&t.apiPort}, t.apiServerMoved)
 	return err
 }
 

@@ -1,5 +1,7 @@
 package testenv
 
+import "strings"
+
 // tuning is a command-line flag or environment variable the environment
 // gives a component only so that it starts faster or holds less memory:
 // what it is, why nothing the suite proves depends on what it turns off,
@@ -18,6 +20,59 @@ func tuningArgs(ts []tuning) []string {
 		out[i] = t.arg
 	}
 	return out
+}
+
+// disabledAPIs are the API group versions (and resources) the tenant API
+// servers do not serve. Nothing that runs against a tenant uses them: the
+// suite and the product code (core, admissionregistration), kube-scheduler
+// (core, apps, policy, storage, resource, events: its informers,
+// pkg/scheduler/framework/plugins and pkg/scheduler/eventhandlers.go of
+// k8s.io/kubernetes@v1.36.3), kube-controller-manager with `controllers`,
+// KWOK (core, coordination leases), HAMi's scheduler (core pods, nodes,
+// resourcequotas, coordination leases: pkg/scheduler/scheduler.go@v2.10.0).
+// Every one of them waits for its informers to sync, so a group any of them
+// lists must stay: the API server itself lists EndpointSlices
+// (discovery.k8s.io), and its Service IP allocator lists ServiceCIDRs and
+// IPAddresses (networking.k8s.io, MultiCIDRServiceAllocator, locked on
+// since 1.34: pkg/registry/core/rest/storage_core.go). A group that is not
+// served has no storage, no OpenAPI and no post-start hook in the API
+// server (pkg/controlplane/apiserver/apis.go), and kube-controller-manager's
+// garbage collector, quota and namespace controllers do not discover it.
+var disabledAPIs = []string{
+	"autoscaling/v1", "autoscaling/v2", // HorizontalPodAutoscalers: no HPA controller runs
+	"batch/v1",                        // Jobs, CronJobs: nothing creates them; their controllers are not run
+	"node.k8s.io/v1",                  // RuntimeClasses: no kubelet; RuntimeClass admission is off
+	"certificates.k8s.io/v1",          // CertificateSigningRequests: no kubelet bootstrap; their admission is off
+	"flowcontrol.apiserver.k8s.io/v1", // FlowSchemas: priority and fairness is off
+	// Ingresses and NetworkPolicies: no ingress controller, no network
+	// plugin. ServiceCIDRs and IPAddresses of the group stay (see above).
+	"networking.k8s.io/v1/ingresses", "networking.k8s.io/v1/ingressclasses", "networking.k8s.io/v1/networkpolicies",
+}
+
+// apiServerTuning is added to every tenant kube-apiserver's command line.
+var apiServerTuning = []tuning{
+	{
+		arg:    "--runtime-config=" + strings.Join(disabledAPIs, "=false,") + "=false",
+		why:    "API groups nothing here uses (disabledAPIs); each served group costs storage, a watch cache, OpenAPI schemas built at start, and informers in kube-controller-manager",
+		source: "k8s.io/apiserver@v0.36.3:pkg/server/options/api_enablement.go, pkg/server/resourceconfig/helpers.go (group/version=false, group/version/resource=false)",
+	},
+	{
+		// Each of these acts only on objects of a group disabled above,
+		// and RuntimeClass and DefaultIngressClass wait for informers of
+		// them. Admission the suite relies on stays on, by default:
+		// NamespaceLifecycle, ServiceAccount, TaintNodesByCondition,
+		// Priority, DefaultTolerationSeconds, PodSecurity,
+		// MutatingAdmissionWebhook, ValidatingAdmissionWebhook,
+		// ResourceQuota (pkg/kubeapiserver/options/plugins.go).
+		arg:    "--disable-admission-plugins=RuntimeClass,CertificateApproval,CertificateSigning,CertificateSubjectRestriction,ClusterTrustBundleAttest,DefaultIngressClass",
+		why:    "the plugins of the disabled groups (node.k8s.io, certificates.k8s.io, networking.k8s.io ingresses)",
+		source: "k8s.io/apiserver@v0.36.3:pkg/server/options/admission.go; plugin names in k8s.io/kubernetes@v1.36.3:pkg/kubeapiserver/options/plugins.go",
+	},
+	{
+		arg:    "--enable-priority-and-fairness=false",
+		why:    "fair queuing shields a shared API server from a noisy client; here the suite's own clients are the load and it asserts nothing about queuing. Without it the API server creates no FlowSchemas at start and needs no flowcontrol.apiserver.k8s.io (disabled above); it limits requests in flight instead (--max-requests-inflight)",
+		source: "k8s.io/apiserver@v0.36.3:pkg/server/options/feature.go",
+	},
 }
 
 // controllerManagerTuning is added to every tenant kube-controller-manager's
