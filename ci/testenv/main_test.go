@@ -25,6 +25,10 @@ import (
 //     own objects (sharedEnv); TestSharedEnvironment stops it last;
 //   - solo: one tenant, started while other processes take its ports,
 //     then broken in turn (TestSoloEnvironment).
+//
+// In a whole run both boot at once, so the solo one's squatter takes ports
+// from the shared one's components too, as any busy process would: a
+// component that loses its port starts again on another (startBound).
 var (
 	shared = &lazyEnv{name: "shared", lab: func() (*lab.Lab, error) { return lab.Default(), nil }}
 	solo   = &lazyEnv{name: "solo", lab: func() (*lab.Lab, error) { return soloLabOf("solo", "L4") }, around: withTakenPorts, logTo: &soloLog}
