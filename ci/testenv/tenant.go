@@ -281,7 +281,7 @@ func (t *tenant) startAPIServer(ctx context.Context) error {
 		"--egress-selector-config-file=" + t.path("egress-selector.yaml"),
 		"--profiling=false",
 		"--v=1",
-	}, tuningArgs(apiServerTuning)...), t.logPath("kube-apiserver"), []*int{&t.apiPort}, t.apiServerMoved)
+	}, tuningArgs(apiServerTuning)...), t.logPath("kube-apiserver"), []*int{&t.apiPort}, t.apiServerMoved, tuningArgs(apiServerEnv)...)
 	return err
 }
 
