@@ -1,0 +1,157 @@
+package testenv
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// The command lines of a tenant's Kubernetes components. What each flag
+// added only for speed or memory does, and why the suite loses nothing by
+// it, is in tuning.go.
+
+func (t *tenant) startKonnectivityServer(ctx context.Context) error {
+	var err error
+	t.konnServer, err = t.env.startBound(ctx, t.component("konnectivity-server"), filepath.Join(t.env.bins, binProxyServer), []string{
+		"--mode=grpc",
+		"--uds-name=" + t.socket,
+		"--delete-existing-uds-file=true",
+		"--server-port=0",
+		"--agent-bind-address=127.0.0.1",
+		"--agent-port=" + strconv.Itoa(t.agentPort),
+		"--health-bind-address=127.0.0.1",
+		"--health-port=" + strconv.Itoa(t.konnHealthPort),
+		"--admin-bind-address=127.0.0.1",
+		"--admin-port=" + strconv.Itoa(t.konnAdminPort),
+		"--cluster-cert=" + t.path("apiserver.crt"),
+		"--cluster-key=" + t.path("apiserver.key"),
+		"--server-count=1",
+		"--v=2",
+	}, t.logPath("konnectivity-server"), []*int{&t.agentPort, &t.konnHealthPort, &t.konnAdminPort}, nil)
+	return err
+}
+
+func (t *tenant) startAPIServer(ctx context.Context) error {
+	var err error
+	t.apiserver, err = t.env.startBound(ctx, t.component("kube-apiserver"), filepath.Join(t.env.bins, binAPIServer), append([]string{
+		"--etcd-servers=" + t.env.etcdURL,
+		"--etcd-prefix=/" + t.name(),
+		"--bind-address=127.0.0.1",
+		"--advertise-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(t.apiPort),
+		"--cert-dir=" + t.path("certs"),
+		"--tls-cert-file=" + t.path("apiserver.crt"),
+		"--tls-private-key-file=" + t.path("apiserver.key"),
+		"--client-ca-file=" + t.path("ca.crt"),
+		"--service-account-key-file=" + t.path("sa.pub"),
+		"--service-account-signing-key-file=" + t.path("sa.key"),
+		"--service-account-issuer=https://kubernetes.default.svc." + t.name(),
+		"--service-cluster-ip-range=" + serviceClusterIPRange,
+		"--authorization-mode=RBAC",
+		// A loopback advertise address cannot be an endpoint of the
+		// kubernetes Service; without this the reconciler logs errors forever.
+		"--endpoint-reconciler-type=none",
+		"--egress-selector-config-file=" + t.path("egress-selector.yaml"),
+		"--profiling=false",
+		"--v=1",
+	}, tuningArgs(apiServerTuning)...), t.logPath("kube-apiserver"), []*int{&t.apiPort}, t.apiServerMoved, tuningArgs(apiServerEnv)...)
+	return err
+}
+
+func (t *tenant) startAgent(ctx context.Context) error {
+	var err error
+	t.agent, err = t.env.startBound(ctx, t.component("konnectivity-agent"), filepath.Join(t.env.bins, binProxyAgent), []string{
+		"--ca-cert=" + t.path("ca.crt"),
+		"--proxy-server-host=127.0.0.1",
+		"--proxy-server-port=" + strconv.Itoa(t.agentPort),
+		// The agent's health server binds every interface unless told.
+		"--health-server-host=127.0.0.1",
+		"--health-server-port=" + strconv.Itoa(t.agentHealthPort),
+		"--admin-bind-address=127.0.0.1",
+		"--admin-server-port=" + strconv.Itoa(t.agentAdminPort),
+		"--agent-identifiers=host=" + t.name(),
+		"--sync-interval=200ms",
+		"--v=2",
+	}, t.logPath("konnectivity-agent"), []*int{&t.agentHealthPort, &t.agentAdminPort}, nil)
+	if err == nil {
+		t.agent.killOnly = true // it ignores SIGTERM (local-backend.md §4)
+	}
+	return err
+}
+
+func (t *tenant) waitAPIServer(ctx context.Context) error {
+	// Polled twice as often as the other checks: everything else waits
+	// for it, and a /readyz answer costs the API server little.
+	return waitFor(ctx, "kube-apiserver /readyz", readyPoll/2, []*process{t.apiserver, t.konnServer}, func(ctx context.Context) (bool, error) {
+		body, err := t.client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+		return err == nil && string(body) == "ok", err
+	})
+}
+
+func (t *tenant) startScheduler(ctx context.Context) error {
+	cfg, err := schedulerConfig(t.env.lab, t.hamiPlace())
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(t.path("scheduler-config.yaml"), []byte(cfg), 0o644); err != nil {
+		return err
+	}
+	t.scheduler, err = t.env.startBound(ctx, t.component("kube-scheduler"), filepath.Join(t.env.bins, binScheduler), []string{
+		"--config=" + t.path("scheduler-config.yaml"),
+		"--authentication-kubeconfig=" + t.path("scheduler.kubeconfig"),
+		"--authorization-kubeconfig=" + t.path("scheduler.kubeconfig"),
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(t.schedPort),
+		"--tls-cert-file=" + t.path("scheduler-serving.crt"),
+		"--tls-private-key-file=" + t.path("scheduler-serving.key"),
+		"--leader-elect=false",
+		"--v=1",
+	}, t.logPath("kube-scheduler"), []*int{&t.schedPort}, nil)
+	return err
+}
+
+func (t *tenant) startControllerManager(ctx context.Context) error {
+	var err error
+	t.kcm, err = t.env.startBound(ctx, t.component("kube-controller-manager"), filepath.Join(t.env.bins, binControllerManager), append([]string{
+		"--kubeconfig=" + t.path("controller-manager.kubeconfig"),
+		"--authentication-kubeconfig=" + t.path("controller-manager.kubeconfig"),
+		"--authorization-kubeconfig=" + t.path("controller-manager.kubeconfig"),
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(t.kcmPort),
+		"--tls-cert-file=" + t.path("controller-manager-serving.crt"),
+		"--tls-private-key-file=" + t.path("controller-manager-serving.key"),
+		"--leader-elect=false",
+		"--service-account-private-key-file=" + t.path("sa.key"),
+		"--root-ca-file=" + t.path("ca.crt"),
+		"--use-service-account-credentials=true",
+		"--cluster-signing-cert-file=" + t.path("ca.crt"),
+		"--cluster-signing-key-file=" + t.path("ca.key"),
+		"--service-cluster-ip-range=" + serviceClusterIPRange,
+		// The node lifecycle controller lifts the not-ready taint the
+		// TaintNodesByCondition admission plugin puts on every new Node;
+		// checking every second instead of every 5 s makes workers
+		// schedulable sooner.
+		"--node-monitor-period=1s",
+		"--controllers=" + strings.Join(controllers, ","),
+		"--v=1",
+	}, tuningArgs(controllerManagerTuning)...), t.logPath("kube-controller-manager"), []*int{&t.kcmPort}, nil)
+	return err
+}
+
+func (t *tenant) startKWOK(ctx context.Context) error {
+	var err error
+	t.kwok, err = t.env.startBound(ctx, t.component("kwok"), filepath.Join(t.env.bins, binKWOK), []string{
+		"--kubeconfig=" + t.path("admin.kubeconfig"),
+		"--config=" + filepath.Join(t.env.bins, kwokStagesFile),
+		"--manage-all-nodes=false",
+		"--manage-nodes-with-annotation-selector=" + kwokNodeAnnotation + "=" + kwokNodeValue,
+		"--node-lease-duration-seconds=40",
+		"--cidr=10.244.0.0/16",
+		"--node-ip=127.0.0.1",
+		"--node-port=" + strconv.Itoa(t.kwokPort),
+		"--server-address=127.0.0.1:" + strconv.Itoa(t.kwokPort),
+	}, t.logPath("kwok"), []*int{&t.kwokPort}, nil)
+	return err
+}
