@@ -58,8 +58,11 @@ var apiServerTuning = []tuning{
 	},
 	{
 		// Each of these acts only on objects of a group disabled above,
-		// and RuntimeClass and DefaultIngressClass wait for informers of
-		// them. Admission the suite relies on stays on, by default:
+		// and RuntimeClass and DefaultIngressClass admit nothing until
+		// their informer of that group has synced (SetReadyFunc in
+		// plugin/pkg/admission/runtimeclass/admission.go and
+		// network/defaultingressclass/admission.go): every pod create
+		// would fail. Admission the suite relies on stays on, by default:
 		// NamespaceLifecycle, ServiceAccount, TaintNodesByCondition,
 		// Priority, DefaultTolerationSeconds, PodSecurity,
 		// MutatingAdmissionWebhook, ValidatingAdmissionWebhook,
