@@ -16,17 +16,64 @@ import (
 // BenchmarkStart boots the default lab (two tenants) and reports boot time
 // and memory (targets: ≤ 5 s warm, ≤ 1 GiB; reported, never asserted), with
 // the memory and processor time of each kind of component and the median
-// time of each start step over the tenants (see bootSamples.report). The binaries are built
-// before the timer starts.
+// time of each start step over the tenants (see bootSamples.report). The
+// binaries are built before the timer starts.
 func BenchmarkStart(b *testing.B) {
 	requireProcesses(b)
+	bins := benchBinaries(b)
+	var tables []string
+	b.Run("lab=seed", func(b *testing.B) {
+		_, _, _, table := bootLab(b, lab.Default(), bins)
+		tables = append(tables, table)
+	})
+	printTables(tables)
+}
+
+// BenchmarkTenants boots labs of 1, 2, 4 and 8 tenants (one worker with
+// one L4 each) and reports how the environment's cost grows with tenants:
+// boot time and memory, per tenant, the marginal cost of each tenant over
+// the previous size (the slope between the two sizes), and the breakdown
+// by component and start step. Reported, never asserted.
+func BenchmarkTenants(b *testing.B) {
+	requireProcesses(b)
+	bins := benchBinaries(b)
+	var prevN int
+	var prevBoot, prevMem, prevRSS float64
+	for _, n := range []int{1, 2, 4, 8} {
+		l := tenantsLab(b, n)
+		var boot, mem, rss float64
+		var tables []string
+		b.Run(fmt.Sprintf("tenants=%d", n), func(b *testing.B) {
+			var table string
+			boot, mem, rss, table = bootLab(b, l, bins)
+			tables = append(tables, table)
+			b.ReportMetric(mem/float64(n), "MiB/tenant")
+			if prevN > 0 {
+				b.ReportMetric((boot-prevBoot)/float64(n-prevN), "marginal-boot-s/tenant")
+				b.ReportMetric((mem-prevMem)/float64(n-prevN), "marginal-MiB/tenant")
+				b.ReportMetric((rss-prevRSS)/float64(n-prevN), "marginal-rss-sum-MiB/tenant")
+			}
+		})
+		printTables(tables)
+		prevN, prevBoot, prevMem, prevRSS = n, boot, mem, rss
+	}
+}
+
+func benchBinaries(b *testing.B) string {
+	b.Helper()
 	bins, err := EnsureBinaries(context.Background(), progress())
 	if err != nil {
 		b.Fatal(err)
 	}
+	return bins
+}
+
+// bootLab starts l b.N times and reports the means (bootSamples.report),
+// returning them and the breakdown table.
+func bootLab(b *testing.B, l *lab.Lab, bins string) (boot, mem, rss float64, table string) {
 	var s bootSamples
 	for b.Loop() {
-		e, err := Start(context.Background(), lab.Default(), Options{BinDir: bins})
+		e, err := Start(context.Background(), l, Options{BinDir: bins})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -37,49 +84,16 @@ func BenchmarkStart(b *testing.B) {
 		}
 		b.StartTimer()
 	}
-	s.report(b)
+	return s.report(b)
 }
 
-// BenchmarkTenants boots labs of 1, 2, 4 and 8 tenants (one worker with
-// one L4 each) and reports how the environment's cost grows with tenants:
-// boot time and resident memory of its processes, per tenant, the marginal
-// cost of each tenant over the previous size (the slope between the two
-// sizes), and the breakdown by component and start step. Reported, never
-// asserted.
-func BenchmarkTenants(b *testing.B) {
-	requireProcesses(b)
-	bins, err := EnsureBinaries(context.Background(), progress())
-	if err != nil {
-		b.Fatal(err)
-	}
-	var prevN int
-	var prevBoot, prevMem, prevRSS float64
-	for _, n := range []int{1, 2, 4, 8} {
-		l := tenantsLab(b, n)
-		var boot, mem, rss float64
-		b.Run(fmt.Sprintf("tenants=%d", n), func(b *testing.B) {
-			var s bootSamples
-			for b.Loop() {
-				e, err := Start(context.Background(), l, Options{BinDir: bins})
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.StopTimer()
-				s.add(b, e)
-				if err := e.Stop(); err != nil {
-					b.Fatal(err)
-				}
-				b.StartTimer()
-			}
-			boot, mem, rss = s.report(b)
-			b.ReportMetric(mem/float64(n), "MiB/tenant")
-			if prevN > 0 {
-				b.ReportMetric((boot-prevBoot)/float64(n-prevN), "marginal-boot-s/tenant")
-				b.ReportMetric((mem-prevMem)/float64(n-prevN), "marginal-MiB/tenant")
-				b.ReportMetric((rss-prevRSS)/float64(n-prevN), "marginal-rss-sum-MiB/tenant")
-			}
-		})
-		prevN, prevBoot, prevMem, prevRSS = n, boot, mem, rss
+// printTables prints the breakdown tables once a sub-benchmark has printed
+// its result lines: printed while it runs, a table would split a result
+// line (which benchstat reads), and logged, testing would cut it to ten
+// lines unless -v.
+func printTables(tables []string) {
+	for _, t := range tables {
+		fmt.Print(t)
 	}
 }
 
@@ -142,14 +156,14 @@ func (s *bootSamples) add(b *testing.B, e *Env) {
 // report reports the means over the iterations as metrics: boot-s,
 // memory-MiB (MemoryUse.Total: every page once), rss-sum-MiB (MemoryUse.RSS,
 // the sum of VmRSS), inprocess-MiB, processes-cpu-s, and per kind of
-// component <kind>-anon-MiB (its own memory per instance). It prints the
-// per-kind table (anonymous and file-backed resident memory, processor time
-// by ready) and the per-step table: the median over tenants of how long each
-// step took and when, after its tenant's start, it was done. It returns the
-// mean boot time, memory and RSS sum.
-func (s *bootSamples) report(b *testing.B) (boot, mem, rss float64) {
+// component <kind>-anon-MiB (its own memory per instance). It returns the
+// mean boot time, memory and RSS sum, and as text the per-kind table
+// (anonymous and file-backed resident memory, processor time by ready) and
+// the per-step table: the median over tenants of how long each step took and
+// when, after its tenant's start, it was done.
+func (s *bootSamples) report(b *testing.B) (boot, mem, rss float64, table string) {
 	if s.n == 0 {
-		return 0, 0, 0
+		return 0, 0, 0, ""
 	}
 	n := float64(s.n)
 	boot, mem, rss = s.boot/n, s.mem/n, s.rss/n
@@ -172,10 +186,7 @@ func (s *bootSamples) report(b *testing.B) (boot, mem, rss float64) {
 	for _, st := range steps {
 		fmt.Fprintf(&t, "  %-62s %6.2fs  %6.2fs\n", st, median(s.took[st]).Seconds(), median(s.done[st]).Seconds())
 	}
-	// Printed, not logged: testing cuts a benchmark's log to ten lines
-	// unless -v.
-	fmt.Printf("--- %s\n%s", b.Name(), t.String())
-	return boot, mem, rss
+	return boot, mem, rss, fmt.Sprintf("--- %s\n%s", b.Name(), t.String())
 }
 
 func median(d []time.Duration) time.Duration {
