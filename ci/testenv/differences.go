@@ -66,8 +66,14 @@ var Differences = []Difference{
 	{
 		Short: "subset of controllers",
 		Real:  "every kube-controller-manager controller Kamaji enables",
-		Local: "the controllers a workload suite on KWOK workers can observe (see controllers in tenant.go)",
-		Why:   "storage, certificates and IPAM have nothing to act on and slow the start",
+		Local: "the controllers a workload suite on KWOK workers can observe, without Job, CronJob and TTL-after-finished (see controllers in tenant.go)",
+		Why:   "storage, certificates, IPAM and batch have nothing to act on and slow the start",
+	},
+	{
+		Short: "fewer APIs",
+		Real:  "every API group, admission plugin and priority and fairness on the tenant API server, Go's default garbage collector pace",
+		Local: "no autoscaling, batch, node.k8s.io, certificates.k8s.io, flowcontrol, Ingress/IngressClass/NetworkPolicy APIs, their admission plugins or priority and fairness; API servers collect garbage at a 200 MiB limit (GOGC=off GOMEMLIMIT=200MiB); see tuning.go",
+		Why:   "nothing in the suite, kube-scheduler, the controllers, KWOK or HAMi uses them, and they cost start time and memory (issue 14)",
 	},
 }
 
