@@ -61,6 +61,11 @@ type Options struct {
 	// extraHAMiArgs are appended to HAMi's rendered command line (tests: a
 	// flag the lab might render that HAMi's double does not know).
 	extraHAMiArgs []string
+	// tempRoot is where a temporary WorkDir is made, and cacheRoot the
+	// binary cache HAMiImage is extracted into; empty means $TMPDIR and
+	// the cache (tests give their own, so they need not change the process
+	// environment and can run in parallel).
+	tempRoot, cacheRoot string
 }
 
 // ErrInterrupted is returned by Start when its context was cancelled (not
@@ -165,7 +170,7 @@ func Start(ctx context.Context, l *lab.Lab, opts Options) (_ *Env, err error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if e.workDir = opts.WorkDir; e.workDir == "" {
-		if e.workDir, err = os.MkdirTemp("", "gpulab-"); err != nil {
+		if e.workDir, err = os.MkdirTemp(opts.tempRoot, "gpulab-"); err != nil {
 			return e, err
 		}
 		e.removeDir = !opts.KeepWorkDir

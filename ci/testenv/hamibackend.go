@@ -42,7 +42,7 @@ func resolveHAMi(ctx context.Context, opts Options, log *slog.Logger) (hamiBacke
 		return hamiBackend{}, fmt.Errorf("testenv: HAMiImage %q and HAMiBinary %q both set: choose one", opts.HAMiImage, opts.HAMiBinary)
 	}
 	if opts.HAMiImage != "" {
-		b, err := ExtractHAMiScheduler(ctx, docker.CLI{}, opts.HAMiImage, log)
+		b, err := extractHAMiScheduler(ctx, docker.CLI{}, opts.HAMiImage, opts.cacheRoot, log)
 		if err != nil {
 			return hamiBackend{}, err
 		}

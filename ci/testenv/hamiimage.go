@@ -75,6 +75,12 @@ func imageTag(ref string) string {
 // the daemon lacks is pulled first. A binary already cached for that ID is
 // returned without touching a container.
 func ExtractHAMiScheduler(ctx context.Context, c docker.CLI, image string, log *slog.Logger) (HAMiImageBinary, error) {
+	return extractHAMiScheduler(ctx, c, image, "", log)
+}
+
+// extractHAMiScheduler is ExtractHAMiScheduler into the cache under root
+// (empty: the binary cache, cacheRoot).
+func extractHAMiScheduler(ctx context.Context, c docker.CLI, image, root string, log *slog.Logger) (HAMiImageBinary, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -92,9 +98,10 @@ func ExtractHAMiScheduler(ctx context.Context, c docker.CLI, image string, log *
 	if out.ID, out.RepoDigest, err = parseImageIdentity(raw, image); err != nil {
 		return out, err
 	}
-	root, err := cacheRoot()
-	if err != nil {
-		return out, err
+	if root == "" {
+		if root, err = cacheRoot(); err != nil {
+			return out, err
+		}
 	}
 	dir := filepath.Join(root, "hami-"+strings.TrimPrefix(out.ID, "sha256:"))
 	out.Path = filepath.Join(dir, "scheduler")

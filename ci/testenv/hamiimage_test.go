@@ -125,6 +125,7 @@ func importHAMiLikeImage(t *testing.T, c docker.CLI, bin []byte) string {
 // image can be pulled here), run as HAMi's `scheduler`: the environment
 // comes up on it, and its backend line names the image, not the double.
 func TestHAMiImageExtractedCachedAndNamed(t *testing.T) {
+	t.Parallel()
 	c := dockerDaemon(t)
 	requireProcesses(t)
 	bins := binaries(t)
@@ -132,7 +133,7 @@ func TestHAMiImageExtractedCachedAndNamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(EnvBinDir, t.TempDir()) // a cache of its own: the first call must extract
+	cache := t.TempDir() // a cache of its own: the first call must extract
 	want, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +142,7 @@ func TestHAMiImageExtractedCachedAndNamed(t *testing.T) {
 	ctx := context.Background()
 	containersBefore := extractContainers(t, c)
 
-	first, err := ExtractHAMiScheduler(ctx, c, ref, progress())
+	first, err := extractHAMiScheduler(ctx, c, ref, cache, progress())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +153,7 @@ func TestHAMiImageExtractedCachedAndNamed(t *testing.T) {
 	if !strings.Contains(first.Path, strings.TrimPrefix(first.ID, "sha256:")) {
 		t.Errorf("cache path %s is not keyed by the image ID %s", first.Path, first.ID)
 	}
-	second, err := ExtractHAMiScheduler(ctx, c, ref, progress())
+	second, err := extractHAMiScheduler(ctx, c, ref, cache, progress())
 	if err != nil || !second.Cached || second.Path != first.Path {
 		t.Errorf("second extraction: %+v, %v; want the cached %s", second, err, first.Path)
 	}
@@ -160,7 +161,7 @@ func TestHAMiImageExtractedCachedAndNamed(t *testing.T) {
 		t.Errorf("extraction containers before %q, after %q: one was left behind", containersBefore, left)
 	}
 
-	e, err := Start(ctx, soloLab(t, "hami-image"), Options{BinDir: bins, Log: progress(), HAMiImage: ref})
+	e, err := Start(ctx, soloLab(t, "hami-image"), Options{BinDir: bins, Log: progress(), HAMiImage: ref, cacheRoot: cache})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,9 +185,10 @@ func extractContainers(t *testing.T, c docker.CLI) string {
 // An image the daemon lacks and cannot pull fails at once, saying how to
 // go on, and leaves nothing in the cache.
 func TestHAMiImageMissingWithoutRegistry(t *testing.T) {
+	t.Parallel()
 	c := dockerDaemon(t)
-	t.Setenv(EnvBinDir, t.TempDir())
-	_, err := ExtractHAMiScheduler(context.Background(), c, "gpu-lab-test-absent/hami:v0.0.0-none", nil)
+	cache := t.TempDir()
+	_, err := extractHAMiScheduler(context.Background(), c, "gpu-lab-test-absent/hami:v0.0.0-none", cache, nil)
 	if err == nil {
 		t.Skip("the daemon pulled an image that should not exist; this machine reaches a registry that has it")
 	}
@@ -195,7 +197,7 @@ func TestHAMiImageMissingWithoutRegistry(t *testing.T) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
 	}
-	if left, _ := os.ReadDir(os.Getenv(EnvBinDir)); len(left) > 0 {
+	if left, _ := os.ReadDir(cache); len(left) > 0 {
 		t.Errorf("left in the cache: %v", left)
 	}
 }

@@ -40,6 +40,7 @@ func skipUnlessDouble(t *testing.T, e *Env) {
 // same way: cobra's "unknown flag" error, exit status 255.
 func TestUnknownHAMiFlagFailsTheStart(t *testing.T) {
 	requireProcesses(t)
+	t.Parallel()
 	_, err := Start(context.Background(), soloLab(t, "unknown-flag"), Options{BinDir: binaries(t), Log: progress(),
 		extraHAMiArgs: []string{"--no-such-hami-flag=1"}})
 	if err == nil {
@@ -84,9 +85,9 @@ func doubleAsScheduler(t *testing.T) string {
 // be downloaded on this machine.)
 func TestHAMiBinaryDropsIn(t *testing.T) {
 	requireProcesses(t)
+	t.Parallel()
 	bin := doubleAsScheduler(t)
-	t.Setenv(EnvHAMiBinary, bin)
-	e, err := Start(context.Background(), soloLab(t, "hami-binary"), Options{BinDir: binaries(t), Log: progress()})
+	e, err := Start(context.Background(), soloLab(t, "hami-binary"), Options{BinDir: binaries(t), Log: progress(), HAMiBinary: bin})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,6 +118,24 @@ func TestHAMiBinaryDropsIn(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no solo/hami-scheduler process among %v", e.Processes())
+	}
+}
+
+// $GPU_LAB_HAMI_BINARY chooses the binary when Options.HAMiBinary is empty,
+// and the option wins over it.
+func TestHAMiBinaryFromTheEnvironment(t *testing.T) {
+	bin := doubleAsScheduler(t)
+	t.Setenv(EnvHAMiBinary, bin)
+	b, err := resolveHAMi(context.Background(), Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.double || b.bin != bin || !strings.HasPrefix(b.name, "HAMi scheduler from "+bin+" (sha256:") {
+		t.Errorf("with $%s=%s: %+v, want that binary, named by its path and digest", EnvHAMiBinary, bin, b)
+	}
+	other := doubleAsScheduler(t)
+	if b, err := resolveHAMi(context.Background(), Options{HAMiBinary: other}, nil); err != nil || b.bin != other {
+		t.Errorf("Options.HAMiBinary=%s beside $%s: %+v, %v; want the option's binary", other, EnvHAMiBinary, b, err)
 	}
 }
 

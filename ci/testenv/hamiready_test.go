@@ -23,6 +23,7 @@ import (
 // defined in cmd/scheduler/main.go@v2.10.0), which the double does not model.
 func TestReadyWaitsUntilHAMiRegisteredEveryCard(t *testing.T) {
 	requireProcesses(t)
+	t.Parallel()
 	l, err := lab.Parse([]byte("name: unreg\ntenants:\n- name: solo\n  workers:\n  - name: w1\n    gpus: [{model: L4, count: 1}]\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -100,6 +101,7 @@ func TestDoubleRunsTheLabsHAMiArguments(t *testing.T) {
 // With $GPU_LAB_HAMI_BINARY this runs against that binary.
 func TestWorkersRegisterWhenAdded(t *testing.T) {
 	requireProcesses(t)
+	t.Parallel()
 	e, err := Start(context.Background(), soloLab(t, "register-on-add"), Options{
 		BinDir: binaries(t), Log: progress(),
 		RegistrationTimeout: hamidouble.DefaultRegisterInterval / 2,

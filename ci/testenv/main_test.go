@@ -168,12 +168,13 @@ func (h *choiceHook) WithGroup(name string) slog.Handler {
 }
 
 // envInputs are what the environments start from. Tests change the
-// process environment (t.Setenv of $GPU_LAB_BIN_DIR, $GPU_LAB_HAMI_BINARY,
-// TMPDIR) while environments boot in the background, so the binaries and
-// the HAMi scheduler are resolved once, before any test runs (TestMain),
-// and passed as Options; TestMain lets tests run only once every Start has
-// read $GPU_LAB_HAMI_BINARY (choiceHook). Start still makes its temporary
-// work dir under TMPDIR: a test that sets TMPDIR calls waitForBoots first.
+// process environment (t.Setenv of $GPU_LAB_HAMI_BINARY) while environments
+// boot in the background, so the binaries and the HAMi scheduler are
+// resolved once, before any test runs (TestMain), and passed as Options;
+// TestMain lets tests run only once every Start has read
+// $GPU_LAB_HAMI_BINARY (choiceHook). Tests that need their own temporary
+// or cache directory pass it as an option (Options.tempRoot, cacheRoot)
+// instead of setting TMPDIR or $GPU_LAB_BIN_DIR, so they run in parallel.
 type envInputs struct {
 	bins string
 	// double is labctl for the protocol double, when hamiBinary is empty.
@@ -196,18 +197,6 @@ func ensureInputs() (envInputs, error) {
 		}
 	})
 	return inputs.in, inputs.err
-}
-
-// waitForBoots waits until every environment begun in the background has
-// started (or failed to): a test that changes what Start reads from the
-// process environment (TMPDIR) must not change it under them.
-func waitForBoots() {
-	for _, l := range envs {
-		l.once.Do(func() {}) // one not begun yet is not begun by the background
-		if l.done != nil {
-			<-l.done
-		}
-	}
 }
 
 // progress prints the build line and readiness to the test's stderr, so a
@@ -280,11 +269,24 @@ func client(t testing.TB, e *Env, tenant string) kubernetes.Interface {
 	return c
 }
 
+// parallelTests is how many tests run at once unless -parallel says
+// otherwise: go test's default (GOMAXPROCS, 2 on a small CI machine) would
+// serialise tests that mostly wait (an environment booting, HAMi's
+// registration tick). Each parallel test starts at most one environment of
+// one tenant, so this also bounds how many boot at once.
+const parallelTests = 8
+
 func TestMain(m *testing.M) {
 	if os.Getenv(fakeComponentEnv) != "" {
 		runFakeComponent() // this binary is a component started by a test
 	}
 	flag.Parse()
+	if !flagSet("test.parallel") {
+		if err := flag.Set("test.parallel", fmt.Sprint(parallelTests)); err != nil {
+			fmt.Fprintln(os.Stderr, "set -test.parallel:", err)
+			os.Exit(2)
+		}
+	}
 	// A whole run boots every environment while the first tests run; a run
 	// narrowed by -run starts only those its tests ask for.
 	if !testing.Short() && flag.Lookup("test.run").Value.String() == "" {
@@ -306,4 +308,10 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Exit(code)
+}
+
+func flagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

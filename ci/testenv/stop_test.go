@@ -104,10 +104,9 @@ func fakeBins(t *testing.T, script string) string {
 // A failed start removes its temporary work dir (etcd data and logs are tens
 // of MB); the error still carries the end of the failing component's log.
 func TestFailedStartRemovesTemporaryWorkDir(t *testing.T) {
-	waitForBoots() // they make their work dirs under TMPDIR
+	t.Parallel()
 	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
-	e, err := Start(context.Background(), lab.Default(), Options{BinDir: fakeBins(t, "echo 'etcd: simulated failure: disk on fire' >&2\nexit 3")})
+	e, err := Start(context.Background(), lab.Default(), Options{BinDir: fakeBins(t, "echo 'etcd: simulated failure: disk on fire' >&2\nexit 3"), tempRoot: tmp})
 	if err == nil {
 		_ = e.Stop()
 		t.Fatal("Start succeeded with binaries that exit at once")
@@ -125,9 +124,8 @@ func TestFailedStartRemovesTemporaryWorkDir(t *testing.T) {
 // A start whose context is cancelled returns ErrInterrupted without the
 // components' logs, stops what had started and removes its work dir.
 func TestInterruptedStartStopsAndCleansUp(t *testing.T) {
-	waitForBoots() // they make their work dirs under TMPDIR
+	t.Parallel()
 	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	type result struct {
@@ -136,7 +134,7 @@ func TestInterruptedStartStopsAndCleansUp(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		e, err := Start(ctx, lab.Default(), Options{BinDir: fakeBins(t, "echo 'etcd: never ready'\nexec sleep 600")})
+		e, err := Start(ctx, lab.Default(), Options{BinDir: fakeBins(t, "echo 'etcd: never ready'\nexec sleep 600"), tempRoot: tmp})
 		done <- result{e, err}
 	}()
 	var logPath string
