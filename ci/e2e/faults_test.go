@@ -60,7 +60,7 @@ var componentFaults = []componentFault{
 		at: "TC-09", run: "^TC-(06|09)$", broken: []string{"TC-09"}, passing: []string{"TC-06"}},
 	{name: "etcd suspended for 5 s", component: "etcd", resumeAfter: 5 * time.Second,
 		at: "TC-06", run: "^TC-(06|09)$", broken: []string{"TC-06"}, passing: []string{"TC-09"}, serial: true},
-	{name: "tenant-a's API server suspended", tenant: "tenant-a", component: "kube-apiserver", brokenBound: 3 * time.Second,
+	{name: "tenant-a's API server suspended", tenant: "tenant-a", component: "kube-apiserver", brokenBound: time.Second,
 		at: "TC-06", run: "^TC-(06|09)$", broken: []string{"TC-06"}, passing: []string{"TC-09"}},
 	{name: "tenant-a's API server killed", tenant: "tenant-a", component: "kube-apiserver", kill: true,
 		at: "TC-06", run: "^TC-(06|09)$", broken: []string{"TC-06"}, passing: []string{"TC-09"}, spend: true},
