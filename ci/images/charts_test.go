@@ -1,8 +1,6 @@
 package images
 
 import (
-	"archive/tar"
-	"compress/gzip"
 	"context"
 	"fmt"
 	"log/slog"
@@ -10,41 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// writeChartArchive writes a chart archive laid out as helm package lays it
-// out (helm v3.19.0 pkg/chartutil/save.go: NAME/Chart.yaml, then the other
-// files, subcharts under NAME/charts/SUB/). With sub, a subchart's
-// Chart.yaml comes first, so a reader that takes any Chart.yaml is caught.
-func writeChartArchive(t *testing.T, path, name, version string, sub bool) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	gz := gzip.NewWriter(f)
-	tw := tar.NewWriter(gz)
-	add := func(p, data string) {
-		if err := tw.WriteHeader(&tar.Header{Name: p, Mode: 0o644, Size: int64(len(data)), Typeflag: tar.TypeReg}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tw.Write([]byte(data)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if sub {
-		add(name+"/charts/kamaji-etcd/Chart.yaml", "apiVersion: v2\nname: kamaji-etcd\nversion: 0.17.0\n")
-	}
-	add(name+"/Chart.yaml", fmt.Sprintf("apiVersion: v2\nname: %s\nversion: %s\nappVersion: latest\n", name, version))
-	add(name+"/values.yaml", "image: {}\n")
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := gz.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
+	"github.com/gpu-lab/gpu-lab/ci/images/chartstest"
+)
 
 // fakePuller stands for `helm pull`: it writes an archive named after a
 // repository URL (not after the chart) holding what serve says.
@@ -159,4 +125,17 @@ func TestReadIndexRejectsAChartOutsideTheBundle(t *testing.T) {
 	if _, err := ReadIndex(dir); err == nil || !strings.Contains(err.Error(), "chart 0") {
 		t.Errorf("err = %v", err)
 	}
+}
+
+// writeChartArchive writes a chart archive of name at version with a
+// values.yaml; with sub, a subchart's Chart.yaml comes first, so a reader
+// that takes any Chart.yaml is caught.
+func writeChartArchive(t *testing.T, path, name, version string, sub bool) {
+	t.Helper()
+	var files []chartstest.File
+	if sub {
+		files = append(files, chartstest.File{Path: name + "/charts/kamaji-etcd/Chart.yaml", Data: "apiVersion: v2\nname: kamaji-etcd\nversion: 0.17.0\n"})
+	}
+	files = append(files, chartstest.Chart(name, version), chartstest.File{Path: name + "/values.yaml", Data: "image: {}\n"})
+	chartstest.Write(t, path, files...)
 }

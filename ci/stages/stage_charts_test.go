@@ -1,8 +1,6 @@
 package stages
 
 import (
-	"archive/tar"
-	"compress/gzip"
 	"context"
 	"log/slog"
 	"os"
@@ -20,6 +18,7 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
+	"github.com/gpu-lab/gpu-lab/ci/images/chartstest"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
@@ -117,7 +116,7 @@ func TestStagesInstallTheBundledCharts(t *testing.T) {
 func TestHelmCLIPullsIntoTheBundle(t *testing.T) {
 	bin := t.TempDir()
 	archive := filepath.Join(bin, "served.tgz")
-	writeTestChart(t, archive, "hami", "2.10.0")
+	chartstest.Write(t, archive, chartstest.Chart("hami", "2.10.0"))
 	argsFile := filepath.Join(bin, "args")
 	script := "#!/bin/sh\nprintf '%s\\n' \"$@\" > " + argsFile + "\n" +
 		"while [ $# -gt 0 ]; do [ \"$1\" = --destination ] && cp " + archive + " \"$2/hami-2.10.0-release.tgz\"; shift; done\n"
@@ -141,30 +140,5 @@ func TestHelmCLIPullsIntoTheBundle(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, images.ChartsDir, "hami-2.10.0.tgz")); err != nil {
 		t.Error(err)
-	}
-}
-
-// writeTestChart writes NAME/Chart.yaml in a gzip tar, as helm package does.
-func writeTestChart(t *testing.T, path, name, version string) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	gz := gzip.NewWriter(f)
-	tw := tar.NewWriter(gz)
-	data := "apiVersion: v2\nname: " + name + "\nversion: " + version + "\n"
-	if err := tw.WriteHeader(&tar.Header{Name: name + "/Chart.yaml", Mode: 0o644, Size: int64(len(data))}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tw.Write([]byte(data)); err != nil {
-		t.Fatal(err)
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := gz.Close(); err != nil {
-		t.Fatal(err)
 	}
 }

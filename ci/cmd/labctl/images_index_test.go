@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
+	"github.com/gpu-lab/gpu-lab/ci/images/chartstest"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/stages"
 )
@@ -78,7 +79,7 @@ func TestBundleIndexIsWhatUpReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range idx.Charts {
-		writeChart(t, filepath.Join(bundle, images.ChartsDir, c.File), c.Name, c.Version)
+		chartstest.Write(t, filepath.Join(bundle, images.ChartsDir, c.File), chartstest.Chart(c.Name, c.Version))
 	}
 	dryRun := func() (string, error) {
 		out, err := runRoot(t, "up", "--dry-run", "--state-dir", t.TempDir(), "--images", bundle)

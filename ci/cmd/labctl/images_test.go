@@ -1,8 +1,6 @@
 package main
 
 import (
-	"archive/tar"
-	"compress/gzip"
 	"context"
 	"io"
 	"os"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
 	"github.com/gpu-lab/gpu-lab/ci/images"
+	"github.com/gpu-lab/gpu-lab/ci/images/chartstest"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/stages"
 )
@@ -110,26 +109,6 @@ func TestUpDryRunShowsThePreloading(t *testing.T) {
 	}
 }
 
-// writeChart writes a chart archive as helm package lays it out
-// (NAME/Chart.yaml in a gzip tar).
-func writeChart(t *testing.T, path, name, version string) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	gz := gzip.NewWriter(f)
-	tw := tar.NewWriter(gz)
-	data := "apiVersion: v2\nname: " + name + "\nversion: " + version + "\n"
-	if err := tw.WriteHeader(&tar.Header{Name: name + "/Chart.yaml", Mode: 0o644, Size: int64(len(data))}); err != nil {
-		t.Fatal(err)
-	}
-	tw.Write([]byte(data))
-	tw.Close()
-	gz.Close()
-}
-
 // standInHelm is a helm that answers `helm pull NAME ... --version V
 // --destination D` by copying served/NAME-V.tgz into D under another name
 // (helm names the file after the repository's URL).
@@ -137,7 +116,7 @@ func standInHelm(t *testing.T, l *lab.Lab) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, c := range stages.BundleCharts(l) {
-		writeChart(t, filepath.Join(dir, c.Name+"-"+c.Version+".tgz"), c.Name, c.Version)
+		chartstest.Write(t, filepath.Join(dir, c.Name+"-"+c.Version+".tgz"), chartstest.Chart(c.Name, c.Version))
 	}
 	script := `#!/bin/sh
 [ "$1" = pull ] || exit 3
