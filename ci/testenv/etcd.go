@@ -14,7 +14,7 @@ import (
 
 // startEtcd runs the shared embedded etcd and waits until it is healthy.
 func (e *Env) startEtcd(ctx context.Context) error {
-	ports, err := e.ports.frees(2)
+	ports, err := e.ports.frees(etcdPorts)
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,16 @@ type portAllocator struct {
 	keep func(net.Listener) bool
 }
 
+// The ports first proposed to each part of an environment (frees): etcd's
+// client and peer ports; per tenant the API server's, konnectivity
+// server's (agent, health, admin) and agent's (health, admin), kube-
+// scheduler's, kube-controller-manager's, KWOK's and HAMi's scheduler's
+// (HTTP and metrics).
+const (
+	etcdPorts   = 2
+	tenantPorts = 11
+)
+
 // proposed remembers every port proposed in this process, across
 // environments (e2e tests start several at once).
 var proposed = struct {

@@ -124,7 +124,7 @@ func (t *tenant) writeCertificates(context.Context) error {
 	if err := os.MkdirAll(t.dir, 0o755); err != nil {
 		return err
 	}
-	ports, err := t.env.ports.frees(11) // first proposals; startBound moves a component whose port was taken
+	ports, err := t.env.ports.frees(tenantPorts) // first proposals; startBound moves a component whose port was taken
 	if err != nil {
 		return err
 	}
