@@ -16,7 +16,7 @@ func TestSoloEnvironment(t *testing.T) {
 	requireProcesses(t)
 	t.Parallel()
 	e := solo.get(t)
-	t.Cleanup(func() { _ = e.Stop() })
+	t.Cleanup(func() { solo.markStopped(t); _ = e.Stop() })
 	t.Run("every component moved off a taken port", func(t *testing.T) { checkEveryComponentMoved(t, e) })
 	t.Run("names suspended and dead components", func(t *testing.T) { checkNamesSuspendedAndDeadComponents(t, e, &soloLog) })
 	t.Run("webhook needs the tunnel", func(t *testing.T) { checkWebhookNeedsTheTunnel(t, e) })
