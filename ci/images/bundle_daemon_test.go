@@ -6,29 +6,14 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/docker/dockertest"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
-
-// realDaemon returns the Docker CLI, or skips when no daemon answers.
-func realDaemon(t *testing.T) docker.CLI {
-	t.Helper()
-	if _, err := exec.LookPath("docker"); err != nil {
-		t.Skip("skipping: no docker CLI on PATH (this test drives a real Docker daemon)")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	c := docker.CLI{}
-	if _, err := c.Ping(ctx); err != nil {
-		t.Skipf("skipping: no Docker daemon answers (%v)", err)
-	}
-	return c
-}
 
 // importTiny creates a one-file image named ref with docker import: no
 // registry is reachable here, so the lab's images are stood in for by tiny
@@ -81,7 +66,7 @@ func heldByDaemon(ctx context.Context, t *testing.T, c docker.CLI, refs []string
 // real daemon, removes the images, loads the bundle back and finds every
 // image under its name with its ID.
 func TestBundleRoundTripOnTheRealDaemon(t *testing.T) {
-	c := realDaemon(t)
+	c := dockertest.Daemon(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	list, err := List(lab.Default())
@@ -189,7 +174,7 @@ func (c *countingDaemon) Load(ctx context.Context, r io.Reader) ([]string, error
 // named after loading (Docker keeps no digest for a loaded image), so the
 // lab starts it by ID; a wrong ID in the index is refused.
 func TestBundleDigestPinnedLoadsAsItsID(t *testing.T) {
-	c := realDaemon(t)
+	c := dockertest.Daemon(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	tmp := "gpu-lab-test/pinned-node:" + strings.ReplaceAll(t.Name(), "/", "-")

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/docker/dockertest"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/state"
 )
@@ -24,15 +25,9 @@ import (
 // control-plane node on a dual-stack network must yield its IPv4 address,
 // and Down must remove the lab's labelled containers only.
 func TestDaemonManagementIPOnDualStackNetwork(t *testing.T) {
-	c := docker.CLI{}
+	c := dockertest.Daemon(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	if _, err := exec.LookPath("docker"); err != nil {
-		t.Skip("skipping: no docker CLI on PATH (this test drives a real Docker daemon)")
-	}
-	if _, err := c.Ping(ctx); err != nil {
-		t.Skipf("skipping: no Docker daemon answers (%v)", err)
-	}
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	suffix := hex.EncodeToString(b)

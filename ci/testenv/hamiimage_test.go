@@ -7,12 +7,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/docker/dockertest"
 )
 
 func TestImageTag(t *testing.T) {
@@ -72,21 +72,6 @@ func TestParseImageIdentityAndName(t *testing.T) {
 	}
 }
 
-// dockerDaemon returns a CLI for the real Docker daemon, or skips.
-func dockerDaemon(t *testing.T) docker.CLI {
-	t.Helper()
-	if _, err := exec.LookPath("docker"); err != nil {
-		t.Skip("skipping: no docker CLI on PATH (this test drives a real Docker daemon)")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	c := docker.CLI{}
-	if _, err := c.Ping(ctx); err != nil {
-		t.Skipf("skipping: no Docker daemon answers (%v)", err)
-	}
-	return c
-}
-
 // importHAMiLikeImage imports an image holding bin at HAMi's path
 // (/k8s-vgpu/bin/scheduler) and nothing else, since no HAMi image can be
 // pulled here.
@@ -126,7 +111,7 @@ func importHAMiLikeImage(t *testing.T, c docker.CLI, bin []byte) string {
 // comes up on it, and its backend line names the image, not the double.
 func TestHAMiImageExtractedCachedAndNamed(t *testing.T) {
 	t.Parallel()
-	c := dockerDaemon(t)
+	c := dockertest.Daemon(t)
 	requireProcesses(t)
 	bins := binaries(t)
 	src, err := EnsureDoubleBinary(context.Background(), progress())
@@ -186,7 +171,7 @@ func extractContainers(t *testing.T, c docker.CLI) string {
 // go on, and leaves nothing in the cache.
 func TestHAMiImageMissingWithoutRegistry(t *testing.T) {
 	t.Parallel()
-	c := dockerDaemon(t)
+	c := dockertest.Daemon(t)
 	cache := t.TempDir()
 	_, err := extractHAMiScheduler(context.Background(), c, "gpu-lab-test-absent/hami:v0.0.0-none", cache, nil)
 	if err == nil {

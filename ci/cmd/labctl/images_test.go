@@ -4,13 +4,12 @@ import (
 	"context"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/docker/dockertest"
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/images/chartstest"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
@@ -59,15 +58,10 @@ func TestImagesListsEveryImageByStageAndPlace(t *testing.T) {
 // TestImagesSaveNamesTheImageItCannotGet: without a registry, saving fails
 // on the first image the daemon lacks, and says which.
 func TestImagesSaveNamesTheImageItCannotGet(t *testing.T) {
-	if _, err := exec.LookPath("docker"); err != nil {
-		t.Skip("skipping: no docker CLI")
-	}
+	c := dockertest.Daemon(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := (docker.CLI{}).Ping(ctx); err != nil {
-		t.Skipf("skipping: no Docker daemon (%v)", err)
-	}
-	if ok, _ := (docker.CLI{}).ImageExists(ctx, lab.Default().Versions.KindNodeImage); ok {
+	if ok, _ := c.ImageExists(ctx, lab.Default().Versions.KindNodeImage); ok {
 		t.Skip("skipping: this daemon has the kind node image (a registry answered once)")
 	}
 	_, _, err := run(t, newImagesCommand(), "save", t.TempDir(), "--pull-timeout", "20s")
