@@ -98,46 +98,53 @@ func (t *tenant) startScheduler(ctx context.Context) error {
 	if err := os.WriteFile(t.path("scheduler-config.yaml"), []byte(cfg), 0o644); err != nil {
 		return err
 	}
-	t.scheduler, err = t.env.startBound(ctx, t.component("kube-scheduler"), filepath.Join(t.env.bins, binScheduler), []string{
-		"--config=" + t.path("scheduler-config.yaml"),
-		"--authentication-kubeconfig=" + t.path("scheduler.kubeconfig"),
-		"--authorization-kubeconfig=" + t.path("scheduler.kubeconfig"),
-		"--bind-address=127.0.0.1",
-		"--secure-port=" + strconv.Itoa(t.schedPort),
-		"--tls-cert-file=" + t.path("scheduler-serving.crt"),
-		"--tls-private-key-file=" + t.path("scheduler-serving.key"),
-		"--leader-elect=false",
-		"--v=1",
-	}, t.logPath("kube-scheduler"), []*int{&t.schedPort}, nil)
+	args := append([]string{"--config=" + t.path("scheduler-config.yaml")}, t.servingFlags("scheduler", t.schedPort)...)
+	args = append(args, "--v=1")
+	t.scheduler, err = t.env.startBound(ctx, t.component("kube-scheduler"), filepath.Join(t.env.bins, binScheduler), args,
+		t.logPath("kube-scheduler"), []*int{&t.schedPort}, nil)
 	return err
 }
 
 func (t *tenant) startControllerManager(ctx context.Context) error {
-	var err error
-	t.kcm, err = t.env.startBound(ctx, t.component("kube-controller-manager"), filepath.Join(t.env.bins, binControllerManager), append([]string{
-		"--kubeconfig=" + t.path("controller-manager.kubeconfig"),
-		"--authentication-kubeconfig=" + t.path("controller-manager.kubeconfig"),
-		"--authorization-kubeconfig=" + t.path("controller-manager.kubeconfig"),
-		"--bind-address=127.0.0.1",
-		"--secure-port=" + strconv.Itoa(t.kcmPort),
-		"--tls-cert-file=" + t.path("controller-manager-serving.crt"),
-		"--tls-private-key-file=" + t.path("controller-manager-serving.key"),
-		"--leader-elect=false",
-		"--service-account-private-key-file=" + t.path("sa.key"),
-		"--root-ca-file=" + t.path("ca.crt"),
+	args := append([]string{"--kubeconfig=" + t.path("controller-manager.kubeconfig")}, t.servingFlags("controller-manager", t.kcmPort)...)
+	args = append(args,
+		"--service-account-private-key-file="+t.path("sa.key"),
+		"--root-ca-file="+t.path("ca.crt"),
 		"--use-service-account-credentials=true",
-		"--cluster-signing-cert-file=" + t.path("ca.crt"),
-		"--cluster-signing-key-file=" + t.path("ca.key"),
-		"--service-cluster-ip-range=" + serviceClusterIPRange,
+		"--cluster-signing-cert-file="+t.path("ca.crt"),
+		"--cluster-signing-key-file="+t.path("ca.key"),
+		"--service-cluster-ip-range="+serviceClusterIPRange,
 		// The node lifecycle controller lifts the not-ready taint the
 		// TaintNodesByCondition admission plugin puts on every new Node;
 		// checking every second instead of every 5 s makes workers
 		// schedulable sooner.
 		"--node-monitor-period=1s",
-		"--controllers=" + strings.Join(controllers, ","),
+		"--controllers="+strings.Join(controllers, ","),
 		"--v=1",
-	}, tuningArgs(controllerManagerTuning)...), t.logPath("kube-controller-manager"), []*int{&t.kcmPort}, nil)
+	)
+	args = append(args, tuningArgs(controllerManagerTuning)...)
+	var err error
+	t.kcm, err = t.env.startBound(ctx, t.component("kube-controller-manager"), filepath.Join(t.env.bins, binControllerManager), args,
+		t.logPath("kube-controller-manager"), []*int{&t.kcmPort}, nil)
 	return err
+}
+
+// servingFlags are what kube-scheduler and kube-controller-manager share
+// (k8s.io/component-base and controller-manager options): authentication
+// and authorization delegated through the component's kubeconfig, a
+// secure port on loopback with the serving certificate written for it
+// (NAME.kubeconfig, NAME-serving.crt/.key), and no leader election (one
+// replica per tenant).
+func (t *tenant) servingFlags(name string, port int) []string {
+	return []string{
+		"--authentication-kubeconfig=" + t.path(name+".kubeconfig"),
+		"--authorization-kubeconfig=" + t.path(name+".kubeconfig"),
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(port),
+		"--tls-cert-file=" + t.path(name+"-serving.crt"),
+		"--tls-private-key-file=" + t.path(name+"-serving.key"),
+		"--leader-elect=false",
+	}
 }
 
 func (t *tenant) startKWOK(ctx context.Context) error {
