@@ -4,11 +4,15 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sourcegraph/conc/pool"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
 	"github.com/gpu-lab/gpu-lab/ci/docker/dockertest"
@@ -18,19 +22,16 @@ import (
 // importTiny creates a one-file image named ref with docker import: no
 // registry is reachable here, so the lab's images are stood in for by tiny
 // ones under the same names.
-func importTiny(t *testing.T, ctx context.Context, c docker.CLI, ref string) {
-	t.Helper()
+func importTiny(ctx context.Context, c docker.CLI, ref string) error {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	body := []byte("stands in for " + ref + "\n")
 	if err := tw.WriteHeader(&tar.Header{Name: "ref", Mode: 0o644, Size: int64(len(body))}); err != nil {
-		t.Fatal(err)
+		return err
 	}
 	tw.Write(body)
 	tw.Close()
-	if err := c.Import(ctx, &buf, ref, "LABEL "+standInLabel+"=true"); err != nil {
-		t.Fatal(err)
-	}
+	return c.Import(ctx, &buf, ref, "LABEL "+standInLabel+"=true")
 }
 
 // standInLabel marks the tiny images importTiny makes, so that one left by
@@ -41,24 +42,64 @@ const standInLabel = "dev.gpu-lab.test-stand-in"
 // package's stand-ins.
 func heldByDaemon(ctx context.Context, t *testing.T, c docker.CLI, refs []string) []string {
 	t.Helper()
-	var held []string
-	for _, ref := range refs {
+	held := make([]bool, len(refs))
+	forEach(t, refs, func(i int, ref string) error {
 		ok, err := c.ImageExists(ctx, ref)
-		if err != nil {
-			t.Fatalf("docker image inspect %s: %v", ref, err)
-		}
-		if !ok {
-			continue
+		if err != nil || !ok {
+			return err
 		}
 		out, err := c.Run(ctx, "image", "inspect", "--format", `{{index .Config.Labels "`+standInLabel+`"}}`, ref)
 		if err != nil {
-			t.Fatalf("docker image inspect %s: %v", ref, err)
+			return fmt.Errorf("docker image inspect %s: %w", ref, err)
 		}
-		if strings.TrimSpace(string(out)) != "true" {
-			held = append(held, ref)
+		held[i] = strings.TrimSpace(string(out)) != "true"
+		return nil
+	})
+	var out []string
+	for i, ref := range refs {
+		if held[i] {
+			out = append(out, ref)
 		}
 	}
-	return held
+	return out
+}
+
+// forEach calls fn for every ref, several at once, and fails the test with
+// the first error: each call is a docker command that mostly waits on the
+// daemon, and the lab has ~17 references.
+func forEach(t *testing.T, refs []string, fn func(i int, ref string) error) {
+	t.Helper()
+	p := pool.New().WithErrors().WithFirstError().WithMaxGoroutines(8)
+	for i, ref := range refs {
+		p.Go(func() error { return fn(i, ref) })
+	}
+	if err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tinies imports one stand-in per ref and returns their IDs.
+func tinies(t *testing.T, ctx context.Context, c docker.CLI, refs []string) map[string]string {
+	t.Helper()
+	t.Cleanup(func() {
+		for _, ref := range refs {
+			_ = c.RemoveImage(context.Background(), ref)
+		}
+	})
+	ids := make([]string, len(refs))
+	forEach(t, refs, func(i int, ref string) error {
+		if err := importTiny(ctx, c, ref); err != nil {
+			return err
+		}
+		id, err := c.ImageID(ctx, ref)
+		ids[i] = id
+		return err
+	})
+	out := map[string]string{}
+	for i, ref := range refs {
+		out[ref] = ids[i]
+	}
+	return out
 }
 
 // TestBundleRoundTripOnTheRealDaemon saves the lab's bundle (every image
@@ -67,6 +108,9 @@ func heldByDaemon(ctx context.Context, t *testing.T, c docker.CLI, refs []string
 // image under its name with its ID.
 func TestBundleRoundTripOnTheRealDaemon(t *testing.T) {
 	c := dockertest.Daemon(t)
+	// The lab's real names are shared by every run of this test on the
+	// daemon: one run at a time.
+	dockertest.Exclusive(t, "images-bundle-round-trip")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	list, err := List(lab.Default())
@@ -89,20 +133,7 @@ func TestBundleRoundTripOnTheRealDaemon(t *testing.T) {
 	if held := heldByDaemon(ctx, t, c, refs); len(held) > 0 {
 		t.Skipf("the daemon already holds %v; this test would replace them with tiny stand-ins and delete them — run it on a daemon without the lab's images (CI's is empty)", held)
 	}
-	t.Cleanup(func() {
-		for _, ref := range refs {
-			_ = c.RemoveImage(context.Background(), ref)
-		}
-	})
-	ids := map[string]string{}
-	for _, ref := range refs {
-		importTiny(t, ctx, c, ref)
-		id, err := c.ImageID(ctx, ref)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids[ref] = id
-	}
+	ids := tinies(t, ctx, c, refs)
 	dir := t.TempDir()
 	log := slog.New(slog.DiscardHandler)
 	idx, err := Save(ctx, c, refs, dir, time.Second, log)
@@ -112,41 +143,61 @@ func TestBundleRoundTripOnTheRealDaemon(t *testing.T) {
 	if len(idx.Images) != len(refs) {
 		t.Fatalf("index holds %d images, want %d", len(idx.Images), len(refs))
 	}
-	for _, ref := range refs {
-		if err := c.RemoveImage(ctx, ref); err != nil {
-			t.Fatal(err)
-		}
-		if ok, _ := c.ImageExists(ctx, ref); ok {
-			t.Fatalf("%s still present after rmi", ref)
+	for i, e := range idx.Images {
+		if e.Ref != refs[i] || e.ID != ids[e.Ref] {
+			t.Errorf("index entry %d is %s (%s), want %s (%s): the index keeps the order asked for", i, e.Ref, e.ID, refs[i], ids[refs[i]])
 		}
 	}
+	forEach(t, refs, func(_ int, ref string) error {
+		if err := c.RemoveImage(ctx, ref); err != nil {
+			return err
+		}
+		if ok, _ := c.ImageExists(ctx, ref); ok {
+			return fmt.Errorf("%s still present after rmi", ref)
+		}
+		return nil
+	})
 	loaded, err := Load(ctx, c, dir, log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ref := range refs {
+	forEach(t, refs, func(_ int, ref string) error {
 		if loaded.Local(ref) != ref {
-			t.Errorf("%s loaded as %s", ref, loaded.Local(ref))
+			return fmt.Errorf("%s loaded as %s", ref, loaded.Local(ref))
 		}
 		id, err := c.ImageID(ctx, ref)
 		if err != nil {
-			t.Errorf("%s not on the daemon after loading the bundle: %v", ref, err)
-			continue
+			return fmt.Errorf("%s not on the daemon after loading the bundle: %w", ref, err)
 		}
 		if id != ids[ref] {
-			t.Errorf("%s: loaded image %s, saved %s", ref, id, ids[ref])
+			return fmt.Errorf("%s: loaded image %s, saved %s", ref, id, ids[ref])
 		}
+		return nil
+	})
+}
+
+// LoadOnce loads a bundle once per daemon, then trusts its record while
+// every image is still there, and loads again when one is gone. Two
+// images of names no other run uses are enough.
+func TestBundleLoadOnceOnTheRealDaemon(t *testing.T) {
+	c := dockertest.Daemon(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	refs := []string{dockertest.UniqueName("gpu-lab-test/once") + ":a", dockertest.UniqueName("gpu-lab-test/once") + ":b"}
+	tinies(t, ctx, c, refs)
+	dir := t.TempDir()
+	log := slog.New(slog.DiscardHandler)
+	if _, err := Save(ctx, c, refs, dir, time.Second, log); err != nil {
+		t.Fatal(err)
 	}
-	// LoadOnce loads a bundle once per daemon, then trusts its record
-	// while every image is still there.
 	counting := &countingDaemon{CLI: c}
 	record := t.TempDir() + "/images-loaded.json"
 	for i := range 2 {
 		if _, err := LoadOnce(ctx, counting, dir, record, log); err != nil {
 			t.Fatal(err)
 		}
-		if counting.loads != len(refs) {
-			t.Errorf("after LoadOnce #%d: %d archives loaded, want %d", i+1, counting.loads, len(refs))
+		if got := counting.loads.Load(); got != int64(len(refs)) {
+			t.Errorf("after LoadOnce #%d: %d archives loaded, want %d", i+1, got, len(refs))
 		}
 	}
 	if err := c.RemoveImage(ctx, refs[0]); err != nil {
@@ -155,18 +206,19 @@ func TestBundleRoundTripOnTheRealDaemon(t *testing.T) {
 	if _, err := LoadOnce(ctx, counting, dir, record, log); err != nil {
 		t.Fatal(err)
 	}
-	if counting.loads != 2*len(refs) {
-		t.Errorf("an image gone from the daemon did not make LoadOnce load again: %d loads", counting.loads)
+	if got := counting.loads.Load(); got != int64(2*len(refs)) {
+		t.Errorf("an image gone from the daemon did not make LoadOnce load again: %d loads", got)
 	}
 }
 
+// countingDaemon counts archives loaded (Load runs several at once).
 type countingDaemon struct {
 	docker.CLI
-	loads int
+	loads atomic.Int64
 }
 
 func (c *countingDaemon) Load(ctx context.Context, r io.Reader) ([]string, error) {
-	c.loads++
+	c.loads.Add(1)
 	return c.CLI.Load(ctx, r)
 }
 
@@ -177,9 +229,11 @@ func TestBundleDigestPinnedLoadsAsItsID(t *testing.T) {
 	c := dockertest.Daemon(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	tmp := "gpu-lab-test/pinned-node:" + strings.ReplaceAll(t.Name(), "/", "-")
+	tmp := dockertest.UniqueName("gpu-lab-test/pinned-node") + ":test"
 	t.Cleanup(func() { _ = c.RemoveImage(context.Background(), tmp) })
-	importTiny(t, ctx, c, tmp)
+	if err := importTiny(ctx, c, tmp); err != nil {
+		t.Fatal(err)
+	}
 	id, err := c.ImageID(ctx, tmp)
 	if err != nil {
 		t.Fatal(err)
