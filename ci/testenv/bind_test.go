@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -153,7 +154,13 @@ func TestStartBoundMovesComponentOffTakenPort(t *testing.T) {
 	t.Setenv(fakeComponentEnv, "1")
 	for _, stay := range []bool{false, true} {
 		t.Run(fmt.Sprintf("stays running=%v", stay), func(t *testing.T) {
-			e := &Env{log: slog.New(slog.DiscardHandler), ports: newPortAllocator(nil), grace: 0, workDir: t.TempDir()}
+			// Its ports, and the free one below, come from outside the
+			// kernel's ephemeral range: the solo environment boots meanwhile
+			// beside a squatter binding an ephemeral port every millisecond
+			// (contention_test.go), which took a replacement port now and
+			// then and made a second rebind (soak, 1 in ~12 runs).
+			ports := &portAllocator{probe: belowEphemeral(t)}
+			e := &Env{log: slog.New(slog.DiscardHandler), ports: ports, grace: 0, workDir: t.TempDir()}
 			e.ctx, e.cancel = context.WithCancel(context.Background())
 			defer e.Stop()
 			squat, err := net.Listen("tcp", "127.0.0.1:0")
@@ -162,7 +169,10 @@ func TestStartBoundMovesComponentOffTakenPort(t *testing.T) {
 			}
 			defer squat.Close()
 			taken := squat.Addr().(*net.TCPAddr).Port
-			free := freePortForTest(t)
+			free, err := ports.free()
+			if err != nil {
+				t.Fatal(err)
+			}
 			a, b := free, taken
 			args := []string{"--port=" + strconv.Itoa(a), "--port=" + strconv.Itoa(b)}
 			if stay {
@@ -281,4 +291,33 @@ func (s *squatter) close() {
 var recordedListeners = map[int]string{
 	45377: "1875618", 42181: "1875749", 42141: "1875620", 33543: "1876725",
 	41473: "1875674", 41141: "1879380", 41073: "1875755", 36815: "1879155",
+}
+
+// belowEphemeral probes ports just below the kernel's ephemeral range
+// (net.ipv4.ip_local_port_range), which the kernel never hands to another
+// process's bind to port 0 or outgoing connection: only a process naming
+// the port could take it, and none here does.
+func belowEphemeral(t *testing.T) func() (net.Listener, error) {
+	t.Helper()
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		t.Skipf("no ephemeral port range to stay out of: %v", err)
+	}
+	var lo, hi int
+	if _, err := fmt.Sscan(string(b), &lo, &hi); err != nil || lo < 2048 {
+		t.Skipf("ephemeral port range %q leaves no room below it", strings.TrimSpace(string(b)))
+	}
+	next := lo - 1024 + rand.IntN(512) // 512 candidates, tried in turn
+	return func() (net.Listener, error) {
+		for range 512 {
+			next++
+			if next >= lo {
+				next = lo - 1024
+			}
+			if l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(next)); err == nil {
+				return l, nil
+			}
+		}
+		return nil, fmt.Errorf("no free port in [%d, %d)", lo-1024, lo)
+	}
 }

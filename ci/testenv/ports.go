@@ -19,6 +19,10 @@ type portAllocator struct {
 	// is then taken before the component binds it. Tests use it to prove
 	// that a lost bind is survived.
 	keep func(net.Listener) bool
+	// probe, when set, listens on the port to propose instead of asking
+	// the kernel for an ephemeral one (127.0.0.1:0). A test that counts
+	// rebinds proposes ports no other process is handed meanwhile.
+	probe func() (net.Listener, error)
 }
 
 // The ports first proposed to each part of an environment (frees): etcd's
@@ -43,18 +47,21 @@ func newPortAllocator(keep func(net.Listener) bool) *portAllocator {
 }
 
 // free proposes one port on 127.0.0.1.
-func (a *portAllocator) free() (int, error) { return propose(a.keep) }
+func (a *portAllocator) free() (int, error) { return propose(a.probe, a.keep) }
 
 // replacement proposes a port for a component that lost its bind; keep
 // does not see it, so a test that took a component's first ports lets it
 // move.
-func (a *portAllocator) replacement() (int, error) { return propose(nil) }
+func (a *portAllocator) replacement() (int, error) { return propose(a.probe, nil) }
 
-func propose(keep func(net.Listener) bool) (int, error) {
+func propose(probe func() (net.Listener, error), keep func(net.Listener) bool) (int, error) {
+	if probe == nil {
+		probe = func() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }
+	}
 	proposed.Lock()
 	defer proposed.Unlock()
 	for range 50 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		l, err := probe()
 		if err != nil {
 			return 0, fmt.Errorf("find a free port on 127.0.0.1: %w", err)
 		}
