@@ -12,6 +12,7 @@ import (
 // State reports the configuration it runs with and its counters, and a
 // malformed request is refused naming the double.
 func TestRemoteControlsTheDouble(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Config{NodeLockTimeout: 7 * time.Minute})
 	srv := httptest.NewServer(e.d.AdminHandler())
 	defer srv.Close()

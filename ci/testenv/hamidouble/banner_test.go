@@ -30,6 +30,7 @@ func (s *syncBuffer) String() string {
 
 // TestEveryLogLineSaysItIsADouble: nobody may mistake the double for HAMi.
 func TestEveryLogLineSaysItIsADouble(t *testing.T) {
+	t.Parallel()
 	var buf syncBuffer
 	e := newEnv(t, Config{Log: slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	p := slicePod(e, "p", nodeA)
@@ -48,6 +49,7 @@ func TestEveryLogLineSaysItIsADouble(t *testing.T) {
 }
 
 func TestStartAndReadiness(t *testing.T) {
+	t.Parallel()
 	d := New(Config{})
 	if err := d.Start(context.Background()); err == nil || !strings.Contains(err.Error(), "Config.Client") {
 		t.Errorf("Start without a client: %v, want an error naming Config.Client", err)

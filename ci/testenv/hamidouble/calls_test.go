@@ -32,6 +32,7 @@ func (e *env) calls(mark int) []string {
 // PATCH, the pod PATCH and the Binding; a contended Bind a node GET, the
 // lock owner's GET, and the release check's node GET.
 func TestAPICallsPerVerb(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Config{})
 	p1, p2 := slicePod(e, "p1", nodeB), slicePod(e, "p2", nodeB)
 	mark := len(e.c.Actions())
@@ -61,6 +62,7 @@ func TestAPICallsPerVerb(t *testing.T) {
 // TestDeleteRaceFault: with ForgetDeletedAfter a deleted pod still counts
 // until the delay has passed (hami-observed.md §3e), then its card is free.
 func TestDeleteRaceFault(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Config{})
 	delays := make(chan time.Duration, 4)
 	forgets := make(chan func(), 4)

@@ -11,6 +11,7 @@ import (
 // TestFaultsThroughRoutes: SetFaults changes the outcome of the next /filter
 // call on a running double, and clearing it restores HAMi's behaviour.
 func TestFaultsThroughRoutes(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name       string
 		fault      Faults
@@ -26,6 +27,7 @@ func TestFaultsThroughRoutes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			e := newEnv(t, Config{})
 			p := e.gpuPod("p", tc.node, tc.limits, tc.annotation)
 			if fr := e.filter(p, tc.node); fr.FailedNodes[tc.node] != tc.reason {

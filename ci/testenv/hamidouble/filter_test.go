@@ -11,6 +11,7 @@ import (
 )
 
 func TestFilterTenantB(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Config{})
 	small := limits("nvidia.com/gpu", "1", "nvidia.com/gpumem", "1000", "nvidia.com/gpucores", "10")
 
@@ -55,6 +56,7 @@ func TestFilterTenantB(t *testing.T) {
 // TestFilterNodesForm: without nodeCacheCapable kube-scheduler sends whole
 // Node objects and expects them back.
 func TestFilterNodesForm(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Config{})
 	// 30000 MB fits the A100 but neither 24576 MB L4.
 	p := e.gpuPod("p", nodeA, limits("nvidia.com/gpu", "1", "nvidia.com/gpumem", "30000"), nil)
@@ -74,6 +76,7 @@ func TestFilterNodesForm(t *testing.T) {
 // TestNodePolicy: with two fitting nodes, binpack picks the busier node and
 // spread (per-pod annotation) the emptier one.
 func TestNodePolicy(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Config{})
 	small := limits("nvidia.com/gpu", "1", "nvidia.com/gpumem", "1000", "nvidia.com/gpucores", "10")
 	e.filter(e.gpuPod("first", nodeA, small, nil), nodeA)
@@ -88,6 +91,7 @@ func TestNodePolicy(t *testing.T) {
 }
 
 func TestFilterPassesNonGPUPods(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Config{})
 	p := e.gpuPod("cpu", nodeA, limits("cpu", "1"), nil)
 	fr := e.filter(p, nodeA, nodeB)

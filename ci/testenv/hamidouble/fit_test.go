@@ -57,6 +57,7 @@ type step struct {
 }
 
 func TestFitSequences(t *testing.T) {
+	t.Parallel()
 	shared := slice(1, 20000, 30)
 	cases := []struct {
 		name   string
@@ -143,6 +144,7 @@ func TestFitSequences(t *testing.T) {
 }
 
 func TestSplitCount(t *testing.T) {
+	t.Parallel()
 	for _, f := range []Faults{{}, {IgnoreSplitCount: true}} {
 		node := a100Node()
 		for range 10 {
@@ -160,6 +162,7 @@ func TestSplitCount(t *testing.T) {
 }
 
 func TestCardChecksInOrder(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		mod  func(*NodeCards)
@@ -186,6 +189,7 @@ func TestCardChecksInOrder(t *testing.T) {
 }
 
 func TestMultiContainer(t *testing.T) {
+	t.Parallel()
 	// An init container without GPUs, two app containers with slices: the
 	// grant has one entry per container and the second container sees the
 	// first one's usage.
@@ -201,6 +205,7 @@ func TestMultiContainer(t *testing.T) {
 }
 
 func TestNodeScoreAndPick(t *testing.T) {
+	t.Parallel()
 	node := a100Node()
 	scores := []string{}
 	for range 3 {
@@ -223,6 +228,7 @@ func TestNodeScoreAndPick(t *testing.T) {
 }
 
 func TestMixedCardReasons(t *testing.T) {
+	t.Parallel()
 	n := l4Node()
 	n.Cordoned = []string{"GPU-l4-0"}
 	fit := FitNode(n, slice(1, 30000, 0), Faults{})

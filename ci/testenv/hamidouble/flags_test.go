@@ -25,6 +25,7 @@ var chartArgs = []string{
 }
 
 func TestConfigFromChartArgs(t *testing.T) {
+	t.Parallel()
 	c, err := ConfigFromArgs(chartArgs)
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +52,7 @@ func TestConfigFromChartArgs(t *testing.T) {
 
 // TestConfigFromArgsDefaults: the flag defaults of cmd/scheduler/main.go@v2.10.0.
 func TestConfigFromArgsDefaults(t *testing.T) {
+	t.Parallel()
 	c, err := ConfigFromArgs([]string{"--device-config-file", chartDeviceConfig})
 	if err != nil {
 		t.Fatal(err)
@@ -69,6 +71,7 @@ func TestConfigFromArgsDefaults(t *testing.T) {
 // TestConfigFromArgsRejects: what HAMi's cobra/pflag parser or its start-up
 // refuses, the double refuses, naming the culprit.
 func TestConfigFromArgsRejects(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	otherNames := filepath.Join(dir, "other.yaml")
 	if err := os.WriteFile(otherNames, []byte("nvidia:\n  resourceCountName: example.com/gpu\n"), 0o600); err != nil {
@@ -109,6 +112,7 @@ func TestConfigFromArgsRejects(t *testing.T) {
 // TestDeviceConfigDefaultsReachFilter: defaultMemory and defaultCores from
 // the device config shape a pod's request as HAMi's GenerateResourceRequests does.
 func TestDeviceConfigDefaultsReachFilter(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Config{DefaultMemory: 30000, DefaultCores: 20})
 	p := e.gpuPod("p", nodeA, limits("nvidia.com/gpu", "1"), nil)
 	if _, errText := e.schedule(p, nodeA); errText != "" {

@@ -7,6 +7,7 @@ import (
 
 // TestHandshakeHealth: device.CheckHealth's rules (pkg/device/devices.go@v2.10.0).
 func TestHandshakeHealth(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.Local)
 	fresh := "Requesting_" + now.Add(-59*time.Second).Format(time.DateTime)
 	stale := "Requesting_" + now.Add(-61*time.Second).Format(time.DateTime)
@@ -37,6 +38,7 @@ func TestHandshakeHealth(t *testing.T) {
 // TestNvidiaHealth: NvidiaGPUDevices.CheckHealth's rules
 // (pkg/device/nvidia/device.go@v2.10.0).
 func TestNvidiaHealth(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name             string
 		current          int64

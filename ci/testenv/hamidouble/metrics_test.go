@@ -76,6 +76,7 @@ func shape(samples []sample) map[string]string {
 // names, label names, per-card values and device types; only the node name,
 // the UUIDs and hami_build_info's labels values differ.
 func TestMetricsMatchTheRealScrape(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile("testdata/hami-v2.10.0-metrics-tenant-b.txt")
 	if err != nil {
 		t.Fatal(err)
@@ -150,6 +151,7 @@ func cardsListed(samples []sample) []string {
 // no card (what the readiness gate waits for); after it, all three; with
 // MetricsBeforeRegistration it lists them too early.
 func TestMetricsListOnlyRegisteredCards(t *testing.T) {
+	t.Parallel()
 	e := newUnregisteredEnv(t, Config{})
 	if got := cardsListed(e.scrape()); len(got) != 0 {
 		t.Errorf("before registration: %v, want no card", got)
@@ -170,6 +172,7 @@ func TestMetricsListOnlyRegisteredCards(t *testing.T) {
 // TestMetricsUsageFollowsThePass: card usage is the last pass's snapshot
 // (HAMi's overviewstatus); container grants show at once.
 func TestMetricsUsageFollowsThePass(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Config{})
 	p := slicePod(e, "p", nodeA)
 	if _, errText := e.schedule(p, nodeA); errText != "" {
@@ -200,6 +203,7 @@ func TestMetricsUsageFollowsThePass(t *testing.T) {
 
 // TestLegacyMetrics: --legacy-metrics adds the pre-2.9 names alongside.
 func TestLegacyMetrics(t *testing.T) {
+	t.Parallel()
 	for _, legacy := range []bool{false, true} {
 		e := newEnv(t, Config{LegacyMetrics: legacy})
 		var found bool
@@ -218,6 +222,7 @@ func TestLegacyMetrics(t *testing.T) {
 // (gpus.MissingCards) finds every card missing before the first pass and
 // none after it.
 func TestReadinessGateReadsTheDouble(t *testing.T) {
+	t.Parallel()
 	e := newUnregisteredEnv(t, Config{})
 	want := []string{e.uuid(nodeA, 0), e.uuid(nodeB, 0), e.uuid(nodeB, 1)}
 	raw := func() []byte {

@@ -52,6 +52,7 @@ func applied(t *testing.T, pod *corev1.Pod, m Mutation) (corev1.ResourceList, st
 }
 
 func TestMutate(t *testing.T) {
+	t.Parallel()
 	opts := MutateOptions{SchedulerName: "hami-scheduler", DefaultGPUNum: 1, ForceOverwriteDefaultScheduler: true}
 	privileged := true
 	cases := []struct {
@@ -141,6 +142,7 @@ func TestMutate(t *testing.T) {
 }
 
 func TestReadPodRequest(t *testing.T) {
+	t.Parallel()
 	p := podWith(limits("nvidia.com/gpu", "1", "nvidia.com/gpumem", "20000", "nvidia.com/gpucores", "30"))
 	p.Spec.InitContainers = []corev1.Container{{Name: "init"}}
 	p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "pct", Resources: corev1.ResourceRequirements{

@@ -12,6 +12,7 @@ import (
 )
 
 func TestDecideLock(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC)
 	alive := func(ns, name string) bool { return name != "gone" }
 	cases := []struct {
@@ -46,6 +47,7 @@ func slicePod(e *env, name, node string) *corev1.Pod {
 // fails with HAMi's message, records BindingFailed, leaves the pod unbound and
 // the lock with its owner; once the owner's bind is finished it succeeds.
 func TestBindContention(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Config{})
 	p1, p2 := slicePod(e, "p1", nodeB), slicePod(e, "p2", nodeB)
 	if _, errText := e.schedule(p1, nodeB); errText != "" {
@@ -79,6 +81,7 @@ func TestBindContention(t *testing.T) {
 }
 
 func TestBindStealsDanglingAndExpiredLocks(t *testing.T) {
+	t.Parallel()
 	for _, lock := range []string{
 		gpus.LockValue(time.Now(), "ns", "deleted-pod"),
 		gpus.LockValue(time.Now().Add(-11*time.Second), "ns", "live"),
@@ -112,6 +115,7 @@ func TestBindStealsDanglingAndExpiredLocks(t *testing.T) {
 // TestSetNodeLockRace: a lock that appears between Bind's first read and its
 // write gives HAMi's second message.
 func TestSetNodeLockRace(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Config{})
 	n, _ := e.c.CoreV1().Nodes().Get(e.ctx, nodeA, metav1.GetOptions{})
 	n.Annotations[gpus.AnnoNodeLock] = gpus.LockValue(time.Now(), "ns", "other")
@@ -123,6 +127,7 @@ func TestSetNodeLockRace(t *testing.T) {
 }
 
 func TestNoNodeLockFault(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Config{})
 	e.d.SetFaults(Faults{NoNodeLock: true})
 	for _, name := range []string{"p1", "p2"} {
@@ -136,6 +141,7 @@ func TestNoNodeLockFault(t *testing.T) {
 }
 
 func TestBindNonGPUPodTakesNoLock(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Config{})
 	p := e.gpuPod("cpu", nodeA, limits("cpu", "1"), nil)
 	if br := e.bind(p, nodeA); br.Error != "" {

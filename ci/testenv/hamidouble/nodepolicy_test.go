@@ -13,6 +13,7 @@ import (
 // exact value "spread" sorts for the emptiest node; anything else, empty
 // included, is binpack.
 func TestPickNodeByPolicy(t *testing.T) {
+	t.Parallel()
 	fits := []NodeFit{{Node: "empty", Score: 0}, {Node: "busy", Score: 6.44}, {Node: "full", Score: 12.88, Reason: "1/1 CardInsufficientCore"}}
 	tests := []struct{ policy, want string }{
 		{"binpack", "busy"},
@@ -32,6 +33,7 @@ func TestPickNodeByPolicy(t *testing.T) {
 // (resolveNodeSchedulerPolicy, score.go@v2.10.0; GetGPUSchedulerPolicyByPod,
 // util.go@v2.10.0); the faults bend the result on purpose.
 func TestNodePolicyOfAPod(t *testing.T) {
+	t.Parallel()
 	pod := func(annotations map[string]string) *corev1.Pod {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Annotations: annotations}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c",
 			Resources: corev1.ResourceRequirements{Limits: limits("nvidia.com/gpu", "1")}}}}}
@@ -70,6 +72,7 @@ func TestNodePolicyOfAPod(t *testing.T) {
 // Through /filter, as kube-scheduler calls it: two default pods fill one
 // node, a spread pod takes the other; each fault breaks one half.
 func TestNodePolicyThroughFilter(t *testing.T) {
+	t.Parallel()
 	small := limits("nvidia.com/gpu", "1", "nvidia.com/gpumem", "1000", "nvidia.com/gpucores", "10")
 	tests := []struct {
 		name               string
@@ -82,6 +85,7 @@ func TestNodePolicyThroughFilter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			e := newEnv(t, Config{})
 			e.d.SetFaults(tt.faults)
 			// The first pod may only go to worker-a, so the start is fixed.
@@ -108,6 +112,7 @@ func TestNodePolicyThroughFilter(t *testing.T) {
 // @v2.10.0). A pinned pod refused by its card names both reasons, sorted as
 // common.GenReason sorts them.
 func TestUseGPUUUID(t *testing.T) {
+	t.Parallel()
 	h100s := NodeCards{Name: "dgx"}
 	for i := range 8 {
 		h100s.Cards = append(h100s.Cards, Card{UUID: "GPU-h100-" + string(rune('0'+i)), Index: i, Type: "NVIDIA-H100-80GB-HBM3", Health: true, Count: 10, TotalMem: 81920, TotalCores: 100})

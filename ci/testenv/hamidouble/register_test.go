@@ -32,9 +32,16 @@ func (e *env) editNode(name string, edit func(*corev1.Node), status bool) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	// The fake clientset sets no resourceVersion: compare what was edited.
-	waitFor(e.t, "the node informer to see the edit of "+name, func() bool {
-		cached, err := e.d.nodes.Get(name)
+	e.waitNodeCached(n, "the edit of "+name)
+}
+
+// waitNodeCached waits until the double's node informer has the node's
+// annotations and allocatable as n has them. The fake clientset sets no
+// resourceVersion: compare what passes read.
+func (e *env) waitNodeCached(n *corev1.Node, what string) {
+	e.t.Helper()
+	waitFor(e.t, "the node informer to see "+what, func() bool {
+		cached, err := e.d.nodes.Get(n.Name)
 		return err == nil && apiequality.Semantic.DeepEqual(cached.Annotations, n.Annotations) &&
 			apiequality.Semantic.DeepEqual(cached.Status.Allocatable, n.Status.Allocatable)
 	})
@@ -52,6 +59,7 @@ func (e *env) threeL4s() string {
 // first tick, not on the informer's initial adds; until that pass Filter
 // waits (HAMi's WaitForCacheSync) and gives up with the request's context.
 func TestFilterWaitsForTheFirstPass(t *testing.T) {
+	t.Parallel()
 	e := newUnregisteredEnv(t, Config{})
 	if n := e.d.reg.passes.Load(); n != 0 {
 		t.Fatalf("%d registration passes before the first tick, want 0", n)
@@ -72,6 +80,7 @@ func TestFilterWaitsForTheFirstPass(t *testing.T) {
 // TestAnnotationChangesWaitForTheTick: a register annotation changed between
 // ticks is not seen until the next tick (hami-observed.md §7.2).
 func TestAnnotationChangesWaitForTheTick(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Config{})
 	three := e.gpuPod("three", nodeB, limits("nvidia.com/gpu", "3", "nvidia.com/gpumem", "1000", "nvidia.com/gpucores", "10"), nil)
 	e.editNode(nodeB, func(n *corev1.Node) { n.Annotations[gpus.AnnoRegister] = e.threeL4s() }, false)
@@ -88,6 +97,7 @@ func TestAnnotationChangesWaitForTheTick(t *testing.T) {
 // once only if its annotation is already there; an annotation that arrives
 // later waits for the tick, and Filter answers "node unregistered" until then.
 func TestNodeAddedBeforeItsAnnotation(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Config{})
 	before := e.d.reg.passes.Load()
 	if _, err := e.c.CoreV1().Nodes().Create(e.ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "late"}}, metav1.CreateOptions{}); err != nil {
@@ -116,6 +126,7 @@ func TestNodeAddedBeforeItsAnnotation(t *testing.T) {
 // nvidia.com/gpu drops to 0 is unhealthy at the next pass: its cards go and
 // its NVIDIA handshake is removed; IgnoreRegistrationGate keeps them.
 func TestAllocatableZeroUnregisters(t *testing.T) {
+	t.Parallel()
 	for _, ignore := range []bool{false, true} {
 		e := newEnv(t, Config{})
 		e.d.SetFaults(Faults{IgnoreRegistrationGate: ignore})
@@ -143,12 +154,23 @@ func TestAllocatableZeroUnregisters(t *testing.T) {
 // as "Requesting_<local time>"; later passes leave a Requesting value alone;
 // NoHandshake writes none.
 func TestHandshakeAnnotations(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 11, 30, 23, 4, 19, 0, time.Local)
 	for _, off := range []bool{false, true} {
 		e := newUnregisteredEnv(t, Config{})
 		e.d.now = func() time.Time { return at }
 		e.d.SetFaults(Faults{NoHandshake: off})
 		e.register()
+		// The next pass reads nodes from the informer: until it has the
+		// handshakes just written, that pass would write them again (seen
+		// under CPU load, with or without parallel tests).
+		for _, name := range []string{nodeA, nodeB} {
+			n, err := e.c.CoreV1().Nodes().Get(e.ctx, name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.waitNodeCached(n, "the first pass's handshakes on "+name)
+		}
 		e.d.now = func() time.Time { return at.Add(time.Hour) }
 		e.register()
 		n, _ := e.c.CoreV1().Nodes().Get(e.ctx, nodeA, metav1.GetOptions{})
@@ -167,6 +189,7 @@ func TestHandshakeAnnotations(t *testing.T) {
 
 // TestNeverRegister: the fault leaves every node unregistered.
 func TestNeverRegister(t *testing.T) {
+	t.Parallel()
 	e := newUnregisteredEnv(t, Config{})
 	e.d.SetFaults(Faults{NeverRegister: true})
 	e.register()
@@ -177,6 +200,7 @@ func TestNeverRegister(t *testing.T) {
 
 // TestRegisterInstantly: annotation changes count at once, no tick needed.
 func TestRegisterInstantly(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Config{RegisterInstantly: true})
 	three := e.gpuPod("three", nodeB, limits("nvidia.com/gpu", "3", "nvidia.com/gpumem", "1000", "nvidia.com/gpucores", "10"), nil)
 	e.editNode(nodeB, func(n *corev1.Node) { n.Annotations[gpus.AnnoRegister] = e.threeL4s() }, false)

@@ -12,6 +12,7 @@ import (
 // product bind finalizer releasing the lock between binds), a 90000 MB pod
 // and a fourth 30 % pod are refused with HAMi's reasons and events.
 func TestSeedScenario(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Config{})
 	card := e.uuid(nodeA, 0)
 	for _, name := range []string{"a1", "a2", "a3"} {

@@ -35,6 +35,7 @@ func apiServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
 // default), every request asks it for a token, NoThrottle skips it, and a
 // pre-built Client is used as given.
 func TestClientThrottledLikeHAMi(t *testing.T) {
+	t.Parallel()
 	srv, served := apiServer(t)
 	for _, tc := range []struct {
 		cfg        Config

@@ -37,6 +37,7 @@ func (e *env) sync(marker string) {
 // its informer sees the delete, so a fresh pod fits; with KeepDeletedUsage
 // it never does.
 func TestDeletedPodReleasesCapacity(t *testing.T) {
+	t.Parallel()
 	for _, keep := range []bool{false, true} {
 		e := newEnv(t, Config{})
 		e.d.SetFaults(Faults{KeepDeletedUsage: keep})
@@ -57,6 +58,7 @@ func TestDeletedPodReleasesCapacity(t *testing.T) {
 // TestPhantomUsageAndRefilter: a pod that passed Filter counts before it is
 // bound; filtering the same pod again drops its own earlier allocation first.
 func TestPhantomUsageAndRefilter(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Config{})
 	fillA100(e) // none of them bound
 	a3 := e.pod("a3")
@@ -70,6 +72,7 @@ func TestPhantomUsageAndRefilter(t *testing.T) {
 }
 
 func TestFinishedPodReleasesCapacity(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Config{})
 	fillA100(e)
 	p := e.pod("a1")

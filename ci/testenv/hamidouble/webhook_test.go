@@ -25,8 +25,11 @@ func (e *env) review(version string, pod *corev1.Pod) map[string]any {
 }
 
 func TestWebhookVersions(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Config{})
 	pod := podWith(limits("nvidia.com/gpumem", "20000", "nvidia.com/gpucores", "30"))
+	// The subtests stay serial: they share e, whose helpers report through
+	// the parent's t.
 	for _, version := range []string{admissionv1beta1.SchemeGroupVersion.String(), admissionv1.SchemeGroupVersion.String()} {
 		t.Run(version, func(t *testing.T) {
 			out := e.review(version, pod)
@@ -58,6 +61,7 @@ func TestWebhookVersions(t *testing.T) {
 }
 
 func TestWebhookDenyAndFault(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Config{})
 	pinned := podWith(limits("nvidia.com/gpu", "1"))
 	pinned.Spec.NodeName = "worker-a"
