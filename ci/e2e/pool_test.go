@@ -244,15 +244,25 @@ func (p *seedPool) live() int {
 	return n
 }
 
-// prestart starts the first environment before any test asks for it.
+// prestart starts the first environment before any test asks for it, and
+// takes the turn to boot (booting) before returning: most tests wait for
+// it, so it must not queue behind another test's environment (TestOtherLabs
+// won that race and booted its four tenants first, 11 s during which every
+// seed test waited).
 func (p *seedPool) prestart() {
+	booting.Lock()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.start()
+	p.boot(false)
 }
 
-// start boots one more environment in the background. Call with p.mu held.
-func (p *seedPool) start() {
+// start boots one more environment in the background, in the package's
+// turn. Call with p.mu held.
+func (p *seedPool) start() { p.boot(true) }
+
+// boot starts one more environment in the background; waitTurn: it takes
+// its turn to boot first, else the caller holds it. Call with p.mu held.
+func (p *seedPool) boot(waitTurn bool) {
 	p.started++
 	pe := &seedEnv{name: fmt.Sprintf("seed-%d", p.started), ready: make(chan struct{}), holders: map[string]int{}}
 	p.envs = append(p.envs, pe)
@@ -262,7 +272,11 @@ func (p *seedPool) start() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 		defer cancel()
 		h := slog.NewTextHandler(io.MultiWriter(os.Stderr, &pe.log), &slog.HandlerOptions{Level: slog.LevelInfo})
-		pe.env, pe.err = startEnv(ctx, lab.Default(), testenv.Options{Log: slog.New(h).With("env", pe.name)})
+		if waitTurn {
+			booting.Lock()
+		}
+		pe.env, pe.err = testenv.Start(ctx, lab.Default(), testenv.Options{Log: slog.New(h).With("env", pe.name)})
+		booting.Unlock()
 		if pe.err == nil {
 			fmt.Fprintf(os.Stderr, "%s: HAMi scheduler: %s — %s\n", pe.name, pe.env.HAMi(), testenv.HAMiOfBackend(pe.env.Backend()))
 		}
