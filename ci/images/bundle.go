@@ -82,36 +82,53 @@ const archivesAtOnce = 4
 
 // Save writes every reference into dir as a docker save archive plus the
 // index, in the order of refs. Each image must be on the daemon or
-// pullable within pullTimeout.
+// pullable within pullTimeout: they are made sure of first, in order, so a
+// missing one fails the save before anything is written, and it is the
+// first missing one that is named.
 func Save(ctx context.Context, d Daemon, refs []string, dir string, pullTimeout time.Duration, log *slog.Logger) (Index, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Index{}, fmt.Errorf("image bundle %s: %w", dir, err)
 	}
-	entries := make([]Entry, len(refs))
-	p := pool.New().WithContext(ctx).WithCancelOnError().WithFirstError().WithMaxGoroutines(archivesAtOnce)
-	for i, ref := range refs {
-		p.Go(func(ctx context.Context) error {
-			if err := d.EnsureImage(ctx, ref, pullTimeout); err != nil {
-				return fmt.Errorf("image bundle: %w", err)
-			}
-			id, err := d.ImageID(ctx, ref)
-			if err != nil {
-				return fmt.Errorf("image bundle: %w", err)
-			}
-			e := Entry{Ref: ref, File: ArchiveName(ref), ID: id}
-			if err := saveFile(ctx, d, ref, filepath.Join(dir, e.File)); err != nil {
-				return err
-			}
-			log.Info("saved image", "ref", ref, "file", e.File)
-			entries[i] = e
-			return nil
-		})
+	for _, ref := range refs {
+		if err := d.EnsureImage(ctx, ref, pullTimeout); err != nil {
+			return Index{}, fmt.Errorf("image bundle: %w", err)
+		}
 	}
-	if err := p.Wait(); err != nil {
+	entries := make([]Entry, len(refs))
+	err := eachArchive(ctx, len(refs), func(ctx context.Context, i int) error {
+		id, err := d.ImageID(ctx, refs[i])
+		if err != nil {
+			return fmt.Errorf("image bundle: %w", err)
+		}
+		e := Entry{Ref: refs[i], File: ArchiveName(refs[i]), ID: id}
+		if err := saveFile(ctx, d, refs[i], filepath.Join(dir, e.File)); err != nil {
+			return err
+		}
+		log.Info("saved image", "ref", refs[i], "file", e.File)
+		entries[i] = e
+		return nil
+	})
+	if err != nil {
 		return Index{}, err
 	}
 	idx := Index{Images: entries}
 	return idx, WriteIndex(dir, idx)
+}
+
+// eachArchive calls fn for 0..n-1, archivesAtOnce at a time. The first
+// failure cancels the calls running and skips those not begun, and is the
+// error returned (the others' are only that cancellation).
+func eachArchive(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
+	p := pool.New().WithContext(ctx).WithCancelOnError().WithFirstError().WithMaxGoroutines(archivesAtOnce)
+	for i := range n {
+		p.Go(func(ctx context.Context) error {
+			if ctx.Err() != nil {
+				return ctx.Err() // another failed (or the caller gave up): not begun
+			}
+			return fn(ctx, i)
+		})
+	}
+	return p.Wait()
 }
 
 func saveFile(ctx context.Context, d Daemon, ref, path string) error {
@@ -192,19 +209,17 @@ func Load(ctx context.Context, d Daemon, dir string, log *slog.Logger) (Loaded, 
 		return nil, err
 	}
 	names := make([]string, len(idx.Images))
-	p := pool.New().WithContext(ctx).WithCancelOnError().WithFirstError().WithMaxGoroutines(archivesAtOnce)
-	for i, e := range idx.Images {
-		p.Go(func(ctx context.Context) error {
-			name, err := loadEntry(ctx, d, dir, e)
-			if err != nil {
-				return err
-			}
-			log.Info("loaded image", "ref", e.Ref, "as", name)
-			names[i] = name
-			return nil
-		})
-	}
-	if err := p.Wait(); err != nil {
+	err = eachArchive(ctx, len(idx.Images), func(ctx context.Context, i int) error {
+		e := idx.Images[i]
+		name, err := loadEntry(ctx, d, dir, e)
+		if err != nil {
+			return err
+		}
+		log.Info("loaded image", "ref", e.Ref, "as", name)
+		names[i] = name
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	out := Loaded{}

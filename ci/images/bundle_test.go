@@ -1,0 +1,130 @@
+package images
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeDaemon holds images by reference; missing ones cannot be pulled, and
+// saving fails refs it lists.
+type fakeDaemon struct {
+	mu       sync.Mutex
+	has      map[string]bool
+	failSave map[string]bool
+	saved    []string
+}
+
+func (f *fakeDaemon) EnsureImage(_ context.Context, ref string, _ time.Duration) error {
+	if !f.has[ref] {
+		return fmt.Errorf("cannot pull %s: no registry", ref)
+	}
+	return nil
+}
+
+func (f *fakeDaemon) Save(ctx context.Context, ref string, w io.Writer) error {
+	if f.failSave[ref] {
+		return fmt.Errorf("docker save %s: no space left on device", ref)
+	}
+	select { // a save takes a while, long enough to be cancelled
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(5 * time.Millisecond):
+	}
+	f.mu.Lock()
+	f.saved = append(f.saved, ref)
+	f.mu.Unlock()
+	_, err := io.WriteString(w, "archive of "+ref)
+	return err
+}
+
+func (f *fakeDaemon) ImageID(_ context.Context, ref string) (string, error) {
+	return "sha256:" + strings.Repeat("0", 10) + ref, nil
+}
+
+func (f *fakeDaemon) Load(context.Context, io.Reader) ([]string, error) {
+	return nil, errors.New("not used")
+}
+func (f *fakeDaemon) Tag(context.Context, string, string) error               { return nil }
+func (f *fakeDaemon) ImageExists(_ context.Context, ref string) (bool, error) { return f.has[ref], nil }
+
+func refsN(n int) []string {
+	var out []string
+	for i := range n {
+		out = append(out, fmt.Sprintf("example.test/img%02d:v1", i))
+	}
+	return out
+}
+
+// Save writes the index in the order asked for, although archives are
+// written several at once.
+func TestSaveKeepsTheOrderAskedFor(t *testing.T) {
+	refs := refsN(17)
+	d := &fakeDaemon{has: map[string]bool{}}
+	for _, r := range refs {
+		d.has[r] = true
+	}
+	dir := t.TempDir()
+	idx, err := Save(context.Background(), d, refs, dir, time.Second, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := ReadIndex(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range refs {
+		if idx.Images[i].Ref != r || read.Images[i].Ref != r {
+			t.Fatalf("entry %d is %s (index file: %s), want %s", i, idx.Images[i].Ref, read.Images[i].Ref, r)
+		}
+		if _, err := os.Stat(filepath.Join(dir, ArchiveName(r))); err != nil {
+			t.Errorf("archive of %s: %v", r, err)
+		}
+	}
+}
+
+// Without a registry, the first missing image in order is named, whatever
+// else is missing, and nothing is saved.
+func TestSaveNamesTheFirstMissingImage(t *testing.T) {
+	refs := refsN(8)
+	d := &fakeDaemon{has: map[string]bool{}}
+	for _, r := range refs[:3] {
+		d.has[r] = true
+	}
+	_, err := Save(context.Background(), d, refs, t.TempDir(), time.Second, slog.New(slog.DiscardHandler))
+	if err == nil || !strings.Contains(err.Error(), refs[3]) {
+		t.Fatalf("err = %v, want one naming %s", err, refs[3])
+	}
+	if len(d.saved) != 0 {
+		t.Errorf("saved %v before finding an image missing", d.saved)
+	}
+}
+
+// A failing save is the error returned (not the cancellation it caused in
+// the others), and leaves no index.
+func TestSaveFailureIsTheOneReturned(t *testing.T) {
+	refs := refsN(12)
+	d := &fakeDaemon{has: map[string]bool{}, failSave: map[string]bool{refs[5]: true}}
+	for _, r := range refs {
+		d.has[r] = true
+	}
+	dir := t.TempDir()
+	_, err := Save(context.Background(), d, refs, dir, time.Second, slog.New(slog.DiscardHandler))
+	if err == nil || !strings.Contains(err.Error(), "no space left") || !strings.Contains(err.Error(), refs[5]) {
+		t.Fatalf("err = %v, want the failed save of %s", err, refs[5])
+	}
+	if _, err := os.Stat(filepath.Join(dir, IndexFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("an index was written after a failed save (stat: %v)", err)
+	}
+	if len(d.saved) == len(refs)-1 {
+		t.Errorf("every other archive was still saved after the failure: %v", d.saved)
+	}
+}
