@@ -12,6 +12,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/results"
 	"github.com/gpu-lab/gpu-lab/ci/suite"
 	"github.com/gpu-lab/gpu-lab/ci/testenv"
+	"github.com/gpu-lab/gpu-lab/ci/testparallel"
 )
 
 // parallelTests is how many tests run at once unless -parallel says
@@ -23,11 +24,9 @@ const parallelTests = 32
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	if !flagSet("test.parallel") {
-		if err := flag.Set("test.parallel", fmt.Sprint(parallelTests)); err != nil {
-			fmt.Fprintln(os.Stderr, "set -test.parallel:", err)
-			os.Exit(2)
-		}
+	if err := testparallel.Default(flag.CommandLine, parallelTests); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
 	}
 	// A whole run boots the seed lab before its first test asks; a run
 	// narrowed by -run boots only what its tests ask for.
@@ -40,12 +39,6 @@ func TestMain(m *testing.M) {
 		code = 1
 	}
 	os.Exit(code)
-}
-
-func flagSet(name string) bool {
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }
 
 // requireEnvironments skips, with -short, a test that starts local

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/testparallel"
 )
 
 // The package's tests share two environments, each started once: in the
@@ -281,11 +282,9 @@ func TestMain(m *testing.M) {
 		runFakeComponent() // this binary is a component started by a test
 	}
 	flag.Parse()
-	if !flagSet("test.parallel") {
-		if err := flag.Set("test.parallel", fmt.Sprint(parallelTests)); err != nil {
-			fmt.Fprintln(os.Stderr, "set -test.parallel:", err)
-			os.Exit(2)
-		}
+	if err := testparallel.Default(flag.CommandLine, parallelTests); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
 	}
 	// A whole run boots every environment while the first tests run; a run
 	// narrowed by -run starts only those its tests ask for.
@@ -308,10 +307,4 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Exit(code)
-}
-
-func flagSet(name string) bool {
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }

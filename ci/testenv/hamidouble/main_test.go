@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"testing"
+
+	"github.com/gpu-lab/gpu-lab/ci/testparallel"
 )
 
 // parallelTests is how many tests run at once unless -parallel says
@@ -19,19 +21,9 @@ const parallelTests = 8
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	if !flagSet("test.parallel") {
-		if err := flag.Set("test.parallel", fmt.Sprint(parallelTests)); err != nil {
-			fmt.Fprintln(os.Stderr, "set -test.parallel:", err)
-			os.Exit(2)
-		}
+	if err := testparallel.Default(flag.CommandLine, parallelTests); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
 	}
 	os.Exit(m.Run())
-}
-
-// flagSet reports whether the flag was given on the command line, so an
-// explicit -parallel wins.
-func flagSet(name string) bool {
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }
