@@ -151,7 +151,10 @@ func TestStartBoundMovesComponentOffTakenPort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(fakeComponentEnv, "1")
+	// Parallel with the package's environments, not with itself: the two
+	// runs draw from the same ports below the ephemeral range. The fake
+	// component is told what it is through its own environment.
+	t.Parallel()
 	for _, stay := range []bool{false, true} {
 		t.Run(fmt.Sprintf("stays running=%v", stay), func(t *testing.T) {
 			// Its ports, and the free one below, come from outside the
@@ -182,7 +185,7 @@ func TestStartBoundMovesComponentOffTakenPort(t *testing.T) {
 			p, err := e.startBound(context.Background(), "fake", self, args, filepath.Join(e.workDir, "fake.log"), []*int{&a, &b}, func() error {
 				movedCalls++
 				return nil
-			})
+			}, fakeComponentEnv+"=1")
 			if err != nil {
 				t.Fatalf("startBound: %v\nlog:\n%s", err, tailFile(filepath.Join(e.workDir, "fake.log"), 20))
 			}

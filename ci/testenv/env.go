@@ -66,6 +66,9 @@ type Options struct {
 	// the cache (tests give their own, so they need not change the process
 	// environment and can run in parallel).
 	tempRoot, cacheRoot string
+	// getenv reads $GPU_LAB_HAMI_BINARY when HAMiBinary is empty; nil is
+	// os.Getenv (tests give their own, for the same reason).
+	getenv func(string) string
 }
 
 // ErrInterrupted is returned by Start when its context was cancelled (not

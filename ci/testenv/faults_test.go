@@ -37,6 +37,7 @@ func sleeper(t *testing.T, e *Env, name string) *process {
 // serves (etcd serves all), and in one line of the environment's log; a
 // resumed component is healthy again.
 func TestFaultsAreNamedPerTenant(t *testing.T) {
+	t.Parallel()
 	var logs syncBuffer
 	e := bareEnv(t, &logs)
 	sleeper(t, e, "etcd")

@@ -54,7 +54,11 @@ func resolveHAMi(ctx context.Context, opts Options, log *slog.Logger) (hamiBacke
 	}
 	bin, from := opts.HAMiBinary, "HAMiBinary"
 	if bin == "" {
-		bin, from = os.Getenv(EnvHAMiBinary), "$"+EnvHAMiBinary
+		getenv := opts.getenv
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		bin, from = getenv(EnvHAMiBinary), "$"+EnvHAMiBinary
 	}
 	if bin != "" {
 		abs, err := filepath.Abs(bin)

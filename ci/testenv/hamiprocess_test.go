@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -122,25 +123,39 @@ func TestHAMiBinaryDropsIn(t *testing.T) {
 }
 
 // $GPU_LAB_HAMI_BINARY chooses the binary when Options.HAMiBinary is empty,
-// and the option wins over it.
+// and the option wins over it. The test hands Start its own environment
+// (Options.getenv) instead of setting the process's, so it runs beside the
+// environments booting in the background.
 func TestHAMiBinaryFromTheEnvironment(t *testing.T) {
+	t.Parallel()
 	bin := doubleAsScheduler(t)
-	t.Setenv(EnvHAMiBinary, bin)
-	b, err := resolveHAMi(context.Background(), Options{}, nil)
+	var asked []string
+	getenv := func(name string) string {
+		asked = append(asked, name)
+		if name == EnvHAMiBinary {
+			return bin
+		}
+		return ""
+	}
+	b, err := resolveHAMi(context.Background(), Options{getenv: getenv}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if b.double || b.bin != bin || !strings.HasPrefix(b.name, "HAMi scheduler from "+bin+" (sha256:") {
 		t.Errorf("with $%s=%s: %+v, want that binary, named by its path and digest", EnvHAMiBinary, bin, b)
 	}
+	if !slices.Contains(asked, EnvHAMiBinary) {
+		t.Errorf("resolveHAMi read %v from the environment, want $%s", asked, EnvHAMiBinary)
+	}
 	other := doubleAsScheduler(t)
-	if b, err := resolveHAMi(context.Background(), Options{HAMiBinary: other}, nil); err != nil || b.bin != other {
+	if b, err := resolveHAMi(context.Background(), Options{HAMiBinary: other, getenv: getenv}, nil); err != nil || b.bin != other {
 		t.Errorf("Options.HAMiBinary=%s beside $%s: %+v, %v; want the option's binary", other, EnvHAMiBinary, b, err)
 	}
 }
 
 // Every line the double process writes says it is the double.
 func TestDoubleProcessNamesItselfOnEveryLine(t *testing.T) {
+	t.Parallel()
 	e := sharedEnv(t)
 	skipUnlessDouble(t, e)
 	for _, p := range e.Processes() {

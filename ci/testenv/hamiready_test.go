@@ -56,6 +56,7 @@ func TestReadyWaitsUntilHAMiRegisteredEveryCard(t *testing.T) {
 // extender command line: the lab's client rate, lock timeout and policies
 // reach it, with HAMi's registration and throttling on.
 func TestDoubleRunsTheLabsHAMiArguments(t *testing.T) {
+	t.Parallel()
 	e := sharedEnv(t)
 	skipUnlessDouble(t, e)
 	for _, tn := range e.Tenants() {

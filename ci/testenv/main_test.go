@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -46,11 +45,10 @@ type lazyEnv struct {
 	around func(start func(Options) (*Env, error), opts Options) (*Env, error)
 
 	once sync.Once
-	// chosen is closed once Start has chosen the HAMi scheduler (or
-	// returned); done once Start returned.
-	chosen, done chan struct{}
-	env          *Env
-	err          error
+	// done is closed once Start returned.
+	done chan struct{}
+	env  *Env
+	err  error
 	// stoppedBy names the test that stopped it for good.
 	stoppedBy atomic.Pointer[string]
 }
@@ -58,20 +56,17 @@ type lazyEnv struct {
 // begin starts the environment in the background unless it was begun.
 func (l *lazyEnv) begin() {
 	l.once.Do(func() {
-		l.chosen, l.done = make(chan struct{}), make(chan struct{})
+		l.done = make(chan struct{})
 		go func() {
 			defer close(l.done)
-			var once sync.Once
-			chosen := func() { once.Do(func() { close(l.chosen) }) }
-			defer chosen()
-			l.env, l.err = l.boot(chosen)
+			l.env, l.err = l.boot()
 		}()
 	})
 }
 
 // boot starts the environment from the inputs resolved before any test
-// ran, not from the process environment a test may be changing meanwhile.
-func (l *lazyEnv) boot(chosen func()) (*Env, error) {
+// ran, not from the process environment.
+func (l *lazyEnv) boot() (*Env, error) {
 	in, err := ensureInputs()
 	if err != nil {
 		return nil, err
@@ -84,8 +79,8 @@ func (l *lazyEnv) boot(chosen func()) (*Env, error) {
 	if l.logTo != nil {
 		w, level = l.logTo, nil
 	}
-	opts := Options{BinDir: in.bins, DoubleBinary: in.double, HAMiBinary: in.hamiBinary,
-		Log: slog.New(&choiceHook{Handler: slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}), chosen: chosen})}
+	opts := Options{BinDir: in.bins, DoubleBinary: in.double, HAMiBinary: in.hamiBinary, getenv: in.getenv,
+		Log: slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))}
 	if l.around != nil {
 		return l.around(l.start, opts)
 	}
@@ -140,46 +135,26 @@ func (l *lazyEnv) stop() error {
 	return nil
 }
 
-// choiceHook sees Start's log: once it names the HAMi scheduler of every
-// tenant, Start has read $GPU_LAB_HAMI_BINARY (resolveHAMi) and a test may
-// set it (t.Setenv) without changing what this environment runs.
-type choiceHook struct {
-	slog.Handler
-	chosen func()
-}
-
-func (h *choiceHook) Handle(ctx context.Context, r slog.Record) error {
-	if strings.HasPrefix(r.Message, "HAMi scheduler of every tenant") {
-		h.chosen()
-	}
-	if h.Handler.Enabled(ctx, r.Level) {
-		return h.Handler.Handle(ctx, r)
-	}
-	return nil
-}
-
-func (h *choiceHook) Enabled(context.Context, slog.Level) bool { return true }
-
-func (h *choiceHook) WithAttrs(as []slog.Attr) slog.Handler {
-	return &choiceHook{Handler: h.Handler.WithAttrs(as), chosen: h.chosen}
-}
-
-func (h *choiceHook) WithGroup(name string) slog.Handler {
-	return &choiceHook{Handler: h.Handler.WithGroup(name), chosen: h.chosen}
-}
-
-// envInputs are what the environments start from. Tests change the
-// process environment (t.Setenv of $GPU_LAB_HAMI_BINARY) while environments
-// boot in the background, so the binaries and the HAMi scheduler are
-// resolved once, before any test runs (TestMain), and passed as Options;
-// TestMain lets tests run only once every Start has read
-// $GPU_LAB_HAMI_BINARY (choiceHook). Tests that need their own temporary
-// or cache directory pass it as an option (Options.tempRoot, cacheRoot)
-// instead of setting TMPDIR or $GPU_LAB_BIN_DIR, so they run in parallel.
+// envInputs are what the environments start from, resolved once before
+// any test runs (TestMain) and passed as Options, $GPU_LAB_HAMI_BINARY
+// included: no test reads or sets the process environment for them. Tests
+// that need their own temporary or cache directory, or their own
+// $GPU_LAB_HAMI_BINARY, pass it as an option (Options.tempRoot, cacheRoot,
+// getenv) instead of setting TMPDIR, $GPU_LAB_BIN_DIR or the variable, so
+// they run in parallel.
 type envInputs struct {
 	bins string
 	// double is labctl for the protocol double, when hamiBinary is empty.
 	double, hamiBinary string
+}
+
+// getenv is the environment Start sees: $GPU_LAB_HAMI_BINARY as it was
+// when the inputs were resolved.
+func (in envInputs) getenv(name string) string {
+	if name == EnvHAMiBinary {
+		return in.hamiBinary
+	}
+	return os.Getenv(name)
 }
 
 var inputs struct {
@@ -294,9 +269,6 @@ func TestMain(m *testing.M) {
 		}
 		for _, l := range envs {
 			l.begin()
-		}
-		for _, l := range envs {
-			<-l.chosen // before a test may set $GPU_LAB_HAMI_BINARY
 		}
 	}
 	code := m.Run()
