@@ -107,6 +107,7 @@ func tinies(t *testing.T, ctx context.Context, c docker.CLI, refs []string) map[
 // real daemon, removes the images, loads the bundle back and finds every
 // image under its name with its ID.
 func TestBundleRoundTripOnTheRealDaemon(t *testing.T) {
+	t.Parallel() // the package's other daemon tests use names of their own
 	c := dockertest.Daemon(t)
 	// The lab's real names are shared by every run of this test on the
 	// daemon: one run at a time.
@@ -180,6 +181,7 @@ func TestBundleRoundTripOnTheRealDaemon(t *testing.T) {
 // every image is still there, and loads again when one is gone. Two
 // images of names no other run uses are enough.
 func TestBundleLoadOnceOnTheRealDaemon(t *testing.T) {
+	t.Parallel() // on names of its own (dockertest.UniqueName)
 	c := dockertest.Daemon(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -226,6 +228,7 @@ func (c *countingDaemon) Load(ctx context.Context, r io.Reader) ([]string, error
 // named after loading (Docker keeps no digest for a loaded image), so the
 // lab starts it by ID; a wrong ID in the index is refused.
 func TestBundleDigestPinnedLoadsAsItsID(t *testing.T) {
+	t.Parallel() // on names of its own (dockertest.UniqueName)
 	c := dockertest.Daemon(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
