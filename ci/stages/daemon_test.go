@@ -25,6 +25,7 @@ import (
 // control-plane node on a dual-stack network must yield its IPv4 address,
 // and Down must remove the lab's labelled containers only.
 func TestDaemonManagementIPOnDualStackNetwork(t *testing.T) {
+	t.Parallel() // its network, container and image have names of their own
 	c := dockertest.Daemon(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -69,6 +69,7 @@ func (l *logReads) react(a k8stesting.Action) (bool, runtime.Object, error) {
 }
 
 func TestWorkersStageProvesTheKonnectivityTunnel(t *testing.T) {
+	t.Parallel() // two of its runs wait out their failure bounds
 	for _, tt := range []struct {
 		name      string
 		agents    bool // agent pods and DaemonSet present
@@ -83,6 +84,7 @@ func TestWorkersStageProvesTheKonnectivityTunnel(t *testing.T) {
 			[]string{"DaemonSet kube-system/konnectivity-agent in tenant tenant-a (the konnectivity tunnel's agents)"}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			e, _, clients := joiningEnv(t)
 			// Failure bounds, not timings: a broken tunnel fails the stage
 			// after them, with the condition its polls saw.
