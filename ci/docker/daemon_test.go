@@ -68,6 +68,7 @@ func tinyImage(t *testing.T, ctx context.Context, c CLI) string {
 }
 
 func TestDaemonDualStackNetworkAndContainer(t *testing.T) {
+	t.Parallel() // its objects have names of their own
 	c := daemon(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -187,6 +188,7 @@ func TestDaemonEnsureImageFailsFastWithoutRegistry(t *testing.T) {
 }
 
 func TestDaemonImportedImageExists(t *testing.T) {
+	t.Parallel() // its objects have names of their own
 	c := daemon(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -68,6 +68,7 @@ func TestDefaultReachTimeoutAtMostTenSeconds(t *testing.T) {
 }
 
 func TestCheckTenantsAgainstDeadServers(t *testing.T) {
+	t.Parallel() // waits out a timeout
 	silent, refusing := nettest.SilentServer(t), nettest.RefusingAddr(t)
 	const timeout = 300 * time.Millisecond
 	got := CheckTenants(context.Background(), map[string]*rest.Config{
@@ -84,6 +85,7 @@ func TestCheckTenantsAgainstDeadServers(t *testing.T) {
 }
 
 func TestRunFailsCasesOfUnreachableTenants(t *testing.T) {
+	t.Parallel() // waits out a timeout
 	silent, refusing := nettest.SilentServer(t), nettest.RefusingAddr(t)
 	cfg := Config{
 		Lab: lab.Default(),

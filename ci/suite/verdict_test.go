@@ -96,6 +96,7 @@ func TestNewestFailedScheduling(t *testing.T) {
 }
 
 func TestWaitBoundTimeoutNamesTheVerdictSeen(t *testing.T) {
+	t.Parallel() // waits out a timeout
 	p := pendingPod("p")
 	p.Status.Conditions = condition(corev1.PodReasonUnschedulable, obsUnregistered)
 	r, _ := fakeRunner(map[string][]runtime.Object{"tenant-a": {p, failedScheduling("ns", "p", obsUnregistered, time.Now(), 2)}})
@@ -113,6 +114,7 @@ func TestWaitBoundTimeoutNamesTheVerdictSeen(t *testing.T) {
 // TC-14 with pods stuck for two different reasons: the message groups them
 // by what kube-scheduler said and blames each group's own cause only.
 func TestTC14TimeoutReportsEachPodsVerdict(t *testing.T) {
+	t.Parallel() // waits out a timeout
 	r, fakes := fakeRunner(nil)
 	hw := pickHardware(r.cfg.Lab)
 	s := *hw.Burst

@@ -68,6 +68,7 @@ func TestWaitBound(t *testing.T) {
 }
 
 func TestWaitBoundTimeoutSaysWhy(t *testing.T) {
+	t.Parallel() // waits out a timeout
 	p := pendingPod("p")
 	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "SchedulerError", Message: "node worker has been locked within 5m0s: node lock contention"}}
 	r, _ := fakeRunner(map[string][]runtime.Object{"tenant-a": {p}})
