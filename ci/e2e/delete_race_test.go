@@ -11,19 +11,26 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/testenv/hamidouble"
 )
 
+// forgetLate is far longer than real HAMi's 1–20 ms so that TC-13's first
+// fresh pod always meets the race: it is refused 15–50 ms after the delete,
+// idle or beside a busy loop per CPU (its second, ~600 ms after, too). It
+// was 3 s, which made the test hold tenant-a 16 s (TC-13 and TC-16 each
+// wait it out) instead of 10 s, for no more proof.
+const forgetLate = time.Second
+
 // Real HAMi forgets a deleted pod's usage a little after kube-scheduler has
 // already re-filtered (hami-observed.md §3e): a pod filtered in between is
 // refused as if the capacity were still held. With the double forgetting
-// deleted pods 3 s late, the cases that free capacity (TC-13, TC-16) still
-// pass, and TC-13 shows it met the race and tried a fresh pod. Both run on
-// tenant-a's card, which the test holds with the fault on its double.
+// deleted pods forgetLate late, the cases that free capacity (TC-13, TC-16)
+// still pass, and TC-13 shows it met the race and tried a fresh pod. Both
+// run on tenant-a's card, which the test holds with the fault on its double.
 func TestDeleteRaceIsSurvived(t *testing.T) {
 	requireEnvironments(t)
 	t.Parallel()
 	const tenant = "tenant-a"
 	seeds.requireDouble(t)
 	e := leaseSeed(t, []string{tenant}, nil)
-	setFaults(t, e, hamidouble.Faults{ForgetDeletedAfter: 3 * time.Second}, tenant)
+	setFaults(t, e, hamidouble.Faults{ForgetDeletedAfter: forgetLate}, tenant)
 	// The suite deletes its pods at the end; the next test must not meet
 	// usage the double forgets late.
 	t.Cleanup(func() {
@@ -66,6 +73,6 @@ func TestDeleteRaceIsSurvived(t *testing.T) {
 	}
 	if !met {
 		logRun(t, run)
-		t.Error("TC-13 never met the delete race: its fresh pod was bound at the first try although the double forgot the deleted pod 3 s late")
+		t.Errorf("TC-13 never met the delete race: its fresh pod was bound at the first try although the double forgot the deleted pod %s late", forgetLate)
 	}
 }
