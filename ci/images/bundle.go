@@ -82,17 +82,16 @@ const archivesAtOnce = 4
 
 // Save writes every reference into dir as a docker save archive plus the
 // index, in the order of refs. Each image must be on the daemon or
-// pullable within pullTimeout: they are made sure of first, in order, so a
+// pullable within pullTimeout: they are all made sure of first, so a
 // missing one fails the save before anything is written, and it is the
-// first missing one that is named.
+// first missing one in the order of refs that is named, whichever failed
+// first.
 func Save(ctx context.Context, d Daemon, refs []string, dir string, pullTimeout time.Duration, log *slog.Logger) (Index, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Index{}, fmt.Errorf("image bundle %s: %w", dir, err)
 	}
-	for _, ref := range refs {
-		if err := d.EnsureImage(ctx, ref, pullTimeout); err != nil {
-			return Index{}, fmt.Errorf("image bundle: %w", err)
-		}
+	if err := ensureAll(ctx, d, refs, pullTimeout); err != nil {
+		return Index{}, fmt.Errorf("image bundle: %w", err)
 	}
 	entries := make([]Entry, len(refs))
 	err := eachArchive(ctx, len(refs), func(ctx context.Context, i int) error {
@@ -113,6 +112,24 @@ func Save(ctx context.Context, d Daemon, refs []string, dir string, pullTimeout 
 	}
 	idx := Index{Images: entries}
 	return idx, WriteIndex(dir, idx)
+}
+
+// ensureAll makes sure of every image, archivesAtOnce at a time (each is a
+// docker command, or a pull, that mostly waits), and returns the error of
+// the first one in order that failed.
+func ensureAll(ctx context.Context, d Daemon, refs []string, pullTimeout time.Duration) error {
+	errs := make([]error, len(refs))
+	p := pool.New().WithMaxGoroutines(archivesAtOnce)
+	for i, ref := range refs {
+		p.Go(func() { errs[i] = d.EnsureImage(ctx, ref, pullTimeout) })
+	}
+	p.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // eachArchive calls fn for 0..n-1, archivesAtOnce at a time. The first

@@ -14,17 +14,20 @@ import (
 	"time"
 )
 
-// fakeDaemon holds images by reference; missing ones cannot be pulled, and
-// saving fails refs it lists.
+// fakeDaemon holds images by reference; missing ones cannot be pulled (a
+// ref in slowPull fails only after that long), and saving fails refs it
+// lists.
 type fakeDaemon struct {
 	mu       sync.Mutex
 	has      map[string]bool
+	slowPull map[string]time.Duration
 	failSave map[string]bool
 	saved    []string
 }
 
 func (f *fakeDaemon) EnsureImage(_ context.Context, ref string, _ time.Duration) error {
 	if !f.has[ref] {
+		time.Sleep(f.slowPull[ref])
 		return fmt.Errorf("cannot pull %s: no registry", ref)
 	}
 	return nil
@@ -92,10 +95,12 @@ func TestSaveKeepsTheOrderAskedFor(t *testing.T) {
 }
 
 // Without a registry, the first missing image in order is named, whatever
-// else is missing, and nothing is saved.
+// else is missing and however long each took to fail, and nothing is saved.
 func TestSaveNamesTheFirstMissingImage(t *testing.T) {
 	refs := refsN(8)
-	d := &fakeDaemon{has: map[string]bool{}}
+	// The first missing one fails last: the images are made sure of
+	// several at once.
+	d := &fakeDaemon{has: map[string]bool{}, slowPull: map[string]time.Duration{refs[3]: 50 * time.Millisecond}}
 	for _, r := range refs[:3] {
 		d.has[r] = true
 	}
