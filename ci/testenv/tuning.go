@@ -145,5 +145,8 @@ var controllerManagerTuning = []tuning{
 //     whole handler chain, admission and field management;
 //   - the rest building storage and informers for the groups it serves.
 //
-// So a tenant costs about 3 cpu-s of API server to boot whatever is cut
-// above, and on two cores extra tenants boot no faster than ≈ 1.5–2 s each.
+// So a tenant costs about 2.4 cpu-s of API server to boot whatever is cut
+// above (1.6–1.8 on a faster machine the same day, BenchmarkTenants), and
+// on two cores extra tenants boot no faster than ≈ 1–2 s each once both
+// cores are busy: the second tenant of the seed lab took 0.77 s there,
+// the fifth to eighth 1.67 s each.
