@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sourcegraph/conc/pool"
@@ -116,18 +117,32 @@ func Save(ctx context.Context, d Daemon, refs []string, dir string, pullTimeout 
 
 // ensureAll makes sure of every image, archivesAtOnce at a time (each is a
 // docker command, or a pull, that mostly waits), and returns the error of
-// the first one in order that failed.
+// the first one in order that failed. Once one failed, the images after it
+// are not begun: they cannot change which is named, and without a registry
+// each would wait out its own pull.
 func ensureAll(ctx context.Context, d Daemon, refs []string, pullTimeout time.Duration) error {
 	errs := make([]error, len(refs))
+	var mu sync.Mutex
+	failed := len(refs) // lowest index that failed so far
 	p := pool.New().WithMaxGoroutines(archivesAtOnce)
 	for i, ref := range refs {
-		p.Go(func() { errs[i] = d.EnsureImage(ctx, ref, pullTimeout) })
+		p.Go(func() {
+			mu.Lock()
+			skip := i > failed
+			mu.Unlock()
+			if skip {
+				return
+			}
+			if err := d.EnsureImage(ctx, ref, pullTimeout); err != nil {
+				mu.Lock()
+				errs[i], failed = err, min(failed, i)
+				mu.Unlock()
+			}
+		})
 	}
 	p.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
+	if failed < len(refs) {
+		return errs[failed]
 	}
 	return nil
 }

@@ -21,15 +21,22 @@ type fakeDaemon struct {
 	mu       sync.Mutex
 	has      map[string]bool
 	slowPull map[string]time.Duration
-	failSave map[string]bool
-	saved    []string
+	// slowCheck: how long making sure of a present image takes.
+	slowCheck time.Duration
+	failSave  map[string]bool
+	saved     []string
+	asked     []string
 }
 
 func (f *fakeDaemon) EnsureImage(_ context.Context, ref string, _ time.Duration) error {
+	f.mu.Lock()
+	f.asked = append(f.asked, ref)
+	f.mu.Unlock()
 	if !f.has[ref] {
 		time.Sleep(f.slowPull[ref])
 		return fmt.Errorf("cannot pull %s: no registry", ref)
 	}
+	time.Sleep(f.slowCheck)
 	return nil
 }
 
@@ -110,6 +117,26 @@ func TestSaveNamesTheFirstMissingImage(t *testing.T) {
 	}
 	if len(d.saved) != 0 {
 		t.Errorf("saved %v before finding an image missing", d.saved)
+	}
+}
+
+// Once an image is found missing, the images after it are not asked for:
+// without a registry each would wait out a pull, and none of them can be
+// the one named. (The first is missing at once; each present one takes a
+// second, so the four begun with it are all that may be asked.)
+func TestSaveStopsAskingAfterTheFirstMissingImage(t *testing.T) {
+	t.Parallel()
+	refs := refsN(17)
+	d := &fakeDaemon{has: map[string]bool{}, slowCheck: time.Second}
+	for _, r := range refs[1:] {
+		d.has[r] = true
+	}
+	_, err := Save(context.Background(), d, refs, t.TempDir(), time.Second, slog.New(slog.DiscardHandler))
+	if err == nil || !strings.Contains(err.Error(), refs[0]) {
+		t.Fatalf("err = %v, want one naming %s", err, refs[0])
+	}
+	if len(d.asked) > archivesAtOnce {
+		t.Errorf("asked the daemon for %d images after the first was missing: %v; want at most the %d begun with it", len(d.asked), d.asked, archivesAtOnce)
 	}
 }
 
