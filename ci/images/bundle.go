@@ -83,8 +83,8 @@ const archivesAtOnce = 4
 
 // Save writes every reference into dir as a docker save archive plus the
 // index, in the order of refs. Each image must be on the daemon or
-// pullable within pullTimeout: they are all made sure of first, so a
-// missing one fails the save before anything is written, and it is the
+// pullable within pullTimeout: they are made sure of first (ensureAll), so
+// a missing one fails the save before anything is written, and it is the
 // first missing one in the order of refs that is named, whichever failed
 // first.
 func Save(ctx context.Context, d Daemon, refs []string, dir string, pullTimeout time.Duration, log *slog.Logger) (Index, error) {
