@@ -161,8 +161,8 @@ func TestBundleRoundTripOnTheRealDaemon(t *testing.T) {
 		}
 	}
 	after, err := inspectIDs(ctx, c, refs)
-	if err != nil {
-		t.Fatalf("not every image is on the daemon after loading the bundle: %v", err)
+	if err != nil || len(after) != len(refs) {
+		t.Fatalf("not every image is on the daemon after loading the bundle: %d IDs for %d images, %v", len(after), len(refs), err)
 	}
 	for i, ref := range refs {
 		if after[i] != ids[ref] {
