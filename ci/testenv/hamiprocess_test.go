@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -63,36 +64,49 @@ func TestUnknownHAMiFlagFailsTheStart(t *testing.T) {
 // it runs with HAMi's bare command line, as a real HAMi binary would.
 func doubleAsScheduler(t *testing.T) string {
 	t.Helper()
-	src, err := EnsureDoubleBinary(context.Background(), progress())
+	bin, err := doubleAsSchedulerIn(t.TempDir())
 	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "scheduler")
-	if err := os.WriteFile(bin, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return bin
+}
+
+// doubleAsSchedulerIn is doubleAsScheduler into dir.
+func doubleAsSchedulerIn(dir string) (string, error) {
+	src, err := EnsureDoubleBinary(context.Background(), progress())
+	if err != nil {
+		return "", err
+	}
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "scheduler")
+	return bin, os.WriteFile(bin, b, 0o755)
+}
+
+// hamiDropsIn starts the solo environment with a HAMi scheduler binary
+// instead of the double: $GPU_LAB_HAMI_BINARY's when set, else the double's
+// labctl under HAMi's name (no HAMi binary can be downloaded here), so
+// checkHAMiBinaryDropsIn needs no environment of its own.
+func hamiDropsIn(opts Options, dir string) (Options, error) {
+	if opts.HAMiBinary != "" {
+		return opts, nil
+	}
+	bin, err := doubleAsSchedulerIn(dir)
+	if err != nil {
+		return opts, fmt.Errorf("the double under HAMi's name: %w", err)
+	}
+	opts.HAMiBinary, opts.DoubleBinary = bin, ""
+	return opts, nil
 }
 
 // Any HAMi scheduler binary drops in: it gets the command line, environment
 // and files the double gets, with no subcommand, and the environment is
 // ready once it has registered every card. The backend then names that
 // binary, not the double, and the double's test controls say they are not
-// there. (The binary here is labctl under HAMi's name: no HAMi binary can
-// be downloaded on this machine.)
-func TestHAMiBinaryDropsIn(t *testing.T) {
-	requireProcesses(t)
-	t.Parallel()
-	bin := doubleAsScheduler(t)
-	e, err := Start(context.Background(), soloLab(t, "hami-binary"), Options{BinDir: binaries(t), Log: progress(), HAMiBinary: bin})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = e.Stop() })
+// there. bin is the binary the environment was started with.
+func checkHAMiBinaryDropsIn(t *testing.T, e *Env, bin string) {
 	if !strings.HasPrefix(e.HAMi(), "HAMi scheduler from "+bin+" (sha256:") {
 		t.Errorf("HAMi() = %q, want the binary's path and digest", e.HAMi())
 	}
@@ -104,7 +118,10 @@ func TestHAMiBinaryDropsIn(t *testing.T) {
 	if !strings.Contains(e.Backend(), e.HAMi()) || HAMiOfBackend(e.Backend()) != e.HAMi() {
 		t.Errorf("backend line %q does not name %q", e.Backend(), e.HAMi())
 	}
-	if err := e.Double("solo").SetFaults(hamidouble.Faults{NoMutation: true}); err == nil || !strings.Contains(err.Error(), "not the protocol double") {
+	if err := e.Double("solo").SetFaults(hamidouble.Faults{NoMutation: true}); err == nil {
+		t.Errorf("faults on a real HAMi were taken")
+		_ = e.Double("solo").SetFaults(hamidouble.Faults{}) // the checks after this one need it healthy
+	} else if !strings.Contains(err.Error(), "not the protocol double") {
 		t.Errorf("faults on a real HAMi: %v", err)
 	}
 	var found bool

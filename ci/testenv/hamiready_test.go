@@ -97,18 +97,29 @@ func TestDoubleRunsTheLabsHAMiArguments(t *testing.T) {
 // workers must be created after HAMi listens. Observed with the real HAMi
 // v2.10.0 binary (2026-12-01): cards registered 0.4–0.8 s after HAMi's loop
 // started with the workers created after it, 15.0 s with them created
-// alongside it. The gate's own deadline, below the tick, fails the start
-// when the workers came too early; it never waits for the tick otherwise.
-// With $GPU_LAB_HAMI_BINARY this runs against that binary.
+// alongside it. The shared environment's registration deadline, below the
+// tick (registerWhenAdded), fails its start when the workers came too
+// early; it never waits for the tick otherwise. With $GPU_LAB_HAMI_BINARY
+// this runs against that binary.
 func TestWorkersRegisterWhenAdded(t *testing.T) {
-	requireProcesses(t)
 	t.Parallel()
-	e, err := Start(context.Background(), soloLab(t, "register-on-add"), Options{
-		BinDir: binaries(t), Log: progress(),
-		RegistrationTimeout: hamidouble.DefaultRegisterInterval / 2,
-	})
-	if err != nil {
-		t.Fatalf("HAMi did not register the worker when it was added (it waits for its tick when the worker was created before HAMi listened): %v", err)
+	e := sharedEnv(t) // fails, naming the cards HAMi lacks, when they waited for the tick
+	if e.registrationTimeout != registerOnAddTimeout {
+		t.Fatalf("the shared environment started with a registration deadline of %s, want %s (below HAMi's %s tick)",
+			e.registrationTimeout, registerOnAddTimeout, hamidouble.DefaultRegisterInterval)
 	}
-	_ = e.Stop()
+	t.Logf("%d tenants' cards registered within %s of their workers; environment up in %s",
+		len(e.Tenants()), registerOnAddTimeout, e.BootTime().Round(time.Millisecond))
+}
+
+// registerOnAddTimeout is the shared environment's registration deadline:
+// half of HAMi's registration tick.
+const registerOnAddTimeout = hamidouble.DefaultRegisterInterval / 2
+
+// registerWhenAdded gives the shared environment registerOnAddTimeout
+// (TestWorkersRegisterWhenAdded), so no environment of its own is booted
+// to show it.
+func registerWhenAdded(opts Options, _ string) (Options, error) {
+	opts.RegistrationTimeout = registerOnAddTimeout
+	return opts, nil
 }

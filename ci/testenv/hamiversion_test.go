@@ -47,7 +47,7 @@ func TestHAMiVersionFromRecordedOutput(t *testing.T) {
 }
 
 // Another program's `version` is not taken for HAMi's: labctl's own (as
-// TestHAMiBinaryDropsIn runs it under HAMi's name), an empty answer, and
+// the solo environment runs it under HAMi's name), an empty answer, and
 // HAMi's template cut short.
 func TestHAMiVersionOfOtherPrograms(t *testing.T) {
 	real := string(readTestdata(t, "hami-v2.10.0-version.txt"))

@@ -22,16 +22,22 @@ import (
 // the first tests run), else by their first user.
 //
 //   - shared: the default lab, for every test that only reads or adds its
-//     own objects (sharedEnv); TestSharedEnvironment stops it last;
-//   - solo: one tenant, started while other processes take its ports,
-//     then broken in turn (TestSoloEnvironment).
+//     own objects (sharedEnv); TestSharedEnvironment stops it last. Its
+//     registration deadline is below HAMi's tick (registerWhenAdded);
+//   - solo: one tenant, started with a HAMi scheduler binary dropped in
+//     (hamiDropsIn) while other processes take its ports, then broken in
+//     turn (TestSoloEnvironment).
+//
+// Each environment costs a few CPU-seconds to boot, so a test that only
+// needs one started some way, and healthy, checks one of these instead of
+// starting its own.
 //
 // In a whole run both boot at once, so the solo one's squatter takes ports
 // from the shared one's components too, as any busy process would: a
 // component that loses its port starts again on another (startBound).
 var (
-	shared = &lazyEnv{name: "shared", lab: func() (*lab.Lab, error) { return lab.Default(), nil }}
-	solo   = &lazyEnv{name: "solo", lab: func() (*lab.Lab, error) { return soloLabOf("solo", "L4") }, around: withTakenPorts, logTo: &soloLog}
+	shared = &lazyEnv{name: "shared", lab: func() (*lab.Lab, error) { return lab.Default(), nil }, options: registerWhenAdded}
+	solo   = &lazyEnv{name: "solo", lab: func() (*lab.Lab, error) { return soloLabOf("solo", "L4") }, around: withTakenPorts, logTo: &soloLog, options: hamiDropsIn}
 	envs   = []*lazyEnv{shared, solo}
 )
 
@@ -43,6 +49,12 @@ type lazyEnv struct {
 	logTo io.Writer
 	// around, when set, runs Start (tests that start it in a crowd).
 	around func(start func(Options) (*Env, error), opts Options) (*Env, error)
+	// options, when set, changes the Options it starts with; dir is a
+	// directory of its own, removed once the environment stopped.
+	options func(opts Options, dir string) (Options, error)
+	// dir is options' directory; opts what Start was given.
+	dir  string
+	opts Options
 
 	once sync.Once
 	// done is closed once Start returned.
@@ -81,6 +93,15 @@ func (l *lazyEnv) boot() (*Env, error) {
 	}
 	opts := Options{BinDir: in.bins, DoubleBinary: in.double, HAMiBinary: in.hamiBinary, getenv: in.getenv,
 		Log: slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))}
+	if l.options != nil {
+		if l.dir, err = os.MkdirTemp("", "gpulab-test-"+l.name+"-"); err != nil {
+			return nil, err
+		}
+		if opts, err = l.options(opts, l.dir); err != nil {
+			return nil, fmt.Errorf("options of the %s environment: %w", l.name, err)
+		}
+	}
+	l.opts = opts
 	if l.around != nil {
 		return l.around(l.start, opts)
 	}
@@ -126,6 +147,9 @@ func (l *lazyEnv) stop() error {
 		return nil
 	}
 	<-l.done
+	if l.dir != "" {
+		defer os.RemoveAll(l.dir) // after its processes, which may run from it
+	}
 	if l.env == nil {
 		return nil
 	}
