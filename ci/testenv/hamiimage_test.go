@@ -107,13 +107,14 @@ func importHAMiLikeImage(t *testing.T, c docker.CLI, bin []byte) string {
 // into the cache, keyed by the image's ID; a second call finds it there
 // without a container; no container is left behind; and the image's name,
 // tag and ID name the backend. The image holds the double's labctl (no HAMi
-// image can be pulled here), run as HAMi's `scheduler`: the environment
-// comes up on it, and its backend line names the image, not the double.
+// image can be pulled here), run as HAMi's `scheduler`: Start's choice of
+// HAMi (resolveHAMi, given Start's Options) runs the extracted binary and
+// names the image, not the double. That an environment comes up on a
+// binary that is not the double, and names it in its backend line, the
+// solo environment shows (hamiDropsIn): no environment is booted here.
 func TestHAMiImageExtractedCachedAndNamed(t *testing.T) {
 	t.Parallel()
 	c := dockertest.Daemon(t)
-	requireProcesses(t)
-	bins := binaries(t)
 	src, err := EnsureDoubleBinary(context.Background(), progress())
 	if err != nil {
 		t.Fatal(err)
@@ -146,14 +147,13 @@ func TestHAMiImageExtractedCachedAndNamed(t *testing.T) {
 		t.Errorf("extraction containers before %q, after %q: one was left behind", containersBefore, left)
 	}
 
-	e, err := Start(ctx, soloLab(t, "hami-image"), Options{BinDir: bins, Log: progress(), HAMiImage: ref, cacheRoot: cache})
+	b, err := resolveHAMi(ctx, Options{HAMiImage: ref, cacheRoot: cache}, progress())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Stop()
 	wantName := "HAMi scheduler v0.0.0-test from " + ref + " (image " + first.ID + ", no registry digest)"
-	if e.HAMi() != wantName || HAMiOfBackend(e.Backend()) != wantName || strings.Contains(e.Backend(), DoubleName) {
-		t.Errorf("HAMi() = %q, backend %q; want %q and no double", e.HAMi(), e.Backend(), wantName)
+	if b.double || b.bin != first.Path || b.name != wantName {
+		t.Errorf("HAMi chosen from the image: %+v; want %s, named %q, not the double", b, first.Path, wantName)
 	}
 }
 
