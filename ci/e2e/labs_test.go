@@ -19,6 +19,10 @@ import (
 // models, T4 and L40S cards, and four tenants in all. The server is the
 // only worker with several cards, so the sharing scenario and the two-card
 // scenario run side by side on different cards of it, as on a real server.
+// The GPU scenarios land on dgx and mixed (placement picks the biggest card
+// and the least-loaded workers); tesla and ada host none and take part in
+// the cases that visit every tenant (version, registration, webhook,
+// isolation), so those run across four control planes.
 const otherLabs = `
 name: labs
 tenants:
@@ -32,11 +36,11 @@ tenants:
         gpus: [{model: T4, count: 1}]
       - name: l40s
         gpus: [{model: L40S, count: 1}]
-  - name: tesla      # one small card: sizes scaled to 16 GB
+  - name: tesla      # one small card (16 GB): registration and isolation only
     workers:
       - name: w
         gpus: [{model: T4, count: 1}]
-  - name: ada        # one 48 GB card
+  - name: ada        # one 48 GB card: registration and isolation only
     workers:
       - name: w
         gpus: [{model: L40S, count: 1}]
