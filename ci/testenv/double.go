@@ -56,11 +56,10 @@ func (t *tenant) startHAMi(ctx context.Context) error {
 	if err := os.WriteFile(p.DeviceConfigFile, dev, 0o644); err != nil {
 		return err
 	}
-	args, err := render.HAMiExtenderArgs(t.env.lab, p)
+	args, err := hamiArgs(t.env, p)
 	if err != nil {
 		return err
 	}
-	args = append(args, t.env.extraHAMiArgs...)
 	env := append(render.HAMiExtenderEnv(p), "KUBECONFIG="+t.path("admin.kubeconfig"))
 	h := t.env.hami
 	t.hami, err = t.env.startBound(ctx, t.component("hami-scheduler"), h.bin, append(append([]string(nil), h.args...), args...),
@@ -84,6 +83,17 @@ func (t *tenant) startHAMi(ctx context.Context) error {
 		return t.double.SetFaults(t.env.doubleFaults)
 	}
 	return nil
+}
+
+// hamiArgs is HAMi's command line for a place: the extender arguments the
+// lab's chart values render, then the tests' extra ones. startHAMi and
+// checkHAMiCommandLine run the same.
+func hamiArgs(e *Env, p render.HAMiPlace) ([]string, error) {
+	args, err := render.HAMiExtenderArgs(e.lab, p)
+	if err != nil {
+		return nil, err
+	}
+	return append(args, e.extraHAMiArgs...), nil
 }
 
 // hamiSeesCards is the readiness gate the real lab's gpus stage uses too:

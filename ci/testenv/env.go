@@ -180,6 +180,9 @@ func Start(ctx context.Context, l *lab.Lab, opts Options) (_ *Env, err error) {
 	} else if err := os.MkdirAll(e.workDir, 0o755); err != nil {
 		return e, err
 	}
+	if err := e.checkHAMiCommandLine(ctx); err != nil {
+		return e, err
+	}
 
 	// etcd starts next to the tenants: only their API servers wait for it
 	// (the etcd step), certificates and konnectivity do not.

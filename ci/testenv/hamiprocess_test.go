@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/testenv/hamidouble"
@@ -35,21 +36,23 @@ func skipUnlessDouble(t *testing.T, e *Env) {
 	}
 }
 
-// HAMi's scheduler runs as a process with the lab's command line, and the
-// double takes exactly HAMi's flags: a flag the lab would render that the
-// double does not know stops the start, naming the flag, the double and
-// HAMi's log, instead of being ignored. A real HAMi (v2.10.0) stops the
-// same way: cobra's "unknown flag" error, exit status 255.
+// HAMi's scheduler runs with the lab's command line, and the double takes
+// exactly HAMi's flags: a flag the lab would render that the HAMi binary
+// does not know stops the start before anything started
+// (checkHAMiCommandLine), naming the flag and the binary, instead of being
+// ignored or failing after the boot. A real HAMi (v2.10.0) answers the same
+// way: cobra's "unknown flag" error, exit status 255.
 func TestUnknownHAMiFlagFailsTheStart(t *testing.T) {
-	requireProcesses(t)
 	t.Parallel()
-	_, err := Start(context.Background(), soloLab(t, "unknown-flag"), Options{BinDir: binaries(t), Log: progress(),
+	began := time.Now()
+	e, err := Start(context.Background(), soloLab(t, "unknown-flag"), Options{BinDir: t.TempDir(), Log: progress(),
 		extraHAMiArgs: []string{"--no-such-hami-flag=1"}})
 	if err == nil {
+		_ = e.Stop()
 		t.Fatal("the environment started although HAMi's command line had a flag HAMi does not know")
 	}
-	t.Logf("start error: %v", err)
-	wants := []string{"solo/hami-scheduler", "unknown flag: --no-such-hami-flag", "hami-scheduler.log"}
+	t.Logf("start error after %s: %v", time.Since(began).Round(time.Millisecond), err)
+	wants := []string{"unknown flag: --no-such-hami-flag", "before anything started", "--no-such-hami-flag=1 --help"}
 	if realHAMi() == "" {
 		wants = append(wants, hamidouble.Banner)
 	}
@@ -57,6 +60,9 @@ func TestUnknownHAMiFlagFailsTheStart(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("start error lacks %q:\n%v", want, err)
 		}
+	}
+	if ps := e.Processes(); len(ps) > 0 {
+		t.Errorf("processes were started before HAMi's command line was checked: %v", ps)
 	}
 }
 
