@@ -62,7 +62,7 @@ func (t *tenant) startHAMi(ctx context.Context) error {
 	}
 	env := append(render.HAMiExtenderEnv(p), "KUBECONFIG="+t.path("admin.kubeconfig"))
 	h := t.env.hami
-	t.hami, err = t.env.startBound(ctx, t.component("hami-scheduler"), h.bin, append(append([]string(nil), h.args...), args...),
+	t.hami, err = t.env.startBound(ctx, t.component("hami-scheduler"), h.bin, args,
 		t.logPath("hami-scheduler"), []*int{&t.hamiPort, &t.metricsPort}, nil, env...)
 	if err != nil {
 		return fmt.Errorf("%s: %w", h.name, err)
@@ -85,14 +85,16 @@ func (t *tenant) startHAMi(ctx context.Context) error {
 	return nil
 }
 
-// hamiArgs is HAMi's command line for a place: the extender arguments the
-// lab's chart values render, then the tests' extra ones. startHAMi and
-// checkHAMiCommandLine run the same.
+// hamiArgs is the chosen HAMi binary's arguments for a place: its own (the
+// double's subcommand), the extender arguments the lab's chart values
+// render, then the tests' extra ones. startHAMi and checkHAMiCommandLine
+// run the same.
 func hamiArgs(e *Env, p render.HAMiPlace) ([]string, error) {
-	args, err := render.HAMiExtenderArgs(e.lab, p)
+	rendered, err := render.HAMiExtenderArgs(e.lab, p)
 	if err != nil {
 		return nil, err
 	}
+	args := append(append([]string(nil), e.hami.args...), rendered...)
 	return append(args, e.extraHAMiArgs...), nil
 }
 

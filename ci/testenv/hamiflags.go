@@ -40,7 +40,7 @@ func (e *Env) checkHAMiCommandLine(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, hamiHelpTimeout)
 	defer cancel()
-	argv := append(append(append([]string(nil), e.hami.args...), args...), "--help")
+	argv := append(args, "--help")
 	cmd := exec.CommandContext(ctx, e.hami.bin, argv...)
 	cmd.Dir = e.workDir
 	cmd.Env = append(os.Environ(), render.HAMiExtenderEnv(p)...)
