@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -16,10 +17,18 @@ func sysProcAttr() *syscall.SysProcAttr {
 
 // listensOn reports whether the process pid itself holds a listening TCP
 // socket on each port: a port answering a dial may belong to whoever took
-// it, so the sockets are matched by inode against the process's own file
-// descriptors (proc(5): /proc/<pid>/fd, /proc/<pid>/net/tcp).
+// it, so the listening sockets (listenerTables) are matched by inode
+// against the process's own file descriptors (proc(5): /proc/<pid>/fd).
 func listensOn(pid int, ports []int) bool {
 	dir := "/proc/" + strconv.Itoa(pid)
+	tables := listenerTables(dir)
+	// Most calls come while the component is still starting: no listener
+	// on the port at all needs no look at its file descriptors.
+	for _, port := range ports {
+		if !slices.ContainsFunc(tables, func(t map[int][]string) bool { return len(t[port]) > 0 }) {
+			return false
+		}
+	}
 	fds, err := os.ReadDir(dir + "/fd")
 	if err != nil {
 		return false
@@ -33,12 +42,8 @@ func listensOn(pid int, ports []int) bool {
 		}
 	}
 	have := map[int]bool{}
-	for _, table := range []string{"tcp", "tcp6"} {
-		b, err := os.ReadFile(dir + "/net/" + table)
-		if err != nil {
-			continue // no tcp6 table without IPv6
-		}
-		for port, ino := range listeningSockets(string(b)) {
+	for _, listeners := range tables {
+		for port, ino := range listeners {
 			for _, i := range ino {
 				if inodes[i] {
 					have[port] = true
@@ -52,6 +57,24 @@ func listensOn(pid int, ports []int) bool {
 		}
 	}
 	return true
+}
+
+// listenerTables returns the listening TCP sockets by port: from
+// sock_diag (diagListeners), or, on a kernel without it, from the process
+// dir's /proc tables, one per address family.
+func listenerTables(dir string) []map[int][]string {
+	if l, err := diagListeners(); err == nil {
+		return []map[int][]string{l}
+	}
+	var out []map[int][]string
+	for _, table := range []string{"tcp", "tcp6"} {
+		b, err := os.ReadFile(dir + "/net/" + table)
+		if err != nil {
+			continue // no tcp6 table without IPv6
+		}
+		out = append(out, listeningSockets(string(b)))
+	}
+	return out
 }
 
 // listeningSockets reads a /proc/net/tcp or tcp6 table: for each local port
