@@ -66,6 +66,12 @@ func listenerTables(dir string) []map[int][]string {
 	if l, err := diagListeners(); err == nil {
 		return []map[int][]string{l}
 	}
+	return procListeners(dir)
+}
+
+// procListeners reads the listening sockets from the process dir's /proc
+// tables, one per address family.
+func procListeners(dir string) []map[int][]string {
 	var out []map[int][]string
 	for _, table := range []string{"tcp", "tcp6"} {
 		b, err := os.ReadFile(dir + "/net/" + table)

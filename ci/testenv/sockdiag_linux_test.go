@@ -54,3 +54,45 @@ func TestSockDiagListenersMatchTheProcTables(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkListeners compares what one poll of waitBound costs with the
+// machine holding many sockets, as while ci/e2e runs (about 1200): the
+// kernel's LISTEN sockets through sock_diag against the /proc tables of
+// every socket.
+func BenchmarkListeners(b *testing.B) {
+	const conns = 600 // two sockets each: about the 1200 seen during ci/e2e
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	var open []net.Conn
+	defer func() {
+		for _, c := range open {
+			c.Close()
+		}
+	}()
+	for i := range conns {
+		c, err := net.Dial("tcp4", l.Addr().String())
+		if err != nil {
+			b.Fatalf("connection %d of %d: %v", i+1, conns, err)
+		}
+		s, err := l.Accept()
+		if err != nil {
+			b.Fatal(err)
+		}
+		open = append(open, c, s)
+	}
+	b.Run("sock_diag", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := diagListeners(); err != nil {
+				b.Skip(err)
+			}
+		}
+	})
+	b.Run("proc", func(b *testing.B) {
+		for b.Loop() {
+			procListeners("/proc/self")
+		}
+	})
+}
