@@ -70,16 +70,28 @@ func checkNamesSuspendedAndDeadComponents(t *testing.T, e *Env, logs *syncBuffer
 	waitLine := func(want ...string) { t.Helper(); waitLines(2, want...) }
 
 	// Every component, etcd included, is named when it is suspended and
-	// when it runs again.
-	for _, p := range e.Processes() {
-		if err := syscall.Kill(p.PID, syscall.SIGSTOP); err != nil {
-			t.Fatal(err)
+	// when it runs again, once each. All of them at once: the watcher
+	// looks every watchInterval, so one after the other cost two looks a
+	// component (about 4.5 s for the solo environment's nine processes).
+	procs := e.Processes()
+	signalAll := func(sig syscall.Signal) {
+		t.Helper()
+		for _, p := range procs {
+			if err := syscall.Kill(p.PID, sig); err != nil {
+				t.Fatal(err)
+			}
 		}
+	}
+	signalAll(syscall.SIGSTOP)
+	for _, p := range procs {
 		waitLines(1, p.Name+" is suspended")
-		if err := syscall.Kill(p.PID, syscall.SIGCONT); err != nil {
-			t.Fatal(err)
-		}
+	}
+	signalAll(syscall.SIGCONT)
+	for _, p := range procs {
 		waitLines(1, p.Name+" runs again")
+	}
+	if n, want := strings.Count(logs.String(), " is suspended"), len(procs); n != want {
+		t.Errorf("%d lines say a component is suspended, want one for each of the %d processes:\n%s", n, want, logs.String())
 	}
 
 	// The scheduler once more (second lines), then killed.
