@@ -74,7 +74,9 @@ func TestFinishBind(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			c := fake.NewClientset(tc.pod, testNodeWithLock(tc.lock))
+			// The simple clientset: NewClientset's tracker builds a REST mapper of
+			// the whole scheme on every call; nothing here applies server-side.
+			c := fake.NewSimpleClientset(tc.pod, testNodeWithLock(tc.lock))
 			if err := FinishBind(ctx, c, tc.pod); err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +101,7 @@ func TestFinishBind(t *testing.T) {
 
 func TestFinishBindUnboundPod(t *testing.T) {
 	pod := testPod("p1", "", BindPhaseAllocating, "", 1)
-	c := fake.NewClientset(pod)
+	c := fake.NewSimpleClientset(pod)
 	if err := FinishBind(context.Background(), c, pod); err == nil {
 		t.Fatal("FinishBind of a pod without spec.nodeName succeeded, want an error")
 	}
@@ -107,7 +109,7 @@ func TestFinishBindUnboundPod(t *testing.T) {
 
 func TestReleaseNodeLockRetriesOnConflict(t *testing.T) {
 	ctx := context.Background()
-	c := fake.NewClientset(testNodeWithLock(LockValue(lockTime, "ns", "p1")))
+	c := fake.NewSimpleClientset(testNodeWithLock(LockValue(lockTime, "ns", "p1")))
 	conflicts := 2
 	c.PrependReactor("patch", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
 		if conflicts > 0 {
@@ -165,7 +167,7 @@ func startFinalizer(t *testing.T, c kubernetes.Interface) {
 
 func TestFinalizerRun(t *testing.T) {
 	ctx := context.Background()
-	c := fake.NewClientset(testNodeWithLock(LockValue(lockTime, "ns", "bound")))
+	c := fake.NewSimpleClientset(testNodeWithLock(LockValue(lockTime, "ns", "bound")))
 	startFinalizer(t, c)
 
 	unbound := testPod("unbound", "", BindPhaseAllocating, "GPU-a,NVIDIA,1,1:;", 1)
@@ -202,7 +204,7 @@ func TestFinalizerRun(t *testing.T) {
 // lock only once the previous one released it, as HAMi's Bind would.
 func TestFinalizerBurst(t *testing.T) {
 	ctx := context.Background()
-	c := fake.NewClientset(testNodeWithLock(""))
+	c := fake.NewSimpleClientset(testNodeWithLock(""))
 	startFinalizer(t, c)
 	for i := range 10 {
 		name := fmt.Sprintf("burst-%d", i)
@@ -238,7 +240,7 @@ func TestFinalizerBurst(t *testing.T) {
 func BenchmarkFinalizerBind(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c := fake.NewClientset(testNodeWithLock(""))
+	c := fake.NewSimpleClientset(testNodeWithLock(""))
 	go func() { _ = (&Finalizer{Client: c}).Run(ctx) }()
 	for i := 0; b.Loop(); i++ {
 		name := fmt.Sprintf("bench-%d", i)

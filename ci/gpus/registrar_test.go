@@ -30,7 +30,9 @@ func TestRegisterNode(t *testing.T) {
 	tenant := l.Tenants[1] // tenant-b: two L4
 	w := tenant.Workers[0]
 	ctx := context.Background()
-	c := fake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-b"}})
+	// The simple clientset: NewClientset's tracker builds a REST mapper of
+	// the whole scheme on every call; nothing here applies server-side.
+	c := fake.NewSimpleClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-b"}})
 
 	if err := RegisterNode(ctx, c, l, tenant.Name, w, "worker-b"); err != nil {
 		t.Fatal(err)
@@ -92,7 +94,7 @@ func TestRegisterNode(t *testing.T) {
 func TestRegisterNodeErrors(t *testing.T) {
 	l := lab.Default()
 	ctx := context.Background()
-	c := fake.NewClientset()
+	c := fake.NewSimpleClientset()
 	err := RegisterNode(ctx, c, l, "tenant-a", l.Tenants[0].Workers[0], "missing-node")
 	if err == nil || !strings.Contains(err.Error(), "missing-node") {
 		t.Errorf("missing node: err = %v, want an error naming missing-node", err)
@@ -109,7 +111,7 @@ func TestKeepRegistered(t *testing.T) {
 	l := lab.Default()
 	w := l.Tenants[0].Workers[0]
 	ctx, cancel := context.WithCancel(context.Background())
-	c := fake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-a"}})
+	c := fake.NewSimpleClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-a"}})
 	done := make(chan error, 1)
 	go func() { done <- KeepRegistered(ctx, c, l, "tenant-a", w, "worker-a", 10*time.Millisecond, nil) }()
 	want := *resource.NewQuantity(int64(GPUCapacity(l, w)), resource.DecimalSI)

@@ -87,7 +87,9 @@ func TestRegistrationIsWhatTheRegistrarApplies(t *testing.T) {
 				node := l.NodeName(tn.Name, w.Name)
 				t.Run(name+"/"+node, func(t *testing.T) {
 					ctx := context.Background()
-					c := fake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}})
+					// The simple clientset: NewClientset's tracker builds a REST mapper of
+					// the whole scheme on every call; nothing here applies server-side.
+					c := fake.NewSimpleClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}})
 					if err := gpus.RegisterNode(ctx, c, l, tn.Name, w, node); err != nil {
 						t.Fatal(err)
 					}

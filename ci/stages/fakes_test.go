@@ -181,7 +181,9 @@ func newFakeClients(objs ...runtime.Object) *Clients {
 		TCPGVR:       "TenantControlPlaneList",
 		DataStoreGVR: "DataStoreList",
 	})
-	return &Clients{Kube: kubefake.NewClientset(objs...), Dynamic: dyn}
+	// The simple clientset: NewClientset's tracker builds a REST mapper of
+	// the whole scheme on every call; nothing here applies server-side.
+	return &Clients{Kube: kubefake.NewSimpleClientset(objs...), Dynamic: dyn}
 }
 
 func (f *fakeClusters) connect(kubeconfig []byte) (*Clients, error) {

@@ -71,7 +71,9 @@ func TestMissingTenantObjects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := MissingTenantObjects(ctx, kubefake.NewClientset(tt.objs...), JoinPrerequisites())
+			// The simple clientset: NewClientset's tracker builds a REST mapper of
+			// the whole scheme on every call; nothing here applies server-side.
+			got, err := MissingTenantObjects(ctx, kubefake.NewSimpleClientset(tt.objs...), JoinPrerequisites())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +82,7 @@ func TestMissingTenantObjects(t *testing.T) {
 			}
 		})
 	}
-	denied := kubefake.NewClientset()
+	denied := kubefake.NewSimpleClientset()
 	denied.PrependReactor("get", "clusterrolebindings", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings"}, "x", nil)
 	})

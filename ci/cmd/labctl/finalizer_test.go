@@ -30,7 +30,9 @@ func TestFinalizerCommandRegistersTheTenantsWorkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	node := l.NodeName("tenant-b", "worker")
-	c := fake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}})
+	// The simple clientset: NewClientset's tracker builds a REST mapper of
+	// the whole scheme on every call; nothing here applies server-side.
+	c := fake.NewSimpleClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	done := make(chan error, 1)
