@@ -16,7 +16,7 @@ import (
 // Registration is what makes a worker's simulated GPUs visible to HAMi
 // (hami.md §2.1, §3): the JSON register annotation, the gpu=on label and the
 // nvidia.com/gpu count in status.capacity and status.allocatable, exactly as
-// gpus.RegisterNode writes them (TestRegistrationIsWhatTheRegistrarApplies
+// deviceplugin.RegisterNode writes them (TestRegistrationIsWhatTheRegistrarApplies
 // holds the two together). HAMi's scheduler reads allocatable, the count
 // HAMi v2.8+ uses as its registration gate.
 type Registration struct {

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/gpus/deviceplugin"
 )
 
 func TestWorkerRegistrationSeedLab(t *testing.T) {
@@ -75,7 +76,7 @@ func TestWorkerRegistrationSeedLab(t *testing.T) {
 
 // TestRegistrationIsWhatTheRegistrarApplies: the manifest `labctl plan -o`
 // shows for a GPU worker (Registration.Apply) is exactly what
-// gpus.RegisterNode leaves on a bare Node (the registrar patches status
+// deviceplugin.RegisterNode leaves on a bare Node (the registrar patches status
 // capacity and allocatable; HAMi reads allocatable).
 func TestRegistrationIsWhatTheRegistrarApplies(t *testing.T) {
 	for name, l := range testLabs(t) {
@@ -90,7 +91,7 @@ func TestRegistrationIsWhatTheRegistrarApplies(t *testing.T) {
 					// The simple clientset: NewClientset's tracker builds a REST mapper of
 					// the whole scheme on every call; nothing here applies server-side.
 					c := fake.NewSimpleClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}})
-					if err := gpus.RegisterNode(ctx, c, l, tn.Name, w, node); err != nil {
+					if err := deviceplugin.RegisterNode(ctx, c, l, tn.Name, w, node); err != nil {
 						t.Fatal(err)
 					}
 					n, err := c.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/gpus/deviceplugin"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
@@ -34,7 +35,7 @@ import (
 //
 // The gpus stage keeps the readiness gate: HAMi's /metrics listing every
 // card (gpus.SeesAllCards). The bind finalizer it deploys re-asserts the same
-// registration with the same gpus.RegisterNode, so nothing here changes what
+// registration with the same deviceplugin.RegisterNode, so nothing here changes what
 // the finalizer writes.
 
 // registrationPlan lists the Node patches of a tenant's workers, from the
@@ -57,7 +58,7 @@ func registrationPlan(e *Env, t lab.Tenant) ([]string, error) {
 func registerWorkers(ctx context.Context, e *Env, tc *Clients, t lab.Tenant) error {
 	for _, w := range t.Workers {
 		node := e.Lab.NodeName(t.Name, w.Name)
-		if err := gpus.RegisterNode(ctx, tc.Kube, e.Lab, t.Name, w, node); err != nil {
+		if err := deviceplugin.RegisterNode(ctx, tc.Kube, e.Lab, t.Name, w, node); err != nil {
 			return fail(HAMi, "Node "+node+" in tenant "+t.Name, "registering GPUs before HAMi starts", err)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/gpus/deviceplugin"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
@@ -75,7 +76,7 @@ func TestGPUsStage(t *testing.T) {
 		nodeObj := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}}
 		c := newFakeClients(ready, svc, nodeObj)
 		// The hami stage registered the GPUs before installing HAMi.
-		if err := gpus.RegisterNode(context.Background(), c.Kube, e.Lab, tn.Name, tn.Workers[0], node); err != nil {
+		if err := deviceplugin.RegisterNode(context.Background(), c.Kube, e.Lab, tn.Name, tn.Workers[0], node); err != nil {
 			t.Fatal(err)
 		}
 		scrapes := 0

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/gpus/deviceplugin"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
@@ -23,7 +24,7 @@ const (
 func NodeName(tenant, worker string) string { return tenant + "-" + worker }
 
 // createWorkers creates a Node per lab worker, registers its GPUs with the
-// same product code the real lab runs (gpus.RegisterNode), and starts the
+// same product code the real lab runs (deviceplugin.RegisterNode), and starts the
 // product bind finalizer for the tenant.
 func (t *tenant) createWorkers(ctx context.Context) error {
 	for _, w := range t.spec.Workers {
@@ -32,11 +33,11 @@ func (t *tenant) createWorkers(ctx context.Context) error {
 		}
 	}
 	for _, w := range t.spec.Workers {
-		if err := gpus.RegisterNode(ctx, t.client, t.env.lab, t.name(), w, NodeName(t.name(), w.Name)); err != nil {
+		if err := deviceplugin.RegisterNode(ctx, t.client, t.env.lab, t.name(), w, NodeName(t.name(), w.Name)); err != nil {
 			return err
 		}
 	}
-	fin := &gpus.Finalizer{Client: t.client, Log: t.env.log.With("tenant", t.name(), "component", "bind-finalizer")}
+	fin := &deviceplugin.Finalizer{Client: t.client, Log: t.env.log.With("tenant", t.name(), "component", "bind-finalizer")}
 	// Run as a component of its own so a fault test can suspend or kill it
 	// (faults.go) and Health names it when it stops.
 	t.env.runInProcess(t.component(ComponentFinalizer), func(ctx context.Context) error {
@@ -55,7 +56,7 @@ func (t *tenant) createWorkers(ctx context.Context) error {
 // the Node is added, and otherwise only on its 15 s ticker
 // (RegisterFromNodeAnnotations, pkg/scheduler/scheduler.go@v2.10.0): a Node
 // that arrives with its registration is registered at once, one annotated
-// later waits for the tick. gpus.RegisterNode then re-asserts the same
+// later waits for the tick. deviceplugin.RegisterNode then re-asserts the same
 // values, as the real lab's registrar does.
 func (t *tenant) createNode(ctx context.Context, w lab.Worker) error {
 	name := NodeName(t.name(), w.Name)

@@ -13,7 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/gpus/deviceplugin"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
@@ -68,13 +68,13 @@ func runFinalizer(ctx context.Context, c kubernetes.Interface, labFile, tenant s
 	p := pool.New().WithErrors().WithContext(ctx).WithCancelOnError()
 	p.Go(func(ctx context.Context) error {
 		log.Info("bind finalizer started: finishing HAMi binds as HAMi's device plugin would (mock plugin lab)")
-		return (&gpus.Finalizer{Client: c, Log: log}).Run(ctx)
+		return (&deviceplugin.Finalizer{Client: c, Log: log}).Run(ctx)
 	})
 	if t != nil {
 		for _, w := range t.Workers {
 			node := l.NodeName(tenant, w.Name)
 			p.Go(func(ctx context.Context) error {
-				return gpus.KeepRegistered(ctx, c, l, tenant, w, node, registerInterval, func(err error) {
+				return deviceplugin.KeepRegistered(ctx, c, l, tenant, w, node, registerInterval, func(err error) {
 					log.Warn("re-register GPUs", "node", node, "err", err)
 				})
 			})

@@ -6,7 +6,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/gpus/deviceplugin"
 )
 
 // BenchmarkScheduleCycle measures one GPU pod's Filter + Bind over HTTP plus
@@ -19,7 +19,7 @@ func BenchmarkScheduleCycle(b *testing.B) {
 		if _, errText := e.schedule(p, nodeB); errText != "" {
 			b.Fatal(errText)
 		}
-		if err := gpus.FinishBind(e.ctx, e.c, e.pod(p.Name)); err != nil {
+		if err := deviceplugin.FinishBind(e.ctx, e.c, e.pod(p.Name)); err != nil {
 			b.Fatal(err)
 		}
 		// Free the card again so the loop never runs out of slots.

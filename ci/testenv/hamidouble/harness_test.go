@@ -19,6 +19,7 @@ import (
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/gpus/deviceplugin"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
@@ -80,7 +81,7 @@ func newUnregisteredEnv(t testing.TB, cfg Config) *env {
 	})
 	l := lab.Default()
 	for i, n := range []string{nodeA, nodeB} {
-		if err := gpus.RegisterNode(ctx, c, l, l.Tenants[i].Name, l.Tenants[i].Workers[0], n); err != nil {
+		if err := deviceplugin.RegisterNode(ctx, c, l, l.Tenants[i].Name, l.Tenants[i].Workers[0], n); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/gpus/deviceplugin"
 )
 
 func TestDecideLock(t *testing.T) {
@@ -69,7 +70,7 @@ func TestBindContention(t *testing.T) {
 	if v, _ := e.lock(nodeB); !strings.HasSuffix(v, ",ns,p1") {
 		t.Errorf("lock %q, want it kept by p1", v)
 	}
-	if err := gpus.FinishBind(e.ctx, e.c, e.pod("p1")); err != nil {
+	if err := deviceplugin.FinishBind(e.ctx, e.c, e.pod("p1")); err != nil {
 		t.Fatal(err)
 	}
 	if _, errText := e.schedule(p2, nodeB); errText != "" {

@@ -13,6 +13,7 @@ import (
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/gpus/deviceplugin"
 )
 
 // editNode changes a node through the API and waits until the double's node
@@ -108,7 +109,7 @@ func TestNodeAddedBeforeItsAnnotation(t *testing.T) {
 	if fr := e.filter(p, "late"); fr.FailedNodes["late"] != ReasonNodeUnregistered {
 		t.Fatalf("unannotated node: %v, want %q", fr.FailedNodes, ReasonNodeUnregistered)
 	}
-	if err := gpus.RegisterNode(e.ctx, e.c, e.lab, "tenant-b", e.lab.Tenants[1].Workers[0], "late"); err != nil {
+	if err := deviceplugin.RegisterNode(e.ctx, e.c, e.lab, "tenant-b", e.lab.Tenants[1].Workers[0], "late"); err != nil {
 		t.Fatal(err)
 	}
 	e.editNode("late", func(*corev1.Node) {}, false)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/gpus/deviceplugin"
 )
 
 // TestSeedScenario runs the seed lab's checks on tenant-a's A100 through the
@@ -35,7 +36,7 @@ func TestSeedScenario(t *testing.T) {
 			t.Fatalf("%s: node lock %q, want one naming ns/%s", name, v, name)
 		}
 		e.waitEvent(name, EventBindingSucceed, "Successfully binding node [worker-a] to ns/"+name)
-		if err := gpus.FinishBind(e.ctx, e.c, got); err != nil {
+		if err := deviceplugin.FinishBind(e.ctx, e.c, got); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,10 +1,11 @@
-package gpus
+package deviceplugin
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gpu-lab/gpu-lab/ci/gpus"
 	"log/slog"
 	"sync"
 	"time"
@@ -123,17 +124,17 @@ func (f *Finalizer) Run(ctx context.Context) error {
 // NeedsFinish reports whether a pod is bound by HAMi and waits for the device
 // plugin's Allocate: spec.nodeName set and hami.io/bind-phase=allocating.
 func NeedsFinish(p *corev1.Pod) bool {
-	return p.Spec.NodeName != "" && p.Annotations[AnnoBindPhase] == BindPhaseAllocating
+	return p.Spec.NodeName != "" && p.Annotations[gpus.AnnoBindPhase] == gpus.BindPhaseAllocating
 }
 
 // ErasedFor is the hami.io/vgpu-devices-to-allocate value once every
 // container is allocated: one ";" per container entry of the current value,
 // or per init and app container when the value is missing or unreadable.
 func ErasedFor(p *corev1.Pod) string {
-	if devs, err := DecodePodDevices(p.Annotations[AnnoDevicesToAlloc]); err == nil && len(devs) > 0 {
-		return Erased(len(devs))
+	if devs, err := gpus.DecodePodDevices(p.Annotations[gpus.AnnoDevicesToAlloc]); err == nil && len(devs) > 0 {
+		return gpus.Erased(len(devs))
 	}
-	return Erased(len(p.Spec.InitContainers) + len(p.Spec.Containers))
+	return gpus.Erased(len(p.Spec.InitContainers) + len(p.Spec.Containers))
 }
 
 // FinishBind does the real device plugin's last step for one pod: patch
@@ -145,8 +146,8 @@ func FinishBind(ctx context.Context, c kubernetes.Interface, pod *corev1.Pod) er
 		return fmt.Errorf("finish bind of pod %s/%s: spec.nodeName is empty (the pod is not bound yet)", pod.Namespace, pod.Name)
 	}
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{
-		AnnoBindPhase:      BindPhaseSuccess,
-		AnnoDevicesToAlloc: ErasedFor(pod),
+		gpus.AnnoBindPhase:      gpus.BindPhaseSuccess,
+		gpus.AnnoDevicesToAlloc: ErasedFor(pod),
 	}}})
 	_, err := c.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
@@ -169,12 +170,12 @@ func ReleaseNodeLock(ctx context.Context, c kubernetes.Interface, nodeName, name
 		if err != nil {
 			return fmt.Errorf("release node lock on node %s: %w", nodeName, err)
 		}
-		v, ok := node.Annotations[AnnoNodeLock]
-		if !ok || !OwnedBy(v, namespace, pod) {
+		v, ok := node.Annotations[gpus.AnnoNodeLock]
+		if !ok || !gpus.OwnedBy(v, namespace, pod) {
 			return nil
 		}
 		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
-			"annotations":     map[string]any{AnnoNodeLock: nil},
+			"annotations":     map[string]any{gpus.AnnoNodeLock: nil},
 			"resourceVersion": node.ResourceVersion,
 		}})
 		_, err = c.CoreV1().Nodes().Patch(ctx, nodeName, types.MergePatchType, patch, metav1.PatchOptions{})

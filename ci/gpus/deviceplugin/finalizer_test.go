@@ -1,8 +1,9 @@
-package gpus
+package deviceplugin
 
 import (
 	"context"
 	"fmt"
+	"github.com/gpu-lab/gpu-lab/ci/gpus"
 	"strings"
 	"testing"
 	"time"
@@ -30,11 +31,11 @@ func testPod(name, node, phase, devices string, containers int) *corev1.Pod {
 		p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: fmt.Sprintf("c%d", i)})
 	}
 	if phase != "" {
-		p.Annotations[AnnoBindPhase] = phase
+		p.Annotations[gpus.AnnoBindPhase] = phase
 	}
 	if devices != "" {
-		p.Annotations[AnnoDevicesToAlloc] = devices
-		p.Annotations[AnnoDevicesAllocated] = devices
+		p.Annotations[gpus.AnnoDevicesToAlloc] = devices
+		p.Annotations[gpus.AnnoDevicesAllocated] = devices
 	}
 	return p
 }
@@ -42,7 +43,7 @@ func testPod(name, node, phase, devices string, containers int) *corev1.Pod {
 func testNodeWithLock(lock string) *corev1.Node {
 	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: testNode, Annotations: map[string]string{}}}
 	if lock != "" {
-		n.Annotations[AnnoNodeLock] = lock
+		n.Annotations[gpus.AnnoNodeLock] = lock
 	}
 	return n
 }
@@ -57,18 +58,18 @@ func TestFinishBind(t *testing.T) {
 		wantLock    string // "" = released / absent
 		wantLockSet bool
 	}{
-		{name: "owned lock released", pod: testPod("p1", testNode, BindPhaseAllocating, a100+";", 1),
-			lock: LockValue(lockTime, "ns", "p1"), wantErased: ";"},
-		{name: "lock of another pod kept", pod: testPod("p1", testNode, BindPhaseAllocating, a100+";", 1),
-			lock: LockValue(lockTime, "ns", "p2"), wantErased: ";", wantLock: LockValue(lockTime, "ns", "p2"), wantLockSet: true},
-		{name: "same name other namespace kept", pod: testPod("p1", testNode, BindPhaseAllocating, a100+";", 1),
-			lock: LockValue(lockTime, "other", "p1"), wantErased: ";", wantLock: LockValue(lockTime, "other", "p1"), wantLockSet: true},
-		{name: "legacy lock released", pod: testPod("p1", testNode, BindPhaseAllocating, a100+";", 1),
+		{name: "owned lock released", pod: testPod("p1", testNode, gpus.BindPhaseAllocating, a100+";", 1),
+			lock: gpus.LockValue(lockTime, "ns", "p1"), wantErased: ";"},
+		{name: "lock of another pod kept", pod: testPod("p1", testNode, gpus.BindPhaseAllocating, a100+";", 1),
+			lock: gpus.LockValue(lockTime, "ns", "p2"), wantErased: ";", wantLock: gpus.LockValue(lockTime, "ns", "p2"), wantLockSet: true},
+		{name: "same name other namespace kept", pod: testPod("p1", testNode, gpus.BindPhaseAllocating, a100+";", 1),
+			lock: gpus.LockValue(lockTime, "other", "p1"), wantErased: ";", wantLock: gpus.LockValue(lockTime, "other", "p1"), wantLockSet: true},
+		{name: "legacy lock released", pod: testPod("p1", testNode, gpus.BindPhaseAllocating, a100+";", 1),
 			lock: lockTime.Format(time.RFC3339), wantErased: ";"},
-		{name: "no lock", pod: testPod("p1", testNode, BindPhaseAllocating, a100+";", 1), wantErased: ";"},
-		{name: "multi-container erased form", pod: testPod("p1", testNode, BindPhaseAllocating, a100+";;"+a100+";", 3),
-			lock: LockValue(lockTime, "ns", "p1"), wantErased: ";;;"},
-		{name: "missing device string counts containers", pod: testPod("p1", testNode, BindPhaseAllocating, "", 2),
+		{name: "no lock", pod: testPod("p1", testNode, gpus.BindPhaseAllocating, a100+";", 1), wantErased: ";"},
+		{name: "multi-container erased form", pod: testPod("p1", testNode, gpus.BindPhaseAllocating, a100+";;"+a100+";", 3),
+			lock: gpus.LockValue(lockTime, "ns", "p1"), wantErased: ";;;"},
+		{name: "missing device string counts containers", pod: testPod("p1", testNode, gpus.BindPhaseAllocating, "", 2),
 			wantErased: ";;"},
 	}
 	for _, tc := range cases {
@@ -81,17 +82,17 @@ func TestFinishBind(t *testing.T) {
 				t.Fatal(err)
 			}
 			pod, _ := c.CoreV1().Pods("ns").Get(ctx, tc.pod.Name, metav1.GetOptions{})
-			if got := pod.Annotations[AnnoBindPhase]; got != BindPhaseSuccess {
-				t.Errorf("bind-phase = %q, want %q", got, BindPhaseSuccess)
+			if got := pod.Annotations[gpus.AnnoBindPhase]; got != gpus.BindPhaseSuccess {
+				t.Errorf("bind-phase = %q, want %q", got, gpus.BindPhaseSuccess)
 			}
-			if got := pod.Annotations[AnnoDevicesToAlloc]; got != tc.wantErased {
+			if got := pod.Annotations[gpus.AnnoDevicesToAlloc]; got != tc.wantErased {
 				t.Errorf("devices-to-allocate = %q, want %q", got, tc.wantErased)
 			}
-			if got, want := pod.Annotations[AnnoDevicesAllocated], tc.pod.Annotations[AnnoDevicesAllocated]; got != want {
+			if got, want := pod.Annotations[gpus.AnnoDevicesAllocated], tc.pod.Annotations[gpus.AnnoDevicesAllocated]; got != want {
 				t.Errorf("devices-allocated changed to %q, want it kept as %q", got, want)
 			}
 			node, _ := c.CoreV1().Nodes().Get(ctx, testNode, metav1.GetOptions{})
-			got, set := node.Annotations[AnnoNodeLock]
+			got, set := node.Annotations[gpus.AnnoNodeLock]
 			if set != tc.wantLockSet || got != tc.wantLock {
 				t.Errorf("node lock = %q (set %v), want %q (set %v)", got, set, tc.wantLock, tc.wantLockSet)
 			}
@@ -100,7 +101,7 @@ func TestFinishBind(t *testing.T) {
 }
 
 func TestFinishBindUnboundPod(t *testing.T) {
-	pod := testPod("p1", "", BindPhaseAllocating, "", 1)
+	pod := testPod("p1", "", gpus.BindPhaseAllocating, "", 1)
 	c := fake.NewSimpleClientset(pod)
 	if err := FinishBind(context.Background(), c, pod); err == nil {
 		t.Fatal("FinishBind of a pod without spec.nodeName succeeded, want an error")
@@ -109,7 +110,7 @@ func TestFinishBindUnboundPod(t *testing.T) {
 
 func TestReleaseNodeLockRetriesOnConflict(t *testing.T) {
 	ctx := context.Background()
-	c := fake.NewSimpleClientset(testNodeWithLock(LockValue(lockTime, "ns", "p1")))
+	c := fake.NewSimpleClientset(testNodeWithLock(gpus.LockValue(lockTime, "ns", "p1")))
 	conflicts := 2
 	c.PrependReactor("patch", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
 		if conflicts > 0 {
@@ -122,7 +123,7 @@ func TestReleaseNodeLockRetriesOnConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	node, _ := c.CoreV1().Nodes().Get(ctx, testNode, metav1.GetOptions{})
-	if v, ok := node.Annotations[AnnoNodeLock]; ok {
+	if v, ok := node.Annotations[gpus.AnnoNodeLock]; ok {
 		t.Errorf("lock %q still set after two conflicts, want released on retry", v)
 	}
 	var rvPatches int
@@ -167,13 +168,13 @@ func startFinalizer(t *testing.T, c kubernetes.Interface) {
 
 func TestFinalizerRun(t *testing.T) {
 	ctx := context.Background()
-	c := fake.NewSimpleClientset(testNodeWithLock(LockValue(lockTime, "ns", "bound")))
+	c := fake.NewSimpleClientset(testNodeWithLock(gpus.LockValue(lockTime, "ns", "bound")))
 	startFinalizer(t, c)
 
-	unbound := testPod("unbound", "", BindPhaseAllocating, "GPU-a,NVIDIA,1,1:;", 1)
-	done := testPod("done", testNode, BindPhaseSuccess, ";", 1)
+	unbound := testPod("unbound", "", gpus.BindPhaseAllocating, "GPU-a,NVIDIA,1,1:;", 1)
+	done := testPod("done", testNode, gpus.BindPhaseSuccess, ";", 1)
 	plain := testPod("plain", testNode, "", "", 1)
-	bound := testPod("bound", testNode, BindPhaseAllocating, "GPU-a,NVIDIA,1,1:;", 1)
+	bound := testPod("bound", testNode, gpus.BindPhaseAllocating, "GPU-a,NVIDIA,1,1:;", 1)
 	for _, p := range []*corev1.Pod{unbound, done, plain, bound} {
 		if _, err := c.CoreV1().Pods("ns").Create(ctx, p, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
@@ -181,11 +182,11 @@ func TestFinalizerRun(t *testing.T) {
 	}
 	waitFor(t, "the bound pod to be finished", func() bool {
 		p, _ := c.CoreV1().Pods("ns").Get(ctx, "bound", metav1.GetOptions{})
-		return p.Annotations[AnnoBindPhase] == BindPhaseSuccess
+		return p.Annotations[gpus.AnnoBindPhase] == gpus.BindPhaseSuccess
 	})
 	waitFor(t, "the node lock to be released", func() bool {
 		n, _ := c.CoreV1().Nodes().Get(ctx, testNode, metav1.GetOptions{})
-		_, ok := n.Annotations[AnnoNodeLock]
+		_, ok := n.Annotations[gpus.AnnoNodeLock]
 		return !ok
 	})
 	// The others were left alone: no patch ever named them.
@@ -195,8 +196,8 @@ func TestFinalizerRun(t *testing.T) {
 		}
 	}
 	p, _ := c.CoreV1().Pods("ns").Get(ctx, "unbound", metav1.GetOptions{})
-	if p.Annotations[AnnoBindPhase] != BindPhaseAllocating {
-		t.Errorf("unbound pod's bind-phase = %q, want it left at allocating", p.Annotations[AnnoBindPhase])
+	if p.Annotations[gpus.AnnoBindPhase] != gpus.BindPhaseAllocating {
+		t.Errorf("unbound pod's bind-phase = %q, want it left at allocating", p.Annotations[gpus.AnnoBindPhase])
 	}
 }
 
@@ -210,27 +211,27 @@ func TestFinalizerBurst(t *testing.T) {
 		name := fmt.Sprintf("burst-%d", i)
 		waitFor(t, "the node lock to be free before "+name, func() bool {
 			n, _ := c.CoreV1().Nodes().Get(ctx, testNode, metav1.GetOptions{})
-			_, ok := n.Annotations[AnnoNodeLock]
+			_, ok := n.Annotations[gpus.AnnoNodeLock]
 			return !ok
 		})
 		n, _ := c.CoreV1().Nodes().Get(ctx, testNode, metav1.GetOptions{})
-		n.Annotations = map[string]string{AnnoNodeLock: LockValue(time.Now(), "ns", name)}
+		n.Annotations = map[string]string{gpus.AnnoNodeLock: gpus.LockValue(time.Now(), "ns", name)}
 		if _, err := c.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.CoreV1().Pods("ns").Create(ctx, testPod(name, testNode, BindPhaseAllocating, "GPU-a,NVIDIA,2000,3:;", 1), metav1.CreateOptions{}); err != nil {
+		if _, err := c.CoreV1().Pods("ns").Create(ctx, testPod(name, testNode, gpus.BindPhaseAllocating, "GPU-a,NVIDIA,2000,3:;", 1), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	waitFor(t, "all 10 pods to be finished and the lock released", func() bool {
 		for i := range 10 {
 			p, _ := c.CoreV1().Pods("ns").Get(ctx, fmt.Sprintf("burst-%d", i), metav1.GetOptions{})
-			if p.Annotations[AnnoBindPhase] != BindPhaseSuccess || p.Annotations[AnnoDevicesToAlloc] != ";" {
+			if p.Annotations[gpus.AnnoBindPhase] != gpus.BindPhaseSuccess || p.Annotations[gpus.AnnoDevicesToAlloc] != ";" {
 				return false
 			}
 		}
 		n, _ := c.CoreV1().Nodes().Get(ctx, testNode, metav1.GetOptions{})
-		_, ok := n.Annotations[AnnoNodeLock]
+		_, ok := n.Annotations[gpus.AnnoNodeLock]
 		return !ok
 	})
 }
@@ -245,16 +246,16 @@ func BenchmarkFinalizerBind(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		name := fmt.Sprintf("bench-%d", i)
 		n, _ := c.CoreV1().Nodes().Get(ctx, testNode, metav1.GetOptions{})
-		n.Annotations = map[string]string{AnnoNodeLock: LockValue(time.Now(), "ns", name)}
+		n.Annotations = map[string]string{gpus.AnnoNodeLock: gpus.LockValue(time.Now(), "ns", name)}
 		if _, err := c.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := c.CoreV1().Pods("ns").Create(ctx, testPod(name, testNode, BindPhaseAllocating, "GPU-a,NVIDIA,1,1:;", 1), metav1.CreateOptions{}); err != nil {
+		if _, err := c.CoreV1().Pods("ns").Create(ctx, testPod(name, testNode, gpus.BindPhaseAllocating, "GPU-a,NVIDIA,1,1:;", 1), metav1.CreateOptions{}); err != nil {
 			b.Fatal(err)
 		}
 		for {
 			n, _ := c.CoreV1().Nodes().Get(ctx, testNode, metav1.GetOptions{})
-			if _, ok := n.Annotations[AnnoNodeLock]; !ok {
+			if _, ok := n.Annotations[gpus.AnnoNodeLock]; !ok {
 				break
 			}
 			time.Sleep(50 * time.Microsecond)

@@ -1,4 +1,4 @@
-package gpus
+package deviceplugin
 
 import rbacv1 "k8s.io/api/rbac/v1"
 

@@ -1,9 +1,10 @@
-package gpus
+package deviceplugin
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/gpu-lab/gpu-lab/ci/gpus"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -33,24 +34,24 @@ func RegisterNode(ctx context.Context, c kubernetes.Interface, l *lab.Lab, tenan
 	if err != nil {
 		return fmt.Errorf("register GPUs on node %s: %w", nodeName, err)
 	}
-	register := EncodeRegister(Devices(l, tenant, w))
-	if node.Annotations[AnnoRegister] != register || node.Labels[LabelGPUNode] != LabelGPUOn {
+	register := gpus.EncodeRegister(gpus.Devices(l, tenant, w))
+	if node.Annotations[gpus.AnnoRegister] != register || node.Labels[gpus.LabelGPUNode] != gpus.LabelGPUOn {
 		patch := map[string]any{"metadata": map[string]any{
-			"annotations": map[string]string{AnnoRegister: register},
-			"labels":      map[string]string{LabelGPUNode: LabelGPUOn},
+			"annotations": map[string]string{gpus.AnnoRegister: register},
+			"labels":      map[string]string{gpus.LabelGPUNode: gpus.LabelGPUOn},
 		}}
 		if err := mergePatchNode(ctx, c, nodeName, patch); err != nil {
 			return fmt.Errorf("register GPUs on node %s: annotate: %w", nodeName, err)
 		}
 	}
-	want := *resource.NewQuantity(int64(GPUCapacity(l, w)), resource.DecimalSI)
+	want := *resource.NewQuantity(int64(gpus.GPUCapacity(l, w)), resource.DecimalSI)
 	if !quantityIs(node.Status.Capacity, want) || !quantityIs(node.Status.Allocatable, want) {
 		patch := map[string]any{"status": map[string]any{
-			"capacity":    map[string]string{ResourceGPU: want.String()},
-			"allocatable": map[string]string{ResourceGPU: want.String()},
+			"capacity":    map[string]string{gpus.ResourceGPU: want.String()},
+			"allocatable": map[string]string{gpus.ResourceGPU: want.String()},
 		}}
 		if err := mergePatchNode(ctx, c, nodeName, patch, "status"); err != nil {
-			return fmt.Errorf("register GPUs on node %s: set %s capacity: %w", nodeName, ResourceGPU, err)
+			return fmt.Errorf("register GPUs on node %s: set %s capacity: %w", nodeName, gpus.ResourceGPU, err)
 		}
 	}
 	return nil
@@ -80,7 +81,7 @@ func KeepRegistered(ctx context.Context, c kubernetes.Interface, l *lab.Lab, ten
 }
 
 func quantityIs(list corev1.ResourceList, want resource.Quantity) bool {
-	q, ok := list[ResourceGPU]
+	q, ok := list[gpus.ResourceGPU]
 	return ok && q.Cmp(want) == 0
 }
 

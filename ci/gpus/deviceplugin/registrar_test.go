@@ -1,7 +1,8 @@
-package gpus
+package deviceplugin
 
 import (
 	"context"
+	"github.com/gpu-lab/gpu-lab/ci/gpus"
 	"strings"
 	"testing"
 	"time"
@@ -41,20 +42,20 @@ func TestRegisterNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	devs, err := DecodeRegister(node.Annotations[AnnoRegister])
+	devs, err := gpus.DecodeRegister(node.Annotations[gpus.AnnoRegister])
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(devs) != 2 || devs[0].Devmem != 24576 || devs[1].Index != 1 || !devs[0].Health || !strings.Contains(devs[0].Type, "NVIDIA") {
 		t.Errorf("register annotation = %+v, want two healthy NVIDIA L4 cards of 24576 MB", devs)
 	}
-	if node.Labels[LabelGPUNode] != LabelGPUOn {
-		t.Errorf("label %s = %q, want %q", LabelGPUNode, node.Labels[LabelGPUNode], LabelGPUOn)
+	if node.Labels[gpus.LabelGPUNode] != gpus.LabelGPUOn {
+		t.Errorf("label %s = %q, want %q", gpus.LabelGPUNode, node.Labels[gpus.LabelGPUNode], gpus.LabelGPUOn)
 	}
 	want := resource.MustParse("20") // split count 10 × 2 cards
 	for name, list := range map[string]corev1.ResourceList{"capacity": node.Status.Capacity, "allocatable": node.Status.Allocatable} {
-		if q := list[ResourceGPU]; q.Cmp(want) != 0 {
-			t.Errorf("status.%s[%s] = %s, want %s", name, ResourceGPU, q.String(), want.String())
+		if q := list[gpus.ResourceGPU]; q.Cmp(want) != 0 {
+			t.Errorf("status.%s[%s] = %s, want %s", name, gpus.ResourceGPU, q.String(), want.String())
 		}
 	}
 
@@ -68,8 +69,8 @@ func TestRegisterNode(t *testing.T) {
 	}
 
 	// A kubelet that zeroed the count resource is corrected.
-	node.Status.Capacity[ResourceGPU] = resource.MustParse("0")
-	node.Status.Allocatable[ResourceGPU] = resource.MustParse("0")
+	node.Status.Capacity[gpus.ResourceGPU] = resource.MustParse("0")
+	node.Status.Allocatable[gpus.ResourceGPU] = resource.MustParse("0")
 	if _, err := c.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func TestRegisterNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	node, _ = c.CoreV1().Nodes().Get(ctx, "worker-b", metav1.GetOptions{})
-	if q := node.Status.Allocatable[ResourceGPU]; q.Cmp(want) != 0 {
+	if q := node.Status.Allocatable[gpus.ResourceGPU]; q.Cmp(want) != 0 {
 		t.Errorf("after a zeroing kubelet, allocatable = %s, want %s", q.String(), want.String())
 	}
 	var statusPatch bool
@@ -114,14 +115,14 @@ func TestKeepRegistered(t *testing.T) {
 	c := fake.NewSimpleClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-a"}})
 	done := make(chan error, 1)
 	go func() { done <- KeepRegistered(ctx, c, l, "tenant-a", w, "worker-a", 10*time.Millisecond, nil) }()
-	want := *resource.NewQuantity(int64(GPUCapacity(l, w)), resource.DecimalSI)
+	want := *resource.NewQuantity(int64(gpus.GPUCapacity(l, w)), resource.DecimalSI)
 	allocatable := func() resource.Quantity {
 		n, _ := c.CoreV1().Nodes().Get(ctx, "worker-a", metav1.GetOptions{})
-		return n.Status.Allocatable[ResourceGPU]
+		return n.Status.Allocatable[gpus.ResourceGPU]
 	}
 	waitFor(t, "the first registration", func() bool { q := allocatable(); return q.Cmp(want) == 0 })
 	n, _ := c.CoreV1().Nodes().Get(ctx, "worker-a", metav1.GetOptions{})
-	n.Status.Allocatable[ResourceGPU] = resource.MustParse("0")
+	n.Status.Allocatable[gpus.ResourceGPU] = resource.MustParse("0")
 	if _, err := c.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
