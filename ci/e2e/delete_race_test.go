@@ -14,7 +14,7 @@ import (
 // forgetLate is far longer than real HAMi's 1–20 ms so that TC-13's first
 // fresh pod always meets the race: it is refused 15–50 ms after the delete,
 // idle or beside a busy loop per CPU. The suite tries its second fresh pod
-// ~550 ms after the delete (bindFresh waits 500 ms), past forgetLate, so
+// ~600 ms after the delete (bindFresh waits 500 ms), past forgetLate, so
 // each of the three waits (TC-13 once, TC-16 twice) costs one retry, not
 // two. It was 3 s, then 1 s (the test held tenant-a 16 s, then 10 s), for
 // no more proof.
