@@ -17,8 +17,8 @@ import (
 // (hami.md §2.1, §3): the JSON register annotation, the gpu=on label and the
 // nvidia.com/gpu count in status.capacity and status.allocatable, exactly as
 // deviceplugin.RegisterNode writes them (TestRegistrationIsWhatTheRegistrarApplies
-// holds the two together). HAMi's scheduler reads allocatable, the count
-// HAMi v2.8+ uses as its registration gate.
+// in ci/gpus/deviceplugin holds the two together). HAMi's scheduler reads
+// allocatable, the count HAMi v2.8+ uses as its registration gate.
 type Registration struct {
 	Tenant   string
 	Worker   string
