@@ -36,8 +36,8 @@ func listensOn(pid int, ports []int) bool {
 	inodes := map[string]bool{}
 	for _, fd := range fds {
 		if l, err := os.Readlink(dir + "/fd/" + fd.Name()); err == nil {
-			if ino, ok := strings.CutPrefix(l, "socket:["); ok {
-				inodes[strings.TrimSuffix(ino, "]")] = true
+			if ino, ok := socketInode(l); ok {
+				inodes[ino] = true
 			}
 		}
 	}
@@ -57,6 +57,13 @@ func listensOn(pid int, ports []int) bool {
 		}
 	}
 	return true
+}
+
+// socketInode is the inode a /proc/<pid>/fd link names when the fd is a
+// socket ("socket:[<inode>]", proc(5)).
+func socketInode(link string) (string, bool) {
+	ino, ok := strings.CutPrefix(link, "socket:[")
+	return strings.TrimSuffix(ino, "]"), ok
 }
 
 // listenerTables returns the listening TCP sockets by port: from

@@ -5,7 +5,6 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 )
@@ -38,7 +37,7 @@ func TestSockDiagListenersMatchTheProcTables(t *testing.T) {
 			}
 			defer conn.Close()
 			port := l.Addr().(*net.TCPAddr).Port
-			listener, client := socketInode(t, l.(*net.TCPListener)), socketInode(t, conn.(*net.TCPConn))
+			listener, client := fdInode(t, l.(*net.TCPListener)), fdInode(t, conn.(*net.TCPConn))
 
 			b, err := os.ReadFile("/proc/self/net/" + c.table)
 			if err != nil {
@@ -63,9 +62,9 @@ func TestSockDiagListenersMatchTheProcTables(t *testing.T) {
 	}
 }
 
-// socketInode is the inode of a socket of this process, as its fd's link
-// in /proc/self/fd names it ("socket:[<inode>]").
-func socketInode(t *testing.T, c syscall.Conn) string {
+// fdInode is the inode of a socket of this process, as its fd's link in
+// /proc/self/fd names it.
+func fdInode(t *testing.T, c syscall.Conn) string {
 	t.Helper()
 	raw, err := c.SyscallConn()
 	if err != nil {
@@ -81,11 +80,11 @@ func socketInode(t *testing.T, c syscall.Conn) string {
 	if lerr != nil {
 		t.Fatal(lerr)
 	}
-	inode, ok := strings.CutPrefix(link, "socket:[")
+	inode, ok := socketInode(link)
 	if !ok {
 		t.Fatalf("fd link %q is not a socket", link)
 	}
-	return strings.TrimSuffix(inode, "]")
+	return inode
 }
 
 // BenchmarkListeners compares what one poll of waitBound costs with the
