@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gpu-lab/gpu-lab/ci/gpus"
 	"log/slog"
 	"sync"
 	"time"
@@ -19,6 +18,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+
+	"github.com/gpu-lab/gpu-lab/ci/gpus"
 )
 
 // Finalizer finishes every HAMi bind the way HAMi's real device plugin does

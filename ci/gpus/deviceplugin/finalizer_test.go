@@ -3,7 +3,6 @@ package deviceplugin
 import (
 	"context"
 	"fmt"
-	"github.com/gpu-lab/gpu-lab/ci/gpus"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +15,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/gpu-lab/gpu-lab/ci/gpus"
 )
 
 const testNode = "worker-a"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/gpu-lab/gpu-lab/ci/gpus"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -13,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/gpu-lab/gpu-lab/ci/gpus"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 

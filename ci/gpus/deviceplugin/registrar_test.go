@@ -2,7 +2,6 @@ package deviceplugin
 
 import (
 	"context"
-	"github.com/gpu-lab/gpu-lab/ci/gpus"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/gpu-lab/gpu-lab/ci/gpus"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
