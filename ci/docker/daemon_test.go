@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -210,3 +211,48 @@ func TestDaemonImportedImageExists(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// ImageIDs answers for several images in one command, in the order asked,
+// and fails as not found, with no IDs, when one of them is missing.
+func TestDaemonImageIDsInOneCommand(t *testing.T) {
+	t.Parallel() // its objects have names of their own
+	c := daemon(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	a := tinyImage(t, ctx, c)
+	b := uniqueName(t, "gpu-lab-test-tiny-b") + ":test"
+	if err := c.Import(ctx, bytes.NewReader(emptyTar(t)), b); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.RemoveImage(context.Background(), b) })
+	idA, err := c.ImageID(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idB, err := c.ImageID(ctx, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if idA == idB {
+		t.Fatalf("the two images share ID %s: the order could not be checked", idA)
+	}
+	ids, err := c.ImageIDs(ctx, b, a)
+	if err != nil || !slices.Equal(ids, []string{idB, idA}) {
+		t.Fatalf("ImageIDs(%s, %s) = %v, %v; want [%s %s]", b, a, ids, err, idB, idA)
+	}
+	missing := uniqueName(t, "gpu-lab-test-missing") + ":none"
+	ids, err = c.ImageIDs(ctx, a, missing, b)
+	if !IsNotFound(err) || ids != nil || !strings.Contains(err.Error(), missing) {
+		t.Fatalf("ImageIDs with %s missing = %v, %v; want no IDs and a not-found error naming it", missing, ids, err)
+	}
+}
+
+// emptyTar is a tar archive with no files: docker import makes an image of it.
+func emptyTar(t *testing.T) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := tar.NewWriter(&buf).Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}

@@ -100,6 +100,27 @@ func (c CLI) ImageID(ctx context.Context, ref string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
+// ImageIDs returns the daemon's IDs of refs, in their order, from one
+// docker command (docker image inspect takes several references; one
+// command per image costs ~0.1 s of processor each, and a bundle has ~17).
+// When any is missing the error says so (IsNotFound) and no ID is
+// returned: docker prints nothing for a missing image, so the lines left
+// could not be matched to their references.
+func (c CLI) ImageIDs(ctx context.Context, refs ...string) ([]string, error) {
+	if len(refs) == 0 {
+		return nil, nil
+	}
+	out, err := c.Run(ctx, append([]string{"image", "inspect", "--format", "{{.Id}}"}, refs...)...)
+	if err != nil {
+		return nil, fmt.Errorf("inspect images %s: %w", strings.Join(refs, ", "), err)
+	}
+	ids := strings.Fields(string(out))
+	if len(ids) != len(refs) {
+		return nil, fmt.Errorf("inspect images %s: %d IDs for %d images: %q", strings.Join(refs, ", "), len(ids), len(refs), out)
+	}
+	return ids, nil
+}
+
 // Load reads an image archive (docker save, or an OCI tarball) into the
 // daemon (docker load) and returns what the daemon says it loaded: the
 // references of "Loaded image: REF" lines and the IDs of "Loaded image ID:
