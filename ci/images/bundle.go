@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -45,8 +44,9 @@ type Daemon interface {
 	Save(ctx context.Context, ref string, w io.Writer) error
 	Load(ctx context.Context, archive io.Reader) ([]string, error)
 	Tag(ctx context.Context, src, dst string) error
-	ImageID(ctx context.Context, ref string) (string, error)
-	ImageExists(ctx context.Context, ref string) (bool, error)
+	// ImageIDs answers for all refs in one command, and fails when any is
+	// missing.
+	ImageIDs(ctx context.Context, refs ...string) ([]string, error)
 }
 
 // BundleRefs are the references a bundle of the lab holds: every listed
@@ -83,24 +83,27 @@ const archivesAtOnce = 4
 
 // Save writes every reference into dir as a docker save archive plus the
 // index, in the order of refs. Each image must be on the daemon or
-// pullable within pullTimeout: they are made sure of first (ensureAll), so
-// a missing one fails the save before anything is written, and it is the
-// first missing one in the order of refs that is named, whichever failed
-// first.
+// pullable within pullTimeout. The daemon is asked for every ID at once;
+// when one is missing, each image is made sure of (ensureAll), so a missing
+// one fails the save before anything is written, and it is the first
+// missing one in the order of refs that is named, whichever failed first.
 func Save(ctx context.Context, d Daemon, refs []string, dir string, pullTimeout time.Duration, log *slog.Logger) (Index, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Index{}, fmt.Errorf("image bundle %s: %w", dir, err)
 	}
-	if err := ensureAll(ctx, d, refs, pullTimeout); err != nil {
-		return Index{}, fmt.Errorf("image bundle: %w", err)
+	ids, err := d.ImageIDs(ctx, refs...)
+	if err != nil {
+		// Not all there (or no answer): pull what is missing, then ask again.
+		if err := ensureAll(ctx, d, refs, pullTimeout); err != nil {
+			return Index{}, fmt.Errorf("image bundle: %w", err)
+		}
+		if ids, err = d.ImageIDs(ctx, refs...); err != nil {
+			return Index{}, fmt.Errorf("image bundle: %w", err)
+		}
 	}
 	entries := make([]Entry, len(refs))
-	err := eachArchive(ctx, len(refs), func(ctx context.Context, i int) error {
-		id, err := d.ImageID(ctx, refs[i])
-		if err != nil {
-			return fmt.Errorf("image bundle: %w", err)
-		}
-		e := Entry{Ref: refs[i], File: ArchiveName(refs[i]), ID: id}
+	err = eachArchive(ctx, len(refs), func(ctx context.Context, i int) error {
+		e := Entry{Ref: refs[i], File: ArchiveName(refs[i]), ID: ids[i]}
 		if err := saveFile(ctx, d, refs[i], filepath.Join(dir, e.File)); err != nil {
 			return err
 		}
@@ -233,19 +236,38 @@ func (l Loaded) Local(ref string) string {
 func (l Loaded) Has(ref string) bool { _, ok := l[ref]; return ok }
 
 // Load reads every archive of the bundle in dir into the daemon, a few at
-// a time, and names each image by its reference (docker tag; a
-// digest-pinned one keeps its ID).
+// a time, checks each holds the image its index entry says, and names each
+// image by its reference (docker tag; a digest-pinned one keeps its ID). An
+// archive docker save wrote by name loads under that name, so it is not
+// tagged again; the IDs of all the names are asked for in one command.
 func Load(ctx context.Context, d Daemon, dir string, log *slog.Logger) (Loaded, error) {
 	idx, err := ReadIndex(dir)
 	if err != nil {
 		return nil, err
 	}
+	as := make([]string, len(idx.Images)) // what docker load named: a reference or an ID
+	err = eachArchive(ctx, len(idx.Images), func(ctx context.Context, i int) error {
+		e := idx.Images[i]
+		name, err := loadFile(ctx, d, filepath.Join(dir, e.File))
+		if err != nil {
+			return fmt.Errorf("image bundle %s: %s: %w", dir, e.Ref, err)
+		}
+		as[i] = name
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	ids, err := loadedIDs(ctx, d, as)
+	if err != nil {
+		return nil, fmt.Errorf("image bundle %s: %w", dir, err)
+	}
 	names := make([]string, len(idx.Images))
 	err = eachArchive(ctx, len(idx.Images), func(ctx context.Context, i int) error {
 		e := idx.Images[i]
-		name, err := loadEntry(ctx, d, dir, e)
+		name, err := nameLoaded(ctx, d, e, as[i], ids[i])
 		if err != nil {
-			return err
+			return fmt.Errorf("image bundle %s: %s: %w", dir, e.Ref, err)
 		}
 		log.Info("loaded image", "ref", e.Ref, "as", name)
 		names[i] = name
@@ -261,26 +283,49 @@ func Load(ctx context.Context, d Daemon, dir string, log *slog.Logger) (Loaded, 
 	return out, nil
 }
 
-// loadEntry loads one archive of the bundle and returns the name its image
-// has now.
-func loadEntry(ctx context.Context, d Daemon, dir string, e Entry) (string, error) {
-	id, err := loadFile(ctx, d, filepath.Join(dir, e.File))
-	if err != nil {
-		return "", fmt.Errorf("image bundle %s: %s: %w", dir, e.Ref, err)
+// loadedIDs returns the image ID of each name docker load gave: an ID as
+// it is, the references' from one docker command.
+func loadedIDs(ctx context.Context, d Daemon, as []string) ([]string, error) {
+	ids := append([]string(nil), as...)
+	var refs []string
+	var at []int
+	for i, a := range as {
+		if !strings.HasPrefix(a, "sha256:") {
+			refs, at = append(refs, a), append(at, i)
+		}
 	}
+	got, err := d.ImageIDs(ctx, refs...)
+	if err != nil {
+		return nil, err
+	}
+	for k, i := range at {
+		ids[i] = got[k]
+	}
+	return ids, nil
+}
+
+// nameLoaded checks that the archive of e held the image its entry says
+// (when the entry knows), and returns the name the image has now: its ID
+// for a digest-pinned reference, else e.Ref, tagged unless the archive
+// already gave it that name.
+func nameLoaded(ctx context.Context, d Daemon, e Entry, as, id string) (string, error) {
 	if e.ID != "" && id != e.ID {
-		return "", fmt.Errorf("image bundle %s: %s: archive %s holds image %s, the index says %s (re-create the bundle)", dir, e.Ref, e.File, id, e.ID)
+		return "", fmt.Errorf("archive %s holds image %s, the index says %s (re-create the bundle)", e.File, id, e.ID)
 	}
 	if _, digest, _ := strings.Cut(e.Ref, "@"); digest != "" {
 		return id, nil
 	}
+	if !strings.HasPrefix(as, "sha256:") && Normalize(as) == Normalize(e.Ref) {
+		return e.Ref, nil
+	}
 	if err := d.Tag(ctx, id, e.Ref); err != nil {
-		return "", fmt.Errorf("image bundle %s: %w", dir, err)
+		return "", err
 	}
 	return e.Ref, nil
 }
 
-// loadFile loads one archive and returns the ID of the image it holds.
+// loadFile loads one archive and returns what docker load named the image
+// it holds: its reference, or its ID for an archive without one.
 func loadFile(ctx context.Context, d Daemon, path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -294,14 +339,7 @@ func loadFile(ctx context.Context, d Daemon, path string) (string, error) {
 	if len(names) != 1 {
 		return "", fmt.Errorf("archive %s holds %d images (%s), want one", filepath.Base(path), len(names), strings.Join(names, ", "))
 	}
-	if strings.HasPrefix(names[0], "sha256:") {
-		return names[0], nil
-	}
-	id, err := d.ImageID(ctx, names[0])
-	if err != nil {
-		return "", errors.Join(fmt.Errorf("archive %s", filepath.Base(path)), err)
-	}
-	return id, nil
+	return names[0], nil
 }
 
 // loadRecord is what LoadOnce remembers of a loaded bundle.
@@ -345,11 +383,16 @@ func LoadOnce(ctx context.Context, d Daemon, dir, record string, log *slog.Logge
 	return loaded, nil
 }
 
+// stillThere reports whether the daemon has every image of l (one docker
+// command).
 func stillThere(ctx context.Context, d Daemon, l Loaded) bool {
-	for _, local := range l {
-		if ok, err := d.ImageExists(ctx, local); err != nil || !ok {
-			return false
-		}
+	if len(l) == 0 {
+		return false
 	}
-	return len(l) > 0
+	var local []string
+	for _, name := range l {
+		local = append(local, name)
+	}
+	_, err := d.ImageIDs(ctx, local...)
+	return err == nil
 }

@@ -25,7 +25,9 @@ type fakeDaemon struct {
 	slowCheck time.Duration
 	failSave  map[string]bool
 	saved     []string
-	asked     []string
+	asked     []string   // EnsureImage calls
+	inspects  [][]string // ImageIDs calls
+	tagged    []string
 }
 
 func (f *fakeDaemon) EnsureImage(_ context.Context, ref string, _ time.Duration) error {
@@ -56,15 +58,51 @@ func (f *fakeDaemon) Save(ctx context.Context, ref string, w io.Writer) error {
 	return err
 }
 
-func (f *fakeDaemon) ImageID(_ context.Context, ref string) (string, error) {
-	return "sha256:" + strings.Repeat("0", 10) + ref, nil
+// ImageIDs fails, as docker image inspect does, when any ref is missing.
+func (f *fakeDaemon) ImageIDs(_ context.Context, refs ...string) ([]string, error) {
+	f.mu.Lock()
+	f.inspects = append(f.inspects, refs)
+	f.mu.Unlock()
+	var ids []string
+	for _, ref := range refs {
+		if !f.has[ref] {
+			return nil, fmt.Errorf("no such image: %s", ref)
+		}
+		ids = append(ids, fakeID(ref))
+	}
+	return ids, nil
 }
 
-func (f *fakeDaemon) Load(context.Context, io.Reader) ([]string, error) {
-	return nil, errors.New("not used")
+func fakeID(ref string) string { return "sha256:" + strings.Repeat("0", 10) + ref }
+
+// Load reads what Save wrote: the archive of a ref loads under that ref;
+// one written as "unnamed archive of REF" loads by its ID, as an archive
+// without a name (an OCI export) does.
+func (f *fakeDaemon) Load(_ context.Context, r io.Reader) ([]string, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	if ref, ok := strings.CutPrefix(string(b), "unnamed archive of "); ok {
+		return []string{fakeID(ref)}, nil
+	}
+	ref, ok := strings.CutPrefix(string(b), "archive of ")
+	if !ok {
+		return nil, fmt.Errorf("not an archive: %q", b)
+	}
+	f.mu.Lock()
+	f.has[ref] = true
+	f.mu.Unlock()
+	return []string{ref}, nil
 }
-func (f *fakeDaemon) Tag(context.Context, string, string) error               { return nil }
-func (f *fakeDaemon) ImageExists(_ context.Context, ref string) (bool, error) { return f.has[ref], nil }
+
+func (f *fakeDaemon) Tag(_ context.Context, src, dst string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.tagged = append(f.tagged, dst)
+	f.has[dst] = true
+	return nil
+}
 
 func refsN(n int) []string {
 	var out []string
@@ -158,5 +196,27 @@ func TestSaveFailureIsTheOneReturned(t *testing.T) {
 	}
 	if len(d.saved) == len(refs)-1 {
 		t.Errorf("every other archive was still saved after the failure: %v", d.saved)
+	}
+}
+
+// When every image is on the daemon, Save asks for their IDs in one
+// command and makes sure of none one by one.
+func TestSaveAsksForAllIDsAtOnce(t *testing.T) {
+	refs := refsN(17)
+	d := &fakeDaemon{has: map[string]bool{}}
+	for _, r := range refs {
+		d.has[r] = true
+	}
+	idx, err := Save(context.Background(), d, refs, t.TempDir(), time.Second, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.inspects) != 1 || len(d.asked) != 0 {
+		t.Errorf("Save made %d ImageIDs calls and %d EnsureImage calls (%v); want 1 and 0", len(d.inspects), len(d.asked), d.asked)
+	}
+	for i, e := range idx.Images {
+		if e.ID != fakeID(refs[i]) {
+			t.Errorf("entry %d (%s) has ID %s, want %s", i, e.Ref, e.ID, fakeID(refs[i]))
+		}
 	}
 }

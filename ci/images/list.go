@@ -170,7 +170,7 @@ func List(l *lab.Lab) ([]Image, error) {
 		}
 		for _, c := range ds.Spec.Template.Spec.Containers {
 			i := Image{Ref: c.Image, Stage: StageWorkers, Place: Worker, Source: srcKubeProxy, PullPolicy: string(c.ImagePullPolicy)}
-			if slices(nodePreloads(l.Versions.Kubernetes), c.Image) {
+			if containsRef(nodePreloads(l.Versions.Kubernetes), c.Image) {
 				i.Preloaded = worker
 			}
 			add(i)
@@ -194,7 +194,7 @@ func List(l *lab.Lab) ([]Image, error) {
 		}
 		for _, ref := range hamiImages(hv) {
 			i := Image{Ref: ref, Stage: StageHAMi, Place: Worker, Source: srcHAMi, PullPolicy: "IfNotPresent"}
-			if slices(nodePreloads(l.Versions.Kubernetes), ref) {
+			if containsRef(nodePreloads(l.Versions.Kubernetes), ref) {
 				i.Preloaded = worker
 			}
 			add(i)
@@ -252,7 +252,8 @@ func majorMinor(v string) string {
 	return parts[0] + "." + parts[1]
 }
 
-func slices(list []string, ref string) bool {
+// containsRef reports whether list holds ref, however either is spelt.
+func containsRef(list []string, ref string) bool {
 	for _, s := range list {
 		if Normalize(s) == Normalize(ref) {
 			return true

@@ -1,0 +1,79 @@
+package images
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// writeBundle writes a bundle of refs as the fake daemon reads it back:
+// each archive names its image unless unnamed says otherwise.
+func writeBundle(t *testing.T, refs []string, unnamed map[string]bool, ids map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	var idx Index
+	for _, ref := range refs {
+		body := "archive of " + ref
+		if unnamed[ref] {
+			body = "unnamed " + body
+		}
+		if err := os.WriteFile(filepath.Join(dir, ArchiveName(ref)), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		idx.Images = append(idx.Images, Entry{Ref: ref, File: ArchiveName(ref), ID: ids[ref]})
+	}
+	if err := WriteIndex(dir, idx); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// Archives that load under their reference are not tagged again; an
+// archive without a name is tagged with its reference, a digest-pinned one
+// is named by its ID; the IDs of the named ones are asked for in one
+// command.
+func TestLoadTagsOnlyWhatLoadedWithoutItsName(t *testing.T) {
+	pinned := "example.test/pinned@sha256:" + strings.Repeat("ab", 32)
+	refs := []string{"example.test/a:v1", "example.test/b:v1", "example.test/c:v1", pinned}
+	dir := writeBundle(t, refs, map[string]bool{"example.test/c:v1": true, pinned: true}, nil)
+	d := &fakeDaemon{has: map[string]bool{}}
+	loaded, err := Load(context.Background(), d, dir, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(d.tagged, []string{"example.test/c:v1"}) {
+		t.Errorf("tagged %v, want only the unnamed archive's example.test/c:v1", d.tagged)
+	}
+	if len(d.inspects) != 1 || !slices.Equal(d.inspects[0], refs[:2]) {
+		t.Errorf("ImageIDs calls: %v, want one for %v", d.inspects, refs[:2])
+	}
+	for _, ref := range refs[:3] {
+		if loaded.Local(ref) != ref {
+			t.Errorf("%s loaded as %s", ref, loaded.Local(ref))
+		}
+	}
+	if loaded.Local(pinned) != fakeID(pinned) {
+		t.Errorf("digest-pinned %s loaded as %s, want its ID %s", pinned, loaded.Local(pinned), fakeID(pinned))
+	}
+}
+
+// An archive holding another image than its index entry says is refused,
+// named by its reference and file, whether it loaded with a name or not.
+func TestLoadRefusesAnArchiveOfAnotherImage(t *testing.T) {
+	for _, unnamed := range []bool{false, true} {
+		ref := "example.test/a:v1"
+		dir := writeBundle(t, []string{ref}, map[string]bool{ref: unnamed}, map[string]string{ref: "sha256:other"})
+		d := &fakeDaemon{has: map[string]bool{}}
+		_, err := Load(context.Background(), d, dir, slog.New(slog.DiscardHandler))
+		if err == nil || !strings.Contains(err.Error(), ref) || !strings.Contains(err.Error(), ArchiveName(ref)) || !strings.Contains(err.Error(), "the index says sha256:other") {
+			t.Errorf("unnamed=%v: err = %v, want the archive of %s refused", unnamed, err, ref)
+		}
+		if len(d.tagged) != 0 {
+			t.Errorf("unnamed=%v: tagged %v after a wrong archive", unnamed, d.tagged)
+		}
+	}
+}
