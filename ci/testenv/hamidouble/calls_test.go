@@ -85,3 +85,34 @@ func TestDeleteRaceFault(t *testing.T) {
 		t.Errorf("after the delay: %v, want the fresh pod to fit", fr.FailedNodes)
 	}
 }
+
+// KeepDeletedUntilFiltered: the first Filter of the node after a delete
+// counts the deleted pod however late it comes, the next one does not, and
+// setting the faults without it forgets the deleted pods no Filter met.
+func TestDeleteRaceUntilFilteredFault(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Config{})
+	e.d.afterFunc = func(time.Duration, func()) { t.Error("the fault scheduled a timed forget") }
+	e.d.SetFaults(Faults{KeepDeletedUntilFiltered: true})
+	fillA100(e)
+	if err := e.c.CoreV1().Pods("ns").Delete(e.ctx, "a1", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.sync("marker")
+	fresh := e.gpuPod("fresh", nodeA, limits("nvidia.com/gpu", "1", "nvidia.com/gpumem", "20000", "nvidia.com/gpucores", "30"), nil)
+	if fr := e.filter(fresh, nodeA); fr.FailedNodes[nodeA] != "1/1 CardInsufficientCore" {
+		t.Fatalf("first Filter after the delete: %v, want the deleted pod still counted", fr.FailedNodes)
+	}
+	if fr := e.filter(fresh, nodeA); fr.NodeNames == nil || len(*fr.NodeNames) != 1 {
+		t.Fatalf("second Filter: %v, want the fresh pod to fit", fr.FailedNodes)
+	}
+	if err := e.c.CoreV1().Pods("ns").Delete(e.ctx, "a2", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.sync("marker2")
+	before := e.d.CountedPods()
+	e.d.SetFaults(Faults{})
+	if after := e.d.CountedPods(); after != before-1 {
+		t.Errorf("faults off: %d pods counted, want %d (the deleted a2 forgotten)", after, before-1)
+	}
+}

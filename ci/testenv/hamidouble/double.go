@@ -60,6 +60,9 @@ type podUsage struct {
 	Namespace, Name string
 	Node            string
 	Devices         string // hami.io/vgpu-devices-allocated
+	// deleted: the pod is gone and counted until the next Filter of its
+	// node has answered (Faults.KeepDeletedUntilFiltered).
+	deleted bool
 }
 
 // New returns a Double; call Start before serving Handler.
@@ -131,6 +134,9 @@ func (d *Double) Config() Config { return d.cfg }
 // SetFaults replaces the injected faults; safe to call at any time.
 func (d *Double) SetFaults(f Faults) {
 	d.faults.Store(&f)
+	if !f.KeepDeletedUntilFiltered {
+		d.forgetDeleted(func(podUsage) bool { return true })
+	}
 	d.log.Info(Banner+": faults set", "faults", fmt.Sprintf("%+v", f))
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -82,6 +83,8 @@ func (d *Double) Filter(ctx context.Context, args *extenderv1.ExtenderArgs) *ext
 		devs := best.Devices.Encode()
 		d.usage[pod.UID] = podUsage{Namespace: pod.Namespace, Name: pod.Name, Node: best.Node, Devices: devs}
 	}
+	// Deleted pods this Filter counted have met the race once.
+	d.forgetDeletedLocked(func(u podUsage) bool { return slices.Contains(names, u.Node) })
 	d.mu.Unlock()
 
 	failed := extenderv1.FailedNodesMap{}

@@ -44,6 +44,14 @@ func (d *Double) onPodDelete(obj any) {
 	f := d.currentFaults()
 	switch {
 	case f.KeepDeletedUsage:
+	case f.KeepDeletedUntilFiltered:
+		d.mu.Lock()
+		if u, ok := d.usage[p.UID]; ok {
+			u.deleted = true
+			d.usage[p.UID] = u
+		}
+		d.mu.Unlock()
+		d.log.Debug(Banner+": deleted pod kept until the next Filter of its node (delete race fault)", "pod", podKey(p))
 	case f.ForgetDeletedAfter > 0:
 		// The delete race (hami-observed.md §3e): Filters that the delete
 		// triggers in kube-scheduler still count the deleted pod.
@@ -67,6 +75,22 @@ func (d *Double) forget(uid types.UID) {
 	d.mu.Lock()
 	delete(d.usage, uid)
 	d.mu.Unlock()
+}
+
+// forgetDeleted forgets the deleted pods (Faults.KeepDeletedUntilFiltered)
+// whose usage match says.
+func (d *Double) forgetDeleted(match func(podUsage) bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.forgetDeletedLocked(match)
+}
+
+func (d *Double) forgetDeletedLocked(match func(podUsage) bool) {
+	for uid, u := range d.usage {
+		if u.deleted && match(u) {
+			delete(d.usage, uid)
+		}
+	}
 }
 
 // errNoGPU is GetNodeDevices' answer for an empty register annotation.
