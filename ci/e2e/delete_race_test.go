@@ -11,31 +11,34 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/testenv/hamidouble"
 )
 
-// forgetLate is far longer than real HAMi's 1–20 ms so that TC-13's first
-// fresh pod always meets the race: it is refused 15–50 ms after the delete,
-// idle or beside a busy loop per CPU. The suite tries its second fresh pod
-// ~600 ms after the delete (bindFresh waits 500 ms), past forgetLate, so
-// each of the three waits (TC-13 once, TC-16 twice) costs one retry, not
-// two. It was 3 s, then 1 s (the test held tenant-a 16 s, then 10 s), for
-// no more proof.
-const forgetLate = 400 * time.Millisecond
-
 // Real HAMi forgets a deleted pod's usage a little after kube-scheduler has
 // already re-filtered (hami-observed.md §3e): a pod filtered in between is
-// refused as if the capacity were still held. With the double forgetting
-// deleted pods forgetLate late, the cases that free capacity (TC-13, TC-16)
-// still pass, and TC-13 shows it met the race and tried a fresh pod. Both
-// run on tenant-a's card, which the test holds with the fault on its double.
+// refused as if the capacity were still held. The double keeps each
+// deleted pod until the next Filter of its node has counted it
+// (Faults.KeepDeletedUntilFiltered), so the race is met whatever the
+// machine's speed: with a delay instead (ForgetDeletedAfter, 400 ms), a
+// soak on a slow machine under load once brought TC-13's fresh pod later
+// than the delay, and the test failed for want of the race. TC-13 and
+// TC-16, the cases that free capacity, still pass, and TC-13 shows it met
+// the race and tried a fresh pod. Both run on tenant-a's card, which the
+// test holds with the fault on its double.
 func TestDeleteRaceIsSurvived(t *testing.T) {
 	requireEnvironments(t)
 	t.Parallel()
 	const tenant = "tenant-a"
 	seeds.requireDouble(t)
 	e := leaseSeed(t, []string{tenant}, nil)
-	setFaults(t, e, hamidouble.Faults{ForgetDeletedAfter: forgetLate}, tenant)
+	setFaults(t, e, hamidouble.Faults{KeepDeletedUntilFiltered: true}, tenant)
 	// The suite deletes its pods at the end; the next test must not meet
-	// usage the double forgets late.
+	// usage the double still counts: switching the fault off forgets the
+	// deleted pods, and the pods the suite is still deleting go as their
+	// deletes arrive.
 	t.Cleanup(func() {
+		for _, tn := range []string{tenant} {
+			if err := e.Double(tn).SetFaults(hamidouble.Faults{}); err != nil {
+				t.Fatalf("%s: %v", tn, err)
+			}
+		}
 		deadline := time.Now().Add(20 * time.Second)
 		for _, tn := range []string{tenant} {
 			counted := func() int {
@@ -75,6 +78,6 @@ func TestDeleteRaceIsSurvived(t *testing.T) {
 	}
 	if !met {
 		logRun(t, run)
-		t.Errorf("TC-13 never met the delete race: its fresh pod was bound at the first try although the double forgot the deleted pod %s late", forgetLate)
+		t.Errorf("TC-13 never met the delete race: its fresh pod was bound at the first try although the double kept the deleted pod until the next Filter")
 	}
 }
