@@ -110,11 +110,16 @@ func TestExecuteInterruptedCleansUp(t *testing.T) {
 	}
 }
 
+// In parallel, the four cases run at once: each waits until all four are
+// running (a barrier, not a sleep, so a machine that is slow to start a
+// goroutine cannot make them miss each other; the bound only ends a runner
+// that never runs them together). Serial, they run one at a time.
 func TestExecuteParallelAndSerial(t *testing.T) {
 	for _, serial := range []bool{false, true} {
 		r, _ := fakeRunner(nil)
 		r.cfg.Serial = serial
 		var running, peak atomic.Int32
+		together := make(chan struct{})
 		slow := func(context.Context, *T) error {
 			n := running.Add(1)
 			for {
@@ -123,7 +128,17 @@ func TestExecuteParallelAndSerial(t *testing.T) {
 					break
 				}
 			}
-			time.Sleep(50 * time.Millisecond)
+			if serial {
+				time.Sleep(50 * time.Millisecond)
+			} else {
+				if n == 4 {
+					close(together)
+				}
+				select {
+				case <-together:
+				case <-time.After(10 * time.Second):
+				}
+			}
 			running.Add(-1)
 			return nil
 		}
