@@ -3,13 +3,16 @@ package suite
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/gpu-lab/gpu-lab/ci/results"
 )
@@ -22,10 +25,28 @@ func pendingPod(name string) *corev1.Pod {
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"}}
 }
 
-// later updates the pod's status after the watch has started.
+// later updates the pod's status once the wait has opened its watch: the
+// fake clientset does not replay to a watch what happened before it opened
+// (an API server would, from the list's resourceVersion), so an update made
+// after a fixed sleep was lost whenever the wait was slower to get there.
+// The reactor opens the watch as the fake's own does, then lets the update go.
 func later(f *fake.Clientset, p *corev1.Pod) {
+	watching := make(chan struct{})
+	var once sync.Once
+	f.PrependWatchReactor("pods", func(action k8stesting.Action) (bool, watch.Interface, error) {
+		var opts metav1.ListOptions
+		if wa, ok := action.(k8stesting.WatchActionImpl); ok {
+			opts = wa.ListOptions
+		}
+		w, err := f.Tracker().Watch(action.GetResource(), action.GetNamespace(), opts)
+		if err != nil {
+			return true, nil, err
+		}
+		once.Do(func() { close(watching) })
+		return true, w, nil
+	})
 	go func() {
-		time.Sleep(100 * time.Millisecond)
+		<-watching
 		_, _ = f.CoreV1().Pods(p.Namespace).UpdateStatus(context.Background(), p, metav1.UpdateOptions{})
 	}()
 }
