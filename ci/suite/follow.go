@@ -101,12 +101,26 @@ func follow(ctx context.Context, rp relistPolicy, list func(context.Context) (st
 
 // drain hands the watch's events to handle until handle says done, ctx
 // ends, or the watch fails or ends (done false: list again). progressed
-// says whether any event other than an error arrived.
+// says whether any event other than an error arrived. Events already
+// queued when ctx ends are still handed over: they arrived in time, and
+// select would otherwise pick at random between them and the end (a watch
+// whose channel is buffered, as a fake's is, can hold several; a server's
+// stream holds none).
 func drain(ctx context.Context, w watch.Interface, handle func(watch.Event) (bool, error)) (progressed, done bool, err error) {
 	defer w.Stop()
 	for {
 		select {
 		case <-ctx.Done():
+			for n := len(w.ResultChan()); n > 0; n-- {
+				ev, ok := <-w.ResultChan()
+				if !ok || ev.Type == watch.Error {
+					break
+				}
+				progressed = true
+				if done, err := handle(ev); done || err != nil {
+					return true, true, err
+				}
+			}
 			return progressed, true, ctx.Err()
 		case ev, ok := <-w.ResultChan():
 			if !ok {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,6 +117,26 @@ func TestFollowDoneOnEvent(t *testing.T) {
 		func(ev watch.Event) (bool, error) { return ev.Type == watch.Modified, nil })
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A deadline that passed before the events were read does not lose the
+// events that had already arrived: each is handled, then the deadline ends
+// the wait.
+func TestDrainHandsOverQueuedEventsAfterTheDeadline(t *testing.T) {
+	fw := watch.NewFakeWithChanSize(3, false)
+	for _, n := range []string{"a", "b", "c"} {
+		fw.Add(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: n}})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var got []string
+	_, done, err := drain(ctx, fw, func(ev watch.Event) (bool, error) {
+		got = append(got, ev.Object.(*corev1.Pod).Name)
+		return false, nil
+	})
+	if !done || !errors.Is(err, context.Canceled) || strings.Join(got, ",") != "a,b,c" {
+		t.Fatalf("drain = done %v, %v, handled %v; want every queued event handled, then the deadline", done, err, got)
 	}
 }
 
