@@ -32,9 +32,10 @@ func TestReadyWaitsUntilHAMiRegisteredEveryCard(t *testing.T) {
 		BinDir: binaries(t), Log: progress(),
 		// The gate is the last wait before ready, so its own deadline fails
 		// the start there, whatever the machine's load made boot take. The
-		// gate starts once HAMi listens and asks its /metrics every 100 ms:
-		// a second holds several answers, and the error keeps the last one
-		// a scrape returned (waitFor), so it names the missing card.
+		// gate starts once HAMi listens and asks its /metrics every 100 ms,
+		// and an attempt begun before the deadline is not cut short
+		// (waitWithin): the error keeps the last answer a scrape returned,
+		// however slowly, so it names the missing card.
 		RegistrationTimeout: time.Second,
 	}
 	if realHAMi() == "" {

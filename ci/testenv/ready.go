@@ -27,7 +27,8 @@ func (t *tenant) readySteps() []step {
 		what  string
 		after []string
 		check func(context.Context) (bool, error)
-		// timeout bounds this check alone (0: only the start's deadline).
+		// timeout bounds this check alone (0: only the start's deadline);
+		// a check with one caps each of its attempts itself.
 		timeout time.Duration
 	}{
 		{"kube-scheduler /healthz", []string{"kube-scheduler"}, func(ctx context.Context) (bool, error) { return healthz(ctx, t.schedPort) }, 0},
@@ -47,17 +48,26 @@ func (t *tenant) readySteps() []step {
 	steps := make([]step, len(checks))
 	for i, c := range checks {
 		steps[i] = step{name: "ready: " + c.what, after: c.after, fn: func(ctx context.Context) error {
-			if c.timeout > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, c.timeout)
-				defer cancel()
-			}
 			// The processes started by now include every one this check
 			// comes after.
+			if c.timeout > 0 {
+				return waitWithin(ctx, c.timeout, c.what, readyPoll, t.processes(), c.check)
+			}
 			return waitFor(ctx, c.what, readyPoll, t.processes(), c.check)
 		}}
 	}
 	return steps
+}
+
+// waitWithin is waitFor with a timeout that ends the asking, not an attempt
+// begun before it (check caps its own attempts): the error then reports
+// what the component last answered, however slowly a loaded machine let it
+// answer, rather than an attempt cut short.
+func waitWithin(ctx context.Context, timeout time.Duration, what string, interval time.Duration, procs []*process, check func(context.Context) (bool, error)) error {
+	start := ctx
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return waitFor(wctx, what, interval, procs, func(context.Context) (bool, error) { return check(start) })
 }
 
 func (t *tenant) konnectivityReady(ctx context.Context) (bool, error) {
