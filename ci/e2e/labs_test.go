@@ -73,9 +73,7 @@ func TestOtherLabs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	e, err := startEnv(ctx, l, testenv.Options{})
-	cancel()
+	e, err := startEnv(l, testenv.Options{}, 5*time.Minute)
 	if err != nil {
 		t.Fatalf("start the local environment for %d tenants: %v", len(l.Tenants), err)
 	}

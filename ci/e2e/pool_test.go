@@ -306,9 +306,20 @@ func (p *seedPool) stop() error {
 // wait on kube-scheduler and HAMi as the next one boots.
 var booting sync.Mutex
 
-// startEnv is testenv.Start in the package's turn.
-func startEnv(ctx context.Context, l *lab.Lab, opts testenv.Options) (*testenv.Env, error) {
+// startEnv is testenv.Start in the package's turn, given timeout from the
+// turn on: the wait for it is not counted, since the seed environment
+// booting first may be building the Kubernetes binaries (10–20 min on a
+// cold cache), which a budget begun before the wait would not survive.
+func startEnv(l *lab.Lab, opts testenv.Options, timeout time.Duration) (*testenv.Env, error) {
+	return inTurn(timeout, func(ctx context.Context) (*testenv.Env, error) { return testenv.Start(ctx, l, opts) })
+}
+
+// inTurn runs start in the package's turn to boot, with a context of
+// timeout made once the turn has come.
+func inTurn[T any](timeout time.Duration, start func(context.Context) (T, error)) (T, error) {
 	booting.Lock()
 	defer booting.Unlock()
-	return testenv.Start(ctx, l, opts)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return start(ctx)
 }
