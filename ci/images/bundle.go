@@ -252,6 +252,7 @@ func Load(ctx context.Context, d Daemon, dir string, log *slog.Logger) (Loaded, 
 		if err != nil {
 			return fmt.Errorf("image bundle %s: %s: %w", dir, e.Ref, err)
 		}
+		log.Info("loaded image", "ref", e.Ref, "file", e.File, "as", name) // as each ends: loads take minutes
 		as[i] = name
 		return nil
 	})
@@ -269,7 +270,9 @@ func Load(ctx context.Context, d Daemon, dir string, log *slog.Logger) (Loaded, 
 		if err != nil {
 			return fmt.Errorf("image bundle %s: %s: %w", dir, e.Ref, err)
 		}
-		log.Info("loaded image", "ref", e.Ref, "as", name)
+		if Normalize(name) != Normalize(as[i]) { // tagged, or a digest-pinned ref named by its ID
+			log.Info("named loaded image", "ref", e.Ref, "as", name)
+		}
 		names[i] = name
 		return nil
 	})
