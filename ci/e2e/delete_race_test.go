@@ -13,15 +13,18 @@ import (
 
 // Real HAMi forgets a deleted pod's usage a little after kube-scheduler has
 // already re-filtered (hami-observed.md §3e): a pod filtered in between is
-// refused as if the capacity were still held. The double keeps each
-// deleted pod until the next Filter of its node has counted it
-// (Faults.KeepDeletedUntilFiltered), so the race is met whatever the
-// machine's speed: with a delay instead (ForgetDeletedAfter, 400 ms), a
-// soak on a slow machine under load once brought TC-13's fresh pod later
-// than the delay, and the test failed for want of the race. TC-13 and
-// TC-16, the cases that free capacity, still pass, and TC-13 shows it met
-// the race and tried a fresh pod. Both run on tenant-a's card, which the
-// test holds with the fault on its double.
+// refused as if the capacity were still held. The double keeps the pods
+// deleted after the fault is set until a Filter of their node has counted
+// them, once (Faults.KeepDeletedUntilFiltered): TC-13's victim is the first
+// pod the run deletes, so its first fresh pod meets the race whatever the
+// machine's speed. With a delay instead (ForgetDeletedAfter, 400 ms), a
+// soak on a slow machine under load once brought that fresh pod later than
+// the delay, and the test failed for want of the race; kept every time, the
+// fresh pods the suite gives up on and deletes each refused the next one
+// (5 in a row, once in a soak). TC-13 and TC-16, the cases that free
+// capacity, still pass, and TC-13 shows it met the race and tried a fresh
+// pod. Both run on tenant-a's card, which the test holds with the fault on
+// its double.
 func TestDeleteRaceIsSurvived(t *testing.T) {
 	requireEnvironments(t)
 	t.Parallel()
@@ -78,6 +81,6 @@ func TestDeleteRaceIsSurvived(t *testing.T) {
 	}
 	if !met {
 		logRun(t, run)
-		t.Errorf("TC-13 never met the delete race: its fresh pod was bound at the first try although the double kept the deleted pod until the next Filter")
+		t.Errorf("TC-13 never met the delete race: its fresh pod was bound at the first try although the double kept the deleted pod until a Filter counted it")
 	}
 }

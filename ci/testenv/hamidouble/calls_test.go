@@ -87,17 +87,24 @@ func TestDeleteRaceFault(t *testing.T) {
 }
 
 // KeepDeletedUntilFiltered: the first Filter of the node after a delete
-// counts the deleted pod however late it comes, the next one does not, and
-// setting the faults without it forgets the deleted pods no Filter met.
+// counts the deleted pod however late it comes and ends the fault: the
+// next Filter does not count it, and a pod deleted after that is forgotten
+// at once (the suite deletes the fresh pods it gave up on; kept, each would
+// refuse the next). Setting the fault again arms it again; setting the
+// faults without it forgets the deleted pods no Filter met.
 func TestDeleteRaceUntilFilteredFault(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Config{})
 	e.d.afterFunc = func(time.Duration, func()) { t.Error("the fault scheduled a timed forget") }
 	e.d.SetFaults(Faults{KeepDeletedUntilFiltered: true})
 	fillA100(e)
-	if err := e.c.CoreV1().Pods("ns").Delete(e.ctx, "a1", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
+	del := func(name string) {
+		t.Helper()
+		if err := e.c.CoreV1().Pods("ns").Delete(e.ctx, name, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
 	}
+	del("a1")
 	e.sync("marker")
 	fresh := e.gpuPod("fresh", nodeA, limits("nvidia.com/gpu", "1", "nvidia.com/gpumem", "20000", "nvidia.com/gpucores", "30"), nil)
 	if fr := e.filter(fresh, nodeA); fr.FailedNodes[nodeA] != "1/1 CardInsufficientCore" {
@@ -106,13 +113,18 @@ func TestDeleteRaceUntilFilteredFault(t *testing.T) {
 	if fr := e.filter(fresh, nodeA); fr.NodeNames == nil || len(*fr.NodeNames) != 1 {
 		t.Fatalf("second Filter: %v, want the fresh pod to fit", fr.FailedNodes)
 	}
-	if err := e.c.CoreV1().Pods("ns").Delete(e.ctx, "a2", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	e.sync("marker2")
 	before := e.d.CountedPods()
+	del("a2")
+	e.sync("marker2") // +1 counted
+	if n := e.d.CountedPods(); n != before {
+		t.Errorf("a pod deleted after the race was met: %d pods counted, want %d (a2 forgotten at once)", n, before)
+	}
+	e.d.SetFaults(Faults{KeepDeletedUntilFiltered: true})
+	del("a3")
+	e.sync("marker3")
+	before = e.d.CountedPods()
 	e.d.SetFaults(Faults{})
-	if after := e.d.CountedPods(); after != before-1 {
-		t.Errorf("faults off: %d pods counted, want %d (the deleted a2 forgotten)", after, before-1)
+	if n := e.d.CountedPods(); n != before-1 {
+		t.Errorf("faults off: %d pods counted, want %d (the deleted a3, kept by the re-armed fault, forgotten)", n, before-1)
 	}
 }

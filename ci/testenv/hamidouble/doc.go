@@ -49,7 +49,7 @@
 //	                                                                                                                       TestLegacyMetrics
 //	delete race               deleted pod forgotten 1–20 ms after the    off by default; Faults.ForgetDeletedAfter delays  TestDeleteRaceFault,
 //	                          re-Filter; 5 of 11 stalled (§3e)           forgetting (KeepDeletedUsage: never;              TestDeleteRaceUntilFilteredFault
-//	                                                                     KeepDeletedUntilFiltered: after the next Filter)
+//	                                                                     KeepDeletedUntilFiltered: once, until a Filter)
 //	Filter reasons, events    §2, §3c–k                                  reason strings, FailedNodes, events               TestSeedScenario, TestFilterTenantB,
 //	                                                                                                                       fit_test.go
 //	node lock                 both contention texts, steal rules (§3a,b) LockNode/SetNodeLock/ReleaseNodeLock rules        TestBindContention, TestDecideLock

@@ -37,6 +37,9 @@ type Double struct {
 	// grant the same capacity.
 	mu    sync.Mutex
 	usage map[types.UID]podUsage
+	// raceArmed: Faults.KeepDeletedUntilFiltered is set and no Filter has
+	// met its race yet. Guarded by mu.
+	raceArmed bool
 
 	nodeLocks sync.Map // node name → *sync.Mutex (HAMi's in-process node lock)
 	reg       registry
@@ -60,8 +63,8 @@ type podUsage struct {
 	Namespace, Name string
 	Node            string
 	Devices         string // hami.io/vgpu-devices-allocated
-	// deleted: the pod is gone and counted until the next Filter of its
-	// node has answered (Faults.KeepDeletedUntilFiltered).
+	// deleted: the pod is gone and counted until a Filter of its node has
+	// answered (Faults.KeepDeletedUntilFiltered).
 	deleted bool
 }
 
@@ -134,9 +137,12 @@ func (d *Double) Config() Config { return d.cfg }
 // SetFaults replaces the injected faults; safe to call at any time.
 func (d *Double) SetFaults(f Faults) {
 	d.faults.Store(&f)
+	d.mu.Lock()
+	d.raceArmed = f.KeepDeletedUntilFiltered
 	if !f.KeepDeletedUntilFiltered {
-		d.forgetDeleted(func(podUsage) bool { return true })
+		d.forgetDeletedLocked(func(podUsage) bool { return true })
 	}
+	d.mu.Unlock()
 	d.log.Info(Banner+": faults set", "faults", fmt.Sprintf("%+v", f))
 }
 

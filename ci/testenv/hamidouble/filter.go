@@ -83,8 +83,10 @@ func (d *Double) Filter(ctx context.Context, args *extenderv1.ExtenderArgs) *ext
 		devs := best.Devices.Encode()
 		d.usage[pod.UID] = podUsage{Namespace: pod.Namespace, Name: pod.Name, Node: best.Node, Devices: devs}
 	}
-	// Deleted pods this Filter counted have met the race once.
-	d.forgetDeletedLocked(func(u podUsage) bool { return slices.Contains(names, u.Node) })
+	// Deleted pods this Filter counted have met the race: it is over.
+	if d.forgetDeletedLocked(func(u podUsage) bool { return slices.Contains(names, u.Node) }) > 0 {
+		d.raceArmed = false
+	}
 	d.mu.Unlock()
 
 	failed := extenderv1.FailedNodesMap{}

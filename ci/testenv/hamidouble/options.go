@@ -148,12 +148,16 @@ type Faults struct {
 	// informer saw the delete, so Filters triggered by the delete still
 	// count it. 0 forgets at once.
 	ForgetDeletedAfter time.Duration
-	// KeepDeletedUntilFiltered makes that race certain, whatever the
-	// machine's speed: a deleted pod's usage is counted by the first Filter
-	// that looks at its node after the delete, and forgotten once that
-	// Filter has answered (or when the faults are set again without it).
-	// ForgetDeletedAfter is met only by a Filter that comes within the
-	// delay, which a loaded machine may not bring; a test that must meet
-	// the race uses this (it is not how HAMi times it: see §3e).
+	// KeepDeletedUntilFiltered makes that race certain once, whatever the
+	// machine's speed: pods deleted after the faults are set are counted
+	// until a Filter of their node has answered; that Filter meets the
+	// race, forgets them and ends the fault, so pods deleted later are
+	// forgotten at once (setting the faults again arms it again; setting
+	// them without it forgets the pods still counted). Once, because the
+	// suite deletes each fresh pod it gave up on: kept too, each would meet
+	// the next fresh pod's Filter, and so on. ForgetDeletedAfter is met only
+	// by a Filter that comes within the delay, which a loaded machine may
+	// not bring; a test that must meet the race uses this (it is not how
+	// HAMi times it: see §3e).
 	KeepDeletedUntilFiltered bool
 }

@@ -46,12 +46,15 @@ func (d *Double) onPodDelete(obj any) {
 	case f.KeepDeletedUsage:
 	case f.KeepDeletedUntilFiltered:
 		d.mu.Lock()
-		if u, ok := d.usage[p.UID]; ok {
-			u.deleted = true
-			d.usage[p.UID] = u
+		defer d.mu.Unlock()
+		u, ok := d.usage[p.UID]
+		if !ok || !d.raceArmed {
+			delete(d.usage, p.UID) // the race was met already: forgotten at once
+			return
 		}
-		d.mu.Unlock()
-		d.log.Debug(Banner+": deleted pod kept until the next Filter of its node (delete race fault)", "pod", podKey(p))
+		u.deleted = true
+		d.usage[p.UID] = u
+		d.log.Debug(Banner+": deleted pod kept until a Filter of its node (delete race fault)", "pod", podKey(p))
 	case f.ForgetDeletedAfter > 0:
 		// The delete race (hami-observed.md §3e): Filters that the delete
 		// triggers in kube-scheduler still count the deleted pod.
@@ -77,20 +80,18 @@ func (d *Double) forget(uid types.UID) {
 	d.mu.Unlock()
 }
 
-// forgetDeleted forgets the deleted pods (Faults.KeepDeletedUntilFiltered)
-// whose usage match says.
-func (d *Double) forgetDeleted(match func(podUsage) bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.forgetDeletedLocked(match)
-}
-
-func (d *Double) forgetDeletedLocked(match func(podUsage) bool) {
+// forgetDeletedLocked forgets the deleted pods still counted
+// (Faults.KeepDeletedUntilFiltered) whose usage match says, and returns how
+// many. Call with d.mu held.
+func (d *Double) forgetDeletedLocked(match func(podUsage) bool) int {
+	n := 0
 	for uid, u := range d.usage {
 		if u.deleted && match(u) {
 			delete(d.usage, uid)
+			n++
 		}
 	}
+	return n
 }
 
 // errNoGPU is GetNodeDevices' answer for an empty register annotation.
