@@ -83,11 +83,16 @@ func TestBindContention(t *testing.T) {
 
 func TestBindStealsDanglingAndExpiredLocks(t *testing.T) {
 	t.Parallel()
+	// The double's clock stands still: a lock's age is what the test
+	// stamped, however long a loaded machine takes between the stamp and
+	// the bind.
+	at := time.Date(2026, 12, 2, 1, 0, 0, 0, time.Local)
 	for _, lock := range []string{
-		gpus.LockValue(time.Now(), "ns", "deleted-pod"),
-		gpus.LockValue(time.Now().Add(-11*time.Second), "ns", "live"),
+		gpus.LockValue(at, "ns", "deleted-pod"),
+		gpus.LockValue(at.Add(-11*time.Second), "ns", "live"),
 	} {
 		e := newEnv(t, Config{NodeLockTimeout: 10 * time.Second})
+		e.d.now = func() time.Time { return at }
 		slicePod(e, "live", nodeA) // a live pod that is not the one binding
 		n, _ := e.c.CoreV1().Nodes().Get(e.ctx, nodeA, metav1.GetOptions{})
 		n.Annotations[gpus.AnnoNodeLock] = lock
@@ -104,9 +109,10 @@ func TestBindStealsDanglingAndExpiredLocks(t *testing.T) {
 	}
 	// A live lock within a custom timeout names that timeout.
 	e := newEnv(t, Config{NodeLockTimeout: 10 * time.Second})
+	e.d.now = func() time.Time { return at.Add(10 * time.Second) } // at the timeout, not past it
 	slicePod(e, "live", nodeA)
 	n, _ := e.c.CoreV1().Nodes().Get(e.ctx, nodeA, metav1.GetOptions{})
-	n.Annotations[gpus.AnnoNodeLock] = gpus.LockValue(time.Now(), "ns", "live")
+	n.Annotations[gpus.AnnoNodeLock] = gpus.LockValue(at, "ns", "live")
 	_, _ = e.c.CoreV1().Nodes().Update(e.ctx, n, metav1.UpdateOptions{})
 	if _, errText := e.schedule(slicePod(e, "p", nodeA), nodeA); errText != "node worker-a has been locked within 10s: node lock contention" {
 		t.Errorf("bind error %q, want the 10s contention message", errText)
