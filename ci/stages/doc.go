@@ -54,11 +54,12 @@
 //     its first pass see the cards; the gpus stage still waits for HAMi's
 //     metrics to list every card before the lab is ready.
 //   - Worker join (join.go, joinconfig.go, workers.go): kubeadm join reads
-//     a JoinConfiguration (/kind/kubeadm.conf) as kind v0.33.0 joins its
-//     own workers, with the kubelet's node-ip set to the worker's IPv4 on
-//     the lab network (kind's kubeletExtraArgs; `kubeadm config validate`
-//     of the pinned kubeadm judges the file in ci/stages/kubeadmcheck), and
-//     skips its preflight phase, as kind does; the worker is reset
+//     a JoinConfiguration (/kind/kubeadm.conf, rendered by
+//     render.JoinConfiguration) as kind v0.33.0 joins its own workers,
+//     with the kubelet's node-ip set to the worker's IPv4 on the lab
+//     network (kind's kubeletExtraArgs; `kubeadm config validate` of the
+//     pinned kubeadm judges the file in ci/stages/kubeadmcheck), and skips
+//     its preflight phase, as kind does; the worker is reset
 //     (kubeadm reset -f) before every join, since a join only runs for an
 //     absent Node and whatever is there is a join that did not finish; the
 //     join is cut off only after kubeadm's own waits (JoinTimeout). The

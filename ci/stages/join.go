@@ -7,46 +7,12 @@ import (
 	"encoding/pem"
 	"fmt"
 	"io"
-	"regexp"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 )
-
-var (
-	tokenRe = regexp.MustCompile(`^([a-z0-9]{6})\.([a-z0-9]{16})$`)
-	hashRe  = regexp.MustCompile(`^sha256:[a-f0-9]{64}$`)
-)
-
-// JoinSpec is what a worker needs to join a tenant.
-type JoinSpec struct {
-	// Endpoint is the tenant API server as workers reach it: the management
-	// node's IPv4 on the kind network and the tenant's NodePort.
-	Endpoint string
-	Token    string
-	// CACertHash pins the tenant CA ("sha256:<hex>").
-	CACertHash string
-	NodeName   string
-	// NodeIP is the worker's IPv4 on the lab network: the kubelet's
-	// --node-ip, as kind sets it for its nodes.
-	NodeIP string
-}
-
-// JoinSkipPhases are the kubeadm join phases a worker skips: preflight, as
-// kind v0.33.0 does for its own nodes (pkg/cluster/internal/kubeadm/config.go
-// sets JoinSkipPhases = ["preflight"], "Kind pre-pulls images and preflight
-// may conflict with that"; pkg/cluster/internal/create/actions/kubeadmjoin/
-// join.go passes --skip-phases=preflight itself to kubeadm < 1.23). A worker
-// is a kindest/node container like kind's, and the checks it would trip are
-// about the host, not the node: SystemVerification (the host's kernel
-// config), Swap, FileContent--proc-sys-net-ipv4-ip_forward (the host's
-// sysctl). kubeadm v1.36.3 names its file and port checks per path and port
-// (FileAvailable--etc-kubernetes-pki-ca.crt, FileExisting-<binary>,
-// Port-10250: cmd/kubeadm/app/preflight/checks.go), so an ignore list would
-// have to follow kubeadm's internals; the old "FileExisting" matched nothing.
-var JoinSkipPhases = []string{"preflight"}
 
 // kubeadm v1.36.3's own waits in a worker join (cmd/kubeadm/app/constants/
 // constants.go, the defaults of JoinConfiguration.timeouts in

@@ -1,121 +1,23 @@
 package stages
 
-import (
-	"fmt"
-	"net"
-	"net/netip"
-	"strings"
-
-	"sigs.k8s.io/yaml"
-)
-
 // A worker joins with a kubeadm JoinConfiguration file, as kind v0.33.0
 // joins its own workers (sigs.k8s.io/kind@v0.33.0
 // pkg/cluster/internal/create/actions/kubeadmjoin/join.go runs
-// `kubeadm join --config /kind/kubeadm.conf`; the document is
-// ConfigTemplateBetaV4 in pkg/cluster/internal/kubeadm/config.go): kubeadm
-// join has no flag for the kubelet's --node-ip, only
-// nodeRegistration.kubeletExtraArgs in a config file.
-const (
-	// JoinConfigPath is where the worker's JoinConfiguration is written
-	// (kind's path; /kind exists in every kindest/node image).
-	JoinConfigPath = "/kind/kubeadm.conf"
-	// KubeadmAPIVersion is the kubeadm config API kubeadm v1.36.3 reads
-	// (cmd/kubeadm/app/apis/kubeadm/v1beta4, the only non-deprecated one).
-	KubeadmAPIVersion = "kubeadm.k8s.io/v1beta4"
-	// ContainerdSocket is the kindest/node CRI socket kind names as
-	// nodeRegistration.criSocket.
-	ContainerdSocket = "unix:///run/containerd/containerd.sock"
-)
+// `kubeadm join --config /kind/kubeadm.conf`). ci/render renders the
+// document (render.JoinConfiguration); this is where it goes in the worker
+// and how kubeadm is run on it.
 
-// The JoinConfiguration fields the lab sets, named as in kubeadm v1.36.3
-// cmd/kubeadm/app/apis/kubeadm/v1beta4/types.go (JoinConfiguration,
-// Discovery, BootstrapTokenDiscovery, NodeRegistrationOptions, Arg). The
-// root module does not depend on k8s.io/kubernetes, so these are the lab's
-// own types; `kubeadm config validate` judges what they render in the tests.
-type (
-	joinConfiguration struct {
-		APIVersion       string           `json:"apiVersion"`
-		Kind             string           `json:"kind"`
-		Discovery        joinDiscovery    `json:"discovery"`
-		NodeRegistration nodeRegistration `json:"nodeRegistration"`
-		SkipPhases       []string         `json:"skipPhases,omitempty"`
-	}
-	joinDiscovery struct {
-		BootstrapToken bootstrapTokenDiscovery `json:"bootstrapToken"`
-	}
-	bootstrapTokenDiscovery struct {
-		APIServerEndpoint string   `json:"apiServerEndpoint"`
-		Token             string   `json:"token"`
-		CACertHashes      []string `json:"caCertHashes"`
-	}
-	nodeRegistration struct {
-		Name             string       `json:"name"`
-		CRISocket        string       `json:"criSocket"`
-		KubeletExtraArgs []kubeletArg `json:"kubeletExtraArgs,omitempty"`
-	}
-	kubeletArg struct {
-		Name  string `json:"name"`
-		Value string `json:"value"`
-	}
-)
-
-// JoinConfiguration is the worker's kubeadm JoinConfiguration (YAML): the
-// bootstrap-token discovery pinned to the tenant CA, the node name, kind's
-// CRI socket, the kubelet's --node-ip (the worker's IPv4 on the lab network,
-// as kind passes each node's address) and the phases kind skips.
-//
-// kind also passes provider-id (kind://docker/<cluster>/<node>) and
-// node-labels. The lab passes neither: a worker is no node of a kind
-// cluster, so a kind:// provider ID would name a cluster that does not own
-// it (and no cloud provider in the lab reads one), and workers carry no
-// extra labels at registration.
-func JoinConfiguration(s JoinSpec) ([]byte, error) {
-	if _, _, err := net.SplitHostPort(s.Endpoint); err != nil || strings.Contains(s.Endpoint, "://") {
-		return nil, fmt.Errorf("join endpoint %q: want host:port (no scheme)", s.Endpoint)
-	}
-	if !tokenRe.MatchString(s.Token) {
-		return nil, fmt.Errorf("join token: want [a-z0-9]{6}.[a-z0-9]{16}")
-	}
-	if !hashRe.MatchString(s.CACertHash) {
-		return nil, fmt.Errorf("join CA hash %q: want sha256:<64 hex digits>", s.CACertHash)
-	}
-	if s.NodeName == "" {
-		return nil, fmt.Errorf("join: node name is empty")
-	}
-	if ip, err := netip.ParseAddr(s.NodeIP); err != nil || !ip.Is4() {
-		return nil, fmt.Errorf("join node IP %q of %s: want the worker's IPv4 address on the lab network", s.NodeIP, s.NodeName)
-	}
-	return renderJoinConfiguration(s)
-}
-
-// renderJoinConfiguration renders without checking (the plan shows
-// placeholders where the real values are not known yet).
-func renderJoinConfiguration(s JoinSpec) ([]byte, error) {
-	return yaml.Marshal(joinConfiguration{
-		APIVersion: KubeadmAPIVersion,
-		Kind:       "JoinConfiguration",
-		Discovery: joinDiscovery{BootstrapToken: bootstrapTokenDiscovery{
-			APIServerEndpoint: s.Endpoint, Token: s.Token, CACertHashes: []string{s.CACertHash},
-		}},
-		NodeRegistration: nodeRegistration{
-			Name:      s.NodeName,
-			CRISocket: ContainerdSocket,
-			// "node-ip" is the kubelet flag (k8s v1.36.3
-			// cmd/kubelet/app/options/options.go).
-			KubeletExtraArgs: []kubeletArg{{Name: "node-ip", Value: s.NodeIP}},
-		},
-		SkipPhases: JoinSkipPhases,
-	})
-}
+// JoinConfigPath is where the worker's JoinConfiguration is written (kind's
+// path; /kind exists in every kindest/node image).
+const JoinConfigPath = "/kind/kubeadm.conf"
 
 // WriteJoinConfigScript writes stdin to JoinConfigPath, readable by root
 // only: the file holds the bootstrap token.
 var WriteJoinConfigScript = "umask 077 && mkdir -p /kind && cat > " + JoinConfigPath
 
 // JoinCommand is the argv of `kubeadm join` inside a worker, reading the
-// configuration JoinConfiguration rendered. kubeadm v1.36.3 refuses most
-// flags next to --config (ValidateMixedArguments in
+// configuration render.JoinConfiguration rendered. kubeadm v1.36.3 refuses
+// most flags next to --config (ValidateMixedArguments in
 // cmd/kubeadm/app/apis/kubeadm/validation/validation.go), so everything
 // else is in the file, skipPhases included, as kind does for kubeadm >= 1.23.
 var JoinCommand = []string{"kubeadm", "join", "--config", JoinConfigPath}

@@ -9,62 +9,15 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/yaml"
+
+	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
-func TestJoinConfiguration(t *testing.T) {
-	hash := "sha256:" + strings.Repeat("ab", 32)
-	ok := JoinSpec{Endpoint: "172.18.0.2:31443", Token: "abcdef.0123456789abcdef", CACertHash: hash, NodeName: "gpu-lab-tenant-a-worker", NodeIP: "172.18.0.9"}
-	got, err := JoinConfiguration(ok)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// What kubeadm reads, as a generic document: every field at the path
-	// kubeadm v1beta4 names (the kubeadm test validates it for real).
-	var doc map[string]any
-	if err := yaml.Unmarshal(got, &doc); err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]any{
-		"apiVersion": "kubeadm.k8s.io/v1beta4",
-		"kind":       "JoinConfiguration",
-		"discovery": map[string]any{"bootstrapToken": map[string]any{
-			"apiServerEndpoint": "172.18.0.2:31443", "token": "abcdef.0123456789abcdef", "caCertHashes": []any{hash},
-		}},
-		"nodeRegistration": map[string]any{
-			"name": "gpu-lab-tenant-a-worker", "criSocket": "unix:///run/containerd/containerd.sock",
-			"kubeletExtraArgs": []any{map[string]any{"name": "node-ip", "value": "172.18.0.9"}},
-		},
-		"skipPhases": []any{"preflight"},
-	}
-	if !reflect.DeepEqual(doc, want) {
-		t.Fatalf("got  %v\nwant %v", doc, want)
-	}
+// kubeadm join reads everything from the file the stage writes: kubeadm
+// refuses most flags next to --config.
+func TestJoinCommandReadsTheConfigFile(t *testing.T) {
 	if !reflect.DeepEqual(JoinCommand, []string{"kubeadm", "join", "--config", "/kind/kubeadm.conf"}) {
 		t.Errorf("JoinCommand = %q", JoinCommand)
-	}
-	bad := []struct {
-		name   string
-		mutate func(*JoinSpec)
-		errHas string
-	}{
-		{"scheme in endpoint", func(s *JoinSpec) { s.Endpoint = "https://172.18.0.2:31443" }, "want host:port"},
-		{"no port", func(s *JoinSpec) { s.Endpoint = "172.18.0.2" }, "want host:port"},
-		{"short token", func(s *JoinSpec) { s.Token = "abc.def" }, "join token"},
-		{"uppercase token", func(s *JoinSpec) { s.Token = "ABCDEF.0123456789abcdef" }, "join token"},
-		{"hash without prefix", func(s *JoinSpec) { s.CACertHash = strings.Repeat("ab", 32) }, "sha256:<64 hex"},
-		{"no node name", func(s *JoinSpec) { s.NodeName = "" }, "node name"},
-		{"no node IP", func(s *JoinSpec) { s.NodeIP = "" }, "join node IP"},
-		{"IPv6 node IP", func(s *JoinSpec) { s.NodeIP = "fc00:f853:ccd:e793::9" }, "want the worker's IPv4"},
-	}
-	for _, tt := range bad {
-		t.Run(tt.name, func(t *testing.T) {
-			s := ok
-			tt.mutate(&s)
-			if _, err := JoinConfiguration(s); err == nil || !strings.Contains(err.Error(), tt.errHas) {
-				t.Fatalf("err = %v, want %q", err, tt.errHas)
-			}
-		})
 	}
 }
 
@@ -73,8 +26,11 @@ func TestBootstrapToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !tokenRe.MatchString(id + "." + secret) {
-		t.Fatalf("token %s.%s does not match kubeadm's format", id, secret)
+	// The token is one the worker's JoinConfiguration takes (kubeadm's
+	// format, which render checks).
+	if _, err := render.JoinConfiguration(render.JoinSpec{Endpoint: "172.18.0.2:31443", Token: id + "." + secret,
+		CACertHash: "sha256:" + strings.Repeat("ab", 32), NodeName: "w", NodeIP: "172.18.0.9"}); err != nil {
+		t.Fatalf("token %s.%s: %v", id, secret, err)
 	}
 	if _, _, err := NewBootstrapToken(bytes.NewReader([]byte{1})); err == nil {
 		t.Fatal("short randomness: want error")

@@ -55,7 +55,7 @@ func (WorkersStage) Plan(e *Env) ([]string, error) {
 		out = append(out, fmt.Sprintf("wait in tenant %s until Kamaji has written what kubeadm join reads (%s) (%s)", t.Name, strings.Join(prereq, ", "), e.Timeouts.TenantReady))
 		for _, w := range t.Workers {
 			name := e.Lab.NodeName(t.Name, w.Name)
-			conf, err := renderJoinConfiguration(JoinSpec{
+			conf, err := render.UncheckedJoinConfiguration(render.JoinSpec{
 				Endpoint: fmt.Sprintf("%s:%d", mgmt, t.Ports.APIServer), Token: "<new bootstrap token>",
 				CACertHash: "sha256:<tenant CA public key hash>", NodeName: name, NodeIP: "<IPv4 of " + name + " on " + e.Network + ">",
 			})
@@ -303,7 +303,7 @@ func joinWorker(ctx context.Context, e *Env, tc *Clients, t lab.Tenant, name, mg
 	if err != nil {
 		return fail(Workers, "container "+name, "", err)
 	}
-	conf, err := JoinConfiguration(JoinSpec{Endpoint: fmt.Sprintf("%s:%d", mgmtIP, t.Ports.APIServer), Token: id + "." + secret, CACertHash: hash, NodeName: name, NodeIP: ip.String()})
+	conf, err := render.JoinConfiguration(render.JoinSpec{Endpoint: fmt.Sprintf("%s:%d", mgmtIP, t.Ports.APIServer), Token: id + "." + secret, CACertHash: hash, NodeName: name, NodeIP: ip.String()})
 	if err != nil {
 		return fail(Workers, "join configuration for "+name, "", err)
 	}

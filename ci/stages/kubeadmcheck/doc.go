@@ -1,5 +1,7 @@
-// Package kubeadmcheck holds the tests that hand what ci/stages renders for
-// kubeadm to the real kubeadm at the pinned Kubernetes version (built by
-// ci/testenv from ci/testenv/k8sbin). They live apart from ci/stages so its
-// own tests never wait for, or depend on, the Kubernetes binary build.
+// Package kubeadmcheck holds the tests that hand what ci/render renders for
+// kubeadm (the worker's JoinConfiguration, which ci/stages writes into each
+// worker) to the real kubeadm at the pinned Kubernetes version (built by
+// ci/testenv from ci/testenv/k8sbin). They live apart from ci/render and
+// ci/stages so their own tests never wait for, or depend on, the Kubernetes
+// binary build.
 package kubeadmcheck

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpu-lab/gpu-lab/ci/stages"
+	"github.com/gpu-lab/gpu-lab/ci/render"
 	"github.com/gpu-lab/gpu-lab/ci/testenv"
 )
 
@@ -56,7 +56,7 @@ func runKubeadm(t *testing.T, bin string, args ...string) (string, error) {
 // refuse are rejected.
 func TestKubeadmValidatesTheWorkerJoinConfiguration(t *testing.T) {
 	bin := kubeadm(t)
-	conf, err := stages.JoinConfiguration(stages.JoinSpec{
+	conf, err := render.JoinConfiguration(render.JoinSpec{
 		Endpoint: "172.18.0.2:31443", Token: "abcdef.0123456789abcdef",
 		CACertHash: "sha256:359f7f27e47be62b90694b181dacd65c2c0a4f79a616c37277b5752307b78e24",
 		NodeName:   "gpu-lab-tenant-a-worker", NodeIP: "172.18.0.9",
@@ -108,7 +108,7 @@ func TestKubeadmKnowsTheSkippedJoinPhases(t *testing.T) {
 			phases[f[0]] = true
 		}
 	}
-	for _, p := range stages.JoinSkipPhases {
+	for _, p := range render.JoinSkipPhases {
 		if !phases[p] {
 			t.Errorf("skipPhases names %q, which kubeadm's join phases (%v) do not have", p, phases)
 		}
