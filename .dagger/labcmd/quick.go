@@ -40,8 +40,8 @@ const (
 )
 
 // K8sBinSourceEnv tells labctl where the nested build module is
-// (ci/testenv.EnvSourceDir): a -trimpath labctl cannot find it next to its
-// own source.
+// (ci/testenv/bincache.EnvSourceDir): a -trimpath labctl cannot find it
+// next to its own source.
 const K8sBinSourceEnv = "GPU_LAB_K8SBIN_SRC"
 
 // HAMiImage is the official HAMi image of the lab file's versions.hamiImage

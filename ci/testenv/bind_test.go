@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gpu-lab/gpu-lab/ci/testenv/bincache"
 )
 
 func TestRewritePorts(t *testing.T) {
@@ -187,7 +189,7 @@ func TestStartBoundMovesComponentOffTakenPort(t *testing.T) {
 				return nil
 			}, fakeComponentEnv+"=1")
 			if err != nil {
-				t.Fatalf("startBound: %v\nlog:\n%s", err, tailFile(filepath.Join(e.workDir, "fake.log"), 20))
+				t.Fatalf("startBound: %v\nlog:\n%s", err, bincache.TailFile(filepath.Join(e.workDir, "fake.log"), 20))
 			}
 			if b == taken {
 				t.Errorf("port %d held by another listener was kept", taken)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/gpu-lab/gpu-lab/ci/testenv/bincache"
 )
 
 // The command lines of a tenant's Kubernetes components. What each flag
@@ -14,7 +16,7 @@ import (
 
 func (t *tenant) startKonnectivityServer(ctx context.Context) error {
 	var err error
-	t.konnServer, err = t.env.startBound(ctx, t.component("konnectivity-server"), filepath.Join(t.env.bins, binProxyServer), []string{
+	t.konnServer, err = t.env.startBound(ctx, t.component("konnectivity-server"), filepath.Join(t.env.bins, bincache.ProxyServer), []string{
 		"--mode=grpc",
 		"--uds-name=" + t.socket,
 		"--delete-existing-uds-file=true",
@@ -35,7 +37,7 @@ func (t *tenant) startKonnectivityServer(ctx context.Context) error {
 
 func (t *tenant) startAPIServer(ctx context.Context) error {
 	var err error
-	t.apiserver, err = t.env.startBound(ctx, t.component("kube-apiserver"), filepath.Join(t.env.bins, binAPIServer), append([]string{
+	t.apiserver, err = t.env.startBound(ctx, t.component("kube-apiserver"), filepath.Join(t.env.bins, bincache.KubeAPIServer), append([]string{
 		"--etcd-servers=" + t.env.etcdURL,
 		"--etcd-prefix=/" + t.name(),
 		"--bind-address=127.0.0.1",
@@ -62,7 +64,7 @@ func (t *tenant) startAPIServer(ctx context.Context) error {
 
 func (t *tenant) startAgent(ctx context.Context) error {
 	var err error
-	t.agent, err = t.env.startBound(ctx, t.component("konnectivity-agent"), filepath.Join(t.env.bins, binProxyAgent), []string{
+	t.agent, err = t.env.startBound(ctx, t.component("konnectivity-agent"), filepath.Join(t.env.bins, bincache.ProxyAgent), []string{
 		"--ca-cert=" + t.path("ca.crt"),
 		"--proxy-server-host=127.0.0.1",
 		"--proxy-server-port=" + strconv.Itoa(t.agentPort),
@@ -100,7 +102,7 @@ func (t *tenant) startScheduler(ctx context.Context) error {
 	}
 	args := append([]string{"--config=" + t.path("scheduler-config.yaml")}, t.servingFlags("scheduler", t.schedPort)...)
 	args = append(args, "--v=1")
-	t.scheduler, err = t.env.startBound(ctx, t.component("kube-scheduler"), filepath.Join(t.env.bins, binScheduler), args,
+	t.scheduler, err = t.env.startBound(ctx, t.component("kube-scheduler"), filepath.Join(t.env.bins, bincache.KubeScheduler), args,
 		t.logPath("kube-scheduler"), []*int{&t.schedPort}, nil)
 	return err
 }
@@ -124,7 +126,7 @@ func (t *tenant) startControllerManager(ctx context.Context) error {
 	)
 	args = append(args, tuningArgs(controllerManagerTuning)...)
 	var err error
-	t.kcm, err = t.env.startBound(ctx, t.component("kube-controller-manager"), filepath.Join(t.env.bins, binControllerManager), args,
+	t.kcm, err = t.env.startBound(ctx, t.component("kube-controller-manager"), filepath.Join(t.env.bins, bincache.KubeControllerManager), args,
 		t.logPath("kube-controller-manager"), []*int{&t.kcmPort}, nil)
 	return err
 }
@@ -149,9 +151,9 @@ func (t *tenant) servingFlags(name string, port int) []string {
 
 func (t *tenant) startKWOK(ctx context.Context) error {
 	var err error
-	t.kwok, err = t.env.startBound(ctx, t.component("kwok"), filepath.Join(t.env.bins, binKWOK), []string{
+	t.kwok, err = t.env.startBound(ctx, t.component("kwok"), filepath.Join(t.env.bins, bincache.KWOK), []string{
 		"--kubeconfig=" + t.path("admin.kubeconfig"),
-		"--config=" + filepath.Join(t.env.bins, kwokStagesFile),
+		"--config=" + filepath.Join(t.env.bins, bincache.KWOKStagesFile),
 		"--manage-all-nodes=false",
 		"--manage-nodes-with-annotation-selector=" + kwokNodeAnnotation + "=" + kwokNodeValue,
 		"--node-lease-duration-seconds=40",

@@ -10,7 +10,8 @@
 //
 // The Kubernetes binaries are built from the nested module ci/testenv/k8sbin
 // (its own go.mod, so the root module never depends on k8s.io/kubernetes)
-// into a cache directory the first time they are needed; see EnsureBinaries.
+// into a cache directory the first time they are needed, by package
+// ci/testenv/bincache; see EnsureBinaries.
 //
 // The tenant API server calls the double's mutating webhook through the
 // tenant's konnectivity tunnel, as in the Kamaji lab: the webhook is
@@ -21,7 +22,11 @@
 // the counters that show which path each call took.
 package testenv
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/gpu-lab/gpu-lab/ci/testenv/bincache"
+)
 
 // Backend describes what the environment runs on; it is written into the
 // state dir and shown in reports, naming every Difference from the real lab.
@@ -41,10 +46,9 @@ func backendLine(h hamiBackend) string {
 		"differs from the real lab in: " + differencesLine(h.double)
 }
 
-// KubernetesVersion is the version the nested module builds: the nearest to
-// the lab's tenant version (v1.36.4) that k8s.io/kubernetes, KWOK v0.8.0 and
-// apiserver-network-proxy v0.36.0 build at together.
-const KubernetesVersion = "v1.36.3"
+// KubernetesVersion is the version of the Kubernetes components the
+// environment runs: the version bincache builds.
+const KubernetesVersion = bincache.KubernetesVersion
 
 // DoubleNotice is what every runner of the environment prints, so the double
 // is never taken for HAMi.

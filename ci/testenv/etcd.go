@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/gpu-lab/gpu-lab/ci/testenv/bincache"
 )
 
 // startEtcd runs the shared embedded etcd and waits until it is healthy.
@@ -27,7 +29,7 @@ func (e *Env) startEtcd(ctx context.Context) error {
 		// no member record names the old ports.
 		return os.RemoveAll(dataDir)
 	}
-	p, err := e.startBound(ctx, "etcd", filepath.Join(e.bins, binEtcd), []string{
+	p, err := e.startBound(ctx, "etcd", filepath.Join(e.bins, bincache.Etcd), []string{
 		"--data-dir", dataDir,
 		"--client-port", strconv.Itoa(client),
 		"--peer-port", strconv.Itoa(peer),

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/testenv/bincache"
 )
 
 // EnvHAMiBinary names a HAMi scheduler binary to run instead of the protocol
@@ -77,7 +78,7 @@ func resolveHAMi(ctx context.Context, opts Options, log *slog.Logger) (hamiBacke
 	double := opts.DoubleBinary
 	if double == "" {
 		var err error
-		if double, err = EnsureDoubleBinary(ctx, log); err != nil {
+		if double, err = bincache.EnsureDoubleBinary(ctx, log); err != nil {
 			return hamiBackend{}, err
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/testenv/bincache"
 )
 
 // HAMiImageScheduler is where HAMi's images hold the scheduler binary:
@@ -79,7 +80,7 @@ func ExtractHAMiScheduler(ctx context.Context, c docker.CLI, image string, log *
 }
 
 // extractHAMiScheduler is ExtractHAMiScheduler into the cache under root
-// (empty: the binary cache, cacheRoot).
+// (empty: the binary cache, bincache.Root).
 func extractHAMiScheduler(ctx context.Context, c docker.CLI, image, root string, log *slog.Logger) (HAMiImageBinary, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -99,7 +100,7 @@ func extractHAMiScheduler(ctx context.Context, c docker.CLI, image, root string,
 		return out, err
 	}
 	if root == "" {
-		if root, err = cacheRoot(); err != nil {
+		if root, err = bincache.Root(); err != nil {
 			return out, err
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
 	"github.com/gpu-lab/gpu-lab/ci/docker/dockertest"
+	"github.com/gpu-lab/gpu-lab/ci/testenv/bincache"
 )
 
 func TestImageTag(t *testing.T) {
@@ -115,7 +116,7 @@ func importHAMiLikeImage(t *testing.T, c docker.CLI, bin []byte) string {
 func TestHAMiImageExtractedCachedAndNamed(t *testing.T) {
 	t.Parallel()
 	c := dockertest.Daemon(t)
-	src, err := EnsureDoubleBinary(context.Background(), progress())
+	src, err := bincache.EnsureDoubleBinary(context.Background(), progress())
 	if err != nil {
 		t.Fatal(err)
 	}

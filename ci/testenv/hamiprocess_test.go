@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/testenv/bincache"
 	"github.com/gpu-lab/gpu-lab/ci/testenv/hamidouble"
 )
 
@@ -79,7 +80,7 @@ func doubleAsScheduler(t *testing.T) string {
 
 // doubleAsSchedulerIn is doubleAsScheduler into dir.
 func doubleAsSchedulerIn(dir string) (string, error) {
-	src, err := EnsureDoubleBinary(context.Background(), progress())
+	src, err := bincache.EnsureDoubleBinary(context.Background(), progress())
 	if err != nil {
 		return "", err
 	}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/testenv/bincache"
 	"github.com/gpu-lab/gpu-lab/ci/testparallel"
 )
 
@@ -193,7 +194,7 @@ func ensureInputs() (envInputs, error) {
 			return
 		}
 		if inputs.in.hamiBinary = os.Getenv(EnvHAMiBinary); inputs.in.hamiBinary == "" {
-			inputs.in.double, inputs.err = EnsureDoubleBinary(context.Background(), progress())
+			inputs.in.double, inputs.err = bincache.EnsureDoubleBinary(context.Background(), progress())
 		}
 	})
 	return inputs.in, inputs.err

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/gpu-lab/gpu-lab/ci/testenv/bincache"
 )
 
 // process is one started component. Every process gets its own process group
@@ -106,25 +107,7 @@ func (p *process) exitError() error {
 }
 
 // tail returns the last n lines of the log.
-func (p *process) tail(n int) string { return tailFile(p.logPath, n) }
-
-func tailFile(path string, n int) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return "(no log: " + err.Error() + ")"
-	}
-	defer f.Close()
-	const max = 64 << 10
-	if st, err := f.Stat(); err == nil && st.Size() > max {
-		_, _ = f.Seek(st.Size()-max, io.SeekStart)
-	}
-	b, _ := io.ReadAll(f)
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return "  | " + strings.Join(lines, "\n  | ")
-}
+func (p *process) tail(n int) string { return bincache.TailFile(p.logPath, n) }
 
 // stop ends the process group: SIGTERM, then SIGKILL after grace (at once for
 // killOnly). It returns when the process has been reaped. Once the leader is

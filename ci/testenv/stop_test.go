@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/testenv/bincache"
 )
 
 // checkStopLeavesNoProcess holds that Stop ends every process the
@@ -65,7 +66,7 @@ func checkStopLeavesNoProcess(t *testing.T, e *Env) {
 // of its log, and nothing is left running.
 func TestStartFailureNamesComponentAndLog(t *testing.T) {
 	bins := t.TempDir()
-	for _, b := range []string{binEtcd, binAPIServer, binScheduler, binControllerManager, binKWOK, binProxyServer, binProxyAgent} {
+	for _, b := range []string{bincache.Etcd, bincache.KubeAPIServer, bincache.KubeScheduler, bincache.KubeControllerManager, bincache.KWOK, bincache.ProxyServer, bincache.ProxyAgent} {
 		script := "#!/bin/sh\necho \"" + b + ": simulated failure: disk on fire\" >&2\nexit 3\n"
 		if err := os.WriteFile(filepath.Join(bins, b), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
@@ -93,7 +94,7 @@ func TestStartFailureNamesComponentAndLog(t *testing.T) {
 func fakeBins(t *testing.T, script string) string {
 	t.Helper()
 	bins := t.TempDir()
-	for _, b := range []string{binEtcd, binAPIServer, binScheduler, binControllerManager, binKWOK, binProxyServer, binProxyAgent} {
+	for _, b := range []string{bincache.Etcd, bincache.KubeAPIServer, bincache.KubeScheduler, bincache.KubeControllerManager, bincache.KWOK, bincache.ProxyServer, bincache.ProxyAgent} {
 		if err := os.WriteFile(filepath.Join(bins, b), []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}

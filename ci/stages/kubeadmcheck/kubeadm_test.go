@@ -11,13 +11,13 @@ import (
 	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/render"
-	"github.com/gpu-lab/gpu-lab/ci/testenv"
+	"github.com/gpu-lab/gpu-lab/ci/testenv/bincache"
 )
 
-// kubeadm returns the kubeadm the local test environment builds at the
-// pinned Kubernetes version (ci/testenv/k8sbin). The first call after a
-// change to that module builds every binary once (minutes); later calls
-// find them in the cache. -short skips: it is the one test here that needs
+// kubeadm returns the kubeadm the binary cache builds, with the local test
+// environment's binaries, at the pinned Kubernetes version
+// (ci/testenv/k8sbin). The first call after a change to that module builds
+// every binary once (minutes); later calls find them in the cache. -short skips: it is the one test here that needs
 // the build.
 func kubeadm(t *testing.T) string {
 	t.Helper()
@@ -26,11 +26,11 @@ func kubeadm(t *testing.T) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
 	defer cancel()
-	dir, err := testenv.EnsureBinaries(ctx, nil)
+	dir, err := bincache.EnsureBinaries(ctx, nil)
 	if err != nil {
 		t.Fatalf("build kubeadm: %v", err)
 	}
-	bin := filepath.Join(dir, "kubeadm")
+	bin := filepath.Join(dir, bincache.Kubeadm)
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("the k8sbin build has no kubeadm: %v", err)
 	}

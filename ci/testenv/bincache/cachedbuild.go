@@ -1,10 +1,12 @@
-package testenv
+package bincache
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
+	"strings"
 )
 
 // cacheEntry is where a build of src belongs in the binary cache: the
@@ -17,7 +19,7 @@ func cacheEntry(ctx context.Context, src string, key func(src, goVersion string)
 	if name, err = key(src, goVersion); err != nil {
 		return "", "", err
 	}
-	if root, err = cacheRoot(); err != nil {
+	if root, err = Root(); err != nil {
 		return "", "", err
 	}
 	return root, name, nil
@@ -58,4 +60,25 @@ func cachedBuild(ctx context.Context, log *slog.Logger, root, dir, src string, d
 		return fmt.Errorf("binary cache: %w", err)
 	}
 	return nil
+}
+
+// TailFile is the last n lines of the log at path, each set off by "  | ",
+// as an error quotes a failed build's log; ci/testenv quotes its
+// components' logs the same way. It reads at most the last 64 KiB.
+func TailFile(path string, n int) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return "(no log: " + err.Error() + ")"
+	}
+	defer f.Close()
+	const max = 64 << 10
+	if st, err := f.Stat(); err == nil && st.Size() > max {
+		_, _ = f.Seek(st.Size()-max, io.SeekStart)
+	}
+	b, _ := io.ReadAll(f)
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return "  | " + strings.Join(lines, "\n  | ")
 }

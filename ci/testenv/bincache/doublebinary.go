@@ -1,4 +1,4 @@
-package testenv
+package bincache
 
 import (
 	"context"
@@ -53,7 +53,7 @@ func EnsureDoubleBinary(ctx context.Context, log *slog.Logger) (string, error) {
 		out, err := cmd.CombinedOutput()
 		_ = os.WriteFile(buildLog, append([]byte(fmt.Sprintf("# (cd %s && go %s)\n", src, strings.Join(args, " "))), out...), 0o644)
 		if err != nil {
-			return fmt.Errorf("build labctl for the HAMi protocol double in %s: %w; %s ends with:\n%s", src, err, buildLog, tailFile(buildLog, 30))
+			return fmt.Errorf("build labctl for the HAMi protocol double in %s: %w; %s ends with:\n%s", src, err, buildLog, TailFile(buildLog, 30))
 		}
 		return nil
 	})
@@ -92,15 +92,16 @@ func pruneDoubleBinaries(root, keep string) {
 	}
 }
 
-// rootModuleDir finds the gpu-lab checkout: two directories above this
-// package's source, or a parent of the working directory with ci/cmd/labctl.
+// rootModuleDir finds the gpu-lab checkout: three directories above this
+// package's source (ci/testenv/bincache), or a parent of the working
+// directory with ci/cmd/labctl.
 func rootModuleDir() (string, error) {
 	isRoot := func(d string) bool {
 		_, err := os.Stat(filepath.Join(d, "ci", "cmd", "labctl", "main.go"))
 		return err == nil
 	}
 	if _, file, _, ok := runtime.Caller(0); ok {
-		if d := filepath.Dir(filepath.Dir(filepath.Dir(file))); isRoot(d) {
+		if d := filepath.Join(filepath.Dir(file), "..", "..", ".."); isRoot(d) {
 			return d, nil
 		}
 	}
@@ -114,7 +115,7 @@ func rootModuleDir() (string, error) {
 			}
 		}
 	}
-	return "", fmt.Errorf("cannot find a gpu-lab checkout to build labctl for the HAMi protocol double: run from one, or pass Options.DoubleBinary (a labctl binary)")
+	return "", fmt.Errorf("cannot find a gpu-lab checkout to build labctl for the HAMi protocol double: run from one, or pass testenv's Options.DoubleBinary (a labctl binary)")
 }
 
 // labctlKey hashes what labctl is built from.
