@@ -52,6 +52,11 @@ func (r *runner) health(tenants []string) *componentDown {
 	return &componentDown{errors.Join(errs...)}
 }
 
+// CaseStoppedMsg is the message of the log record saying a running case
+// was stopped because a component it needs is not running; it is logged
+// after the case's context has ended.
+const CaseStoppedMsg = "case stopped: a component it needs is not running"
+
 // watchHealth asks about the tenants at once and then every healthEvery
 // until the returned stop is called, and ends the case's context with a
 // *componentDown cause at the first answer naming a broken component: a
@@ -73,8 +78,10 @@ func (r *runner) watchHealth(ctx context.Context, stopCase context.CancelCauseFu
 		defer t.Stop()
 		for {
 			if d := r.health(tenants); d != nil {
-				r.log.Warn("case stopped: a component it needs is not running", "tenants", tenants, "why", d.Error())
+				// Stopped, then said: whoever reads the line (a test
+				// undoing its fault) knows the case can no longer pass.
 				stopCase(d)
+				r.log.Warn(CaseStoppedMsg, "tenants", tenants, "why", d.Error())
 				return
 			}
 			select {
