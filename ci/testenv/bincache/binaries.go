@@ -215,20 +215,29 @@ func cacheKey(src, goVersion string) (string, error) {
 		return "", fmt.Errorf("hash build module %s: %w", src, err)
 	}
 	sort.Strings(files)
+	if err := hashFiles(h, src, files); err != nil {
+		return "", err
+	}
+	return KubernetesVersion + "-" + hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// hashFiles writes each file's path relative to base, then its content,
+// to h: a key changes when a file is renamed as well as when it is edited.
+func hashFiles(h io.Writer, base string, files []string) error {
 	for _, f := range files {
-		rel, _ := filepath.Rel(src, f)
+		rel, _ := filepath.Rel(base, f)
 		fh, err := os.Open(f)
 		if err != nil {
-			return "", err
+			return err
 		}
 		fmt.Fprintf(h, "%s\n", filepath.ToSlash(rel))
 		_, err = io.Copy(h, fh)
 		fh.Close()
 		if err != nil {
-			return "", err
+			return err
 		}
 	}
-	return KubernetesVersion + "-" + hex.EncodeToString(h.Sum(nil))[:16], nil
+	return nil
 }
 
 // Root is the root of the binary cache: $GPU_LAB_BIN_DIR, else

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -144,18 +143,8 @@ func labctlKey(src, goVersion string) (string, error) {
 		return "", fmt.Errorf("hash labctl's sources in %s: %w", src, err)
 	}
 	sort.Strings(files[2:])
-	for _, f := range files {
-		rel, _ := filepath.Rel(src, f)
-		fh, err := os.Open(f)
-		if err != nil {
-			return "", err
-		}
-		fmt.Fprintf(h, "%s\n", filepath.ToSlash(rel))
-		_, err = io.Copy(h, fh)
-		fh.Close()
-		if err != nil {
-			return "", err
-		}
+	if err := hashFiles(h, src, files); err != nil {
+		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
