@@ -81,7 +81,7 @@ func TestSuiteAllPass(t *testing.T) {
 		}
 	}
 	// Every tenant's cards are sampled while a scenario holds them, not
-	// only at the (empty) end: tenant-b's during TC-09, TC-11, TC-12, TC-14.
+	// only at the (empty) end: tenant-b's during TC-09, TC-11, TC-14.
 	for _, tn := range e.Tenants() {
 		if !sampledBusy(run, tn) {
 			t.Errorf("tenant %s: no sample shows its cards in use", tn)

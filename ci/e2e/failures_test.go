@@ -54,8 +54,9 @@ var (
 )
 
 // breakages break every case the seed lab runs but those in
-// brokenElsewhere. On the seed lab TC-03, TC-05..07, TC-13 and TC-16 run on
-// tenant-a's A100, TC-09..12 and TC-14 on tenant-b's L4s; TC-01, TC-02,
+// brokenElsewhere. On the seed lab TC-03, TC-05..07, TC-12, TC-13 and TC-16
+// run on tenant-a's A100, TC-09..11 and TC-14 on tenant-b's L4s (TC-14
+// holds that whole worker: HAMi's node lock is per node); TC-01, TC-02,
 // TC-04, TC-08 and TC-15 visit every tenant.
 var breakages = []breakage{
 	{id: "TC-01", why: "the lab pins another Kubernetes version than the servers run", reads: seedTenants,
@@ -92,7 +93,7 @@ var breakages = []breakage{
 		want: "want it to stay Pending"},
 	{id: "TC-11", why: "the double treats binpack as spread", on: tenantB, double: hamidouble.Faults{IgnorePolicy: true},
 		want: "want the same card"},
-	{id: "TC-12", why: "the double ignores nvidia.com/use-gputype", on: tenantB, double: hamidouble.Faults{IgnoreTypeFilter: true},
+	{id: "TC-12", why: "the double ignores nvidia.com/use-gputype", on: tenantA, double: hamidouble.Faults{IgnoreTypeFilter: true},
 		want: "want it to stay Pending"},
 	{id: "TC-14", why: "tenant-b's node lock is held by a pod that never finishes binding", on: tenantB,
 		setup: func(t *testing.T, e *testenv.Env, c *suite.Config) {

@@ -31,16 +31,19 @@ func TestPickHardwareDefaultLab(t *testing.T) {
 	want := map[string]string{
 		"share": "tenant-a/worker card 0", // the seed's sharing scenario stays on tenant-a's A100
 		"pair":  "tenant-b/worker cards 0,1",
-		"type":  "tenant-b/worker card 0", // beside the pair, not behind six cases on the A100
-		"burst": "tenant-b/worker card 1", // one L4 holds ten slices (split count 10)
+		"type":  "tenant-a/worker card 0", // off the burst's worker: HAMi's node lock is per node
+		"burst": "tenant-b/worker card 0", // one L4 holds ten slices (split count 10)
 	}
 	for k := range want {
 		if got[k] != want[k] {
 			t.Errorf("%s = %q, want %q", k, got[k], want[k])
 		}
 	}
-	if hw.LackingType != "NVIDIA-A100-SXM4-80GB" {
-		t.Errorf("LackingType = %q, want tenant-a's A100 type", hw.LackingType)
+	if hw.LackingType != "NVIDIA-L4" {
+		t.Errorf("LackingType = %q, want tenant-b's L4 type (another tenant's first)", hw.LackingType)
+	}
+	if hw.Burst == nil || !hw.Burst.WholeNode || strings.Join(hw.Burst.keys(), " ") != "tenant-b/worker#0 tenant-b/worker#1" {
+		t.Errorf("burst %v holds %v, want both of tenant-b's cards (its node lock is the worker's)", hw.Burst, hw.Burst.keys())
 	}
 	if hw.Count == nil || hw.Count.String() != "tenant-b/worker" || hw.Nodes != nil {
 		t.Errorf("Count = %v, Nodes = %v; want tenant-b/worker and none (no tenant has two workers)", hw.Count, hw.Nodes)
@@ -56,16 +59,16 @@ func TestPickHardware(t *testing.T) {
 	}{
 		{"one small card runs the sharing scenario on it", `tenants: [{name: a, workers: [{name: w, gpus: [{model: L4, count: 1}]}]}]`,
 			"a/w card 0", "", "a/w card 0", "a/w card 0", ""},
-		{"8 × H100 on one worker: every scenario on its own cards", `tenants: [{name: a, workers: [{name: w, gpus: [{model: H100-80GB, count: 8}]}]}]`,
-			"a/w card 0", "a/w cards 1,2", "a/w card 3", "a/w card 4", ""},
+		{"8 × H100 on one worker: the other scenarios on their own cards, the burst holding the worker", `tenants: [{name: a, workers: [{name: w, gpus: [{model: H100-80GB, count: 8}]}]}]`,
+			"a/w card 0", "a/w cards 1,2", "a/w card 3", "a/w card 3", ""},
 		{"the biggest card shares, the first of equals", `tenants: [{name: a, workers: [{name: w, gpus: [{model: T4, count: 1}, {model: L40S, count: 2}]}]}]`,
-			"a/w card 1", "a/w cards 0,2", "a/w card 0", "a/w card 2", ""},
+			"a/w card 1", "a/w cards 0,2", "a/w card 0", "a/w card 0", ""},
 		{"split count 4: TC-14 takes three cards", `{hami: {splitCount: 4}, tenants: [{name: a, workers: [{name: w, gpus: [{model: T4, count: 4}]}]}]}`,
 			"a/w card 0", "a/w cards 1,2", "a/w card 3", "a/w cards 1,2,3", ""},
 		{"burst prefers a free worker", `tenants: [{name: a, workers: [{name: w, gpus: [{model: A100-80GB, count: 1}]}, {name: x, gpus: [{model: L4, count: 2}]}, {name: z, gpus: [{model: T4, count: 1}]}]}]`,
-			"a/w card 0", "a/x cards 0,1", "a/z card 0", "a/z card 0", "a/w card 0 + a/x cards 0,1"},
+			"a/w card 0", "a/x cards 0,1", "a/x card 0", "a/z card 0", "a/w card 0 + a/x cards 0,1"},
 		{"two workers of different models in one tenant", `tenants: [{name: a, workers: [{name: t4, gpus: [{model: T4, count: 2}]}, {name: l40s, gpus: [{model: L40S, count: 1}]}]}]`,
-			"a/l40s card 0", "a/t4 cards 0,1", "a/t4 card 0", "a/t4 card 1", "a/t4 cards 0,1 + a/l40s card 0"},
+			"a/l40s card 0", "a/t4 cards 0,1", "a/l40s card 0", "a/t4 card 0", "a/t4 cards 0,1 + a/l40s card 0"},
 		{"split count 1: no node policy (two pods on one node need two grants)", `{hami: {splitCount: 1}, tenants: [{name: a, workers: [{name: w, gpus: [{model: T4, count: 1}]}, {name: x, gpus: [{model: T4, count: 1}]}]}]}`,
 			"a/w card 0", "", "a/x card 0", "", ""},
 		{"a 3 MB custom card is too small to share", `tenants: [{name: a, workers: [{name: w, gpus: [{model: custom, count: 1, memoryMB: 3, type: NVIDIA-Tiny}]}]}]`,
@@ -147,10 +150,11 @@ func TestPlanDefaultLab(t *testing.T) {
 			}
 		}
 	}
-	if got := strings.Join(order, " "); got != "TC-03 TC-05 TC-06 TC-07 TC-13 TC-16" {
+	if got := strings.Join(order, " "); got != "TC-03 TC-05 TC-06 TC-07 TC-13 TC-16 TC-12" {
 		t.Errorf("tenant-a scenario = %s", got)
 	}
-	if seen["TC-14"] != "tenant-b/worker card 1" || seen["TC-12"] != "tenant-b/worker card 0" || seen["TC-09"] != "tenant-b/worker cards 0,1" || seen["TC-01"] != "" || seen["TC-10"] != "" {
+	// TC-14 holds both of tenant-b's cards, as the pair does: one scenario.
+	if seen["TC-14"] != "tenant-b/worker cards 0,1" || seen["TC-12"] != "tenant-a/worker card 0" || seen["TC-09"] != "tenant-b/worker cards 0,1" || seen["TC-01"] != "" || seen["TC-10"] != "" {
 		t.Errorf("placement: %v", seen)
 	}
 }
