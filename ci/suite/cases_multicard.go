@@ -39,7 +39,9 @@ func (m *multiCard) smallPod(name string) gpuPod {
 	return gpuPod{name: name, gpus: 1, memMB: m.small, cores: smallCores, node: m.at.Node, cards: m.at.uuids()}
 }
 
-// bound creates a pod, waits for it to be bound and returns its devices.
+// boundDevices creates a pod, waits for it to be bound (and for HAMi's
+// node lock to be released, so the case's next pod does not meet it) and
+// returns its devices.
 func (t *T) boundDevices(ctx context.Context, tenant string, p gpuPod) (podRef, []gpus.ContainerDevice, error) {
 	got, err := t.createPod(ctx, tenant, p)
 	if err != nil {
@@ -51,6 +53,7 @@ func (t *T) boundDevices(ctx context.Context, tenant string, p gpuPod) (podRef, 
 	if err != nil {
 		return ref, nil, err
 	}
+	t.waitLockReleased(ctx, ref, bp.Spec.NodeName)
 	devs, err := assert.Allocated(ref.String(), bp.Annotations)
 	if err != nil {
 		return ref, nil, err

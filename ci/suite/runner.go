@@ -58,6 +58,9 @@ type runner struct {
 	// healthEvery is how often a running case asks Config.Health
 	// (healthInterval when zero).
 	healthEvery time.Duration
+	// lockWait bounds the wait for a bound pod's node lock to be released
+	// (lockReleaseWait when zero).
+	lockWait time.Duration
 
 	mu      sync.Mutex
 	tenants []results.TenantState
