@@ -11,8 +11,9 @@ import (
 // plan places every case on the lab's hardware. Cases that share state on
 // the same cards form an ordered scenario; a scenario holds its cards' locks
 // while it runs, so scenarios on different cards (of one worker or not) run
-// at the same time and scenarios on a common card take turns. Everything
-// else is an independent task.
+// at the same time and scenarios on a common card take turns. TC-14 holds
+// every card of its worker (placement.WholeNode). Everything else is an
+// independent task.
 func (r *runner) plan() []*task {
 	l := r.cfg.Lab
 	hw := pickHardware(l)
