@@ -86,4 +86,3 @@ func TestTargetForms(t *testing.T) {
 		})
 	}
 }
-

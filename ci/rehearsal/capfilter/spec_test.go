@@ -22,7 +22,7 @@ func capSets(t *testing.T, doc []byte, spec bool) map[string][]string {
 	t.Helper()
 	var v struct {
 		Process      *struct{ Capabilities map[string][]string } `json:"process"`
-		Capabilities map[string][]string                          `json:"capabilities"`
+		Capabilities map[string][]string                         `json:"capabilities"`
 	}
 	if err := json.Unmarshal(doc, &v); err != nil {
 		t.Fatal(err)
