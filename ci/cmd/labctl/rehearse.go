@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
 )
 
@@ -27,16 +28,29 @@ machine cannot grant (CAP_SYS_RESOURCE in the sandbox) so that kind's privileged
 containers run. Needs root, ip, nsenter, dockerd, containerd and runc.`,
 	}
 	daemon.AddCommand(rehearseDaemonUp(), rehearseDaemonDown(), rehearseDaemonEnv())
-	cmd.AddCommand(daemon)
+	cmd.AddCommand(daemon, rehearseAdaptations())
 	return cmd
+}
+
+func rehearseAdaptations() *cobra.Command {
+	return &cobra.Command{
+		Use:   "adaptations",
+		Short: "List every way the rehearsal adapts the lab to this machine, with its reason and evidence",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return rehearsal.Print(cmd.OutOrStdout(), rehearsal.Adaptations())
+		},
+	}
 }
 
 // daemonFlags are the flags the daemon subcommands share.
 type daemonFlags struct{ dir, netns string }
 
-func (f *daemonFlags) register(c *cobra.Command) {
+func (f *daemonFlags) register(c *cobra.Command, withNetns bool) {
 	c.Flags().StringVar(&f.dir, "dir", "", "state directory of the daemon (default ~/.cache/gpu-lab/rehearsal/daemon)")
-	c.Flags().StringVar(&f.netns, "netns", hostdaemon.DefaultNetns, "name of the daemon's network namespace (ip netns)")
+	if withNetns {
+		c.Flags().StringVar(&f.netns, "netns", hostdaemon.DefaultNetns, "name of the daemon's network namespace (ip netns)")
+	}
 }
 
 func (f *daemonFlags) layout() (hostdaemon.Layout, error) {
@@ -73,7 +87,7 @@ started and names the daemon's log.`,
 			return nil
 		},
 	}
-	f.register(c)
+	f.register(c, true)
 	c.Flags().StringVar(&wrapper, "wrapper", "", "a built runc-capfilter binary to use as the OCI runtime (default: build it)")
 	c.Flags().DurationVar(&timeout, "timeout", 3*time.Minute, "how long containerd and dockerd may take to become ready")
 	return c
@@ -94,7 +108,7 @@ the images for the next run.`,
 			return hostdaemon.Stop(cmd.Context(), hostdaemon.StopOptions{Dir: f.dir, Netns: f.netns, KeepDataRoot: keep, Log: progressLog(cmd.ErrOrStderr())})
 		},
 	}
-	f.register(c)
+	f.register(c, true)
 	c.Flags().BoolVar(&keep, "keep-data-root", false, "keep the daemon's data root (its images) in the state directory")
 	return c
 }
@@ -114,6 +128,6 @@ func rehearseDaemonEnv() *cobra.Command {
 			return nil
 		},
 	}
-	f.register(c)
+	f.register(c, false)
 	return c
 }
