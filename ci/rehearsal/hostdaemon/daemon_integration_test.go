@@ -16,10 +16,6 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/capfilter"
 )
 
-// RehearsalEnv opts in to the tests that start a private daemon: they need
-// root, ip, nsenter, dockerd, containerd and runc, and take half a minute.
-const RehearsalEnv = "GPU_LAB_REHEARSAL"
-
 // dockerPrivileged is the capability mask Docker 20.10.24 gives a
 // --privileged container: every capability up to CAP_AUDIT_READ (37);
 // newer ones are left out (moby v20.10.24 oci/caps/utils.go:14-30).

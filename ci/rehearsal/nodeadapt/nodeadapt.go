@@ -26,6 +26,14 @@
 //     operation not permitted"; the runtime wrapper as the runc runtime's
 //     BinaryName makes it run without it.
 //
+// containerd 2.3.4 has the same sandbox value, option and privileged
+// capabilities (internal/cri/server/podsandbox/helpers_linux.go:48,
+// internal/cri/config/config.go:374, pkg/oci/spec_opts.go:1432-1442); a node
+// with it has not been tried here.
+//
+// TestNodeRunsPodsWithAdaptedContainerd (GPU_LAB_REHEARSAL=1 and a rootfs)
+// repeats the whole finding through containerd's CRI.
+//
 // The settings go into the node's own config.toml: containerd replaces a
 // whole plugin section with an imported file's (containerd v1.6.20
 // services/server/config/config.go:327-337), so a drop-in cannot add them.
@@ -43,27 +51,39 @@ import (
 // WrapperPath is where the node image holds the runtime wrapper.
 const WrapperPath = "/usr/local/sbin/runc-capfilter"
 
-// Paths of the two settings in a version 2 containerd config (containerd
-// v1.6.20 pkg/cri/config/config.go:266 `toml:"restrict_oom_score_adj"`;
-// the runc runtime's options as `containerd config default` prints them:
-// [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-// BinaryName = "").
-var (
-	restrictOOMPath = []string{"plugins", "io.containerd.grpc.v1.cri", "restrict_oom_score_adj"}
-	binaryNamePath  = []string{"plugins", "io.containerd.grpc.v1.cri", "containerd", "runtimes", "runc", "options", "BinaryName"}
-	runtimeTypePath = []string{"plugins", "io.containerd.grpc.v1.cri", "containerd", "runtimes", "runc", "runtime_type"}
-)
+// criPlugin is the plugin whose section holds the settings, by config
+// version: "io.containerd.grpc.v1.cri" in version 2 (containerd 1.x;
+// containerd 2.x migrates it: v2.3.4 plugins/cri/runtime/plugin.go:204-219),
+// "io.containerd.cri.v1.runtime" from version 3 on (containerd v2.3.4
+// plugins/types.go:77 CRIServicePlugin + ".runtime", version/version.go:41
+// ConfigVersion = 4). Both hold restrict_oom_score_adj (containerd v1.6.20
+// pkg/cri/config/config.go:266; v2.3.4 internal/cri/config/config.go:374)
+// and containerd.runtimes.runc.{runtime_type,options} (v2.3.4
+// internal/cri/config/config.go:87,100,142,356).
+var criPlugin = map[int64]string{2: "io.containerd.grpc.v1.cri", 3: "io.containerd.cri.v1.runtime", 4: "io.containerd.cri.v1.runtime"}
+
+func restrictOOMPath(plugin string) []string {
+	return []string{"plugins", plugin, "restrict_oom_score_adj"}
+}
+
+func binaryNamePath(plugin string) []string {
+	return []string{"plugins", plugin, "containerd", "runtimes", "runc", "options", "BinaryName"}
+}
+
+func runtimeTypePath(plugin string) []string {
+	return []string{"plugins", plugin, "containerd", "runtimes", "runc", "runtime_type"}
+}
 
 // runcRuntimeType is the runc runtime's type in containerd's own defaults
-// (containerd v1.6.20 pkg/cri/config/config_unix.go:77-78; the key is
-// runtime_type, pkg/cri/config/config.go:34). A config that names the runc
+// (containerd v1.6.20 pkg/cri/config/config_unix.go:77-78, v2.3.4
+// internal/cri/config/config_unix.go:93-94). A config that names the runc
 // runtime replaces the default entry whole, so one that sets only its
 // options must set the type too — without it every sandbox failed
 // "container.Runtime.Name must be set: invalid argument" (tried on
 // Debian's config.toml, which has no runtimes section).
 const runcRuntimeType = "io.containerd.runc.v2"
 
-// PatchContainerdConfig returns a node's containerd config.toml (version 2)
+// PatchContainerdConfig returns a node's containerd config.toml (version 2–4)
 // with restrict_oom_score_adj = true and the runc runtime's BinaryName set
 // to WrapperPath (and its runtime_type, when the config has none); every
 // other setting is kept (the text is re-encoded).
@@ -72,13 +92,15 @@ func PatchContainerdConfig(cfg []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the node's containerd config.toml does not parse: %w", err)
 	}
-	if v, _ := tree.Get("version").(int64); v != 2 {
-		return nil, fmt.Errorf("the node's containerd config.toml has version %v; the rehearsal's settings are written for version 2 (containerd 1.x `containerd config default`)", tree.Get("version"))
+	v, _ := tree.Get("version").(int64)
+	plugin, ok := criPlugin[v]
+	if !ok {
+		return nil, fmt.Errorf("the node's containerd config.toml has version %v; the rehearsal knows where its settings go in versions 2 to 4", tree.Get("version"))
 	}
-	tree.SetPath(restrictOOMPath, true)
-	tree.SetPath(binaryNamePath, WrapperPath)
-	if tree.GetPath(runtimeTypePath) == nil {
-		tree.SetPath(runtimeTypePath, runcRuntimeType)
+	tree.SetPath(restrictOOMPath(plugin), true)
+	tree.SetPath(binaryNamePath(plugin), WrapperPath)
+	if tree.GetPath(runtimeTypePath(plugin)) == nil {
+		tree.SetPath(runtimeTypePath(plugin), runcRuntimeType)
 	}
 	out, err := tree.ToTomlString()
 	if err != nil {

@@ -38,8 +38,8 @@ func TestPatchKindNodeConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if before.GetPath(restrictOOMPath) != false {
-		t.Fatalf("kind's config has restrict_oom_score_adj = %v; expected false (the case this adaptation is for)", before.GetPath(restrictOOMPath))
+	if before.GetPath(restrictOOMPath(v2)) != false {
+		t.Fatalf("kind's config has restrict_oom_score_adj = %v; expected false (the case this adaptation is for)", before.GetPath(restrictOOMPath(v2)))
 	}
 	out, err := PatchContainerdConfig(in)
 	if err != nil {
@@ -49,8 +49,8 @@ func TestPatchKindNodeConfig(t *testing.T) {
 	if err != nil {
 		t.Fatalf("patched config does not parse: %v\n%s", err, out)
 	}
-	if after.GetPath(restrictOOMPath) != true || after.GetPath(binaryNamePath) != WrapperPath {
-		t.Fatalf("patched: restrict_oom_score_adj %v, BinaryName %v\n%s", after.GetPath(restrictOOMPath), after.GetPath(binaryNamePath), out)
+	if after.GetPath(restrictOOMPath(v2)) != true || after.GetPath(binaryNamePath(v2)) != WrapperPath {
+		t.Fatalf("patched: restrict_oom_score_adj %v, BinaryName %v\n%s", after.GetPath(restrictOOMPath(v2)), after.GetPath(binaryNamePath(v2)), out)
 	}
 	// Everything kind had is kept: the patch only adds.
 	beforeMap, afterMap := before.ToMap(), after.ToMap()
@@ -68,9 +68,13 @@ func TestPatchKindNodeConfig(t *testing.T) {
 	}
 }
 
+// v2 is the CRI plugin's section in a version 2 config.
+const v2 = "io.containerd.grpc.v1.cri"
+
 func TestPatchRejects(t *testing.T) {
 	for name, in := range map[string]string{
-		"version 1":  "[plugins.cri]\n  sandbox_image = \"x\"\n",
+		"version 1":  "version = 1\n[plugins.cri]\n  sandbox_image = \"x\"\n",
+		"version 5":  "version = 5\n",
 		"not toml":   "[plugins\n",
 		"no version": "[plugins.\"io.containerd.grpc.v1.cri\"]\n",
 	} {
@@ -91,8 +95,8 @@ func TestPatchMinimal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tree.GetPath(restrictOOMPath) != true || tree.GetPath(binaryNamePath) != WrapperPath || tree.Get("version") != int64(2) ||
-		tree.GetPath(runtimeTypePath) != runcRuntimeType {
+	if tree.GetPath(restrictOOMPath(v2)) != true || tree.GetPath(binaryNamePath(v2)) != WrapperPath || tree.Get("version") != int64(2) ||
+		tree.GetPath(runtimeTypePath(v2)) != runcRuntimeType {
 		t.Fatalf("patched minimal config:\n%s", out)
 	}
 }
@@ -109,7 +113,25 @@ func TestPatchKeepsRuntimeType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := tree.GetPath(runtimeTypePath); got != "io.containerd.runc.v1" {
+	if got := tree.GetPath(runtimeTypePath(v2)); got != "io.containerd.runc.v1" {
 		t.Fatalf("runtime_type = %v, want the config's own", got)
+	}
+}
+
+// From version 3 on the settings go into the CRI runtime plugin's section.
+func TestPatchVersion3(t *testing.T) {
+	for _, v := range []string{"3", "4"} {
+		out, err := PatchContainerdConfig([]byte("version = " + v + "\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree, err := toml.LoadBytes(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := "io.containerd.cri.v1.runtime"
+		if tree.GetPath(restrictOOMPath(p)) != true || tree.GetPath(binaryNamePath(p)) != WrapperPath || tree.GetPath(runtimeTypePath(p)) != runcRuntimeType || tree.GetPath([]string{"plugins", v2}) != nil {
+			t.Fatalf("version %s patched:\n%s", v, out)
+		}
 	}
 }
