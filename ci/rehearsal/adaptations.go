@@ -56,14 +56,14 @@ func Adaptations() []Adaptation {
 			Reason: "containerd's CRI asks runc for oom_score_adj -998 for every pod sandbox (containerd v1.6.20 pkg/cri/server/helpers_linux.go:45), and lowering it needs CAP_SYS_RESOURCE, which no process here has",
 			Evidence: "2026-12-02, Debian bookworm node (containerd 1.6.20, runc 1.1.5) run as kind v0.33.0 runs one, on the private daemon: through CRI every sandbox, privileged or not, failed " +
 				"`runc create failed: unable to start container process: can't get final child's PID from pipe: EOF`; runc run with oomScoreAdj -998 in the node printed `nsexec[292]: failed to update /proc/self/oom_score_adj: Permission denied` and the same error; " +
-				"with the setting, sandboxes and containers (privileged or not, oom_score_adj -997 asked) start",
+				"with the setting, sandboxes and containers (privileged or not, oom_score_adj -997 asked) start (nodeadapt's TestNodeRunsPodsWithAdaptedContainerd repeats it)",
 		},
 		{
 			Name:   "node containerd: capability wrapper",
 			What:   fmt.Sprintf("the node image holds runc-capfilter at %s and its containerd's runc runtime uses it (BinaryName; nodeadapt.PatchContainerdConfig)", nodeadapt.WrapperPath),
 			Reason: "the node's bounding set lacks CAP_SYS_RESOURCE as the host's does; containerd 1.6 gives privileged containers only its own capabilities (oci/spec_opts_linux.go:126-131), but a container that adds SYS_RESOURCE asks runc for it",
 			Evidence: "2026-12-02, same node: a CRI container adding SYS_RESOURCE failed `unable to apply caps: operation not permitted` with the stock runc and ran with the wrapper (without that capability); " +
-				"`ctr run --cap-add CAP_SYS_RESOURCE` likewise, and ran with --runc-binary runc-capfilter",
+				"`ctr run --cap-add CAP_SYS_RESOURCE` likewise, and ran with --runc-binary runc-capfilter (TestNodeRunsPodsWithAdaptedContainerd)",
 		},
 	}
 }

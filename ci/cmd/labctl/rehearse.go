@@ -105,7 +105,13 @@ and the state directory, then checks that nothing of it is left. --keep-data-roo
 the images for the next run.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return hostdaemon.Stop(cmd.Context(), hostdaemon.StopOptions{Dir: f.dir, Netns: f.netns, KeepDataRoot: keep, Log: progressLog(cmd.ErrOrStderr())})
+			netns := f.netns
+			if !cmd.Flags().Changed("netns") {
+				// The state file names the namespace; without one, only an
+				// explicit --netns is removed.
+				netns = ""
+			}
+			return hostdaemon.Stop(cmd.Context(), hostdaemon.StopOptions{Dir: f.dir, Netns: netns, KeepDataRoot: keep, Log: progressLog(cmd.ErrOrStderr())})
 		},
 	}
 	f.register(c, true)

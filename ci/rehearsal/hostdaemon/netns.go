@@ -2,6 +2,7 @@ package hostdaemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -34,10 +35,18 @@ func createNetns(ctx context.Context, name string) error {
 	if _, err := run(ctx, "ip", "netns", "add", name); err != nil {
 		return fmt.Errorf("create the daemon's network namespace: %w", err)
 	}
-	if _, err := run(ctx, "ip", "-n", name, "link", "set", "lo", "up"); err != nil {
-		return fmt.Errorf("bring up loopback in network namespace %s: %w", name, err)
+	err := func() error {
+		if _, err := run(ctx, "ip", "-n", name, "link", "set", "lo", "up"); err != nil {
+			return fmt.Errorf("bring up loopback in network namespace %s: %w", name, err)
+		}
+		return checkNoDefaultRoute(ctx, name)
+	}()
+	if err != nil {
+		if derr := deleteNetns(context.WithoutCancel(ctx), name); derr != nil {
+			err = errors.Join(err, derr)
+		}
 	}
-	return checkNoDefaultRoute(ctx, name)
+	return err
 }
 
 // checkNoDefaultRoute fails if the namespace has a default route in either

@@ -15,8 +15,10 @@ import (
 // StopOptions says which daemon to stop and what to keep.
 type StopOptions struct {
 	Dir string
-	// Netns is removed too when the state file is missing (a Start that
-	// failed early); empty means DefaultNetns.
+	// Netns is the namespace to remove when the state file is missing (a
+	// Start that failed before writing it); when empty, a missing state
+	// file means no namespace is removed: the default name may belong to
+	// another state directory's daemon.
 	Netns string
 	// KeepDataRoot keeps the data root (images, so a next Start needs no
 	// new `docker load`); everything else is removed.
@@ -39,7 +41,7 @@ func Stop(ctx context.Context, so StopOptions) error {
 		return err
 	}
 	if st.Netns == "" {
-		st.Netns = o.Netns
+		st.Netns = so.Netns
 	}
 	var errs []error
 	if st.DockerdPID > 0 && isOurs(st.DockerdPID, l.DaemonJSON()) {
@@ -63,11 +65,15 @@ func Stop(ctx context.Context, so StopOptions) error {
 	if err := unmountUnder(l.Dir, o.Log); err != nil {
 		errs = append(errs, err)
 	}
-	if err := removeCgroupParent(st.Netns); err != nil {
-		errs = append(errs, err)
+	if st.Netns != "" {
+		if err := removeCgroupParent(st.Netns); err != nil {
+			errs = append(errs, err)
+		}
 	}
-	if err := deleteNetns(ctx, st.Netns); err != nil {
-		errs = append(errs, err)
+	if st.Netns != "" {
+		if err := deleteNetns(ctx, st.Netns); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if st.ShimSocketDirMade {
 		// Only if empty: other containerds' shims may use it meanwhile.
@@ -96,12 +102,14 @@ func Leftovers(l Layout, netns string) error {
 			left = append(left, "mount "+mp)
 		}
 	}
-	if _, err := os.Stat(NetnsPath(netns)); err == nil {
-		left = append(left, "network namespace "+netns)
-	}
-	for _, d := range cgroupParentDirs(netns) {
-		if _, err := os.Stat(d); err == nil {
-			left = append(left, "cgroup "+d)
+	if netns != "" {
+		if _, err := os.Stat(NetnsPath(netns)); err == nil {
+			left = append(left, "network namespace "+netns)
+		}
+		for _, d := range cgroupParentDirs(netns) {
+			if _, err := os.Stat(d); err == nil {
+				left = append(left, "cgroup "+d)
+			}
 		}
 	}
 	if len(left) > 0 {
