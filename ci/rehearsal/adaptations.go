@@ -1,0 +1,79 @@
+package rehearsal
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/nodeadapt"
+)
+
+// Adaptation is one way the rehearsal differs from a user's run because of
+// this machine, with why and what showed it.
+type Adaptation struct {
+	Name string
+	// What is changed, and where the code that applies it is.
+	What string
+	// Reason is the machine's property that needs it.
+	Reason string
+	// Evidence is what was run and what it printed, with the date.
+	Evidence string
+}
+
+// Adaptations lists every host adaptation of the rehearsal.
+func Adaptations() []Adaptation {
+	return []Adaptation{
+		{
+			Name:   "private Docker daemon",
+			What:   fmt.Sprintf("the lab runs on a dockerd and containerd of their own (socket, data root, exec root, pid files, cgroup parent /%s) started by `labctl rehearse daemon up` (ci/rehearsal/hostdaemon), not on the machine's Docker", hostdaemon.DefaultNetns),
+			Reason: "the machine's Docker cannot run privileged containers, and the rehearsal must neither reconfigure it nor leave anything in it",
+			Evidence: "issue 33 fact 1 (2026-12-02): the machine's Docker refuses --privileged with `unable to apply caps`; " +
+				"hostdaemon's TestPrivateDaemonRunsPrivilegedContainers (GPU_LAB_REHEARSAL=1) starts, uses and removes the private daemon and finds no process, mount, namespace or cgroup left",
+		},
+		{
+			Name:   "capability wrapper (private daemon)",
+			What:   fmt.Sprintf("the private daemon's default OCI runtime is runc-capfilter (daemon.json default-runtime %q), which deletes from a container's capability sets those the host's bounding set lacks, then runs runc", hostdaemon.RuntimeName),
+			Reason: "the sandbox's bounding set lacks CAP_SYS_RESOURCE (/proc/self/status CapBnd 000001fffeffffff), and Docker 20.10.24 asks for every capability up to CAP_AUDIT_READ for --privileged (moby v20.10.24 oci/caps/utils.go:14-30)",
+			Evidence: "2026-12-02, dockerd 20.10.24, runc 1.1.5: with runc as default runtime `docker run --privileged` fails `OCI runtime create failed: runc create failed: unable to start container process: unable to apply caps: operation not permitted`; " +
+				"with the wrapper it runs with CapEff 0000003ffeffffff (all of Docker's set but CAP_SYS_RESOURCE), and `docker exec` too (TestPrivateDaemonRunsPrivilegedContainers)",
+		},
+		{
+			Name:   "network namespace",
+			What:   "the private daemon runs in a network namespace the rehearsal creates (ip netns add; loopback up; no route) and enters with nsenter --net",
+			Reason: "nothing the lab runs may reach an address outside loopback and the rehearsal's namespaces; `ip netns exec` would also remount /sys and hide the cgroup mounts",
+			Evidence: "issue 33 fact 4: under `ip netns exec` dockerd stops with `Devices cgroup isn't mounted`; " +
+				"TestPrivateDaemonRunsPrivilegedContainers: a kind-style dual-stack network's gateway fc00:f853:ccd:e793::1 exists in the namespace only, and the namespace has no default route",
+		},
+		{
+			Name:     "kubelet on cgroup v1",
+			What:     "failCgroupV1: false in the KubeletConfiguration of the management cluster (kind kubeadmConfigPatches) and of the workers' join — not applied by ci/rehearsal yet (issue 33, the rehearsal's lab configuration)",
+			Reason:   "/sys/fs/cgroup is cgroup v1 here, and kubelet v1.36.4 defaults failCgroupV1 to true (k8s.io/kubernetes v1.36.4 pkg/kubelet/apis/config/v1beta1/defaults.go:293-295)",
+			Evidence: "issue 33 fact 2 (2026-12-02): kubelet refuses to start on cgroup v1 unless failCgroupV1 is false; with it, kubelet runs",
+		},
+		{
+			Name:   "node containerd: restrict_oom_score_adj",
+			What:   "the node image's containerd config.toml sets restrict_oom_score_adj = true in the CRI plugin (nodeadapt.PatchContainerdConfig)",
+			Reason: "containerd's CRI asks runc for oom_score_adj -998 for every pod sandbox (containerd v1.6.20 pkg/cri/server/helpers_linux.go:45), and lowering it needs CAP_SYS_RESOURCE, which no process here has",
+			Evidence: "2026-12-02, Debian bookworm node (containerd 1.6.20, runc 1.1.5) run as kind v0.33.0 runs one, on the private daemon: through CRI every sandbox, privileged or not, failed " +
+				"`runc create failed: unable to start container process: can't get final child's PID from pipe: EOF`; runc run with oomScoreAdj -998 in the node printed `nsexec[292]: failed to update /proc/self/oom_score_adj: Permission denied` and the same error; " +
+				"with the setting, sandboxes and containers (privileged or not, oom_score_adj -997 asked) start (nodeadapt's TestNodeRunsPodsWithAdaptedContainerd repeats it)",
+		},
+		{
+			Name:   "node containerd: capability wrapper",
+			What:   fmt.Sprintf("the node image holds runc-capfilter at %s and its containerd's runc runtime uses it (BinaryName; nodeadapt.PatchContainerdConfig)", nodeadapt.WrapperPath),
+			Reason: "the node's bounding set lacks CAP_SYS_RESOURCE as the host's does; containerd 1.6 gives privileged containers only its own capabilities (oci/spec_opts_linux.go:126-131), but a container that adds SYS_RESOURCE asks runc for it",
+			Evidence: "2026-12-02, same node: a CRI container adding SYS_RESOURCE failed `unable to apply caps: operation not permitted` with the stock runc and ran with the wrapper (without that capability); " +
+				"`ctr run --cap-add CAP_SYS_RESOURCE` likewise, and ran with --runc-binary runc-capfilter (TestNodeRunsPodsWithAdaptedContainerd)",
+		},
+	}
+}
+
+// Print writes the list for the rehearsal's report.
+func Print(w io.Writer, list []Adaptation) error {
+	for i, a := range list {
+		if _, err := fmt.Fprintf(w, "%d. %s\n   what: %s\n   why: %s\n   evidence: %s\n", i+1, a.Name, a.What, a.Reason, a.Evidence); err != nil {
+			return err
+		}
+	}
+	return nil
+}

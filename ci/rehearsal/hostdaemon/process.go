@@ -1,0 +1,194 @@
+package hostdaemon
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// startInNetns starts argv inside the network namespace netns (nsenter
+// --net, which execs argv: the process is the daemon itself), detached in a
+// session of its own and logging to logPath, and returns once the daemon
+// tells a notify socket READY=1 — dockerd 20.10.24 and containerd 1.6.20
+// both do through $NOTIFY_SOCKET (moby cmd/dockerd/daemon_linux.go:12,
+// containerd cmd/containerd/command/notify_linux.go and main.go:274). If it
+// exits first, the error names its log and ends with the log's tail.
+// containerd's shims do not pass NOTIFY_SOCKET on to runc (containerd
+// v1.6.20 vendor/github.com/containerd/go-runc/command_linux.go:36).
+func startInNetns(ctx context.Context, what, netns, logPath, notifyPath string, argv ...string) (int, error) {
+	_ = os.Remove(notifyPath)
+	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: notifyPath, Net: "unixgram"})
+	if err != nil {
+		return 0, fmt.Errorf("listen for %s's readiness on %s: %w", what, notifyPath, err)
+	}
+	defer os.Remove(notifyPath)
+	defer conn.Close()
+
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return 0, fmt.Errorf("open %s's log: %w", what, err)
+	}
+	defer logf.Close()
+	cmd := exec.Command("nsenter", append([]string{"--net=" + NetnsPath(netns), "--"}, argv...)...)
+	cmd.Env = append(os.Environ(), "NOTIFY_SOCKET="+notifyPath)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("start %s (nsenter --net=%s %s): %w", what, NetnsPath(netns), strings.Join(argv, " "), err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	ready := make(chan error, 1)
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := conn.Read(buf)
+			if err != nil {
+				ready <- err
+				return
+			}
+			for _, line := range strings.Split(string(buf[:n]), "\n") {
+				if line == "READY=1" {
+					ready <- nil
+					return
+				}
+			}
+		}
+	}()
+	select {
+	case err := <-ready:
+		if err != nil {
+			_ = cmd.Process.Kill()
+			return 0, fmt.Errorf("wait for %s's readiness: %w (its log: %s)", what, err, logPath)
+		}
+		return cmd.Process.Pid, nil
+	case err := <-exited:
+		return 0, fmt.Errorf("%s exited before it was ready (%v); its log %s ends with:\n%s", what, err, logPath, tail(logPath, 20))
+	case <-ctx.Done():
+		_ = cmd.Process.Kill()
+		return 0, fmt.Errorf("%s was not ready in time (%w); its log %s ends with:\n%s", what, ctx.Err(), logPath, tail(logPath, 20))
+	}
+}
+
+// tail returns the last n lines of a file, for error messages.
+func tail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "(" + err.Error() + ")"
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// isOurs tells whether pid is still a process whose command line mentions
+// marker (our config file): a pid recorded earlier may have been reused.
+func isOurs(pid int, marker string) bool {
+	b, err := os.ReadFile(filepath.Join("/proc", fmt.Sprint(pid), "cmdline"))
+	return err == nil && bytes.Contains(b, []byte(marker))
+}
+
+// stopProcess sends SIGTERM to pid and waits for it to exit, through a
+// pidfd (no polling); after grace it sends SIGKILL and waits again.
+func stopProcess(ctx context.Context, pid int, grace time.Duration) error {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if errors.Is(err, unix.ESRCH) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("pidfd_open %d: %w", pid, err)
+	}
+	defer unix.Close(fd)
+	if err := unix.PidfdSendSignal(fd, unix.SIGTERM, nil, 0); err != nil && !errors.Is(err, unix.ESRCH) {
+		return fmt.Errorf("signal %d: %w", pid, err)
+	}
+	if waitPidfd(ctx, fd, grace) {
+		return nil
+	}
+	if err := unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0); err != nil && !errors.Is(err, unix.ESRCH) {
+		return fmt.Errorf("kill %d: %w", pid, err)
+	}
+	if waitPidfd(ctx, fd, 30*time.Second) {
+		return nil
+	}
+	return fmt.Errorf("process %d did not exit after SIGKILL", pid)
+}
+
+// waitPidfd reports whether the process of the pidfd exited within d
+// (or before ctx ended).
+func waitPidfd(ctx context.Context, fd int, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
+		deadline = dl
+	}
+	for {
+		ms := int(time.Until(deadline).Milliseconds())
+		if ms <= 0 {
+			return false
+		}
+		n, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, ms)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		return err == nil && n > 0
+	}
+}
+
+// daemonProcesses returns the pids whose command line names this daemon's
+// configuration files or containerd socket: dockerd, containerd and the
+// shims (containerd-shim-runc-v2 -address DIR/containerd/containerd.sock).
+// This process and its ancestors are never among them (a shell that ran
+// labctl with these paths in its arguments is not the daemon's).
+func daemonProcesses(l Layout) []int {
+	skip := map[int]bool{}
+	for pid := os.Getpid(); pid > 1 && !skip[pid]; pid = parentOf(pid) {
+		skip[pid] = true
+	}
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || skip[pid] {
+			continue
+		}
+		for _, marker := range []string{l.DaemonJSON(), l.ContainerdTOML(), l.ContainerdSocket()} {
+			if isOurs(pid, marker) {
+				out = append(out, pid)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// parentOf reads the parent pid from /proc/PID/stat (proc(5): field 4,
+// after the command name in parentheses); 0 when unknown.
+func parentOf(pid int) int {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
+}
