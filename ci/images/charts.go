@@ -149,6 +149,14 @@ func checkChartArchive(archive string, c Chart) error {
 	if m.Name != c.Name || !sameVersion(m.Version, c.Version) {
 		return fmt.Errorf("archive %s holds chart %s %s, want %s %s", filepath.Base(archive), m.Name, m.Version, c.Name, c.Version)
 	}
+	if c.Name == KamajiChartName {
+		// The lab pins kamaji-etcd's images by value; the subchart this
+		// archive carries must still read those values, or the install
+		// would ask for images neither the list nor the bundle names.
+		if _, err := CheckKamajiEtcd(archive); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
