@@ -59,7 +59,15 @@ func SaveCharts(ctx context.Context, p ChartPuller, charts []Chart, dir string, 
 		if err != nil {
 			return out, err
 		}
-		log.Info("saved chart", "chart", c.Name, "version", c.Version, "file", e.File)
+		attrs := []any{"chart", c.Name, "version", c.Version, "file", e.File}
+		if c.Name == KamajiChartName {
+			// Which kamaji-etcd this copy of the floating chart carries
+			// (its images are pinned; checkChartArchive checked it).
+			if sub, err := CheckKamajiEtcd(filepath.Join(cdir, e.File)); err == nil {
+				attrs = append(attrs, "kamaji-etcd", sub.Version)
+			}
+		}
+		log.Info("saved chart", attrs...)
 		out = append(out, e)
 	}
 	return out, nil

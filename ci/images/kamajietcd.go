@@ -73,6 +73,14 @@ var (
 		Repository: "clastix/kubectl", Tag: "v1.35"}
 )
 
+// kamaji-etcd's other images are not rendered in Kamaji's release: jobs.cfssl
+// (cfssl/cfssl:latest, templates/etcd_job_preinstall_1.yaml:1,22) only with
+// selfSignedCertificates.enabled, and the pre-delete teardown Job
+// (etcd_job_postdelete.yaml:1) only without certManager.enabled; Kamaji's
+// values turn the first off and the second on (kamaji 26.8.2-edge
+// charts/kamaji/values.yaml:107-110). Both would use jobs.kubectl, pinned
+// above, too.
+
 // EtcdKubectlEvidence is where the pinned kubectl tag is shown to exist.
 const EtcdKubectlEvidence = "github.com/defn/other kernel/catalog/mirrors.cue:55-59 at commit 974ca2e9e8dc (2026-05-25; m/kernel/catalog/mirrors.cue from 0ef3a678897d): " +
 	"docker.io/clastix/kubectl tag v1.35 digest sha256:245d1a9020b8b1369918cede56087e1ea42f69d3bf05c2ebd37afead56c0300c, a mirror lockfile (its comment: each entry's digest from `crane digest`); " +

@@ -126,7 +126,11 @@ func TestKamajiEtcdInTheChartArchive(t *testing.T) {
 			// labctl images save.
 			dir := t.TempDir()
 			p := &copyPuller{archive: served}
-			entries, err := SaveCharts(context.Background(), p, labCharts[1:2], dir, slog.New(slog.DiscardHandler))
+			var log strings.Builder
+			entries, err := SaveCharts(context.Background(), p, labCharts[1:2], dir, slog.New(slog.NewTextHandler(&log, nil)))
+			if tt.err == "" && !strings.Contains(log.String(), "kamaji-etcd="+tt.version) {
+				t.Errorf("saving the chart does not say which kamaji-etcd it carries:\n%s", log.String())
+			}
 			if (err == nil) != (tt.err == "") || (err != nil && (!strings.Contains(err.Error(), tt.err) || !strings.Contains(err.Error(), "chart kamaji 0.0.0+latest"))) {
 				t.Fatalf("SaveCharts: err = %v, want %q", err, tt.err)
 			}
