@@ -64,19 +64,6 @@ func BundleRefs(list []Image) []string {
 	return out
 }
 
-// ArchiveName is the archive file of a reference: readable, one per
-// reference, no path separators. A digest is shortened to its first 12
-// characters, however short or malformed it is (List refuses malformed ones).
-func ArchiveName(ref string) string {
-	r := strings.NewReplacer("/", "_", ":", "_", "@", "_")
-	name, digest, _ := strings.Cut(ref, "@")
-	if digest != "" {
-		d := strings.TrimPrefix(digest, "sha256:")
-		name += "@" + d[:min(len(d), 12)]
-	}
-	return r.Replace(name) + ".tar"
-}
-
 // archivesAtOnce is how many archives Save and Load handle at a time: each
 // docker save or load streams one image and mostly waits on the daemon, so
 // a few at once finish the lab's ~17 images sooner; more would only

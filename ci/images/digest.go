@@ -26,3 +26,16 @@ func checkDigest(ref string) error {
 	}
 	return nil
 }
+
+// ArchiveName is the archive file of a reference: readable, one per
+// reference, no path separators. A digest is shortened to its first 12
+// characters, however short or malformed it is (List refuses malformed ones).
+func ArchiveName(ref string) string {
+	r := strings.NewReplacer("/", "_", ":", "_", "@", "_")
+	name, digest, _ := strings.Cut(ref, "@")
+	if digest != "" {
+		d := strings.TrimPrefix(digest, "sha256:")
+		name += "@" + d[:min(len(d), 12)]
+	}
+	return r.Replace(name) + ".tar"
+}
