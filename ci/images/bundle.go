@@ -64,17 +64,6 @@ func BundleRefs(list []Image) []string {
 	return out
 }
 
-// ArchiveName is the archive file of a reference: readable, one per
-// reference, no path separators.
-func ArchiveName(ref string) string {
-	r := strings.NewReplacer("/", "_", ":", "_", "@", "_")
-	name, digest, _ := strings.Cut(ref, "@")
-	if digest != "" {
-		name += "@" + strings.TrimPrefix(digest, "sha256:")[:12]
-	}
-	return r.Replace(name) + ".tar"
-}
-
 // archivesAtOnce is how many archives Save and Load handle at a time: each
 // docker save or load streams one image and mostly waits on the daemon, so
 // a few at once finish the lab's ~17 images sooner; more would only

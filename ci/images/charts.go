@@ -59,7 +59,15 @@ func SaveCharts(ctx context.Context, p ChartPuller, charts []Chart, dir string, 
 		if err != nil {
 			return out, err
 		}
-		log.Info("saved chart", "chart", c.Name, "version", c.Version, "file", e.File)
+		attrs := []any{"chart", c.Name, "version", c.Version, "file", e.File}
+		if c.Name == KamajiChartName {
+			// Which kamaji-etcd this copy of the floating chart carries
+			// (its images are pinned; checkChartArchive checked it).
+			if sub, err := CheckKamajiEtcd(filepath.Join(cdir, e.File)); err == nil {
+				attrs = append(attrs, "kamaji-etcd", sub.Version)
+			}
+		}
+		log.Info("saved chart", attrs...)
 		out = append(out, e)
 	}
 	return out, nil
@@ -148,6 +156,14 @@ func checkChartArchive(archive string, c Chart) error {
 	}
 	if m.Name != c.Name || !sameVersion(m.Version, c.Version) {
 		return fmt.Errorf("archive %s holds chart %s %s, want %s %s", filepath.Base(archive), m.Name, m.Version, c.Name, c.Version)
+	}
+	if c.Name == KamajiChartName {
+		// The lab pins kamaji-etcd's images by value; the subchart this
+		// archive carries must still read those values, or the install
+		// would ask for images neither the list nor the bundle names.
+		if _, err := CheckKamajiEtcd(archive); err != nil {
+			return err
+		}
 	}
 	return nil
 }

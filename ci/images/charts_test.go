@@ -128,13 +128,13 @@ func TestReadIndexRejectsAChartOutsideTheBundle(t *testing.T) {
 }
 
 // writeChartArchive writes a chart archive of name at version with a
-// values.yaml; with sub, a subchart's Chart.yaml comes first, so a reader
-// that takes any Chart.yaml is caught.
+// values.yaml; with sub, the kamaji-etcd subchart's Chart.yaml comes first,
+// so a reader that takes any Chart.yaml is caught.
 func writeChartArchive(t *testing.T, path, name, version string, sub bool) {
 	t.Helper()
 	var files []chartstest.File
 	if sub {
-		files = append(files, chartstest.File{Path: name + "/charts/kamaji-etcd/Chart.yaml", Data: "apiVersion: v2\nname: kamaji-etcd\nversion: 0.17.0\n"})
+		files = append(files, chartstest.KamajiEtcd(name, "0.17.0", "3.6.12", chartstest.KamajiEtcdValues)...)
 	}
 	files = append(files, chartstest.Chart(name, version), chartstest.File{Path: name + "/values.yaml", Data: "image: {}\n"})
 	chartstest.Write(t, path, files...)

@@ -74,15 +74,16 @@ const (
 	srcPause        = "kind v0.33.0 images/base/files/etc/containerd/config.toml sandbox_image"
 	srcCertManager  = "cert-manager v1.18.3 deploy/charts/cert-manager/values.yaml image.repository per component, tag = appVersion, pullPolicy IfNotPresent; startupapicheck is a post-install hook"
 	srcKamaji       = "kamaji 26.8.2-edge charts/kamaji/templates/controller.yaml image.repository clastix/kamaji; the lab sets image.tag and image.pullPolicy=IfNotPresent"
-	srcKamajiEtcd   = "kamaji 26.8.2-edge charts/kamaji/Chart.yaml kamaji-etcd >=0.15.0, published by stefanprodan/helm-gh-pages (.github/workflows/helm.yaml) whose entrypoint runs `helm dependency update`: the newest kamaji-etcd, 0.17.0 (kamaji-etcd@92f31f0, 2026-07-11), values.yaml image quay.io/coreos/etcd, tag v<appVersion 3.6.12>"
-	srcEtcdJobs     = "kamaji-etcd 0.17.0 (templates unchanged since 0.15.0) templates/etcd_job_preinstall_2.yaml (pre-install hook): jobs.kubectl clastix/kubectl:v<management major.minor> (etcd.jobsTagKubeVersion), jobs.etcd quay.io/coreos/etcd:v3.5.6"
+	srcKamajiEtcd   = "kamaji 26.8.2-edge charts/kamaji/Chart.yaml:21-25 kamaji-etcd >=0.15.0 (no alias), republished with the newest kamaji-etcd on every push; the lab pins the StatefulSet's image with --set kamaji-etcd.image.repository/tag/pullPolicy (ci/images kamajietcd.go) to kamaji-etcd v0.17.0's default: values.yaml:15-21 quay.io/coreos/etcd, tag v<appVersion 3.6.12> (_helpers.tpl:34-36)"
+	srcEtcdJobs     = "kamaji-etcd v0.17.0 templates/etcd_job_preinstall_2.yaml:7 (a post-install hook; helm waits for it) container etcd-client: values.yaml:222-225 jobs.etcd quay.io/coreos/etcd:v3.5.6 IfNotPresent, pinned with --set kamaji-etcd.jobs.etcd.image/tag/pullPolicy"
+	srcEtcdKubectl  = "kamaji-etcd v0.17.0 templates/etcd_job_preinstall_2.yaml:26 (post-install hook) initContainer kubectl: jobs.kubectl.tag, or when empty v<management major.minor> (_helpers.tpl:172-174; clastix/kubectl:v1.37 on kind v0.33.0's node, no evidence it exists); pinned with --set kamaji-etcd.jobs.kubectl.image/tag; the tag exists: " + EtcdKubectlEvidence + "; no imagePullPolicy, so IfNotPresent for a non-latest tag"
 	srcKamajiCP     = "kamaji 26.8.2-edge api/v1alpha1 RegistrySettings (default registry.k8s.io, kube-apiserver/kube-controller-manager/kube-scheduler) tag = spec.kubernetes.version; internal/builders/controlplane/deployment.go:617 sets PullAlways on kube-apiserver (with a bundle: IfNotPresent, ci/render bundlepullpolicy.go)"
 	srcKonnServer   = "kamaji 26.8.2-edge api/v1alpha1/tenantcontrolplane_types.go default image registry.k8s.io/kas-network-proxy/proxy-server, tag spec.addons.konnectivity.server.version; internal/builders/controlplane/konnectivity_server.go:128 sets PullAlways (with a bundle: IfNotPresent, ci/render bundlepullpolicy.go)"
 	srcKonnAgent    = "kamaji 26.8.2-edge api/v1alpha1/tenantcontrolplane_types.go default image registry.k8s.io/kas-network-proxy/proxy-agent, tag spec.addons.konnectivity.agent.version (internal/resources/konnectivity/agent.go)"
 	srcCoreDNS      = "kamaji 26.8.2-edge internal/kubeadm/addon.go AddCoreDNS → k8s.io/kubernetes v1.36.3 (Kamaji's go.mod) cmd/kubeadm/app/images GetDNSImage: registry.k8s.io/coredns/coredns:<constants.CoreDNSVersion v1.14.2>, manifests.go IfNotPresent"
 	srcKubeProxy    = "ci/render KubeProxy (the lab's own DaemonSet), IfNotPresent"
-	srcHAMi         = "recorded HAMi chart 2.10.0 rendering (ci/render/testdata/hami-chart-2.10.0): values global.imageTag, scheduler.kubeScheduler.image, mockDevicePlugin.image; IfNotPresent"
-	srcCertgen      = "HAMi v2.10.0 charts/hami/values.yaml scheduler.patch.imageNew docker.io/liangjw/kube-webhook-certgen:v1.1.1 (Kubernetes >= 1.22), job-patch/*.yaml hooks, IfNotPresent"
+	srcHAMi         = "recorded HAMi chart 2.10.0 rendering (ci/render/testdata/hami-chart-2.10.0): values global.imageTag, scheduler.kubeScheduler.image, mockDevicePlugin.image; IfNotPresent. kube-scheduler's tag would follow the tenant cluster's version (HAMi v2.10.0 charts/hami/templates/_helpers.tpl:103-119 resolvedKubeSchedulerTag, .Capabilities.KubeVersion.Version); the lab sets scheduler.kubeScheduler.image.tag (ci/render hami.go)"
+	srcCertgen      = "HAMi v2.10.0 charts/hami/values.yaml scheduler.patch.imageNew docker.io/liangjw/kube-webhook-certgen:v1.1.1, chosen by the cluster's minor >= 22 (templates/scheduler/job-patch/job-createSecret.yaml:40-46, job-patchWebhook.yaml:40; the tenants run v1.34-v1.36), hooks, IfNotPresent"
 	srcFinalizer    = "ci/stages FinalizerImage: docker import of the labctl binary, imported into workers by the gpus stage"
 )
 
@@ -92,8 +93,6 @@ const (
 	konnServerImage   = "registry.k8s.io/kas-network-proxy/proxy-server"
 	konnAgentImage    = "registry.k8s.io/kas-network-proxy/proxy-agent"
 	kubeadmCoreDNSTag = "v1.14.2" // k8s.io/kubernetes v1.36.3 cmd/kubeadm/app/constants CoreDNSVersion
-	kamajiEtcdTag     = "v3.6.12" // kamaji-etcd 0.17.0 appVersion (see srcKamajiEtcd)
-	etcdJobTag        = "v3.5.6"  // kamaji-etcd 0.17.0 values jobs.etcd.tag
 )
 
 // kind v0.33.0 node-image preloads (pkg/build/nodeimage).
@@ -138,9 +137,16 @@ func List(l *lab.Lab) ([]Image, error) {
 		add(Image{Ref: cm + c + ":" + l.Versions.CertManager, Stage: StageKamaji, Place: Management, Source: srcCertManager, PullPolicy: "IfNotPresent"})
 	}
 	add(Image{Ref: "clastix/kamaji:" + l.Versions.KamajiImage, Stage: StageKamaji, Place: Management, Source: srcKamaji, PullPolicy: "IfNotPresent"})
-	add(Image{Ref: "quay.io/coreos/etcd:" + kamajiEtcdTag, Stage: StageKamaji, Place: Management, Source: srcKamajiEtcd, PullPolicy: "IfNotPresent"})
-	add(Image{Ref: "quay.io/coreos/etcd:" + etcdJobTag, Stage: StageKamaji, Place: Management, Source: srcEtcdJobs, PullPolicy: "IfNotPresent"})
-	add(Image{Ref: "clastix/kubectl:" + majorMinor(mgmtVersion), Stage: StageKamaji, Place: Management, Source: srcEtcdJobs, PullPolicy: "IfNotPresent"})
+	// Cert-manager's chart v1.18.3 and Kamaji's pick no image from the
+	// cluster's version (cert-manager deploy/charts/cert-manager/templates/
+	// _helpers.tpl:182-188: tag, else appVersion — no template reads
+	// .Capabilities.KubeVersion; kamaji 26.8.2-edge
+	// charts/kamaji/templates/controller.yaml:53 image.tag, set by the lab);
+	// kamaji-etcd's kubectl would, and the lab pins all of kamaji-etcd's
+	// images (kamajietcd.go).
+	add(Image{Ref: EtcdServer.Ref(), Stage: StageKamaji, Place: Management, Source: srcKamajiEtcd, PullPolicy: "IfNotPresent"})
+	add(Image{Ref: EtcdJobs.Ref(), Stage: StageKamaji, Place: Management, Source: srcEtcdJobs, PullPolicy: "IfNotPresent"})
+	add(Image{Ref: EtcdKubectl.Ref(), Stage: StageKamaji, Place: Management, Source: srcEtcdKubectl, PullPolicy: "IfNotPresent"})
 
 	worker := l.Versions.WorkerImage()
 	bundlePolicy := string(render.BundlePullPolicy)
@@ -202,6 +208,13 @@ func List(l *lab.Lab) ([]Image, error) {
 	}
 	add(Image{Ref: "docker.io/liangjw/kube-webhook-certgen:v1.1.1", Stage: StageHAMi, Place: Worker, Source: srcCertgen, PullPolicy: "IfNotPresent"})
 	add(Image{Ref: FinalizerRef, Stage: StageGPUs, Place: Worker, Source: srcFinalizer, Built: true, PullPolicy: "IfNotPresent"})
+	// A lab file names some of these (versions.kindNodeImage whole, the
+	// others' tags): a malformed digest is refused here, not by a pull.
+	for _, i := range out {
+		if err := checkDigest(i.Ref); err != nil {
+			return nil, fmt.Errorf("image list: %w (check the lab file's versions)", err)
+		}
+	}
 	return out, nil
 }
 
@@ -240,16 +253,6 @@ func nodeVersion(ref string) string {
 		return ref[i+1:]
 	}
 	return ""
-}
-
-// majorMinor turns v1.37.0 into v1.37, as kamaji-etcd's jobsTagKubeVersion
-// prints the cluster's version.
-func majorMinor(v string) string {
-	parts := strings.SplitN(v, ".", 3)
-	if len(parts) < 2 {
-		return v
-	}
-	return parts[0] + "." + parts[1]
 }
 
 // containsRef reports whether list holds ref, however either is spelt.

@@ -113,17 +113,21 @@ func CertManagerChart(l *lab.Lab, timeout time.Duration) Chart {
 // KamajiChart is Kamaji with the traps of kamaji.md §0.2 avoided: an explicit
 // chart version (without it helm picks the 2024 chart 1.0.0, Kubernetes <=
 // 1.30), a pinned controller image instead of :latest, no memory limit, no
-// telemetry. --wait also waits for kamaji-etcd's post-install hook.
+// telemetry. Helm waits for kamaji-etcd's post-install hook Job (kamaji-etcd
+// v0.17.0 templates/etcd_job_preinstall_2.yaml:7), whose images, like the
+// etcd StatefulSet's, are pinned (images.KamajiEtcdSet): the chart floats
+// its kamaji-etcd, and the Job's kubectl tag would otherwise follow the
+// management cluster's minor, to a tag that may not exist.
 func KamajiChart(l *lab.Lab, timeout time.Duration) Chart {
 	return Chart{
-		Release: KamajiRelease, Namespace: KamajiNamespace, Chart: "kamaji", Repo: ClastixRepo,
+		Release: KamajiRelease, Namespace: KamajiNamespace, Chart: images.KamajiChartName, Repo: ClastixRepo,
 		Version: l.Versions.KamajiChart,
-		Set: []string{
+		Set: append([]string{
 			"image.tag=" + l.Versions.KamajiImage,
 			"image.pullPolicy=IfNotPresent",
 			"resources=null",
 			"telemetry.disabled=true",
-		},
+		}, images.KamajiEtcdSet()...),
 		Wait: true, Timeout: timeout,
 	}
 }

@@ -79,7 +79,7 @@ func TestBundleIndexIsWhatUpReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range idx.Charts {
-		chartstest.Write(t, filepath.Join(bundle, images.ChartsDir, c.File), chartstest.Chart(c.Name, c.Version))
+		chartstest.Write(t, filepath.Join(bundle, images.ChartsDir, c.File), chartstest.Archive(c.Name, c.Version)...)
 	}
 	dryRun := func() (string, error) {
 		out, err := runRoot(t, "up", "--dry-run", "--state-dir", t.TempDir(), "--images", bundle)

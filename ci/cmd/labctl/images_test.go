@@ -110,7 +110,7 @@ func standInHelm(t *testing.T, l *lab.Lab) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, c := range stages.BundleCharts(l) {
-		chartstest.Write(t, filepath.Join(dir, c.Name+"-"+c.Version+".tgz"), chartstest.Chart(c.Name, c.Version))
+		chartstest.Write(t, filepath.Join(dir, c.Name+"-"+c.Version+".tgz"), chartstest.Archive(c.Name, c.Version)...)
 	}
 	script := `#!/bin/sh
 [ "$1" = pull ] || exit 3

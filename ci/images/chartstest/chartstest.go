@@ -21,6 +21,48 @@ func Chart(name, version string) File {
 	return File{Path: name + "/Chart.yaml", Data: fmt.Sprintf("apiVersion: v2\nname: %s\nversion: %s\n", name, version)}
 }
 
+// KamajiEtcdValues is a kamaji-etcd values.yaml holding only the values
+// whose names the lab relies on, under the key names of kamaji-etcd v0.17.0
+// charts/kamaji-etcd/values.yaml:15-21 (image.repository, image.tag,
+// image.pullPolicy) and :219-225 (jobs.kubectl.image, jobs.kubectl.tag,
+// jobs.etcd.image, jobs.etcd.tag, jobs.etcd.pullPolicy), with that
+// release's defaults. A test writes it as input.
+const KamajiEtcdValues = `image:
+  repository: quay.io/coreos/etcd
+  tag: ""
+  pullPolicy: IfNotPresent
+jobs:
+  kubectl:
+    image: clastix/kubectl
+    tag: ""
+  etcd:
+    image: quay.io/coreos/etcd
+    tag: v3.5.6
+    pullPolicy: IfNotPresent
+`
+
+// KamajiEtcd is the kamaji-etcd subchart at version (etcd appVersion) with
+// values, as helm package writes a dependency inside its parent's archive:
+// PARENT/charts/kamaji-etcd/ (helm v3.19.0 pkg/chartutil/save.go:229-234).
+func KamajiEtcd(parent, version, appVersion, values string) []File {
+	dir := parent + "/charts/kamaji-etcd/"
+	return []File{
+		{Path: dir + "Chart.yaml", Data: fmt.Sprintf("apiVersion: v2\nname: kamaji-etcd\nversion: %s\nappVersion: %q\n", version, appVersion)},
+		{Path: dir + "values.yaml", Data: values},
+	}
+}
+
+// Archive is a chart archive's files for chart name at version: its
+// Chart.yaml, and for kamaji the kamaji-etcd v0.17.0 it carries (the lab
+// checks the subchart's values, images.CheckKamajiEtcd).
+func Archive(name, version string) []File {
+	files := []File{Chart(name, version)}
+	if name == "kamaji" {
+		files = append(files, KamajiEtcd(name, "0.17.0", "3.6.12", KamajiEtcdValues)...)
+	}
+	return files
+}
+
 // Write writes files, in this order, as a chart archive at path; it ends
 // the test on any error.
 func Write(t testing.TB, path string, files ...File) {
