@@ -23,7 +23,7 @@ func TestDownRefusesWhatLabctlDidNotMake(t *testing.T) {
 		kind state.Kind
 		want string
 	}{
-		{"no marker", "", "has no labctl-state.json, so labctl did not make it"},
+		{"no marker", "", "is not a labctl state dir: it has no labctl-state.json, so labctl did not make it"},
 		{"testenv state dir", state.Testenv, "was made by `labctl testenv up`, which has no containers or cluster to remove"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -50,7 +50,7 @@ func (d Dir) Marker() (Marker, error) {
 		if _, serr := os.Stat(string(d)); errors.Is(serr, os.ErrNotExist) {
 			return m, fmt.Errorf("state dir %s does not exist (%w): run `labctl up` or `labctl testenv up` with --state-dir %s first, or pass the --state-dir they used", d, ErrNotLabctl, d)
 		}
-		return m, fmt.Errorf("directory %s has no %s, so labctl did not make it (%w; a state dir of a labctl from before the marker has none either): labctl acts only on state dirs it made; pass the --state-dir `labctl up` or `labctl testenv up` used", d, MarkerFile, ErrNotLabctl)
+		return m, fmt.Errorf("directory %s is %w: it has no %s, so labctl did not make it (a state dir of a labctl older than that file has none either): labctl acts only on state dirs it made; pass the --state-dir `labctl up` or `labctl testenv up` used", d, ErrNotLabctl, MarkerFile)
 	}
 	if err != nil {
 		return m, fmt.Errorf("state dir %s: %w", d, err)

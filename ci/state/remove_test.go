@@ -52,9 +52,7 @@ func TestRemoveOnlyWhatLabctlWrote(t *testing.T) {
 	must(t, d.Claim(RealLab))
 	must(t, d.WriteKubeconfig("tenant-a", []byte("a")))
 	must(t, d.WriteManagementKubeconfig([]byte("m")))
-	if _, err := d.WriteValues("hami-tenant-a.yaml", []byte("v")); err != nil {
-		t.Fatal(err)
-	}
+	must(t, d.WriteValuesFile(d.Values("hami-tenant-a.yaml"), []byte("v")))
 	must(t, d.WriteStages([]StageRecord{{Name: "cluster"}}))
 	must(t, d.WriteBackend("kind"))
 	mine := []string{"kubeconfigs/prod.yaml", "notes.txt"}

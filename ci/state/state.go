@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -83,10 +84,36 @@ func (d Dir) WriteManagementKubeconfig(data []byte) error {
 	return d.write(kubeconfigRel(ManagementName), data, 0o600)
 }
 
-// WriteValues stores a helm input file under values/ (0600: it may hold
-// what the chart is told about the cluster) and returns its path.
-func (d Dir) WriteValues(name string, data []byte) (string, error) {
-	return d.Values(name), d.write(ValuesDir+"/"+name, data, 0o600)
+// WriteValuesFile stores a helm input file at p, a path Values returned
+// (0600: it may hold what the chart is told about the cluster).
+func (d Dir) WriteValuesFile(p string, data []byte) error {
+	rel, err := filepath.Rel(d.path(ValuesDir), p)
+	if err != nil || rel != filepath.Base(rel) || rel == "." || rel == ".." {
+		return fmt.Errorf("state dir %s: %s is not a file of %s/ (take the path from Dir.Values)", d, p, d.path(ValuesDir))
+	}
+	return d.write(ValuesDir+"/"+rel, data, 0o600)
+}
+
+// ManagementKubeconfigForKind returns the management kubeconfig's path
+// for kind's cluster creation, which writes the file itself: the path is
+// recorded (and kubeconfigs/ made) first, like every write of Dir.
+func (d Dir) ManagementKubeconfigForKind() (string, error) {
+	rel := kubeconfigRel(ManagementName)
+	m, err := d.Marker()
+	if err != nil {
+		return "", err
+	}
+	if err := d.CheckSafe(); err != nil {
+		return "", err
+	}
+	if err := d.mkdirs(KubeconfigsDir); err != nil {
+		return "", err
+	}
+	p := d.path(rel)
+	if _, err := os.Lstat(p); err == nil && !slices.Contains(m.Written, rel) {
+		return "", fmt.Errorf("state dir %s: %s is not a file labctl wrote (%s does not list it): labctl never replaces a file it did not write; move it away or pass another --state-dir", d, p, MarkerFile)
+	}
+	return p, d.record(rel)
 }
 
 // WriteLab records the resolved lab.

@@ -83,3 +83,19 @@ func TestCorruptLabNamesFileAndFix(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestValuesFileStaysInValues: WriteValuesFile takes only a path of
+// values/, so a caller cannot write elsewhere through it.
+func TestValuesFileStaysInValues(t *testing.T) {
+	d := Dir(t.TempDir())
+	must(t, d.Claim(RealLab))
+	for _, p := range []string{d.Kubeconfig("tenant-a"), d.Values("../stages.json"), d.Values("x/y.yaml"), filepath.Join(string(d), ValuesDir)} {
+		if err := d.WriteValuesFile(p, []byte("x")); err == nil || !strings.Contains(err.Error(), "is not a file of") {
+			t.Errorf("%s: err = %v", p, err)
+		}
+	}
+	must(t, d.WriteValuesFile(d.Values("hami-a.yaml"), []byte("v")))
+	if fi, err := os.Stat(d.Values("hami-a.yaml")); err != nil || fi.Mode() != 0o600 {
+		t.Errorf("values file %v, %v", fi, err)
+	}
+}

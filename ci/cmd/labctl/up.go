@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpu-lab/gpu-lab/ci/stages"
+	"github.com/gpu-lab/gpu-lab/ci/state"
 )
 
 type upFlags struct {
@@ -58,7 +59,7 @@ func runUp(ctx context.Context, cmd *cobra.Command, f *upFlags) error {
 	if err := stages.ValidateOnly(f.only); err != nil {
 		return err
 	}
-	l, err := f.loadLab()
+	l, err := f.loadLab(makesState)
 	if err != nil {
 		return err
 	}
@@ -94,6 +95,14 @@ func runUp(ctx context.Context, cmd *cobra.Command, f *upFlags) error {
 	if err := stages.Preflight(ctx, e, f.only); err != nil {
 		return err
 	}
+	if err := e.State.Claim(state.RealLab); err != nil {
+		return err
+	}
+	release, err := e.State.Hold("labctl up")
+	if err != nil {
+		return fmt.Errorf("%w; wait for it to end", err)
+	}
+	defer release()
 	if err := e.State.WriteLab(l); err != nil {
 		return err
 	}
