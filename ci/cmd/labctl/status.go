@@ -63,7 +63,7 @@ labctl testenv up has no stages; its tenants answer only while that command runs
 func writeStatus(w io.Writer, d state.Dir, l *lab.Lab, recs []state.StageRecord, tenantStatus func(tenant string) string) {
 	backend := d.Backend()
 	local := d.Kind() == state.Testenv
-	if local {
+	if local && backend != "" {
 		// The rest of the line lists its processes and differences; the
 		// double's notice stays, so it is never taken for HAMi.
 		name, _, _ := strings.Cut(backend, ":")

@@ -92,10 +92,12 @@ func runUp(ctx context.Context, cmd *cobra.Command, f *upFlags) error {
 		fmt.Fprintf(cmd.OutOrStdout(), "lab %s, state dir %s, docker %s — nothing is applied (--dry-run)\n", l.Name, e.State, dockerDesc(e.Reach))
 		return r.Plan(e)
 	}
-	if err := stages.Preflight(ctx, e, f.only); err != nil {
+	// The state dir first: one of another backend, another user or not
+	// labctl's is refused before the daemon is asked anything.
+	if err := e.State.Claim(state.RealLab); err != nil {
 		return err
 	}
-	if err := e.State.Claim(state.RealLab); err != nil {
+	if err := stages.Preflight(ctx, e, f.only); err != nil {
 		return err
 	}
 	release, err := e.State.Hold("labctl up")
