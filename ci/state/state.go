@@ -13,6 +13,7 @@
 //	<dir>/server-version               the tenants' real version, when it differs from the lab's pin
 //	<dir>/diagnostics/<stage>-<time>/  the bundle of a failed stage
 //	<dir>/running.lock                 held (flock) while a labctl process works on the dir
+//	<dir>/images-loaded.json           the image bundle last loaded into the daemon (up --images)
 //
 // labctl makes a state dir only where none is or where the directory is
 // empty (Claim), with mode 0700, and refuses one that another user owns or
@@ -27,7 +28,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -50,6 +50,9 @@ const (
 	ServerVersionFile = "server-version"
 	DiagnosticsDir    = "diagnostics"
 	LockFile          = "running.lock"
+	// ImagesLoadedFile names the image bundle last loaded into the daemon
+	// (`up --images`), so the next `up --only` does not load it again.
+	ImagesLoadedFile = "images-loaded.json"
 )
 
 // Dir is a state directory.
@@ -94,26 +97,25 @@ func (d Dir) WriteValuesFile(p string, data []byte) error {
 	return d.write(ValuesDir+"/"+rel, data, 0o600)
 }
 
+// ImagesLoaded returns the path of the image bundle record for
+// images.LoadOnce, which reads and writes it itself: the path is recorded
+// first, like every write of Dir.
+func (d Dir) ImagesLoaded() (string, error) {
+	if err := d.reserve(ImagesLoadedFile); err != nil {
+		return "", err
+	}
+	return d.path(ImagesLoadedFile), nil
+}
+
 // ManagementKubeconfigForKind returns the management kubeconfig's path
 // for kind's cluster creation, which writes the file itself: the path is
 // recorded (and kubeconfigs/ made) first, like every write of Dir.
 func (d Dir) ManagementKubeconfigForKind() (string, error) {
 	rel := kubeconfigRel(ManagementName)
-	m, err := d.Marker()
-	if err != nil {
+	if err := d.reserve(rel); err != nil {
 		return "", err
 	}
-	if err := d.CheckSafe(); err != nil {
-		return "", err
-	}
-	if err := d.mkdirs(KubeconfigsDir); err != nil {
-		return "", err
-	}
-	p := d.path(rel)
-	if _, err := os.Lstat(p); err == nil && !slices.Contains(m.Written, rel) {
-		return "", fmt.Errorf("state dir %s: %s is not a file labctl wrote (%s does not list it): labctl never replaces a file it did not write; move it away or pass another --state-dir", d, p, MarkerFile)
-	}
-	return p, d.record(rel)
+	return d.path(rel), nil
 }
 
 // WriteLab records the resolved lab.

@@ -47,6 +47,19 @@ func checkSafe(dir, p string) error {
 // renamed into place. A file labctl did not record writing is never
 // replaced.
 func (d Dir) write(rel string, data []byte, mode os.FileMode) error {
+	if err := d.reserve(rel); err != nil {
+		return err
+	}
+	if err := writeAtomic(d.path(rel), data, mode); err != nil {
+		return fmt.Errorf("state dir %s: %w", d, err)
+	}
+	return nil
+}
+
+// reserve readies rel for a write: the dir is labctl's and safe, the
+// directories on the way exist (0700), rel is not a file labctl did not
+// write, and rel is recorded.
+func (d Dir) reserve(rel string) error {
 	m, err := d.Marker()
 	if err != nil {
 		return err
@@ -61,13 +74,7 @@ func (d Dir) write(rel string, data []byte, mode os.FileMode) error {
 	if _, err := os.Lstat(p); err == nil && !slices.Contains(m.Written, rel) {
 		return fmt.Errorf("state dir %s: %s is not a file labctl wrote (%s does not list it): labctl never replaces a file it did not write; move it away or pass another --state-dir", d, p, MarkerFile)
 	}
-	if err := d.record(rel); err != nil {
-		return err
-	}
-	if err := writeAtomic(p, data, mode); err != nil {
-		return fmt.Errorf("state dir %s: %w", d, err)
-	}
-	return nil
+	return d.record(rel)
 }
 
 // mkdirs makes every missing directory of rel (0700, recorded) and checks

@@ -102,3 +102,22 @@ func TestResolveLab(t *testing.T) {
 		t.Errorf("foreign dir: %v does not wrap ErrNotLabctl", err)
 	}
 }
+
+// TestRecordedLabIsTheSameLab: a lab recorded from a lab file compares
+// equal to that file again (the Dagger module runs `up -f FILE --only
+// STAGE` once per stage against one state dir).
+func TestRecordedLabIsTheSameLab(t *testing.T) {
+	for _, file := range []string{"../../lab/default-lab.yaml", "../../render/testdata/three-tenants.yaml"} {
+		l, err := lab.Load(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := newStateDir(t, state.RealLab)
+		if err := d.WriteLab(l); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := resolveLab(file, d, makesState); err != nil || got.Name != l.Name {
+			t.Errorf("%s: %v, %v", file, got, err)
+		}
+	}
+}

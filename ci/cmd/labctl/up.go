@@ -69,6 +69,19 @@ func runUp(ctx context.Context, cmd *cobra.Command, f *upFlags) error {
 	}
 	e.Timeouts.Pull = f.pullTimeout
 	e.LabctlBinary = f.labctlBin
+	if !f.dryRun {
+		// The state dir first: one of another backend, another user or
+		// not labctl's is refused before the daemon is asked anything
+		// (loading a bundle records it there too).
+		if err := e.State.Claim(state.RealLab); err != nil {
+			return err
+		}
+		release, err := e.State.Hold("labctl up")
+		if err != nil {
+			return fmt.Errorf("%w; wait for it to end", err)
+		}
+		defer release()
+	}
 	if f.images != "" {
 		if err := loadBundle(ctx, cmd.ErrOrStderr(), e, f.images, f.dryRun); err != nil {
 			return err
@@ -92,19 +105,9 @@ func runUp(ctx context.Context, cmd *cobra.Command, f *upFlags) error {
 		fmt.Fprintf(cmd.OutOrStdout(), "lab %s, state dir %s, docker %s — nothing is applied (--dry-run)\n", l.Name, e.State, dockerDesc(e.Reach))
 		return r.Plan(e)
 	}
-	// The state dir first: one of another backend, another user or not
-	// labctl's is refused before the daemon is asked anything.
-	if err := e.State.Claim(state.RealLab); err != nil {
-		return err
-	}
 	if err := stages.Preflight(ctx, e, f.only); err != nil {
 		return err
 	}
-	release, err := e.State.Hold("labctl up")
-	if err != nil {
-		return fmt.Errorf("%w; wait for it to end", err)
-	}
-	defer release()
 	if err := e.State.WriteLab(l); err != nil {
 		return err
 	}
