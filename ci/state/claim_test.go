@@ -20,6 +20,7 @@ func TestClaim(t *testing.T) {
 	}{
 		{"new directory", func(t *testing.T, dir string) { os.Remove(dir) }, RealLab, ""},
 		{"empty directory", func(t *testing.T, dir string) {}, Testenv, ""},
+		{"empty directory of mode 0755", func(t *testing.T, dir string) { must(t, os.Chmod(dir, 0o755)) }, RealLab, ""},
 		{"same kind again", func(t *testing.T, dir string) { must(t, Dir(dir).Claim(RealLab)) }, RealLab, ""},
 		{"another kind", func(t *testing.T, dir string) { must(t, Dir(dir).Claim(Testenv)) }, RealLab,
 			"was made by `labctl testenv up`, not `labctl up`: use another --state-dir, or `labctl down --state-dir"},
