@@ -26,7 +26,7 @@ func TestClaim(t *testing.T) {
 			"was made by `labctl testenv up`, not `labctl up`: use another --state-dir, or `labctl down --state-dir"},
 		{"not empty, no marker", func(t *testing.T, dir string) {
 			must(t, os.WriteFile(filepath.Join(dir, "notes.txt"), nil, 0o600))
-		}, RealLab, "is not empty (notes.txt…) and has no labctl-state.json"},
+		}, RealLab, "is not empty (notes.txt) and has no labctl-state.json"},
 		{"writable by others", func(t *testing.T, dir string) { must(t, os.Chmod(dir, 0o777)) }, RealLab,
 			"has mode drwxrwxrwx, so group or others may write it"},
 		{"owned by another user", func(t *testing.T, dir string) {

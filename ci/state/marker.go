@@ -99,7 +99,10 @@ func (d Dir) Claim(k Kind) error {
 		for _, e := range entries[:min(len(entries), 5)] {
 			names = append(names, e.Name())
 		}
-		return fmt.Errorf("directory %s is not empty (%s…) and has no %s: labctl makes its state only in a new or empty directory, so it never mixes with (or later removes) your files; pass another --state-dir (a state dir of a labctl older than that file is refused too: remove it by hand once its lab is gone)", d, strings.Join(names, ", "), MarkerFile)
+		if len(entries) > 5 {
+			names = append(names, "…")
+		}
+		return fmt.Errorf("directory %s is not empty (%s) and has no %s: labctl makes its state only in a new or empty directory, so it never mixes with (or later removes) your files; pass another --state-dir (a state dir of a labctl older than that file is refused too: remove it by hand once its lab is gone)", d, strings.Join(names, ", "), MarkerFile)
 	}
 	// An empty directory the user made (0755, say) becomes private too.
 	if err := os.Chmod(string(d), 0o700); err != nil {
