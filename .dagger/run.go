@@ -66,6 +66,9 @@ func (l *Lab) start(ctx context.Context) (*session, error) {
 	// helm needs no cache volume: every chart comes from the bundle.
 	runner, err := l.tool().
 		WithFile(labcmd.HelmPath, helm(), dagger.ContainerWithFileOpts{Permissions: 0o755}).
+		// An empty directory, root's and 0755 (Dagger v0.21.8
+		// util/layercopy/dest_linux.go:260, mkdirMode without a source),
+		// which labctl accepts as a state dir to claim.
 		WithDirectory(labcmd.StateDir, dag.Directory()).
 		WithDirectory(labcmd.ReportDir, dag.Directory()).
 		Sync(ctx)
@@ -179,7 +182,7 @@ func (s *session) test(ctx context.Context, suite labcmd.Suite) (*LabResult, err
 		return dir
 	}
 	full := extras(s.ctr.Directory(labcmd.ReportDir).
-		WithDirectory("state", s.ctr.Directory(labcmd.StateDir), dagger.DirectoryWithDirectoryOpts{Exclude: []string{"kubeconfigs"}}))
+		WithDirectory("state", s.ctr.Directory(labcmd.StateDir), dagger.DirectoryWithDirectoryOpts{Exclude: []string{labcmd.StateKubeconfigs}}))
 	// Evaluate now: the directory must not be computed after the daemon stops.
 	reports, err := full.Sync(ctx)
 	if err != nil {

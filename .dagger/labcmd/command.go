@@ -66,6 +66,15 @@ if [ -n "$failed" ]; then
 fi
 echo "docker: cleared containers, networks and volumes left by earlier runs; images kept"`
 
+// Names inside labctl's state dir (ci/state: KubeconfigsDir and
+// ManagementName; moduletest's TestStateLayoutMatchesLabctl keeps them
+// equal). The module reads kubeconfigs from there and leaves them out of
+// the state it hands back.
+const (
+	StateKubeconfigs = "kubeconfigs"
+	StateManagement  = "management"
+)
+
 // ShellScript is the interactive shell of `lab ... terminal`, with the
 // variables `labctl shell` sets (KUBECONFIG_<TENANT>, KUBECONFIG_MANAGEMENT,
 // KUBECONFIG listing the tenants, then the management cluster) but working
@@ -76,15 +85,15 @@ func ShellScript() []string {
 
 const shellScript = `cd ` + WorkDir + `
 kc=""
-for f in ` + StateDir + `/kubeconfigs/*.yaml; do
+for f in ` + StateDir + `/` + StateKubeconfigs + `/*.yaml; do
   [ -e "$f" ] || continue
   n=$(basename "$f" .yaml)
   v=KUBECONFIG_$(echo "$n" | tr 'a-z-' 'A-Z_')
   export "$v=$f"
   echo "$v=$f"
-  [ "$n" = management ] || kc="${kc:+$kc:}$f"
+  [ "$n" = ` + StateManagement + ` ] || kc="${kc:+$kc:}$f"
 done
-m=` + StateDir + `/kubeconfigs/management.yaml
+m=` + StateDir + `/` + StateKubeconfigs + `/` + StateManagement + `.yaml
 if [ -e "$m" ]; then kc="${kc:+$kc:}$m"; fi
 export KUBECONFIG="$kc"
 echo "KUBECONFIG=$KUBECONFIG"

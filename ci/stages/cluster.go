@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -35,7 +34,7 @@ func (ClusterStage) Plan(e *Env) ([]string, error) {
 		fmt.Sprintf("docker image inspect %s || docker pull %s (give up after %s: no registry → fail fast)", e.Lab.Versions.KindNodeImage, e.Lab.Versions.KindNodeImage, e.Timeouts.Pull),
 		fmt.Sprintf("kind create cluster (Go API, docker provider) --name %s --wait %s --config:\n%s", e.Lab.Name, e.Timeouts.ClusterReady, indent(string(y))),
 		fmt.Sprintf("docker container inspect %s → IPv4 on network %s (never the IPv6 one)", e.ControlPlaneContainer(), e.Network),
-		fmt.Sprintf("write %s (server %s), %s, %s", e.State.ManagementKubeconfig(), server, filepath.Join(string(e.State), "lab.yaml"), filepath.Join(string(e.State), "backend")),
+		fmt.Sprintf("write %s (server %s), the resolved lab %s and the backend line", e.State.ManagementKubeconfig(), server, e.State.LabPath()),
 	}, nil
 }
 
@@ -79,10 +78,11 @@ func (ClusterStage) Run(ctx context.Context, e *Env) (string, error) {
 		for i := range cfg.Nodes {
 			cfg.Nodes[i].Image = e.localImage(cfg.Nodes[i].Image)
 		}
-		if err := os.MkdirAll(filepath.Dir(e.State.ManagementKubeconfig()), 0o755); err != nil {
+		kubeconfig, err := e.State.ManagementKubeconfigForKind()
+		if err != nil {
 			return "", fail(Cluster, "state dir", "", err)
 		}
-		if err := e.Kind.Create(ctx, cfg, e.State.ManagementKubeconfig()); err != nil {
+		if err := e.Kind.Create(ctx, cfg, kubeconfig); err != nil {
 			return "", fail(Cluster, "kind cluster "+e.Lab.Name, "create failed", err)
 		}
 	}
@@ -102,7 +102,7 @@ func (ClusterStage) Run(ctx context.Context, e *Env) (string, error) {
 	if err != nil {
 		return "", fail(Cluster, "kind kubeconfig", "", err)
 	}
-	if err := writePrivate(e.State.ManagementKubeconfig(), kc); err != nil {
+	if err := e.State.WriteManagementKubeconfig(kc); err != nil {
 		return "", fail(Cluster, e.State.ManagementKubeconfig(), "", err)
 	}
 	e.forget("")
@@ -129,17 +129,6 @@ func Backend(r Reach) string {
 		return "kind+kamaji+hami on Docker at " + r.Host
 	}
 	return "kind+kamaji+hami on the local Docker daemon"
-}
-
-func writePrivate(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 func indent(s string) string {

@@ -62,6 +62,9 @@ func TestDaemonManagementIPOnDualStackNetwork(t *testing.T) {
 	l := lab.Default()
 	l.Name = "gpu-lab-test-" + suffix
 	e := &Env{Lab: l, State: state.Dir(t.TempDir()), Docker: c, Kind: &fakeKind{}, Network: network}
+	if err := e.State.Claim(state.RealLab); err != nil {
+		t.Fatal(err)
+	}
 	cp := e.ControlPlaneContainer()
 	worker := l.Name + "-tenant-a-worker"
 	other := "gpu-lab-test-other-" + suffix

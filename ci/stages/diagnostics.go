@@ -18,7 +18,9 @@ import (
 )
 
 // Diagnose writes what a user needs to understand a failed bring-up into
-// dir, best effort (every piece that cannot be collected is listed in
+// dir (a private bundle directory state.Dir.NewDiagnostics made; the
+// bundle is the one part of the state dir whose files Diagnose writes),
+// best effort (every piece that cannot be collected is listed in
 // errors.txt rather than aborting the rest):
 //
 //	error.txt                  the stage error
@@ -40,11 +42,11 @@ func Diagnose(ctx context.Context, e *Env, failed *Error, dir string) error {
 	}
 	write := func(rel string, data []byte) {
 		p := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			note(err)
 			return
 		}
-		note(os.WriteFile(p, data, 0o644))
+		note(os.WriteFile(p, data, 0o600))
 	}
 	write("error.txt", []byte(failed.Error()+"\n"))
 

@@ -4,15 +4,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+
+	"github.com/gpu-lab/gpu-lab/ci/state"
 )
 
 // Down removes the lab: worker containers (by label), the kind cluster, and
-// the state that describes them (kubeconfigs, stage records, values).
-// Diagnostics bundles and lab.yaml stay for post-mortems. Removing what is
-// already gone is not an error, so Down is idempotent.
+// the state that describes them (the kubeconfigs, values and stage records
+// labctl recorded writing). The resolved lab, the backend line and
+// diagnostics bundles stay for post-mortems, and so does anything labctl
+// did not write. A directory that is not a state dir of `labctl up` is
+// refused before anything is touched. Removing what is already gone is not
+// an error, so Down is idempotent.
 func Down(ctx context.Context, e *Env) (removed []string, err error) {
+	m, err := e.State.Marker()
+	if err != nil {
+		return nil, fmt.Errorf("down: %w", err)
+	}
+	if m.Kind != state.RealLab {
+		return nil, fmt.Errorf("down: state dir %s was made by `%s`, which has no containers or cluster to remove", e.State, m.Kind.Command())
+	}
 	var errs []error
 	names, lerr := e.Docker.ListContainers(ctx, e.LabLabel())
 	if lerr != nil {
@@ -36,15 +46,11 @@ func Down(ctx context.Context, e *Env) (removed []string, err error) {
 			removed = append(removed, "kind cluster "+e.Lab.Name)
 		}
 	}
-	for _, p := range []string{
-		filepath.Join(string(e.State), "kubeconfigs"),
-		filepath.Join(string(e.State), "values"),
-		filepath.Join(string(e.State), "stages.json"),
-	} {
-		if err := os.RemoveAll(p); err != nil {
-			errs = append(errs, err)
-		}
+	files, serr := e.State.RemoveLabState()
+	if serr != nil {
+		errs = append(errs, serr)
 	}
+	removed = append(removed, files...)
 	if len(errs) > 0 {
 		return removed, fmt.Errorf("down: %w", errors.Join(errs...))
 	}

@@ -206,8 +206,12 @@ func testEnv(t *testing.T) (*Env, *fakeDocker, *fakeKind, *fakeClusters) {
 	d := &fakeDocker{containers: map[string]docker.Container{}, images: map[string]bool{}}
 	k := &fakeKind{}
 	fc := &fakeClusters{by: map[string]*Clients{}}
+	sd := state.Dir(t.TempDir())
+	if err := sd.Claim(state.RealLab); err != nil {
+		t.Fatal(err)
+	}
 	e := &Env{
-		Lab: lab.Default(), State: state.Dir(t.TempDir()), Docker: d, Kind: k, Helm: &fakeHelm{},
+		Lab: lab.Default(), State: sd, Docker: d, Kind: k, Helm: &fakeHelm{},
 		Connect: fc.connect, Network: "kind", Timeouts: DefaultTimeouts(), Poll: 10 * time.Millisecond,
 	}
 	return e, d, k, fc

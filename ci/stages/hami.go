@@ -3,7 +3,6 @@ package stages
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,14 +31,14 @@ func (HAMiStage) Name() string { return HAMi }
 // ValuesFile is where the stage writes a tenant's HAMi values (kept in the
 // state dir so a user can see exactly what was installed).
 func ValuesFile(e *Env, tenant string) string {
-	return filepath.Join(string(e.State), "values", "hami-"+tenant+".yaml")
+	return e.State.Values("hami-" + tenant + ".yaml")
 }
 
 // SchedulerConfigFile is where the stage writes the kube-scheduler
 // configuration the post-renderer puts into HAMi's chart (one for the lab:
 // it does not depend on the tenant).
 func SchedulerConfigFile(e *Env) string {
-	return filepath.Join(string(e.State), "values", "hami-scheduler-config.yaml")
+	return e.State.Values("hami-scheduler-config.yaml")
 }
 
 func hamiChart(e *Env, tenant string) Chart {
@@ -111,7 +110,7 @@ func (HAMiStage) Run(ctx context.Context, e *Env) (string, error) {
 	if err != nil {
 		return "", fail(HAMi, "kube-scheduler configuration", "", err)
 	}
-	if err := writePrivate(SchedulerConfigFile(e), cfg); err != nil {
+	if err := e.State.WriteValuesFile(SchedulerConfigFile(e), cfg); err != nil {
 		return "", fail(HAMi, SchedulerConfigFile(e), "", err)
 	}
 	for _, t := range e.Lab.Tenants {
@@ -131,7 +130,7 @@ func (HAMiStage) Run(ctx context.Context, e *Env) (string, error) {
 			return "", fail(HAMi, "values for tenant "+t.Name, "", err)
 		}
 		vf := ValuesFile(e, t.Name)
-		if err := writePrivate(vf, y); err != nil {
+		if err := e.State.WriteValuesFile(vf, y); err != nil {
 			return "", fail(HAMi, vf, "", err)
 		}
 		c := hamiChart(e, t.Name)

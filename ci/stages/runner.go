@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/state"
@@ -158,8 +156,9 @@ func (r *Runner) failed(ctx context.Context, e *Env, recs *[]state.StageRecord, 
 	cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Minute)
 	defer cancel()
 	if r.Diagnose != nil {
-		dir := DiagnosticsDir(e.State, name, start)
-		if derr := os.MkdirAll(dir, 0o755); derr == nil {
+		if dir, derr := e.State.NewDiagnostics(name, start); derr != nil {
+			r.emit(Event{Stage: name, Kind: EventInfo, Message: "no diagnostics: " + derr.Error()})
+		} else {
 			if derr := r.Diagnose(cleanup, se, dir); derr != nil {
 				r.emit(Event{Stage: name, Kind: EventInfo, Message: "diagnostics incomplete: " + derr.Error()})
 			}
@@ -177,9 +176,4 @@ func (r *Runner) failed(ctx context.Context, e *Env, recs *[]state.StageRecord, 
 		}
 	}
 	return err
-}
-
-// DiagnosticsDir is where the bundle of a failed stage goes.
-func DiagnosticsDir(d state.Dir, stage string, at time.Time) string {
-	return filepath.Join(string(d), "diagnostics", stage+"-"+at.UTC().Format("20060102T150405Z"))
 }

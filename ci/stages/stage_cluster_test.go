@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -74,14 +75,14 @@ func TestDownRemovesEverythingOnce(t *testing.T) {
 	d.containers[w.Name[1:]] = w
 	other := runningOn("unrelated", "bridge", "172.17.0.2")
 	d.containers["unrelated"] = other
-	if err := writePrivate(e.State.Kubeconfig("tenant-a"), []byte("x")); err != nil {
+	if err := e.State.WriteKubeconfig("tenant-a", []byte("x")); err != nil {
 		t.Fatal(err)
 	}
 	removed, err := Down(context.Background(), e)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(removed, ",") != "container gpu-lab-tenant-a-worker,kind cluster gpu-lab" {
+	if strings.Join(removed, ",") != "container gpu-lab-tenant-a-worker,kind cluster gpu-lab,"+e.State.Kubeconfig("tenant-a")+","+filepath.Dir(e.State.Kubeconfig("tenant-a")) {
 		t.Errorf("removed = %v", removed)
 	}
 	if _, ok := d.containers["unrelated"]; !ok {

@@ -59,7 +59,7 @@ func TestGPUsStage(t *testing.T) {
 		node := e.Lab.NodeName(tn.Name, tn.Workers[0].Name)
 		d.containers[node] = runningOn(node, "kind", "172.18.0.5")
 		kc := adminConf(t, e.Reach.TenantServer("172.18.0.2", tn.Ports.APIServer))
-		if err := writePrivate(e.State.Kubeconfig(tn.Name), kc); err != nil {
+		if err := e.State.WriteKubeconfig(tn.Name, kc); err != nil {
 			t.Fatal(err)
 		}
 		// In a real tenant the Deployment the stage applies becomes available

@@ -63,7 +63,7 @@ func joiningEnv(t *testing.T) (*Env, *workerNodes, map[string]*Clients) {
 	clients := map[string]*Clients{}
 	for _, tn := range e.Lab.Tenants {
 		kc := adminConf(t, e.Reach.TenantServer("172.18.0.2", tn.Ports.APIServer))
-		if err := writePrivate(e.State.Kubeconfig(tn.Name), kc); err != nil {
+		if err := e.State.WriteKubeconfig(tn.Name, kc); err != nil {
 			t.Fatal(err)
 		}
 		c, _ := fc.connect(kc)

@@ -126,7 +126,7 @@ func TestDiagnoseWritesTheBundle(t *testing.T) {
 	d.containers["gpu-lab-tenant-a-worker"] = w
 	d.execOut = func(string, []string) ([]byte, error) { return []byte("kubelet journal"), nil }
 	kc := adminConf(t, "https://172.18.0.2:31443")
-	if err := writePrivate(e.State.Kubeconfig("tenant-a"), kc); err != nil {
+	if err := e.State.WriteKubeconfig("tenant-a", kc); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()

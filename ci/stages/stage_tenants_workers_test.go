@@ -22,7 +22,7 @@ func managementUp(t *testing.T) (*Env, *fakeDocker, *fakeClusters, *Clients) {
 	e, d, _, fc := testEnv(t)
 	d.containers[e.ControlPlaneContainer()] = runningOn(e.ControlPlaneContainer(), "kind", "172.18.0.2")
 	mk := kubeconfig(t, map[string]string{"kind-gpu-lab": "https://127.0.0.1:40000"}, "kind-gpu-lab")
-	if err := writePrivate(e.State.ManagementKubeconfig(), mk); err != nil {
+	if err := e.State.WriteManagementKubeconfig(mk); err != nil {
 		t.Fatal(err)
 	}
 	mc, _ := fc.connect(mk)
@@ -105,7 +105,7 @@ func TestWorkersStageJoinsAndWaits(t *testing.T) {
 	tenantClients := map[string]*Clients{}
 	for _, tn := range e.Lab.Tenants {
 		kc := adminConf(t, e.Reach.TenantServer("172.18.0.2", tn.Ports.APIServer))
-		if err := writePrivate(e.State.Kubeconfig(tn.Name), kc); err != nil {
+		if err := e.State.WriteKubeconfig(tn.Name, kc); err != nil {
 			t.Fatal(err)
 		}
 		c, _ := fc.connect(kc)

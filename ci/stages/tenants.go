@@ -150,7 +150,7 @@ func (s TenantsStage) Run(ctx context.Context, e *Env) (string, error) {
 		if err != nil {
 			return "", fail(Tenants, "Secret "+ns+"/"+secretName, "", err)
 		}
-		if err := writePrivate(e.State.Kubeconfig(t.Name), kc); err != nil {
+		if err := e.State.WriteKubeconfig(t.Name, kc); err != nil {
 			return "", fail(Tenants, e.State.Kubeconfig(t.Name), "", err)
 		}
 		e.forget(t.Name)

@@ -1,12 +1,25 @@
-// Package state is the on-disk layout shared by `labctl up`, `labctl testenv
-// up`, `labctl test` and the Dagger module:
+// Package state owns the state directory shared by `labctl up`, `labctl
+// testenv up`, `labctl test` and the Dagger module. Nothing else joins a path
+// under it or writes into it: every path comes from a Dir method and every
+// write goes through Dir (private temp file, mode before content, rename).
 //
-//	<dir>/lab.yaml                     the resolved lab the state belongs to
+//	<dir>/labctl-state.json            the marker: which backend made the dir, what labctl wrote
+//	<dir>/resolved-lab.yaml            the resolved lab the state belongs to
 //	<dir>/kubeconfigs/<tenant>.yaml    admin kubeconfig of each tenant
 //	<dir>/kubeconfigs/management.yaml  the management cluster (real lab only)
+//	<dir>/values/<name>.yaml           what was handed to helm (real lab only)
 //	<dir>/stages.json                  what each stage did and how long it took
 //	<dir>/backend                      one line: what the lab runs on
 //	<dir>/server-version               the tenants' real version, when it differs from the lab's pin
+//	<dir>/diagnostics/<stage>-<time>/  the bundle of a failed stage
+//	<dir>/running.lock                 held (flock) while a labctl process works on the dir
+//	<dir>/images-loaded.json           the image bundle last loaded into the daemon (up --images)
+//
+// labctl makes a state dir only where none is or where the directory is
+// empty (Claim), with mode 0700, and refuses one that another user owns or
+// that group or others may write. It never replaces a file it did not
+// record writing (a hand-written lab.yaml stays as it is: labctl's own
+// record is resolved-lab.yaml), and `down` removes only what it recorded.
 package state
 
 import (
@@ -23,51 +36,123 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
+// The names inside a state directory. The Dagger module's shell script and
+// its export of the state dir use KubeconfigsDir and ManagementKubeconfig
+// (a test in .dagger/moduletest keeps its copies equal to these).
+const (
+	MarkerFile        = "labctl-state.json"
+	LabFile           = "resolved-lab.yaml"
+	KubeconfigsDir    = "kubeconfigs"
+	ManagementName    = "management"
+	ValuesDir         = "values"
+	StagesFile        = "stages.json"
+	BackendFile       = "backend"
+	ServerVersionFile = "server-version"
+	DiagnosticsDir    = "diagnostics"
+	LockFile          = "running.lock"
+	// ImagesLoadedFile names the image bundle last loaded into the daemon
+	// (`up --images`), so the next `up --only` does not load it again.
+	ImagesLoadedFile = "images-loaded.json"
+)
+
 // Dir is a state directory.
 type Dir string
 
 // DefaultDir is where labctl keeps state when --state-dir is not given.
 const DefaultDir = ".lab"
 
-func (d Dir) path(p ...string) string { return filepath.Join(append([]string{string(d)}, p...)...) }
+func (d Dir) path(rel string) string { return filepath.Join(string(d), filepath.FromSlash(rel)) }
+
+func kubeconfigRel(name string) string { return KubeconfigsDir + "/" + name + ".yaml" }
 
 // Kubeconfig is the path of a tenant's admin kubeconfig.
-func (d Dir) Kubeconfig(tenant string) string { return d.path("kubeconfigs", tenant+".yaml") }
+func (d Dir) Kubeconfig(tenant string) string { return d.path(kubeconfigRel(tenant)) }
 
 // ManagementKubeconfig is the path of the management cluster's kubeconfig.
-func (d Dir) ManagementKubeconfig() string { return d.path("kubeconfigs", "management.yaml") }
+func (d Dir) ManagementKubeconfig() string { return d.path(kubeconfigRel(ManagementName)) }
+
+// Values is the path of a helm values (or other input) file named name.
+func (d Dir) Values(name string) string { return d.path(ValuesDir + "/" + name) }
+
+// LabPath is the path of the resolved lab labctl recorded.
+func (d Dir) LabPath() string { return d.path(LabFile) }
 
 // WriteKubeconfig stores a tenant kubeconfig (0600).
 func (d Dir) WriteKubeconfig(tenant string, data []byte) error {
-	return writeFile(d.Kubeconfig(tenant), data, 0o600)
+	return d.write(kubeconfigRel(tenant), data, 0o600)
 }
 
-// WriteLab stores the resolved lab.
+// WriteManagementKubeconfig stores the management cluster's kubeconfig (0600).
+func (d Dir) WriteManagementKubeconfig(data []byte) error {
+	return d.write(kubeconfigRel(ManagementName), data, 0o600)
+}
+
+// WriteValuesFile stores a helm input file at p, a path Values returned
+// (0600: it may hold what the chart is told about the cluster).
+func (d Dir) WriteValuesFile(p string, data []byte) error {
+	rel, err := filepath.Rel(d.path(ValuesDir), p)
+	if err != nil || rel != filepath.Base(rel) || rel == "." || rel == ".." {
+		return fmt.Errorf("state dir %s: %s is not a file of %s/ (take the path from Dir.Values)", d, p, d.path(ValuesDir))
+	}
+	return d.write(ValuesDir+"/"+rel, data, 0o600)
+}
+
+// ImagesLoaded returns the path of the image bundle record for
+// images.LoadOnce, which reads and writes it itself: the path is recorded
+// first, like every write of Dir.
+func (d Dir) ImagesLoaded() (string, error) {
+	if err := d.reserve(ImagesLoadedFile); err != nil {
+		return "", err
+	}
+	return d.path(ImagesLoadedFile), nil
+}
+
+// ManagementKubeconfigForKind returns the management kubeconfig's path
+// for kind's cluster creation, which writes the file itself: the path is
+// recorded (and kubeconfigs/ made) first, like every write of Dir.
+func (d Dir) ManagementKubeconfigForKind() (string, error) {
+	rel := kubeconfigRel(ManagementName)
+	if err := d.reserve(rel); err != nil {
+		return "", err
+	}
+	return d.path(rel), nil
+}
+
+// WriteLab records the resolved lab.
 func (d Dir) WriteLab(l *lab.Lab) error {
 	b, err := yaml.Marshal(l)
 	if err != nil {
 		return fmt.Errorf("encode lab: %w", err)
 	}
-	return writeFile(d.path("lab.yaml"), b, 0o644)
+	return d.write(LabFile, b, 0o600)
 }
 
-// ReadLab loads the lab the state belongs to.
+// ReadLab loads the lab the state belongs to. A missing record and one that
+// cannot be read are errors that name the file and the fix: the lab a
+// state dir was made for is never guessed.
 func (d Dir) ReadLab() (*lab.Lab, error) {
-	p := d.path("lab.yaml")
-	if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("state dir %s has no lab.yaml: run `labctl up` or `labctl testenv up` with --state-dir %s first", d, d)
+	if _, err := d.Marker(); err != nil {
+		return nil, err
 	}
-	return lab.Load(p)
+	p := d.LabPath()
+	if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("state dir %s has no %s: run `labctl up` or `labctl testenv up` with --state-dir %s first", d, LabFile, d)
+	}
+	l, err := lab.Load(p)
+	if err != nil {
+		return nil, fmt.Errorf("state dir %s: the lab it was made for, %s, cannot be read (labctl wrote it; it was changed since): %w\nfix: copy the lab file the lab was brought up with over %s (`labctl validate %s` checks it)", d, p, err, p, p)
+	}
+	return l, nil
 }
 
 // WriteBackend records what the lab runs on (shown in reports).
 func (d Dir) WriteBackend(desc string) error {
-	return writeFile(d.path("backend"), []byte(desc+"\n"), 0o644)
+	return d.write(BackendFile, []byte(desc+"\n"), 0o600)
 }
 
 // Backend reads the backend description, or "" when absent.
 func (d Dir) Backend() string {
-	b, _ := os.ReadFile(d.path("backend"))
+	b, _ := os.ReadFile(d.path(BackendFile))
 	return strings.TrimSpace(string(b))
 }
 
@@ -76,12 +161,12 @@ func (d Dir) Backend() string {
 // builds v1.36.3 for a lab pinned at v1.36.4); `labctl test` expects it in
 // TC-01.
 func (d Dir) WriteServerVersion(v string) error {
-	return writeFile(d.path("server-version"), []byte(v+"\n"), 0o644)
+	return d.write(ServerVersionFile, []byte(v+"\n"), 0o600)
 }
 
 // ServerVersion reads the recorded server version, or "" when absent.
 func (d Dir) ServerVersion() string {
-	b, _ := os.ReadFile(d.path("server-version"))
+	b, _ := os.ReadFile(d.path(ServerVersionFile))
 	return strings.TrimSpace(string(b))
 }
 
@@ -96,7 +181,7 @@ type StageRecord struct {
 
 // ReadStages returns the recorded stages (none when the file is absent).
 func (d Dir) ReadStages() ([]StageRecord, error) {
-	b, err := os.ReadFile(d.path("stages.json"))
+	b, err := os.ReadFile(d.path(StagesFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -105,7 +190,7 @@ func (d Dir) ReadStages() ([]StageRecord, error) {
 	}
 	var recs []StageRecord
 	if err := json.Unmarshal(b, &recs); err != nil {
-		return nil, fmt.Errorf("state dir %s: stages.json: %w", d, err)
+		return nil, fmt.Errorf("state dir %s: %s: %w", d, StagesFile, err)
 	}
 	return recs, nil
 }
@@ -116,16 +201,5 @@ func (d Dir) WriteStages(recs []StageRecord) error {
 	if err != nil {
 		return err
 	}
-	return writeFile(d.path("stages.json"), b, 0o644)
-}
-
-func writeFile(p string, data []byte, mode os.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, data, mode); err != nil {
-		return err
-	}
-	return os.Rename(tmp, p)
+	return d.write(StagesFile, b, 0o600)
 }

@@ -8,6 +8,9 @@ import (
 
 func TestRoundTrip(t *testing.T) {
 	d := Dir(t.TempDir())
+	if err := d.Claim(RealLab); err != nil {
+		t.Fatal(err)
+	}
 	if got := d.ServerVersion(); got != "" {
 		t.Errorf("empty dir: server version %q, want none", got)
 	}
@@ -46,5 +49,8 @@ func TestRoundTrip(t *testing.T) {
 	got, err := d.ReadStages()
 	if err != nil || len(got) != 1 || got[0].Name != "cluster" {
 		t.Errorf("stages = %+v, %v", got, err)
+	}
+	if d.Kind() != RealLab {
+		t.Errorf("kind %q, want %q", d.Kind(), RealLab)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"text/tabwriter"
 	"time"
 
@@ -203,10 +202,6 @@ func printImages(w io.Writer, list []images.Image, sources bool) error {
 	return tw.Flush()
 }
 
-// BundleRecordFile, in the state dir, names the bundle last loaded into the
-// daemon, so the next `up --only` with the same bundle does not load it again.
-const BundleRecordFile = "images-loaded.json"
-
 // loadBundle loads the bundle in dir into the lab's daemon and sets the
 // stages up to import its images into the nodes. With dryRun nothing is
 // loaded: the index alone says what would be preloaded.
@@ -226,7 +221,11 @@ func loadBundle(ctx context.Context, w io.Writer, e *stages.Env, dir string, dry
 			loaded[en.Ref] = en.Ref
 		}
 	} else {
-		loaded, err = images.LoadOnce(ctx, docker.CLI{}, dir, filepath.Join(string(e.State), BundleRecordFile), e.Log)
+		record, err := e.State.ImagesLoaded()
+		if err != nil {
+			return err
+		}
+		loaded, err = images.LoadOnce(ctx, docker.CLI{}, dir, record, e.Log)
 		if err != nil {
 			return err
 		}

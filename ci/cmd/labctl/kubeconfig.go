@@ -30,18 +30,27 @@ func newKubeconfigCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			d := state.Dir(f.stateDir)
 			name := args[0]
+			l, err := f.loadLab(needsState)
+			if err != nil {
+				return err
+			}
+			local := d.Kind() == state.Testenv
 			p := d.Kubeconfig(name)
 			if name == managementName {
-				if testenvBackend(d.Backend()) {
+				if local {
 					return fmt.Errorf("state dir %s belongs to the local test environment, which has no management cluster: ask for a tenant", d)
 				}
 				p = d.ManagementKubeconfig()
-			} else if l, err := d.ReadLab(); err == nil && l.Tenant(name) == nil {
+			} else if l.Tenant(name) == nil {
 				return fmt.Errorf("lab %s has no tenant %q: use one of %s, or %s for the management cluster", l.Name, name, strings.Join(l.TenantNames(), ", "), managementName)
 			}
 			data, err := os.ReadFile(p)
 			if err != nil {
-				return fmt.Errorf("no kubeconfig for %s in %s (has `labctl up` reached stage tenants?): %w", name, d, err)
+				why := "has `labctl up` reached stage tenants?"
+				if local {
+					why = fmt.Sprintf("`labctl testenv up --state-dir %s` writes it", d)
+				}
+				return fmt.Errorf("no kubeconfig for %s in %s (%s): %w", name, d, why, err)
 			}
 			if pathOnly {
 				fmt.Fprintln(cmd.OutOrStdout(), p)
@@ -52,11 +61,11 @@ func newKubeconfigCommand() *cobra.Command {
 		},
 		ValidArgsFunction: func(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
 			d := state.Dir(f.stateDir)
-			l, err := d.ReadLab()
+			l, err := f.loadLab(needsState)
 			if err != nil {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
-			if testenvBackend(d.Backend()) {
+			if d.Kind() == state.Testenv {
 				return l.TenantNames(), cobra.ShellCompDirectiveNoFileComp
 			}
 			return slices.Concat(l.TenantNames(), []string{managementName}), cobra.ShellCompDirectiveNoFileComp

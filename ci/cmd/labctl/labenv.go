@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,6 +12,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/yaml"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
@@ -26,21 +29,80 @@ type labFlags struct {
 
 func (f *labFlags) register(cmd *cobra.Command, withFile bool) {
 	if withFile {
-		cmd.Flags().StringVarP(&f.file, "file", "f", "", "lab file (default: the embedded seed lab, or the state dir's lab.yaml)")
+		cmd.Flags().StringVarP(&f.file, "file", "f", "", "lab file (default: the lab the state dir records, else the embedded seed lab); must be that lab when the state dir has one")
 	}
-	cmd.Flags().StringVar(&f.stateDir, "state-dir", state.DefaultDir, "state directory (kubeconfigs, stage records, diagnostics)")
+	cmd.Flags().StringVar(&f.stateDir, "state-dir", state.DefaultDir, "state directory labctl made (kubeconfigs, stage records, diagnostics)")
 	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print more: debug logs on stderr")
+	if cmd.Long == "" {
+		cmd.Long = cmd.Short + "."
+	}
+	cmd.Long += "\n\n" + labRule
 }
 
-// loadLab reads -f, else the state dir's lab.yaml, else the default lab.
-func (f *labFlags) loadLab() (*lab.Lab, error) {
-	if f.file != "" {
-		return lab.Load(f.file)
+// labRule is resolveLab's rule as every command's --help states it.
+const labRule = `Which lab: a state dir labctl made (--state-dir, default ` + state.DefaultDir + `) is the lab it
+records (resolved-lab.yaml); if that cannot be read, labctl stops and names the file. -f must
+then be that same lab: a different one is refused, naming both. Only where no state dir
+records a lab yet (up, run, testenv up) does -f, else the embedded seed lab, decide.`
+
+// stateUse is what a command does with the state dir.
+type stateUse int
+
+const (
+	// needsState: the command acts on what the state dir records (down,
+	// status, shell, kubeconfig, test): a dir without a recorded lab is an
+	// error.
+	needsState stateUse = iota
+	// makesState: the command makes or resumes a state dir (up, run,
+	// testenv up): without a recorded lab, -f or the seed lab decides.
+	makesState
+)
+
+// resolveLab is the one rule for which lab a command acts on (labRule).
+// A recorded lab that cannot be read is an error naming the file and the
+// fix, never a fallback; -f that is not the recorded lab is refused with
+// both names.
+func resolveLab(file string, d state.Dir, use stateUse) (*lab.Lab, error) {
+	recorded, err := recordedLab(d, use)
+	if err != nil {
+		return nil, err
 	}
-	if l, err := state.Dir(f.stateDir).ReadLab(); err == nil {
-		return l, nil
+	if recorded == nil {
+		return lab.Load(file) // "" is the embedded seed lab
 	}
-	return lab.Default(), nil
+	if file == "" {
+		return recorded, nil
+	}
+	given, err := lab.Load(file)
+	if err != nil {
+		return nil, err
+	}
+	a, aerr := yaml.Marshal(given)
+	b, berr := yaml.Marshal(recorded)
+	if aerr != nil || berr != nil || !bytes.Equal(a, b) {
+		return nil, fmt.Errorf("lab file %s (lab %q) is not the lab state dir %s records (%s, lab %q): `labctl down --state-dir %s` removes that lab first; or leave out -f, or pass another --state-dir",
+			file, given.Name, d, d.LabPath(), recorded.Name, d)
+	}
+	return recorded, nil
+}
+
+// recordedLab is the state dir's lab; nil when a command that makes state
+// meets a dir that records none yet.
+func recordedLab(d state.Dir, use stateUse) (*lab.Lab, error) {
+	if use == makesState {
+		if _, err := d.Marker(); errors.Is(err, state.ErrNotLabctl) {
+			return nil, nil
+		}
+		if _, err := os.Stat(d.LabPath()); errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+	}
+	return d.ReadLab()
+}
+
+// loadLab is resolveLab for this command's flags.
+func (f *labFlags) loadLab(use stateUse) (*lab.Lab, error) {
+	return resolveLab(f.file, state.Dir(f.stateDir), use)
 }
 
 func (f *labFlags) logger(w io.Writer) *slog.Logger {

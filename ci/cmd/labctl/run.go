@@ -47,7 +47,7 @@ seconds with a message instead of hanging. The lab is removed at the end unless 
 				fmt.Fprintf(cmd.OutOrStdout(), "--keep: the lab stays up (`labctl down --state-dir %s` removes it)\n", f.stateDir)
 				return testErr
 			}
-			l, err := f.loadLab()
+			l, err := f.loadLab(needsState)
 			if err != nil {
 				return errors.Join(testErr, err)
 			}
@@ -55,6 +55,11 @@ seconds with a message instead of hanging. The lab is removed at the end unless 
 			if err != nil {
 				return errors.Join(testErr, err)
 			}
+			release, err := e.State.Hold("labctl run")
+			if err != nil {
+				return errors.Join(testErr, err)
+			}
+			defer release()
 			down, cancel := context.WithCancel(context.WithoutCancel(ctx))
 			defer cancel()
 			if _, err := stages.Down(down, e); err != nil {
@@ -100,7 +105,7 @@ func runTest(ctx context.Context, stateDir, reportDir, runRe string, parallel in
 // the README promises reports for every run).
 func writeUpFailureReports(ctx context.Context, cmd *cobra.Command, f *upFlags, reportDir, runRe string, started time.Time, upErr error) error {
 	name, backend := "", stages.Backend(stages.Reach{})
-	if l, err := f.loadLab(); err == nil {
+	if l, err := f.loadLab(makesState); err == nil {
 		name = l.Name
 	}
 	if reach, err := stages.ReachFor(os.Getenv("DOCKER_HOST")); err == nil {

@@ -22,7 +22,7 @@ import (
 func TestRunTestUsesTheTestCommand(t *testing.T) {
 	dir := t.TempDir()
 	err := runTest(context.Background(), dir, dir+"/reports", "TC-01", 2)
-	if err == nil || !strings.Contains(err.Error(), "state dir "+dir+" has no lab.yaml") {
+	if err == nil || !strings.Contains(err.Error(), "directory "+dir+" is not a labctl state dir") {
 		t.Fatalf("err = %v, want labctl test's message about the state dir", err)
 	}
 	test, _, _ := root.Find([]string{"test"})

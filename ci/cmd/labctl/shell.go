@@ -71,11 +71,11 @@ func newShellCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			d := state.Dir(f.stateDir)
-			l, err := d.ReadLab()
+			l, err := f.loadLab(needsState)
 			if err != nil {
 				return err
 			}
-			local := testenvBackend(d.Backend())
+			local := d.Kind() == state.Testenv
 			for _, t := range l.TenantNames() {
 				if _, err := os.Stat(d.Kubeconfig(t)); err != nil {
 					if local {

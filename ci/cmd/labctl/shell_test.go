@@ -72,7 +72,7 @@ func TestShellEnvWithoutManagementCluster(t *testing.T) {
 // version; no stages.json, no management kubeconfig.
 func writeLocalEnvState(t *testing.T, kubeconfig []byte) state.Dir {
 	t.Helper()
-	d := state.Dir(t.TempDir())
+	d := newStateDir(t, state.Testenv)
 	l := lab.Default()
 	if err := d.WriteLab(l); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -27,7 +28,7 @@ labctl testenv up has no stages; its tenants answer only while that command runs
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			d := state.Dir(f.stateDir)
-			l, err := d.ReadLab()
+			l, err := f.loadLab(needsState)
 			if err != nil {
 				return err
 			}
@@ -40,6 +41,11 @@ labctl testenv up has no stages; its tenants answer only while that command runs
 				return err
 			}
 			writeStatus(cmd.OutOrStdout(), d, l, recs, func(tenant string) string {
+				if _, err := os.Stat(d.Kubeconfig(tenant)); err != nil && d.Kind() == state.Testenv {
+					// stages.TenantStatus would blame stage tenants, which
+					// the local environment does not have.
+					return fmt.Sprintf("no kubeconfig: `labctl testenv up --state-dir %s` writes it", d)
+				}
 				return stages.TenantStatus(cmd.Context(), e, tenant)
 			})
 			return nil
@@ -56,8 +62,8 @@ labctl testenv up has no stages; its tenants answer only while that command runs
 // keeps its tenants answering.
 func writeStatus(w io.Writer, d state.Dir, l *lab.Lab, recs []state.StageRecord, tenantStatus func(tenant string) string) {
 	backend := d.Backend()
-	local := testenvBackend(backend)
-	if local {
+	local := d.Kind() == state.Testenv
+	if local && backend != "" {
 		// The rest of the line lists its processes and differences; the
 		// double's notice stays, so it is never taken for HAMi.
 		name, _, _ := strings.Cut(backend, ":")

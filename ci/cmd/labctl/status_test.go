@@ -59,7 +59,7 @@ func TestStatusOfLocalEnvironment(t *testing.T) {
 // TestStatusOfRealLab: a lab state dir keeps its stage lines, and a tenant
 // line gets no hint about the local environment.
 func TestStatusOfRealLab(t *testing.T) {
-	d := state.Dir(t.TempDir())
+	d := newStateDir(t, state.RealLab)
 	if err := d.WriteBackend("kind+kamaji+hami on local docker"); err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,6 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/results"
 	"github.com/gpu-lab/gpu-lab/ci/state"
 	"github.com/gpu-lab/gpu-lab/ci/suite"
-	"github.com/gpu-lab/gpu-lab/ci/testenv"
 )
 
 // testFlags are `labctl test`'s flags.
@@ -60,7 +59,9 @@ cases fail without running (reports are still written).
 
 The tenants come from a state directory written by ` + "`labctl up`" + ` or ` + "`labctl testenv up`" + `,
 or, for an existing platform, from one --kubeconfig per tenant plus a lab file (-f) describing
-its tenants and GPUs.`,
+its tenants and GPUs (no state dir is read then).
+
+` + labRule,
 		Example: `  labctl test --state-dir .lab --report-dir reports
   labctl test --run 'TC-0[1-8]' --serial
   labctl test -f my-platform.yaml --kubeconfig tenant-a=a.yaml --kubeconfig tenant-b=b.yaml --backend "existing platform"
@@ -69,9 +70,9 @@ its tenants and GPUs.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSuite(cmd, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.stateDir, "state-dir", state.DefaultDir, "state directory written by 'labctl up' or 'labctl testenv up' (kubeconfigs, lab.yaml, backend)")
+	fl.StringVar(&f.stateDir, "state-dir", state.DefaultDir, "state directory written by 'labctl up' or 'labctl testenv up' (kubeconfigs, resolved-lab.yaml, backend)")
 	fl.StringArrayVar(&f.kubeconfigs, "kubeconfig", nil, "TENANT=PATH, once per tenant: use these kubeconfigs instead of the state dir's")
-	fl.StringVarP(&f.file, "file", "f", "", "lab file describing the tenants and their GPUs (default: the state dir's lab.yaml, else the embedded seed lab)")
+	fl.StringVarP(&f.file, "file", "f", "", "lab file describing the tenants and their GPUs (with --kubeconfig; default: the embedded seed lab); with a state dir it must be the lab the state dir records")
 	fl.StringVar(&f.reportDir, "report-dir", "reports", "directory for junit.xml, results.json, summary.md, report.html, diagnostics/")
 	fl.StringVar(&f.run, "run", "", "run only cases whose ID matches this regexp (their prerequisites run too)")
 	fl.StringVar(&f.skip, "skip", "", "skip cases whose ID matches this regexp")
@@ -181,13 +182,11 @@ func testTarget(f testFlags) (target, error) {
 	d := state.Dir(f.stateDir)
 	tg := target{kubeconfigs: map[string]string{}, tenants: map[string]*rest.Config{}, backend: f.backend}
 	var err error
-	switch {
-	case f.file != "":
+	if len(f.kubeconfigs) > 0 {
+		// An existing platform: no state dir, so -f or the seed lab.
 		tg.lab, err = lab.Load(f.file)
-	case len(f.kubeconfigs) > 0:
-		tg.lab = lab.Default()
-	default:
-		tg.lab, err = d.ReadLab()
+	} else {
+		tg.lab, err = resolveLab(f.file, d, needsState)
 	}
 	if err != nil {
 		return target{}, err
@@ -248,21 +247,13 @@ func (tg target) explainUnreachable(tenant string, err error) error {
 	if d == "" {
 		return err
 	}
-	if testenvBackend(d.Backend()) {
+	if d.Kind() == state.Testenv {
 		if errors.Is(err, syscall.ECONNREFUSED) {
 			return fmt.Errorf("%w: the local test environment that wrote state dir %s is not running; start it with `labctl testenv up --state-dir %s` and leave it running", err, d, d)
 		}
 		return fmt.Errorf("%w: the local test environment that wrote state dir %s does not answer; is `labctl testenv up --state-dir %s` still running (not stopped)?", err, d, d)
 	}
 	return fmt.Errorf("%w: is the lab up? `labctl status --state-dir %s` shows it, `labctl up --state-dir %s` starts it", err, d, d)
-}
-
-// testenvBackend says whether a state dir's backend line was written by
-// `labctl testenv up` (testenv.Backend, also from older versions: its
-// first words never changed).
-func testenvBackend(b string) bool {
-	prefix, _, _ := strings.Cut(testenv.Backend, ":")
-	return b != "" && strings.HasPrefix(b, prefix)
 }
 
 // printRun prints one line per case and a total. short replaces long

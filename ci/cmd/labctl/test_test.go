@@ -30,7 +30,7 @@ current-context: x
 `
 
 func TestTestTargetFromStateDir(t *testing.T) {
-	d := state.Dir(t.TempDir())
+	d := newStateDir(t, state.RealLab)
 	if err := d.WriteLab(lab.Default()); err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func kubeconfigFor(addr string) []byte {
 // tenant-b's is gone. Each is named once with its kubeconfig, the reports
 // are written with every case failed for that reason, and the exit is 1.
 func TestTestUnreachableTenantsFailFast(t *testing.T) {
-	d := state.Dir(t.TempDir())
+	d := newStateDir(t, state.Testenv)
 	reports := filepath.Join(t.TempDir(), "reports")
 	if err := d.WriteLab(lab.Default()); err != nil {
 		t.Fatal(err)
@@ -187,7 +187,7 @@ func TestReachTimeoutAtMostTenSeconds(t *testing.T) {
 func TestExplainUnreachable(t *testing.T) {
 	refused := fmt.Errorf("tenant tenant-a: API server unreachable: %w", &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)})
 	hung := errors.New("tenant tenant-a: API server unreachable: no answer within 10s: context deadline exceeded")
-	testenvDir, labDir := state.Dir(t.TempDir()), state.Dir(t.TempDir())
+	testenvDir, labDir := newStateDir(t, state.Testenv), newStateDir(t, state.RealLab)
 	if err := testenvDir.WriteBackend(testenv.Backend); err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/state"
 	"github.com/gpu-lab/gpu-lab/ci/testenv"
 )
@@ -55,14 +54,16 @@ Interrupted while starting, it stops what had started, removes its temporary wor
 directory and prints "interrupted".
 
 The first run builds the Kubernetes binaries (` + "`labctl testenv build`" + ` alone does that,
-with a progress line every half minute); later runs start in seconds.`,
+with a progress line every half minute); later runs start in seconds.
+
+` + labRule,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.stateDir = state.Dir(stateDir)
 			return runTestenvUp(cmd.Context(), o, os.Stdout, os.Stderr)
 		},
 	}
-	c.Flags().StringVarP(&o.labFile, "file", "f", "", "lab file (default: the embedded default lab)")
+	c.Flags().StringVarP(&o.labFile, "file", "f", "", "lab file (default: the lab the state dir records, else the embedded seed lab); must be that lab when the state dir has one")
 	c.Flags().StringVar(&stateDir, "state-dir", string(state.DefaultDir), "where to write kubeconfigs and lab state")
 	c.Flags().StringVar(&o.workDir, "work-dir", "", "where processes keep data and logs (default: a temporary directory, removed on exit)")
 	c.Flags().BoolVar(&o.keep, "keep-work-dir", false, "keep the temporary work directory (logs) on exit")
@@ -107,10 +108,22 @@ func progressLog(w io.Writer) *slog.Logger {
 }
 
 func runTestenvUp(ctx context.Context, o testenvUp, out, errOut io.Writer) error {
-	l, err := lab.Load(o.labFile)
+	l, err := resolveLab(o.labFile, o.stateDir, makesState)
 	if err != nil {
 		return err
 	}
+	// Before anything starts: the state dir must be (or become) the local
+	// environment's, and no other environment may run on it. The lock is
+	// held for as long as the environment runs, so `labctl down` knows
+	// whether its state is stale.
+	if err := o.stateDir.Claim(state.Testenv); err != nil {
+		return fmt.Errorf("testenv up: %w", err)
+	}
+	release, err := o.stateDir.Hold("labctl testenv up")
+	if err != nil {
+		return fmt.Errorf("testenv up: %w: an environment already runs on it; use another --state-dir", err)
+	}
+	defer release()
 	opts := testenv.Options{BinDir: o.binDir, WorkDir: o.workDir, KeepWorkDir: o.keep, Log: progressLog(errOut),
 		HAMiBinary: o.hamiBinary, HAMiImage: o.hamiImage}
 	if opts.HAMiBinary == "" && opts.HAMiImage == "" && os.Getenv(testenv.EnvHAMiBinary) == "" {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpu-lab/gpu-lab/ci/stages"
+	"github.com/gpu-lab/gpu-lab/ci/state"
 )
 
 type upFlags struct {
@@ -58,7 +59,7 @@ func runUp(ctx context.Context, cmd *cobra.Command, f *upFlags) error {
 	if err := stages.ValidateOnly(f.only); err != nil {
 		return err
 	}
-	l, err := f.loadLab()
+	l, err := f.loadLab(makesState)
 	if err != nil {
 		return err
 	}
@@ -68,6 +69,19 @@ func runUp(ctx context.Context, cmd *cobra.Command, f *upFlags) error {
 	}
 	e.Timeouts.Pull = f.pullTimeout
 	e.LabctlBinary = f.labctlBin
+	if !f.dryRun {
+		// The state dir first: one of another backend, another user or
+		// not labctl's is refused before the daemon is asked anything
+		// (loading a bundle records it there too).
+		if err := e.State.Claim(state.RealLab); err != nil {
+			return err
+		}
+		release, err := e.State.Hold("labctl up")
+		if err != nil {
+			return fmt.Errorf("%w; wait for it to end", err)
+		}
+		defer release()
+	}
 	if f.images != "" {
 		if err := loadBundle(ctx, cmd.ErrOrStderr(), e, f.images, f.dryRun); err != nil {
 			return err

@@ -55,7 +55,7 @@ func TestUpDryRunPrintsEveryStage(t *testing.T) {
 }
 
 func TestStatusAndKubeconfigFromAStateDir(t *testing.T) {
-	d := state.Dir(t.TempDir())
+	d := newStateDir(t, state.RealLab)
 	if err := d.WriteLab(lab.Default()); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,82 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+)
+
+// RemoveLabState removes the state of a lab that `down` removed: the
+// kubeconfigs, helm values and stage records labctl recorded writing.
+// The resolved lab, the backend line and diagnostics bundles stay for
+// post-mortems; anything labctl did not write stays too (a directory of
+// its own is removed only once empty). It returns the removed paths.
+func (d Dir) RemoveLabState() ([]string, error) {
+	return d.remove(func(rel string) bool {
+		return rel == StagesFile || strings.HasPrefix(rel, KubeconfigsDir+"/") || strings.HasPrefix(rel, ValuesDir+"/")
+	}, false)
+}
+
+// RemoveAll removes everything labctl recorded writing, then the marker
+// and the directory when nothing else is left in it: the stale state of a
+// local test environment that stopped (its processes and their data are
+// gone with it). Files labctl did not write stay.
+func (d Dir) RemoveAll() ([]string, error) {
+	return d.remove(func(string) bool { return true }, true)
+}
+
+func (d Dir) remove(selected func(rel string) bool, all bool) ([]string, error) {
+	m, err := d.Marker()
+	if err != nil {
+		return nil, err
+	}
+	if err := d.CheckSafe(); err != nil {
+		return nil, err
+	}
+	var removed, kept []string
+	var errs []error
+	// Deepest first, so a directory's files go before the directory.
+	paths := slices.Clone(m.Written)
+	slices.SortFunc(paths, func(a, b string) int { return strings.Compare(b, a) })
+	for _, rel := range paths {
+		if !selected(rel) {
+			kept = append(kept, rel)
+			continue
+		}
+		p := d.path(strings.TrimSuffix(rel, "/"))
+		err := os.Remove(p)
+		switch {
+		case err == nil:
+			removed = append(removed, p)
+		case errors.Is(err, os.ErrNotExist):
+		case strings.HasSuffix(rel, "/"):
+			// Not empty: it holds something labctl did not write (or a
+			// bundle it keeps). It stays, and stays recorded.
+			kept = append(kept, rel)
+			continue
+		default:
+			errs = append(errs, err)
+			kept = append(kept, rel)
+		}
+	}
+	slices.Sort(kept)
+	if all && len(kept) == 0 && len(errs) == 0 {
+		if err := os.Remove(d.path(MarkerFile)); err != nil {
+			return removed, fmt.Errorf("state dir %s: %w", d, err)
+		}
+		if err := os.Remove(string(d)); err == nil {
+			removed = append(removed, string(d))
+		}
+		return removed, nil
+	}
+	m.Written = kept
+	if err := d.saveMarker(m); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return removed, fmt.Errorf("state dir %s: %w", d, errors.Join(errs...))
+	}
+	return removed, nil
+}
