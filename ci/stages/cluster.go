@@ -40,7 +40,7 @@ func (ClusterStage) Plan(e *Env) ([]string, error) {
 }
 
 func (ClusterStage) Check(ctx context.Context, e *Env) (bool, string, error) {
-	ok, err := e.Kind.Exists(ctx, e.Lab.Name)
+	ok, err := e.OwnedKindCluster(ctx)
 	if err != nil || !ok {
 		return false, "", err
 	}
@@ -62,7 +62,7 @@ func (ClusterStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 }
 
 func (ClusterStage) Run(ctx context.Context, e *Env) (string, error) {
-	exists, err := e.Kind.Exists(ctx, e.Lab.Name)
+	exists, err := e.OwnedKindCluster(ctx)
 	if err != nil {
 		return "", fail(Cluster, "kind cluster "+e.Lab.Name, "", err)
 	}
@@ -82,7 +82,7 @@ func (ClusterStage) Run(ctx context.Context, e *Env) (string, error) {
 		if err := os.MkdirAll(filepath.Dir(e.State.ManagementKubeconfig()), 0o755); err != nil {
 			return "", fail(Cluster, "state dir", "", err)
 		}
-		if err := e.Kind.Create(ctx, cfg, e.State.ManagementKubeconfig()); err != nil {
+		if err := e.CreateOwnedKindCluster(ctx, cfg); err != nil {
 			return "", fail(Cluster, "kind cluster "+e.Lab.Name, "create failed", err)
 		}
 	}

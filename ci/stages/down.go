@@ -14,7 +14,7 @@ import (
 // already gone is not an error, so Down is idempotent.
 func Down(ctx context.Context, e *Env) (removed []string, err error) {
 	var errs []error
-	names, lerr := e.Docker.ListContainers(ctx, e.LabLabel())
+	names, lerr := e.OwnedContainers(ctx)
 	if lerr != nil {
 		errs = append(errs, lerr)
 	}
@@ -25,7 +25,7 @@ func Down(ctx context.Context, e *Env) (removed []string, err error) {
 		}
 		removed = append(removed, "container "+n)
 	}
-	exists, kerr := e.Kind.Exists(ctx, e.Lab.Name)
+	exists, kerr := e.OwnedKindCluster(ctx)
 	if kerr != nil {
 		errs = append(errs, kerr)
 	}

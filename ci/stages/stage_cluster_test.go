@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	kind "sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
+
 	"github.com/gpu-lab/gpu-lab/ci/docker"
 )
 
@@ -44,6 +46,14 @@ func TestClusterStageRemoteDaemon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rec, ok, err := ReadOwnerRecord(e.State)
+	cp := d.containers[e.ControlPlaneContainer()]
+	if err != nil || !ok || rec.KindCluster != "gpu-lab" || rec.KindNodes[e.ControlPlaneContainer()] != cp.ID || cp.ID == "" {
+		t.Errorf("owner record = %+v (%v, %v), want the control-plane container's ID %q", rec, ok, err, cp.ID)
+	}
+	if got := k.created.Nodes[0].Labels[LabelOwner]; got != rec.ID {
+		t.Errorf("kind node label %s = %q, want the owner ID %q", LabelOwner, got, rec.ID)
+	}
 	if s, _ := KubeconfigServer(kc); s != "https://docker:6443" {
 		t.Errorf("management kubeconfig server = %s, want https://docker:6443", s)
 	}
@@ -67,30 +77,45 @@ func TestClusterStageRemoteDaemon(t *testing.T) {
 }
 
 func TestDownRemovesEverythingOnce(t *testing.T) {
+	ctx := context.Background()
 	e, d, k, _ := testEnv(t)
-	k.exists = true
-	w := runningOn("gpu-lab-tenant-a-worker", "kind", "172.18.0.3")
-	w.Config.Labels = map[string]string{"gpu-lab.dev/lab": "gpu-lab"}
-	d.containers[w.Name[1:]] = w
-	other := runningOn("unrelated", "bridge", "172.17.0.2")
-	d.containers["unrelated"] = other
+	if err := e.CreateOwnedKindCluster(ctx, &kind.Cluster{Name: e.Lab.Name, Nodes: []kind.Node{{Role: kind.ControlPlaneRole}}}); err != nil {
+		t.Fatal(err)
+	}
+	rec, ok, err := ReadOwnerRecord(e.State)
+	if err != nil || !ok {
+		t.Fatalf("owner record after create: %+v, %v, %v", rec, ok, err)
+	}
+	if _, err := d.RunContainer(ctx, docker.RunSpec{Name: "gpu-lab-tenant-a-worker", Labels: ownedWorkerLabels(e, "tenant-a", rec.ID)}); err != nil {
+		t.Fatal(err)
+	}
+	// Another checkout's worker of a lab with the same name: lab label, other owner.
+	twin := runningOn("gpu-lab-tenant-b-worker", "kind", "172.18.0.4")
+	twin.Config.Labels = map[string]string{"gpu-lab.dev/lab": "gpu-lab", "tenant.clastix.io": "tenant-b", LabelOwner: "0123456789abcdef0123456789abcdef"}
+	d.containers["gpu-lab-tenant-b-worker"] = twin
+	d.containers["unrelated"] = runningOn("unrelated", "bridge", "172.17.0.2")
 	if err := writePrivate(e.State.Kubeconfig("tenant-a"), []byte("x")); err != nil {
 		t.Fatal(err)
 	}
-	removed, err := Down(context.Background(), e)
+	removed, err := Down(ctx, e)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Join(removed, ",") != "container gpu-lab-tenant-a-worker,kind cluster gpu-lab" {
 		t.Errorf("removed = %v", removed)
 	}
-	if _, ok := d.containers["unrelated"]; !ok {
-		t.Error("down removed a container that is not the lab's")
+	if !k.deleted {
+		t.Error("kind delete not called for the state dir's own cluster")
+	}
+	for _, n := range []string{"unrelated", "gpu-lab-tenant-b-worker"} {
+		if _, ok := d.containers[n]; !ok {
+			t.Errorf("down removed container %s, which this state dir did not start", n)
+		}
 	}
 	if _, err := os.Stat(e.State.Kubeconfig("tenant-a")); !os.IsNotExist(err) {
 		t.Error("tenant kubeconfig left behind")
 	}
-	removed, err = Down(context.Background(), e)
+	removed, err = Down(ctx, e)
 	if err != nil || len(removed) != 0 {
 		t.Errorf("second down = %v, %v; want a no-op", removed, err)
 	}
