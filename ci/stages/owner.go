@@ -275,7 +275,7 @@ func (e *Env) CreateOwnedKindCluster(ctx context.Context, cfg *kind.Cluster) err
 		cfg.Nodes[i].Labels[LabelOwner] = rec.ID
 	}
 	if err := e.Kind.Create(ctx, cfg, e.State.ManagementKubeconfig()); err != nil {
-		return err
+		return bindHint(e.Reach, err)
 	}
 	nodes, err := e.kindNodes(context.WithoutCancel(ctx), cfg.Name)
 	if err != nil {

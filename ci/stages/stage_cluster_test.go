@@ -120,3 +120,41 @@ func TestDownRemovesEverythingOnce(t *testing.T) {
 		t.Errorf("second down = %v, %v; want a no-op", removed, err)
 	}
 }
+
+// TestClusterStagePublishesOnTheAddressDockerHostGives: a daemon named by
+// its address gets the management API server and every tenant NodePort on
+// that address only; named by host name (the Dagger DinD service), on all
+// of the host's addresses.
+func TestClusterStagePublishesOnTheAddressDockerHostGives(t *testing.T) {
+	for _, tc := range []struct{ dockerHost, listen string }{
+		{"tcp://10.0.0.5:2376", "10.0.0.5"},
+		{"ssh://me@192.168.7.20", "192.168.7.20"},
+		{"tcp://docker:2375", "0.0.0.0"},
+	} {
+		t.Run(tc.dockerHost, func(t *testing.T) {
+			e, d, k, _ := testEnv(t)
+			r, err := ReachFor(tc.dockerHost)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.Reach = r
+			d.images[e.Lab.Versions.KindNodeImage] = true
+			k.kubeconfig = kubeconfig(t, map[string]string{"kind-gpu-lab": "https://" + tc.listen + ":6443"}, "kind-gpu-lab")
+			if _, err := (ClusterStage{}).Run(context.Background(), e); err != nil {
+				t.Fatal(err)
+			}
+			if got := k.created.Networking.APIServerAddress; got != tc.listen {
+				t.Errorf("apiServerAddress = %q, want %q", got, tc.listen)
+			}
+			pm := k.created.Nodes[0].ExtraPortMappings
+			if len(pm) != 2*len(e.Lab.Tenants) {
+				t.Fatalf("port mappings = %+v, want the API server and konnectivity NodePorts of every tenant", pm)
+			}
+			for _, m := range pm {
+				if m.ListenAddress != tc.listen {
+					t.Errorf("NodePort %d published on %q, want %q", m.HostPort, m.ListenAddress, tc.listen)
+				}
+			}
+		})
+	}
+}
