@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // TestWorkersRefuseAContainerTheyDidNotStart: a running container that has
@@ -83,5 +85,28 @@ func TestWorkersRefuseAContainerTheyDidNotStart(t *testing.T) {
 				t.Errorf("container %s is gone", name)
 			}
 		})
+	}
+}
+
+// TestJoinRefusesAContainerItDidNotStart: the join itself (kubeadm reset -f,
+// then join) checks the container again, before it writes a bootstrap
+// token: the container may have been replaced since the stage started it.
+func TestJoinRefusesAContainerItDidNotStart(t *testing.T) {
+	e, _, clients := joiningEnv(t)
+	d := e.Docker.(*fakeDocker)
+	name := e.Lab.NodeName("tenant-a", "worker")
+	d.containers[name] = runningOn(name, "kind", "172.18.0.7")
+	err := joinWorker(context.Background(), e, clients["tenant-a"], e.Lab.Tenants[0], name, "172.18.0.2")
+	if !errors.Is(err, ErrNotOwned) {
+		t.Fatalf("joinWorker = %v, want ErrNotOwned", err)
+	}
+	for _, c := range d.calls {
+		if strings.HasPrefix(c, "exec "+name) {
+			t.Errorf("ran %q in a container labctl did not start", c)
+		}
+	}
+	secrets, err := clients["tenant-a"].Kube.CoreV1().Secrets("kube-system").List(context.Background(), metav1.ListOptions{})
+	if err != nil || len(secrets.Items) != 0 {
+		t.Errorf("bootstrap tokens written for it: %d, %v", len(secrets.Items), err)
 	}
 }

@@ -291,6 +291,16 @@ func joinWorker(ctx context.Context, e *Env, tc *Clients, t lab.Tenant, name, mg
 	} else if !apierrors.IsNotFound(err) {
 		return fail(Workers, "Node "+name+" in tenant "+t.Name, "", err)
 	}
+	// kubeadm reset -f below wipes whatever Kubernetes node runs here: only
+	// in a worker labctl started for this tenant from this state dir, checked
+	// before anything is written for it.
+	c, err := e.Docker.InspectContainer(ctx, name)
+	if err != nil {
+		return fail(Workers, "container "+name, "", err)
+	}
+	if err := e.workerOwned(c, t.Name); err != nil {
+		return fail(Workers, "container "+name, "", err)
+	}
 	kc, err := os.ReadFile(e.State.Kubeconfig(t.Name))
 	if err != nil {
 		return fail(Workers, "tenant "+t.Name+" kubeconfig", "", err)
@@ -309,15 +319,6 @@ func joinWorker(ctx context.Context, e *Env, tc *Clients, t lab.Tenant, name, mg
 	}
 	if _, err := tc.Kube.CoreV1().Secrets("kube-system").Create(ctx, BootstrapTokenSecret(id, secret, time.Now().Add(time.Hour)), metav1.CreateOptions{}); err != nil {
 		return fail(Workers, "Secret kube-system/bootstrap-token-"+id+" in tenant "+t.Name, "", err)
-	}
-	c, err := e.Docker.InspectContainer(ctx, name)
-	if err != nil {
-		return fail(Workers, "container "+name, "", err)
-	}
-	// kubeadm reset -f below wipes whatever Kubernetes node runs here: only
-	// in a worker labctl started for this tenant from this state dir.
-	if err := e.workerOwned(c, t.Name); err != nil {
-		return fail(Workers, "container "+name, "", err)
 	}
 	ip, err := docker.ContainerIPv4(c, e.Network)
 	if err != nil {
