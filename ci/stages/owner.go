@@ -179,7 +179,7 @@ func KindClusterOwnership(rec OwnerRecord, haveRec bool, stateDir state.Dir, clu
 	if why == "" {
 		return true, nil
 	}
-	return false, fmt.Errorf("kind cluster %s exists but %w %s (%s): use another lab name (`name:` in the lab file), or run labctl with the --state-dir that created it; if it is yours to remove, `kind delete cluster --name %s`", cluster, ErrNotOwned, stateDir, why, cluster)
+	return false, fmt.Errorf("kind cluster %s exists but %w %s (%s): use another lab name (`name:` in the lab file), or run labctl (`up`, or `down` to remove it) with the --state-dir that created it; if it is yours and no state dir has it, `kind delete cluster --name %s`", cluster, ErrNotOwned, stateDir, why, cluster)
 }
 
 // WorkerOwnership decides whether labctl may run commands in, or remove,
@@ -207,7 +207,7 @@ func WorkerOwnership(rec OwnerRecord, haveRec bool, stateDir state.Dir, labName,
 	if len(bad) == 0 {
 		return nil
 	}
-	return fmt.Errorf("container %s exists but %w %s for lab %s, tenant %s (labels: %s); labctl runs nothing in it and leaves it alone: use another lab or worker name, run labctl with the --state-dir that created it, or remove it yourself if it is yours (`docker rm -f %s`)", name, ErrNotOwned, stateDir, labName, tenant, strings.Join(bad, "; "), name)
+	return fmt.Errorf("container %s exists but %w %s for lab %s, tenant %s (labels: %s); labctl runs nothing in it and leaves it alone: use another lab or worker name, run labctl (`up`, or `down` to remove it) with the --state-dir that created it, or remove it yourself if it is yours (`docker rm -f %s`)", name, ErrNotOwned, stateDir, labName, tenant, strings.Join(bad, "; "), name)
 }
 
 // ownedWorkerLabels are the labels of a worker labctl starts: lab, tenant
