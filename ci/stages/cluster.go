@@ -39,7 +39,7 @@ func (ClusterStage) Plan(e *Env) ([]string, error) {
 }
 
 func (ClusterStage) Check(ctx context.Context, e *Env) (bool, string, error) {
-	ok, err := e.Kind.Exists(ctx, e.Lab.Name)
+	ok, err := e.OwnedKindCluster(ctx)
 	if err != nil || !ok {
 		return false, "", err
 	}
@@ -61,7 +61,7 @@ func (ClusterStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 }
 
 func (ClusterStage) Run(ctx context.Context, e *Env) (string, error) {
-	exists, err := e.Kind.Exists(ctx, e.Lab.Name)
+	exists, err := e.OwnedKindCluster(ctx)
 	if err != nil {
 		return "", fail(Cluster, "kind cluster "+e.Lab.Name, "", err)
 	}
@@ -78,11 +78,7 @@ func (ClusterStage) Run(ctx context.Context, e *Env) (string, error) {
 		for i := range cfg.Nodes {
 			cfg.Nodes[i].Image = e.localImage(cfg.Nodes[i].Image)
 		}
-		kubeconfig, err := e.State.ManagementKubeconfigForKind()
-		if err != nil {
-			return "", fail(Cluster, "state dir", "", err)
-		}
-		if err := e.Kind.Create(ctx, cfg, kubeconfig); err != nil {
+		if err := e.CreateOwnedKindCluster(ctx, cfg); err != nil {
 			return "", fail(Cluster, "kind cluster "+e.Lab.Name, "create failed", err)
 		}
 	}

@@ -23,7 +23,7 @@ import (
 // TestDaemonManagementIPOnDualStackNetwork runs the env's management-node
 // lookup against the real Docker daemon: a container named like kind's
 // control-plane node on a dual-stack network must yield its IPv4 address,
-// and Down must remove the lab's labelled containers only.
+// and Down must remove the containers this state dir labelled only.
 func TestDaemonManagementIPOnDualStackNetwork(t *testing.T) {
 	t.Parallel() // its network, container and image have names of their own
 	c := dockertest.Daemon(t)
@@ -76,7 +76,11 @@ func TestDaemonManagementIPOnDualStackNetwork(t *testing.T) {
 	if _, err := c.RunContainer(ctx, docker.RunSpec{Name: cp, Image: img, Network: network}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.RunContainer(ctx, docker.RunSpec{Name: worker, Image: img, Network: network, Labels: workerLabels(l, "tenant-a")}); err != nil {
+	owner, err := e.ensureOwner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.RunContainer(ctx, docker.RunSpec{Name: worker, Image: img, Network: network, Labels: ownedWorkerLabels(e, "tenant-a", owner.ID)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.RunContainer(ctx, docker.RunSpec{Name: other, Image: img, Network: network}); err != nil {

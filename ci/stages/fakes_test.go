@@ -37,6 +37,8 @@ type fakeDocker struct {
 	info    docker.DaemonInfo
 	network docker.Network
 	specs   []docker.RunSpec
+	// seq numbers the container IDs kindNode makes.
+	seq int
 }
 
 func (f *fakeDocker) Info(context.Context) (docker.DaemonInfo, error) { return f.info, nil }
@@ -72,8 +74,10 @@ func (f *fakeDocker) RunContainer(_ context.Context, s docker.RunSpec) (string, 
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.specs = append(f.specs, s)
-	f.containers[s.Name] = runningOn(s.Name, "kind", "172.18.0.9")
-	return "id-" + s.Name, nil
+	c := runningOn(s.Name, "kind", "172.18.0.9")
+	c.ID, c.Config.Labels = "id-"+s.Name, s.Labels // as docker run records them
+	f.containers[s.Name] = c
+	return c.ID, nil
 }
 func (f *fakeDocker) Exec(ctx context.Context, name string, stdin io.Reader, cmd ...string) ([]byte, error) {
 	if stdin != nil {
@@ -135,6 +139,10 @@ func runningOn(name, network, ip string) docker.Container {
 }
 
 type fakeKind struct {
+	// docker, when set, gets the node container kind's docker provider
+	// would create: named <cluster>-control-plane, labelled with kind's
+	// cluster label (owner.go), given a fresh ID.
+	docker     *fakeDocker
 	exists     bool
 	created    *kind.Cluster
 	deleted    bool
@@ -145,7 +153,29 @@ type fakeKind struct {
 func (k *fakeKind) Create(_ context.Context, cfg *kind.Cluster, _ string) error {
 	k.calls = append(k.calls, "create")
 	k.created, k.exists = cfg, true
+	if k.docker != nil {
+		k.docker.kindNode(cfg.Name)
+	}
 	return nil
+}
+
+// kindNode adds (or marks) cluster's control-plane container as kind
+// v0.33.0 creates it: labels io.x-k8s.kind.cluster=<cluster> and
+// io.x-k8s.kind.role=control-plane (provision.go:140,220), a new ID. A
+// container the test put there already keeps its network.
+func (f *fakeDocker) kindNode(cluster string) docker.Container {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	name := cluster + "-control-plane"
+	c, ok := f.containers[name]
+	if !ok {
+		c = runningOn(name, "kind", "172.18.0.2")
+	}
+	f.seq++
+	c.ID = fmt.Sprintf("%064x", f.seq)
+	c.Config.Labels = map[string]string{KindClusterLabel: cluster, "io.x-k8s.kind.role": "control-plane"}
+	f.containers[name] = c
+	return c
 }
 func (k *fakeKind) Exists(context.Context, string) (bool, error) { return k.exists, nil }
 func (k *fakeKind) KubeConfig(context.Context, string) ([]byte, error) {
@@ -154,6 +184,15 @@ func (k *fakeKind) KubeConfig(context.Context, string) ([]byte, error) {
 func (k *fakeKind) Delete(context.Context, string, string) error {
 	k.calls = append(k.calls, "delete")
 	k.deleted, k.exists = true, false
+	if k.docker != nil {
+		k.docker.mu.Lock()
+		defer k.docker.mu.Unlock()
+		for n, c := range k.docker.containers {
+			if _, ok := c.Config.Labels[KindClusterLabel]; ok {
+				delete(k.docker.containers, n)
+			}
+		}
+	}
 	return nil
 }
 func (k *fakeKind) CollectLogs(context.Context, string, string) error {
@@ -204,7 +243,7 @@ func (f *fakeClusters) connect(kubeconfig []byte) (*Clients, error) {
 func testEnv(t *testing.T) (*Env, *fakeDocker, *fakeKind, *fakeClusters) {
 	t.Helper()
 	d := &fakeDocker{containers: map[string]docker.Container{}, images: map[string]bool{}}
-	k := &fakeKind{}
+	k := &fakeKind{docker: d}
 	fc := &fakeClusters{by: map[string]*Clients{}}
 	sd := state.Dir(t.TempDir())
 	if err := sd.Claim(state.RealLab); err != nil {

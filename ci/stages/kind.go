@@ -9,6 +9,7 @@ import (
 
 	kind "sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 	"sigs.k8s.io/kind/pkg/cluster"
+	kindexec "sigs.k8s.io/kind/pkg/exec"
 )
 
 // KindProvider is the Kind edge on kind's Go API with the docker provider.
@@ -46,12 +47,31 @@ func (k *KindProvider) Create(ctx context.Context, cfg *kind.Cluster, kubeconfig
 		cluster.CreateWithDisplaySalutation(false),
 	)
 	if err != nil {
-		return fmt.Errorf("kind create cluster %s: %w", cfg.Name, err)
+		return kindCreateError(cfg.Name, err)
 	}
 	return nil
 }
 
-// Exists reports whether kind knows the cluster.
+// kindCreateError is kind's create error with the failed command's output.
+func kindCreateError(cluster string, err error) error {
+	return fmt.Errorf("kind create cluster %s: %w%s", cluster, err, commandOutput(err))
+}
+
+// commandOutput is the tail of the output of the command a kind error comes
+// from, as the kind CLI prints it (sigs.k8s.io/kind@v0.33.0
+// cmd/kind/app/main.go:89-96): kind's error text names only the command
+// and its exit status (pkg/exec/types.go:53-56), and what went wrong (a
+// docker run refused by the daemon) is in the output.
+func commandOutput(err error) string {
+	re := kindexec.RunErrorForError(err)
+	if re == nil || len(re.Output) == 0 {
+		return ""
+	}
+	return "; command output: " + lastLines(string(re.Output), 3)
+}
+
+// Exists reports whether kind knows a cluster of that name — anyone's: the
+// stages decide on ownership (Env.OwnedKindCluster), not on this.
 func (k *KindProvider) Exists(_ context.Context, name string) (bool, error) {
 	names, err := k.Provider.List()
 	if err != nil {

@@ -19,8 +19,11 @@ func TestReachFor(t *testing.T) {
 		{"", Reach{}, false},
 		{"unix:///var/run/docker.sock", Reach{}, false},
 		{"tcp://docker:2375", Reach{Host: "docker"}, false},
-		{"tcp://10.0.0.5:2376", Reach{Host: "10.0.0.5"}, false},
+		{"tcp://10.0.0.5:2376", Reach{Host: "10.0.0.5", Bind: "10.0.0.5"}, false},
 		{"ssh://me@build-box", Reach{Host: "build-box"}, false},
+		{"ssh://me@192.168.7.20:2222", Reach{Host: "192.168.7.20", Bind: "192.168.7.20"}, false},
+		// IPv6: the management cluster is IPv4 only; kept on every address.
+		{"tcp://[fd00::5]:2376", Reach{Host: "fd00::5"}, false},
 		{"http://docker:2375", Reach{}, true},
 		{"tcp://", Reach{}, true},
 	}
@@ -41,6 +44,14 @@ func TestReachRenderOptionsAndServers(t *testing.T) {
 	ro := remote.RenderOptions("172.18.0.2")
 	if ro.APIServerAddress != "0.0.0.0" || ro.APIServerPort != ManagementAPIPort || !ro.PublishNodePorts || !reflect.DeepEqual(ro.CertSANs, []string{"docker"}) {
 		t.Errorf("remote options = %+v", ro)
+	}
+	// Named by address: published on that address of the host only.
+	byIP := Reach{Host: "10.0.0.5", Bind: "10.0.0.5"}
+	if o := byIP.RenderOptions("172.18.0.2"); o.APIServerAddress != "10.0.0.5" || !o.PublishNodePorts || !reflect.DeepEqual(o.CertSANs, []string{"10.0.0.5"}) {
+		t.Errorf("remote options for a daemon named by address = %+v", o)
+	}
+	if got, err := byIP.ManagementServer("https://10.0.0.5:6443"); err != nil || got != "https://10.0.0.5:6443" {
+		t.Errorf("ManagementServer for a daemon named by address = %q, %v", got, err)
 	}
 	tests := []struct {
 		r          Reach

@@ -1,7 +1,9 @@
 package stages
 
 import (
+	"errors"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"strings"
 
@@ -18,6 +20,15 @@ type Reach struct {
 	// that host. Empty means a local daemon whose kind network is routable
 	// from here (Linux), so tenants are reached at the management node IP.
 	Host string
+	// Bind is the address on the Docker host they are published on when
+	// DOCKER_HOST gives the host as an IPv4 address: the address labctl
+	// reaches the host at, so nothing listens on the host's other networks.
+	// Empty means every address (0.0.0.0): DOCKER_HOST names the host (the
+	// Dagger DinD service "docker", an ssh alias), and labctl cannot tell
+	// which of the host's addresses that is — nor whether it is one of the
+	// host's own at all (a NAT'd cloud address), which is also how to ask
+	// for 0.0.0.0 on purpose.
+	Bind string
 }
 
 // Remote reports whether the daemon is reached over the network.
@@ -37,17 +48,32 @@ func ReachFor(dockerHost string) (Reach, error) {
 	if err != nil || u.Hostname() == "" || (u.Scheme != "tcp" && u.Scheme != "ssh") {
 		return Reach{}, fmt.Errorf("DOCKER_HOST %q: want unix:///path, tcp://host:port or ssh://user@host", dockerHost)
 	}
-	return Reach{Host: u.Hostname()}, nil
+	r := Reach{Host: u.Hostname()}
+	if a, err := netip.ParseAddr(r.Host); err == nil && a.Is4() {
+		r.Bind = a.String()
+	}
+	return r, nil
+}
+
+// BindAddress is where a remote daemon publishes the management API server
+// and the tenant NodePorts: Bind, or 0.0.0.0 when DOCKER_HOST names the host.
+func (r Reach) BindAddress() string {
+	if r.Bind != "" {
+		return r.Bind
+	}
+	return "0.0.0.0"
 }
 
 // RenderOptions are the render inputs that depend on where the daemon is:
-// a remote daemon needs the management API server on 0.0.0.0 at a fixed
-// port, the daemon's hostname in every certificate, and the tenant NodePorts
-// published on the daemon's host (dagger.md §3.3).
+// a remote daemon needs the management API server on the host's network
+// (BindAddress; kind's default 127.0.0.1 is the remote host's loopback) at
+// a fixed port, the daemon's hostname in every certificate, and the tenant
+// NodePorts published on the daemon's host at the same address
+// (render.KindConfig gives them the API server's listen address).
 func (r Reach) RenderOptions(managementIP string) render.Options {
 	o := render.Options{ManagementAddress: managementIP}
 	if r.Remote() {
-		o.APIServerAddress = "0.0.0.0"
+		o.APIServerAddress = r.BindAddress()
 		o.APIServerPort = ManagementAPIPort
 		o.CertSANs = []string{r.Host}
 		o.PublishNodePorts = true
@@ -56,7 +82,7 @@ func (r Reach) RenderOptions(managementIP string) render.Options {
 }
 
 // ManagementServer is the management API server URL labctl uses, given the
-// one kind wrote (https://127.0.0.1:<port> locally, https://0.0.0.0:6443
+// one kind wrote (https://127.0.0.1:<port> locally, https://<BindAddress>:6443
 // with a remote daemon).
 func (r Reach) ManagementServer(kindServer string) (string, error) {
 	if !r.Remote() {
@@ -116,4 +142,21 @@ func KubeconfigServer(kubeconfig []byte) (string, error) {
 		return c.Server, nil
 	}
 	return "", fmt.Errorf("kubeconfig has no clusters")
+}
+
+// errAddressNotOwned is EADDRNOTAVAIL's text ("cannot assign requested
+// address"), which the daemon reports when a port is published on an
+// address the host does not have: Docker 20.10.24 here said "Error starting
+// userland proxy: listen tcp4 192.0.2.1:32777: bind: cannot assign
+// requested address" (TestDaemonBindHintForAnAddressTheHostLacks).
+const errAddressNotOwned = "cannot assign requested address"
+
+// bindHint explains a failed publish on Bind: DOCKER_HOST gives an address
+// the Docker host does not have (a NAT'd cloud address), and says how to
+// publish on all of the host's addresses instead.
+func bindHint(r Reach, err error) error {
+	if r.Bind == "" || err == nil || !strings.Contains(err.Error(), errAddressNotOwned) {
+		return err
+	}
+	return errors.Join(err, fmt.Errorf("DOCKER_HOST gives the Docker host as %s, and labctl publishes the management API server and the tenant NodePorts on that address only, but the host does not have it (a NAT'd or forwarded address?): set DOCKER_HOST with the host's name instead (tcp://NAME:PORT or ssh://USER@NAME) to publish on all of its addresses", r.Bind))
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	kind "sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
+
 	"github.com/gpu-lab/gpu-lab/ci/docker"
 )
 
@@ -45,6 +47,14 @@ func TestClusterStageRemoteDaemon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rec, ok, err := ReadOwnerRecord(e.State)
+	cp := d.containers[e.ControlPlaneContainer()]
+	if err != nil || !ok || rec.KindCluster != "gpu-lab" || rec.KindNodes[e.ControlPlaneContainer()] != cp.ID || cp.ID == "" {
+		t.Errorf("owner record = %+v (%v, %v), want the control-plane container's ID %q", rec, ok, err, cp.ID)
+	}
+	if got := k.created.Nodes[0].Labels[LabelOwner]; got != rec.ID {
+		t.Errorf("kind node label %s = %q, want the owner ID %q", LabelOwner, got, rec.ID)
+	}
 	if s, _ := KubeconfigServer(kc); s != "https://docker:6443" {
 		t.Errorf("management kubeconfig server = %s, want https://docker:6443", s)
 	}
@@ -68,31 +78,84 @@ func TestClusterStageRemoteDaemon(t *testing.T) {
 }
 
 func TestDownRemovesEverythingOnce(t *testing.T) {
+	ctx := context.Background()
 	e, d, k, _ := testEnv(t)
-	k.exists = true
-	w := runningOn("gpu-lab-tenant-a-worker", "kind", "172.18.0.3")
-	w.Config.Labels = map[string]string{"gpu-lab.dev/lab": "gpu-lab"}
-	d.containers[w.Name[1:]] = w
-	other := runningOn("unrelated", "bridge", "172.17.0.2")
-	d.containers["unrelated"] = other
+	if err := e.CreateOwnedKindCluster(ctx, &kind.Cluster{Name: e.Lab.Name, Nodes: []kind.Node{{Role: kind.ControlPlaneRole}}}); err != nil {
+		t.Fatal(err)
+	}
+	rec, ok, err := ReadOwnerRecord(e.State)
+	if err != nil || !ok {
+		t.Fatalf("owner record after create: %+v, %v, %v", rec, ok, err)
+	}
+	if _, err := d.RunContainer(ctx, docker.RunSpec{Name: "gpu-lab-tenant-a-worker", Labels: ownedWorkerLabels(e, "tenant-a", rec.ID)}); err != nil {
+		t.Fatal(err)
+	}
+	// Another checkout's worker of a lab with the same name: lab label, other owner.
+	twin := runningOn("gpu-lab-tenant-b-worker", "kind", "172.18.0.4")
+	twin.Config.Labels = map[string]string{"gpu-lab.dev/lab": "gpu-lab", "tenant.clastix.io": "tenant-b", LabelOwner: "0123456789abcdef0123456789abcdef"}
+	d.containers["gpu-lab-tenant-b-worker"] = twin
+	d.containers["unrelated"] = runningOn("unrelated", "bridge", "172.17.0.2")
 	if err := e.State.WriteKubeconfig("tenant-a", []byte("x")); err != nil {
 		t.Fatal(err)
 	}
-	removed, err := Down(context.Background(), e)
+	removed, err := Down(ctx, e)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Join(removed, ",") != "container gpu-lab-tenant-a-worker,kind cluster gpu-lab,"+e.State.Kubeconfig("tenant-a")+","+filepath.Dir(e.State.Kubeconfig("tenant-a")) {
 		t.Errorf("removed = %v", removed)
 	}
-	if _, ok := d.containers["unrelated"]; !ok {
-		t.Error("down removed a container that is not the lab's")
+	if !k.deleted {
+		t.Error("kind delete not called for the state dir's own cluster")
+	}
+	for _, n := range []string{"unrelated", "gpu-lab-tenant-b-worker"} {
+		if _, ok := d.containers[n]; !ok {
+			t.Errorf("down removed container %s, which this state dir did not start", n)
+		}
 	}
 	if _, err := os.Stat(e.State.Kubeconfig("tenant-a")); !os.IsNotExist(err) {
 		t.Error("tenant kubeconfig left behind")
 	}
-	removed, err = Down(context.Background(), e)
+	removed, err = Down(ctx, e)
 	if err != nil || len(removed) != 0 {
 		t.Errorf("second down = %v, %v; want a no-op", removed, err)
+	}
+}
+
+// TestClusterStagePublishesOnTheAddressDockerHostGives: a daemon named by
+// its address gets the management API server and every tenant NodePort on
+// that address only; named by host name (the Dagger DinD service), on all
+// of the host's addresses.
+func TestClusterStagePublishesOnTheAddressDockerHostGives(t *testing.T) {
+	for _, tc := range []struct{ dockerHost, listen string }{
+		{"tcp://10.0.0.5:2376", "10.0.0.5"},
+		{"ssh://me@192.168.7.20", "192.168.7.20"},
+		{"tcp://docker:2375", "0.0.0.0"},
+	} {
+		t.Run(tc.dockerHost, func(t *testing.T) {
+			e, d, k, _ := testEnv(t)
+			r, err := ReachFor(tc.dockerHost)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.Reach = r
+			d.images[e.Lab.Versions.KindNodeImage] = true
+			k.kubeconfig = kubeconfig(t, map[string]string{"kind-gpu-lab": "https://" + tc.listen + ":6443"}, "kind-gpu-lab")
+			if _, err := (ClusterStage{}).Run(context.Background(), e); err != nil {
+				t.Fatal(err)
+			}
+			if got := k.created.Networking.APIServerAddress; got != tc.listen {
+				t.Errorf("apiServerAddress = %q, want %q", got, tc.listen)
+			}
+			pm := k.created.Nodes[0].ExtraPortMappings
+			if len(pm) != 2*len(e.Lab.Tenants) {
+				t.Fatalf("port mappings = %+v, want the API server and konnectivity NodePorts of every tenant", pm)
+			}
+			for _, m := range pm {
+				if m.ListenAddress != tc.listen {
+					t.Errorf("NodePort %d published on %q, want %q", m.HostPort, m.ListenAddress, tc.listen)
+				}
+			}
+		})
 	}
 }

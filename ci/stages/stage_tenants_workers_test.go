@@ -151,6 +151,23 @@ func TestWorkersStageJoinsAndWaits(t *testing.T) {
 	if !strings.Contains(msg, "gpu-lab-tenant-a-worker") || !strings.Contains(msg, "gpu-lab-tenant-b-worker") {
 		t.Errorf("summary = %s", msg)
 	}
+	// Every worker carries this state dir's owner ID (Down and every later
+	// exec check it), and nothing ran swapoff: in a privileged worker it
+	// reaches the host's swap devices.
+	rec, ok, err := ReadOwnerRecord(e.State)
+	if err != nil || !ok {
+		t.Fatalf("owner record: %v, %v", ok, err)
+	}
+	for _, s := range d.specs {
+		if s.Labels[LabelOwner] != rec.ID || s.Labels["tenant.clastix.io"] == "" || s.Labels["gpu-lab.dev/lab"] != "gpu-lab" {
+			t.Errorf("worker %s labels = %v, want lab, tenant and owner %s", s.Name, s.Labels, rec.ID)
+		}
+	}
+	for _, c := range d.calls {
+		if strings.Contains(c, "swapoff") {
+			t.Errorf("ran %q", c)
+		}
+	}
 	for name, c := range tenantClients {
 		secrets, _ := c.Kube.CoreV1().Secrets("kube-system").List(context.Background(), metav1.ListOptions{})
 		if len(secrets.Items) != 1 || secrets.Items[0].Type != corev1.SecretTypeBootstrapToken {

@@ -25,14 +25,19 @@ type WorkersStage struct{}
 
 func (WorkersStage) Name() string { return Workers }
 
-// workerLabels mark a worker container for `labctl down` and diagnostics.
+// workerLabels mark a worker container as the lab's and the tenant's, for
+// diagnostics; ownedWorkerLabels adds the owner ID `labctl down` and every
+// exec into an existing worker check (owner.go).
 func workerLabels(l *lab.Lab, tenant string) map[string]string {
 	return map[string]string{render.LabelLab: l.Name, render.LabelTenant: tenant}
 }
 
 func (WorkersStage) Plan(e *Env) ([]string, error) {
 	img := e.Lab.Versions.WorkerImage()
-	out := []string{fmt.Sprintf("docker image inspect %s || docker pull %s (give up after %s)", img, img, e.Timeouts.Pull)}
+	out := []string{
+		fmt.Sprintf("docker image inspect %s || docker pull %s (give up after %s)", img, img, e.Timeouts.Pull),
+		fmt.Sprintf("read the owner ID from %s (a new random one when absent); a worker container that already exists is used only when it carries labels %s=%s, %s=<its tenant> and %s=<the owner ID>, otherwise the stage stops before any docker exec", e.State.OwnerRecordPath(), render.LabelLab, e.Lab.Name, render.LabelTenant, LabelOwner),
+	}
 	mgmt := render.PlaceholderManagementAddress
 	for i, t := range e.Lab.Tenants {
 		cm, ds, err := render.KubeProxy(e.Lab, t.Name, e.Reach.RenderOptions(mgmt))
@@ -41,7 +46,7 @@ func (WorkersStage) Plan(e *Env) ([]string, error) {
 		}
 		for _, w := range t.Workers {
 			name := e.Lab.NodeName(t.Name, w.Name)
-			out = append(out, "docker "+strings.Join(docker.RunArgs(docker.KindNodeSpec(name, img, e.Network, workerLabels(e.Lab, t.Name), docker.KindNodeHost{})), " "))
+			out = append(out, "docker "+strings.Join(docker.RunArgs(docker.KindNodeSpec(name, img, e.Network, ownedWorkerLabels(e, t.Name, "<owner ID>"), docker.KindNodeHost{})), " "))
 		}
 		out = append(out, "+ on each docker run, what kind adds for the host, from docker info and the environment: --userns=host under userns-remap, --device /dev/fuse on rootless Docker, --volume /dev/mapper:/dev/mapper on btrfs/zfs/devicemapper/xfs storage, HTTP(S)_PROXY/NO_PROXY when set (NO_PROXY + the network's subnets, the tenant's CIDRs, the node names)")
 		out = append(out,
@@ -86,7 +91,7 @@ func (WorkersStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 		for _, w := range t.Workers {
 			name := e.Lab.NodeName(t.Name, w.Name)
 			c, err := e.Docker.InspectContainer(ctx, name)
-			if err != nil || !c.State.Running {
+			if err != nil || !c.State.Running || e.workerOwned(c, t.Name) != nil {
 				return false, "", nil
 			}
 			n, err := tc.Kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
@@ -110,6 +115,10 @@ func (s WorkersStage) Run(ctx context.Context, e *Env) (string, error) {
 	if err := e.Docker.EnsureImage(ctx, img, e.Timeouts.Pull); err != nil {
 		return "", fail(Workers, "image "+img, "not present on the daemon", err)
 	}
+	owner, err := e.ensureOwner()
+	if err != nil {
+		return "", fail(Workers, "state dir "+string(e.State), "owner record", err)
+	}
 	opts, err := e.RenderOptions(ctx)
 	if err != nil {
 		return "", fail(Workers, "management node", "", err)
@@ -130,7 +139,7 @@ func (s WorkersStage) Run(ctx context.Context, e *Env) (string, error) {
 		}
 		host := docker.KindNodeHostFor(info, workerProxyInputs(e, net, i))
 		for _, w := range t.Workers {
-			if err := startWorker(ctx, e, t.Name, e.Lab.NodeName(t.Name, w.Name), img, host); err != nil {
+			if err := startWorker(ctx, e, owner.ID, t.Name, e.Lab.NodeName(t.Name, w.Name), img, host); err != nil {
 				return "", err
 			}
 			// Before the join: the node's pods (CNI, kube-proxy, CoreDNS,
@@ -200,16 +209,22 @@ func workerProxyInputs(e *Env, net docker.Network, i int) docker.ProxyInputs {
 
 // startWorker starts the node container unless it runs, and waits for its
 // containerd (systemd boots it). host carries kind's additions for the
-// Docker host.
-func startWorker(ctx context.Context, e *Env, tenant, name, img string, host docker.KindNodeHost) error {
+// Docker host. A container of that name that labctl did not start for this
+// tenant from this state dir is refused before anything runs in it.
+func startWorker(ctx context.Context, e *Env, ownerID, tenant, name, img string, host docker.KindNodeHost) error {
 	c, err := e.Docker.InspectContainer(ctx, name)
+	if err == nil {
+		if err := e.workerOwned(c, tenant); err != nil {
+			return fail(Workers, "container "+name, "", err)
+		}
+	}
 	switch {
 	case err == nil && c.State.Running:
 	case err == nil:
 		return failf(Workers, "container "+name, "state "+c.State.Status, "exists but is not running: remove it (`labctl down`) and run again")
 	case docker.IsNotFound(err):
 		e.log().Info("starting worker", "container", name, "host additions", host.Describe())
-		if _, err := e.Docker.RunContainer(ctx, docker.KindNodeSpec(name, img, e.Network, workerLabels(e.Lab, tenant), host)); err != nil {
+		if _, err := e.Docker.RunContainer(ctx, docker.KindNodeSpec(name, img, e.Network, ownedWorkerLabels(e, tenant, ownerID), host)); err != nil {
 			return fail(Workers, "container "+name, "", err)
 		}
 	default:
@@ -276,6 +291,16 @@ func joinWorker(ctx context.Context, e *Env, tc *Clients, t lab.Tenant, name, mg
 	} else if !apierrors.IsNotFound(err) {
 		return fail(Workers, "Node "+name+" in tenant "+t.Name, "", err)
 	}
+	// kubeadm reset -f below wipes whatever Kubernetes node runs here: only
+	// in a worker labctl started for this tenant from this state dir, checked
+	// before anything is written for it.
+	c, err := e.Docker.InspectContainer(ctx, name)
+	if err != nil {
+		return fail(Workers, "container "+name, "", err)
+	}
+	if err := e.workerOwned(c, t.Name); err != nil {
+		return fail(Workers, "container "+name, "", err)
+	}
 	kc, err := os.ReadFile(e.State.Kubeconfig(t.Name))
 	if err != nil {
 		return fail(Workers, "tenant "+t.Name+" kubeconfig", "", err)
@@ -294,10 +319,6 @@ func joinWorker(ctx context.Context, e *Env, tc *Clients, t lab.Tenant, name, mg
 	}
 	if _, err := tc.Kube.CoreV1().Secrets("kube-system").Create(ctx, BootstrapTokenSecret(id, secret, time.Now().Add(time.Hour)), metav1.CreateOptions{}); err != nil {
 		return fail(Workers, "Secret kube-system/bootstrap-token-"+id+" in tenant "+t.Name, "", err)
-	}
-	c, err := e.Docker.InspectContainer(ctx, name)
-	if err != nil {
-		return fail(Workers, "container "+name, "", err)
 	}
 	ip, err := docker.ContainerIPv4(c, e.Network)
 	if err != nil {
@@ -338,8 +359,18 @@ func (e *Env) joinTimeout() time.Duration {
 	return JoinTimeout
 }
 
-// PrepareJoinScript readies a worker for kubeadm join (best effort).
-const PrepareJoinScript = "modprobe br_netfilter; swapoff -a; true"
+// PrepareJoinScript readies a worker for kubeadm join (best effort). It
+// does not run `swapoff -a`: a privileged worker sees the host's /dev and
+// /proc/swaps, so that would turn off the host's swap devices, and the lab
+// does not need it. kubeadm's Swap preflight check never runs (the join
+// skips the preflight phase, render.JoinSkipPhases), and the kubelet a join
+// starts reads the tenant's kubelet-config ConfigMap, which Kamaji
+// 26.8.2-edge writes with the TenantControlPlane's configurationJSONPatches
+// applied (internal/resources/kubeadm_phases.go:158-168,
+// internal/kubeadm/uploadconfig.go:75-105), and the lab's patches set
+// failSwapOn: false (render.kindKubeletPatches), as kind v0.33.0 does for
+// its own nodes (pkg/cluster/internal/kubeadm/config.go:602).
+const PrepareJoinScript = "modprobe br_netfilter; true"
 
 // ResetCommand undoes whatever an earlier kubeadm join left in a worker
 // (kubeadm v1.36.3 cmd/kubeadm/app/cmd/reset.go: -f is --force, no prompt).

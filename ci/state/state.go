@@ -14,6 +14,7 @@
 //	<dir>/diagnostics/<stage>-<time>/  the bundle of a failed stage
 //	<dir>/running.lock                 held (flock) while a labctl process works on the dir
 //	<dir>/images-loaded.json           the image bundle last loaded into the daemon (up --images)
+//	<dir>/owner.json                   the owner ID and the kind cluster's node containers this dir created
 //
 // labctl makes a state dir only where none is or where the directory is
 // empty (Claim), with mode 0700, and refuses one that another user owns or
@@ -53,6 +54,9 @@ const (
 	// ImagesLoadedFile names the image bundle last loaded into the daemon
 	// (`up --images`), so the next `up --only` does not load it again.
 	ImagesLoadedFile = "images-loaded.json"
+	// OwnerFile holds what the real lab's stages created from this dir
+	// (ci/stages owner.go): its owner ID and the kind node containers.
+	OwnerFile = "owner.json"
 )
 
 // Dir is a state directory.
@@ -106,6 +110,21 @@ func (d Dir) ImagesLoaded() (string, error) {
 	}
 	return d.path(ImagesLoadedFile), nil
 }
+
+// OwnerRecordPath is where the owner record is, for messages.
+func (d Dir) OwnerRecordPath() string { return d.path(OwnerFile) }
+
+// ReadOwnerRecord reads the owner record; ok is false when there is none.
+func (d Dir) ReadOwnerRecord() (data []byte, ok bool, err error) {
+	b, err := os.ReadFile(d.path(OwnerFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, false, nil
+	}
+	return b, err == nil, err
+}
+
+// WriteOwnerRecord replaces the owner record (private, like every write).
+func (d Dir) WriteOwnerRecord(data []byte) error { return d.write(OwnerFile, data, 0o600) }
 
 // ManagementKubeconfigForKind returns the management kubeconfig's path
 // for kind's cluster creation, which writes the file itself: the path is

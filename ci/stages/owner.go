@@ -1,0 +1,322 @@
+package stages
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+
+	kind "sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
+
+	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/render"
+	"github.com/gpu-lab/gpu-lab/ci/state"
+)
+
+// Ownership: labctl adopts, runs commands in, or deletes only what it
+// created from this state directory. A name is not proof: `name: kind` is
+// the user's default kind cluster, and two checkouts with the default lab
+// name share every container name.
+//
+//   - Worker containers are started by labctl (`docker run`), so they carry
+//     the state dir's owner ID as a Docker label (LabelOwner) next to the lab
+//     and tenant labels.
+//   - The kind cluster's node containers are created by kind, whose config
+//     has no field for container labels: kind v0.33.0's docker provider puts
+//     exactly two labels on a node container, io.x-k8s.kind.cluster=<name>
+//     and io.x-k8s.kind.role=<role> (sigs.k8s.io/kind@v0.33.0
+//     pkg/cluster/internal/providers/docker/provision.go:140 and :220,
+//     constants.go:21,25), and a Docker label cannot be added to an existing
+//     container. So the state dir records the IDs Docker gave the cluster's
+//     node containers right after kind created them, and a cluster is this
+//     state dir's only when every node container kind lists for the name
+//     (the same `docker ps -a --filter label=io.x-k8s.kind.cluster=<name>`
+//     as kind's ListNodes, provider.go:113-123) has a recorded ID. Container
+//     IDs are made by the daemon and never reused, so a foreign cluster of
+//     the same name cannot match. The owner ID also goes on the cluster's
+//     Nodes as a Kubernetes label (kind's node `labels`, v1alpha4/types.go:
+//     110-111, passed to the kubelet's --node-labels:
+//     pkg/cluster/internal/create/actions/config/config.go:213,
+//     pkg/cluster/internal/kubeadm/config.go:555-556), so a person can see
+//     from inside the cluster which state dir made it; the decision does not
+//     depend on it.
+const (
+	// LabelOwner carries the owner ID of the state dir that started the
+	// container (Docker label) or created the cluster (Node label).
+	LabelOwner = "gpu-lab.dev/owner"
+	// KindClusterLabel is the Docker label kind v0.33.0 puts on every node
+	// container of a cluster, valued with the cluster name (provision.go:140,
+	// constants.go:21).
+	KindClusterLabel = "io.x-k8s.kind.cluster"
+)
+
+// ErrNotOwned marks a refusal: an object of the lab's name exists that this
+// state dir did not create.
+var ErrNotOwned = errors.New("not created by labctl from this state dir")
+
+// OwnerRecord is what a state dir created: its owner ID and the kind
+// cluster's node containers.
+type OwnerRecord struct {
+	// ID is random (128 bits, hex); it labels every container labctl starts.
+	ID string `json:"id"`
+	// KindCluster is the name of the kind cluster this state dir created.
+	KindCluster string `json:"kindCluster,omitempty"`
+	// KindNodes maps each of its node containers' names to the ID Docker gave
+	// it.
+	KindNodes map[string]string `json:"kindNodes,omitempty"`
+}
+
+// ReadOwnerRecord reads the state dir's record; ok is false when it has none.
+func ReadOwnerRecord(d state.Dir) (rec OwnerRecord, ok bool, err error) {
+	b, ok, err := d.ReadOwnerRecord()
+	if err != nil {
+		return OwnerRecord{}, false, fmt.Errorf("read owner record: %w", err)
+	}
+	if !ok {
+		return OwnerRecord{}, false, nil
+	}
+	if err := json.Unmarshal(b, &rec); err != nil || rec.ID == "" {
+		if err == nil {
+			err = errors.New("no id")
+		}
+		return OwnerRecord{}, false, fmt.Errorf("owner record %s is damaged (%w): labctl cannot tell what this state dir created; remove the lab's objects by hand", d.OwnerRecordPath(), err)
+	}
+	return rec, true, nil
+}
+
+// WriteOwnerRecord replaces the record through the state dir's own write
+// (a fresh private temporary file, renamed over it).
+func WriteOwnerRecord(d state.Dir, rec OwnerRecord) error {
+	b, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := d.WriteOwnerRecord(append(b, '\n')); err != nil {
+		return fmt.Errorf("write owner record: %w", err)
+	}
+	return nil
+}
+
+// newOwnerID draws a fresh owner ID.
+func newOwnerID(r io.Reader) (string, error) {
+	b := make([]byte, 16)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return "", fmt.Errorf("owner id: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// ensureOwner returns the state dir's record, creating it (a new ID) when
+// the state dir has none.
+func (e *Env) ensureOwner() (OwnerRecord, error) {
+	rec, ok, err := ReadOwnerRecord(e.State)
+	if err != nil || ok {
+		return rec, err
+	}
+	id, err := newOwnerID(rand.Reader)
+	if err != nil {
+		return OwnerRecord{}, err
+	}
+	rec = OwnerRecord{ID: id}
+	return rec, WriteOwnerRecord(e.State, rec)
+}
+
+// KindClusterOwnership decides whether labctl may adopt or delete the kind
+// cluster named cluster, whose node containers Docker shows as nodes
+// (every container with kind's cluster label for the name). owned is true
+// when the cluster exists and is this state dir's, false when there is no
+// node container; otherwise the error (wrapping ErrNotOwned) names the
+// cluster, why it is not this state dir's, and how to proceed, and owned
+// is false so that no caller acts on it.
+func KindClusterOwnership(rec OwnerRecord, haveRec bool, stateDir state.Dir, cluster string, nodes []docker.Container) (owned bool, err error) {
+	if len(nodes) == 0 {
+		return false, nil
+	}
+	why := ""
+	switch {
+	case !haveRec:
+		why = "the state dir has no owner record"
+	case rec.KindCluster != cluster || len(rec.KindNodes) == 0:
+		why = "the state dir records no kind cluster of that name"
+	default:
+		for _, n := range nodes {
+			name := strings.TrimPrefix(n.Name, "/")
+			if want, ok := rec.KindNodes[name]; !ok || want != n.ID {
+				why = fmt.Sprintf("its node container %s (ID %s) is not one the state dir recorded", name, shortID(n.ID))
+				break
+			}
+		}
+	}
+	if why == "" {
+		return true, nil
+	}
+	return false, fmt.Errorf("kind cluster %s exists but %w %s (%s): use another lab name (`name:` in the lab file), or run labctl (`up`, or `down` to remove it) with the --state-dir that created it; if it is yours and no state dir has it, `kind delete cluster --name %s`", cluster, ErrNotOwned, stateDir, why, cluster)
+}
+
+// WorkerOwnership decides whether labctl may run commands in, or remove,
+// the existing container c as the lab's worker of tenant: it must carry the
+// lab, tenant and owner labels labctl puts on the workers it starts.
+func WorkerOwnership(rec OwnerRecord, haveRec bool, stateDir state.Dir, labName, tenant string, c docker.Container) error {
+	name := strings.TrimPrefix(c.Name, "/")
+	l := c.Config.Labels
+	want := map[string]string{render.LabelLab: labName, render.LabelTenant: tenant}
+	if haveRec {
+		want[LabelOwner] = rec.ID
+	}
+	var bad []string
+	for _, k := range []string{render.LabelLab, render.LabelTenant, LabelOwner} {
+		got, ok := l[k]
+		switch {
+		case !ok:
+			bad = append(bad, k+" missing")
+		case k == LabelOwner && !haveRec:
+			bad = append(bad, k+"="+got+" (the state dir has no owner record)")
+		case got != want[k]:
+			bad = append(bad, fmt.Sprintf("%s=%s, want %s", k, got, want[k]))
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return fmt.Errorf("container %s exists but %w %s for lab %s, tenant %s (labels: %s); labctl runs nothing in it and leaves it alone: use another lab or worker name, run labctl (`up`, or `down` to remove it) with the --state-dir that created it, or remove it yourself if it is yours (`docker rm -f %s`)", name, ErrNotOwned, stateDir, labName, tenant, strings.Join(bad, "; "), name)
+}
+
+// ownedWorkerLabels are the labels of a worker labctl starts: lab, tenant
+// (workerLabels) and this state dir's owner ID.
+func ownedWorkerLabels(e *Env, tenant, ownerID string) map[string]string {
+	l := workerLabels(e.Lab, tenant)
+	l[LabelOwner] = ownerID
+	return l
+}
+
+// kindNodes lists the containers kind counts as the cluster's nodes.
+func (e *Env) kindNodes(ctx context.Context, cluster string) ([]docker.Container, error) {
+	names, err := e.Docker.ListContainers(ctx, KindClusterLabel+"="+cluster)
+	if err != nil {
+		return nil, fmt.Errorf("kind cluster %s: %w", cluster, err)
+	}
+	sort.Strings(names)
+	var out []docker.Container
+	for _, n := range names {
+		c, err := e.Docker.InspectContainer(ctx, n)
+		if docker.IsNotFound(err) {
+			continue // removed since the listing
+		}
+		if err != nil {
+			return nil, fmt.Errorf("kind cluster %s: %w", cluster, err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// OwnedKindCluster reports whether the lab's kind cluster exists; it fails
+// (ErrNotOwned, and false) when a cluster of the lab's name exists that
+// this state dir did not create. It is what the cluster stage and Down ask instead of
+// kind's name lookup.
+func (e *Env) OwnedKindCluster(ctx context.Context) (bool, error) {
+	nodes, err := e.kindNodes(ctx, e.Lab.Name)
+	if err != nil {
+		return false, err
+	}
+	rec, ok, err := ReadOwnerRecord(e.State)
+	if err != nil {
+		return false, err
+	}
+	return KindClusterOwnership(rec, ok, e.State, e.Lab.Name, nodes)
+}
+
+// CreateOwnedKindCluster creates the kind cluster with the owner ID on its
+// Nodes and records its node containers' IDs in the state dir. Only a
+// successful create is recorded: kind v0.33.0 refuses to start when any
+// container carries the cluster's label (alreadyExists,
+// pkg/cluster/internal/create/create.go:81,177-178), so every node it lists
+// after a success is one it just made; after a failure kind has deleted
+// what it made (create.go:104-106,137-139) and a foreign cluster that got
+// there first must not be recorded.
+func (e *Env) CreateOwnedKindCluster(ctx context.Context, cfg *kind.Cluster) error {
+	rec, err := e.ensureOwner()
+	if err != nil {
+		return err
+	}
+	for i := range cfg.Nodes {
+		if cfg.Nodes[i].Labels == nil {
+			cfg.Nodes[i].Labels = map[string]string{}
+		}
+		cfg.Nodes[i].Labels[LabelOwner] = rec.ID
+	}
+	kubeconfig, err := e.State.ManagementKubeconfigForKind()
+	if err != nil {
+		return fmt.Errorf("state dir: %w", err)
+	}
+	if err := e.Kind.Create(ctx, cfg, kubeconfig); err != nil {
+		return bindHint(e.Reach, err)
+	}
+	nodes, err := e.kindNodes(context.WithoutCancel(ctx), cfg.Name)
+	if err != nil {
+		return fmt.Errorf("record the new cluster's node containers: %w", err)
+	}
+	if len(nodes) == 0 {
+		return fmt.Errorf("kind cluster %s: kind reported success but Docker lists no container labelled %s=%s", cfg.Name, KindClusterLabel, cfg.Name)
+	}
+	rec.KindCluster, rec.KindNodes = cfg.Name, map[string]string{}
+	for _, n := range nodes {
+		rec.KindNodes[strings.TrimPrefix(n.Name, "/")] = n.ID
+	}
+	if err := WriteOwnerRecord(e.State, rec); err != nil {
+		return fmt.Errorf("kind cluster %s was created but not recorded as this state dir's (remove it with `kind delete cluster --name %s`): %w", cfg.Name, cfg.Name, err)
+	}
+	return nil
+}
+
+// OwnedContainers are the lab's containers labctl started from this state
+// dir (owner and lab labels): the ones Down removes. Containers with the
+// lab's label but another owner belong to another state dir.
+func (e *Env) OwnedContainers(ctx context.Context) ([]string, error) {
+	rec, ok, err := ReadOwnerRecord(e.State)
+	if err != nil || !ok {
+		return nil, err
+	}
+	names, err := e.Docker.ListContainers(ctx, LabelOwner+"="+rec.ID)
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	var out []string
+	for _, n := range names {
+		c, err := e.Docker.InspectContainer(ctx, n)
+		if docker.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return out, err
+		}
+		if c.Config.Labels[render.LabelLab] == e.Lab.Name && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+func shortID(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+// workerOwned is WorkerOwnership with this state dir's record: nil when
+// labctl may run commands in the existing container c as tenant's worker.
+func (e *Env) workerOwned(c docker.Container, tenant string) error {
+	rec, ok, err := ReadOwnerRecord(e.State)
+	if err != nil {
+		return err
+	}
+	return WorkerOwnership(rec, ok, e.State, e.Lab.Name, tenant, c)
+}
