@@ -113,7 +113,7 @@ func (r jsonReader) value(depth int) (any, error) {
 			}
 			k, _ := kt.(string) // inside an object the decoder yields only string keys
 			if _, dup := m[k]; dup {
-				return nil, r.fail(fmt.Errorf("key %q appears twice in one object", k))
+				return nil, r.failAt(keyStart(r.data, r.dec.InputOffset()), fmt.Errorf("key %q appears twice in one object", k))
 			}
 			if m[k], err = r.value(depth + 1); err != nil {
 				return nil, err
@@ -146,10 +146,31 @@ func (r jsonReader) fail(err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		off = se.Offset
+		// The scanner counts the bad character in its offset, the
+		// decoder's token checks do not: point at the character.
+		if c, ok := strings.CutPrefix(se.Error(), "invalid character '"); ok && off > 0 && off <= int64(len(r.data)) && strings.HasPrefix(c, string(r.data[off-1])+"'") {
+			off--
+		}
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		off, err = int64(len(r.data)), errors.New("the file ends before the value does")
 	}
+	return r.failAt(off, err)
+}
+
+// keyStart is the offset of the opening quote of the key that ends just
+// before end.
+func keyStart(data []byte, end int64) int64 {
+	for i := end - 2; i >= 0; i-- {
+		if data[i] == '"' && (i == 0 || data[i-1] != '\\') {
+			return i
+		}
+	}
+	return end
+}
+
+// failAt says err happened at byte off: "line 3, column 7" (1-based).
+func (r jsonReader) failAt(off int64, err error) error {
 	off = min(max(off, 0), int64(len(r.data)))
 	before := r.data[:off]
 	line := bytes.Count(before, []byte("\n")) + 1
