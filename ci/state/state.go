@@ -35,7 +35,7 @@ func (d Dir) path(p ...string) string { return filepath.Join(append([]string{str
 func (d Dir) Kubeconfig(tenant string) string { return d.path("kubeconfigs", tenant+".yaml") }
 
 // ManagementKubeconfig is the path of the management cluster's kubeconfig.
-func (d Dir) ManagementKubeconfig() string { return d.path("kubeconfigs", "management.yaml") }
+func (d Dir) ManagementKubeconfig() string { return d.Kubeconfig(lab.ManagementName) }
 
 // WriteKubeconfig stores a tenant kubeconfig (0600).
 func (d Dir) WriteKubeconfig(tenant string, data []byte) error {
