@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"sort"
 	"strings"
 
 	kindconfig "sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
@@ -74,4 +75,15 @@ func reservedTenant(name string) string {
 			"and a tenant's control plane lives in the management-cluster namespace named after the tenant"
 	}
 	return ""
+}
+
+// reservedTenantList names the reserved tenant names for the reference:
+// "`cert-manager`, …, `kube-*`".
+func reservedTenantList() string {
+	names := make([]string, 0, len(reservedTenantNames)+1)
+	for n := range reservedTenantNames {
+		names = append(names, "`"+n+"`")
+	}
+	sort.Strings(names)
+	return strings.Join(append(names, "`"+reservedPrefix+"*`"), ", ")
 }
