@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -229,17 +230,19 @@ func pluralNoun(noun string) string {
 
 // fieldHomes lists the reference paths (as in README's lab-file reference,
 // e.g. "tenants[].workers[].gpus") of every field named k.
-func fieldHomes(k string) []string {
-	var out []string
+func fieldHomes(k string) []string { return fieldHomeIndex()[k] }
+
+// fieldHomeIndex maps every field name to its reference paths, built once:
+// a file of a hundred thousand unknown keys asks for each.
+var fieldHomeIndex = sync.OnceValue(func() map[string][]string {
+	out := map[string][]string{}
 	var walk func(path string, t reflect.Type)
 	walk = func(path string, t reflect.Type) {
+		fields := fieldsOf(t)
 		for _, name := range fieldNames(t) {
-			f := fieldsOf(t)[name]
 			sub := strings.TrimPrefix(path+"."+name, ".")
-			if name == k {
-				out = append(out, sub)
-			}
-			switch ft := f.Type; {
+			out[name] = append(out[name], sub)
+			switch ft := fields[name].Type; {
 			case ft.Kind() == reflect.Struct:
 				walk(sub, ft)
 			case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct:
@@ -249,7 +252,7 @@ func fieldHomes(k string) []string {
 	}
 	walk("", reflect.TypeFor[Lab]())
 	return out
-}
+})
 
 // nearest is the known name closest to k by edit distance, ignoring case,
 // when it is close enough to be a typo (at most a third of the name, and at
