@@ -32,6 +32,7 @@ func main() {
 	if runAsHAMiScheduler(os.Args[0]) {
 		root.SetArgs(append([]string{"hami-double"}, os.Args[1:]...))
 	}
+	guardGroupsOnce()
 	err := withCommandHint(root.ExecuteContext(ctx))
 	var ee exitError
 	switch {

@@ -3,7 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -20,6 +22,10 @@ import (
 const suggestionDistance = 2
 
 func init() { root.SetFlagErrorFunc(flagError) }
+
+// The commands register themselves in their files' init functions, which
+// may run after this file's; main and the tests call this once they have.
+var guardGroupsOnce = sync.OnceFunc(func() { rejectUnknownSubcommands(root) })
 
 // flagError names the command, the closest flag it has and where the flags
 // are listed.
@@ -56,13 +62,51 @@ func closestFlag(fs *pflag.FlagSet, name string) string {
 	return best
 }
 
-// withCommandHint adds to cobra's "unknown command" error, when cobra found
-// no close command to suggest, where the commands are listed.
+// withCommandHint adds to an "unknown command" error, when cobra found no
+// close command to suggest, where the commands are listed: `<the command the
+// error names> --help`.
 func withCommandHint(err error) error {
-	if err != nil && strings.HasPrefix(err.Error(), "unknown command ") && !strings.Contains(err.Error(), "Did you mean") {
-		return fmt.Errorf("%w; `%s --help` lists the commands", err, root.CommandPath())
+	if err == nil || !strings.HasPrefix(err.Error(), "unknown command ") || strings.Contains(err.Error(), "Did you mean") {
+		return err
 	}
-	return err
+	path := root.CommandPath()
+	if m := unknownCommandFor.FindStringSubmatch(err.Error()); m != nil {
+		path = m[1]
+	}
+	return fmt.Errorf("%w; `%s --help` lists the commands", err, path)
+}
+
+// unknownCommandFor finds the command in cobra's `unknown command "x" for
+// "labctl images"` (args.go:36, 44).
+var unknownCommandFor = regexp.MustCompile(`^unknown command "[^"]*" for "([^"]+)"`)
+
+// rejectUnknownSubcommands makes every command that only groups others
+// (testenv: up, build) refuse an unknown subcommand as the root does. cobra
+// checks subcommand names only at the root (args.go:32-37, legacyArgs); a
+// group without a Run of its own answers `labctl testenv bogus` with its
+// help and exit 0 (command.go: !c.Runnable() returns flag.ErrHelp before
+// the arguments are checked), so a typo in a CI script passed.
+func rejectUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		rejectUnknownSubcommands(sub)
+	}
+	if !c.HasParent() || c.Runnable() || !c.HasSubCommands() {
+		return
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		if cmd.SuggestionsMinimumDistance <= 0 {
+			cmd.SuggestionsMinimumDistance = suggestionDistance
+		}
+		var did string
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			did = "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t") + "\n"
+		}
+		return fmt.Errorf("unknown command %q for %q%s", args[0], cmd.CommandPath(), did)
+	}
 }
 
 func levenshtein(a, b string) int {

@@ -8,6 +8,7 @@ import (
 // TestMistypedCommandsAndFlags: a mistyped command or flag is named with
 // the closest one, and without a close one with where the list is.
 func TestMistypedCommandsAndFlags(t *testing.T) {
+	guardGroupsOnce()
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -18,6 +19,9 @@ func TestMistypedCommandsAndFlags(t *testing.T) {
 		{[]string{"validate", "--fil", "x"}, "unknown flag: --fil: did you mean --file? (`labctl validate --help` lists its flags)"},
 		{[]string{"validate", "--zzzzzz"}, "unknown flag: --zzzzzz (`labctl validate --help` lists its flags)"},
 		{[]string{"validate", "-x"}, "unknown shorthand flag: 'x' in -x (`labctl validate --help` lists its flags)"},
+		{[]string{"images", "bogus"}, "unknown command \"bogus\" for \"labctl images\"; `labctl images --help` lists the commands"},
+		{[]string{"testenv", "bogus"}, "unknown command \"bogus\" for \"labctl testenv\"; `labctl testenv --help` lists the commands"},
+		{[]string{"testenv", "upp"}, "unknown command \"upp\" for \"labctl testenv\"\n\nDid you mean this?\n\tup\n"},
 	} {
 		_, _, err := run(t, root, tc.args...)
 		if err = withCommandHint(err); err == nil || err.Error() != tc.want {
@@ -34,5 +38,15 @@ func TestLevenshtein(t *testing.T) {
 		if got := levenshtein(tc.a, tc.b); got != tc.want {
 			t.Errorf("levenshtein(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
 		}
+	}
+}
+
+// TestGroupWithoutArgumentsShowsHelp: `labctl testenv` alone still prints
+// its help and succeeds.
+func TestGroupWithoutArgumentsShowsHelp(t *testing.T) {
+	guardGroupsOnce()
+	out, _, err := run(t, root, "testenv")
+	if err != nil || !strings.Contains(out, "labctl testenv [command]") {
+		t.Errorf("labctl testenv: %v\n%s", err, out)
 	}
 }
