@@ -82,9 +82,9 @@ var unknownCommandFor = regexp.MustCompile(`^unknown command "[^"]*" for "([^"]+
 
 // rejectUnknownSubcommands makes every command that only groups others
 // (testenv: up, build) refuse an unknown subcommand as the root does. cobra
-// checks subcommand names only at the root (args.go:32-37, legacyArgs); a
+// checks subcommand names only at the root (args.go:34-37, legacyArgs); a
 // group without a Run of its own answers `labctl testenv bogus` with its
-// help and exit 0 (command.go: !c.Runnable() returns flag.ErrHelp before
+// help and exit 0 (command.go:955-956: !c.Runnable() returns flag.ErrHelp before
 // the arguments are checked), so a typo in a CI script passed.
 func rejectUnknownSubcommands(c *cobra.Command) {
 	for _, sub := range c.Commands() {
