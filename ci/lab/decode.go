@@ -1,16 +1,15 @@
 package lab
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/yaml"
 )
 
 // originUnknownField marks the field.Error of a key the lab types do not
@@ -18,50 +17,71 @@ import (
 // validation error type.
 const originUnknownField = "unknownField"
 
-// checkShape compares a lab file's tree with the lab types before decoding,
-// because the strict decoder stops at the first unknown field and names
-// fields and types as Go sees them (struct names, "int", "JSON"). It
-// returns every unknown field (with a suggestion) and every value of the
-// wrong kind, by field path. suggested holds the paths the unknown fields
-// were probably meant to be, so the caller can drop "Required" errors that
-// repeat the same typo.
-func checkShape(data []byte) (errs field.ErrorList, typeErrs bool, suggested map[string]bool, err error) {
-	j, err := yaml.YAMLToJSONStrict(data)
-	if err != nil {
-		return nil, false, nil, fmt.Errorf("the file is not valid YAML: %s", yamlMessage(err))
-	}
-	dec := json.NewDecoder(bytes.NewReader(j))
-	dec.UseNumber() // keep 85899345920 and 2.5 as written, for whole-number checks
-	var tree any
-	if err := dec.Decode(&tree); err != nil {
-		return nil, false, nil, fmt.Errorf("the file is not valid YAML: %w", err)
-	}
-	if _, ok := tree.(map[string]any); !ok && tree != nil {
-		return nil, false, nil, fmt.Errorf("the lab file must be a mapping of fields (%s), not %s", strings.Join(fieldNames(reflect.TypeFor[Lab]()), ", "), describeValue(tree))
-	}
-	c := shapeChecker{suggested: map[string]bool{}}
-	c.check(nil, tree, reflect.TypeFor[Lab](), "the lab")
-	return c.errs, c.typeErrs, c.suggested, nil
-}
-
-type shapeChecker struct {
-	errs      field.ErrorList
-	typeErrs  bool
+// shape is what checkShape found in a lab file's tree.
+type shape struct {
+	// errs are every unknown field (with a suggestion) and every value of
+	// the wrong kind, by field path.
+	errs field.ErrorList
+	// clean is the tree without those fields and values: it decodes
+	// strictly, so the rest of the file is validated in the same pass.
+	clean any
+	// dropped holds the paths of values of the wrong kind: a validation
+	// error at or under one is a consequence (splitCount: "ten" is not
+	// also "splitCount: must be at least 1").
+	dropped map[string]bool
+	// suggested holds the paths the unknown fields were probably meant to
+	// be, so the caller can drop "Required" errors that repeat the typo.
 	suggested map[string]bool
 }
 
-// check walks v against t. noun names a value of type t for a reader ("a
-// tenant"); p is nil at the root.
-func (c *shapeChecker) check(p *field.Path, v any, t reflect.Type, noun string) {
+// checkShape compares a lab file's tree (as encoding/json decodes it, with
+// json.Number) with the lab types before decoding, because the strict
+// decoder stops at the first unknown field and names fields and types as Go
+// sees them (struct names, "int", "JSON").
+func checkShape(tree any) shape {
+	c := shapeChecker{shape: shape{dropped: map[string]bool{}, suggested: map[string]bool{}}}
+	c.clean, _ = c.check(nil, tree, reflect.TypeFor[Lab](), "the lab")
+	return c.shape
+}
+
+// consequence says whether a validation error only repeats a problem the
+// shape check already reported.
+func (s shape) consequence(e *field.Error) bool {
+	if e.Type == field.ErrorTypeRequired && s.suggested[e.Field] {
+		return true // "tenants[0].workers: Required" repeats "tenants[0].workrs: did you mean workers?"
+	}
+	for p := e.Field; p != ""; p = parentPath(p) {
+		if s.dropped[p] {
+			return true
+		}
+	}
+	return false
+}
+
+// parentPath is "tenants[0]" for "tenants[0].name", "tenants" for
+// "tenants[0]", "" at the top.
+func parentPath(p string) string {
+	i := strings.LastIndexAny(p, ".[")
+	if i < 0 {
+		return ""
+	}
+	return p[:i]
+}
+
+type shapeChecker struct{ shape }
+
+// check walks v against t and returns v without unknown fields and values
+// of the wrong kind; ok is false when v itself is of the wrong kind. noun
+// names a value of type t for a reader ("a tenant"); p is nil at the root.
+func (c *shapeChecker) check(p *field.Path, v any, t reflect.Type, noun string) (clean any, ok bool) {
 	if v == nil {
-		return // null leaves the zero value, as the decoder does
+		return nil, true // null leaves the zero value, as the decoder does
 	}
 	switch t.Kind() {
 	case reflect.Struct:
 		m, ok := v.(map[string]any)
 		if !ok {
-			c.wrongType(p, v, "a mapping of fields ("+strings.Join(fieldNames(t), ", ")+")")
-			return
+			return c.wrongType(p, v, "a mapping of fields ("+strings.Join(fieldNames(t), ", ")+")")
 		}
 		fields := fieldsOf(t)
 		keys := make([]string, 0, len(m))
@@ -69,6 +89,7 @@ func (c *shapeChecker) check(p *field.Path, v any, t reflect.Type, noun string) 
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
+		out := make(map[string]any, len(m))
 		for _, k := range keys {
 			kp := child(p, k)
 			f, known := fields[k]
@@ -76,46 +97,58 @@ func (c *shapeChecker) check(p *field.Path, v any, t reflect.Type, noun string) 
 				c.unknown(p, kp, k, t, noun)
 				continue
 			}
-			c.check(kp, m[k], f.Type, nounOf(k, f.Type))
+			if cv, ok := c.check(kp, m[k], f.Type, nounOf(k, f.Type)); ok {
+				out[k] = cv
+			}
 		}
+		return out, true
 	case reflect.Slice:
 		list, ok := v.([]any)
 		if !ok {
-			c.wrongType(p, v, "a list of "+plural(nounOf("", t.Elem())))
-			return
+			return c.wrongType(p, v, "a list of "+pluralNoun(nounOf("", t.Elem())))
 		}
+		out := make([]any, len(list))
 		for i, e := range list {
-			c.check(p.Index(i), e, t.Elem(), nounOf("", t.Elem()))
+			// A bad element stays as null so the ones after it keep
+			// their index.
+			out[i], _ = c.check(p.Index(i), e, t.Elem(), nounOf("", t.Elem()))
 		}
+		return out, true
 	case reflect.String:
 		// The decoder turns any scalar into text for a text field (name: 123
 		// is "123"); only a list or a mapping cannot be.
-		switch v.(type) {
+		switch s := v.(type) {
 		case map[string]any, []any:
-			c.wrongType(p, v, "text, e.g. "+quoteExample(p))
+			return c.wrongType(p, v, "text, e.g. "+quoteExample(p))
+		case json.Number:
+			return s.String(), true
+		case bool:
+			return strconv.FormatBool(s), true
 		}
+		return v, true
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		n, ok := v.(json.Number)
 		if !ok {
-			c.wrongType(p, v, "a whole number")
-			return
+			return c.wrongType(p, v, "a whole number")
 		}
 		if _, err := strconv.ParseInt(n.String(), 10, t.Bits()); err != nil {
 			if _, ferr := strconv.ParseFloat(n.String(), 64); ferr == nil && !strings.ContainsAny(n.String(), ".eE") {
-				c.wrongType(p, v, fmt.Sprintf("a whole number that fits in %d bits: this one is far too large", t.Bits()))
-				return
+				return c.wrongType(p, v, fmt.Sprintf("a whole number that fits in %d bits: this one is far too large", t.Bits()))
 			}
-			c.wrongType(p, v, "a whole number (no fraction or exponent)")
+			return c.wrongType(p, v, "a whole number (no fraction or exponent)")
 		}
+		return v, true
 	case reflect.Bool:
 		if _, ok := v.(bool); !ok {
-			c.wrongType(p, v, "true or false")
+			return c.wrongType(p, v, "true or false")
 		}
+		return v, true
 	}
+	return v, true
 }
 
-func (c *shapeChecker) wrongType(p *field.Path, v any, want string) {
-	c.typeErrs = true
+func (c *shapeChecker) wrongType(p *field.Path, v any, want string) (any, bool) {
+	c.dropped[p.String()] = true
 	switch v.(type) {
 	case json.Number, string, bool:
 		// json.Number prints as written (2.5, 85899345920), text quoted.
@@ -123,6 +156,7 @@ func (c *shapeChecker) wrongType(p *field.Path, v any, want string) {
 	default:
 		c.errs = append(c.errs, field.TypeInvalid(p, field.OmitValueType{}, "must be "+want+", not "+describeValue(v)))
 	}
+	return nil, false
 }
 
 // unknown records key k under the value at p (of type t), with the nearest
@@ -190,23 +224,25 @@ func nounOf(name string, t reflect.Type) string {
 	return name
 }
 
-func plural(noun string) string {
+func pluralNoun(noun string) string {
 	return strings.TrimPrefix(strings.TrimPrefix(noun, "a "), "an ") + "s"
 }
 
 // fieldHomes lists the reference paths (as in README's lab-file reference,
 // e.g. "tenants[].workers[].gpus") of every field named k.
-func fieldHomes(k string) []string {
-	var out []string
+func fieldHomes(k string) []string { return fieldHomeIndex()[k] }
+
+// fieldHomeIndex maps every field name to its reference paths, built once:
+// a file of a hundred thousand unknown keys asks for each.
+var fieldHomeIndex = sync.OnceValue(func() map[string][]string {
+	out := map[string][]string{}
 	var walk func(path string, t reflect.Type)
 	walk = func(path string, t reflect.Type) {
+		fields := fieldsOf(t)
 		for _, name := range fieldNames(t) {
-			f := fieldsOf(t)[name]
 			sub := strings.TrimPrefix(path+"."+name, ".")
-			if name == k {
-				out = append(out, sub)
-			}
-			switch ft := f.Type; {
+			out[name] = append(out[name], sub)
+			switch ft := fields[name].Type; {
 			case ft.Kind() == reflect.Struct:
 				walk(sub, ft)
 			case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct:
@@ -216,7 +252,7 @@ func fieldHomes(k string) []string {
 	}
 	walk("", reflect.TypeFor[Lab]())
 	return out
-}
+})
 
 // nearest is the known name closest to k by edit distance, ignoring case,
 // when it is close enough to be a typo (at most a third of the name, and at
@@ -286,12 +322,4 @@ func quoteExample(p *field.Path) string {
 	}
 	s := p.String()
 	return fmt.Sprintf("%s: \"...\"", s[strings.LastIndexAny(s, ".]")+1:])
-}
-
-// yamlMessage is the YAML parser's message on one line, without its
-// package prefix: "line 3: key "name" already set in map".
-func yamlMessage(err error) string {
-	s := strings.TrimPrefix(err.Error(), "yaml: ")
-	s = strings.TrimPrefix(s, "unmarshal errors:\n")
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
 }

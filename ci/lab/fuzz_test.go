@@ -2,11 +2,13 @@ package lab
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
-// FuzzParse feeds arbitrary bytes to the decoder and validator: Parse must
-// never panic, and a lab it accepts must be valid and fully defaulted.
+// FuzzParse feeds arbitrary bytes to the decoder and validator, read as
+// YAML and as JSON: neither must panic, and a lab either accepts must be
+// valid and fully defaulted.
 // Run longer with: go test ./ci/lab -run '^$' -fuzz FuzzParse -fuzztime 30s
 func FuzzParse(f *testing.F) {
 	f.Add(DefaultYAML())
@@ -15,29 +17,41 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"tenants":[{"name":"a","workers":[{"name":"w","gpus":[{"model":"L4","count":1}]}]}]}`))
 	f.Add([]byte("hami: {splitCount: -1, nodeLockTimeout: 1h}\nversions: {kubernetes: v1.35.8}\n"))
 	f.Add([]byte("tenants:\n- &a {name: x}\n- *a\n"))
+	f.Add([]byte(`{"name": "a", "name": "b", "tenants": [{"name": "control", "workers": [{"name": "plane"}],}]}`))
+	f.Add([]byte("versions: {kindNodeImage: x@y, kamajiImage: \"x,a=b\", hamiChart: 0.0.0+latest}\nhami: {splitCount: ten, nodeLockTimeout: 5}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		l, err := Parse(data)
-		if err != nil {
-			var ve *ValidationError
-			if errors.As(err, &ve) && len(ve.Errs) == 0 {
-				t.Fatalf("ValidationError without errors for %q", data)
-			}
-			return
+		checkParsed(t, data, YAML)
+		checkParsed(t, data, JSON)
+	})
+}
+
+// checkParsed: no panic, no list without problems, no tree the shape check
+// passed that then fails to decode, and a lab accepted only when valid.
+func checkParsed(t *testing.T, data []byte, f Format) {
+	l, err := ParseFormat(data, f)
+	if err != nil {
+		if strings.Contains(err.Error(), "does not decode as a lab") {
+			t.Fatalf("%s: the shape check let through what the decoder refuses: %v for %q", f, err, data)
 		}
-		if errs := l.Validate(); len(errs) > 0 {
-			t.Fatalf("accepted lab does not validate: %v", errs)
+		var ve *ValidationError
+		if errors.As(err, &ve) && len(ve.Errs) == 0 {
+			t.Fatalf("%s: ValidationError without errors for %q", f, data)
 		}
-		if l.HAMi.SplitCount == 0 || l.Versions.WorkerImage() == "" {
-			t.Fatalf("accepted lab not defaulted: %+v", l)
-		}
-		for _, tn := range l.Tenants {
-			for _, w := range tn.Workers {
-				for _, c := range w.Cards() {
-					if c.MemoryMB <= 0 || c.Type == "" {
-						t.Fatalf("accepted card without memory or type: %+v", c)
-					}
+		return
+	}
+	if errs := l.Validate(); len(errs) > 0 {
+		t.Fatalf("accepted lab does not validate: %v", errs)
+	}
+	if l.HAMi.SplitCount == 0 || l.Versions.WorkerImage() == "" {
+		t.Fatalf("accepted lab not defaulted: %+v", l)
+	}
+	for _, tn := range l.Tenants {
+		for _, w := range tn.Workers {
+			for _, c := range w.Cards() {
+				if c.MemoryMB <= 0 || c.Type == "" {
+					t.Fatalf("accepted card without memory or type: %+v", c)
 				}
 			}
 		}
-	})
+	}
 }

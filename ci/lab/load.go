@@ -3,13 +3,15 @@ package lab
 import (
 	"bytes"
 	_ "embed"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
+	"reflect"
 	"strings"
 	"time"
-
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/yaml"
 )
 
 //go:embed default-lab.yaml
@@ -27,63 +29,90 @@ func Default() *Lab {
 	return l
 }
 
-// Load reads a lab file; an empty path means the embedded default.
+// MaxFileBytes caps a lab file. The largest valid lab (MaxTenants tenants
+// of MaxWorkers workers of MaxCardsPerWorker custom GPU groups, every name
+// and type at its longest) is 446,024 bytes, 0.43 MiB, written out in block
+// YAML (TestLargestLabFitsTheCap); real labs are a few kB. Above the cap the file
+// is not read at all: a 17 MB file once took 19.6 s and 528 MB to report.
+const MaxFileBytes = 1 << 20
+
+// Load reads a lab file; an empty path means the embedded default. A file
+// named *.json is read as JSON, any other as YAML.
 func Load(path string) (*Lab, error) {
 	if path == "" {
 		return Default(), nil
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read lab file: %w", err)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("lab file %s does not exist: check the path, or leave the file out to use the seed lab (`labctl plan` prints it): %w", path, err)
 	}
-	l, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("lab file %s: %w", path, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("lab file %s: %w", path, err)
+	}
+	l, err := ParseFormat(data, FormatOf(path))
 	if err != nil {
 		return nil, fmt.Errorf("lab file %s: %w", path, err)
 	}
 	return l, nil
 }
 
-// Parse decodes a lab strictly (unknown or duplicate fields are errors),
-// applies defaults and validates. All problems come back together, each
-// with its field path: every unknown field (with the name it was probably
-// meant to be) and every value of the wrong kind, else every validation
-// error.
-func Parse(data []byte) (*Lab, error) {
+// Parse decodes a YAML (or JSON-as-YAML) lab; see ParseFormat.
+func Parse(data []byte) (*Lab, error) { return ParseFormat(data, YAML) }
+
+// ParseFormat decodes a lab strictly (unknown or duplicate fields are
+// errors), applies defaults and validates. Every independent problem comes
+// back together, each once, with its field path: every unknown field (with
+// the name it was probably meant to be), every value of the wrong kind, and
+// every validation error of the rest of the file — but no error that only
+// repeats one of those (a value of the wrong kind is not also out of range).
+func ParseFormat(data []byte, f Format) (*Lab, error) {
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("the file is larger than %d bytes (1 MiB), far more than the largest valid lab: is it the right file?", MaxFileBytes)
+	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf("the lab file is empty: write at least `tenants:` (see `labctl plan` for the default lab)")
 	}
-	shape, typeErrs, suggested, err := checkShape(data)
+	tree, err := f.tree(data)
 	if err != nil {
 		return nil, err
 	}
-	if typeErrs {
-		return nil, &ValidationError{Errs: shape}
+	if _, ok := tree.(map[string]any); !ok && tree != nil {
+		return nil, fmt.Errorf("the lab file must be a mapping of fields (%s), not %s", strings.Join(fieldNames(reflect.TypeFor[Lab]()), ", "), describeValue(tree))
 	}
+	s := checkShape(tree)
 	var l Lab
-	// With unknown fields found above, decode the rest leniently so their
-	// validation errors come in the same pass; otherwise strictly, which
-	// also catches anything the shape check let through.
-	decode := yaml.UnmarshalStrict
-	if len(shape) > 0 {
-		decode = yaml.Unmarshal
-	}
-	if err := decode(data, &l); err != nil {
+	if err := decodeStrict(s.clean, &l); err != nil {
+		// The shape check leaves only known fields of the right kind; a
+		// file that still does not decode is a bug in the check.
 		return nil, fmt.Errorf("the file does not decode as a lab: %s (fields are listed in README \"Lab file reference\")", decodeMessage(err))
 	}
 	l.ApplyDefaults()
-	errs := shape
+	errs := s.errs
 	for _, e := range l.Validate() {
-		// "tenants[0].workers: Required" repeats "tenants[0].workrs: did you
-		// mean workers?".
-		if e.Type == field.ErrorTypeRequired && suggested[e.Field] {
-			continue
+		if !s.consequence(e) {
+			errs = append(errs, e)
 		}
-		errs = append(errs, e)
 	}
 	if len(errs) > 0 {
 		return nil, &ValidationError{Errs: errs}
 	}
 	return &l, nil
+}
+
+// decodeStrict decodes the checked tree into l, refusing unknown fields.
+func decodeStrict(tree any, l *Lab) error {
+	b, err := json.Marshal(tree)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	return dec.Decode(l)
 }
 
 // decodeMessage strips the decoder's layers ("error unmarshaling JSON:

@@ -15,19 +15,23 @@ func (l *Lab) allocatePorts() {
 		used[t.Ports.APIServer] = true
 		used[t.Ports.Konnectivity] = true
 	}
-	next := func(p *int32, base int32) {
+	// Each kind of port searches on from where it last stopped: every port
+	// below that is taken, so thousands of tenants cost one pass, not one
+	// pass each.
+	next := func(p *int32, from *int32) {
 		if *p != 0 {
 			return
 		}
-		for c := base; c <= MaxNodePort; c++ {
-			if !used[c] {
-				*p, used[c] = c, true
+		for ; *from <= MaxNodePort; *from++ {
+			if !used[*from] {
+				*p, used[*from] = *from, true
 				return
 			}
 		}
 	}
+	api, konn := int32(DefaultAPIServerPort), int32(DefaultKonnectivityPort)
 	for i := range l.Tenants {
-		next(&l.Tenants[i].Ports.APIServer, DefaultAPIServerPort)
-		next(&l.Tenants[i].Ports.Konnectivity, DefaultKonnectivityPort)
+		next(&l.Tenants[i].Ports.APIServer, &api)
+		next(&l.Tenants[i].Ports.Konnectivity, &konn)
 	}
 }

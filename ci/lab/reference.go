@@ -14,15 +14,15 @@ var fieldDocs = map[string]string{
 	"kind":                                "Must be `" + Kind + "` when set.",
 	"name":                                "Lab name (DNS-1123 label). Prefixes the kind cluster and every worker container.",
 	"versions":                            "Pinned versions; every field left out takes the default shown.",
-	"versions.kindNodeImage":              "Management cluster node image (kind's own default for the kind module).",
+	"versions.kindNodeImage":              "Management cluster node image (kind's own default for the kind module); an image reference.",
 	"versions.kubernetes":                 "Tenant control-plane and worker Kubernetes version. Supported: " + strings.Join(SupportedKubernetes(), ", ") + ".",
-	"versions.kamajiChart":                "clastix/kamaji chart version (`0.0.0+latest` is current; the old 1.0.0 chart supports Kubernetes <= v1.30).",
-	"versions.kamajiImage":                "Kamaji controller image tag.",
-	"versions.certManager":                "jetstack/cert-manager chart version.",
-	"versions.hamiChart":                  "HAMi chart version.",
-	"versions.hamiImage":                  "HAMi scheduler image tag (chart `global.imageTag`).",
-	"versions.hamiMockDevicePlugin":       "projecthami/mock-device-plugin image tag.",
-	"versions.konnectivity":               "Konnectivity server and agent version.",
+	"versions.kamajiChart":                "clastix/kamaji chart version, exact SemVer (`0.0.0+latest` is current; the old 1.0.0 chart supports Kubernetes <= v1.30).",
+	"versions.kamajiImage":                "Kamaji controller image tag (an OCI tag).",
+	"versions.certManager":                "jetstack/cert-manager chart version, exact SemVer (a leading `v` allowed).",
+	"versions.hamiChart":                  "HAMi chart version, exact SemVer.",
+	"versions.hamiImage":                  "HAMi scheduler image tag (chart `global.imageTag`, an OCI tag).",
+	"versions.hamiMockDevicePlugin":       "projecthami/mock-device-plugin image tag (an OCI tag).",
+	"versions.konnectivity":               "Konnectivity server and agent version (their image tag).",
 	"hami":                                "Settings passed to HAMi's scheduler.",
 	"hami.splitCount":                     "How many pods may share one card (HAMi `deviceSplitCount`), 1-" + fmt.Sprint(MaxSplitCount) + ".",
 	"hami.nodeLockTimeout":                "HAMi `--node-lock-timeout`, a Go duration.",
@@ -31,17 +31,17 @@ var fieldDocs = map[string]string{
 	"hami.podInitialBackoffSeconds":       "kube-scheduler's `podInitialBackoffSeconds` in HAMi's scheduler configuration: first retry delay of a pod whose bind failed.",
 	"hami.podMaxBackoffSeconds":           "kube-scheduler's `podMaxBackoffSeconds` (its default is 10): the longest retry delay; node-lock losers retry within it.",
 	"tenants":                             "Tenant control planes, 1-" + fmt.Sprint(MaxTenants) + ".",
-	"tenants[].name":                      "Tenant name (DNS-1123 label, unique); names its TenantControlPlane and namespace.",
+	"tenants[].name":                      "Tenant name (DNS-1123 label, unique); names its TenantControlPlane and management-cluster namespace, so " + reservedTenantList() + " are reserved.",
 	"tenants[].ports":                     "NodePorts on the management cluster (" + fmt.Sprint(MinNodePort) + "-" + fmt.Sprint(MaxNodePort) + ", unique across the lab).",
 	"tenants[].ports.apiServer":           "Tenant API server NodePort; omitted: the next free port from " + fmt.Sprint(DefaultAPIServerPort) + ".",
 	"tenants[].ports.konnectivity":        "Konnectivity server NodePort; omitted: the next free port from " + fmt.Sprint(DefaultKonnectivityPort) + ".",
 	"tenants[].workers":                   "Worker nodes of the tenant, 1-" + fmt.Sprint(MaxWorkers) + ".",
-	"tenants[].workers[].name":            "Worker name (DNS-1123 label, unique in its tenant). The node is `<lab>-<tenant>-<worker>`, at most " + fmt.Sprint(MaxNodeNameLen) + " characters.",
+	"tenants[].workers[].name":            "Worker name (DNS-1123 label, unique in its tenant). The node is `<lab>-<tenant>-<worker>`, at most " + fmt.Sprint(MaxNodeNameLen) + " characters, unique in the lab and not the management node `<lab>-control-plane`.",
 	"tenants[].workers[].gpus":            "Simulated cards, grouped by model; at most " + fmt.Sprint(MaxCardsPerWorker) + " cards per worker.",
 	"tenants[].workers[].gpus[].model":    "A catalog model (below) or `custom`.",
 	"tenants[].workers[].gpus[].count":    "Number of cards of this model (required, at least 1).",
 	"tenants[].workers[].gpus[].memoryMB": "Card memory in MB; overrides the catalog, required for `custom` (at most " + fmt.Sprint(MaxMemoryMB) + ").",
-	"tenants[].workers[].gpus[].type":     "HAMi device type; overrides the catalog, required for `custom`; must contain `NVIDIA`.",
+	"tenants[].workers[].gpus[].type":     "HAMi device type; overrides the catalog, required for `custom`; must contain `NVIDIA`, at most " + fmt.Sprint(maxTypeLen) + " printable characters.",
 }
 
 // fieldDefaults are the defaults shown in the reference, from the same
@@ -101,7 +101,7 @@ func Reference() (string, error) {
 	}
 	var b strings.Builder
 	b.WriteString("Generated from the Go types in `ci/lab` (regenerate: `go test ./ci/lab -run TestReadme -update`).\n")
-	b.WriteString("A lab file is YAML or JSON, decoded strictly: unknown fields are errors. `labctl validate -f lab.yaml` lists every problem; `labctl plan -f lab.yaml` shows the resolved lab.\n\n")
+	fmt.Fprintf(&b, "A lab file is YAML, or JSON when its name ends in `.json`, decoded strictly: unknown fields are errors. At most %d MiB. `labctl validate -f lab.yaml` lists every problem (the first %d, then how many more); `labctl plan -f lab.yaml` shows the resolved lab.\n\n", MaxFileBytes>>20, MaxListedProblems)
 	b.WriteString("| Field | Type | Default | Meaning |\n|---|---|---|---|\n")
 	for _, r := range rows {
 		b.WriteString(r + "\n")

@@ -20,7 +20,23 @@ const (
 	MaxKubeQPS        = 1000
 	MaxBackoffSeconds = 300
 	maxNameLen        = 40 // container names are <lab>-<tenant>-<worker>
+	// maxTypeLen is far above every catalog type (at most 21 characters):
+	// it stops a pasted blob, not a real card name.
+	maxTypeLen = 64
 )
+
+// printableType: printable ASCII, no leading '-' or space, at most maxTypeLen.
+func printableType(s string) bool {
+	if len(s) > maxTypeLen || s[0] == '-' || s[0] == ' ' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
 
 // Validate returns every problem in the lab at once. Each error names the
 // field path, the bad value and what is accepted.
@@ -47,16 +63,24 @@ func (l *Lab) Validate() field.ErrorList {
 	ports := map[int32]string{}
 	for i, t := range l.Tenants {
 		p := tp.Index(i)
-		errs = append(errs, validateName(p.Child("name"), t.Name)...)
+		errs = append(errs, validateTenantName(p.Child("name"), t.Name)...)
 		if j, dup := names[t.Name]; dup && t.Name != "" {
 			errs = append(errs, field.Duplicate(p.Child("name"), fmt.Sprintf("%s (also tenants[%d])", t.Name, j)))
+		} else {
+			names[t.Name] = i
 		}
-		names[t.Name] = i
 		for _, pp := range []struct {
 			name string
 			port int32
 		}{{"apiServer", t.Ports.APIServer}, {"konnectivity", t.Ports.Konnectivity}} {
 			path := p.Child("ports", pp.name)
+			if pp.port == 0 && len(l.Tenants) > MaxTenants {
+				continue // the allocator ran out because of the tenant count, reported on tenants
+			}
+			if pp.port == 0 {
+				errs = append(errs, field.Required(path, "no NodePort was allocated: validate a lab after ApplyDefaults, or set one"))
+				continue
+			}
 			if pp.port < MinNodePort || pp.port > MaxNodePort {
 				errs = append(errs, field.Invalid(path, pp.port, fmt.Sprintf("must be a NodePort in %d-%d, or omitted to allocate one", MinNodePort, MaxNodePort)))
 				continue
@@ -68,14 +92,20 @@ func (l *Lab) Validate() field.ErrorList {
 			ports[pp.port] = path.String()
 		}
 		errs = append(errs, validateWorkers(p.Child("workers"), t.Workers)...)
-		for wi, w := range t.Workers {
-			if n := l.NodeName(t.Name, w.Name); len(n) > MaxNodeNameLen {
-				errs = append(errs, field.Invalid(p.Child("workers").Index(wi).Child("name"), w.Name, fmt.Sprintf(
-					"the node name %q (<lab>-<tenant>-<worker>) is %d characters; shorten the lab, tenant or worker name to fit %d", n, len(n), MaxNodeNameLen)))
-			}
-		}
 	}
-	return errs
+	return append(errs, l.validateNodeNames(tp)...)
+}
+
+// validateTenantName adds to the name rules the names the lab keeps for
+// itself, with the reason.
+func validateTenantName(p *field.Path, name string) field.ErrorList {
+	if errs := validateName(p, name); len(errs) > 0 {
+		return errs
+	}
+	if why := reservedTenant(name); why != "" {
+		return field.ErrorList{field.Invalid(p, name, "is reserved: "+why+"; choose another tenant name")}
+	}
+	return nil
 }
 
 func validateName(p *field.Path, name string) field.ErrorList {
@@ -83,10 +113,14 @@ func validateName(p *field.Path, name string) field.ErrorList {
 		return field.ErrorList{field.Required(p, "a DNS-1123 label such as \"tenant-a\"")}
 	}
 	var errs field.ErrorList
+	tooLong := len(name) > maxNameLen
 	for _, msg := range validation.IsDNS1123Label(name) {
+		if tooLong && msg == validation.MaxLenError(validation.DNS1123LabelMaxLength) {
+			continue // the lab's own, lower, limit below says it
+		}
 		errs = append(errs, field.Invalid(p, name, "must be a DNS-1123 label (lowercase letters, digits and '-', starting and ending with a letter or digit): "+msg))
 	}
-	if len(name) > maxNameLen {
+	if tooLong {
 		errs = append(errs, field.TooLong(p, name, maxNameLen))
 	}
 	return errs
@@ -112,14 +146,14 @@ func validateWorkers(p *field.Path, workers []Worker) field.ErrorList {
 		if len(w.GPUs) == 0 {
 			errs = append(errs, field.Required(gp, "a worker needs at least one GPU group, e.g. `gpus: [{model: L4, count: 2}]`"))
 		}
-		cards := 0
+		cards, countsOK := 0, true
 		for gi, g := range w.GPUs {
 			errs = append(errs, validateGroup(gp.Index(gi), g)...)
-			if g.Count > 0 {
-				cards += g.Count
-			}
+			cards += g.Count
+			countsOK = countsOK && g.Count >= 1 && g.Count <= MaxCardsPerWorker
 		}
-		if cards > MaxCardsPerWorker {
+		// A group's own bad count is reported on it, not again as the total.
+		if countsOK && cards > MaxCardsPerWorker {
 			errs = append(errs, field.Invalid(gp, cards, fmt.Sprintf("a worker may hold at most %d cards", MaxCardsPerWorker)))
 		}
 	}
@@ -151,21 +185,13 @@ func validateGroup(p *field.Path, g GPUGroup) field.ErrorList {
 		errs = append(errs, field.Invalid(p.Child("memoryMB"), g.MemoryMB, fmt.Sprintf("must be between 1 and %d MB (1 TiB); 80 GB is 81920", MaxMemoryMB)))
 	}
 	if g.Type != "" && !strings.Contains(strings.ToUpper(g.Type), "NVIDIA") {
-		errs = append(errs, field.Invalid(p.Child("type"), g.Type, "must contain \"NVIDIA\": HAMi's NVIDIA backend ignores cards whose type does not"))
+		errs = append(errs, field.Invalid(p.Child("type"), g.Type, "must contain \"NVIDIA\": HAMi's NVIDIA backend ignores cards whose type does not contain it"))
 	}
 	if g.Type != "" && strings.ContainsAny(g.Type, ",:;") {
 		errs = append(errs, field.Invalid(p.Child("type"), g.Type, "must not contain ',', ':' or ';' (HAMi's device-string separators)"))
 	}
-	return errs
-}
-
-func (l *Lab) validateVersions(p *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	v := l.Versions
-	if _, ok := WorkerImages[v.Kubernetes]; !ok {
-		errs = append(errs, field.Invalid(p.Child("kubernetes"), v.Kubernetes, fmt.Sprintf(
-			"unsupported tenant Kubernetes version: use one of %s (a kindest/node image must exist for kind %s and Kamaji %s accepts minors up to 1.%d)",
-			strings.Join(SupportedKubernetes(), ", "), KindModuleVersion, DefaultVersions().KamajiImage, KamajiMaxMinor)))
+	if g.Type != "" && !printableType(g.Type) {
+		errs = append(errs, field.Invalid(p.Child("type"), g.Type, fmt.Sprintf("must be at most %d printable ASCII characters, not starting with '-' or a space (catalog types are like \"NVIDIA-L4\")", maxTypeLen)))
 	}
 	return errs
 }
@@ -182,30 +208,18 @@ func (l *Lab) validateHAMi(p *field.Path) field.ErrorList {
 	if l.HAMi.KubeQPS < 1 || l.HAMi.KubeQPS > MaxKubeQPS {
 		errs = append(errs, field.Invalid(p.Child("kubeQPS"), l.HAMi.KubeQPS, fmt.Sprintf("must be between 1 and %d (HAMi's default is 5, the lab's %d)", MaxKubeQPS, DefaultKubeQPS)))
 	}
-	if l.HAMi.KubeBurst < l.HAMi.KubeQPS || l.HAMi.KubeBurst > 2*MaxKubeQPS {
+	// A bound taken from another field applies only when that field is
+	// valid: a bad kubeQPS is reported once, not again on kubeBurst.
+	qpsOK := l.HAMi.KubeQPS >= 1 && l.HAMi.KubeQPS <= MaxKubeQPS
+	if l.HAMi.KubeBurst < 1 || l.HAMi.KubeBurst > 2*MaxKubeQPS || qpsOK && l.HAMi.KubeBurst < l.HAMi.KubeQPS {
 		errs = append(errs, field.Invalid(p.Child("kubeBurst"), l.HAMi.KubeBurst, fmt.Sprintf("must be between kubeQPS (%d) and %d (HAMi's default is 10, the lab's %d)", l.HAMi.KubeQPS, 2*MaxKubeQPS, DefaultKubeBurst)))
 	}
-	if l.HAMi.PodInitialBackoffSeconds < 1 || l.HAMi.PodInitialBackoffSeconds > MaxBackoffSeconds {
+	initialOK := l.HAMi.PodInitialBackoffSeconds >= 1 && l.HAMi.PodInitialBackoffSeconds <= MaxBackoffSeconds
+	if !initialOK {
 		errs = append(errs, field.Invalid(p.Child("podInitialBackoffSeconds"), l.HAMi.PodInitialBackoffSeconds, fmt.Sprintf("must be between 1 and %d seconds (kube-scheduler's default is 1)", MaxBackoffSeconds)))
 	}
-	if l.HAMi.PodMaxBackoffSeconds < l.HAMi.PodInitialBackoffSeconds || l.HAMi.PodMaxBackoffSeconds > MaxBackoffSeconds {
+	if l.HAMi.PodMaxBackoffSeconds < 1 || l.HAMi.PodMaxBackoffSeconds > MaxBackoffSeconds || initialOK && l.HAMi.PodMaxBackoffSeconds < l.HAMi.PodInitialBackoffSeconds {
 		errs = append(errs, field.Invalid(p.Child("podMaxBackoffSeconds"), l.HAMi.PodMaxBackoffSeconds, fmt.Sprintf("must be between podInitialBackoffSeconds (%d) and %d seconds (kube-scheduler's default is 10)", l.HAMi.PodInitialBackoffSeconds, MaxBackoffSeconds)))
 	}
 	return errs
-}
-
-// ValidationError carries every problem found in a lab file; it prints one
-// problem per line so a user can fix them all in one pass.
-type ValidationError struct{ Errs field.ErrorList }
-
-func (e *ValidationError) Error() string {
-	lines := make([]string, len(e.Errs))
-	for i, err := range e.Errs {
-		if err.Origin == originUnknownField {
-			lines[i] = "  - " + err.Field + ": " + err.Detail // "Forbidden" would say less
-			continue
-		}
-		lines[i] = "  - " + err.Error()
-	}
-	return fmt.Sprintf("%d problem(s) in the lab:\n%s", len(e.Errs), strings.Join(lines, "\n"))
 }

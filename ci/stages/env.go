@@ -98,7 +98,7 @@ func (e *Env) poll() time.Duration {
 }
 
 // ControlPlaneContainer is kind's control-plane node container.
-func (e *Env) ControlPlaneContainer() string { return e.Lab.Name + "-control-plane" }
+func (e *Env) ControlPlaneContainer() string { return e.Lab.ManagementNodeName() }
 
 // LabLabel marks every container the lab starts besides kind's own.
 func (e *Env) LabLabel() string { return render.LabelLab + "=" + e.Lab.Name }

@@ -50,14 +50,14 @@ const (
 
 // Kamaji's release layout (chart clastix/kamaji, release "kamaji").
 const (
-	KamajiNamespace  = "kamaji-system"
+	KamajiNamespace  = lab.KamajiNamespace // a reserved tenant name (lab.validateTenantName)
 	KamajiRelease    = "kamaji"
 	KamajiDeployment = "kamaji"
 	// KamajiEtcd is the kamaji-etcd StatefulSet (chart fullnameOverride).
 	KamajiEtcd          = "kamaji-etcd"
 	DefaultDataStore    = "default"
 	CertManagerRelease  = "cert-manager"
-	CertManagerNS       = "cert-manager"
+	CertManagerNS       = lab.CertManagerNamespace // a reserved tenant name (lab.validateTenantName)
 	CertManagerWebhookD = "cert-manager-webhook"
 )
 

@@ -32,7 +32,8 @@ func main() {
 	if runAsHAMiScheduler(os.Args[0]) {
 		root.SetArgs(append([]string{"hami-double"}, os.Args[1:]...))
 	}
-	err := root.ExecuteContext(ctx)
+	guardGroupsOnce()
+	err := withCommandHint(root.ExecuteContext(ctx))
 	var ee exitError
 	switch {
 	case err == nil:

@@ -132,6 +132,7 @@ func summary(l *lab.Lab) string {
 	for i, m := range models {
 		parts[i] = fmt.Sprintf("%d× %s", count[m], m)
 	}
-	return fmt.Sprintf("%d tenants, %d workers, %d GPUs: %s; Kubernetes %s",
-		len(l.Tenants), workers, cards, strings.Join(parts, ", "), l.Versions.Kubernetes)
+	return fmt.Sprintf("%s, %s, %s: %s; Kubernetes %s",
+		lab.Plural(len(l.Tenants), "tenant", "tenants"), lab.Plural(workers, "worker", "workers"), lab.Plural(cards, "GPU", "GPUs"),
+		strings.Join(parts, ", "), l.Versions.Kubernetes)
 }

@@ -28,7 +28,9 @@ func newValidateCommand() *cobra.Command {
 			}
 			l, err := lab.Load(file)
 			if err != nil {
-				fmt.Fprintln(cmd.ErrOrStderr(), err)
+				// Printed here, with main's "labctl:" prefix, so the
+				// problems go to the command's own stderr.
+				fmt.Fprintln(cmd.ErrOrStderr(), "labctl:", err)
 				return exitError{code: 1}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "ok: lab %s: %s\n", l.Name, summary(l))

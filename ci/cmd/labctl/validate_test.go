@@ -19,7 +19,7 @@ func TestValidateOK(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "ok: lab gpu-lab: 1 tenants, 1 workers, 2 GPUs: 2× H200"; !strings.HasPrefix(out, want) {
+	if want := "ok: lab gpu-lab: 1 tenant, 1 worker, 2 GPUs: 2× H200"; !strings.HasPrefix(out, want) {
 		t.Errorf("output %q, want prefix %q", out, want)
 	}
 }
@@ -44,7 +44,7 @@ func TestValidatePositionalFile(t *testing.T) {
 			t.Errorf("%s: positional (%q, %q, %v) differs from -f (%q, %q, %v)", filepath.Base(p), argOut, argErr, argRunErr, flagOut, flagErr, flagRunErr)
 		}
 	}
-	if out, _, err := run(t, newValidateCommand(), good); err != nil || !strings.HasPrefix(out, "ok: lab gpu-lab: 1 tenants, 1 workers, 3 GPUs") {
+	if out, _, err := run(t, newValidateCommand(), good); err != nil || !strings.HasPrefix(out, "ok: lab gpu-lab: 1 tenant, 1 worker, 3 GPUs") {
 		t.Errorf("positional good file: %q, %v", out, err)
 	}
 	if _, stderr, _ := run(t, newValidateCommand(), bad); !strings.Contains(stderr, `tenants[0].workrs: unknown field "workrs": did you mean "workers"?`) {
@@ -73,7 +73,7 @@ func TestValidateListsEveryError(t *testing.T) {
 		t.Errorf("stdout not empty: %q", out)
 	}
 	for _, want := range []string{
-		"bad.yaml", "4 problem(s)",
+		"labctl: lab file " + p + ": 4 problems in the lab:",
 		`tenants[0].name: Invalid value: "Tenant_B"`,
 		"tenants[0].ports.apiServer: Invalid value: 80",
 		`tenants[0].workers[0].gpus[0].model: Unsupported value: "A100"`,
@@ -98,5 +98,42 @@ func TestHelpListsFlagsWithDefaults(t *testing.T) {
 	out, _, err = run(t, newValidateCommand(), "--help")
 	if err != nil || !strings.Contains(out, "Check a lab file") || !strings.Contains(out, "-f, --file") {
 		t.Errorf("validate --help: %v\n%s", err, out)
+	}
+}
+
+// TestValidateSummaryIsPluralised: one of a thing is singular.
+func TestValidateSummaryIsPluralised(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "lab.yaml")
+	src := "tenants:\n  - name: a\n    workers:\n      - {name: w, gpus: [{model: L4, count: 1}]}\n" +
+		"  - name: b\n    workers:\n      - {name: w, gpus: [{model: T4, count: 1}]}\n      - {name: x, gpus: [{model: T4, count: 1}]}\n"
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := run(t, newValidateCommand(), p)
+	if want := "ok: lab gpu-lab: 2 tenants, 3 workers, 3 GPUs: 1× L4, 2× T4; Kubernetes v1.36.4\n"; err != nil || out != want {
+		t.Errorf("output %q, %v; want %q", out, err, want)
+	}
+}
+
+// TestValidateMissingFile: the error says labctl, which file, and what to do.
+func TestValidateMissingFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "nope.yaml")
+	out, stderr, err := run(t, newValidateCommand(), p)
+	want := "labctl: lab file " + p + " does not exist: check the path, or leave the file out to use the seed lab (`labctl plan` prints it): open " + p + ": no such file or directory\n"
+	var ee exitError
+	if !errors.As(err, &ee) || ee.code != 1 || out != "" || stderr != want {
+		t.Errorf("validate %s: %v, stdout %q, stderr %q; want stderr %q", p, err, out, stderr, want)
+	}
+}
+
+// TestValidateJSONFile: a .json file is reported in JSON's terms.
+func TestValidateJSONFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "lab.json")
+	if err := os.WriteFile(p, []byte(`{"tenants": [],}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, _ := run(t, newValidateCommand(), p)
+	if want := "labctl: lab file " + p + ": the file is not valid JSON: line 1, column 16: invalid character '}' looking for beginning of object key string\n"; stderr != want {
+		t.Errorf("stderr %q, want %q", stderr, want)
 	}
 }
