@@ -268,14 +268,17 @@ func (p *seedPool) boot(waitTurn bool) {
 	p.envs = append(p.envs, pe)
 	go func() {
 		defer close(pe.ready)
-		// The first start may build the Kubernetes binaries (10-20 min).
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-		defer cancel()
+		// The binaries are built (or found) before the boot's own budget
+		// starts; the budget is a boot's, with room for a loaded machine.
 		h := slog.NewTextHandler(io.MultiWriter(os.Stderr, &pe.log), &slog.HandlerOptions{Level: slog.LevelInfo})
 		if waitTurn {
 			booting.Lock()
 		}
-		pe.env, pe.err = testenv.Start(ctx, lab.Default(), testenv.Options{Log: slog.New(h).With("env", pe.name)})
+		pe.env, pe.err = withBinaries(func() (*testenv.Env, error) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			return testenv.Start(ctx, lab.Default(), testenv.Options{Log: slog.New(h).With("env", pe.name)})
+		})
 		booting.Unlock()
 		if pe.err == nil {
 			fmt.Fprintf(os.Stderr, "%s: HAMi scheduler: %s — %s\n", pe.name, pe.env.HAMi(), testenv.HAMiOfBackend(pe.env.Backend()))
@@ -307,11 +310,12 @@ func (p *seedPool) stop() error {
 var booting sync.Mutex
 
 // startEnv is testenv.Start in the package's turn, given timeout from the
-// turn on: the wait for it is not counted, since the seed environment
-// booting first may be building the Kubernetes binaries (10–20 min on a
-// cold cache), which a budget begun before the wait would not survive.
+// turn on, once the binaries are built: neither the build nor the wait for
+// the turn (another environment booting) counts against the boot's budget.
 func startEnv(l *lab.Lab, opts testenv.Options, timeout time.Duration) (*testenv.Env, error) {
-	return inTurn(timeout, func(ctx context.Context) (*testenv.Env, error) { return testenv.Start(ctx, l, opts) })
+	return withBinaries(func() (*testenv.Env, error) {
+		return inTurn(timeout, func(ctx context.Context) (*testenv.Env, error) { return testenv.Start(ctx, l, opts) })
+	})
 }
 
 // inTurn runs start in the package's turn to boot, with a context of

@@ -108,6 +108,9 @@ func progressLog(w io.Writer) *slog.Logger {
 }
 
 func runTestenvUp(ctx context.Context, o testenvUp, out, errOut io.Writer) error {
+	// The environment never outlives the process that started labctl.
+	ctx, cancel := whenOrphaned(ctx)
+	defer cancel()
 	l, err := resolveLab(o.labFile, o.stateDir, makesState)
 	if err != nil {
 		return err
@@ -174,7 +177,11 @@ func runTestenvUp(ctx context.Context, o testenvUp, out, errOut io.Writer) error
 			}
 		}
 	}
-	fmt.Fprintln(out, "stopping")
+	if errors.Is(context.Cause(ctx), errOrphaned) {
+		fmt.Fprintf(out, "stopping: %v\n", errOrphaned)
+	} else {
+		fmt.Fprintln(out, "stopping")
+	}
 	if err := stop(); err != nil {
 		return fmt.Errorf("testenv stop: %w", err)
 	}

@@ -109,6 +109,10 @@ func EnsureBinaries(ctx context.Context, log *slog.Logger) (string, error) {
 		stopSpeaking := speakWhileBuilding(ctx, log, src, buildLog)
 		err := goBuild(ctx, src, partial, buildLog)
 		stopSpeaking()
+		if err != nil && ctx.Err() != nil {
+			b, _ := os.ReadFile(buildLog)
+			return gaveUp(context.Cause(ctx), time.Since(start), readBuildStatus(string(b)), buildLog)
+		}
 		if err != nil {
 			return err
 		}

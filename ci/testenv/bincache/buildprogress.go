@@ -150,3 +150,15 @@ func ticks(ctx context.Context, first, every time.Duration) <-chan time.Time {
 	}()
 	return ch
 }
+
+// gaveUp is the error of a build its caller's deadline (or cancellation)
+// ended: what ended it, after how long, how far the build got and where its
+// log is — "context deadline exceeded" alone reads like a hang of ours.
+func gaveUp(cause error, elapsed time.Duration, s buildStatus, logPath string) error {
+	what := "no package compiled yet"
+	if s.Compiled > 0 {
+		what = fmt.Sprintf("%d packages compiled", s.Compiled)
+	}
+	return fmt.Errorf("building the Kubernetes %s test binaries: gave up after %s, %s; the log is at %s: %w",
+		KubernetesVersion, elapsed.Round(time.Second), what, logPath, cause)
+}
