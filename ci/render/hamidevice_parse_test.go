@@ -82,7 +82,7 @@ func chartDeviceFile(t *testing.T, rendering []byte) []byte {
 // and yaml.v2 rejects a mapping for a list. That, and the plugin's ~120,000
 // MB ceiling (gpus.Advertised), is why the lab runs no device plugin.
 func TestChartDefaultDeviceFileIsTheOneReplaced(t *testing.T) {
-	chart := chartDeviceFile(t, chartRender(t))
+	chart := chartDeviceFile(t, chartDefaultRender(t))
 	c, err := parseAsHAMiScheduler(chart)
 	if err != nil {
 		t.Fatalf("HAMi's scheduler rules reject the chart's own device file: %v (the mirror is wrong)", err)
