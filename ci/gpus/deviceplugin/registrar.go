@@ -41,7 +41,7 @@ import (
 //     allocated before (pkg/kubelet/cm/devicemanager/manager.go:858-860 and
 //     :1086-1097, also :965 for container options), so these are skipped;
 //   - the kubelet's status updates keep capacity it did not set and copy
-//     each capacity to allocatable (pkg/kubelet/nodestatus/setters.go:297-313).
+//     each capacity to allocatable (pkg/kubelet/nodestatus/setters.go:297-316).
 //
 // It is idempotent: it only writes what differs, so calling it again is how a
 // caller re-asserts the resources after a kubelet zeroed them (a kubelet
@@ -90,7 +90,7 @@ func Resources(want []gpus.Resource) corev1.ResourceList {
 }
 
 // KeepRegistered calls RegisterNode now and then every interval until ctx is
-// done, so a kubelet that zeroes the count resource is corrected within one
+// done, so a kubelet that zeroes the GPU resources is corrected within one
 // interval. It returns the first error only if the first registration fails;
 // later errors are retried silently at the next tick (the caller logs through
 // onError when non-nil).
