@@ -1,7 +1,9 @@
 // Package gpus owns the HAMi v2.10 wire formats the lab depends on:
 //
 //   - the node registration HAMi's scheduler reads (JSON annotation
-//     hami.io/node-nvidia-register plus the nvidia.com/gpu count resource);
+//     hami.io/node-nvidia-register plus the nvidia.com/gpu count resource)
+//     and the GPU resources the kubelet admits pods against (Advertised:
+//     the count, nvidia.com/gpumem, gpucores and gpumem-percentage);
 //   - the per-pod device strings HAMi writes (hami.io/vgpu-devices-*);
 //   - the node lock value (hami.io/mutex.lock);
 //   - the annotation, resource and reason names, and HAMi's /metrics.

@@ -23,6 +23,18 @@ type HAMiValues struct {
 	Scheduler        HAMiScheduler        `json:"scheduler"`
 	DevicePlugin     HAMiDevicePlugin     `json:"devicePlugin"`
 	MockDevicePlugin HAMiMockDevicePlugin `json:"mockDevicePlugin"`
+	// DeviceConfig is the device file HAMi's scheduler reads: the lab's
+	// (HAMiDeviceConfigYAML), the same file the local environment writes.
+	DeviceConfig HAMiDeviceConfigValue `json:"device-config"`
+}
+
+// HAMiDeviceConfigValue is values."device-config". Chart 2.10.0 puts a
+// non-empty content verbatim into ConfigMap hami-scheduler-device, key
+// device-config.yaml, instead of its own file
+// (charts/hami/templates/scheduler/device-configmap.yaml:10-12 at v2.10.0;
+// the value is declared in charts/hami/values.yaml:556-557, default "").
+type HAMiDeviceConfigValue struct {
+	Content string `json:"content"`
 }
 
 // HAMiGlobal is values.global.
@@ -63,22 +75,32 @@ type HAMiDevicePlugin struct {
 	DeviceSplitCount int  `json:"deviceSplitCount"`
 }
 
-// HAMiMockDevicePlugin is values.mockDevicePlugin.
+// HAMiMockDevicePlugin is values.mockDevicePlugin. The lab sets only
+// enabled: false (the chart's default, values.yaml:437-438 at v2.10.0),
+// explicitly, so the values file says the plugin is off on purpose.
 type HAMiMockDevicePlugin struct {
 	Enabled bool      `json:"enabled"`
-	Image   HelmImage `json:"image"`
+	Image   HelmImage `json:"image,omitzero"`
 }
 
 // HAMiValuesFor returns the HAMi values of a tenant. The kube-scheduler image
 // matches the tenant version (the chart's default would follow the cluster
-// HAMi is installed into, from a registry this lab cannot reach); the real
-// device plugin is off (there are no GPUs) and the mock plugin advertises the
-// registered cards' memory and cores. The node lock timeout goes through the
+// HAMi is installed into, from a registry this lab cannot reach). Neither
+// device plugin runs: the real one needs GPUs, and the mock one (v1.0.1)
+// would exit on the chart's own device file (HAMiDeviceConfigYAML says why)
+// and cannot advertise more than about 120,000 MB per worker; the GPU
+// registrar writes the resources it would advertise on each Node instead
+// (gpus.Advertised). The scheduler reads the lab's device file, the one the
+// local environment writes. The node lock timeout goes through the
 // extender's --node-lock-timeout flag: in v2.10 the flag's default overrides
 // the chart's nodeLockExpire (hami.md §5).
 func HAMiValuesFor(l *lab.Lab, tenant string) (*HAMiValues, error) {
 	if _, t := tenantIndex(l, tenant); t == nil {
 		return nil, fmt.Errorf("hami values for tenant %q: no such tenant in lab %q", tenant, l.Name)
+	}
+	dev, err := HAMiDeviceConfigYAML(l)
+	if err != nil {
+		return nil, fmt.Errorf("hami values for tenant %q: device config: %w", tenant, err)
 	}
 	return &HAMiValues{
 		Global: HAMiGlobal{ImageTag: l.Versions.HAMiImage},
@@ -89,10 +111,8 @@ func HAMiValuesFor(l *lab.Lab, tenant string) (*HAMiValues, error) {
 			}},
 			Extender: HAMiExtender{ExtraArgs: hamiExtraArgs(l)},
 		},
-		DevicePlugin: HAMiDevicePlugin{Enabled: false, DeviceSplitCount: l.HAMi.SplitCount},
-		MockDevicePlugin: HAMiMockDevicePlugin{
-			Enabled: true,
-			Image:   HelmImage{Tag: l.Versions.HAMiMockDevicePlugin},
-		},
+		DevicePlugin:     HAMiDevicePlugin{Enabled: false, DeviceSplitCount: l.HAMi.SplitCount},
+		MockDevicePlugin: HAMiMockDevicePlugin{Enabled: false},
+		DeviceConfig:     HAMiDeviceConfigValue{Content: string(dev)},
 	}, nil
 }

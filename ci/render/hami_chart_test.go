@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -19,14 +18,19 @@ import (
 )
 
 // chartRender is helm's real rendering of HAMi chart 2.10.0 with the seed
-// lab's tenant-a values (see testdata/hami-chart-2.10.0/README.md).
+// lab's tenant-a values as the lab renders them now: no device plugin, the
+// lab's device file (see testdata/hami-chart-2.10.0/README.md).
 func chartRender(t *testing.T) []byte {
 	t.Helper()
-	b, err := os.ReadFile("testdata/hami-chart-2.10.0/tenant-a.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return mustRead(t, "testdata/hami-chart-2.10.0/tenant-a-lab-device-file.yaml")
+}
+
+// chartDefaultRender is the same chart rendered with the values the lab had
+// before: the mock device plugin on and the chart's own device file (the
+// template's fallback), the file the lab now replaces.
+func chartDefaultRender(t *testing.T) []byte {
+	t.Helper()
+	return mustRead(t, "testdata/hami-chart-2.10.0/tenant-a.yaml")
 }
 
 // chartObjects finds the scheduler ConfigMap and Deployment in a rendering.
@@ -197,7 +201,7 @@ func TestHAMiPostRender(t *testing.T) {
 // (MIG profiles aside: the lab's cards have none).
 func TestHAMiDeviceConfigIsTheChartsNvidiaBlock(t *testing.T) {
 	var chartCM *corev1.ConfigMap
-	for _, doc := range splitYAMLDocs(chartRender(t)) {
+	for _, doc := range splitYAMLDocs(chartDefaultRender(t)) {
 		var cm corev1.ConfigMap
 		if yaml.Unmarshal([]byte(doc), &cm) == nil && cm.Kind == "ConfigMap" && cm.Name == HAMiSchedulerObject+"-device" {
 			chartCM = &cm

@@ -24,6 +24,8 @@ var hamiChartKeys = map[string]bool{
 	"mockDevicePlugin.image.registry":          true,
 	"mockDevicePlugin.image.repository":        true,
 	"mockDevicePlugin.image.tag":               true,
+	// values.yaml:556-557; templates/scheduler/device-configmap.yaml:11-12.
+	"device-config.content": true,
 }
 
 // checkHAMiKeys fails on any leaf path not known to chart 2.10.0.

@@ -19,12 +19,20 @@ func TestHAMiValuesFollowLab(t *testing.T) {
 			if !slices.Contains(v.Scheduler.Extender.ExtraArgs, "--node-lock-timeout="+l.HAMi.NodeLockTimeout) {
 				t.Errorf("%s/%s: extender args %v lack --node-lock-timeout=%s", name, tn.Name, v.Scheduler.Extender.ExtraArgs, l.HAMi.NodeLockTimeout)
 			}
-			if v.DevicePlugin.Enabled || !v.MockDevicePlugin.Enabled || v.Scheduler.LeaderElect {
-				t.Errorf("%s/%s: want devicePlugin off, mock on, leaderElect false: %+v", name, tn.Name, v)
+			if v.DevicePlugin.Enabled || v.MockDevicePlugin.Enabled || v.Scheduler.LeaderElect {
+				t.Errorf("%s/%s: want devicePlugin off, mock off, leaderElect false: %+v", name, tn.Name, v)
 			}
-			if v.DevicePlugin.DeviceSplitCount != l.HAMi.SplitCount || v.Global.ImageTag != l.Versions.HAMiImage ||
-				v.MockDevicePlugin.Image.Tag != l.Versions.HAMiMockDevicePlugin {
-				t.Errorf("%s/%s: split %d tag %q mock %q", name, tn.Name, v.DevicePlugin.DeviceSplitCount, v.Global.ImageTag, v.MockDevicePlugin.Image.Tag)
+			if v.DevicePlugin.DeviceSplitCount != l.HAMi.SplitCount || v.Global.ImageTag != l.Versions.HAMiImage {
+				t.Errorf("%s/%s: split %d tag %q", name, tn.Name, v.DevicePlugin.DeviceSplitCount, v.Global.ImageTag)
+			}
+			// One device file for both backends: the chart gets the file the
+			// local environment writes.
+			dev, err := HAMiDeviceConfigYAML(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.DeviceConfig.Content != string(dev) {
+				t.Errorf("%s/%s: device-config.content =\n%s\nwant HAMiDeviceConfigYAML\n%s", name, tn.Name, v.DeviceConfig.Content, dev)
 			}
 		}
 	}

@@ -5,14 +5,16 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
-// HAMiDeviceConfig is the NVIDIA block of the device configuration HAMi's
-// extender reads with --device-config-file: what chart 2.10.0 renders into
-// ConfigMap hami-scheduler-device (key device-config.yaml, template
-// charts/hami/templates/scheduler/device-configmap.yaml at v2.10.0) from the
-// lab's values, field for field; a test holds it to `helm template`'s
-// output. The real lab gets the chart's whole file; the local environment
-// writes this block, the only one an NVIDIA lab reads (the other vendors'
-// blocks name resources no lab card has).
+// HAMiDeviceConfig is the device file HAMi's extender reads with
+// --device-config-file, in both backends: the local environment writes it,
+// the real lab hands it to chart 2.10.0 as device-config.content, which the
+// chart puts into ConfigMap hami-scheduler-device (key device-config.yaml,
+// charts/hami/templates/scheduler/device-configmap.yaml:10-12 at v2.10.0)
+// instead of its own file. Its nvidia block is the chart's default block
+// field for field (a test holds it to `helm template`'s output); the other
+// vendors' blocks, which name resources no lab card has, are left out — the
+// chart's vnpus block is what made mock-device-plugin v1.0.1 exit
+// (hamidevice_parse_test.go records why).
 type HAMiDeviceConfig struct {
 	NVIDIA HAMiNvidiaConfig `json:"nvidia"`
 }

@@ -3,7 +3,6 @@ package render
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -14,11 +13,14 @@ import (
 )
 
 // Registration is what makes a worker's simulated GPUs visible to HAMi
-// (hami.md §2.1, §3): the JSON register annotation, the gpu=on label and the
-// nvidia.com/gpu count in status.capacity and status.allocatable, exactly as
-// deviceplugin.RegisterNode writes them (TestRegistrationIsWhatTheRegistrarApplies
-// in ci/gpus/deviceplugin holds the two together). HAMi's scheduler reads
-// allocatable, the count HAMi v2.8+ uses as its registration gate.
+// (hami.md §2.1, §3) and to the kubelet: the JSON register annotation, the
+// gpu=on label and the four resources of gpus.Advertised (nvidia.com/gpu,
+// gpumem, gpucores, gpumem-percentage) in status.capacity and
+// status.allocatable, exactly as deviceplugin.RegisterNode writes them
+// (TestRegistrationIsWhatTheRegistrarApplies in ci/gpus/deviceplugin holds
+// the two together). HAMi's scheduler reads allocatable nvidia.com/gpu, the
+// count HAMi v2.8+ uses as its registration gate; the kubelet admits pods
+// against all four.
 type Registration struct {
 	Tenant   string
 	Worker   string
@@ -43,7 +45,10 @@ func WorkerRegistration(l *lab.Lab, tenant, worker string) (*Registration, error
 			continue
 		}
 		devs := gpus.Devices(l, tenant, w)
-		count := corev1.ResourceList{gpus.ResourceGPU: resource.MustParse(strconv.Itoa(gpus.GPUCapacity(l, w)))}
+		resources := corev1.ResourceList{}
+		for _, r := range gpus.Advertised(l, tenant, w) {
+			resources[corev1.ResourceName(r.Name)] = *resource.NewQuantity(r.Value, resource.DecimalSI)
+		}
 		return &Registration{
 			Tenant:      tenant,
 			Worker:      worker,
@@ -51,8 +56,8 @@ func WorkerRegistration(l *lab.Lab, tenant, worker string) (*Registration, error
 			Devices:     devs,
 			Labels:      map[string]string{gpus.LabelGPUNode: gpus.LabelGPUOn},
 			Annotations: map[string]string{gpus.AnnoRegister: gpus.EncodeRegister(devs)},
-			Capacity:    count,
-			Allocatable: count.DeepCopy(),
+			Capacity:    resources,
+			Allocatable: resources.DeepCopy(),
 		}, nil
 	}
 	return nil, fmt.Errorf("registration of %s/%s: tenant %q has no worker %q", tenant, worker, tenant, worker)

@@ -9,9 +9,11 @@
 //   - workers: one kindest/node container per worker, joined with kubeadm,
 //     kube-proxy and kindnet, Nodes Ready;
 //   - hami: every worker's GPU registration written onto its Node, then HAMi
-//     installed (scheduler, webhook, mock device plugin ready);
+//     installed (scheduler and webhook ready; no device plugin);
 //   - gpus: the bind finalizer in every tenant, then the lab's readiness
-//     gate: HAMi's /metrics lists every card (gpus.SeesAllCards).
+//     gates: every worker's allocatable GPU resources are the inventory's
+//     (deviceplugin.AllocatableGaps), HAMi's /metrics lists every card
+//     (gpus.SeesAllCards).
 //
 // Every stage can say what it would do (Plan, for `labctl up --dry-run`),
 // whether its work is already there (Check, so a second `up` skips it and

@@ -18,9 +18,15 @@ import (
 )
 
 // GPUsStage runs the bind finalizer in each tenant (which keeps the GPU
-// registration the hami stage wrote asserted) and waits until HAMi's
-// scheduler reports every card in its metrics: the lab's readiness gate, so
-// no suite starts while HAMi's Filter would still answer "node unregistered".
+// registration the hami stage wrote asserted), then holds the lab's two
+// readiness gates, so no suite starts on a lab that would fail it for want
+// of registration:
+//   - every worker's Node has in status.allocatable the four GPU resources
+//     of the lab's inventory (gpus.Advertised), which the kubelet admits GPU
+//     pods against; a wrong or missing one fails the stage naming the
+//     tenant, worker, Node, resource, want and got;
+//   - HAMi's scheduler reports every card in its metrics, so HAMi's Filter
+//     no longer answers "node unregistered".
 type GPUsStage struct{}
 
 func (GPUsStage) Name() string { return GPUs }
@@ -47,7 +53,8 @@ func (GPUsStage) Plan(e *Env) ([]string, error) {
 		}
 		out = append(out,
 			fmt.Sprintf("tenant %s: apply %s (runs `labctl finalizer --lab %s --tenant %s`)", t.Name, strings.Join(names, ", "), FinalizerLabPath, t.Name),
-			fmt.Sprintf("tenant %s: wait Deployment %s/%s available, then GET services/%s:<metrics port>/proxy/metrics until %s lists every card UUID (device_uuid)", t.Name, FinalizerNamespace, FinalizerName, HAMiScheduler, gpus.MetricMemoryLimit),
+			fmt.Sprintf("tenant %s: wait Deployment %s/%s available, then each worker's Node allocatable %s, %s, %s and %s equal to the inventory's, then GET services/%s:<metrics port>/proxy/metrics until %s lists every card UUID (device_uuid)",
+				t.Name, FinalizerNamespace, FinalizerName, gpus.ResourceGPU, gpus.ResourceGPUMem, gpus.ResourceGPUCores, gpus.ResourceGPUMemPercent, HAMiScheduler, gpus.MetricMemoryLimit),
 		)
 	}
 	return out, nil
@@ -93,6 +100,9 @@ func (GPUsStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 			return false, "", nil
 		}
 		if ok, _ := DeploymentReady(d); !ok {
+			return false, "", nil
+		}
+		if ok, _, err := workersAdvertise(ctx, e, tc, t); err != nil || !ok {
 			return false, "", nil
 		}
 		if ok, _, err := cardsSeen(ctx, e, tc, t.Name); err != nil || !ok {
@@ -153,6 +163,14 @@ func (GPUsStage) Run(ctx context.Context, e *Env) (string, error) {
 		})
 		if err != nil {
 			return "", fail(GPUs, "Deployment "+FinalizerNamespace+"/"+FinalizerName+" in tenant "+t.Name, cond, err)
+		}
+		// The finalizer re-asserts the registration every pass, so a
+		// kubelet that zeroed it is waited out; what stays wrong fails here.
+		cond, err = e.wait(ctx, e.Timeouts.Cards, "allocatable GPU resources in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {
+			return workersAdvertise(ctx, e, tc, t)
+		})
+		if err != nil {
+			return "", fail(GPUs, "worker Nodes of tenant "+t.Name, cond, err)
 		}
 		cond, err = e.wait(ctx, e.Timeouts.Cards, "HAMi cards in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {
 			return cardsSeen(ctx, e, tc, t.Name)

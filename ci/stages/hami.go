@@ -13,17 +13,17 @@ import (
 
 // HAMi's objects for release "hami" (chart hami 2.10.0).
 const (
-	HAMiScheduler        = render.HAMiRelease + "-scheduler"
-	HAMiWebhook          = render.HAMiRelease + "-webhook"
-	HAMiMockDevicePlugin = render.HAMiRelease + "-mock-device-plugin"
+	HAMiScheduler = render.HAMiRelease + "-scheduler"
+	HAMiWebhook   = render.HAMiRelease + "-webhook"
 )
 
 // HAMiStage registers every worker's GPUs on its Node (registration
-// annotation, label gpu=on that selects the device-plugin DaemonSets, and the
-// nvidia.com/gpu count) so HAMi finds them when it starts (registration.go
-// says why the order matters), then installs HAMi into every tenant with the
-// rendered values and waits for the scheduler, its webhook and the mock
-// device plugin.
+// annotation, label gpu=on, and the four GPU resources of gpus.Advertised in
+// status) so HAMi finds them when it starts (registration.go says why the
+// order matters), then installs HAMi into every tenant with the rendered
+// values and waits for the scheduler and its webhook. No device plugin runs:
+// the values disable both of the chart's (render.HAMiValuesFor says why) and
+// the Node's status carries what the mock plugin advertised.
 type HAMiStage struct{}
 
 func (HAMiStage) Name() string { return HAMi }
@@ -75,7 +75,7 @@ func (HAMiStage) Plan(e *Env) ([]string, error) {
 		out = append(out,
 			fmt.Sprintf("write %s:\n%s", ValuesFile(e, t.Name), indent(string(y))),
 			"helm --kubeconfig "+e.State.Kubeconfig(t.Name)+" "+strings.Join(UpgradeInstallArgs(hamiChart(e, t.Name)), " "),
-			fmt.Sprintf("wait in tenant %s: Deployment %s/%s available, MutatingWebhookConfiguration %s has a caBundle, DaemonSet %s/%s ready", t.Name, render.HAMiNamespace, HAMiScheduler, HAMiWebhook, render.HAMiNamespace, HAMiMockDevicePlugin),
+			fmt.Sprintf("wait in tenant %s: Deployment %s/%s available, MutatingWebhookConfiguration %s has a caBundle", t.Name, render.HAMiNamespace, HAMiScheduler, HAMiWebhook),
 		)
 	}
 	return out, nil
@@ -171,14 +171,7 @@ func hamiReady(ctx context.Context, e *Env, tenant string) (bool, string, error)
 	if ok, cond := WebhookReady(w); !ok {
 		return false, cond, nil
 	}
-	ds, err := tc.Kube.AppsV1().DaemonSets(ns).Get(ctx, HAMiMockDevicePlugin, metav1.GetOptions{})
-	if err != nil {
-		return false, "DaemonSet " + HAMiMockDevicePlugin + ": " + err.Error(), nil
-	}
-	if ok, cond := DaemonSetReady(ds); !ok {
-		return false, "mock device plugin " + cond, nil
-	}
-	return true, "scheduler, webhook and mock device plugin ready", nil
+	return true, "scheduler and webhook ready", nil
 }
 
 // schedulerConfigInstalled tells whether HAMi's kube-scheduler ConfigMap in

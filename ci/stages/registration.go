@@ -27,16 +27,20 @@ import (
 // 5-minute unschedulable flush (hami-observed.md §7.2). Registered first,
 // the cards are on the Nodes for HAMi's first pass after start, at the latest
 // its first tick 15 s after start, which the stage's own waits for the
-// scheduler, its webhook and the mock device plugin usually outlast.
-// Registered after the install (as the gpus stage did), they waited up to one
-// more tick. The mock device plugin, which serves only while the annotation
-// and a positive nvidia.com/gpu are on the Node (hami.md §3), also finds
-// them at its start.
+// scheduler and its webhook usually outlast. Registered after the install
+// (as the gpus stage did), they waited up to one more tick.
 //
-// The gpus stage keeps the readiness gate: HAMi's /metrics listing every
-// card (gpus.SeesAllCards). The bind finalizer it deploys re-asserts the same
-// registration with the same deviceplugin.RegisterNode, so nothing here changes what
-// the finalizer writes.
+// The registration also carries the GPU resources the kubelet admits pods
+// against (gpus.Advertised: nvidia.com/gpu, gpumem, gpucores,
+// gpumem-percentage), which HAMi's mock device plugin used to advertise; the
+// lab runs no device plugin (render.HAMiValuesFor says why).
+//
+// The gpus stage keeps the readiness gates: each worker's allocatable GPU
+// resources equal the inventory's (deviceplugin.AllocatableGaps), and HAMi's
+// /metrics lists every card (gpus.SeesAllCards). The bind finalizer it
+// deploys re-asserts the same registration with the same
+// deviceplugin.RegisterNode, so nothing here changes what the finalizer
+// writes.
 
 // registrationPlan lists the Node patches of a tenant's workers, from the
 // rendered registration `labctl plan -o` shows.
@@ -47,9 +51,12 @@ func registrationPlan(e *Env, t lab.Tenant) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		q := reg.Allocatable[gpus.ResourceGPU]
-		out = append(out, fmt.Sprintf("tenant %s: patch Node %s before HAMi starts: label %s=%s, annotation %s=%s, status capacity+allocatable %s=%s",
-			t.Name, reg.NodeName, gpus.LabelGPUNode, reg.Labels[gpus.LabelGPUNode], gpus.AnnoRegister, reg.Annotations[gpus.AnnoRegister], gpus.ResourceGPU, q.String()))
+		var res []string
+		for _, r := range gpus.Advertised(e.Lab, t.Name, w) {
+			res = append(res, fmt.Sprintf("%s=%d", r.Name, r.Value))
+		}
+		out = append(out, fmt.Sprintf("tenant %s: patch Node %s before HAMi starts: label %s=%s, annotation %s=%s, status capacity+allocatable %s",
+			t.Name, reg.NodeName, gpus.LabelGPUNode, reg.Labels[gpus.LabelGPUNode], gpus.AnnoRegister, reg.Annotations[gpus.AnnoRegister], strings.Join(res, " ")))
 	}
 	return out, nil
 }
@@ -116,4 +123,28 @@ func RegistrationPresent(n *corev1.Node, r *render.Registration) (bool, string) 
 		return false, strings.Join(diffs, "; ")
 	}
 	return true, "registered"
+}
+
+// workersAdvertise is the gpus stage's allocatable gate for one tenant: every
+// worker's Node carries in status.allocatable each GPU resource of
+// gpus.Advertised at its value. The condition names, for each worker that
+// does not, the tenant, worker, Node, resource, want and got
+// (deviceplugin.AllocatableGaps), so a lab whose kubelets would reject GPU
+// pods fails here rather than in the suite.
+func workersAdvertise(ctx context.Context, e *Env, tc *Clients, t lab.Tenant) (bool, string, error) {
+	var gaps []string
+	for _, w := range t.Workers {
+		node := e.Lab.NodeName(t.Name, w.Name)
+		n, err := tc.Kube.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+		if err != nil {
+			return false, "", fmt.Errorf("read Node %s of worker %s in tenant %s: %w", node, w.Name, t.Name, err)
+		}
+		if err := deviceplugin.AllocatableGaps(t.Name, w.Name, n, gpus.Advertised(e.Lab, t.Name, w)); err != nil {
+			gaps = append(gaps, err.Error())
+		}
+	}
+	if len(gaps) > 0 {
+		return false, strings.Join(gaps, "; "), nil
+	}
+	return true, "every worker's allocatable GPU resources are the inventory's", nil
 }

@@ -45,7 +45,14 @@ func (p proxyBody) Stream(context.Context) (io.ReadCloser, error) {
 	return nil, nil
 }
 
-func TestGPUsStage(t *testing.T) {
+// gpusTenants is a lab whose tenants are ready for stage gpus: each worker
+// registered by the hami stage (deviceplugin.RegisterNode), the finalizer
+// Deployment the stage applies available, HAMi's scheduler Service serving
+// the recorded real scrape for the registered cards (after one empty scrape),
+// and each worker's containerd reporting its snapshotter. It returns the
+// env, the fake daemon, the finalizer image and the snapshotter per worker.
+func gpusTenants(t *testing.T) (*Env, *fakeDocker, string, map[string]string) {
+	t.Helper()
 	e, d, _, _ := managementUp(t)
 	bin := filepath.Join(t.TempDir(), "labctl")
 	if err := os.WriteFile(bin, staticELF(), 0o755); err != nil {
@@ -128,6 +135,11 @@ func TestGPUsStage(t *testing.T) {
 		return nil, nil
 	}
 
+	return e, d, img, wantSnapshotter
+}
+
+func TestGPUsStage(t *testing.T) {
+	e, d, img, wantSnapshotter := gpusTenants(t)
 	// A failure bound, not a timing assertion: a stage that cannot read the
 	// scrape fails here instead of hanging the test for minutes.
 	e.Timeouts.Cards = 20 * time.Second

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"sigs.k8s.io/yaml"
 
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
 	"github.com/gpu-lab/gpu-lab/ci/render"
@@ -68,7 +69,7 @@ func TestKamajiStage(t *testing.T) {
 	}
 }
 
-func TestHAMiStageWaitsForSchedulerWebhookAndPlugin(t *testing.T) {
+func TestHAMiStageWaitsForSchedulerAndWebhook(t *testing.T) {
 	e, _, _, _ := managementUp(t)
 	h := &okHelm{}
 	e.Helm = h
@@ -87,8 +88,6 @@ func TestHAMiStageWaitsForSchedulerWebhookAndPlugin(t *testing.T) {
 			&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: HAMiScheduler, Namespace: render.HAMiNamespace},
 				Spec: appsv1.DeploymentSpec{Replicas: i32(1)}, Status: appsv1.DeploymentStatus{AvailableReplicas: 1, UpdatedReplicas: 1}},
 			webhook,
-			&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: HAMiMockDevicePlugin, Namespace: render.HAMiNamespace},
-				Status: appsv1.DaemonSetStatus{DesiredNumberScheduled: 1, NumberReady: 1, UpdatedNumberScheduled: 1}},
 		)
 		e.clients[tn.Name] = c
 	}
@@ -110,6 +109,12 @@ func TestHAMiStageWaitsForSchedulerWebhookAndPlugin(t *testing.T) {
 		data, err := os.ReadFile(vf)
 		if err != nil || !strings.Contains(string(data), "--node-lock-timeout=") {
 			t.Errorf("values file %s: %v\n%s", vf, err, data)
+		}
+		// No device plugin; HAMi reads the lab's device file.
+		dev, _ := render.HAMiDeviceConfigYAML(e.Lab)
+		var v render.HAMiValues
+		if err := yaml.Unmarshal(data, &v); err != nil || v.MockDevicePlugin.Enabled || v.DevicePlugin.Enabled || v.DeviceConfig.Content != string(dev) {
+			t.Errorf("values file %s: want both device plugins off and device-config.content the lab's device file (%v):\n%s", vf, err, data)
 		}
 	}
 	if len(h.calls) != 2 || !strings.HasPrefix(h.calls[0], "tenant-a.yaml: upgrade --install hami hami") || !strings.Contains(h.calls[1], "--values "+ValuesFile(e, "tenant-b")) {

@@ -61,8 +61,6 @@ func hamiTenant(t *testing.T, e *Env, tenant string) *Clients {
 			Spec: appsv1.DeploymentSpec{Replicas: i32(1)}, Status: appsv1.DeploymentStatus{AvailableReplicas: 1, UpdatedReplicas: 1}},
 		&admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: HAMiWebhook},
 			Webhooks: []admissionregistrationv1.MutatingWebhook{{Name: "vgpu.hami.io", ClientConfig: admissionregistrationv1.WebhookClientConfig{CABundle: []byte("pem")}}}},
-		&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: HAMiMockDevicePlugin, Namespace: render.HAMiNamespace},
-			Status: appsv1.DaemonSetStatus{DesiredNumberScheduled: 1, NumberReady: 1, UpdatedNumberScheduled: 1}},
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: render.HAMiSchedulerObject, Namespace: render.HAMiNamespace},
 			Data: map[string]string{render.HAMiSchedulerConfigKey: string(cfg)}},
 	)
@@ -125,8 +123,10 @@ func TestRegistrationPresent(t *testing.T) {
 				Labels:      map[string]string{gpus.LabelGPUNode: gpus.LabelGPUOn, "kubernetes.io/hostname": reg.NodeName},
 				Annotations: map[string]string{gpus.AnnoRegister: reg.Annotations[gpus.AnnoRegister], gpus.AnnoHandshake: "Requesting_2026-11-30 23:04:19"}},
 			Status: corev1.NodeStatus{
-				Capacity:    corev1.ResourceList{gpus.ResourceGPU: resource.MustParse("20"), corev1.ResourceCPU: resource.MustParse("2")},
-				Allocatable: corev1.ResourceList{gpus.ResourceGPU: resource.MustParse("20")},
+				Capacity: corev1.ResourceList{gpus.ResourceGPU: resource.MustParse("20"), corev1.ResourceCPU: resource.MustParse("2"),
+					gpus.ResourceGPUMem: resource.MustParse("49152"), gpus.ResourceGPUCores: resource.MustParse("200"), gpus.ResourceGPUMemPercent: resource.MustParse("200")},
+				Allocatable: corev1.ResourceList{gpus.ResourceGPU: resource.MustParse("20"),
+					gpus.ResourceGPUMem: resource.MustParse("49152"), gpus.ResourceGPUCores: resource.MustParse("200"), gpus.ResourceGPUMemPercent: resource.MustParse("200")},
 			},
 		}
 	}
@@ -141,6 +141,7 @@ func TestRegistrationPresent(t *testing.T) {
 		{"other cards", func(n *corev1.Node) { n.Annotations[gpus.AnnoRegister] = "[]" }, false, "annotation " + gpus.AnnoRegister + " differs"},
 		{"allocatable missing", func(n *corev1.Node) { n.Status.Allocatable = nil }, false, "status.allocatable nvidia.com/gpu=0, want 20"},
 		{"capacity zeroed", func(n *corev1.Node) { n.Status.Capacity[gpus.ResourceGPU] = resource.MustParse("0") }, false, "status.capacity nvidia.com/gpu=0, want 20"},
+		{"memory zeroed by a kubelet", func(n *corev1.Node) { n.Status.Allocatable[gpus.ResourceGPUMem] = resource.MustParse("0") }, false, "status.allocatable nvidia.com/gpumem=0, want 49152"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -169,8 +170,11 @@ func TestPlanRegistersBeforeHAMiAndGatesAfter(t *testing.T) {
 	if patch < 0 || install < 0 || patch > install {
 		t.Errorf("hami plan: registration at %d, install at %d; want the registration first:\n%s", patch, install, text)
 	}
-	if !strings.Contains(text, "status capacity+allocatable nvidia.com/gpu=20") {
-		t.Errorf("hami plan lacks the count in capacity and allocatable:\n%s", text)
+	if !strings.Contains(text, "status capacity+allocatable nvidia.com/gpu=20 nvidia.com/gpumem=49152 nvidia.com/gpucores=200 nvidia.com/gpumem-percentage=200") {
+		t.Errorf("hami plan lacks the four GPU resources in capacity and allocatable:\n%s", text)
+	}
+	if strings.Contains(text, "DaemonSet") {
+		t.Errorf("hami plan still waits for a device-plugin DaemonSet:\n%s", text)
 	}
 	g, err := GPUsStage{}.Plan(e)
 	if err != nil {
@@ -182,5 +186,8 @@ func TestPlanRegistersBeforeHAMiAndGatesAfter(t *testing.T) {
 	}
 	if !strings.Contains(text, "until "+gpus.MetricMemoryLimit+" lists every card UUID") {
 		t.Errorf("gpus plan lacks the metrics gate:\n%s", text)
+	}
+	if !strings.Contains(text, "Node allocatable nvidia.com/gpu, nvidia.com/gpumem, nvidia.com/gpucores and nvidia.com/gpumem-percentage equal to the inventory's") {
+		t.Errorf("gpus plan lacks the allocatable gate:\n%s", text)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/gpus/deviceplugin"
 )
 
 // readyPoll is how often a start step asks a component whether it is ready.
@@ -95,8 +96,10 @@ func (t *tenant) workersReady(ctx context.Context) (bool, error) {
 				return false, fmt.Errorf("node %s still has taint %s", name, taint.Key)
 			}
 		}
-		if q := n.Status.Allocatable[gpus.ResourceGPU]; q.Cmp(resource.MustParse("1")) < 0 {
-			return false, fmt.Errorf("node %s has no %s allocatable yet", name, gpus.ResourceGPU)
+		// The real lab's gate (stage gpus): every GPU resource at the
+		// inventory's value.
+		if err := deviceplugin.AllocatableGaps(t.name(), w.Name, n, gpus.Advertised(t.env.lab, t.name(), w)); err != nil {
+			return false, err
 		}
 	}
 	return true, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -50,9 +51,15 @@ func checkTenantsReadyWithGPUWorkers(t *testing.T, e *Env) {
 			if len(n.Spec.Taints) != 0 {
 				t.Errorf("node %s has taints %v", n.Name, n.Spec.Taints)
 			}
-			want := *resource.NewQuantity(int64(gpus.GPUCapacity(e.Lab(), w)), resource.DecimalSI)
-			if got := n.Status.Allocatable[gpus.ResourceGPU]; got.Cmp(want) != 0 {
-				t.Errorf("node %s allocatable %s = %s, want %s", n.Name, gpus.ResourceGPU, got.String(), want.String())
+			// The four GPU resources the real lab's workers advertise, at
+			// the inventory's values (what stage gpus gates on).
+			for _, r := range gpus.Advertised(e.Lab(), ts.Name, w) {
+				want := *resource.NewQuantity(r.Value, resource.DecimalSI)
+				for field, list := range map[string]corev1.ResourceList{"capacity": n.Status.Capacity, "allocatable": n.Status.Allocatable} {
+					if got := list[corev1.ResourceName(r.Name)]; got.Cmp(want) != 0 {
+						t.Errorf("node %s %s %s = %s, want %s", n.Name, field, r.Name, got.String(), want.String())
+					}
+				}
 			}
 			devs, err := gpus.DecodeRegister(n.Annotations[gpus.AnnoRegister])
 			if err != nil {

@@ -52,20 +52,20 @@ func (t *tenant) createWorkers(ctx context.Context) error {
 
 // createNode creates the worker's Node with the capacity a kubelet would
 // report (KWOK keeps existing capacity when it initialises a node) and with
-// the GPU registration already on it. HAMi registers a node's cards when
-// the Node is added, and otherwise only on its 15 s ticker
+// the GPU registration already on it: the annotation, the label and the four
+// GPU resources the registrar writes (gpus.Advertised through
+// deviceplugin.Resources, the real lab's code). HAMi registers a node's
+// cards when the Node is added, and otherwise only on its 15 s ticker
 // (RegisterFromNodeAnnotations, pkg/scheduler/scheduler.go@v2.10.0): a Node
 // that arrives with its registration is registered at once, one annotated
 // later waits for the tick. deviceplugin.RegisterNode then re-asserts the same
 // values, as the real lab's registrar does.
 func (t *tenant) createNode(ctx context.Context, w lab.Worker) error {
 	name := NodeName(t.name(), w.Name)
-	res := corev1.ResourceList{
-		corev1.ResourceCPU:    resource.MustParse("32"),
-		corev1.ResourceMemory: resource.MustParse("256Gi"),
-		corev1.ResourcePods:   resource.MustParse("110"),
-		gpus.ResourceGPU:      *resource.NewQuantity(int64(gpus.GPUCapacity(t.env.lab, w)), resource.DecimalSI),
-	}
+	res := deviceplugin.Resources(gpus.Advertised(t.env.lab, t.name(), w))
+	res[corev1.ResourceCPU] = resource.MustParse("32")
+	res[corev1.ResourceMemory] = resource.MustParse("256Gi")
+	res[corev1.ResourcePods] = resource.MustParse("110")
 	node := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name,

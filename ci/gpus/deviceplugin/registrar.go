@@ -16,16 +16,38 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
-// RegisterNode writes a worker's simulated GPUs onto its Node the way HAMi's
-// mock device plugin expects them (hami.md §3): the JSON register annotation,
-// the label gpu=on that selects HAMi's device-plugin DaemonSet, and the
-// nvidia.com/gpu count in status.capacity and status.allocatable, which
-// HAMi v2.10's scheduler uses as its registration gate (hami.md §1.5).
+// RegisterNode writes a worker's simulated GPUs onto its Node: the JSON
+// register annotation HAMi's scheduler reads (hami.md §3), the label gpu=on
+// HAMi's chart selects device-plugin DaemonSets with, and the four extended
+// resources of gpus.Advertised in status.capacity and status.allocatable —
+// nvidia.com/gpu, which HAMi v2.10's scheduler uses as its registration gate
+// (hami.md §1.5), and nvidia.com/gpumem, nvidia.com/gpucores and
+// nvidia.com/gpumem-percentage at the values HAMi's mock device plugin v1.0.1
+// would advertise, which the lab no longer runs (gpus.Advertised says why).
+//
+// A resource written on the Node's status, with no device plugin behind it,
+// is what the kubelet admits pods against and never allocates:
+//   - admission fits the pod against the Node it reads from the API server
+//     (Kubernetes v1.36.4 pkg/kubelet/lifecycle/predicate.go:124 and
+//     :162-163, NodeInfo.SetNode takes status.allocatable,
+//     pkg/scheduler/framework/types.go:529); it drops only the requests of
+//     extended resources the Node does not list (predicate.go:185, :374-377),
+//     then fits the rest with no resource ignored (predicate.go:187, :436;
+//     pkg/scheduler/eventhandlers.go:737), so a pod asking more
+//     nvidia.com/gpumem than the worker's cards have left is rejected
+//     OutOfnvidia.com/gpumem (predicate.go:81, :231-232), while a Node
+//     without it would admit anything;
+//   - the device manager allocates only resources a plugin registered or it
+//     allocated before (pkg/kubelet/cm/devicemanager/manager.go:858-860 and
+//     :1086-1097, also :965 for container options), so these are skipped;
+//   - the kubelet's status updates keep capacity it did not set and copy
+//     each capacity to allocatable (pkg/kubelet/nodestatus/setters.go:297-316).
 //
 // It is idempotent: it only writes what differs, so calling it again is how a
-// caller re-asserts the count after a kubelet restart zeroed it (a kubelet
-// reconciles extended resources it has no device plugin for down to 0 when it
-// re-registers; see KeepRegistered).
+// caller re-asserts the resources after a kubelet zeroed them (a kubelet
+// registering an existing Node without a device-manager checkpoint zeroes
+// every extended resource, pkg/kubelet/kubelet_node_status.go:192-206 and
+// pkg/kubelet/cm/devicemanager/manager.go:1203-1209; see KeepRegistered).
 func RegisterNode(ctx context.Context, c kubernetes.Interface, l *lab.Lab, tenant string, w lab.Worker, nodeName string) error {
 	if len(w.Cards()) == 0 {
 		return fmt.Errorf("register GPUs on node %s: worker %q of tenant %q has no GPUs in the lab spec", nodeName, w.Name, tenant)
@@ -44,21 +66,31 @@ func RegisterNode(ctx context.Context, c kubernetes.Interface, l *lab.Lab, tenan
 			return fmt.Errorf("register GPUs on node %s: annotate: %w", nodeName, err)
 		}
 	}
-	want := *resource.NewQuantity(int64(gpus.GPUCapacity(l, w)), resource.DecimalSI)
-	if !quantityIs(node.Status.Capacity, want) || !quantityIs(node.Status.Allocatable, want) {
-		patch := map[string]any{"status": map[string]any{
-			"capacity":    map[string]string{gpus.ResourceGPU: want.String()},
-			"allocatable": map[string]string{gpus.ResourceGPU: want.String()},
-		}}
+	want := gpus.Advertised(l, tenant, w)
+	if len(Mismatches(node.Status.Capacity, want)) > 0 || len(Mismatches(node.Status.Allocatable, want)) > 0 {
+		values := map[string]string{}
+		for _, r := range want {
+			values[r.Name] = resource.NewQuantity(r.Value, resource.DecimalSI).String()
+		}
+		patch := map[string]any{"status": map[string]any{"capacity": values, "allocatable": values}}
 		if err := mergePatchNode(ctx, c, nodeName, patch, "status"); err != nil {
-			return fmt.Errorf("register GPUs on node %s: set %s capacity: %w", nodeName, gpus.ResourceGPU, err)
+			return fmt.Errorf("register GPUs on node %s: set the GPU resources' capacity and allocatable: %w", nodeName, err)
 		}
 	}
 	return nil
 }
 
+// Resources is gpus.Advertised as a resource list (capacity or allocatable).
+func Resources(want []gpus.Resource) corev1.ResourceList {
+	out := corev1.ResourceList{}
+	for _, r := range want {
+		out[corev1.ResourceName(r.Name)] = *resource.NewQuantity(r.Value, resource.DecimalSI)
+	}
+	return out
+}
+
 // KeepRegistered calls RegisterNode now and then every interval until ctx is
-// done, so a kubelet that zeroes the count resource is corrected within one
+// done, so a kubelet that zeroes the GPU resources is corrected within one
 // interval. It returns the first error only if the first registration fails;
 // later errors are retried silently at the next tick (the caller logs through
 // onError when non-nil).
@@ -78,11 +110,6 @@ func KeepRegistered(ctx context.Context, c kubernetes.Interface, l *lab.Lab, ten
 			}
 		}
 	}
-}
-
-func quantityIs(list corev1.ResourceList, want resource.Quantity) bool {
-	q, ok := list[gpus.ResourceGPU]
-	return ok && q.Cmp(want) == 0
 }
 
 func mergePatchNode(ctx context.Context, c kubernetes.Interface, name string, patch any, subresources ...string) error {

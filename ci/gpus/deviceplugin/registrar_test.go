@@ -52,12 +52,23 @@ func TestRegisterNode(t *testing.T) {
 	if node.Labels[gpus.LabelGPUNode] != gpus.LabelGPUOn {
 		t.Errorf("label %s = %q, want %q", gpus.LabelGPUNode, node.Labels[gpus.LabelGPUNode], gpus.LabelGPUOn)
 	}
-	want := resource.MustParse("20") // split count 10 × 2 cards
+	// Two L4 of 24576 MB at split count 10: what the mock device plugin
+	// v1.0.1 would have advertised (sums over the annotation's cards,
+	// internal/pkg/api/device/nvidia/device.go:182-186) plus the count.
+	wantAll := map[string]string{
+		gpus.ResourceGPU:           "20",
+		gpus.ResourceGPUMem:        "49152",
+		gpus.ResourceGPUCores:      "200",
+		gpus.ResourceGPUMemPercent: "200",
+	}
 	for name, list := range map[string]corev1.ResourceList{"capacity": node.Status.Capacity, "allocatable": node.Status.Allocatable} {
-		if q := list[gpus.ResourceGPU]; q.Cmp(want) != 0 {
-			t.Errorf("status.%s[%s] = %s, want %s", name, gpus.ResourceGPU, q.String(), want.String())
+		for r, v := range wantAll {
+			if q := list[corev1.ResourceName(r)]; q.Cmp(resource.MustParse(v)) != 0 {
+				t.Errorf("status.%s[%s] = %s, want %s", name, r, q.String(), v)
+			}
 		}
 	}
+	want := resource.MustParse("20")
 
 	// Idempotent: a second call writes nothing.
 	before := patchCount(c)
@@ -68,9 +79,14 @@ func TestRegisterNode(t *testing.T) {
 		t.Errorf("second RegisterNode issued %d patches, want 0", got)
 	}
 
-	// A kubelet that zeroed the count resource is corrected.
-	node.Status.Capacity[gpus.ResourceGPU] = resource.MustParse("0")
-	node.Status.Allocatable[gpus.ResourceGPU] = resource.MustParse("0")
+	// A kubelet that re-registered zeroes every extended resource
+	// (kubelet_node_status.go:192-206 at v1.36.4); each is corrected, and
+	// the resources the kubelet owns are left alone.
+	for r := range wantAll {
+		node.Status.Capacity[corev1.ResourceName(r)] = resource.MustParse("0")
+		node.Status.Allocatable[corev1.ResourceName(r)] = resource.MustParse("0")
+	}
+	node.Status.Allocatable[corev1.ResourceCPU] = resource.MustParse("8")
 	if _, err := c.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +94,31 @@ func TestRegisterNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	node, _ = c.CoreV1().Nodes().Get(ctx, "worker-b", metav1.GetOptions{})
+	for r, v := range wantAll {
+		if q := node.Status.Allocatable[corev1.ResourceName(r)]; q.Cmp(resource.MustParse(v)) != 0 {
+			t.Errorf("after a zeroing kubelet, allocatable %s = %s, want %s", r, q.String(), v)
+		}
+		if q := node.Status.Capacity[corev1.ResourceName(r)]; q.Cmp(resource.MustParse(v)) != 0 {
+			t.Errorf("after a zeroing kubelet, capacity %s = %s, want %s", r, q.String(), v)
+		}
+	}
+	if q := node.Status.Allocatable[corev1.ResourceCPU]; q.Cmp(resource.MustParse("8")) != 0 {
+		t.Errorf("allocatable cpu = %s after registration, want the kubelet's 8 kept", q.String())
+	}
+	// Only one of the four wrong is enough to write again.
+	node.Status.Allocatable[gpus.ResourceGPUMemPercent] = resource.MustParse("100")
+	if _, err := c.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := RegisterNode(ctx, c, l, tenant.Name, w, "worker-b"); err != nil {
+		t.Fatal(err)
+	}
+	node, _ = c.CoreV1().Nodes().Get(ctx, "worker-b", metav1.GetOptions{})
+	if q := node.Status.Allocatable[gpus.ResourceGPUMemPercent]; q.Cmp(resource.MustParse("200")) != 0 {
+		t.Errorf("allocatable %s = %s after registration, want 200", gpus.ResourceGPUMemPercent, q.String())
+	}
 	if q := node.Status.Allocatable[gpus.ResourceGPU]; q.Cmp(want) != 0 {
-		t.Errorf("after a zeroing kubelet, allocatable = %s, want %s", q.String(), want.String())
+		t.Errorf("allocatable %s = %s, want %s", gpus.ResourceGPU, q.String(), want.String())
 	}
 	var statusPatch bool
 	for _, a := range c.Actions() {
@@ -106,8 +145,8 @@ func TestRegisterNodeErrors(t *testing.T) {
 	}
 }
 
-// TestKeepRegistered: a kubelet zeroing the count resource while the loop
-// runs is corrected at the next tick.
+// TestKeepRegistered: a kubelet zeroing a GPU resource while the loop runs
+// is corrected at the next tick.
 func TestKeepRegistered(t *testing.T) {
 	l := lab.Default()
 	w := l.Tenants[0].Workers[0]
@@ -115,14 +154,14 @@ func TestKeepRegistered(t *testing.T) {
 	c := fake.NewSimpleClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-a"}})
 	done := make(chan error, 1)
 	go func() { done <- KeepRegistered(ctx, c, l, "tenant-a", w, "worker-a", 10*time.Millisecond, nil) }()
-	want := *resource.NewQuantity(int64(gpus.GPUCapacity(l, w)), resource.DecimalSI)
+	want := resource.MustParse("81920") // one A100-80GB
 	allocatable := func() resource.Quantity {
 		n, _ := c.CoreV1().Nodes().Get(ctx, "worker-a", metav1.GetOptions{})
-		return n.Status.Allocatable[gpus.ResourceGPU]
+		return n.Status.Allocatable[gpus.ResourceGPUMem]
 	}
 	waitFor(t, "the first registration", func() bool { q := allocatable(); return q.Cmp(want) == 0 })
 	n, _ := c.CoreV1().Nodes().Get(ctx, "worker-a", metav1.GetOptions{})
-	n.Status.Allocatable[gpus.ResourceGPU] = resource.MustParse("0")
+	n.Status.Allocatable[gpus.ResourceGPUMem] = resource.MustParse("0")
 	if _, err := c.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
