@@ -90,7 +90,7 @@ func TestListHoldsEveryRenderedImage(t *testing.T) {
 		}
 	}
 	// The recorded rendering is of the seed lab's tenant-a values.
-	rec, err := os.ReadFile(filepath.Join("..", "render", "testdata", "hami-chart-2.10.0", "tenant-a.yaml"))
+	rec, err := os.ReadFile(filepath.Join("..", "render", "testdata", "hami-chart-2.10.0", "tenant-a-lab-device-file.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,8 +99,8 @@ func TestListHoldsEveryRenderedImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := imagesIn(t, "recorded HAMi chart", rec)
-	if len(got) != 3 {
-		t.Errorf("recorded HAMi chart names %d images, want 3 (scheduler, kube-scheduler, mock plugin): %v", len(got), got)
+	if len(got) != 2 {
+		t.Errorf("recorded HAMi chart names %d images, want 2 (scheduler, kube-scheduler; no device plugin): %v", len(got), got)
 	}
 	for _, ref := range got {
 		if !has(list, ref, Worker) {
@@ -134,7 +134,6 @@ func TestListFollowsTheVersions(t *testing.T) {
 		{"clastix/kamaji:26.9.1-edge", Management},
 		{"quay.io/jetstack/cert-manager-webhook:v1.19.0", Management},
 		{"projecthami/hami:v2.11.0", Worker},
-		{"projecthami/mock-device-plugin:1.0.2", Worker},
 		{"registry.k8s.io/kas-network-proxy/proxy-server:v0.35.0", Management},
 		{"registry.k8s.io/kas-network-proxy/proxy-agent:v0.35.0", Worker},
 		{"registry.k8s.io/kube-proxy:v1.35.8", Worker},
