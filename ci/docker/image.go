@@ -75,10 +75,15 @@ func (c CLI) Import(ctx context.Context, tarball io.Reader, ref string, changes 
 	return nil
 }
 
-// Save streams an image archive (docker save) to w.
+// Save streams an image archive (docker save) to w: on the containerd
+// image store only the daemon's own platform (ImageTransfer, imagestore.go).
 func (c CLI) Save(ctx context.Context, ref string, w io.Writer) error {
-	if _, err := c.RunIO(ctx, nil, w, "save", ref); err != nil {
+	t, err := c.ImageTransfer(ctx)
+	if err != nil {
 		return fmt.Errorf("save image %s: %w", ref, err)
+	}
+	if _, err := c.RunIO(ctx, nil, w, t.SaveArgs(ref)...); err != nil {
+		return fmt.Errorf("save image %s (%s): %w", ref, t.Describe(), err)
 	}
 	return nil
 }
