@@ -28,6 +28,9 @@ type Docker interface {
 	Save(ctx context.Context, ref string, w io.Writer) error
 	ImageExists(ctx context.Context, ref string) (bool, error)
 	Info(ctx context.Context) (docker.DaemonInfo, error)
+	// ProbeHost reads the host in a privileged container (preflight).
+	ProbeHost(ctx context.Context, image string) (docker.HostProbe, error)
+	ImageSizes(ctx context.Context, refs ...string) ([]int64, error)
 }
 
 var _ Docker = docker.CLI{}

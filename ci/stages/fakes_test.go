@@ -37,6 +37,10 @@ type fakeDocker struct {
 	info    docker.DaemonInfo
 	network docker.Network
 	specs   []docker.RunSpec
+	// host is what preflight's privileged probe reads (nil: a host that
+	// passes, fakes_host_test.go); sizes the daemon's image sizes.
+	host  *hostProbeResult
+	sizes map[string]int64
 }
 
 func (f *fakeDocker) Info(context.Context) (docker.DaemonInfo, error) { return f.info, nil }

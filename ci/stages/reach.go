@@ -18,6 +18,10 @@ type Reach struct {
 	// that host. Empty means a local daemon whose kind network is routable
 	// from here (Linux), so tenants are reached at the management node IP.
 	Host string
+	// CgroupV1: the daemon's host uses cgroup v1 (preflight reads it from
+	// docker info); every kubelet the lab renders then gets
+	// failCgroupV1: false (render Options.CgroupV1).
+	CgroupV1 bool
 }
 
 // Remote reports whether the daemon is reached over the network.
@@ -45,7 +49,7 @@ func ReachFor(dockerHost string) (Reach, error) {
 // port, the daemon's hostname in every certificate, and the tenant NodePorts
 // published on the daemon's host (dagger.md §3.3).
 func (r Reach) RenderOptions(managementIP string) render.Options {
-	o := render.Options{ManagementAddress: managementIP}
+	o := render.Options{ManagementAddress: managementIP, CgroupV1: r.CgroupV1}
 	if r.Remote() {
 		o.APIServerAddress = "0.0.0.0"
 		o.APIServerPort = ManagementAPIPort

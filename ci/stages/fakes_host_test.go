@@ -1,0 +1,34 @@
+package stages
+
+import (
+	"context"
+
+	"github.com/gpu-lab/gpu-lab/ci/docker"
+)
+
+// hostProbeResult is what the fake daemon's privileged probe answers.
+type hostProbeResult struct {
+	probe docker.HostProbe
+	err   error
+}
+
+// goodHost passes every preflight check: kind's inotify values and 100 GiB
+// free.
+var goodHost = docker.HostProbe{MaxUserWatches: MinInotifyWatches, MaxUserInstances: MinInotifyInstances, FreeBytes: 100 << 30}
+
+func (f *fakeDocker) ProbeHost(_ context.Context, image string) (docker.HostProbe, error) {
+	f.record("probe " + image)
+	if f.host == nil {
+		return goodHost, nil
+	}
+	return f.host.probe, f.host.err
+}
+
+func (f *fakeDocker) ImageSizes(_ context.Context, refs ...string) ([]int64, error) {
+	f.record("sizes")
+	out := make([]int64, len(refs))
+	for i, r := range refs {
+		out[i] = f.sizes[r]
+	}
+	return out, nil
+}
