@@ -23,8 +23,9 @@ import (
 // api/docs/CHANGELOG.md v1.48: without `platform` GET /images/get saves
 // "the full multi-platform image"). Both ends are handled:
 //
-//   - the node imports its own platform only (ci/stages ContainerdImportCommand
-//     leaves out kind's --all-platforms), which works on either archive;
+//   - the node imports its own platform only (ci/stages ContainerdImportCommand:
+//     --platform=<ImageTransfer.Platform> instead of kind's --all-platforms),
+//     which works on either archive;
 //   - on the containerd store the daemon saves the node's platform only
 //     (`docker save --platform`), so a bundle written by `labctl images save`
 //     holds no index entries without blobs and loads into any daemon.

@@ -45,8 +45,10 @@
 //     GPU registration) after `labctl up --keep` exits, while a user pokes at
 //     it from `labctl shell`. Its image is made offline: the static labctl
 //     binary in a one-file tar, `docker import`ed, then `docker save`d into
-//     each worker's containerd with `ctr -n k8s.io images import
-//     --snapshotter=<the worker CRI's>` as `kind load` does (containerd.go).
+//     each worker's containerd with `ctr -n k8s.io images import --local
+//     --platform=<the daemon's> --snapshotter=<the worker CRI's>`, as
+//     `kind load` does but for the daemon's platform only and without
+//     containerd's transfer service (containerd.go says why).
 //   - GPU registration before HAMi starts (registration.go): HAMi v2.10.0
 //     reads a node's cards only in registration passes (Node add, leadership,
 //     a fixed 15 s tick) and rejects pods on an unregistered node in a way

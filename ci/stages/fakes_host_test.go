@@ -32,3 +32,10 @@ func (f *fakeDocker) ImageSizes(_ context.Context, refs ...string) ([]int64, err
 	}
 	return out, nil
 }
+
+// ImageTransfer: a classic-store daemon on linux/amd64.
+func (f *fakeDocker) ImageTransfer(context.Context) (docker.ImageTransfer, error) {
+	return docker.ImageTransfer{Platform: fakePlatform, APIVersion: "1.41"}, nil
+}
+
+const fakePlatform = "linux/amd64"

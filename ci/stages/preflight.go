@@ -61,9 +61,11 @@ func Preflight(ctx context.Context, e *Env, only string) ([]string, error) {
 		}
 	}
 	problems, notes := HostProblems(facts, need)
-	if info.ContainerdImageStore() {
-		notes = append(notes, "the daemon uses the containerd image store: images are saved for its own platform only where the daemon supports it (docker save --platform, API 1.48) and each node imports its own platform")
+	tr, err := e.Docker.ImageTransfer(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("preflight: %w", err)
 	}
+	notes = append(notes, "images: "+tr.Describe()+"; nodes import "+tr.Platform+" only")
 	if len(problems) > 0 {
 		return notes, hostError(problems)
 	}
