@@ -77,10 +77,17 @@ var privilegedRefusals = []string{"unable to apply caps"}
 
 // ProbeHost runs HostProbeScript in a privileged container from image,
 // which must be on the daemon already (--pull never: the probe never
-// pulls). A daemon that refuses privileged containers gives an error
-// wrapping ErrPrivilegedRefused that says what to change.
-func (c CLI) ProbeHost(ctx context.Context, image string) (HostProbe, error) {
-	out, err := c.Run(ctx, "run", "--rm", "--pull", "never", "--privileged", "--entrypoint", "sh", image, "-c", HostProbeScript)
+// pulls), with --userns=host when usernsHost (the daemon remaps user
+// namespaces: kind's nodes get the same, KindNodeHost.UsernsHost). A daemon
+// that refuses privileged containers gives an error wrapping
+// ErrPrivilegedRefused that says what to change.
+func (c CLI) ProbeHost(ctx context.Context, image string, usernsHost bool) (HostProbe, error) {
+	args := []string{"run", "--rm", "--pull", "never", "--privileged"}
+	if usernsHost {
+		args = append(args, "--userns=host")
+	}
+	args = append(args, "--entrypoint", "sh", image, "-c", HostProbeScript)
+	out, err := c.Run(ctx, args...)
 	if err != nil {
 		var de *Error
 		if errors.As(err, &de) {

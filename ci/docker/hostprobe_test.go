@@ -58,7 +58,7 @@ func TestDaemonHostProbeNamesPrivilegedRefusal(t *testing.T) {
 	if refused {
 		t.Logf("this daemon refuses privileged containers: %v", rawErr)
 	}
-	_, err := c.ProbeHost(ctx, img)
+	_, err := c.ProbeHost(ctx, img, false)
 	if err == nil {
 		t.Fatal("the probe succeeded in an image without a shell")
 	}

@@ -32,7 +32,7 @@ type Docker interface {
 	ImageExists(ctx context.Context, ref string) (bool, error)
 	Info(ctx context.Context) (docker.DaemonInfo, error)
 	// ProbeHost reads the host in a privileged container (preflight).
-	ProbeHost(ctx context.Context, image string) (docker.HostProbe, error)
+	ProbeHost(ctx context.Context, image string, usernsHost bool) (docker.HostProbe, error)
 	ImageSizes(ctx context.Context, refs ...string) ([]int64, error)
 }
 

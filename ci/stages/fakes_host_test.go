@@ -16,7 +16,10 @@ type hostProbeResult struct {
 // free.
 var goodHost = docker.HostProbe{MaxUserWatches: MinInotifyWatches, MaxUserInstances: MinInotifyInstances, FreeBytes: 100 << 30}
 
-func (f *fakeDocker) ProbeHost(_ context.Context, image string) (docker.HostProbe, error) {
+func (f *fakeDocker) ProbeHost(_ context.Context, image string, usernsHost bool) (docker.HostProbe, error) {
+	if usernsHost {
+		image += " --userns=host"
+	}
 	f.record("probe " + image)
 	if f.host == nil {
 		return goodHost, nil

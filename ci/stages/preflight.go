@@ -51,7 +51,7 @@ func Preflight(ctx context.Context, e *Env, only string) ([]string, error) {
 	// Only node containers are privileged and take the disk: with no node
 	// stage selected nothing is probed.
 	if len(imgs) > 0 {
-		probe, err := e.Docker.ProbeHost(ctx, e.localImage(imgs[0]))
+		probe, err := e.Docker.ProbeHost(ctx, e.localImage(imgs[0]), info.UsernsRemap())
 		if err != nil {
 			return nil, fmt.Errorf("preflight: %w", err)
 		}

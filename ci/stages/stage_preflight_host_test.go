@@ -27,11 +27,17 @@ func TestPreflightNamesHostsTheLabCannotRunOn(t *testing.T) {
 		{"low inotify limits", &hostProbeResult{probe: docker.HostProbe{MaxUserWatches: 8192, MaxUserInstances: 128, FreeBytes: 100 << 30}}, "", "sysctl -w", true},
 		{"no room", &hostProbeResult{probe: docker.HostProbe{MaxUserWatches: MinInotifyWatches, MaxUserInstances: MinInotifyInstances, FreeBytes: 1 << 30}}, "", "1.0 GiB free", true},
 		{"only a stage that starts no node: not probed", &hostProbeResult{err: refused}, HAMi, "", false},
+		{"userns-remap: probed with --userns=host, as kind's nodes run", nil, "", "", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			e, d, k, _ := testEnv(t)
 			d.images = map[string]bool{e.Lab.Versions.KindNodeImage: true, e.Lab.Versions.WorkerImage(): true}
 			d.info = docker.DaemonInfo{CgroupVersion: "2"}
+			probe := "probe " + e.Lab.Versions.KindNodeImage
+			if strings.HasPrefix(tt.name, "userns-remap") {
+				d.info.SecurityOptions = []string{"name=seccomp,profile=default", "name=userns"}
+				probe += " --userns=host"
+			}
 			d.host = tt.host
 			_, err := Preflight(context.Background(), e, tt.only)
 			if tt.errHas == "" && err != nil {
@@ -43,7 +49,6 @@ func TestPreflightNamesHostsTheLabCannotRunOn(t *testing.T) {
 			if tt.host != nil && tt.host.err != nil && tt.errHas != "" && !errors.Is(err, docker.ErrPrivilegedRefused) {
 				t.Errorf("err = %v, want it to wrap ErrPrivilegedRefused", err)
 			}
-			probe := "probe " + e.Lab.Versions.KindNodeImage
 			if got := slices.Contains(d.calls, probe); got != tt.probed {
 				t.Errorf("calls %v: %q = %v, want %v", d.calls, probe, got, tt.probed)
 			}
