@@ -26,6 +26,13 @@
 //
 // Decisions
 //
+//   - Preflight (preflight.go, preflight_host.go): before any stage, the
+//     daemon's host is read where the lab will run (docker info; one
+//     privileged container from the node image) and refused, with what to
+//     change, when it cannot start privileged containers, has inotify
+//     limits below kind's or too little free disk. A cgroup v1 host is
+//     not refused: Reach.CgroupV1 makes every kubelet the stages render
+//     start there (failCgroupV1: false), and preflight says so.
 //   - Helm: a pinned helm CLI (v3.19.0, `go install
 //     helm.sh/helm/v3/cmd/helm@v3.19.0`), not the Go SDK. helm's SDK drags
 //     several hundred packages (oras, containerd, docker/cli, the whole of
