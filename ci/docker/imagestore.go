@@ -36,6 +36,17 @@ import (
 // GET /images/get takes `platform`). The CLI refuses the flag on an older
 // API ("--platform" requires API version 1.48, but the Docker daemon API
 // version is 1.41 — this machine's Docker 20.10, TestDaemonImageTransfer).
+//
+// A bundle records each image's ID when it is saved and checks it when the
+// archive is loaded (ci/images). On the containerd store a pulled image's
+// ID is its index's digest, but an archive saved for one platform holds
+// that platform's manifest as the image (moby docker-v29.7.2
+// daemon/containerd/image_exporter.go:73-82), which loads with the
+// manifest's digest as its ID. `docker image inspect --platform` answers
+// that digest (daemon/containerd/image_inspect.go:79-94: with a platform,
+// the target is the platform's manifest and ID its digest); the flag needs
+// API 1.49 (docker/cli v28.2.2 cli/command/image/inspect.go:49-52). So the
+// platform is used for both or neither: from API 1.49 on.
 // On the classic store Docker 28 would also take it, but then fails unless
 // the one platform it holds matches (moby v28.5.2
 // image/tarexport/save.go:168-170), and the archive holds one platform
@@ -107,8 +118,8 @@ func (c CLI) Version(ctx context.Context) (VersionInfo, error) {
 }
 
 // SavePlatformAPI is the API version from which `docker save --platform`
-// works (see above).
-const SavePlatformAPI = "1.48"
+// and `docker image inspect --platform` both work (see above).
+const SavePlatformAPI = "1.49"
 
 // ImageTransfer is how images leave this daemon for a node's containerd.
 type ImageTransfer struct {
@@ -116,8 +127,9 @@ type ImageTransfer struct {
 	Platform string
 	// ContainerdStore: the daemon uses the containerd image store.
 	ContainerdStore bool
-	// SavePlatform: `docker save --platform Platform` (the containerd
-	// store, with a CLI and daemon at API >= 1.48).
+	// SavePlatform: `docker save --platform Platform`, and image IDs read
+	// for Platform (the containerd store, with a CLI and daemon at API >=
+	// 1.49).
 	SavePlatform bool
 	// APIVersion is the API the CLI speaks to the daemon.
 	APIVersion string
@@ -144,6 +156,16 @@ func (t ImageTransfer) SaveArgs(ref string) []string {
 		return []string{"save", "--platform", t.Platform, ref}
 	}
 	return []string{"save", ref}
+}
+
+// ImageIDArgs is the docker argv that prints the ID of each of refs, one a
+// line: the ID an archive SaveArgs writes carries once loaded.
+func (t ImageTransfer) ImageIDArgs(refs ...string) []string {
+	args := []string{"image", "inspect", "--format", "{{.Id}}"}
+	if t.SavePlatform {
+		args = append(args, "--platform", t.Platform)
+	}
+	return append(args, refs...)
 }
 
 // Describe says what the transfer does, for logs and plans.

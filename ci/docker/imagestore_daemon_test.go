@@ -9,9 +9,10 @@ import (
 )
 
 // TestDaemonImageTransfer reads the real daemon's image transfer and saves
-// and loads an image through it. On a daemon below API 1.48 (this
-// machine's Docker 20.10) it also shows why --platform is gated: the real
-// CLI refuses the flag there.
+// and loads an image through it. On a daemon below API 1.49 (this
+// machine's Docker 20.10 speaks 1.41) it also shows why --platform is
+// gated: the real CLI refuses save's flag below 1.48 and inspect's below
+// 1.49.
 func TestDaemonImageTransfer(t *testing.T) {
 	t.Parallel() // its objects have names of their own
 	c := daemon(t)
@@ -54,9 +55,25 @@ func TestDaemonImageTransfer(t *testing.T) {
 		if tr.SavePlatform {
 			t.Fatalf("API %s: SavePlatform set below %s", tr.APIVersion, SavePlatformAPI)
 		}
-		_, err := c.Run(ctx, "save", "--platform", tr.Platform, img)
-		if err == nil || !strings.Contains(err.Error(), "requires API version "+SavePlatformAPI) {
-			t.Fatalf("docker save --platform at API %s: err = %v, want the CLI's API version refusal", tr.APIVersion, err)
+		// The flags the gate guards: save's from 1.48, inspect's from 1.49.
+		for _, tt := range []struct {
+			api  string
+			args []string
+		}{
+			{"1.48", []string{"save", "--platform", tr.Platform, img}},
+			{"1.49", []string{"image", "inspect", "--platform", tr.Platform, img}},
+		} {
+			older, err := apiAtLeast(tt.api, tr.APIVersion)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !older || tt.api == tr.APIVersion {
+				continue // this daemon takes the flag
+			}
+			_, err = c.Run(ctx, tt.args...)
+			if err == nil || !strings.Contains(err.Error(), "requires API version "+tt.api) {
+				t.Errorf("docker %s at API %s: err = %v, want the CLI's API version refusal", strings.Join(tt.args, " "), tr.APIVersion, err)
+			}
 		}
 	}
 }

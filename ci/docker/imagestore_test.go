@@ -46,9 +46,10 @@ func editedVersion(t *testing.T, raw []byte, client, server map[string]any) []by
 // "io.containerd.snapshotter.v1"]] (moby docker-v29.7.2
 // daemon/containerd/service.go:160-165, daemon/info.go:178) with the
 // snapshotter as Driver ("overlayfs"); Docker 29.0 speaks API 1.52 (moby
-// docker-v29.0.0 daemon/config/config.go:61 MaxAPIVersion), Docker 28.0
-// 1.48, Docker 27 1.47 (where save has no --platform: docker/cli v28.0.0
-// cli/command/image/save.go:43-44).
+// docker-v29.0.0 daemon/config/config.go:61 MaxAPIVersion); save takes
+// --platform from API 1.48 (docker/cli v28.0.0
+// cli/command/image/save.go:43-44), image inspect from 1.49 (v28.2.2
+// cli/command/image/inspect.go:49-52).
 func TestImageTransferFor(t *testing.T) {
 	info, ver := recordedInfo(t), recordedVersion(t)
 	c8d := edited(t, info, map[string]any{"Driver": "overlayfs", "DriverStatus": [][]string{{"driver-type", ContainerdSnapshotterDriverType}}})
@@ -68,9 +69,11 @@ func TestImageTransferFor(t *testing.T) {
 		{"Docker 29 fresh install: containerd store, API 1.52", c8d, api("1.52"),
 			ImageTransfer{Platform: "linux/amd64", ContainerdStore: true, SavePlatform: true, APIVersion: "1.52"},
 			[]string{"save", "--platform", "linux/amd64", ref}},
-		{"containerd store at exactly API 1.48", c8d, api("1.48"),
-			ImageTransfer{Platform: "linux/amd64", ContainerdStore: true, SavePlatform: true, APIVersion: "1.48"},
+		{"containerd store at exactly API 1.49", c8d, api("1.49"),
+			ImageTransfer{Platform: "linux/amd64", ContainerdStore: true, SavePlatform: true, APIVersion: "1.49"},
 			[]string{"save", "--platform", "linux/amd64", ref}},
+		{"containerd store at API 1.48: save could, inspect could not", c8d, api("1.48"),
+			ImageTransfer{Platform: "linux/amd64", ContainerdStore: true, APIVersion: "1.48"}, []string{"save", ref}},
 		{"containerd store on Docker 27 (API 1.47): no --platform", c8d, api("1.47"),
 			ImageTransfer{Platform: "linux/amd64", ContainerdStore: true, APIVersion: "1.47"}, []string{"save", ref}},
 		{"upgraded Docker 29 on overlay2: classic store", overlay2, api("1.52"),
@@ -97,6 +100,15 @@ func TestImageTransferFor(t *testing.T) {
 			}
 			if args := got.SaveArgs(ref); !reflect.DeepEqual(args, tt.args) {
 				t.Errorf("SaveArgs = %q, want %q", args, tt.args)
+			}
+			// The IDs are read for the platform exactly when it is saved.
+			ids := got.ImageIDArgs(ref, "b")
+			want := []string{"image", "inspect", "--format", "{{.Id}}", ref, "b"}
+			if got.SavePlatform {
+				want = []string{"image", "inspect", "--format", "{{.Id}}", "--platform", got.Platform, ref, "b"}
+			}
+			if !reflect.DeepEqual(ids, want) {
+				t.Errorf("ImageIDArgs = %q, want %q", ids, want)
 			}
 			if !strings.Contains(got.Describe(), got.Platform) {
 				t.Errorf("Describe %q does not name the platform", got.Describe())
