@@ -28,7 +28,7 @@ import (
 // --snapshotter=native or fuse-overlayfs the import fails "unable to
 // initialize unpacker: no unpack platforms defined" (containerd issue 11606,
 // open; workaround --local). --local imports in ctr itself and unpacks with
-// the snapshotter named (cmd/ctr/commands/images/import.go:197-290).
+// the snapshotter named (cmd/ctr/commands/images/import.go:202-290).
 //
 // --platform=<the node's platform> instead of --all-platforms: on Docker's
 // containerd image store (the default of fresh Docker Engine 29 installs,
@@ -38,8 +38,9 @@ import (
 // `ctr: content digest sha256:…: not found` (kind issues 3795, 4224;
 // containerd PR 12908: "if we specify a platform, then ctr ignores the other
 // platforms and the import works"). The platform must be named: without it
-// the local import matches loosely (the client's platforms.Default(), which
-// takes linux/386 for linux/amd64: containerd PR 6906), and an index that
+// the local import matches loosely (the client's platforms.Default(),
+// client/client.go:130 and client/import.go:185-190, which takes linux/386
+// for linux/amd64: containerd PR 6906), and an index that
 // lists a 386 image without its blobs fails again; --platform matches
 // strictly (platforms.OnlyStrict, import.go:231-237). The node's platform is
 // its daemon's (docker.ImageTransfer). A classic-store archive holds one
