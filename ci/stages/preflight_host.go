@@ -69,11 +69,14 @@ func DiskNeed(l *lab.Lab, list []images.Image, sizes map[string]int64) Need {
 	}
 	var n uint64
 	counted := 0
+	seen := map[string]bool{} // a node imports an image once, whichever stages use it
 	for _, i := range list {
 		size, ok := sizes[i.Ref]
-		if !ok || size <= 0 {
-			continue
+		key := string(i.Place) + " " + images.Normalize(i.Ref)
+		if !ok || size <= 0 || !i.Bundled() || seen[key] {
+			continue // not imported: inside the node image, built, or counted
 		}
+		seen[key] = true
 		switch i.Place {
 		case images.Management:
 			n += 2 * uint64(size)

@@ -67,6 +67,8 @@ func TestDiskNeed(t *testing.T) {
 		{Ref: "w", Place: images.Worker},
 		{Ref: "node", Place: images.OnDaemon}, // on the daemon already: not counted
 		{Ref: "unsized", Place: images.Worker},
+		{Ref: "m", Place: images.Worker, Preloaded: "node"}, // inside the worker's node image: not imported
+		{Ref: "w", Place: images.Worker, Stage: "another"},  // the same image again: imported once
 	}
 	const gb = 1 << 30
 	for _, tt := range []struct {
