@@ -8,6 +8,8 @@
 // and TLS variables behave exactly as for kind) and keeps the root module free
 // of the Docker SDK's dependency tree. Everything that decides something
 // from the daemon's answers (which IPv4 subnet to use, which address a
-// container has, the flags of a node container) is a pure function with a
-// table test; the CLI calls are tested against the real daemon.
+// container has, the flags of a node container, how images are saved on
+// its image store, what the host probe read) is a pure function with a
+// table test on recorded output; the CLI calls are tested against the real
+// daemon.
 package docker

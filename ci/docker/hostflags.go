@@ -10,7 +10,8 @@ import (
 )
 
 // DaemonInfo is the part of `docker info --format '{{json .}}'` that decides
-// a kind node's host-dependent `docker run` flags.
+// a kind node's host-dependent `docker run` flags, how images are saved
+// (imagestore.go) and what preflight checks.
 type DaemonInfo struct {
 	// Driver is the storage driver ("overlay2", "btrfs", "zfs", ...).
 	Driver string `json:"Driver"`
@@ -19,6 +20,10 @@ type DaemonInfo struct {
 	// SecurityOptions are comma-separated option lists such as
 	// "name=seccomp,profile=default", "name=userns", "name=rootless".
 	SecurityOptions []string `json:"SecurityOptions"`
+	// CgroupVersion is "1" or "2", the host's cgroup hierarchy (moby
+	// docker-v29.7.2 api/types/system/info.go:39, set in
+	// daemon/info_unix.go:28-31; also in 20.10.24). Empty from older daemons.
+	CgroupVersion string `json:"CgroupVersion"`
 }
 
 // ParseDaemonInfo decodes `docker info --format '{{json .}}'` output.

@@ -75,10 +75,15 @@ func (c CLI) Import(ctx context.Context, tarball io.Reader, ref string, changes 
 	return nil
 }
 
-// Save streams an image archive (docker save) to w.
+// Save streams an image archive (docker save) to w: on the containerd
+// image store only the daemon's own platform (ImageTransfer, imagestore.go).
 func (c CLI) Save(ctx context.Context, ref string, w io.Writer) error {
-	if _, err := c.RunIO(ctx, nil, w, "save", ref); err != nil {
+	t, err := c.ImageTransfer(ctx)
+	if err != nil {
 		return fmt.Errorf("save image %s: %w", ref, err)
+	}
+	if _, err := c.RunIO(ctx, nil, w, t.SaveArgs(ref)...); err != nil {
+		return fmt.Errorf("save image %s (%s): %w", ref, t.Describe(), err)
 	}
 	return nil
 }
@@ -105,12 +110,18 @@ func (c CLI) ImageID(ctx context.Context, ref string) (string, error) {
 // command per image costs ~0.1 s of processor each, and a bundle has ~17).
 // When any is missing the error says so (IsNotFound) and no ID is
 // returned: docker prints nothing for a missing image, so the lines left
-// could not be matched to their references.
+// could not be matched to their references. Where Save writes one platform
+// (the containerd image store), the IDs are that platform's, the IDs the
+// saved archives load with (ImageTransfer.ImageIDArgs).
 func (c CLI) ImageIDs(ctx context.Context, refs ...string) ([]string, error) {
 	if len(refs) == 0 {
 		return nil, nil
 	}
-	out, err := c.Run(ctx, append([]string{"image", "inspect", "--format", "{{.Id}}"}, refs...)...)
+	t, err := c.ImageTransfer(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("inspect images %s: %w", strings.Join(refs, ", "), err)
+	}
+	out, err := c.Run(ctx, t.ImageIDArgs(refs...)...)
 	if err != nil {
 		return nil, fmt.Errorf("inspect images %s: %w", strings.Join(refs, ", "), err)
 	}

@@ -12,8 +12,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/client-go/tools/clientcmd"
+	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 	kind "sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 	"sigs.k8s.io/yaml"
+
+	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
 // TestDecodeUpstream decodes every rendered document strictly into the type
@@ -21,43 +24,50 @@ import (
 // being ignored by kind, the API server or helm.
 func TestDecodeUpstream(t *testing.T) {
 	for name, l := range testLabs(t) {
-		files, err := All(l, dindOptions)
-		if err != nil {
-			t.Fatal(err)
+		for optName, o := range map[string]Options{"dind": dindOptions, "dind on cgroup v1": cgroupV1Options()} {
+			decodeAll(t, name+" ("+optName+")", l, o)
 		}
-		seen := map[string]int{}
-		for _, f := range files {
-			for i, doc := range splitDocs(f.Data) {
-				kindName, err := decodeStrict(doc)
-				if err != nil {
-					t.Errorf("%s: %s document %d: %v", name, f.Name, i, err)
-					continue
-				}
-				seen[kindName]++
+	}
+}
+
+func decodeAll(t *testing.T, name string, l *lab.Lab, o Options) {
+	t.Helper()
+	files, err := All(l, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, f := range files {
+		for i, doc := range splitDocs(f.Data) {
+			kindName, err := decodeStrict(doc)
+			if err != nil {
+				t.Errorf("%s: %s document %d: %v", name, f.Name, i, err)
+				continue
 			}
+			seen[kindName]++
 		}
-		tenants := len(l.Tenants)
-		workers := 0
-		for _, tn := range l.Tenants {
-			workers += len(tn.Workers)
-		}
-		want := map[string]int{
-			"kind.x-k8s.io/v1alpha4/Cluster":                  1,
-			"v1/Namespace":                                    tenants,
-			KamajiGroupVersion + "/TenantControlPlane":        tenants,
-			"v1/ServiceAccount":                               tenants,
-			"rbac.authorization.k8s.io/v1/ClusterRoleBinding": tenants,
-			"v1/ConfigMap":                                    tenants,
-			"apps/v1/DaemonSet":                               tenants,
-			"hami-values":                                     tenants,
-			"v1/Node":                                         workers,
-			"admissionregistration.k8s.io/v1/MutatingAdmissionPolicy":        1,
-			"admissionregistration.k8s.io/v1/MutatingAdmissionPolicyBinding": 1,
-		}
-		for k, n := range want {
-			if seen[k] != n {
-				t.Errorf("%s: rendered %d %s, want %d", name, seen[k], k, n)
-			}
+	}
+	tenants := len(l.Tenants)
+	workers := 0
+	for _, tn := range l.Tenants {
+		workers += len(tn.Workers)
+	}
+	want := map[string]int{
+		"kind.x-k8s.io/v1alpha4/Cluster":                  1,
+		"v1/Namespace":                                    tenants,
+		KamajiGroupVersion + "/TenantControlPlane":        tenants,
+		"v1/ServiceAccount":                               tenants,
+		"rbac.authorization.k8s.io/v1/ClusterRoleBinding": tenants,
+		"v1/ConfigMap":                                    tenants,
+		"apps/v1/DaemonSet":                               tenants,
+		"hami-values":                                     tenants,
+		"v1/Node":                                         workers,
+		"admissionregistration.k8s.io/v1/MutatingAdmissionPolicy":        1,
+		"admissionregistration.k8s.io/v1/MutatingAdmissionPolicyBinding": 1,
+	}
+	for k, n := range want {
+		if seen[k] != n {
+			t.Errorf("%s: rendered %d %s, want %d", name, seen[k], k, n)
 		}
 	}
 }
@@ -95,8 +105,20 @@ func decodeStrict(doc []byte) (string, error) {
 		}
 		for _, p := range c.KubeadmConfigPatches {
 			var m map[string]any
-			if err := yaml.UnmarshalStrict([]byte(p), &m); err != nil || m["kind"] != "ClusterConfiguration" {
-				return id, fmt.Errorf("kubeadm patch %q: want a ClusterConfiguration patch (err %v)", p, err)
+			if err := yaml.UnmarshalStrict([]byte(p), &m); err != nil {
+				return id, fmt.Errorf("kubeadm patch %q: %w", p, err)
+			}
+			switch m["kind"] {
+			case "ClusterConfiguration":
+			case "KubeletConfiguration":
+				// kind merges it into its KubeletConfiguration
+				// document: every field must be the kubelet's.
+				var kc kubeletv1beta1.KubeletConfiguration
+				if err := yaml.UnmarshalStrict([]byte(p), &kc); err != nil {
+					return id, fmt.Errorf("kubeadm patch %q: %w", p, err)
+				}
+			default:
+				return id, fmt.Errorf("kubeadm patch %q: want a ClusterConfiguration or KubeletConfiguration patch", p)
 			}
 		}
 		return id, nil

@@ -57,7 +57,27 @@ func KindConfig(l *lab.Lab, o Options) (*kind.Cluster, error) {
 		if err != nil {
 			return nil, fmt.Errorf("kind config: kubeadm patch: %w", err)
 		}
-		c.KubeadmConfigPatches = []string{string(y)}
+		c.KubeadmConfigPatches = append(c.KubeadmConfigPatches, string(y))
+	}
+	if o.CgroupV1 {
+		y, err := yaml.Marshal(kubeletConfigurationPatch{Kind: "KubeletConfiguration", FailCgroupV1: false})
+		if err != nil {
+			return nil, fmt.Errorf("kind config: kubelet patch: %w", err)
+		}
+		c.KubeadmConfigPatches = append(c.KubeadmConfigPatches, string(y))
 	}
 	return c, nil
+}
+
+// kubeletConfigurationPatch lets the management node's kubelet start on a
+// cgroup v1 host (Options.CgroupV1). kind v0.33.0 renders a
+// KubeletConfiguration document into the node's kubeadm config
+// (pkg/cluster/internal/kubeadm/config.go, ConfigTemplateBetaV4) and merges
+// each kubeadmConfigPatches entry into the document of its kind, ignoring
+// the apiVersion when the patch names none
+// (pkg/internal/patch/resource.go:66-70). The field is always written:
+// false is the point.
+type kubeletConfigurationPatch struct {
+	Kind         string `json:"kind"`
+	FailCgroupV1 bool   `json:"failCgroupV1"`
 }

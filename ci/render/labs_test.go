@@ -29,6 +29,13 @@ var dindOptions = Options{
 	PublishNodePorts:  true,
 }
 
+// cgroupV1Options are dindOptions on a cgroup v1 host.
+func cgroupV1Options() Options {
+	o := dindOptions
+	o.CgroupV1 = true
+	return o
+}
+
 func mustRead(t *testing.T, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)

@@ -26,7 +26,23 @@ type Options struct {
 	// Docker host (kind extraPortMappings), so clients outside the kind
 	// network (a Dagger container bound to the DinD service) reach tenants.
 	PublishNodePorts bool
+	// CgroupV1 says the nodes' host uses cgroup v1 (the daemon's `docker
+	// info` CgroupVersion "1", read by preflight). The kubelet refuses to
+	// start there unless its configuration sets failCgroupV1: false: the
+	// field defaults to true (Kubernetes v1.36.4 and v1.37.0
+	// pkg/kubelet/apis/config/v1beta1/defaults.go:293-294 and :291-292;
+	// k8s.io/kubelet v0.36.3 config/v1beta1/types.go:951-957
+	// `json:"failCgroupV1,omitempty"`, "Default: true") and validation
+	// fails on a cgroup v1 host (v1.36.4
+	// pkg/kubelet/apis/config/validation/validation_linux.go:34-37: "kubelet
+	// is configured to not run on a host using cgroup v1"). When set, every
+	// kubelet the lab configures gets failCgroupV1: false (KubeletCgroupV1).
+	CgroupV1 bool
 }
+
+// KubeletCgroupV1 is the KubeletConfiguration field the lab sets to false
+// on a cgroup v1 host (see Options.CgroupV1).
+const KubeletCgroupV1 = "failCgroupV1"
 
 // PlaceholderManagementAddress stands in for the management node address
 // when nothing has been created yet (`labctl plan`): kind gives its first

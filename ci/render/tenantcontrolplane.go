@@ -50,8 +50,11 @@ const KindKubeletCgroupRoot = "/kubelet"
 // kind's workers get these settings the same way ours do, from the
 // kubelet-config ConfigMap a join downloads.
 // "add" rather than "replace": Kamaji omits an unset cgroupDriver.
-func kindKubeletPatches() []JSONPatch {
-	return []JSONPatch{
+//
+// On a cgroup v1 host (Options.CgroupV1) they also set failCgroupV1: false,
+// without which the workers' kubelet v1.36.4 refuses to start.
+func kindKubeletPatches(o Options) []JSONPatch {
+	p := []JSONPatch{
 		{Op: "add", Path: "/cgroupDriver", Value: "systemd"},
 		{Op: "add", Path: "/cgroupRoot", Value: KindKubeletCgroupRoot},
 		{Op: "add", Path: "/failSwapOn", Value: false},
@@ -60,6 +63,10 @@ func kindKubeletPatches() []JSONPatch {
 			"nodefs.available": "0%", "nodefs.inodesFree": "0%", "imagefs.available": "0%",
 		}},
 	}
+	if o.CgroupV1 {
+		p = append(p, JSONPatch{Op: "add", Path: "/" + KubeletCgroupV1, Value: false})
+	}
+	return p
 }
 
 // TenantControlPlaneFor is the named tenant's Kamaji control plane: one replica,
@@ -104,7 +111,7 @@ func TenantControlPlaneFor(l *lab.Lab, tenant string, o Options) (*TenantControl
 			},
 			Kubernetes: KubernetesSpec{
 				Version: l.Versions.Kubernetes,
-				Kubelet: KubeletSpec{ConfigurationJSONPatches: kindKubeletPatches()},
+				Kubelet: KubeletSpec{ConfigurationJSONPatches: kindKubeletPatches(o)},
 			},
 			NetworkProfile: NetworkProfile{
 				Address:       addr,

@@ -15,7 +15,29 @@ import (
 // decodes the result strictly into the upstream type: a wrong path or value
 // type fails here.
 func TestKubeletPatchesApplyToKubeletConfiguration(t *testing.T) {
-	tcp, err := TenantControlPlaneFor(testLabs(t)["default"], "tenant-a", dindOptions)
+	for _, tt := range []struct {
+		name     string
+		o        Options
+		cgroupV1 bool // failCgroupV1 set to false
+	}{
+		{"cgroup v2", dindOptions, false},
+		{"cgroup v1", cgroupV1Options(), true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			kc := patchedKubeletConfiguration(t, tt.o)
+			if tt.cgroupV1 != (kc.FailCgroupV1 != nil && !*kc.FailCgroupV1) {
+				t.Errorf("failCgroupV1 = %v on a cgroup v1 host = %v", kc.FailCgroupV1, tt.cgroupV1)
+			}
+			if !tt.cgroupV1 && kc.FailCgroupV1 != nil {
+				t.Errorf("failCgroupV1 = %v set on a cgroup v2 host; leave the kubelet's default", *kc.FailCgroupV1)
+			}
+		})
+	}
+}
+
+func patchedKubeletConfiguration(t *testing.T, o Options) kubeletv1beta1.KubeletConfiguration {
+	t.Helper()
+	tcp, err := TenantControlPlaneFor(testLabs(t)["default"], "tenant-a", o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,6 +64,7 @@ func TestKubeletPatchesApplyToKubeletConfiguration(t *testing.T) {
 		kc.EvictionHard["nodefs.available"] != "0%" || len(kc.EvictionHard) != 3 {
 		t.Errorf("patched KubeletConfiguration: %s", out)
 	}
+	return kc
 }
 
 // TestKubeProxyConfigIsUpstream decodes the rendered config.conf strictly

@@ -6,24 +6,55 @@ import (
 	toml "github.com/pelletier/go-toml"
 )
 
-// Loading an image into a worker's containerd follows kind v0.33.0's
-// LoadImageArchive (sigs.k8s.io/kind@v0.33.0 pkg/cluster/nodeutils/util.go):
+// Loading an image into a node's containerd follows kind v0.33.0's
+// LoadImageArchive (sigs.k8s.io/kind@v0.33.0 pkg/cluster/nodeutils/util.go:86):
 // `ctr --namespace=k8s.io images import --all-platforms --digests
-// --snapshotter=<the CRI's snapshotter> -`. Without --snapshotter, ctr
-// unpacks into its own default (overlayfs) while the kubelet's CRI may use
-// another: the kindest/node entrypoint switches to native on zfs and to
-// fuse-overlayfs on fuse or rootless hosts (kind v0.33.0
-// images/base/files/usr/local/bin/entrypoint, configure_containerd). The
-// image would then be listed yet unusable for the pod.
+// --snapshotter=<the CRI's snapshotter> -`, with two changes that the ctr
+// of kind v0.33.0's node images — containerd v2.3.4 (kind v0.33.0
+// images/base/Dockerfile:127 CONTAINERD_VERSION) — needs; both were shown
+// with that ctr and containerd, built from source, in
+// TestContainerdImportWithRealCtr.
+//
+// --snapshotter: without it ctr unpacks into its own default (overlayfs)
+// while the kubelet's CRI may use another: the kindest/node entrypoint
+// switches to native on zfs and to fuse-overlayfs on fuse or rootless hosts
+// (kind v0.33.0 images/base/files/usr/local/bin/entrypoint,
+// configure_containerd). The image would then be listed yet unusable.
+//
+// --local: ctr v2 imports through containerd's transfer service by
+// default, which unpacks only for the snapshotters of its unpack_config;
+// unset (kind's config.toml sets none), that is overlayfs alone (containerd
+// v2.3.4 plugins/transfer/plugin_defaults_linux.go:33-48), so with
+// --snapshotter=native or fuse-overlayfs the import fails "unable to
+// initialize unpacker: no unpack platforms defined" (containerd issue 11606,
+// open; workaround --local). --local imports in ctr itself and unpacks with
+// the snapshotter named (cmd/ctr/commands/images/import.go:202-290).
+//
+// --platform=<the node's platform> instead of --all-platforms: on Docker's
+// containerd image store (the default of fresh Docker Engine 29 installs,
+// docs.docker.com "containerd image store with Docker Engine"; the lab's
+// DinD is docker:29-dind) `docker save` of a pulled image writes its whole
+// multi-platform index but only the host's blobs, and --all-platforms fails
+// `ctr: content digest sha256:…: not found` (kind issues 3795, 4224;
+// containerd PR 12908: "if we specify a platform, then ctr ignores the other
+// platforms and the import works"). The platform must be named: without it
+// the local import matches loosely (the client's platforms.Default(),
+// client/client.go:130 and client/import.go:185-190, which takes linux/386
+// for linux/amd64: containerd PR 6906), and an index that
+// lists a 386 image without its blobs fails again; --platform matches
+// strictly (platforms.OnlyStrict, import.go:231-237). The node's platform is
+// its daemon's (docker.ImageTransfer). A classic-store archive holds one
+// manifest and no index; its root manifest is not filtered.
 
 // ContainerdConfigDumpCommand prints the worker containerd's effective
 // configuration, where kind reads the snapshotter.
 var ContainerdConfigDumpCommand = []string{"containerd", "config", "dump"}
 
 // ContainerdImportCommand loads an image archive from stdin into a kind
-// node's containerd, unpacked for snapshotter.
-func ContainerdImportCommand(snapshotter string) []string {
-	return []string{"ctr", "--namespace=k8s.io", "images", "import", "--all-platforms", "--digests", "--snapshotter=" + snapshotter, "-"}
+// node's containerd: platform only ("linux/amd64", the node's), unpacked for
+// snapshotter.
+func ContainerdImportCommand(snapshotter, platform string) []string {
+	return []string{"ctr", "--namespace=k8s.io", "images", "import", "--local", "--platform=" + platform, "--digests", "--snapshotter=" + snapshotter, "-"}
 }
 
 // ContainerdSnapshotter reads the CRI plugin's snapshotter from `containerd

@@ -28,6 +28,13 @@
 //
 // Decisions
 //
+//   - Preflight (preflight.go, preflight_host.go): before any stage, the
+//     daemon's host is read where the lab will run (docker info; one
+//     privileged container from the node image) and refused, with what to
+//     change, when it cannot start privileged containers, has inotify
+//     limits below kind's or too little free disk. A cgroup v1 host is
+//     not refused: Reach.CgroupV1 makes every kubelet the stages render
+//     start there (failCgroupV1: false), and preflight says so.
 //   - Helm: a pinned helm CLI (v3.19.0, `go install
 //     helm.sh/helm/v3/cmd/helm@v3.19.0`), not the Go SDK. helm's SDK drags
 //     several hundred packages (oras, containerd, docker/cli, the whole of
@@ -47,8 +54,10 @@
 //     GPU registration) after `labctl up --keep` exits, while a user pokes at
 //     it from `labctl shell`. Its image is made offline: the static labctl
 //     binary in a one-file tar, `docker import`ed, then `docker save`d into
-//     each worker's containerd with `ctr -n k8s.io images import
-//     --snapshotter=<the worker CRI's>` as `kind load` does (containerd.go).
+//     each worker's containerd with `ctr -n k8s.io images import --local
+//     --platform=<the daemon's> --snapshotter=<the worker CRI's>`, as
+//     `kind load` does but for the daemon's platform only and without
+//     containerd's transfer service (containerd.go says why).
 //   - GPU registration before HAMi starts (registration.go): HAMi v2.10.0
 //     reads a node's cards only in registration passes (Node add, leadership,
 //     a fixed 15 s tick) and rejects pods on an unregistered node in a way

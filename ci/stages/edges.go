@@ -26,8 +26,14 @@ type Docker interface {
 	Logs(ctx context.Context, name string) ([]byte, error)
 	Import(ctx context.Context, tarball io.Reader, ref string, changes ...string) error
 	Save(ctx context.Context, ref string, w io.Writer) error
+	// ImageTransfer says how images leave the daemon: its image store and
+	// platform (the nodes').
+	ImageTransfer(ctx context.Context) (docker.ImageTransfer, error)
 	ImageExists(ctx context.Context, ref string) (bool, error)
 	Info(ctx context.Context) (docker.DaemonInfo, error)
+	// ProbeHost reads the host in a privileged container (preflight).
+	ProbeHost(ctx context.Context, image string, usernsHost bool) (docker.HostProbe, error)
+	ImageSizes(ctx context.Context, refs ...string) ([]int64, error)
 }
 
 var _ Docker = docker.CLI{}

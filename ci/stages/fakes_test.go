@@ -39,6 +39,10 @@ type fakeDocker struct {
 	specs   []docker.RunSpec
 	// seq numbers the container IDs kindNode makes.
 	seq int
+	// host is what preflight's privileged probe reads (nil: a host that
+	// passes, fakes_host_test.go); sizes the daemon's image sizes.
+	host  *hostProbeResult
+	sizes map[string]int64
 }
 
 func (f *fakeDocker) Info(context.Context) (docker.DaemonInfo, error) { return f.info, nil }

@@ -40,7 +40,7 @@ func (GPUsStage) Plan(e *Env) ([]string, error) {
 		for _, w := range t.Workers {
 			node := e.Lab.NodeName(t.Name, w.Name)
 			out = append(out, fmt.Sprintf("docker save %s:<tag> | docker exec -i %s %s (the snapshotter from docker exec %s %s)", FinalizerImageRepo, node,
-				strings.Join(ContainerdImportCommand("<snapshotter>"), " "), node, strings.Join(ContainerdConfigDumpCommand, " ")))
+				strings.Join(ContainerdImportCommand("<snapshotter>", "<daemon's platform>"), " "), node, strings.Join(ContainerdConfigDumpCommand, " ")))
 		}
 		objs := FinalizerObjects(e.Lab, t.Name, FinalizerImageRepo+":<tag>", []byte("<lab.yaml>"))
 		var names []string
@@ -198,9 +198,13 @@ func loadImage(ctx context.Context, e *Env, node, img string) error {
 	if err != nil {
 		return fmt.Errorf("read the snapshotter of %s's containerd: %w", node, err)
 	}
+	tr, err := e.Docker.ImageTransfer(ctx)
+	if err != nil {
+		return fmt.Errorf("import %s into %s: %w", img, node, err)
+	}
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(e.Docker.Save(ctx, img, pw)) }()
-	_, err = e.Docker.Exec(ctx, node, pr, ContainerdImportCommand(snapshotter)...)
+	_, err = e.Docker.Exec(ctx, node, pr, ContainerdImportCommand(snapshotter, tr.Platform)...)
 	pr.Close()
 	return err
 }

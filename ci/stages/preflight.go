@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
@@ -24,16 +25,79 @@ func PreflightImages(l *lab.Lab, only string) []string {
 	return out
 }
 
-// Preflight checks the daemon answers and has the images the run needs.
-func Preflight(ctx context.Context, e *Env, only string) error {
+// Preflight checks the daemon answers, has the images the run needs, and
+// that its host can run the lab (HostProblems: privileged containers, the
+// inotify limits, free disk), and reads the host's cgroup version into
+// e.Reach, so every kubelet the stages configure fits it (render
+// Options.CgroupV1). It returns what it found, one line each, for the user.
+func Preflight(ctx context.Context, e *Env, only string) ([]string, error) {
 	if _, err := e.Docker.Ping(ctx); err != nil {
-		return err
+		return nil, err
 	}
-	for _, img := range PreflightImages(e.Lab, only) {
+	imgs := PreflightImages(e.Lab, only)
+	for _, img := range imgs {
 		// An image from the bundle is on the daemon under its local name.
 		if err := e.Docker.EnsureImage(ctx, e.localImage(img), e.Timeouts.Pull); err != nil {
-			return fmt.Errorf("preflight: %w", err)
+			return nil, fmt.Errorf("preflight: %w", err)
 		}
 	}
-	return nil
+	info, err := e.Docker.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("preflight: %w", err)
+	}
+	facts := HostFacts{CgroupVersion: info.CgroupVersion}
+	e.Reach.CgroupV1 = info.CgroupVersion == "1"
+	need := Need{}
+	// Only node containers are privileged and take the disk: with no node
+	// stage selected nothing is probed.
+	if len(imgs) > 0 {
+		probe, err := e.Docker.ProbeHost(ctx, e.localImage(imgs[0]), info.UsernsRemap())
+		if err != nil {
+			return nil, fmt.Errorf("preflight: %w", err)
+		}
+		facts.Probe = &probe
+		if need, err = e.diskNeed(ctx); err != nil {
+			return nil, fmt.Errorf("preflight: %w", err)
+		}
+	}
+	problems, notes := HostProblems(facts, need)
+	tr, err := e.Docker.ImageTransfer(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("preflight: %w", err)
+	}
+	notes = append(notes, "images: "+tr.Describe()+"; nodes import "+tr.Platform+" only")
+	if len(problems) > 0 {
+		return notes, hostError(problems)
+	}
+	for _, n := range notes {
+		e.log().Info("preflight", "host", n)
+	}
+	return notes, nil
+}
+
+// diskNeed reckons DiskNeed with the daemon's sizes of the bundled images
+// the nodes will import (none without a bundle).
+func (e *Env) diskNeed(ctx context.Context) (Need, error) {
+	sizes := map[string]int64{}
+	if e.Preload != nil {
+		var refs, local []string
+		for _, i := range e.Preload.Images {
+			if i.Bundled() && i.Place != images.OnDaemon && e.Preload.Loaded.Has(i.Ref) && !slices.Contains(refs, i.Ref) {
+				refs = append(refs, i.Ref)
+				local = append(local, e.localImage(i.Ref))
+			}
+		}
+		got, err := e.Docker.ImageSizes(ctx, local...)
+		if err != nil {
+			return Need{}, err
+		}
+		for i, r := range refs {
+			sizes[r] = got[i]
+		}
+	}
+	var list []images.Image
+	if e.Preload != nil {
+		list = e.Preload.Images
+	}
+	return DiskNeed(e.Lab, list, sizes), nil
 }

@@ -33,7 +33,7 @@ func TestPreflightImages(t *testing.T) {
 func TestPreflightStopsAtTheFirstMissingImage(t *testing.T) {
 	e, d, k, _ := testEnv(t)
 	d.pullErr = docker.ErrNoRegistry
-	err := Preflight(context.Background(), e, "")
+	_, err := Preflight(context.Background(), e, "")
 	if !errors.Is(err, docker.ErrNoRegistry) || !strings.HasPrefix(err.Error(), "preflight:") {
 		t.Fatalf("err = %v", err)
 	}

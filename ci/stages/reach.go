@@ -29,6 +29,10 @@ type Reach struct {
 	// host's own at all (a NAT'd cloud address), which is also how to ask
 	// for 0.0.0.0 on purpose.
 	Bind string
+	// CgroupV1: the daemon's host uses cgroup v1 (preflight reads it from
+	// docker info); every kubelet the lab renders then gets
+	// failCgroupV1: false (render Options.CgroupV1).
+	CgroupV1 bool
 }
 
 // Remote reports whether the daemon is reached over the network.
@@ -71,7 +75,7 @@ func (r Reach) BindAddress() string {
 // NodePorts published on the daemon's host at the same address
 // (render.KindConfig gives them the API server's listen address).
 func (r Reach) RenderOptions(managementIP string) render.Options {
-	o := render.Options{ManagementAddress: managementIP}
+	o := render.Options{ManagementAddress: managementIP, CgroupV1: r.CgroupV1}
 	if r.Remote() {
 		o.APIServerAddress = r.BindAddress()
 		o.APIServerPort = ManagementAPIPort

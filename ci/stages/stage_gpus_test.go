@@ -156,7 +156,7 @@ func TestGPUsStage(t *testing.T) {
 	imports := 0
 	for _, c := range d.calls {
 		for node, sn := range wantSnapshotter {
-			if c == "exec "+node+" "+strings.Join(ContainerdImportCommand(sn), " ") {
+			if c == "exec "+node+" "+strings.Join(ContainerdImportCommand(sn, fakePlatform), " ") {
 				imports++
 			}
 		}

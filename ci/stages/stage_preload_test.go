@@ -118,7 +118,7 @@ func TestPreloadImportsEveryImageBeforeItsStage(t *testing.T) {
 	for _, name := range Names {
 		stages = append(stages, recordingStage{name: name, n: n})
 	}
-	if err := Preflight(context.Background(), e, ""); err != nil {
+	if _, err := Preflight(context.Background(), e, ""); err != nil {
 		t.Fatalf("preflight with every daemon image in the bundle: %v", err)
 	}
 	if err := (&Runner{Stages: stages}).Up(context.Background(), e); err != nil {

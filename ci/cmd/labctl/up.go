@@ -105,8 +105,12 @@ func runUp(ctx context.Context, cmd *cobra.Command, f *upFlags) error {
 		fmt.Fprintf(cmd.OutOrStdout(), "lab %s, state dir %s, docker %s — nothing is applied (--dry-run)\n", l.Name, e.State, dockerDesc(e.Reach))
 		return r.Plan(e)
 	}
-	if err := stages.Preflight(ctx, e, f.only); err != nil {
+	notes, err := stages.Preflight(ctx, e, f.only)
+	if err != nil {
 		return err
+	}
+	for _, n := range notes {
+		fmt.Fprintln(cmd.ErrOrStderr(), "preflight:", n)
 	}
 	if err := e.State.WriteLab(l); err != nil {
 		return err
