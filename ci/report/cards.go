@@ -13,10 +13,11 @@ const paletteSize = 10
 
 type tenantView struct {
 	Name string
-	// Busiest draws each card once, from the sample where it was most
-	// used; set when the tenant has more than one sample.
-	Busiest []nodeView
-	Samples []sampleView
+	// Sharing is the sample the tenant's section leads with: the moment
+	// most settled pods shared one card (nil when no sample shows two).
+	Sharing *sampleView
+	// Others are the tenant's other samples, in time order.
+	Others []sampleView
 }
 
 // sampleView is one picture of a tenant's cards at a moment of the run.
@@ -26,6 +27,13 @@ type sampleView struct {
 	Cards, Pods           int
 	UsedMB, TotalMB       int
 	UsedCores, TotalCores int
+	// Shared is the most settled pods holding one card; Unsettled counts
+	// the holders still binding or starting.
+	Shared, Unsettled int
+	// Deleting are the pods left out because they were being deleted.
+	Deleting []string
+	at       time.Time
+	usage    float64 // of the card Shared counts, for ties
 }
 
 type nodeView struct {
@@ -43,111 +51,114 @@ type cardView struct {
 	MemLimitPct, CoreLimitPct   float64 // where the card ends on an over-committed bar
 	MemOver, CoreOver           bool
 	Holders                     []holderView
-	// Busiest marks a card drawn in the busiest picture; Moment and When
-	// say which sample it comes from.
-	Busiest      bool
-	Moment, When string
+	// Settled counts the holders that were Running.
+	Settled int
 }
 
 // segment is one pod's part of a bar; Pct is of the bar's width.
 type segment struct {
-	Pct   float64
-	Color int
-	Label string
-	Title string
+	Pct       float64
+	Color     int
+	Label     string
+	Title     string
+	Unsettled bool
 }
 
 type holderView struct {
 	Pod, Namespace, Case, Phase string
-	MemoryMB, Cores, Color      int
+	// State is what an unsettled pod was still doing ("bound, starting").
+	State                  string
+	MemoryMB, Cores, Color int
 }
 
 // newTenants turns the sampled GPU states into card pictures, grouped by
-// tenant (in order of first appearance) with each tenant's samples in time
+// tenant in the order of results.Run.Tenants (the lab's order), each
+// tenant leading with its sharing moment, then its other samples in time
 // order. A pod keeps one colour across all cards and samples of its
 // tenant, so a multi-GPU pod or a pod seen twice is easy to follow.
 func newTenants(ts []results.TenantState, runStart time.Time) []tenantView {
 	var out []tenantView
 	index := map[string]int{}
 	colors := map[string]map[string]int{}
+	var samples [][]sampleView
 	for _, t := range ts {
 		if _, ok := index[t.Name]; !ok {
 			index[t.Name] = len(out)
 			out = append(out, tenantView{Name: t.Name})
+			samples = append(samples, nil)
 			colors[t.Name] = map[string]int{}
 		}
 	}
 	sorted := slices.Clone(ts)
 	slices.SortStableFunc(sorted, func(a, b results.TenantState) int { return a.At.Compare(b.At) })
 	for _, t := range sorted {
-		tv := &out[index[t.Name]]
-		sv := sampleView{Moment: t.Moment}
-		if !t.At.IsZero() {
-			sv.When = t.At.UTC().Format("15:04:05")
-			if !runStart.IsZero() {
-				sv.When = "+" + human(t.At.Sub(runStart))
-			}
-		}
-		pods := map[string]bool{}
-		for _, n := range t.Nodes {
-			nv := nodeView{Name: n.Name}
-			for i, c := range n.Cards {
-				cv := newCard(c, i, colors[t.Name])
-				for _, h := range c.Holders {
-					pods[h.Namespace+"/"+h.Pod] = true
-				}
-				sv.Cards++
-				sv.UsedMB += cv.UsedMB
-				sv.TotalMB += c.MemoryMB
-				sv.UsedCores += cv.UsedCores
-				sv.TotalCores += c.Cores
-				nv.Cards = append(nv.Cards, cv)
-			}
-			sv.Nodes = append(sv.Nodes, nv)
-		}
-		sv.Pods = len(pods)
-		tv.Samples = append(tv.Samples, sv)
+		i := index[t.Name]
+		samples[i] = append(samples[i], newSample(t, runStart, colors[t.Name]))
 	}
 	for i := range out {
-		if len(out[i].Samples) > 1 {
-			out[i].Busiest = busiest(out[i].Samples)
+		lead := sharingMoment(samples[i])
+		for j, s := range samples[i] {
+			if j == lead {
+				out[i].Sharing = &samples[i][j]
+				continue
+			}
+			out[i].Others = append(out[i].Others, s)
 		}
 	}
 	return out
 }
 
-// busiest picks, for every card seen in the samples, its picture from the
-// sample where it was most used (memory and compute as fractions of the
-// card, summed); the earliest of equals. A scenario samples its card while
-// its pods hold it, so a card the end of the run finds empty is still drawn
-// full. Nodes and cards keep the order they first appear in.
-func busiest(samples []sampleView) []nodeView {
-	var out []nodeView
-	nodeAt := map[string]int{}
-	cardAt := map[string][2]int{}
-	for _, s := range samples {
-		for _, n := range s.Nodes {
-			ni, ok := nodeAt[n.Name]
-			if !ok {
-				ni = len(out)
-				nodeAt[n.Name] = ni
-				out = append(out, nodeView{Name: n.Name})
-			}
-			for _, c := range n.Cards {
-				c.Busiest, c.Moment, c.When = true, s.Moment, s.When
-				key := n.Name + "/" + c.UUID
-				at, seen := cardAt[key]
-				switch {
-				case !seen:
-					cardAt[key] = [2]int{ni, len(out[ni].Cards)}
-					out[ni].Cards = append(out[ni].Cards, c)
-				case usage(c) > usage(out[at[0]].Cards[at[1]]):
-					out[at[0]].Cards[at[1]] = c
-				}
-			}
+func newSample(t results.TenantState, runStart time.Time, colors map[string]int) sampleView {
+	sv := sampleView{Moment: t.Moment, Deleting: t.Deleting, at: t.At}
+	if !t.At.IsZero() {
+		sv.When = t.At.UTC().Format("15:04:05")
+		if !runStart.IsZero() {
+			sv.When = "+" + human(t.At.Sub(runStart))
 		}
 	}
-	return out
+	pods := map[string]bool{}
+	for _, n := range t.Nodes {
+		nv := nodeView{Name: n.Name}
+		for i, c := range n.Cards {
+			cv := newCard(c, i, colors)
+			for _, h := range cv.Holders {
+				if !pods[h.Namespace+"/"+h.Pod] && h.State != "" {
+					sv.Unsettled++
+				}
+				pods[h.Namespace+"/"+h.Pod] = true
+			}
+			if u := usage(cv); cv.Settled > sv.Shared || cv.Settled == sv.Shared && u > sv.usage {
+				sv.Shared, sv.usage = cv.Settled, u
+			}
+			sv.Cards++
+			sv.UsedMB += cv.UsedMB
+			sv.TotalMB += c.MemoryMB
+			sv.UsedCores += cv.UsedCores
+			sv.TotalCores += c.Cores
+			nv.Cards = append(nv.Cards, cv)
+		}
+		sv.Nodes = append(sv.Nodes, nv)
+	}
+	sv.Pods = len(pods)
+	return sv
+}
+
+// sharingMoment picks the sample a tenant's pictures lead with: the one
+// where the most settled (Running) pods share one card — the lab exists
+// to prove that several pods share a card — at least two; between equals
+// the fuller card (memory and compute as fractions of the card, summed),
+// then the earlier sample. -1 when no sample shows two pods on a card.
+func sharingMoment(samples []sampleView) int {
+	best := -1
+	for i, s := range samples {
+		if s.Shared < 2 {
+			continue
+		}
+		if best < 0 || s.Shared > samples[best].Shared || s.Shared == samples[best].Shared && s.usage > samples[best].usage {
+			best = i
+		}
+	}
+	return best
 }
 
 func usage(c cardView) float64 {
@@ -172,8 +183,11 @@ func newCard(c results.Card, index int, colors map[string]int) cardView {
 		}
 		cv.UsedMB += h.MemoryMB
 		cv.UsedCores += h.Cores
+		if h.State == "" {
+			cv.Settled++
+		}
 		cv.Holders = append(cv.Holders, holderView{Pod: h.Pod, Namespace: h.Namespace, Case: h.Case, Phase: h.Phase,
-			MemoryMB: h.MemoryMB, Cores: h.Cores, Color: color})
+			State: h.State, MemoryMB: h.MemoryMB, Cores: h.Cores, Color: color})
 	}
 	cv.FreeMB = max(0, c.MemoryMB-cv.UsedMB)
 	cv.FreeCores = max(0, c.Cores-cv.UsedCores)
@@ -211,8 +225,11 @@ func segments(hs []holderView, total int, amount func(holderView) int, unit stri
 		}
 		p := float64(a) / float64(scale) * 100
 		used += p
-		segs = append(segs, segment{Pct: p, Color: h.Color, Label: strconv.Itoa(a) + unit,
-			Title: h.Namespace + "/" + h.Pod + ": " + strconv.Itoa(a) + unit})
+		title := h.Namespace + "/" + h.Pod + ": " + strconv.Itoa(a) + unit
+		if h.State != "" {
+			title += " (" + h.State + ")"
+		}
+		segs = append(segs, segment{Pct: p, Color: h.Color, Label: strconv.Itoa(a) + unit, Title: title, Unsettled: h.State != ""})
 	}
 	return segs, max(0, 100-used)
 }

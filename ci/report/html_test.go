@@ -40,7 +40,7 @@ func TestHTMLHasOneCardPicturePerRegisteredGPU(t *testing.T) {
 			t.Errorf("%d card pictures for %s, want one per sample that registered it", n, u)
 		}
 	}
-	if got := strings.Count(html, "data-sample"); got != len(run.Tenants) {
+	if got := strings.Count(html, "data-sample>") + strings.Count(html, "data-sharing>"); got != len(run.Tenants) {
 		t.Errorf("%d sample blocks, want %d", got, len(run.Tenants))
 	}
 	for _, s := range run.Tenants {

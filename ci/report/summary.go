@@ -13,7 +13,11 @@ import (
 const (
 	summaryBudget     = 256 << 10
 	summaryDetailsMax = 8 << 10
-	summaryNoteMax    = 160
+	// The case table gives every reason in full up to summaryTableBudget;
+	// beyond it, reasons longer than summaryNoteMax are replaced (never
+	// cut) by where to read them.
+	summaryTableBudget = 128 << 10
+	summaryNoteMax     = 200
 )
 
 func writeSummary(path string, run *results.Run) error {
@@ -42,8 +46,8 @@ func summaryMarkdown(run *results.Run) string {
 	if !run.OK() {
 		verdict = "❌"
 	}
-	fmt.Fprintf(&b, "## %s %s: %d passed, %d failed, %d skipped\n\n", verdict, suitesName(run), passed, failed, skipped)
-	fmt.Fprintf(&b, "**Backend:** %s · **Wall time:** %s · **Parallel:** %d", mdText(orDash(run.Backend)), human(time.Duration(run.Duration)), run.Parallel)
+	fmt.Fprintf(&b, "## %s %s: %d passed, %d failed, %d skipped\n\n", verdict, mdInline(suitesName(run)), passed, failed, skipped)
+	fmt.Fprintf(&b, "**Backend:** %s · **Wall time:** %s · **Parallel:** %d", mdInline(orDash(run.Backend)), human(time.Duration(run.Duration)), run.Parallel)
 	if !run.Started.IsZero() {
 		fmt.Fprintf(&b, " · **Started:** %s", run.Started.UTC().Format("2006-01-02 15:04:05 UTC"))
 	}
@@ -64,31 +68,24 @@ func summaryMarkdown(run *results.Run) string {
 	if len(core) > 0 {
 		fmt.Fprintf(&b, "> [!WARNING]\n> Core cases skipped: %s. This lab's hardware cannot prove them (each one's note says what it needs); `labctl test --fail-on-skip` makes this a failure.\n\n", strings.Join(core, ", "))
 	}
-	var table strings.Builder
-	table.WriteString("| | Case | Title | Suite | Time | Note |\n|---|---|---|---|--:|---|\n")
-	for i := range run.Cases {
-		c := &run.Cases[i]
-		note := ""
-		if c.Status != results.Passed {
-			note = mdCell(truncateLine(c.Message, summaryNoteMax))
-		}
-		fmt.Fprintf(&table, "| %s | %s | %s | %s | %s | %s |\n", statusEmoji(c.Status), mdCell(c.ID), mdCell(c.Title),
-			mdCell(className(c)), human(time.Duration(c.Duration)), note)
+	table := caseTable(run, false)
+	if len(table) > summaryTableBudget {
+		table = caseTable(run, true)
 	}
 	if failed == 0 {
-		b.WriteString(table.String())
+		b.WriteString(table)
 		return b.String()
 	}
 	// A failed run opens on its failures; the table of every case follows.
 	b.WriteString("### Failures\n")
-	budget := summaryBudget - table.Len()
+	budget := summaryBudget - len(table)
 	for i := range run.Cases {
 		c := &run.Cases[i]
 		if c.Status != results.Failed {
 			continue
 		}
 		var f strings.Builder
-		fmt.Fprintf(&f, "\n#### ❌ %s %s\n\n", mdText(c.ID), mdText(c.Title))
+		fmt.Fprintf(&f, "\n#### ❌ %s %s\n\n", mdInline(c.ID), mdInline(c.Title))
 		fmt.Fprintf(&f, "`%s` · %s\n\n", strings.ReplaceAll(className(c), "`", "'"), human(time.Duration(c.Duration)))
 		f.WriteString(fence(orDash(strings.TrimSpace(c.Message))))
 		if out := systemOut(c); out != "" {
@@ -103,8 +100,34 @@ func summaryMarkdown(run *results.Run) string {
 		b.WriteString(f.String())
 	}
 	b.WriteString("\n### Cases\n\n")
-	b.WriteString(table.String())
+	b.WriteString(table)
 	return b.String()
+}
+
+// caseTable is one row per case. A case that did not pass gets its reason
+// in full; with point set, a reason longer than summaryNoteMax is replaced
+// by where it is (a reason cut mid-word reads as a different reason).
+func caseTable(run *results.Run, point bool) string {
+	var table strings.Builder
+	table.WriteString("| | Case | Title | Suite | Time | Note |\n|---|---|---|---|--:|---|\n")
+	for i := range run.Cases {
+		c := &run.Cases[i]
+		note := ""
+		if c.Status != results.Passed {
+			note = oneLine(c.Message)
+			if point && len(note) > summaryNoteMax {
+				note = fmt.Sprintf("_%s reason of %d characters: in report.html and results.json_", c.Status, len(note))
+				if c.Status == results.Failed {
+					note = fmt.Sprintf("_failure reason of %d characters: under Failures above, in report.html and results.json_", len(oneLine(c.Message)))
+				}
+			} else {
+				note = mdCell(note)
+			}
+		}
+		fmt.Fprintf(&table, "| %s | %s | %s | %s | %s | %s |\n", statusEmoji(c.Status), mdCell(c.ID), mdCell(c.Title),
+			mdCell(className(c)), human(time.Duration(c.Duration)), note)
+	}
+	return table.String()
 }
 
 // fence puts text in a code block whose fence is longer than any run of
@@ -135,16 +158,22 @@ func mdText(s string) string {
 	return strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(s)
 }
 
-func truncateLine(s string, n int) string {
-	s = oneLine(s)
-	if len(s) <= n {
-		return s
+// mdInline makes s plain text on one line of Markdown, e.g. a heading: a
+// lab name or title from a results.json is text, never emphasis, a link,
+// an image, code, HTML, an entity, a table cell, math or a second line.
+// Every ASCII punctuation character may be backslash-escaped (CommonMark
+// 0.31.2 §2.4 "Backslash escapes"); these are the ones that have a meaning
+// inside a line in GitHub's Markdown ($ starts math there). Parentheses
+// only follow an escaped ] into a link, so they stay readable.
+func mdInline(s string) string {
+	var b strings.Builder
+	for _, r := range oneLine(s) {
+		if strings.ContainsRune("\\`*_{}[]<>#!|~&$", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
 	}
-	cut := n
-	for cut > 0 && !utf8RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return b.String()
 }
 
 func orDash(s string) string {

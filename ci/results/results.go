@@ -31,9 +31,11 @@ type Run struct {
 	// Parallel is the worker count of the pool (1 for --serial).
 	Parallel int `json:"parallel"`
 	// Interrupted is set when the run was cancelled (Ctrl-C, timeout).
-	Interrupted bool          `json:"interrupted,omitempty"`
-	Cases       []Case        `json:"cases"`
-	Tenants     []TenantState `json:"tenants,omitempty"`
+	Interrupted bool   `json:"interrupted,omitempty"`
+	Cases       []Case `json:"cases"`
+	// Tenants are the GPU samples, grouped by tenant in the lab's order,
+	// each tenant's samples in time order.
+	Tenants []TenantState `json:"tenants,omitempty"`
 }
 
 // Case is the outcome of one test case.
@@ -79,6 +81,10 @@ type TenantState struct {
 	Moment string    `json:"moment,omitempty"`
 	At     time.Time `json:"at,omitempty"`
 	Nodes  []Node    `json:"nodes"`
+	// Deleting names the pods ("namespace/pod") that held a slice but were
+	// being deleted (the pod, or its namespace) when sampled: they are left
+	// out of the cards, and listed here so nothing vanishes unsaid.
+	Deleting []string `json:"deleting,omitempty"`
 }
 
 // Node is one worker with its registered cards.
@@ -104,7 +110,18 @@ type Slice struct {
 	MemoryMB  int    `json:"memoryMB"`
 	Cores     int    `json:"cores"`
 	Phase     string `json:"phase,omitempty"`
+	// State is empty when the pod had settled (Running); otherwise it says
+	// what it was still doing when sampled (SliceStarting, SliceBinding).
+	State string `json:"state,omitempty"`
 }
+
+// States of a Slice that had not settled when sampled.
+const (
+	// SliceStarting: bound to its node, not Running yet.
+	SliceStarting = "bound, starting"
+	// SliceBinding: HAMi allocated the slice, the pod is not bound yet.
+	SliceBinding = "allocated, binding"
+)
 
 // Counts tallies cases by status.
 func (r *Run) Counts() (passed, failed, skipped int) {

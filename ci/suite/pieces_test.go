@@ -67,7 +67,7 @@ func TestBuildState(t *testing.T) {
 	st := buildState(results.TenantState{Name: "tenant-a"}, []corev1.Node{node}, []corev1.Pod{
 		pod("p1", a, corev1.PodRunning), pod("p2", a, corev1.PodPending), pod("done", a, corev1.PodSucceeded),
 		{ObjectMeta: metav1.ObjectMeta{Name: "cpu-only"}},
-	})
+	}, nil)
 	if len(st.Nodes) != 1 || len(st.Nodes[0].Cards) != 1 {
 		t.Fatalf("state = %+v", st)
 	}

@@ -188,7 +188,7 @@ func (r *runner) execute(ctx context.Context, tasks []*task) *results.Run {
 			r.log.Warn("end-of-run snapshot", "tenant", t, "err", err)
 		}
 	}
-	run.Tenants = r.tenants
+	run.Tenants = inLabOrder(r.tenants, r.cfg.Lab.TenantNames())
 	run.Duration = results.Duration(time.Since(run.Started))
 	return run
 }

@@ -14,8 +14,11 @@ import (
 )
 
 // snapshot samples which pods hold how much of each registered card of a
-// tenant, for the report's card pictures. A pod counts while HAMi counts it:
-// it carries an allocation and is neither finished nor being deleted.
+// tenant, for the report's card pictures. A pod counts while it carries an
+// allocation and is not finished. A pod being deleted — itself, or its
+// namespace, whose pods the namespace controller deletes shortly after — is
+// left out of the cards and named in the sample's Deleting list: drawing it
+// would show a card held by a pod that is on its way out.
 func (r *runner) snapshot(ctx context.Context, tenant, moment string) (results.TenantState, error) {
 	cs := r.clients[tenant]
 	st := results.TenantState{Name: tenant, Moment: moment, At: time.Now()}
@@ -27,10 +30,25 @@ func (r *runner) snapshot(ctx context.Context, tenant, moment string) (results.T
 	if err != nil {
 		return st, fmt.Errorf("tenant %s: list pods: %w", tenant, err)
 	}
-	return buildState(st, nodes.Items, pods.Items), nil
+	nss, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return st, fmt.Errorf("tenant %s: list namespaces: %w", tenant, err)
+	}
+	return buildState(st, nodes.Items, pods.Items, terminating(nss.Items)), nil
 }
 
-func buildState(st results.TenantState, nodes []corev1.Node, pods []corev1.Pod) results.TenantState {
+// terminating is the set of namespaces being deleted.
+func terminating(nss []corev1.Namespace) map[string]bool {
+	out := map[string]bool{}
+	for _, ns := range nss {
+		if ns.DeletionTimestamp != nil || ns.Status.Phase == corev1.NamespaceTerminating {
+			out[ns.Name] = true
+		}
+	}
+	return out
+}
+
+func buildState(st results.TenantState, nodes []corev1.Node, pods []corev1.Pod, deletingNS map[string]bool) results.TenantState {
 	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
 	cardAt := map[string]*results.Card{}
 	for _, n := range nodes {
@@ -50,21 +68,25 @@ func buildState(st results.TenantState, nodes []corev1.Node, pods []corev1.Pod) 
 			cardAt[st.Nodes[i].Name+"/"+c.UUID] = c
 		}
 	}
-	sort.Slice(pods, func(i, j int) bool { return pods[i].CreationTimestamp.Before(&pods[j].CreationTimestamp) })
+	sort.SliceStable(pods, func(i, j int) bool { return pods[i].CreationTimestamp.Before(&pods[j].CreationTimestamp) })
 	for _, p := range pods {
 		node := p.Annotations[gpus.AnnoVGPUNode]
-		if node == "" || p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+		if node == "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 			continue
 		}
 		devs, err := gpus.DecodePodDevices(p.Annotations[gpus.AnnoDevicesAllocated])
 		if err != nil {
 			continue
 		}
+		if p.DeletionTimestamp != nil || deletingNS[p.Namespace] {
+			st.Deleting = append(st.Deleting, p.Namespace+"/"+p.Name)
+			continue
+		}
 		for _, d := range devs.All() {
 			if c := cardAt[node+"/"+d.UUID]; c != nil {
 				c.Holders = append(c.Holders, results.Slice{
 					Namespace: p.Namespace, Pod: p.Name, Case: p.Labels[LabelCase],
-					MemoryMB: d.MemoryMB, Cores: d.Cores, Phase: string(p.Status.Phase),
+					MemoryMB: d.MemoryMB, Cores: d.Cores, Phase: string(p.Status.Phase), State: sliceState(&p),
 				})
 			}
 		}
@@ -72,8 +94,24 @@ func buildState(st results.TenantState, nodes []corev1.Node, pods []corev1.Pod) 
 	return st
 }
 
-// Snapshot records the tenant's cards now, labelled with the moment.
+// sliceState is "" for a pod that has settled, or what it is still doing.
+func sliceState(p *corev1.Pod) string {
+	switch {
+	case p.Spec.NodeName == "":
+		return results.SliceBinding
+	case p.Status.Phase != corev1.PodRunning:
+		return results.SliceStarting
+	}
+	return ""
+}
+
+// Snapshot records the tenant's cards now, labelled with the moment. A
+// case samples right after its pods were bound, which is before they run:
+// it first waits (within the bind timeout, all pods together) for every
+// bound pod holding a slice to be Running, so the picture shows settled
+// state; a pod still starting then is drawn as "bound, starting".
 func (t *T) Snapshot(ctx context.Context, tenant, moment string) {
+	t.settle(ctx, tenant)
 	st, err := t.r.snapshot(ctx, tenant, moment)
 	if err != nil {
 		t.Step("could not sample the cards of %s: %v", tenant, err)
@@ -81,4 +119,26 @@ func (t *T) Snapshot(ctx context.Context, tenant, moment string) {
 	}
 	t.r.addTenantState(st)
 	t.Step("sampled the cards of %s for the report (%s)", tenant, moment)
+}
+
+// settle waits for the tenant's bound, not yet Running pods that hold a
+// slice. Waiting is best effort: a pod that does not start is recorded as
+// it is, and said in a step.
+func (t *T) settle(ctx context.Context, tenant string) {
+	pods, err := t.Client(tenant).CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Step("could not list the pods of %s to wait for them to start: %v", tenant, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, t.r.tm.Bind)
+	defer cancel()
+	for _, p := range pods.Items {
+		if p.Annotations[gpus.AnnoVGPUNode] == "" || p.DeletionTimestamp != nil || sliceState(&p) != results.SliceStarting {
+			continue
+		}
+		ref := podRef{tenant, p.Namespace, p.Name}
+		if _, err := t.waitBound(ctx, ref, true); err != nil {
+			t.Step("pod %s is bound but not Running (%v): the sample draws it as %q", ref, err, results.SliceStarting)
+		}
+	}
 }

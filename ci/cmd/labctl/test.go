@@ -154,7 +154,7 @@ func runSuite(cmd *cobra.Command, f testFlags) error {
 	if err != nil {
 		return err
 	}
-	printRun(out, run, short)
+	printResultTable(out, run, short)
 	if werr := report.WriteAll(f.reportDir, run); werr != nil {
 		return fmt.Errorf("write reports to %s: %w", f.reportDir, werr)
 	}
