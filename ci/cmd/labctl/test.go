@@ -18,7 +18,6 @@ import (
 
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/report"
-	"github.com/gpu-lab/gpu-lab/ci/results"
 	"github.com/gpu-lab/gpu-lab/ci/state"
 	"github.com/gpu-lab/gpu-lab/ci/suite"
 )
@@ -254,34 +253,4 @@ func (tg target) explainUnreachable(tenant string, err error) error {
 		return fmt.Errorf("%w: the local test environment that wrote state dir %s does not answer; is `labctl testenv up --state-dir %s` still running (not stopped)?", err, d, d)
 	}
 	return fmt.Errorf("%w: is the lab up? `labctl status --state-dir %s` shows it, `labctl up --state-dir %s` starts it", err, d, d)
-}
-
-// printRun prints one line per case and a total. short replaces long
-// case messages already printed once (an unreachable tenant's error).
-func printRun(w io.Writer, run *results.Run, short map[string]string) {
-	for _, c := range run.Cases {
-		mark := map[results.Status]string{results.Passed: "PASS", results.Failed: "FAIL", results.Skipped: "SKIP"}[c.Status]
-		line := fmt.Sprintf("%s %s %-70s %6.1fs", mark, c.ID, c.Title, c.Duration.Seconds())
-		if m, ok := short[c.Message]; ok {
-			line += "  " + m
-		} else if c.Message != "" {
-			line += "  " + c.Message
-		}
-		fmt.Fprintln(w, line)
-	}
-	p, fl, s := run.Counts()
-	extra := ""
-	if run.Interrupted {
-		extra = ", INTERRUPTED"
-	}
-	fmt.Fprintf(w, "%d passed, %d failed, %d skipped in %.1fs (parallel %d%s)\n", p, fl, s, run.Duration.Seconds(), run.Parallel, extra)
-	var core []string
-	for _, c := range run.Cases {
-		if c.Core && c.Status == results.Skipped {
-			core = append(core, c.ID)
-		}
-	}
-	if len(core) > 0 {
-		fmt.Fprintf(w, "core cases skipped: %s — this lab's hardware cannot prove them (--fail-on-skip makes this fail)\n", strings.Join(core, ", "))
-	}
 }

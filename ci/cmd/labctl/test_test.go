@@ -101,7 +101,7 @@ func TestPrintRunCallsOutSkippedCoreCases(t *testing.T) {
 		{ID: "TC-09", Title: "t", Status: results.Skipped, Message: "skipped: no pair"},
 	}}
 	var out bytes.Buffer
-	printRun(&out, run, nil)
+	printResultTable(&out, run, nil)
 	if !strings.Contains(out.String(), "core cases skipped: TC-03 —") || strings.Contains(out.String(), "skipped: TC-03, TC-09") {
 		t.Errorf("output:\n%s", out.String())
 	}
