@@ -11,21 +11,21 @@ import (
 
 // TenantStatus is one line about a tenant: where its API server is, whether
 // it answers, and how many of its nodes are Ready.
-func TenantStatus(ctx context.Context, e *Env, tenant string) string {
+func TenantStatus(ctx context.Context, e *Env, tenant string) (line string, healthy bool) {
 	kc, err := os.ReadFile(e.State.Kubeconfig(tenant))
 	if err != nil {
-		return "no kubeconfig (stage tenants has not run)"
+		return "no kubeconfig (stage tenants has not run)", false
 	}
 	server, _ := KubeconfigServer(kc)
 	tc, err := e.TenantClients(tenant)
 	if err != nil {
-		return server + ": " + err.Error()
+		return server + ": " + err.Error(), false
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	nodes, err := tc.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return server + ": not answering (" + err.Error() + ")"
+		return server + ": not answering (" + err.Error() + ")", false
 	}
 	ready := 0
 	for i := range nodes.Items {
@@ -33,5 +33,5 @@ func TenantStatus(ctx context.Context, e *Env, tenant string) string {
 			ready++
 		}
 	}
-	return fmt.Sprintf("%s: %d/%d nodes Ready", server, ready, len(nodes.Items))
+	return fmt.Sprintf("%s: %d/%d nodes Ready", server, ready, len(nodes.Items)), ready == len(nodes.Items) && ready > 0
 }

@@ -154,6 +154,17 @@ func (c *Config) validate() (run, skip *regexp.Regexp, err error) {
 		if run, err = regexp.Compile(c.Run); err != nil {
 			return nil, nil, fmt.Errorf("suite config: Run %q: %w", c.Run, err)
 		}
+		// A selection that matches nothing would run nothing and pass: a
+		// typo in a CI job must not stay green.
+		var ids []string
+		matched := false
+		for _, tc := range Cases() {
+			matched = matched || run.MatchString(tc.ID)
+			ids = append(ids, tc.ID)
+		}
+		if !matched {
+			return nil, nil, fmt.Errorf("suite config: Run %q matches no case ID; the cases are %s (labctl test --list describes each)", c.Run, strings.Join(ids, ", "))
+		}
 	}
 	if c.Skip != "" {
 		if skip, err = regexp.Compile(c.Skip); err != nil {

@@ -1,9 +1,12 @@
 package suite
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"testing"
+
+	"k8s.io/client-go/rest"
 
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
@@ -67,5 +70,19 @@ func TestConfigValidate(t *testing.T) {
 				t.Fatalf("err = %v, want %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// A --run that matches no case is an error naming every case ID, before
+// any tenant is asked: a typo must not run nothing and pass.
+func TestRunMatchingNothingIsAnError(t *testing.T) {
+	cfg := Config{Lab: lab.Default(), Tenants: map[string]*rest.Config{"tenant-a": {Host: "https://127.0.0.1:1"}, "tenant-b": {Host: "https://127.0.0.1:1"}}, Run: "TC-99"}
+	_, err := Run(context.Background(), cfg)
+	if err == nil || !strings.Contains(err.Error(), `Run "TC-99" matches no case ID`) || !strings.Contains(err.Error(), "TC-01, TC-02") || !strings.Contains(err.Error(), "TC-17") {
+		t.Fatalf("Run(--run TC-99) = %v, want an error listing the case IDs", err)
+	}
+	cfg.Run = "TC-0[34]"
+	if _, _, err := cfg.validate(); err != nil {
+		t.Fatalf("a --run that matches cases was refused: %v", err)
 	}
 }

@@ -96,8 +96,8 @@ func TestReadingCommandsFollowTheLabRule(t *testing.T) {
 func TestStatusOfLocalEnvironmentWithoutKubeconfigs(t *testing.T) {
 	d := recordedDir(t, state.Testenv, "gpu-lab")
 	out, err := runFresh(t, "status", "--state-dir", string(d))
-	if err != nil {
-		t.Fatal(err)
+	if ee, ok := err.(exitError); !ok || ee.code != 1 {
+		t.Fatalf("status of a stopped local environment: %v, want exit code 1 (not healthy)", err)
 	}
 	want := "tenant tenant-a   no kubeconfig: `labctl testenv up --state-dir " + string(d) + "` writes it"
 	if !strings.Contains(out, want) || strings.Contains(out, "stage tenants") || strings.Contains(out, "stage  ") {

@@ -35,8 +35,8 @@ func TestStatusLines(t *testing.T) {
 func TestStatusOfLocalEnvironment(t *testing.T) {
 	d := writeLocalEnvState(t, kubeconfigFor(nettest.RefusingAddr(t)))
 	out, stderr, err := run(t, newStatusCommand(), "--state-dir", string(d))
-	if err != nil {
-		t.Fatalf("labctl status: %v\n%s", err, stderr)
+	if ee, ok := err.(exitError); !ok || ee.code != 1 {
+		t.Fatalf("labctl status with no tenant answering: %v, want exit code 1\n%s", err, stderr)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 4 {
@@ -64,7 +64,9 @@ func TestStatusOfRealLab(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	writeStatus(&b, d, lab.Default(), []state.StageRecord{{Name: "cluster", Status: "done"}}, func(tn string) string { return "https://x: not answering (refused)" })
+	if writeStatus(&b, d, lab.Default(), []state.StageRecord{{Name: "cluster", Status: "done"}}, func(tn string) (string, bool) { return "https://x: not answering (refused)", false }) {
+		t.Error("a lab with stages not run and tenants not answering was called healthy")
+	}
 	out := b.String()
 	for _, want := range []string{"lab gpu-lab (kind+kamaji+hami on local docker)", "stage  cluster  done", "stage  gpus     not run", "tenant tenant-b   https://x: not answering (refused)\n"} {
 		if !strings.Contains(out, want) {
@@ -104,5 +106,39 @@ func TestPrinterPlainLinesWhenNotATerminal(t *testing.T) {
 	want := "· cluster  started\n✓ cluster        2s  created\n== kamaji\n  - helm a\n    b\n"
 	if b.String() != want {
 		t.Fatalf("got\n%q\nwant\n%q", b.String(), want)
+	}
+}
+
+// status exits 0 only for a healthy lab: every stage done or skipped as
+// existing, every tenant answering with all its nodes Ready.
+func TestStatusHealth(t *testing.T) {
+	d := newStateDir(t, state.RealLab)
+	all := func(status string) []state.StageRecord {
+		var recs []state.StageRecord
+		for _, n := range stages.Names {
+			recs = append(recs, state.StageRecord{Name: n, Status: status})
+		}
+		return recs
+	}
+	failedLast := all(stages.StatusDone)
+	failedLast[len(failedLast)-1].Status = stages.StatusFailed
+	ok := func(string) (string, bool) { return "https://x: 1/1 nodes Ready", true }
+	notReady := func(string) (string, bool) { return "https://x: 0/1 nodes Ready", false }
+	for _, tc := range []struct {
+		name   string
+		recs   []state.StageRecord
+		tenant func(string) (string, bool)
+		want   bool
+	}{
+		{"every stage done, tenants ready", all(stages.StatusDone), ok, true},
+		{"stages skipped as existing", all(stages.StatusSkipped), ok, true},
+		{"a stage failed", failedLast, ok, false},
+		{"a stage not run", all(stages.StatusDone)[:2], ok, false},
+		{"a tenant's node not ready", all(stages.StatusDone), notReady, false},
+	} {
+		var b strings.Builder
+		if got := writeStatus(&b, d, lab.Default(), tc.recs, tc.tenant); got != tc.want {
+			t.Errorf("%s: healthy = %v, want %v\n%s", tc.name, got, tc.want, b.String())
+		}
 	}
 }

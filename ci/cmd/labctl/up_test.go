@@ -62,9 +62,10 @@ func TestStatusAndKubeconfigFromAStateDir(t *testing.T) {
 	if err := d.WriteStages([]state.StageRecord{{Name: "cluster", Status: "done", Started: time.Now(), Duration: time.Minute, Message: "kind cluster gpu-lab created"}}); err != nil {
 		t.Fatal(err)
 	}
+	// A lab with stages not run is not healthy: status prints, then exits 1.
 	out, err := runRoot(t, "status", "--state-dir", string(d))
-	if err != nil {
-		t.Fatal(err)
+	if ee, ok := err.(exitError); !ok || ee.code != 1 {
+		t.Fatalf("status of a half-built lab: %v, want exit code 1", err)
 	}
 	for _, want := range []string{"stage  cluster  done", "stage  gpus     not run", "tenant tenant-a", "no kubeconfig"} {
 		if !strings.Contains(out, want) {
