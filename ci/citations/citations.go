@@ -93,8 +93,9 @@ func isLetter(r rune) bool { return strings.ToUpper(string(r)) != strings.ToLowe
 // cite them itself.
 func Forbidden(line string) []string {
 	var hit []string
+	lower := strings.ToLower(line)
 	for _, name := range forbiddenNames {
-		if strings.Contains(line, name) {
+		if strings.Contains(lower, name) {
 			hit = append(hit, name)
 		}
 	}
@@ -109,4 +110,5 @@ var forbiddenNames = []string{
 	"kamaji" + ".md",
 	"dagger" + ".md",
 	"local-" + "backend",
+	"research " + "note", // "follows the research notes": which, where?
 }
