@@ -51,6 +51,7 @@ func TestForbidden(t *testing.T) {
 		"// (" + "hami-" + "observed.md §7.2)":             1,
 		"// shared/" + "research/" + "kamaji" + ".md §3.4": 2,
 		"// HAMI-FACTS.md §5.2":                            0,
+		"// Timeouts follow the Research " + "Notes.":      1,
 	} {
 		if got := Forbidden(line); len(got) != want {
 			t.Errorf("Forbidden(%q) = %v, want %d names", line, got, want)
