@@ -54,7 +54,11 @@ root=$(dirname "$target")
   --module-source-path .dagger \
   --lib-version "$DAGGER_VERSION" \
   --output . >"$work/codegen.log" 2>&1) || { cat "$work/codegen.log" >&2; exit 1; }
-# Keep the go directive the engine's Go SDK image accepts (dagger.md §1.2).
+# Keep the go directive the engine's Go SDK image accepts: Dagger v0.21.8's
+# codegen rejects a go.mod newer than its own Go
+# (cmd/codegen/generator/go/generate_module.go:159), the Go SDK image is
+# golang:1.26-alpine (engine/distconsts/consts.go:31-32), and sdk/go/go.mod:3
+# declares go 1.26.1.
 (cd "$target" && go mod edit -go=1.26.1 -toolchain=none && go mod tidy && gofmt -w dagger.gen.go internal/dagger)
 
 if [ "$mode" = check ]; then

@@ -15,7 +15,7 @@ import (
 // BenchmarkSuiteAtHAMiDefaults runs the suite in an environment of its own
 // with HAMi's and kube-scheduler's defaults (--kube-qps 5 --kube-burst 10,
 // backoff 1 s / 10 s), the lab as configured before gpu-lab chose its
-// settings: compare with hami-observed.md §7.6, where the real HAMi v2.10.0
+// settings: compare with HAMI-FACTS.md §5.6, where the real HAMi v2.10.0
 // took 45-49 s for the suite and 34-38 s for TC-14 this way.
 func BenchmarkSuiteAtHAMiDefaults(b *testing.B) {
 	if testing.Short() {

@@ -12,7 +12,7 @@ import (
 )
 
 // Real HAMi forgets a deleted pod's usage a little after kube-scheduler has
-// already re-filtered (hami-observed.md §3e): a pod filtered in between is
+// already re-filtered (HAMI-FACTS.md §3e): a pod filtered in between is
 // refused as if the capacity were still held. The double keeps the pods
 // deleted after the fault is set until a Filter of their node has counted
 // them, once (Faults.KeepDeletedUntilFiltered): TC-13's victim is the first

@@ -10,7 +10,7 @@ import (
 )
 
 // HAMi's own client is rate limited (--kube-qps/--kube-burst): with real
-// HAMi, TC-14's ten binds wait for it (hami-observed.md §7.4). The double
+// HAMi, TC-14's ten binds wait for it (HAMI-FACTS.md §5.4). The double
 // runs at the lab's rate, so TC-14 makes it wait too. (With the NoThrottle
 // fault it never waits and this test fails; that run costs ~14 s, the
 // binds colliding in lock-step as with real HAMi at QPS 50, so it is not

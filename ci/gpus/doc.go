@@ -12,5 +12,6 @@
 // assertions (ci/suite/assert) use it without linking client-go. The code
 // that writes these formats into a tenant is ci/gpus/deviceplugin.
 //
-// Formats follow shared/research/hami.md §2 and hami-observed.md.
+// Formats follow HAMi v2.10.0's source (cited in keys.go and beside each
+// parser) and the behaviour recorded in ci/testenv/hamidouble/HAMI-FACTS.md §3.
 package gpus

@@ -1,6 +1,11 @@
 package gpus
 
-// Annotation, label and resource names of HAMi v2.10 (hami.md §2).
+// Annotation, label and resource names of HAMi v2.10.0: pkg/util/types.go:20-27
+// (vgpu-time, vgpu-node, bind-time, bind-phase and its values),
+// pkg/device/nvidia/device.go:41-59,167-168 (register, handshake, use/nouse,
+// cordon, devices-to-allocate, devices-allocated), pkg/util/nodelock/nodelock.go:40
+// (mutex.lock), pkg/util/types.go:87,89 (scheduler policies),
+// charts/hami/values.yaml:25-28,185,420 (resources, webhook=ignore, gpu=on).
 const (
 	// Node.
 	AnnoRegister  = "hami.io/node-nvidia-register"

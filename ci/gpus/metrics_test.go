@@ -8,7 +8,7 @@ import (
 )
 
 // The two cards of the recorded scrape (testdata/README.md: a real HAMi
-// v2.10.0 scheduler, default flags, hami-observed.md §7.3).
+// v2.10.0 scheduler, default flags, HAMI-FACTS.md §5.3).
 const (
 	recordedCard0 = "GPU-e18743c3-5b23-bbfb-f403-f5f9ab9b4640"
 	recordedCard1 = "GPU-27108987-6cd9-6a62-688c-e7a68b0c29b0"

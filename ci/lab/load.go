@@ -132,7 +132,7 @@ const (
 	DefaultNodeLockTimeout = "5m"
 	// The lab's HAMi client rate and kube-scheduler backoff, chosen from
 	// runs of the suite against the real HAMi v2.10.0 scheduler
-	// (hami-observed.md §7.6): QPS 20 / burst 40 with backoff 1 s / 1 s ran
+	// (HAMI-FACTS.md §5.6): QPS 20 / burst 40 with backoff 1 s / 1 s ran
 	// TC-14 in 10.0-12.4 s against 34-38 s with HAMi's defaults (QPS 5 /
 	// burst 10, kube-scheduler's 1 s / 10 s). Unthrottled (QPS 50) binds
 	// collide on the node lock and, with a long backoff, retry in lock-step.

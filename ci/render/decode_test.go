@@ -221,8 +221,10 @@ func checkKubeProxyConfigMap(cm *corev1.ConfigMap) error {
 	return nil
 }
 
-// checkTCPRequired checks the fields kamaji.md §2 names as required, and the
-// ones a NodePort tenant needs to progress (§0, issue #432).
+// checkTCPRequired checks the fields Kamaji's CRD requires (Kamaji 26.8.2-edge
+// charts/kamaji/crds/kamaji.clastix.io_tenantcontrolplanes.yaml:8371,8556-8557:
+// serviceType, kubelet, version), and the ones a NodePort tenant needs to
+// progress (Kamaji issue 432).
 func checkTCPRequired(tcp *TenantControlPlane) error {
 	var missing []string
 	s := tcp.Spec

@@ -7,7 +7,7 @@ import (
 )
 
 // HAMi chart settings. The keys below exist in chart hami 2.10.0
-// (charts/hami/values.yaml at tag v2.10.0, hami.md §4); in particular the
+// (charts/hami/values.yaml at tag v2.10.0); in particular the
 // kube-scheduler tag is scheduler.kubeScheduler.image.tag (the older
 // scheduler.kubeScheduler.imageTag is silently ignored since chart 2.7).
 const (
@@ -93,7 +93,8 @@ type HAMiMockDevicePlugin struct {
 // (gpus.Advertised). The scheduler reads the lab's device file, the one the
 // local environment writes. The node lock timeout goes through the
 // extender's --node-lock-timeout flag: in v2.10 the flag's default overrides
-// the chart's nodeLockExpire (hami.md §5).
+// the chart's nodeLockExpire (HAMi v2.10.0 cmd/scheduler/main.go:79,114
+// replaces the HAMI_NODELOCK_EXPIRE of pkg/util/nodelock/nodelock.go:117).
 func HAMiValuesFor(l *lab.Lab, tenant string) (*HAMiValues, error) {
 	if _, t := tenantIndex(l, tenant); t == nil {
 		return nil, fmt.Errorf("hami values for tenant %q: no such tenant in lab %q", tenant, l.Name)

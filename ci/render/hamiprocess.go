@@ -55,7 +55,8 @@ func ChartPlace() HAMiPlace {
 // hamiExtraArgs are the lab's additions to the extender's command line, the
 // chart's scheduler.extender.extraArgs (its default is --debug -v=4). Flags
 // as HAMi v2.10.0 defines them in cmd/scheduler/main.go: --node-lock-timeout
-// (default 5m; it overrides the chart's nodeLockExpire, hami.md §5),
+// (default 5m, main.go:79; main.go:114 assigns it to nodelock.NodeLockTimeout,
+// replacing what the chart's HAMI_NODELOCK_EXPIRE set, pkg/util/nodelock/nodelock.go:117),
 // --kube-qps (default 5) and --kube-burst (default 10).
 func hamiExtraArgs(l *lab.Lab) []string {
 	return []string{

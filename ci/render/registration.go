@@ -13,7 +13,8 @@ import (
 )
 
 // Registration is what makes a worker's simulated GPUs visible to HAMi
-// (hami.md §2.1, §3) and to the kubelet: the JSON register annotation, the
+// (HAMi v2.10.0 pkg/device/nvidia/device.go:42,234; the mock device plugin
+// v1.0.1 README's recipe) and to the kubelet: the JSON register annotation, the
 // gpu=on label and the four resources of gpus.Advertised (nvidia.com/gpu,
 // gpumem, gpucores, gpumem-percentage) in status.capacity and
 // status.allocatable, exactly as deviceplugin.RegisterNode writes them
@@ -82,8 +83,9 @@ func (r *Registration) MetadataPatch() ([]byte, error) {
 }
 
 // StatusPatch is a JSON merge patch for the Node's status subresource. The
-// kubelet may drop a patched extended resource when it re-registers, so the
-// registrar re-asserts it (hami.md §3).
+// kubelet zeroes every extended resource when its device manager starts
+// afresh (Kubernetes v1.36.4 pkg/kubelet/kubelet_node_status.go:192-206,
+// reconcileExtendedResource), so the registrar re-asserts it.
 func (r *Registration) StatusPatch() ([]byte, error) {
 	return json.Marshal(map[string]any{"status": map[string]any{"capacity": r.Capacity, "allocatable": r.Allocatable}})
 }

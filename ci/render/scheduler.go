@@ -79,7 +79,8 @@ var HAMiManagedResources = []string{
 // EgressSelector is the API server's EgressSelectorConfiguration that sends
 // `cluster` traffic (Service-referenced webhooks, logs, exec) over the
 // konnectivity server's socket, as Kamaji configures every tenant API server
-// (kamaji.md §4.1). The apiserver.k8s.io types live in k8s.io/apiserver,
+// (Kamaji 26.8.2-edge
+// internal/resources/konnectivity/egress_selector_configuration_resource.go:101). The apiserver.k8s.io types live in k8s.io/apiserver,
 // which the root module does not need otherwise, so a local mirror of the
 // few fields is used; a test decodes it strictly.
 func EgressSelector(udsPath string) ([]byte, error) {

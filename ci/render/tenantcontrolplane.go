@@ -78,8 +78,10 @@ func kindKubeletPatches(o Options) []JSONPatch {
 // Addons: CoreDNS and konnectivity from Kamaji. kube-proxy is NOT Kamaji's
 // addon: in a kind-style worker, kube-proxy with kubeadm defaults tries to
 // write nf_conntrack_max, which is read-only outside the initial network
-// namespace, and crash-loops (kamaji.md §3.4). Kamaji's soot controller owns
-// and re-applies its kube-proxy ConfigMap, so the kind fix
+// namespace, and crash-loops (Kubernetes v1.36.4
+// pkg/proxy/conntrack/sysctls.go:109; kind issue 2240). Kamaji's soot
+// controller owns and re-applies its kube-proxy ConfigMap (Kamaji 26.8.2-edge
+// controllers/soot/controllers/kubeproxy.go:95), so the kind fix
 // (conntrack.maxPerCore: 0) cannot be patched in; the lab deploys its own
 // kube-proxy with that setting instead (see KubeProxy).
 //

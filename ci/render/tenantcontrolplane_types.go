@@ -2,9 +2,10 @@ package render
 
 import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-// Kamaji's Go module is not served to this project (kamaji.md §2.5), so the
+// Kamaji's Go module is not served to this project (UPSTREAM-FACTS.md §1), so the
 // TenantControlPlane is a local struct holding only the fields the lab sets,
-// with Kamaji's JSON names (kamaji.clastix.io/v1alpha1, kamaji.md §2.1).
+// with Kamaji's JSON names (kamaji.clastix.io/v1alpha1: Kamaji 26.8.2-edge
+// api/v1alpha1/groupversion_info.go:17, fields in tenantcontrolplane_types.go).
 
 // KamajiGroupVersion is the TenantControlPlane API version.
 const KamajiGroupVersion = "kamaji.clastix.io/v1alpha1"

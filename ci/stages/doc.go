@@ -42,7 +42,8 @@
 //     must stay fast on 2 cores; the CLI is a single binary the Dagger tools
 //     container installs once, and its command line is a pure function here
 //     (UpgradeInstallArgs) so what runs is tested and printed by --dry-run.
-//   - kube-proxy conntrack (kamaji.md §3.4): the lab deploys its own
+//   - kube-proxy conntrack (Kubernetes v1.36.4
+//     pkg/proxy/conntrack/sysctls.go:109, kind issue 2240): the lab deploys its own
 //     kube-proxy in each tenant with conntrack.maxPerCore: 0 (render.KubeProxy)
 //     instead of Kamaji's addon. Kamaji's soot controller owns and re-applies
 //     its kube-proxy ConfigMap, so kind's fix cannot be patched in, and the

@@ -60,8 +60,10 @@ type Timeouts struct {
 	Cards        time.Duration // HAMi seeing every card
 }
 
-// DefaultTimeouts follow the research notes: Kamaji's e2e waits 5 minutes
-// for a TCP, kamaji-etcd's hook 300 s for its StatefulSet.
+// DefaultTimeouts follow upstream's own waits: Kamaji's e2e waits 5 minutes
+// for a TCP (Kamaji 26.8.2-edge e2e/utils_test.go:140), kamaji-etcd's hook
+// 300 s for its StatefulSet (kamaji-etcd v0.17.0
+// templates/etcd_job_preinstall_2.yaml:30).
 func DefaultTimeouts() Timeouts {
 	return Timeouts{
 		Pull:         30 * time.Second,

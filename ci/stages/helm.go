@@ -110,9 +110,10 @@ func CertManagerChart(l *lab.Lab, timeout time.Duration) Chart {
 	}
 }
 
-// KamajiChart is Kamaji with the traps of kamaji.md §0.2 avoided: an explicit
-// chart version (without it helm picks the 2024 chart 1.0.0, Kubernetes <=
-// 1.30), a pinned controller image instead of :latest, no memory limit, no
+// KamajiChart is Kamaji with the traps of UPSTREAM-FACTS.md §2 avoided: an
+// explicit chart version (without it helm picks the 2024 chart 1.0.0,
+// Kubernetes <= 1.30), a pinned controller image instead of :latest (Kamaji
+// 26.8.2-edge charts/kamaji/Chart.yaml:2), no memory limit, no
 // telemetry. Helm waits for kamaji-etcd's post-install hook Job (kamaji-etcd
 // v0.17.0 templates/etcd_job_preinstall_2.yaml:7), whose images, like the
 // etcd StatefulSet's, are pinned (images.KamajiEtcdSet): the chart floats

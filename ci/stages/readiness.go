@@ -10,8 +10,9 @@ import (
 )
 
 // TCPReady reads a TenantControlPlane's readiness from
-// status.kubernetesResources.version.status (kamaji.md §2.2), the field
-// Kamaji's e2e waits on; the condition names the status, the installed
+// status.kubernetesResources.version.status (Kamaji 26.8.2-edge
+// api/v1alpha1/tenantcontrolplane_status.go:191,218, enum at :198), the field
+// Kamaji's e2e waits on (e2e/utils_test.go:127); the condition names the status, the installed
 // version and the endpoint, so a stuck tenant says where it is stuck.
 func TCPReady(tcp *unstructured.Unstructured) (bool, string) {
 	if tcp == nil {

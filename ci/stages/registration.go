@@ -24,7 +24,7 @@ import (
 // scheduler has started; annotation updates in between are not watched
 // (the node informer has no UpdateFunc). Until a pass has seen a card,
 // Filter answers "node unregistered" and kube-scheduler parks the pod for its
-// 5-minute unschedulable flush (hami-observed.md §7.2). Registered first,
+// 5-minute unschedulable flush (HAMI-FACTS.md §5.2). Registered first,
 // the cards are on the Nodes for HAMi's first pass after start, at the latest
 // its first tick 15 s after start, which the stage's own waits for the
 // scheduler and its webhook usually outlast. Registered after the install

@@ -155,7 +155,8 @@ func (s TenantsStage) Run(ctx context.Context, e *Env) (string, error) {
 		}
 		e.forget(t.Name)
 		// Kamaji's soot controller sets up the admin's RBAC shortly after
-		// Ready (kamaji.md §3.1): wait until the admin can list nodes.
+		// Ready (Kamaji 26.8.2-edge e2e/worker_kubeadm_join_test.go:133 retries
+		// for a minute for it): wait until the admin can list nodes.
 		tc, err := e.TenantClients(t.Name)
 		if err != nil {
 			return "", fail(Tenants, "tenant "+t.Name, "", err)

@@ -197,7 +197,7 @@ func (b *shareCard) tc07(ctx context.Context, t *T) error {
 }
 
 // bindFresh creates a pod and waits for it to be bound. HAMi drops deleted
-// pods from its usage asynchronously (hami-observed §3e), so a pod filtered
+// pods from its usage asynchronously (HAMI-FACTS.md §3e), so a pod filtered
 // a few ms after a delete can meet the stale count; such a pod stays
 // Pending until kube-scheduler's 5-minute retry. So when the scheduler
 // refuses it, bindFresh deletes it and tries a fresh pod, a few times.

@@ -7,7 +7,7 @@ import (
 )
 
 // Lock failures are counted from kube-scheduler's FailedScheduling events
-// carrying either of HAMi's lock errors (texts from hami-observed.md §2),
+// carrying either of HAMi's lock errors (texts from HAMI-FACTS.md §2),
 // repeats included; other verdicts do not count.
 func TestCountLockFailures(t *testing.T) {
 	ev := func(reason, msg string, count int32, series int32) corev1.Event {

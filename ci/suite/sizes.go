@@ -1,13 +1,13 @@
 package suite
 
-// The seed lab's workloads on its 81920 MB A100 (hami-observed.md §3):
+// The seed lab's workloads on its 81920 MB A100 (HAMI-FACTS.md §3):
 // three 20000 MB + 30% pods share the card, a 90000 MB pod does not fit it,
 // and a fourth 30% slice still fits by memory but not by cores. On other
 // cards the same checks are scaled from the card's memory so each means the
 // same thing; on 81920 MB the numbers come out exactly as the seed's.
 const (
 	sliceCores = 30 // TC-03/07/13: 3 × 30 ≤ 100 < 4 × 30, whatever the card
-	smallCores = 10 // TC-09/11/12/16/17: small slices (hami-observed §3g)
+	smallCores = 10 // TC-09/11/12/16/17: small slices (HAMI-FACTS.md §3g)
 	burstPods  = 10 // TC-14
 	burstCores = 5
 	// seedSmallMB is the small slice on every catalog card (16384 MB and up).

@@ -15,8 +15,8 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
 )
 
-// Texts verbatim from hami-observed.md, seen with the real HAMi v2.10.0
-// behind kube-scheduler v1.36.3: §7.2, the verdict on a pod Filter saw
+// Texts verbatim from HAMI-FACTS.md §5.2 and §2, seen with the real HAMi
+// v2.10.0 behind kube-scheduler v1.36.3: §5.2, the verdict on a pod Filter saw
 // before HAMi registered the node (PodScheduled=False, Unschedulable);
 // §2, Bind's two lock errors (SchedulerError condition and
 // FailedScheduling event carry the extender's error verbatim).

@@ -78,7 +78,7 @@ func (t *tenant) startAgent(ctx context.Context) error {
 		"--v=2",
 	}, t.logPath("konnectivity-agent"), []*int{&t.agentHealthPort, &t.agentAdminPort}, nil)
 	if err == nil {
-		t.agent.killOnly = true // it ignores SIGTERM (local-backend.md §4)
+		t.agent.killOnly = true // it ignores SIGTERM (UPSTREAM-FACTS.md §3)
 	}
 	return err
 }

@@ -38,7 +38,7 @@ func (t *tenant) readySteps() []step {
 		{"workers Ready with GPU capacity", []string{"workers", "KWOK", "kube-controller-manager"}, t.workersReady, 0},
 		// The gate the real lab's gpus stage uses: until HAMi has registered a
 		// card, Filter answers "node unregistered" and kube-scheduler parks the
-		// pod for minutes (hami-observed.md §7.2).
+		// pod for minutes (HAMI-FACTS.md §5.2).
 		{"HAMi sees every card (its /metrics)", []string{"HAMi scheduler", "workers"}, t.hamiSeesCards, t.env.registrationTimeout},
 		{"ServiceAccount default/default", []string{"kube-controller-manager"}, func(ctx context.Context) (bool, error) {
 			_, err := t.client.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})

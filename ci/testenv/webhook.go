@@ -14,7 +14,9 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
 )
 
-// Names of HAMi's webhook objects, as HAMi's chart creates them (hami.md §1.2).
+// Names of HAMi's webhook objects, as HAMi's chart creates them (chart 2.10.0
+// templates/scheduler/webhook.yaml:9,25 and service.yaml:4, rendered in
+// ci/render/testdata/hami-chart-2.10.0/).
 const (
 	webhookService   = "hami-scheduler"
 	webhookNamespace = "kube-system"

@@ -23,7 +23,9 @@ import (
 )
 
 // Finalizer finishes every HAMi bind the way HAMi's real device plugin does
-// at the end of Allocate (hami.md §2.4): the pod gets
+// at the end of Allocate (HAMi v2.10.0
+// pkg/device-plugin/nvidiadevice/nvinternal/plugin/server.go:910 calls
+// PodAllocationTrySuccess, plugin/util.go:388): the pod gets
 // hami.io/bind-phase=success and its hami.io/vgpu-devices-to-allocate erased,
 // and the node lock hami.io/mutex.lock is released when the pod owns it.
 // Without it, a lab running HAMi's mock device plugin stalls every further

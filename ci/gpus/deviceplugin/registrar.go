@@ -17,11 +17,12 @@ import (
 )
 
 // RegisterNode writes a worker's simulated GPUs onto its Node: the JSON
-// register annotation HAMi's scheduler reads (hami.md §3), the label gpu=on
+// register annotation HAMi's scheduler reads (v2.10.0
+// pkg/device/nvidia/device.go:42,248), the label gpu=on
 // HAMi's chart selects device-plugin DaemonSets with, and the four extended
 // resources of gpus.Advertised in status.capacity and status.allocatable —
 // nvidia.com/gpu, which HAMi v2.10's scheduler uses as its registration gate
-// (hami.md §1.5), and nvidia.com/gpumem, nvidia.com/gpucores and
+// (v2.10.0 pkg/device/nvidia/device.go:234), and nvidia.com/gpumem, nvidia.com/gpucores and
 // nvidia.com/gpumem-percentage at the values HAMi's mock device plugin v1.0.1
 // would advertise, which the lab no longer runs (gpus.Advertised says why).
 //

@@ -91,7 +91,7 @@ func TestOnNodeAndWholeCard(t *testing.T) {
 	if err := WholeCard("p", []gpus.ContainerDevice{dev("GPU-A", 81920, 100)}, reg[0]); err != nil {
 		t.Fatal(err)
 	}
-	// Without the webhook's default gpucores: 100, HAMi grants 0 cores (hami-observed §3f).
+	// Without the webhook's default gpucores: 100, HAMi grants 0 cores (HAMI-FACTS.md §3f).
 	if err := WholeCard("p", []gpus.ContainerDevice{dev("GPU-A", 81920, 0)}, reg[0]); err == nil || !strings.Contains(err.Error(), "81920 MB and 0% cores, want the whole card") {
 		t.Fatalf("err = %v", err)
 	}

@@ -109,7 +109,7 @@ func Unschedulable(msg string, want ...string) (Reason, error) {
 
 // HAMi's words for why a pod is not placed or not bound, as kube-scheduler
 // passes them on in the PodScheduled=False condition and the
-// FailedScheduling event (hami-observed.md §2, §7.2).
+// FailedScheduling event (HAMI-FACTS.md §2, §5.2).
 const (
 	// NodeUnregistered is Filter's answer for a node whose devices HAMi has
 	// not registered yet: `failedNodes[nodeID] = "node unregistered"` in

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Messages verbatim from hami-observed.md §2/§3 (real kube-scheduler v1.36.3 + HAMi v2.10).
+// Messages verbatim from HAMI-FACTS.md §2/§3 (real kube-scheduler v1.36.3 + HAMi v2.10).
 const (
 	obsMem  = "0/2 nodes are available: 1 1/1 CardInsufficientMemory, 1 node(s) didn't match Pod's node affinity/selector. no new claims to deallocate, preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling."
 	obsCore = "0/2 nodes are available: 1 1/1 CardInsufficientCore, 1 node(s) didn't match Pod's node affinity/selector. no new claims to deallocate, preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling."
@@ -61,7 +61,7 @@ func TestParseVerdictCounts(t *testing.T) {
 	}
 }
 
-// More texts verbatim from hami-observed.md: §7.2 (kube-scheduler's verdict
+// More texts verbatim from HAMI-FACTS.md §5.2 (kube-scheduler's verdict
 // before HAMi registered the node) and §2 (Bind's two lock errors, as
 // FailedScheduling events and SchedulerError conditions).
 const (

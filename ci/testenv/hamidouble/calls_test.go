@@ -60,7 +60,7 @@ func TestAPICallsPerVerb(t *testing.T) {
 }
 
 // TestDeleteRaceFault: with ForgetDeletedAfter a deleted pod still counts
-// until the delay has passed (hami-observed.md §3e), then its card is free.
+// until the delay has passed (HAMI-FACTS.md §3e), then its card is free.
 func TestDeleteRaceFault(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Config{})

@@ -14,8 +14,9 @@ var ManagedResources = []string{
 }
 
 // MutatingWebhook returns the webhook configuration HAMi's chart installs
-// (hami.md §1.2: entry vgpu.hami.io, CREATE pods, failurePolicy Ignore,
-// admissionReviewVersions v1beta1, 10 s timeout), pointing at the given
+// (chart 2.10.0 templates/scheduler/webhook.yaml: entry vgpu.hami.io at
+// :25, CREATE pods, failurePolicy Ignore (values.yaml:210),
+// admissionReviewVersions v1beta1 at :11-12, 10 s timeout at :72), pointing at the given
 // Service and excluding pods and namespaces labelled hami.io/webhook=ignore
 // through objectSelector and namespaceSelector. name is the configuration's
 // name (the chart uses "<release>-webhook").

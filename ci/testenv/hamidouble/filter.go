@@ -36,7 +36,7 @@ func (d *Double) serveFilter(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, d.Filter(r.Context(), &args))
 }
 
-// Filter is HAMi's Filter verb (hami.md §1.3). On success it has already
+// Filter is HAMi's Filter verb (HAMi v2.10.0 pkg/scheduler/scheduler.go:1067). On success it has already
 // annotated and labelled the pod and counts it as usage.
 func (d *Double) Filter(ctx context.Context, args *extenderv1.ExtenderArgs) *extenderv1.ExtenderFilterResult {
 	pod := args.Pod
@@ -149,8 +149,8 @@ func (d *Double) node(name string) (*corev1.Node, error) {
 	return n, nil
 }
 
-// annotateFiltered writes Filter's side effects onto the pod (hami.md §1.3
-// step 8): vgpu-node (annotation and label), vgpu-time and both device strings.
+// annotateFiltered writes Filter's side effects onto the pod (HAMi v2.10.0
+// pkg/scheduler/scheduler.go:1125-1139): vgpu-node (annotation and label), vgpu-time and both device strings.
 func (d *Double) annotateFiltered(ctx context.Context, pod *corev1.Pod, node, devs string) error {
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
 		"annotations": map[string]string{
@@ -170,7 +170,7 @@ func (d *Double) annotateFiltered(ctx context.Context, pod *corev1.Pod, node, de
 
 // recordFilterFailure emits HAMi's failure events: one per card-level reason
 // ("N nodes Reason(node,…)"), then "no available node, N nodes do not meet".
-// Node-level reasons get no event of their own (hami-observed.md §4.3).
+// Node-level reasons get no event of their own (HAMI-FACTS.md §4.3).
 func (d *Double) recordFilterFailure(pod *corev1.Pod, fits []NodeFit) {
 	byReason := map[string][]string{}
 	for _, fit := range fits {

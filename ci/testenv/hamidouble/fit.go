@@ -82,7 +82,7 @@ func ratio(a, b int) float64 {
 }
 
 // FitNode decides whether the pod fits the node and on which cards, the way
-// HAMi's Filter does (hami.md §1.3): containers in order, each one's cards
+// HAMi's Filter does (v2.10.0 pkg/scheduler/score.go:81, fitInDevices): containers in order, each one's cards
 // ordered by the GPU policy (spread: most-loaded first; binpack:
 // least-loaded first; equal scores keep index order) and then walked from the
 // end, checking each card in HAMi's order. Usage granted to one container

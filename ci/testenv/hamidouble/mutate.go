@@ -34,7 +34,8 @@ type PatchOp struct {
 	Value any    `json:"value,omitempty"`
 }
 
-// Mutate applies HAMi's webhook rules (hami.md §1.2) to a pod, in HAMi's
+// Mutate applies HAMi's webhook rules (v2.10.0 pkg/scheduler/webhook.go:53,
+// pkg/device/nvidia/device.go:347) to a pod, in HAMi's
 // order: deny a pod without containers; leave pods for other schedulers
 // alone; per container add nvidia.com/gpu when only gpumem/gpucores/
 // percentage limits are given and default an exclusive card (gpucores 100)

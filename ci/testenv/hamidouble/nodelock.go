@@ -33,7 +33,8 @@ const (
 	LockContended
 )
 
-// DecideLock applies HAMi's LockNode rules (hami.md §5) to an existing lock
+// DecideLock applies HAMi's LockNode rules (v2.10.0
+// pkg/util/nodelock/nodelock.go:241) to an existing lock
 // value: empty → free; expired (older than timeout) → steal; naming this pod
 // → held; naming a pod that no longer exists → steal; otherwise contended.
 // An unparseable value is treated as expired, so a corrupt lock cannot wedge

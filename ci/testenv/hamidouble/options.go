@@ -143,7 +143,7 @@ type Faults struct {
 	NoHandshake bool
 	// NoThrottle lets API calls skip the client-side rate limiter.
 	NoThrottle bool
-	// ForgetDeletedAfter is the delete race of hami-observed.md §3e: a
+	// ForgetDeletedAfter is the delete race of HAMI-FACTS.md §3e: a
 	// deleted pod's usage is forgotten only this long after the pod
 	// informer saw the delete, so Filters triggered by the delete still
 	// count it. 0 forgets at once.
@@ -158,6 +158,6 @@ type Faults struct {
 	// the next fresh pod's Filter, and so on. ForgetDeletedAfter is met only
 	// by a Filter that comes within the delay, which a loaded machine may
 	// not bring; a test that must meet the race uses this (it is not how
-	// HAMi times it: see §3e).
+	// HAMi times it: see HAMI-FACTS.md §3e).
 	KeepDeletedUntilFiltered bool
 }

@@ -79,7 +79,7 @@ func TestFilterWaitsForTheFirstPass(t *testing.T) {
 }
 
 // TestAnnotationChangesWaitForTheTick: a register annotation changed between
-// ticks is not seen until the next tick (hami-observed.md §7.2).
+// ticks is not seen until the next tick (HAMI-FACTS.md §5.2).
 func TestAnnotationChangesWaitForTheTick(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Config{})

@@ -13,7 +13,8 @@ import (
 const percentUnset = 101
 
 // ContainerRequest is one container's NVIDIA request as HAMi's Filter reads
-// it (hami.md §1.3 step 1).
+// it (HAMi v2.10.0 pkg/scheduler/scheduler.go:1069 calls
+// device.Resourcereqs, pkg/device/devices.go:639).
 type ContainerRequest struct {
 	// Nums is nvidia.com/gpu: how many cards; 0 means no request.
 	Nums int

@@ -56,7 +56,7 @@ func (d *Double) onPodDelete(obj any) {
 		d.usage[p.UID] = u
 		d.log.Debug(Banner+": deleted pod kept until a Filter of its node (delete race fault)", "pod", podKey(p))
 	case f.ForgetDeletedAfter > 0:
-		// The delete race (hami-observed.md §3e): Filters that the delete
+		// The delete race (HAMI-FACTS.md §3e): Filters that the delete
 		// triggers in kube-scheduler still count the deleted pod.
 		uid := p.UID
 		d.log.Debug(Banner+": deleted pod forgotten late (delete race fault)", "pod", podKey(p), "after", f.ForgetDeletedAfter.String())
