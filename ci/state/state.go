@@ -44,7 +44,7 @@ const (
 	MarkerFile        = "labctl-state.json"
 	LabFile           = "resolved-lab.yaml"
 	KubeconfigsDir    = "kubeconfigs"
-	ManagementName    = lab.ManagementName
+	ManagementName    = "management"
 	ValuesDir         = "values"
 	StagesFile        = "stages.json"
 	BackendFile       = "backend"

@@ -54,3 +54,12 @@ func TestRoundTrip(t *testing.T) {
 		t.Errorf("kind %q, want %q", d.Kind(), RealLab)
 	}
 }
+
+// The management kubeconfig's name is the tenant name ci/lab reserves for
+// it (a tenant of that name would overwrite it); the .dagger module reads
+// this package's literal, so the two are held equal here.
+func TestManagementNameIsTheReservedTenantName(t *testing.T) {
+	if ManagementName != lab.ManagementName {
+		t.Fatalf("state.ManagementName %q, lab.ManagementName %q: one name", ManagementName, lab.ManagementName)
+	}
+}
