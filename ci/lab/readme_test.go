@@ -2,28 +2,27 @@ package lab
 
 import (
 	"flag"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gpu-lab/gpu-lab/ci/readmeblock"
 )
 
-var update = flag.Bool("update", false, "rewrite the lab-file reference block in README.md")
+var update = flag.Bool("update", false, "rewrite the lab-file reference block in ci/lab/README.md")
 
-// TestReadmeReference keeps README.md's lab-file reference equal to
+// TestReadmeReference keeps ci/lab/README.md's lab-file reference equal to
 // Reference(). Regenerate with: go test ./ci/lab -run TestReadme -update
 func TestReadmeReference(t *testing.T) {
 	ref, err := Reference()
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, stale, err := readmeblock.Sync(filepath.Join("..", "..", "README.md"), "lab-reference", ref, *update)
+	got, stale, err := readmeblock.Sync("README.md", "lab-reference", ref, *update)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if stale {
-		t.Errorf("README.md's lab-file reference is out of date: run go test ./ci/lab -run TestReadme -update\n--- README ---\n%s\n--- generated ---\n%s", got, ref)
+		t.Errorf("ci/lab/README.md's lab-file reference is out of date: run go test ./ci/lab -run TestReadme -update\n--- README ---\n%s\n--- generated ---\n%s", got, ref)
 	}
 }
 

@@ -41,7 +41,7 @@ var Differences = []Difference{
 	},
 	{
 		Short: "KWOK workers",
-		Real:  "kindest/node containers joined with kubeadm, kubelet, containerd, kube-proxy, HAMi's mock device plugin",
+		Real:  "kindest/node containers joined with kubeadm, kubelet, containerd, kube-proxy, no device plugin (gpu-lab's registrar writes the GPU resources on each Node)",
 		Local: "Node objects kept Ready by KWOK; pods get Running without containers",
 		Why:   "no images and no privileged containers; the suite asserts scheduling, not workloads",
 	},

@@ -2,25 +2,24 @@ package testenv
 
 import (
 	"flag"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gpu-lab/gpu-lab/ci/readmeblock"
 )
 
-var update = flag.Bool("update", false, "rewrite the README's table of differences")
+var update = flag.Bool("update", false, "rewrite the table of differences in ci/testenv/README.md")
 
-// The README's table of differences is generated from Differences, and the
+// ci/testenv/README.md's table of differences is generated from Differences, and the
 // backend line of every report names each of them.
 func TestDifferencesAreListedOnce(t *testing.T) {
 	want := DifferencesMarkdown()
-	got, stale, err := readmeblock.Sync(filepath.Join("..", "..", "README.md"), "testenv-differences", want, *update)
+	got, stale, err := readmeblock.Sync("README.md", "testenv-differences", want, *update)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if stale {
-		t.Errorf("README.md's differences table is out of date: run go test ./ci/testenv -run TestDifferences -update\n--- README ---\n%s\n--- generated ---\n%s", got, want)
+		t.Errorf("ci/testenv/README.md's differences table is out of date: run go test ./ci/testenv -run TestDifferences -update\n--- README ---\n%s\n--- generated ---\n%s", got, want)
 	}
 	for _, d := range Differences {
 		if d.Short == "" || d.Real == "" || d.Local == "" || d.Why == "" {

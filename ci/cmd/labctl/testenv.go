@@ -54,7 +54,7 @@ Interrupted while starting, it stops what had started, removes its temporary wor
 directory and prints "interrupted".
 
 The first run builds the Kubernetes binaries (` + "`labctl testenv build`" + ` alone does that,
-with a progress line every half minute); later runs start in seconds.
+with a progress line after 10 s, then every 25 s); later runs start in seconds.
 
 ` + labRule,
 		Args: cobra.NoArgs,
@@ -80,7 +80,7 @@ func testenvBuildCommand() *cobra.Command {
 		Short: "Build the local test environment's Kubernetes binaries (once; later runs reuse them)",
 		Long: `Builds kube-apiserver, kube-scheduler, kube-controller-manager, etcd, KWOK and the
 konnectivity server and agent from the nested module ci/testenv/k8sbin into the binary
-cache, printing a progress line every half minute, and prints the directory. Returns at
+cache, printing a progress line after 10 s, then every 25 s, and prints the directory. Returns at
 once when they are built already. Run it before ` + "`go test ./...`" + `, whose output is
 buffered per package, to see the first build's progress.`,
 		Args: cobra.NoArgs,
