@@ -10,7 +10,7 @@ import (
 )
 
 // scanned are the trees whose citations must resolve inside the repository.
-var scanned = []string{"ci", ".dagger", "manifests", ".ci"}
+var scanned = []string{"ci", ".dagger", "manifests", ".ci", "README.md"}
 
 // TestCitationsResolve fails on any citation of the research notes kept
 // outside the repository, and on any "FILE.md §N" / "FILE.md#anchor" whose
