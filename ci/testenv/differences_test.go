@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpu-lab/gpu-lab/ci/readmeblock"
+	"github.com/gpu-lab/gpu-lab/ci/internal/readmeblock"
 )
 
 var update = flag.Bool("update", false, "rewrite the README's table of differences")
