@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
@@ -259,3 +260,17 @@ func testEnv(t *testing.T) (*Env, *fakeDocker, *fakeKind, *fakeClusters) {
 	}
 	return e, d, k, fc
 }
+
+// tcpWith is a TenantControlPlane of tenant-a with the given status, as the
+// fake management cluster returns it (ci/internal/kube's readiness test
+// has its own, for TCPReady's table).
+func tcpWith(status map[string]any) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "kamaji.clastix.io/v1alpha1", "kind": "TenantControlPlane",
+		"metadata": map[string]any{"name": "tenant-a", "namespace": "tenant-a"}}}
+	if status != nil {
+		u.Object["status"] = status
+	}
+	return u
+}
+
+func i32(v int32) *int32 { return &v }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
 	"github.com/gpu-lab/gpu-lab/ci/images"
+	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
@@ -45,11 +46,11 @@ func (GPUsStage) Plan(e *Env) ([]string, error) {
 		objs := FinalizerObjects(e.Lab, t.Name, FinalizerImageRepo+":<tag>", []byte("<lab.yaml>"))
 		var names []string
 		for _, o := range objs {
-			u, err := ToUnstructured(o)
+			u, err := kube.ToUnstructured(o)
 			if err != nil {
 				return nil, err
 			}
-			names = append(names, ObjectName(u))
+			names = append(names, kube.ObjectName(u))
 		}
 		out = append(out,
 			fmt.Sprintf("tenant %s: apply %s (runs `labctl finalizer --lab %s --tenant %s`)", t.Name, strings.Join(names, ", "), FinalizerLabPath, t.Name),
@@ -99,7 +100,7 @@ func (GPUsStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 		if err != nil || len(d.Spec.Template.Spec.Containers) == 0 || d.Spec.Template.Spec.Containers[0].Image != img {
 			return false, "", nil
 		}
-		if ok, _ := DeploymentReady(d); !ok {
+		if ok, _ := kube.DeploymentReady(d); !ok {
 			return false, "", nil
 		}
 		if ok, _, err := workersAdvertise(ctx, e, tc, t); err != nil || !ok {
@@ -150,7 +151,7 @@ func (GPUsStage) Run(ctx context.Context, e *Env) (string, error) {
 				return "", fail(GPUs, "image "+img+" in worker "+node, "", err)
 			}
 		}
-		if err := ApplyAll(ctx, tc.Dynamic, FinalizerObjects(e.Lab, t.Name, img, labYAML)...); err != nil {
+		if err := kube.ApplyAll(ctx, tc.Dynamic, FinalizerObjects(e.Lab, t.Name, img, labYAML)...); err != nil {
 			return "", fail(GPUs, "bind finalizer in tenant "+t.Name, "apply", err)
 		}
 		cond, err := e.wait(ctx, e.Timeouts.Rollout, "Deployment "+FinalizerName+" in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {
@@ -158,7 +159,7 @@ func (GPUsStage) Run(ctx context.Context, e *Env) (string, error) {
 			if err != nil {
 				return false, "", err
 			}
-			ok, cond := DeploymentReady(d)
+			ok, cond := kube.DeploymentReady(d)
 			return ok, cond, nil
 		})
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
@@ -82,7 +83,7 @@ func TestFinalizerObjects(t *testing.T) {
 		t.Errorf("lab.yaml = %q", cm.Data["lab.yaml"])
 	}
 	for _, o := range objs {
-		if _, err := ToUnstructured(o); err != nil {
+		if _, err := kube.ToUnstructured(o); err != nil {
 			t.Error(err)
 		}
 	}

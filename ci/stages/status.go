@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -29,7 +30,7 @@ func TenantStatus(ctx context.Context, e *Env, tenant string) string {
 	}
 	ready := 0
 	for i := range nodes.Items {
-		if ok, _ := NodeReady(&nodes.Items[i]); ok {
+		if ok, _ := kube.NodeReady(&nodes.Items[i]); ok {
 			ready++
 		}
 	}

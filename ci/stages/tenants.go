@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
@@ -72,7 +73,7 @@ func (s TenantsStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 		if err != nil {
 			return false, "", nil
 		}
-		if ok, _ := TCPReady(tcp); !ok {
+		if ok, _ := kube.TCPReady(tcp); !ok {
 			return false, "", nil
 		}
 		kc, err := os.ReadFile(e.State.Kubeconfig(t.Name))
@@ -97,7 +98,7 @@ func (s TenantsStage) Run(ctx context.Context, e *Env) (string, error) {
 		return "", fail(Tenants, "management node", "", err)
 	}
 	for _, t := range e.Lab.Tenants {
-		if err := ApplyAll(ctx, mc.Dynamic, render.Namespace(e.Lab, t.Name)); err != nil {
+		if err := kube.ApplyAll(ctx, mc.Dynamic, render.Namespace(e.Lab, t.Name)); err != nil {
 			return "", fail(Tenants, "Namespace "+render.TenantNamespace(t.Name), "apply", err)
 		}
 	}
@@ -113,7 +114,7 @@ func (s TenantsStage) Run(ctx context.Context, e *Env) (string, error) {
 		if err != nil {
 			return "", fail(Tenants, "TenantControlPlane "+ns+"/"+t.Name, "render", err)
 		}
-		if err := ApplyAll(ctx, mc.Dynamic, tcp); err != nil {
+		if err := kube.ApplyAll(ctx, mc.Dynamic, tcp); err != nil {
 			return "", fail(Tenants, "TenantControlPlane "+ns+"/"+t.Name, "apply", err)
 		}
 	}
@@ -131,13 +132,13 @@ func (s TenantsStage) Run(ctx context.Context, e *Env) (string, error) {
 				return false, "", err
 			}
 			tcp = u
-			ok, cond := TCPReady(u)
+			ok, cond := kube.TCPReady(u)
 			return ok, cond, nil
 		})
 		if err != nil {
 			return "", fail(Tenants, obj, cond, err)
 		}
-		secretName := TCPAdminSecret(tcp)
+		secretName := kube.TCPAdminSecret(tcp)
 		sec, err := mc.Kube.CoreV1().Secrets(ns).Get(ctx, secretName, metav1.GetOptions{})
 		if err != nil {
 			return "", fail(Tenants, "Secret "+ns+"/"+secretName, cond, err)

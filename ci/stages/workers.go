@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 	"github.com/gpu-lab/gpu-lab/manifests"
@@ -98,7 +99,7 @@ func (WorkersStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 			if err != nil {
 				return false, "", nil
 			}
-			if ok, _ := NodeReady(n); !ok {
+			if ok, _ := kube.NodeReady(n); !ok {
 				return false, "", nil
 			}
 			if ok, _, err := tunnelRoundTrip(ctx, tc, name); err != nil || !ok {
@@ -169,7 +170,7 @@ func (s WorkersStage) Run(ctx context.Context, e *Env) (string, error) {
 				if err != nil {
 					return false, "", err
 				}
-				ok, cond := NodeReady(n)
+				ok, cond := kube.NodeReady(n)
 				return ok, cond, nil
 			})
 			if err != nil {
@@ -248,7 +249,7 @@ func tenantNetworking(ctx context.Context, e *Env, tc *Clients, i int, t lab.Ten
 	if err != nil {
 		return fail(Workers, "kube-proxy RBAC", "", err)
 	}
-	objs, err := DecodeManifests(rbac)
+	objs, err := kube.DecodeManifests(rbac)
 	if err != nil {
 		return fail(Workers, "kube-proxy RBAC", "", err)
 	}
@@ -277,7 +278,7 @@ func tenantNetworking(ctx context.Context, e *Env, tc *Clients, i int, t lab.Ten
 		all = append(all, o)
 	}
 	for _, o := range all {
-		if _, err := Apply(ctx, tc.Dynamic, o); err != nil {
+		if _, err := kube.Apply(ctx, tc.Dynamic, o); err != nil {
 			return fail(Workers, "tenant "+t.Name+" networking", "", err)
 		}
 	}
