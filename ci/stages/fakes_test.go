@@ -17,6 +17,7 @@ import (
 	kind "sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/internal/kubeconfig"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/state"
 )
@@ -230,10 +231,10 @@ func newFakeClients(objs ...runtime.Object) *Clients {
 	return &Clients{Kube: kubefake.NewSimpleClientset(objs...), Dynamic: dyn}
 }
 
-func (f *fakeClusters) connect(kubeconfig []byte) (*Clients, error) {
+func (f *fakeClusters) connect(kc []byte) (*Clients, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	server, err := KubeconfigServer(kubeconfig)
+	server, err := kubeconfig.Server(kc)
 	if err != nil {
 		return nil, err
 	}

@@ -239,7 +239,7 @@ func TestClusterStageStartsTheBundledNodeImageByID(t *testing.T) {
 	e, d, k, _ := testEnv(t)
 	withBundle(t, e, d)
 	d.containers[e.ControlPlaneContainer()] = runningOn(e.ControlPlaneContainer(), "kind", "172.18.0.2")
-	k.kubeconfig = kubeconfig(t, map[string]string{"kind-gpu-lab": "https://127.0.0.1:40000"}, "kind-gpu-lab")
+	k.kubeconfig = kubeconfigFor(t, map[string]string{"kind-gpu-lab": "https://127.0.0.1:40000"}, "kind-gpu-lab")
 	if _, err := (ClusterStage{}).Run(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}

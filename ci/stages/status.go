@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
+	"github.com/gpu-lab/gpu-lab/ci/internal/kubeconfig"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -17,7 +18,7 @@ func TenantStatus(ctx context.Context, e *Env, tenant string) string {
 	if err != nil {
 		return "no kubeconfig (stage tenants has not run)"
 	}
-	server, _ := KubeconfigServer(kc)
+	server, _ := kubeconfig.Server(kc)
 	tc, err := e.TenantClients(tenant)
 	if err != nil {
 		return server + ": " + err.Error()

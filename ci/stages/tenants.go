@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
+	"github.com/gpu-lab/gpu-lab/ci/internal/kubeconfig"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
@@ -80,7 +81,7 @@ func (s TenantsStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 		if err != nil {
 			return false, "", nil
 		}
-		if srv, err := KubeconfigServer(kc); err != nil || srv != e.Reach.TenantServer(ip, t.Ports.APIServer) {
+		if srv, err := kubeconfig.Server(kc); err != nil || srv != e.Reach.TenantServer(ip, t.Ports.APIServer) {
 			return false, "", nil
 		}
 		conds = append(conds, t.Name+" Ready")
@@ -147,7 +148,7 @@ func (s TenantsStage) Run(ctx context.Context, e *Env) (string, error) {
 		if len(raw) == 0 {
 			return "", failf(Tenants, "Secret "+ns+"/"+secretName, cond, "no admin.conf key (keys: %s)", secretKeys(sec))
 		}
-		kc, err := RewriteServer(raw, e.Reach.TenantServer(opts.ManagementAddress, t.Ports.APIServer))
+		kc, err := kubeconfig.RewriteServer(raw, e.Reach.TenantServer(opts.ManagementAddress, t.Ports.APIServer))
 		if err != nil {
 			return "", fail(Tenants, "Secret "+ns+"/"+secretName, "", err)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
 	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
+	"github.com/gpu-lab/gpu-lab/ci/internal/kubeconfig"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 	"github.com/gpu-lab/gpu-lab/manifests"
@@ -306,19 +307,19 @@ func joinWorker(ctx context.Context, e *Env, tc *Clients, t lab.Tenant, name, mg
 	if err != nil {
 		return fail(Workers, "tenant "+t.Name+" kubeconfig", "", err)
 	}
-	ca, err := KubeconfigCA(kc)
+	ca, err := kubeconfig.CA(kc)
 	if err != nil {
 		return fail(Workers, "tenant "+t.Name+" kubeconfig", "", err)
 	}
-	hash, err := CACertHash(ca)
+	hash, err := kubeconfig.CACertHash(ca)
 	if err != nil {
 		return fail(Workers, "tenant "+t.Name+" CA", "", err)
 	}
-	id, secret, err := NewBootstrapToken(rand.Reader)
+	id, secret, err := kubeconfig.NewBootstrapToken(rand.Reader)
 	if err != nil {
 		return fail(Workers, "bootstrap token", "", err)
 	}
-	if _, err := tc.Kube.CoreV1().Secrets("kube-system").Create(ctx, BootstrapTokenSecret(id, secret, time.Now().Add(time.Hour)), metav1.CreateOptions{}); err != nil {
+	if _, err := tc.Kube.CoreV1().Secrets("kube-system").Create(ctx, kubeconfig.BootstrapTokenSecret(id, secret, time.Now().Add(time.Hour)), metav1.CreateOptions{}); err != nil {
 		return fail(Workers, "Secret kube-system/bootstrap-token-"+id+" in tenant "+t.Name, "", err)
 	}
 	ip, err := docker.ContainerIPv4(c, e.Network)
