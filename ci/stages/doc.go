@@ -57,7 +57,8 @@
 //     each worker's containerd with `ctr -n k8s.io images import --local
 //     --platform=<the daemon's> --snapshotter=<the worker CRI's>`, as
 //     `kind load` does but for the daemon's platform only and without
-//     containerd's transfer service (containerd.go says why).
+//     containerd's transfer service (ci/internal/nodeimage/containerd.go says
+//     why).
 //   - GPU registration before HAMi starts (registration.go): HAMi v2.10.0
 //     reads a node's cards only in registration passes (Node add, leadership,
 //     a fixed 15 s tick) and rejects pods on an unregistered node in a way

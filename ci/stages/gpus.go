@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -13,8 +12,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
-	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
+	"github.com/gpu-lab/gpu-lab/ci/internal/nodeimage"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
@@ -35,13 +34,13 @@ func (GPUsStage) Name() string { return GPUs }
 func (GPUsStage) Plan(e *Env) ([]string, error) {
 	var out []string
 	out = append(out,
-		fmt.Sprintf("check %s is a static linux binary; docker import a one-file rootfs (/labctl, %s) as %s:<sha256 of the binary>", labctlPath(e), ImageChanges[0], FinalizerImageRepo),
+		fmt.Sprintf("check %s is a static linux binary; docker import a one-file rootfs (/labctl, %s) as %s:<sha256 of the binary>", labctlPath(e), nodeimage.ImageChanges[0], FinalizerImageRepo),
 	)
 	for _, t := range e.Lab.Tenants {
 		for _, w := range t.Workers {
 			node := e.Lab.NodeName(t.Name, w.Name)
 			out = append(out, fmt.Sprintf("docker save %s:<tag> | docker exec -i %s %s (the snapshotter from docker exec %s %s)", FinalizerImageRepo, node,
-				strings.Join(ContainerdImportCommand("<snapshotter>", "<daemon's platform>"), " "), node, strings.Join(ContainerdConfigDumpCommand, " ")))
+				strings.Join(nodeimage.ContainerdImportCommand("<snapshotter>", "<daemon's platform>"), " "), node, strings.Join(nodeimage.ContainerdConfigDumpCommand, " ")))
 		}
 		objs := FinalizerObjects(e.Lab, t.Name, FinalizerImageRepo+":<tag>", []byte("<lab.yaml>"))
 		var names []string
@@ -120,18 +119,18 @@ func (GPUsStage) Run(ctx context.Context, e *Env) (string, error) {
 	if err != nil {
 		return "", fail(GPUs, "labctl binary "+path, "", err)
 	}
-	if err := CheckStaticLinux(bytes.NewReader(bin)); err != nil {
+	if err := nodeimage.CheckStaticLinux(bytes.NewReader(bin)); err != nil {
 		return "", fail(GPUs, "labctl binary "+path, "", err)
 	}
 	img := FinalizerImage(bin)
 	if ok, err := e.Docker.ImageExists(ctx, img); err != nil {
 		return "", fail(GPUs, "image "+img, "", err)
 	} else if !ok {
-		rootfs, err := ImageRootfs(bin)
+		rootfs, err := nodeimage.ImageRootfs(bin)
 		if err != nil {
 			return "", fail(GPUs, "image "+img, "", err)
 		}
-		if err := e.Docker.Import(ctx, bytes.NewReader(rootfs), img, ImageChanges...); err != nil {
+		if err := e.Docker.Import(ctx, bytes.NewReader(rootfs), img, nodeimage.ImageChanges...); err != nil {
 			return "", fail(GPUs, "image "+img, "", err)
 		}
 	}
@@ -147,7 +146,7 @@ func (GPUsStage) Run(ctx context.Context, e *Env) (string, error) {
 		}
 		for _, w := range t.Workers {
 			node := e.Lab.NodeName(t.Name, w.Name)
-			if err := loadImage(ctx, e, node, img); err != nil {
+			if err := nodeimage.Load(ctx, e.Docker, node, img); err != nil {
 				return "", fail(GPUs, "image "+img+" in worker "+node, "", err)
 			}
 		}
@@ -182,41 +181,6 @@ func (GPUsStage) Run(ctx context.Context, e *Env) (string, error) {
 		total += len(wantCards(e, t.Name))
 	}
 	return fmt.Sprintf("HAMi sees all %d cards; bind finalizer %s running in every tenant", total, img), nil
-}
-
-// loadImage imports the image into the worker's containerd unless present.
-func loadImage(ctx context.Context, e *Env, node, img string) error {
-	out, err := e.Docker.Exec(ctx, node, nil, "ctr", "--namespace=k8s.io", "images", "ls", "-q")
-	// ctr lists normalized names (docker.io/..., registry.k8s.io/...).
-	if err == nil && containsLine(string(out), images.Normalize(img)) {
-		return nil
-	}
-	dump, err := e.Docker.Exec(ctx, node, nil, ContainerdConfigDumpCommand...)
-	if err != nil {
-		return fmt.Errorf("read the snapshotter of %s's containerd: %w", node, err)
-	}
-	snapshotter, err := ContainerdSnapshotter(dump)
-	if err != nil {
-		return fmt.Errorf("read the snapshotter of %s's containerd: %w", node, err)
-	}
-	tr, err := e.Docker.ImageTransfer(ctx)
-	if err != nil {
-		return fmt.Errorf("import %s into %s: %w", img, node, err)
-	}
-	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(e.Docker.Save(ctx, img, pw)) }()
-	_, err = e.Docker.Exec(ctx, node, pr, ContainerdImportCommand(snapshotter, tr.Platform)...)
-	pr.Close()
-	return err
-}
-
-func containsLine(s, want string) bool {
-	for _, l := range strings.Split(s, "\n") {
-		if strings.TrimSpace(l) == want {
-			return true
-		}
-	}
-	return false
 }
 
 // cardsSeen scrapes HAMi's scheduler metrics through the tenant API server's
