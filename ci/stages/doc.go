@@ -26,6 +26,20 @@
 // clients), so order, skips, retries and failure handling are tested with
 // fakes; every decision is a pure function with a table test.
 //
+// Layout, shaped like kind's pkg/cluster: this package is the small surface
+// labctl uses (Runner, Stage, All and Names, Env and its edges, Error,
+// Preflight, Down, Diagnose, TenantStatus, Reach), over packages under
+// ci/internal that each own one thing and import nothing of the stages:
+//
+//   - ci/internal/kube: applying Kubernetes objects and judging whether
+//     one is ready (the *Ready predicates the stages wait on);
+//   - ci/internal/kubeconfig: a kubeconfig's server and CA, and the
+//     credentials of a kubeadm join (bootstrap token, CA hash);
+//   - ci/internal/nodeimage: an image from the daemon into a kind node's
+//     containerd, and the one-file image labctl ships itself in;
+//   - ci/internal/charts: which charts the lab installs, at which pinned
+//     versions (also what `labctl images` bundles).
+//
 // Decisions
 //
 //   - Preflight (preflight.go, preflight_host.go): before any stage, the
