@@ -23,7 +23,7 @@ import (
 // api/docs/CHANGELOG.md v1.48: without `platform` GET /images/get saves
 // "the full multi-platform image"). Both ends are handled:
 //
-//   - the node imports its own platform only (ci/stages ContainerdImportCommand:
+//   - the node imports its own platform only (ci/internal/nodeimage ContainerdImportCommand:
 //     --platform=<ImageTransfer.Platform> instead of kind's --all-platforms),
 //     which works on either archive;
 //   - on the containerd store the daemon saves the node's platform only

@@ -9,10 +9,10 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/gpu-lab/gpu-lab/ci/internal/testparallel"
 	"github.com/gpu-lab/gpu-lab/ci/results"
 	"github.com/gpu-lab/gpu-lab/ci/suite"
 	"github.com/gpu-lab/gpu-lab/ci/testenv"
-	"github.com/gpu-lab/gpu-lab/ci/testparallel"
 )
 
 // parallelTests is how many tests run at once unless -parallel says

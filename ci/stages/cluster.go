@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gpu-lab/gpu-lab/ci/internal/kubeconfig"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
@@ -86,7 +87,7 @@ func (ClusterStage) Run(ctx context.Context, e *Env) (string, error) {
 	if err != nil {
 		return "", fail(Cluster, "kind cluster "+e.Lab.Name, "no kubeconfig", err)
 	}
-	kindServer, err := KubeconfigServer(raw)
+	kindServer, err := kubeconfig.Server(raw)
 	if err != nil {
 		return "", fail(Cluster, "kind kubeconfig", "", err)
 	}
@@ -94,7 +95,7 @@ func (ClusterStage) Run(ctx context.Context, e *Env) (string, error) {
 	if err != nil {
 		return "", fail(Cluster, "kind kubeconfig", "server "+kindServer, err)
 	}
-	kc, err := RewriteServer(raw, server)
+	kc, err := kubeconfig.RewriteServer(raw, server)
 	if err != nil {
 		return "", fail(Cluster, "kind kubeconfig", "", err)
 	}

@@ -26,6 +26,20 @@
 // clients), so order, skips, retries and failure handling are tested with
 // fakes; every decision is a pure function with a table test.
 //
+// Layout, shaped like kind's pkg/cluster: this package is the small surface
+// labctl uses (Runner, Stage, All and Names, Env and its edges, Error,
+// Preflight, Down, Diagnose, TenantStatus, Reach), over packages under
+// ci/internal that each own one thing and import nothing of the stages:
+//
+//   - ci/internal/kube: applying Kubernetes objects and judging whether
+//     one is ready (the *Ready predicates the stages wait on);
+//   - ci/internal/kubeconfig: a kubeconfig's server and CA, and the
+//     credentials of a kubeadm join (bootstrap token, CA hash);
+//   - ci/internal/nodeimage: an image from the daemon into a kind node's
+//     containerd, and the one-file image labctl ships itself in;
+//   - ci/internal/charts: which charts the lab installs, at which pinned
+//     versions (also what `labctl images` bundles).
+//
 // Decisions
 //
 //   - Preflight (preflight.go, preflight_host.go): before any stage, the
@@ -58,7 +72,8 @@
 //     each worker's containerd with `ctr -n k8s.io images import --local
 //     --platform=<the daemon's> --snapshotter=<the worker CRI's>`, as
 //     `kind load` does but for the daemon's platform only and without
-//     containerd's transfer service (containerd.go says why).
+//     containerd's transfer service (ci/internal/nodeimage/containerd.go says
+//     why).
 //   - GPU registration before HAMi starts (registration.go): HAMi v2.10.0
 //     reads a node's cards only in registration passes (Node add, leadership,
 //     a fixed 15 s tick) and rejects pods on an unregistered node in a way

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
@@ -16,6 +17,7 @@ import (
 	kind "sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/internal/kubeconfig"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/state"
 )
@@ -229,10 +231,10 @@ func newFakeClients(objs ...runtime.Object) *Clients {
 	return &Clients{Kube: kubefake.NewSimpleClientset(objs...), Dynamic: dyn}
 }
 
-func (f *fakeClusters) connect(kubeconfig []byte) (*Clients, error) {
+func (f *fakeClusters) connect(kc []byte) (*Clients, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	server, err := KubeconfigServer(kubeconfig)
+	server, err := kubeconfig.Server(kc)
 	if err != nil {
 		return nil, err
 	}
@@ -259,3 +261,17 @@ func testEnv(t *testing.T) (*Env, *fakeDocker, *fakeKind, *fakeClusters) {
 	}
 	return e, d, k, fc
 }
+
+// tcpWith is a TenantControlPlane of tenant-a with the given status, as the
+// fake management cluster returns it (ci/internal/kube's readiness test
+// has its own, for TCPReady's table).
+func tcpWith(status map[string]any) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "kamaji.clastix.io/v1alpha1", "kind": "TenantControlPlane",
+		"metadata": map[string]any{"name": "tenant-a", "namespace": "tenant-a"}}}
+	if status != nil {
+		u.Object["status"] = status
+	}
+	return u
+}
+
+func i32(v int32) *int32 { return &v }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -13,7 +12,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
-	"github.com/gpu-lab/gpu-lab/ci/images"
+	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
+	"github.com/gpu-lab/gpu-lab/ci/internal/nodeimage"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
@@ -34,22 +34,22 @@ func (GPUsStage) Name() string { return GPUs }
 func (GPUsStage) Plan(e *Env) ([]string, error) {
 	var out []string
 	out = append(out,
-		fmt.Sprintf("check %s is a static linux binary; docker import a one-file rootfs (/labctl, %s) as %s:<sha256 of the binary>", labctlPath(e), ImageChanges[0], FinalizerImageRepo),
+		fmt.Sprintf("check %s is a static linux binary; docker import a one-file rootfs (/labctl, %s) as %s:<sha256 of the binary>", labctlPath(e), nodeimage.ImageChanges[0], FinalizerImageRepo),
 	)
 	for _, t := range e.Lab.Tenants {
 		for _, w := range t.Workers {
 			node := e.Lab.NodeName(t.Name, w.Name)
 			out = append(out, fmt.Sprintf("docker save %s:<tag> | docker exec -i %s %s (the snapshotter from docker exec %s %s)", FinalizerImageRepo, node,
-				strings.Join(ContainerdImportCommand("<snapshotter>", "<daemon's platform>"), " "), node, strings.Join(ContainerdConfigDumpCommand, " ")))
+				strings.Join(nodeimage.ContainerdImportCommand("<snapshotter>", "<daemon's platform>"), " "), node, strings.Join(nodeimage.ContainerdConfigDumpCommand, " ")))
 		}
 		objs := FinalizerObjects(e.Lab, t.Name, FinalizerImageRepo+":<tag>", []byte("<lab.yaml>"))
 		var names []string
 		for _, o := range objs {
-			u, err := ToUnstructured(o)
+			u, err := kube.ToUnstructured(o)
 			if err != nil {
 				return nil, err
 			}
-			names = append(names, ObjectName(u))
+			names = append(names, kube.ObjectName(u))
 		}
 		out = append(out,
 			fmt.Sprintf("tenant %s: apply %s (runs `labctl finalizer --lab %s --tenant %s`)", t.Name, strings.Join(names, ", "), FinalizerLabPath, t.Name),
@@ -99,7 +99,7 @@ func (GPUsStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 		if err != nil || len(d.Spec.Template.Spec.Containers) == 0 || d.Spec.Template.Spec.Containers[0].Image != img {
 			return false, "", nil
 		}
-		if ok, _ := DeploymentReady(d); !ok {
+		if ok, _ := kube.DeploymentReady(d); !ok {
 			return false, "", nil
 		}
 		if ok, _, err := workersAdvertise(ctx, e, tc, t); err != nil || !ok {
@@ -119,18 +119,18 @@ func (GPUsStage) Run(ctx context.Context, e *Env) (string, error) {
 	if err != nil {
 		return "", fail(GPUs, "labctl binary "+path, "", err)
 	}
-	if err := CheckStaticLinux(bytes.NewReader(bin)); err != nil {
+	if err := nodeimage.CheckStaticLinux(bytes.NewReader(bin)); err != nil {
 		return "", fail(GPUs, "labctl binary "+path, "", err)
 	}
 	img := FinalizerImage(bin)
 	if ok, err := e.Docker.ImageExists(ctx, img); err != nil {
 		return "", fail(GPUs, "image "+img, "", err)
 	} else if !ok {
-		rootfs, err := ImageRootfs(bin)
+		rootfs, err := nodeimage.ImageRootfs(bin)
 		if err != nil {
 			return "", fail(GPUs, "image "+img, "", err)
 		}
-		if err := e.Docker.Import(ctx, bytes.NewReader(rootfs), img, ImageChanges...); err != nil {
+		if err := e.Docker.Import(ctx, bytes.NewReader(rootfs), img, nodeimage.ImageChanges...); err != nil {
 			return "", fail(GPUs, "image "+img, "", err)
 		}
 	}
@@ -146,11 +146,11 @@ func (GPUsStage) Run(ctx context.Context, e *Env) (string, error) {
 		}
 		for _, w := range t.Workers {
 			node := e.Lab.NodeName(t.Name, w.Name)
-			if err := loadImage(ctx, e, node, img); err != nil {
+			if err := nodeimage.Load(ctx, e.Docker, node, img); err != nil {
 				return "", fail(GPUs, "image "+img+" in worker "+node, "", err)
 			}
 		}
-		if err := ApplyAll(ctx, tc.Dynamic, FinalizerObjects(e.Lab, t.Name, img, labYAML)...); err != nil {
+		if err := kube.ApplyAll(ctx, tc.Dynamic, FinalizerObjects(e.Lab, t.Name, img, labYAML)...); err != nil {
 			return "", fail(GPUs, "bind finalizer in tenant "+t.Name, "apply", err)
 		}
 		cond, err := e.wait(ctx, e.Timeouts.Rollout, "Deployment "+FinalizerName+" in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {
@@ -158,7 +158,7 @@ func (GPUsStage) Run(ctx context.Context, e *Env) (string, error) {
 			if err != nil {
 				return false, "", err
 			}
-			ok, cond := DeploymentReady(d)
+			ok, cond := kube.DeploymentReady(d)
 			return ok, cond, nil
 		})
 		if err != nil {
@@ -181,41 +181,6 @@ func (GPUsStage) Run(ctx context.Context, e *Env) (string, error) {
 		total += len(wantCards(e, t.Name))
 	}
 	return fmt.Sprintf("HAMi sees all %d cards; bind finalizer %s running in every tenant", total, img), nil
-}
-
-// loadImage imports the image into the worker's containerd unless present.
-func loadImage(ctx context.Context, e *Env, node, img string) error {
-	out, err := e.Docker.Exec(ctx, node, nil, "ctr", "--namespace=k8s.io", "images", "ls", "-q")
-	// ctr lists normalized names (docker.io/..., registry.k8s.io/...).
-	if err == nil && containsLine(string(out), images.Normalize(img)) {
-		return nil
-	}
-	dump, err := e.Docker.Exec(ctx, node, nil, ContainerdConfigDumpCommand...)
-	if err != nil {
-		return fmt.Errorf("read the snapshotter of %s's containerd: %w", node, err)
-	}
-	snapshotter, err := ContainerdSnapshotter(dump)
-	if err != nil {
-		return fmt.Errorf("read the snapshotter of %s's containerd: %w", node, err)
-	}
-	tr, err := e.Docker.ImageTransfer(ctx)
-	if err != nil {
-		return fmt.Errorf("import %s into %s: %w", img, node, err)
-	}
-	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(e.Docker.Save(ctx, img, pw)) }()
-	_, err = e.Docker.Exec(ctx, node, pr, ContainerdImportCommand(snapshotter, tr.Platform)...)
-	pr.Close()
-	return err
-}
-
-func containsLine(s, want string) bool {
-	for _, l := range strings.Split(s, "\n") {
-		if strings.TrimSpace(l) == want {
-			return true
-		}
-	}
-	return false
 }
 
 // cardsSeen scrapes HAMi's scheduler metrics through the tenant API server's

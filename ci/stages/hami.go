@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
@@ -161,14 +162,14 @@ func hamiReady(ctx context.Context, e *Env, tenant string) (bool, string, error)
 	if err != nil {
 		return false, "Deployment " + HAMiScheduler + ": " + err.Error(), nil
 	}
-	if ok, cond := DeploymentReady(d); !ok {
+	if ok, cond := kube.DeploymentReady(d); !ok {
 		return false, "scheduler " + cond, nil
 	}
 	w, err := tc.Kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(ctx, HAMiWebhook, metav1.GetOptions{})
 	if err != nil {
 		return false, "MutatingWebhookConfiguration " + HAMiWebhook + ": " + err.Error(), nil
 	}
-	if ok, cond := WebhookReady(w); !ok {
+	if ok, cond := kube.WebhookReady(w); !ok {
 		return false, cond, nil
 	}
 	return true, "scheduler and webhook ready", nil

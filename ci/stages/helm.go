@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
+	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
@@ -41,12 +42,6 @@ type Chart struct {
 	// (absolute path): helm installs it instead of asking Repo.
 	Archive string
 }
-
-// Chart repositories.
-const (
-	JetstackRepo = "https://charts.jetstack.io"
-	ClastixRepo  = "https://clastix.github.io/charts"
-)
 
 // Kamaji's release layout (chart clastix/kamaji, release "kamaji").
 const (
@@ -104,9 +99,10 @@ func UpgradeInstallArgs(c Chart) []string {
 
 // CertManagerChart is cert-manager as Kamaji's docs install it.
 func CertManagerChart(l *lab.Lab, timeout time.Duration) Chart {
+	id := charts.CertManager(l)
 	return Chart{
-		Release: CertManagerRelease, Namespace: CertManagerNS, Chart: "cert-manager", Repo: JetstackRepo,
-		Version: l.Versions.CertManager, Set: []string{"crds.enabled=true"}, Wait: true, Timeout: timeout,
+		Release: CertManagerRelease, Namespace: CertManagerNS, Chart: id.Name, Repo: id.Repo,
+		Version: id.Version, Set: []string{"crds.enabled=true"}, Wait: true, Timeout: timeout,
 	}
 }
 
@@ -120,9 +116,10 @@ func CertManagerChart(l *lab.Lab, timeout time.Duration) Chart {
 // its kamaji-etcd, and the Job's kubectl tag would otherwise follow the
 // management cluster's minor, to a tag that may not exist.
 func KamajiChart(l *lab.Lab, timeout time.Duration) Chart {
+	id := charts.Kamaji(l)
 	return Chart{
-		Release: KamajiRelease, Namespace: KamajiNamespace, Chart: images.KamajiChartName, Repo: ClastixRepo,
-		Version: l.Versions.KamajiChart,
+		Release: KamajiRelease, Namespace: KamajiNamespace, Chart: id.Name, Repo: id.Repo,
+		Version: id.Version,
 		Set: append([]string{
 			"image.tag=" + l.Versions.KamajiImage,
 			"image.pullPolicy=IfNotPresent",
@@ -142,21 +139,12 @@ func KamajiChart(l *lab.Lab, timeout time.Duration) Chart {
 // lab's scheduler configuration (render.HAMiSchedulerConfig, the one the
 // local test environment runs too) into the chart's ConfigMap.
 func HAMiChart(l *lab.Lab, valuesFile, labctl, schedulerConfigFile string, timeout time.Duration) Chart {
+	id := charts.HAMi(l)
 	return Chart{
-		Release: render.HAMiRelease, Namespace: render.HAMiNamespace, Chart: render.HAMiChartName,
-		Repo: render.HAMiChartRepo, Version: l.Versions.HAMiChart, ValuesFile: valuesFile, Timeout: timeout,
+		Release: render.HAMiRelease, Namespace: render.HAMiNamespace, Chart: id.Name,
+		Repo: id.Repo, Version: id.Version, ValuesFile: valuesFile, Timeout: timeout,
 		PostRenderer: []string{labctl, PostRenderCommand, "--scheduler-config", schedulerConfigFile},
 	}
-}
-
-// BundleCharts are the charts the stages install, at their pinned
-// versions: what `labctl images save` puts into a bundle.
-func BundleCharts(l *lab.Lab) []images.Chart {
-	var out []images.Chart
-	for _, c := range []Chart{CertManagerChart(l, 0), KamajiChart(l, 0), HAMiChart(l, "", "", "", 0)} {
-		out = append(out, images.Chart{Name: c.Chart, Repo: c.Repo, Version: c.Version})
-	}
-	return out
 }
 
 // fromBundle installs c from the bundle's archive of it, when there is one.

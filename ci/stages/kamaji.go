@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -74,14 +75,14 @@ func kamajiReady(ctx context.Context, e *Env) (bool, string, error) {
 	if err != nil {
 		return false, "Deployment " + KamajiDeployment + ": " + err.Error(), nil
 	}
-	if ok, cond := DeploymentReady(d); !ok {
+	if ok, cond := kube.DeploymentReady(d); !ok {
 		return false, "controller " + cond, nil
 	}
 	sts, err := c.Kube.AppsV1().StatefulSets(KamajiNamespace).Get(ctx, KamajiEtcd, metav1.GetOptions{})
 	if err != nil {
 		return false, "StatefulSet " + KamajiEtcd + ": " + err.Error(), nil
 	}
-	if ok, cond := StatefulSetReady(sts); !ok {
+	if ok, cond := kube.StatefulSetReady(sts); !ok {
 		return false, "etcd " + cond, nil
 	}
 	if _, err := c.Dynamic.Resource(DataStoreGVR).Get(ctx, DefaultDataStore, metav1.GetOptions{}); err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -31,7 +32,7 @@ func KindnetObjects(raw []byte, podSubnet, controlPlaneEndpoint string) ([]*unst
 		}
 		manifest = out.Bytes()
 	}
-	objs, err := DecodeManifests(manifest)
+	objs, err := kube.DecodeManifests(manifest)
 	if err != nil {
 		return nil, fmt.Errorf("kindnet manifest: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
+	"github.com/gpu-lab/gpu-lab/ci/internal/nodeimage"
 )
 
 // Preload is an image bundle already loaded into the lab's Docker daemon
@@ -92,7 +93,7 @@ func (e *Env) PreloadNode(ctx context.Context, stage, node string) error {
 
 func (e *Env) importAll(ctx context.Context, node string, refs []string) error {
 	for _, ref := range refs {
-		if err := loadImage(ctx, e, node, ref); err != nil {
+		if err := nodeimage.Load(ctx, e.Docker, node, ref); err != nil {
 			return fmt.Errorf("preload image %s into %s: %w", ref, node, err)
 		}
 	}

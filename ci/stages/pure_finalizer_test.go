@@ -1,55 +1,20 @@
 package stages
 
 import (
-	"archive/tar"
-	"bytes"
-	"io"
-	"os"
 	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
-func TestCheckStaticLinux(t *testing.T) {
-	if err := CheckStaticLinux(bytes.NewReader([]byte("#!/bin/sh\necho hi\n"))); err == nil || !strings.Contains(err.Error(), "CGO_ENABLED=0") {
-		t.Errorf("script: err = %v", err)
-	}
-	// /bin/sh on Debian is a dynamically linked ELF.
-	if f, err := os.Open("/bin/sh"); err == nil {
-		defer f.Close()
-		if err := CheckStaticLinux(f); err == nil || !strings.Contains(err.Error(), "CGO_ENABLED=0") {
-			t.Errorf("/bin/sh: err = %v, want a dynamic-linking error", err)
-		}
-	}
-}
-
-func TestFinalizerImageAndRootfs(t *testing.T) {
+func TestFinalizerImage(t *testing.T) {
 	a, b := FinalizerImage([]byte("one")), FinalizerImage([]byte("two"))
 	if a == b || !strings.HasPrefix(a, FinalizerImageRepo+":") || a != FinalizerImage([]byte("one")) {
 		t.Errorf("FinalizerImage not content-addressed: %s %s", a, b)
-	}
-	rootfs, err := ImageRootfs([]byte("binary"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(bytes.NewReader(rootfs))
-	h, err := tr.Next()
-	if err != nil || h.Name != "labctl" || h.Mode != 0o755 {
-		t.Fatalf("first entry = %+v, %v", h, err)
-	}
-	body, _ := io.ReadAll(tr)
-	if string(body) != "binary" {
-		t.Errorf("body = %q", body)
-	}
-	if _, err := tr.Next(); err != io.EOF {
-		t.Errorf("rootfs has more than /labctl: %v", err)
-	}
-	if ContainerdName("gpu-lab/labctl:abc") != "docker.io/gpu-lab/labctl:abc" {
-		t.Error("ContainerdName")
 	}
 }
 
@@ -82,7 +47,7 @@ func TestFinalizerObjects(t *testing.T) {
 		t.Errorf("lab.yaml = %q", cm.Data["lab.yaml"])
 	}
 	for _, o := range objs {
-		if _, err := ToUnstructured(o); err != nil {
+		if _, err := kube.ToUnstructured(o); err != nil {
 			t.Error(err)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/images/chartstest"
+	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
@@ -30,16 +31,16 @@ func TestChartInstallArgsFromABundle(t *testing.T) {
 	if got := strings.Join(UpgradeInstallArgs(c), " "); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	if got := PullArgs("kamaji", ClastixRepo, "0.0.0+latest", "/b/charts/.pull-1"); !reflect.DeepEqual(got, []string{
+	if got := PullArgs("kamaji", charts.ClastixRepo, "0.0.0+latest", "/b/charts/.pull-1"); !reflect.DeepEqual(got, []string{
 		"pull", "kamaji", "--repo", "https://clastix.github.io/charts", "--version", "0.0.0+latest", "--destination", "/b/charts/.pull-1"}) {
 		t.Errorf("PullArgs = %q", got)
 	}
 }
 
-// TestBundleChartsAreEveryChartTheStagesInstall: whatever chart a stage's
-// plan installs from a repository is in BundleCharts, at the same version,
+// TestPinnedChartsAreEveryChartTheStagesInstall: whatever chart a stage's
+// plan installs from a repository is in charts.Pinned, at the same version,
 // and nothing else is.
-func TestBundleChartsAreEveryChartTheStagesInstall(t *testing.T) {
+func TestPinnedChartsAreEveryChartTheStagesInstall(t *testing.T) {
 	e, _, _, _ := testEnv(t)
 	var lines []string
 	r := &Runner{Stages: All(), OnEvent: func(ev Event) { lines = append(lines, ev.Lines...) }}
@@ -57,13 +58,13 @@ func TestBundleChartsAreEveryChartTheStagesInstall(t *testing.T) {
 		}
 	}
 	var bundled []string
-	for _, c := range BundleCharts(e.Lab) {
+	for _, c := range charts.Pinned(e.Lab) {
 		bundled = append(bundled, c.Name+" "+c.Repo+" "+c.Version)
 	}
 	slices.Sort(planned)
 	slices.Sort(bundled)
 	if len(planned) != 3 || !slices.Equal(planned, bundled) {
-		t.Errorf("stages install %q, BundleCharts has %q", planned, bundled)
+		t.Errorf("stages install %q, charts.Pinned has %q", planned, bundled)
 	}
 }
 

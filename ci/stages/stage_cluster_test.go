@@ -11,6 +11,7 @@ import (
 	kind "sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/internal/kubeconfig"
 )
 
 func TestClusterStageFailsFastWithoutImages(t *testing.T) {
@@ -34,7 +35,7 @@ func TestClusterStageRemoteDaemon(t *testing.T) {
 	e.Reach = Reach{Host: "docker"}
 	d.images[e.Lab.Versions.KindNodeImage] = true
 	d.containers[e.ControlPlaneContainer()] = runningOn(e.ControlPlaneContainer(), "kind", "172.18.0.2")
-	k.kubeconfig = kubeconfig(t, map[string]string{"kind-gpu-lab": "https://0.0.0.0:6443"}, "kind-gpu-lab")
+	k.kubeconfig = kubeconfigFor(t, map[string]string{"kind-gpu-lab": "https://0.0.0.0:6443"}, "kind-gpu-lab")
 
 	msg, err := ClusterStage{}.Run(context.Background(), e)
 	if err != nil {
@@ -55,7 +56,7 @@ func TestClusterStageRemoteDaemon(t *testing.T) {
 	if got := k.created.Nodes[0].Labels[LabelOwner]; got != rec.ID {
 		t.Errorf("kind node label %s = %q, want the owner ID %q", LabelOwner, got, rec.ID)
 	}
-	if s, _ := KubeconfigServer(kc); s != "https://docker:6443" {
+	if s, _ := kubeconfig.Server(kc); s != "https://docker:6443" {
 		t.Errorf("management kubeconfig server = %s, want https://docker:6443", s)
 	}
 	if !strings.Contains(msg, "172.18.0.2") || strings.Contains(msg, "fc00") {
@@ -140,7 +141,7 @@ func TestClusterStagePublishesOnTheAddressDockerHostGives(t *testing.T) {
 			}
 			e.Reach = r
 			d.images[e.Lab.Versions.KindNodeImage] = true
-			k.kubeconfig = kubeconfig(t, map[string]string{"kind-gpu-lab": "https://" + tc.listen + ":6443"}, "kind-gpu-lab")
+			k.kubeconfig = kubeconfigFor(t, map[string]string{"kind-gpu-lab": "https://" + tc.listen + ":6443"}, "kind-gpu-lab")
 			if _, err := (ClusterStage{}).Run(context.Background(), e); err != nil {
 				t.Fatal(err)
 			}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
 	"github.com/gpu-lab/gpu-lab/ci/gpus/deviceplugin"
+	"github.com/gpu-lab/gpu-lab/ci/internal/nodeimage"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
@@ -120,7 +121,7 @@ func gpusTenants(t *testing.T) (*Env, *fakeDocker, string, map[string]string) {
 	// Each worker's containerd reports its snapshotter: the recorded kind
 	// node dump, and for tenant-b's worker the same dump after the
 	// entrypoint's sed to "native" (what kindest/node does on zfs).
-	dump, err := os.ReadFile("testdata/containerd-config-dump-kind-node-v2.toml")
+	dump, err := os.ReadFile("../internal/nodeimage/testdata/containerd-config-dump-kind-node-v2.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +130,7 @@ func gpusTenants(t *testing.T) (*Env, *fakeDocker, string, map[string]string) {
 		e.Lab.NodeName("tenant-b", "worker"): "native",
 	}
 	d.execOut = func(container string, cmd []string) ([]byte, error) {
-		if strings.Join(cmd, " ") == strings.Join(ContainerdConfigDumpCommand, " ") {
+		if strings.Join(cmd, " ") == strings.Join(nodeimage.ContainerdConfigDumpCommand, " ") {
 			return []byte(strings.Replace(string(dump), `snapshotter = "overlayfs"`, `snapshotter = "`+wantSnapshotter[container]+`"`, 1)), nil
 		}
 		return nil, nil
@@ -156,7 +157,7 @@ func TestGPUsStage(t *testing.T) {
 	imports := 0
 	for _, c := range d.calls {
 		for node, sn := range wantSnapshotter {
-			if c == "exec "+node+" "+strings.Join(ContainerdImportCommand(sn, fakePlatform), " ") {
+			if c == "exec "+node+" "+strings.Join(nodeimage.ContainerdImportCommand(sn, fakePlatform), " ") {
 				imports++
 			}
 		}

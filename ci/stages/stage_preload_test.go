@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
 	"github.com/gpu-lab/gpu-lab/ci/images"
+	"github.com/gpu-lab/gpu-lab/ci/internal/nodeimage"
 )
 
 // nodeStores simulates each kind node's containerd: what `ctr images ls -q`
@@ -27,7 +28,7 @@ type nodeStores struct {
 }
 
 func newNodeStores(t *testing.T, d *fakeDocker) *nodeStores {
-	dump, err := os.ReadFile("testdata/containerd-config-dump-kind-node-v2.toml")
+	dump, err := os.ReadFile("../internal/nodeimage/testdata/containerd-config-dump-kind-node-v2.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func (n *nodeStores) exec(container string, cmd []string) ([]byte, error) {
 	switch {
 	case strings.HasPrefix(line, "ctr --namespace=k8s.io images ls -q"):
 		return []byte(strings.Join(n.store[container], "\n")), nil
-	case line == strings.Join(ContainerdConfigDumpCommand, " "):
+	case line == strings.Join(nodeimage.ContainerdConfigDumpCommand, " "):
 		return n.dump, nil
 	case strings.HasPrefix(line, "ctr --namespace=k8s.io images import"):
 		n.d.mu.Lock()
@@ -239,7 +240,7 @@ func TestClusterStageStartsTheBundledNodeImageByID(t *testing.T) {
 	e, d, k, _ := testEnv(t)
 	withBundle(t, e, d)
 	d.containers[e.ControlPlaneContainer()] = runningOn(e.ControlPlaneContainer(), "kind", "172.18.0.2")
-	k.kubeconfig = kubeconfig(t, map[string]string{"kind-gpu-lab": "https://127.0.0.1:40000"}, "kind-gpu-lab")
+	k.kubeconfig = kubeconfigFor(t, map[string]string{"kind-gpu-lab": "https://127.0.0.1:40000"}, "kind-gpu-lab")
 	if _, err := (ClusterStage{}).Run(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}

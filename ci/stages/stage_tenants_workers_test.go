@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpu-lab/gpu-lab/ci/internal/kubeconfig"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -21,7 +22,7 @@ import (
 func managementUp(t *testing.T) (*Env, *fakeDocker, *fakeClusters, *Clients) {
 	e, d, _, fc := testEnv(t)
 	d.containers[e.ControlPlaneContainer()] = runningOn(e.ControlPlaneContainer(), "kind", "172.18.0.2")
-	mk := kubeconfig(t, map[string]string{"kind-gpu-lab": "https://127.0.0.1:40000"}, "kind-gpu-lab")
+	mk := kubeconfigFor(t, map[string]string{"kind-gpu-lab": "https://127.0.0.1:40000"}, "kind-gpu-lab")
 	if err := e.State.WriteManagementKubeconfig(mk); err != nil {
 		t.Fatal(err)
 	}
@@ -29,9 +30,9 @@ func managementUp(t *testing.T) (*Env, *fakeDocker, *fakeClusters, *Clients) {
 	return e, d, fc, mc
 }
 
-// adminConf is a Kamaji admin.conf with the real CA of testdata.
+// adminConf is a Kamaji admin.conf with the real CA of ci/internal/kubeconfig/testdata.
 func adminConf(t *testing.T, server string) []byte {
-	ca, err := os.ReadFile("testdata/ca.crt")
+	ca, err := os.ReadFile("../internal/kubeconfig/testdata/ca.crt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestTenantsStage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s, _ := KubeconfigServer(kc); s != e.Reach.TenantServer("172.18.0.2", tn.Ports.APIServer) {
+		if s, _ := kubeconfig.Server(kc); s != e.Reach.TenantServer("172.18.0.2", tn.Ports.APIServer) {
 			t.Errorf("tenant %s kubeconfig server = %s", tn.Name, s)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
+	"github.com/gpu-lab/gpu-lab/ci/internal/kubeconfig"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -16,7 +18,7 @@ func TenantStatus(ctx context.Context, e *Env, tenant string) (line string, heal
 	if err != nil {
 		return "no kubeconfig (stage tenants has not run)", false
 	}
-	server, _ := KubeconfigServer(kc)
+	server, _ := kubeconfig.Server(kc)
 	tc, err := e.TenantClients(tenant)
 	if err != nil {
 		return server + ": " + err.Error(), false
@@ -29,7 +31,7 @@ func TenantStatus(ctx context.Context, e *Env, tenant string) (line string, heal
 	}
 	ready := 0
 	for i := range nodes.Items {
-		if ok, _ := NodeReady(&nodes.Items[i]); ok {
+		if ok, _ := kube.NodeReady(&nodes.Items[i]); ok {
 			ready++
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
+	"github.com/gpu-lab/gpu-lab/ci/internal/kubeconfig"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
@@ -72,14 +74,14 @@ func (s TenantsStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 		if err != nil {
 			return false, "", nil
 		}
-		if ok, _ := TCPReady(tcp); !ok {
+		if ok, _ := kube.TCPReady(tcp); !ok {
 			return false, "", nil
 		}
 		kc, err := os.ReadFile(e.State.Kubeconfig(t.Name))
 		if err != nil {
 			return false, "", nil
 		}
-		if srv, err := KubeconfigServer(kc); err != nil || srv != e.Reach.TenantServer(ip, t.Ports.APIServer) {
+		if srv, err := kubeconfig.Server(kc); err != nil || srv != e.Reach.TenantServer(ip, t.Ports.APIServer) {
 			return false, "", nil
 		}
 		conds = append(conds, t.Name+" Ready")
@@ -97,7 +99,7 @@ func (s TenantsStage) Run(ctx context.Context, e *Env) (string, error) {
 		return "", fail(Tenants, "management node", "", err)
 	}
 	for _, t := range e.Lab.Tenants {
-		if err := ApplyAll(ctx, mc.Dynamic, render.Namespace(e.Lab, t.Name)); err != nil {
+		if err := kube.ApplyAll(ctx, mc.Dynamic, render.Namespace(e.Lab, t.Name)); err != nil {
 			return "", fail(Tenants, "Namespace "+render.TenantNamespace(t.Name), "apply", err)
 		}
 	}
@@ -113,7 +115,7 @@ func (s TenantsStage) Run(ctx context.Context, e *Env) (string, error) {
 		if err != nil {
 			return "", fail(Tenants, "TenantControlPlane "+ns+"/"+t.Name, "render", err)
 		}
-		if err := ApplyAll(ctx, mc.Dynamic, tcp); err != nil {
+		if err := kube.ApplyAll(ctx, mc.Dynamic, tcp); err != nil {
 			return "", fail(Tenants, "TenantControlPlane "+ns+"/"+t.Name, "apply", err)
 		}
 	}
@@ -131,13 +133,13 @@ func (s TenantsStage) Run(ctx context.Context, e *Env) (string, error) {
 				return false, "", err
 			}
 			tcp = u
-			ok, cond := TCPReady(u)
+			ok, cond := kube.TCPReady(u)
 			return ok, cond, nil
 		})
 		if err != nil {
 			return "", fail(Tenants, obj, cond, err)
 		}
-		secretName := TCPAdminSecret(tcp)
+		secretName := kube.TCPAdminSecret(tcp)
 		sec, err := mc.Kube.CoreV1().Secrets(ns).Get(ctx, secretName, metav1.GetOptions{})
 		if err != nil {
 			return "", fail(Tenants, "Secret "+ns+"/"+secretName, cond, err)
@@ -146,7 +148,7 @@ func (s TenantsStage) Run(ctx context.Context, e *Env) (string, error) {
 		if len(raw) == 0 {
 			return "", failf(Tenants, "Secret "+ns+"/"+secretName, cond, "no admin.conf key (keys: %s)", secretKeys(sec))
 		}
-		kc, err := RewriteServer(raw, e.Reach.TenantServer(opts.ManagementAddress, t.Ports.APIServer))
+		kc, err := kubeconfig.RewriteServer(raw, e.Reach.TenantServer(opts.ManagementAddress, t.Ports.APIServer))
 		if err != nil {
 			return "", fail(Tenants, "Secret "+ns+"/"+secretName, "", err)
 		}

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
@@ -51,7 +52,7 @@ func proveTunnel(ctx context.Context, e *Env, tc *Clients, t lab.Tenant) error {
 		if err != nil {
 			return false, "", err
 		}
-		ok, cond := DaemonSetReady(ds)
+		ok, cond := kube.DaemonSetReady(ds)
 		return ok, cond, nil
 	})
 	if err != nil {
@@ -62,7 +63,7 @@ func proveTunnel(ctx context.Context, e *Env, tc *Clients, t lab.Tenant) error {
 		if err != nil {
 			return false, "", err
 		}
-		ok, cond := DeploymentReady(d)
+		ok, cond := kube.DeploymentReady(d)
 		return ok, cond, nil
 	})
 	if err != nil {

@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
+	"github.com/gpu-lab/gpu-lab/ci/internal/kubeconfig"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 	"github.com/gpu-lab/gpu-lab/manifests"
@@ -98,7 +100,7 @@ func (WorkersStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 			if err != nil {
 				return false, "", nil
 			}
-			if ok, _ := NodeReady(n); !ok {
+			if ok, _ := kube.NodeReady(n); !ok {
 				return false, "", nil
 			}
 			if ok, _, err := tunnelRoundTrip(ctx, tc, name); err != nil || !ok {
@@ -169,7 +171,7 @@ func (s WorkersStage) Run(ctx context.Context, e *Env) (string, error) {
 				if err != nil {
 					return false, "", err
 				}
-				ok, cond := NodeReady(n)
+				ok, cond := kube.NodeReady(n)
 				return ok, cond, nil
 			})
 			if err != nil {
@@ -248,7 +250,7 @@ func tenantNetworking(ctx context.Context, e *Env, tc *Clients, i int, t lab.Ten
 	if err != nil {
 		return fail(Workers, "kube-proxy RBAC", "", err)
 	}
-	objs, err := DecodeManifests(rbac)
+	objs, err := kube.DecodeManifests(rbac)
 	if err != nil {
 		return fail(Workers, "kube-proxy RBAC", "", err)
 	}
@@ -277,7 +279,7 @@ func tenantNetworking(ctx context.Context, e *Env, tc *Clients, i int, t lab.Ten
 		all = append(all, o)
 	}
 	for _, o := range all {
-		if _, err := Apply(ctx, tc.Dynamic, o); err != nil {
+		if _, err := kube.Apply(ctx, tc.Dynamic, o); err != nil {
 			return fail(Workers, "tenant "+t.Name+" networking", "", err)
 		}
 	}
@@ -305,19 +307,19 @@ func joinWorker(ctx context.Context, e *Env, tc *Clients, t lab.Tenant, name, mg
 	if err != nil {
 		return fail(Workers, "tenant "+t.Name+" kubeconfig", "", err)
 	}
-	ca, err := KubeconfigCA(kc)
+	ca, err := kubeconfig.CA(kc)
 	if err != nil {
 		return fail(Workers, "tenant "+t.Name+" kubeconfig", "", err)
 	}
-	hash, err := CACertHash(ca)
+	hash, err := kubeconfig.CACertHash(ca)
 	if err != nil {
 		return fail(Workers, "tenant "+t.Name+" CA", "", err)
 	}
-	id, secret, err := NewBootstrapToken(rand.Reader)
+	id, secret, err := kubeconfig.NewBootstrapToken(rand.Reader)
 	if err != nil {
 		return fail(Workers, "bootstrap token", "", err)
 	}
-	if _, err := tc.Kube.CoreV1().Secrets("kube-system").Create(ctx, BootstrapTokenSecret(id, secret, time.Now().Add(time.Hour)), metav1.CreateOptions{}); err != nil {
+	if _, err := tc.Kube.CoreV1().Secrets("kube-system").Create(ctx, kubeconfig.BootstrapTokenSecret(id, secret, time.Now().Add(time.Hour)), metav1.CreateOptions{}); err != nil {
 		return fail(Workers, "Secret kube-system/bootstrap-token-"+id+" in tenant "+t.Name, "", err)
 	}
 	ip, err := docker.ContainerIPv4(c, e.Network)

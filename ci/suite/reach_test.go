@@ -14,8 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 
+	"github.com/gpu-lab/gpu-lab/ci/internal/nettest"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
-	"github.com/gpu-lab/gpu-lab/ci/nettest"
 	"github.com/gpu-lab/gpu-lab/ci/results"
 )
 

@@ -13,9 +13,9 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/gpu-lab/gpu-lab/ci/internal/testparallel"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/testenv/bincache"
-	"github.com/gpu-lab/gpu-lab/ci/testparallel"
 )
 
 // The package's tests share two environments, each started once: in the

@@ -10,7 +10,9 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/state"
 )
 
-func init() {
+func init() { root.AddCommand(newDownCommand()) }
+
+func newDownCommand() *cobra.Command {
 	var f labFlags
 	cmd := &cobra.Command{
 		Use:   "down",
@@ -27,7 +29,7 @@ runs is refused too: stop ` + "`labctl testenv up`" + ` first.`,
 		},
 	}
 	f.register(cmd, true)
-	root.AddCommand(cmd)
+	return cmd
 }
 
 func runDown(cmd *cobra.Command, f *labFlags) error {

@@ -21,7 +21,9 @@ import (
 // registration (a restarted kubelet may zero the count resource).
 const registerInterval = 30 * time.Second
 
-func init() {
+func init() { root.AddCommand(newFinalizerCommand()) }
+
+func newFinalizerCommand() *cobra.Command {
 	var kubeconfig, labFile, tenant string
 	cmd := &cobra.Command{
 		Use:    "finalizer",
@@ -50,7 +52,7 @@ func init() {
 	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "tenant kubeconfig (default: in-cluster)")
 	cmd.Flags().StringVar(&labFile, "lab", "", "lab file; with --tenant, also keep that tenant's GPUs registered")
 	cmd.Flags().StringVar(&tenant, "tenant", "", "tenant whose workers' GPUs to keep registered")
-	root.AddCommand(cmd)
+	return cmd
 }
 
 func runFinalizer(ctx context.Context, c kubernetes.Interface, labFile, tenant string, log *slog.Logger) error {

@@ -13,11 +13,11 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/testenv/hamidouble"
 )
 
-// hamiDoubleCommand is `labctl hami-double <HAMi's scheduler flags>`: the
+// newHAMiDoubleCommand is `labctl hami-double <HAMi's scheduler flags>`: the
 // HAMi protocol test double as a program with HAMi v2.10.0's scheduler
 // command line, which the local test environment starts as a process in
 // HAMi's place. Hidden: it is test infrastructure, not a lab command.
-func hamiDoubleCommand() *cobra.Command {
+func newHAMiDoubleCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:    "hami-double [HAMi scheduler flags]",
 		Short:  "Run the " + hamidouble.Banner + " with HAMi v2.10.0's scheduler command line",
@@ -31,9 +31,7 @@ func hamiDoubleCommand() *cobra.Command {
 	}
 }
 
-func init() {
-	root.AddCommand(hamiDoubleCommand())
-}
+func init() { root.AddCommand(newHAMiDoubleCommand()) }
 
 // hamiSchedulerName is the name HAMi's scheduler binary has in its image
 // (/k8s-vgpu/bin/scheduler, docker/Dockerfile@v2.10.0). labctl installed

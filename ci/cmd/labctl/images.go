@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
 	"github.com/gpu-lab/gpu-lab/ci/images"
+	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/stages"
 )
@@ -70,7 +71,7 @@ already; "bundle" images go into ` + "`labctl images save DIR`" + `; "built" one
 					idx.Images = append(idx.Images, images.Entry{Ref: ref, File: images.ArchiveName(ref)})
 				}
 				if indexCharts {
-					for _, c := range stages.BundleCharts(l) {
+					for _, c := range charts.Pinned(l) {
 						idx.Charts = append(idx.Charts, images.ChartEntry{Chart: c, File: images.ChartArchiveName(c)})
 					}
 				}
@@ -152,7 +153,7 @@ version (helm pull from the chart's repository into DIR/charts). DIR/index.json 
 // a chart failed: the images are usable, and up --images fetches a chart
 // the bundle lacks from its repository.
 func saveBundleCharts(ctx context.Context, p images.ChartPuller, l *lab.Lab, dir string, idx images.Index, log *slog.Logger) (images.Index, error) {
-	entries, err := images.SaveCharts(ctx, p, stages.BundleCharts(l), dir, log)
+	entries, err := images.SaveCharts(ctx, p, charts.Pinned(l), dir, log)
 	idx.Charts = entries
 	if werr := images.WriteIndex(dir, idx); werr != nil {
 		return idx, errors.Join(err, werr)
@@ -237,14 +238,14 @@ func loadBundle(ctx context.Context, w io.Writer, e *stages.Env, dir string, dry
 	if err != nil {
 		return err
 	}
-	charts, missing, err := images.ChartArchives(dir, idx, stages.BundleCharts(e.Lab))
+	archives, missing, err := images.ChartArchives(dir, idx, charts.Pinned(e.Lab))
 	if err != nil {
 		return err
 	}
 	if len(missing) > 0 {
 		fmt.Fprintf(w, "labctl: the bundle %s lacks %d of the lab's charts (helm fetches them from their repositories): %v\n", dir, len(missing), missing)
 	}
-	e.Preload = &stages.Preload{Images: list, Loaded: loaded, Charts: charts}
+	e.Preload = &stages.Preload{Images: list, Loaded: loaded, Charts: archives}
 	return nil
 }
 

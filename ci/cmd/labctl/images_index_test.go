@@ -9,8 +9,8 @@ import (
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/images/chartstest"
+	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
-	"github.com/gpu-lab/gpu-lab/ci/stages"
 )
 
 // bundleIndex runs `labctl images --bundle-index` with args and decodes it.
@@ -34,9 +34,9 @@ func bundleIndex(t *testing.T, args ...string) (images.Index, string) {
 func TestBundleIndexNamesEveryChart(t *testing.T) {
 	l := lab.Default()
 	idx, raw := bundleIndex(t)
-	want := stages.BundleCharts(l)
+	want := charts.Pinned(l)
 	if len(idx.Charts) != len(want) || len(want) != 3 {
-		t.Fatalf("--bundle-index charts = %+v, want the %d of stages.BundleCharts", idx.Charts, len(want))
+		t.Fatalf("--bundle-index charts = %+v, want the %d of charts.Pinned", idx.Charts, len(want))
 	}
 	for i, c := range want {
 		got := idx.Charts[i]

@@ -12,6 +12,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/docker/dockertest"
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/images/chartstest"
+	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/stages"
 )
@@ -109,7 +110,7 @@ func TestUpDryRunShowsThePreloading(t *testing.T) {
 func standInHelm(t *testing.T, l *lab.Lab) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, c := range stages.BundleCharts(l) {
+	for _, c := range charts.Pinned(l) {
 		chartstest.Write(t, filepath.Join(dir, c.Name+"-"+c.Version+".tgz"), chartstest.Archive(c.Name, c.Version)...)
 	}
 	script := `#!/bin/sh

@@ -114,7 +114,7 @@ func TestHelpStatesTheLabRule(t *testing.T) {
 			t.Errorf("labctl %s --help lacks the lab rule (%v)", name, err)
 		}
 	}
-	if c := testenvUpCommand(); !strings.Contains(c.Long, labRule) {
+	if c := newTestenvUpCommand(); !strings.Contains(c.Long, labRule) {
 		t.Error("labctl testenv up --help lacks the lab rule")
 	}
 }

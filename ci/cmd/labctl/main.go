@@ -1,6 +1,9 @@
 // Command labctl builds the gpu-lab, runs its conformance suite and writes
-// reports. Each subcommand lives in its own file and registers itself with
-// the root command in init.
+// reports. Each subcommand lives in its own file, in one style: the file's
+// newXCommand builds the command (its flags, subcommands and RunE) and the
+// file's one-line init adds it to root (`func init() {
+// root.AddCommand(newXCommand()) }`), so a command is added or removed by
+// adding or removing its file.
 package main
 
 import (

@@ -11,10 +11,13 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/stages"
 )
 
-// hami-post-render is what helm runs as the HAMi release's post-renderer
-// (stage hami): manifests on stdin, manifests on stdout, with the lab's
-// kube-scheduler configuration in place of the chart's.
-func init() {
+func init() { root.AddCommand(newPostRenderCommand()) }
+
+// newPostRenderCommand is `labctl hami-post-render`, what helm runs as the
+// HAMi release's post-renderer (stage hami): manifests on stdin, manifests
+// on stdout, with the lab's kube-scheduler configuration in place of the
+// chart's.
+func newPostRenderCommand() *cobra.Command {
 	var configFile string
 	cmd := &cobra.Command{
 		Use:    stages.PostRenderCommand + " --scheduler-config FILE",
@@ -26,7 +29,7 @@ func init() {
 		},
 	}
 	cmd.Flags().StringVar(&configFile, "scheduler-config", "", "the kube-scheduler configuration to install (written by stage hami)")
-	root.AddCommand(cmd)
+	return cmd
 }
 
 func postRender(in io.Reader, out io.Writer, configFile string) error {

@@ -8,7 +8,9 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/report"
 )
 
-func init() {
+func init() { root.AddCommand(newReportCommand()) }
+
+func newReportCommand() *cobra.Command {
 	var from, dir string
 	cmd := &cobra.Command{
 		Use:   "report",
@@ -34,5 +36,5 @@ func init() {
 	}
 	cmd.Flags().StringVar(&from, "from", "", "results.json to read, or a report directory holding one")
 	cmd.Flags().StringVar(&dir, "report-dir", "reports", "directory to write the reports into")
-	root.AddCommand(cmd)
+	return cmd
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpu-lab/gpu-lab/ci/nettest"
+	"github.com/gpu-lab/gpu-lab/ci/internal/nettest"
 	"github.com/gpu-lab/gpu-lab/ci/report"
 	"github.com/gpu-lab/gpu-lab/ci/results"
 	"github.com/gpu-lab/gpu-lab/ci/stages"

@@ -43,7 +43,9 @@ type testFlags struct {
 	reachTimeout time.Duration
 }
 
-func init() {
+func init() { root.AddCommand(newTestCommand()) }
+
+func newTestCommand() *cobra.Command {
 	var f testFlags
 	cmd := &cobra.Command{
 		Use:   "test",
@@ -86,7 +88,7 @@ its tenants and GPUs (no state dir is read then).
 	fl.BoolVar(&f.failOnSkip, "fail-on-skip", false, "fail (exit 1) when the lab's hardware cannot run one of the seed's eight core cases (TC-01..TC-08), instead of skipping it")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log progress to stderr")
 	fl.DurationVar(&f.reachTimeout, "reach-timeout", suite.DefaultReachTimeout, "how long each tenant's API server may take to answer GET /version before its cases fail without running")
-	root.AddCommand(cmd)
+	return cmd
 }
 
 func runSuite(cmd *cobra.Command, f testFlags) error {

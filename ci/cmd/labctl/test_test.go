@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpu-lab/gpu-lab/ci/internal/nettest"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
-	"github.com/gpu-lab/gpu-lab/ci/nettest"
 	"github.com/gpu-lab/gpu-lab/ci/results"
 	"github.com/gpu-lab/gpu-lab/ci/state"
 	"github.com/gpu-lab/gpu-lab/ci/suite"

@@ -15,13 +15,15 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/testenv"
 )
 
-func init() {
+func init() { root.AddCommand(newTestenvCommand()) }
+
+func newTestenvCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "testenv",
 		Short: "Local test environment: the lab's topology from real Kubernetes components, no Docker",
 	}
-	cmd.AddCommand(testenvUpCommand(), testenvBuildCommand())
-	root.AddCommand(cmd)
+	cmd.AddCommand(newTestenvUpCommand(), newTestenvBuildCommand())
+	return cmd
 }
 
 // testenvUp is what `labctl testenv up` was asked for.
@@ -36,7 +38,7 @@ type testenvUp struct {
 	hamiBinary, hamiImage string
 }
 
-func testenvUpCommand() *cobra.Command {
+func newTestenvUpCommand() *cobra.Command {
 	var o testenvUp
 	var stateDir string
 	c := &cobra.Command{
@@ -74,7 +76,7 @@ with a progress line after 10 s, then every 25 s); later runs start in seconds.
 	return c
 }
 
-func testenvBuildCommand() *cobra.Command {
+func newTestenvBuildCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "build",
 		Short: "Build the local test environment's Kubernetes binaries (once; later runs reuse them)",

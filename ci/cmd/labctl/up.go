@@ -33,7 +33,9 @@ func (f *upFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.images, "images", "", "image bundle directory (written by labctl images save): load it into the daemon, import each stage's images into the nodes before the stage, make Kamaji's control-plane pods pull IfNotPresent and install the charts from DIR/charts; no registry or chart repository needed")
 }
 
-func init() {
+func init() { root.AddCommand(newUpCommand()) }
+
+func newUpCommand() *cobra.Command {
 	var f upFlags
 	cmd := &cobra.Command{
 		Use:   "up",
@@ -52,7 +54,7 @@ failure) goes to --state-dir.`,
 		},
 	}
 	f.register(cmd)
-	root.AddCommand(cmd)
+	return cmd
 }
 
 func runUp(ctx context.Context, cmd *cobra.Command, f *upFlags) error {

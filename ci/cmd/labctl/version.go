@@ -26,7 +26,11 @@ func init() {
 	// --version on the root command prints the same text as `labctl version`.
 	root.Version = versionText(info)
 	root.SetVersionTemplate("{{.Version}}")
-	root.AddCommand(&cobra.Command{
+	root.AddCommand(newVersionCommand())
+}
+
+func newVersionCommand() *cobra.Command {
+	return &cobra.Command{
 		Use:   "version",
 		Short: "Print labctl's version and commit and every pinned component version",
 		Args:  cobra.NoArgs,
@@ -34,7 +38,7 @@ func init() {
 			_, err := io.WriteString(cmd.OutOrStdout(), root.Version)
 			return err
 		},
-	})
+	}
 }
 
 // versionText is labctl's version, the commit it was built from (with

@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/gpu-lab/gpu-lab/ci/testparallel"
+	"github.com/gpu-lab/gpu-lab/ci/internal/testparallel"
 )
 
 // parallelTests is how many tests run at once unless -parallel says
