@@ -51,8 +51,25 @@ func (c CLI) EnsureImage(ctx context.Context, ref string, timeout time.Duration)
 	if pctx.Err() != nil {
 		why = fmt.Sprintf("no answer within %s", timeout)
 	}
-	return fmt.Errorf("cannot pull %s (%s): %w; load the images into the daemon (docker load) or use `labctl testenv up`", ref, why, ErrNoRegistry)
+	return &PullError{Ref: ref, Why: why}
 }
+
+// PullError is an image the daemon lacks and could not pull. Its message
+// says how a lab proceeds (load the images, or the local environment); a
+// caller with other advice (a command that is the local environment) takes
+// Why and gives its own.
+type PullError struct {
+	Ref string
+	// Why is the daemon's last word on the pull, or "no answer within …".
+	Why string
+}
+
+func (e *PullError) Error() string {
+	return fmt.Sprintf("cannot pull %s (%s): %v; load the images into the daemon (docker load) or use `labctl testenv up`", e.Ref, e.Why, ErrNoRegistry)
+}
+
+// Unwrap makes a PullError an ErrNoRegistry.
+func (e *PullError) Unwrap() error { return ErrNoRegistry }
 
 func lastLine(s string) string {
 	s = strings.TrimSpace(s)

@@ -87,8 +87,10 @@ func extractHAMiScheduler(ctx context.Context, c docker.CLI, image, root string,
 	}
 	out := HAMiImageBinary{Image: image}
 	if err := c.EnsureImage(ctx, image, imagePullTimeout); err != nil {
-		if errors.Is(err, docker.ErrNoRegistry) {
-			return out, fmt.Errorf("--hami-image %s: the Docker daemon lacks it and cannot pull it (%w); load it first (docker load), or pass HAMi's scheduler binary itself with --hami-binary", image, err)
+		// The pull error's own advice names `labctl testenv up`, the command
+		// that is running: only its reason is kept.
+		if pe := (*docker.PullError)(nil); errors.As(err, &pe) {
+			return out, fmt.Errorf("--hami-image %s: the Docker daemon lacks it and cannot pull it (%s: %w); load it into the daemon first (docker load), or pass HAMi's scheduler binary itself with --hami-binary", image, pe.Why, docker.ErrNoRegistry)
 		}
 		return out, fmt.Errorf("HAMi image %s: %w", image, err)
 	}

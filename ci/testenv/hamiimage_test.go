@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -178,10 +179,15 @@ func TestHAMiImageMissingWithoutRegistry(t *testing.T) {
 	if err == nil {
 		t.Skip("the daemon pulled an image that should not exist; this machine reaches a registry that has it")
 	}
-	for _, want := range []string{"gpu-lab-test-absent/hami:v0.0.0-none", "--hami-binary"} {
+	for _, want := range []string{"gpu-lab-test-absent/hami:v0.0.0-none", "--hami-binary", "docker load"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
+	}
+	// It comes from `labctl testenv up --hami-image`: advising that very
+	// command would send the user in a circle.
+	if strings.Contains(err.Error(), "labctl testenv up") || !errors.Is(err, docker.ErrNoRegistry) {
+		t.Errorf("error %v: want ErrNoRegistry without the advice to run labctl testenv up", err)
 	}
 	if left, _ := os.ReadDir(cache); len(left) > 0 {
 		t.Errorf("left in the cache: %v", left)
