@@ -1,0 +1,83 @@
+package run
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Made is what one rehearsal has made so far: what cleanup must undo.
+type Made struct {
+	// LibModules: the rehearsal created the empty /lib/modules.
+	LibModules bool
+	// Daemon: the private daemon (and its namespace) was started.
+	Daemon bool
+	// Lab: labctl up was started (containers may exist on the daemon).
+	Lab bool
+	// State: labctl's state directory was created by this rehearsal.
+	State bool
+}
+
+// Action is one cleanup step.
+type Action string
+
+const (
+	ActLabDown          Action = "labctl down"
+	ActStopDaemon       Action = "stop the private daemon"
+	ActRemoveState      Action = "remove labctl's state directory"
+	ActRemoveLibModules Action = "remove /lib/modules"
+)
+
+// CleanupPlan is what is undone, in order: the lab is taken down by labctl
+// itself (as a user's would be, and so that `labctl down` is rehearsed
+// too) while the daemon still runs; then the daemon stops (which removes
+// whatever labctl down left: containers, networks, volumes, the data root);
+// labctl's state directory goes only once its diagnostics were copied into
+// the reports; /lib/modules last, as nothing can mount it any more. With
+// keep nothing is undone.
+func CleanupPlan(m Made, keep bool) []Action {
+	if keep {
+		return nil
+	}
+	var out []Action
+	if m.Lab && m.Daemon {
+		out = append(out, ActLabDown)
+	}
+	if m.Daemon {
+		out = append(out, ActStopDaemon)
+	}
+	if m.State {
+		out = append(out, ActRemoveState)
+	}
+	if m.LibModules {
+		out = append(out, ActRemoveLibModules)
+	}
+	return out
+}
+
+// KeptCommands are the commands that remove what a kept rehearsal left,
+// in the order CleanupPlan would run them.
+func KeptCommands(m Made, p Paths) []string {
+	var out []string
+	for _, a := range CleanupPlan(m, false) {
+		switch a {
+		case ActLabDown:
+			d := Down(p)
+			out = append(out, "the lab: "+d.String())
+		case ActStopDaemon:
+			out = append(out, fmt.Sprintf("the private daemon and namespace %s: labctl rehearse daemon down --dir %s", p.Netns, p.Daemon.Dir))
+		case ActRemoveState:
+			out = append(out, "labctl's state directory: rm -r "+p.State)
+		case ActRemoveLibModules:
+			out = append(out, "the empty /lib/modules the rehearsal made: rmdir "+LibModules)
+		}
+	}
+	return out
+}
+
+// describe is a cleanup action's line in the report.
+func describe(a Action, err error) string {
+	if err != nil {
+		return fmt.Sprintf("%s: FAILED: %s", a, strings.ReplaceAll(err.Error(), "\n", " "))
+	}
+	return string(a) + ": done"
+}
