@@ -56,7 +56,7 @@ func CleanupPlan(m Made, keep bool) []Action {
 
 // KeptCommands are the commands that remove what a kept rehearsal left,
 // in the order CleanupPlan would run them.
-func KeptCommands(m Made, p Paths) []string {
+func KeptCommands(m Made, p Paths, libModules string) []string {
 	var out []string
 	for _, a := range CleanupPlan(m, false) {
 		switch a {
@@ -68,7 +68,7 @@ func KeptCommands(m Made, p Paths) []string {
 		case ActRemoveState:
 			out = append(out, "labctl's state directory: rm -r "+p.State)
 		case ActRemoveLibModules:
-			out = append(out, "the empty /lib/modules the rehearsal made: rmdir "+LibModules)
+			out = append(out, "the empty directory the rehearsal made for kind's /lib/modules mount: rmdir "+libModules)
 		}
 	}
 	return out

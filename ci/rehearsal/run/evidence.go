@@ -99,7 +99,7 @@ func copyTree(src, dst string) error {
 // how to, and records either in the report.
 func (rh *runState) cleanup(ctx context.Context) error {
 	if rh.o.Keep {
-		for _, c := range KeptCommands(rh.made, rh.o.Paths) {
+		for _, c := range KeptCommands(rh.made, rh.o.Paths, rh.o.LibModulesDir) {
 			rh.r.Cleanup = append(rh.r.Cleanup, "kept (--keep); remove "+c)
 		}
 		return nil

@@ -1,0 +1,46 @@
+package run
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// What is undone depends on what was made, in an order where labctl down
+// runs while the daemon still does, and nothing is undone when kept.
+func TestCleanupPlan(t *testing.T) {
+	all := Made{LibModules: true, Daemon: true, Lab: true, State: true}
+	for _, tc := range []struct {
+		name string
+		m    Made
+		keep bool
+		want []Action
+	}{
+		{"everything", all, false, []Action{ActLabDown, ActStopDaemon, ActRemoveState, ActRemoveLibModules}},
+		{"kept", all, true, nil},
+		{"daemon failed to start", Made{LibModules: true, State: true}, false, []Action{ActRemoveState, ActRemoveLibModules}},
+		{"/lib/modules existed", Made{Daemon: true, Lab: true, State: true}, false, []Action{ActLabDown, ActStopDaemon, ActRemoveState}},
+		{"up never started", Made{Daemon: true, State: true}, false, []Action{ActStopDaemon, ActRemoveState}},
+		{"nothing made", Made{}, false, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := CleanupPlan(tc.m, tc.keep); !slices.Equal(got, tc.want) {
+				t.Errorf("CleanupPlan(%+v, %v) = %q, want %q", tc.m, tc.keep, got, tc.want)
+			}
+		})
+	}
+}
+
+// A kept rehearsal says how to remove each thing it left, in order.
+func TestKeptCommands(t *testing.T) {
+	got := KeptCommands(Made{LibModules: true, Daemon: true, Lab: true, State: true}, testPaths, LibModules)
+	want := []string{
+		"the lab: DOCKER_HOST=unix:///cache/daemon/docker.sock LABCTL_HELM=/cache/bin/helm nsenter --net=/var/run/netns/gpu-lab-rehearsal -- /tmp/labctl down --state-dir /cache/run/state",
+		"the private daemon and namespace gpu-lab-rehearsal: labctl rehearse daemon down --dir /cache/daemon",
+		"labctl's state directory: rm -r /cache/run/state",
+		"the empty directory the rehearsal made for kind's /lib/modules mount: rmdir /lib/modules",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("KeptCommands:\n got %s\nwant %s", strings.Join(got, "\n     "), strings.Join(want, "\n     "))
+	}
+}
