@@ -96,12 +96,20 @@ type stageRecord struct {
 	msg          string
 }
 
+// writeStages writes stages.json as labctl up does (ci/state's records).
 func writeStages(t *testing.T, dir string, recs []stageRecord) {
 	var out []state.StageRecord
 	for _, r := range recs {
 		out = append(out, state.StageRecord{Name: r.name, Status: r.status, Duration: r.took, Message: r.msg})
 	}
-	if err := state.Dir(dir).WriteStages(out); err != nil {
+	b, err := json.Marshal(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "stages.json"), b, 0o644); err != nil {
 		t.Error(err)
 	}
 }
@@ -146,7 +154,7 @@ func setup(t *testing.T, w *world) (Options, Deps) {
 		t.Fatal(err)
 	}
 	for _, c := range stages.BundleCharts(lab.Default()) {
-		chartstest.Write(t, filepath.Join(charts, images.ChartArchiveName(c)), chartstest.Chart(c.Name, c.Version))
+		chartstest.Write(t, filepath.Join(charts, images.ChartArchiveName(c)), chartFiles(c.Name, c.Version)...)
 	}
 	p := testPaths
 	p.Bundle, p.State, p.Reports = bundle, filepath.Join(dir, "run", "state"), filepath.Join(dir, "reports")
@@ -161,4 +169,36 @@ func setup(t *testing.T, w *world) (Options, Deps) {
 	clock := time.Date(2026, 12, 2, 15, 0, 0, 0, time.UTC)
 	return o, Deps{Exec: w, Daemon: w, Probe: w, Now: func() time.Time { return clock },
 		Ticker: func(time.Duration) (<-chan time.Time, func()) { return nil, func() {} }}
+}
+
+// kamajiEtcdValues are the values of the kamaji-etcd subchart whose names
+// labctl reads to pin its images (kamaji-etcd v0.17.0
+// charts/kamaji-etcd/values.yaml:15-21 and :219-225), with that release's
+// defaults: a Kamaji archive without them is refused.
+const kamajiEtcdValues = `image:
+  repository: quay.io/coreos/etcd
+  tag: ""
+  pullPolicy: IfNotPresent
+jobs:
+  kubectl:
+    image: clastix/kubectl
+    tag: ""
+  etcd:
+    image: quay.io/coreos/etcd
+    tag: v3.5.6
+    pullPolicy: IfNotPresent
+`
+
+// chartFiles is a chart archive's files: its Chart.yaml, and for kamaji
+// the kamaji-etcd 0.17.0 it carries where helm package puts a dependency
+// (PARENT/charts/SUB/, helm v3.19.0 pkg/chartutil/save.go:229-234).
+func chartFiles(name, version string) []chartstest.File {
+	files := []chartstest.File{chartstest.Chart(name, version)}
+	if name == "kamaji" {
+		dir := name + "/charts/kamaji-etcd/"
+		files = append(files,
+			chartstest.File{Path: dir + "Chart.yaml", Data: "apiVersion: v2\nname: kamaji-etcd\nversion: 0.17.0\nappVersion: \"3.6.12\"\n"},
+			chartstest.File{Path: dir + "values.yaml", Data: kamajiEtcdValues})
+	}
+	return files
 }

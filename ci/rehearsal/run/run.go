@@ -110,9 +110,8 @@ func (rh *runState) run(ctx context.Context) error {
 	if entries, err := os.ReadDir(p.State); err == nil && len(entries) > 0 {
 		return fmt.Errorf("labctl's state directory %s is not empty (an earlier rehearsal kept with --keep?): labctl would resume that lab instead of building one; remove it first (`labctl down --state-dir %s` in the namespace, then rm -r)", p.State, p.State)
 	}
-	if err := os.MkdirAll(p.State, 0o755); err != nil {
-		return fmt.Errorf("labctl's state directory %s: %w", p.State, err)
-	}
+	// labctl up makes the directory (and claims it as its own); the
+	// rehearsal removes it afterwards, once the evidence is copied.
 	rh.made.State = true
 	if rh.made.LibModules, err = ensureDir(rh.o.LibModulesDir); err != nil {
 		return err
