@@ -15,6 +15,8 @@ type Made struct {
 	Lab bool
 	// State: labctl's state directory was created by this rehearsal.
 	State bool
+	// Limits are the kernel limits the rehearsal raised.
+	Limits []Raised
 }
 
 // Action is one cleanup step.
@@ -25,6 +27,7 @@ const (
 	ActStopDaemon       Action = "stop the private daemon"
 	ActRemoveState      Action = "remove labctl's state directory"
 	ActRemoveLibModules Action = "remove /lib/modules"
+	ActRestoreLimits    Action = "restore the kernel limits"
 )
 
 // CleanupPlan is what is undone, in order: the lab is taken down by labctl
@@ -32,7 +35,8 @@ const (
 // too) while the daemon still runs; then the daemon stops (which removes
 // whatever labctl down left: containers, networks, volumes, the data root);
 // labctl's state directory goes only once its diagnostics were copied into
-// the reports; /lib/modules last, as nothing can mount it any more. With
+// the reports; /lib/modules and the kernel limits last, when no node runs
+// any more. With
 // keep nothing is undone.
 func CleanupPlan(m Made, keep bool) []Action {
 	if keep {
@@ -50,6 +54,9 @@ func CleanupPlan(m Made, keep bool) []Action {
 	}
 	if m.LibModules {
 		out = append(out, ActRemoveLibModules)
+	}
+	if len(m.Limits) > 0 {
+		out = append(out, ActRestoreLimits)
 	}
 	return out
 }
@@ -69,6 +76,10 @@ func KeptCommands(m Made, p Paths, libModules string) []string {
 			out = append(out, "labctl's state directory: rm -r "+p.State)
 		case ActRemoveLibModules:
 			out = append(out, "the empty directory the rehearsal made for kind's /lib/modules mount: rmdir "+libModules)
+		case ActRestoreLimits:
+			for _, r := range m.Limits {
+				out = append(out, fmt.Sprintf("the raised kernel limit: echo %d > %s", r.Old, r.Path))
+			}
 		}
 	}
 	return out

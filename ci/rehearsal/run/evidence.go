@@ -121,6 +121,8 @@ func (rh *runState) cleanup(ctx context.Context) error {
 			err = os.RemoveAll(rh.o.State)
 		case ActRemoveLibModules:
 			err = removeEmptyDir(rh.o.LibModulesDir)
+		case ActRestoreLimits:
+			err = restoreLimits(rh.made.Limits)
 		}
 		rh.r.Cleanup = append(rh.r.Cleanup, describe(a, err))
 		if err != nil {

@@ -165,7 +165,15 @@ func setup(t *testing.T, w *world) (Options, Deps) {
 	if err := os.WriteFile(p.Daemon.DockerdLog(), []byte("level=info msg=\"API listen\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	o := Options{Paths: p, Charts: charts, LibModulesDir: filepath.Join(dir, "lib-modules")}
+	// Kernel limits as files: one below its minimum, one above.
+	watches, instances := filepath.Join(dir, "max_user_watches"), filepath.Join(dir, "max_user_instances")
+	for f, v := range map[string]string{watches: "192530\n", instances: "1024\n"} {
+		if err := os.WriteFile(f, []byte(v), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := Options{Paths: p, Charts: charts, LibModulesDir: filepath.Join(dir, "lib-modules"),
+		Limits: []Sysctl{{Path: watches, Min: 524288}, {Path: instances, Min: 512}}}
 	clock := time.Date(2026, 12, 2, 15, 0, 0, 0, time.UTC)
 	return o, Deps{Exec: w, Daemon: w, Probe: w, Now: func() time.Time { return clock },
 		Ticker: func(time.Duration) (<-chan time.Time, func()) { return nil, func() {} }}

@@ -30,8 +30,10 @@ type Options struct {
 	// Keep leaves the lab, the daemon and the state up (and a failed
 	// stage's lab for inspection).
 	Keep bool
-	// LibModulesDir is LibModules unless a test says otherwise.
+	// LibModulesDir is LibModules and Limits InotifyLimits unless a test
+	// says otherwise.
 	LibModulesDir string
+	Limits        []Sysctl
 	Log           *slog.Logger
 }
 
@@ -69,6 +71,9 @@ func Run(ctx context.Context, o Options, d Deps) (Report, error) {
 	}
 	if o.Lab == nil {
 		o.Lab = lab.Default()
+	}
+	if o.Limits == nil {
+		o.Limits = InotifyLimits
 	}
 	r := &Report{Date: d.now(), Bundle: o.Bundle, Adaptations: rehearsal.Adaptations()}
 	rh := &runState{o: o, d: d, log: o.Log, r: r}
@@ -114,6 +119,13 @@ func (rh *runState) run(ctx context.Context) error {
 	// rehearsal removes it afterwards, once the evidence is copied.
 	rh.made.State = true
 	if rh.made.LibModules, err = ensureDir(rh.o.LibModulesDir); err != nil {
+		return err
+	}
+	rh.made.Limits, err = raiseLimits(rh.o.Limits)
+	for _, r := range rh.made.Limits {
+		rh.log.Info("raised a kernel limit for the run (restored afterwards)", "limit", r.Path, "from", r.Old, "to", r.New)
+	}
+	if err != nil {
 		return err
 	}
 	rh.watch("starting the private daemon")

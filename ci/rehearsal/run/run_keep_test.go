@@ -29,8 +29,11 @@ func TestRunKeep(t *testing.T) {
 			t.Errorf("%s removed although kept: %v", left, err)
 		}
 	}
+	if n, _ := readInt(o.Limits[0].Path); n != 524288 {
+		t.Errorf("the raised limit is %d while the lab is kept, want 524288", n)
+	}
 	md := rep.Markdown()
-	for _, want := range []string{"kept (--keep); remove the lab: ", "labctl rehearse daemon down --dir " + o.Daemon.Dir, "rmdir " + o.LibModulesDir, "- failed TC-02: pod stayed Pending"} {
+	for _, want := range []string{"kept (--keep); remove the lab: ", "labctl rehearse daemon down --dir " + o.Daemon.Dir, "rmdir " + o.LibModulesDir, "echo 192530 > " + o.Limits[0].Path, "- failed TC-02: pod stayed Pending"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}

@@ -34,6 +34,14 @@ func TestRunPasses(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(o.Reports, DaemonLogsDir)); err == nil {
 		t.Errorf("the daemon's logs were kept although nothing failed")
 	}
+	for _, l := range []struct {
+		path string
+		want int64
+	}{{o.Limits[0].Path, 192530}, {o.Limits[1].Path, 1024}} {
+		if n, err := readInt(l.path); err != nil || n != l.want {
+			t.Errorf("%s = %d (%v) after the run, want %d restored", l.path, n, err, l.want)
+		}
+	}
 	for _, gone := range []string{o.State, o.LibModulesDir} {
 		if _, err := os.Stat(gone); !os.IsNotExist(err) {
 			t.Errorf("%s left behind (%v)", gone, err)
@@ -63,7 +71,7 @@ func TestRunPasses(t *testing.T) {
 		"containers' memory (the kernel's peak of the private daemon's cgroup parent, page cache included): 3.00 GiB",
 		"- dockerd peak RSS (VmHWM): 200.0 MiB",
 		"largest of 1 samples): 7.00 GiB",
-		"- labctl down: done", "- stop the private daemon: done", "- remove /lib/modules: done",
+		"- labctl down: done", "- stop the private daemon: done", "- remove /lib/modules: done", "- restore the kernel limits: done",
 	} {
 		if !strings.Contains(string(md), w) {
 			t.Errorf("rehearsal.md lacks %q:\n%s", w, md)
