@@ -13,8 +13,9 @@ type Made struct {
 	Daemon bool
 	// Lab: labctl up was started (containers may exist on the daemon).
 	Lab bool
-	// State: labctl's state directory was created by this rehearsal.
-	State bool
+	// State: labctl's state directory was created by this rehearsal;
+	// StateParent: its parent too (the work directory).
+	State, StateParent bool
 	// Limits are the kernel limits the rehearsal raised.
 	Limits []Raised
 }

@@ -119,6 +119,9 @@ func (rh *runState) cleanup(ctx context.Context) error {
 			rh.watch("")
 		case ActRemoveState:
 			err = os.RemoveAll(rh.o.State)
+			if err == nil && rh.made.StateParent {
+				err = removeEmptyDir(filepath.Dir(rh.o.State))
+			}
 		case ActRemoveLibModules:
 			err = removeEmptyDir(rh.o.LibModulesDir)
 		case ActRestoreLimits:

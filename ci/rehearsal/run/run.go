@@ -118,6 +118,9 @@ func (rh *runState) run(ctx context.Context) error {
 	// labctl up makes the directory (and claims it as its own); the
 	// rehearsal removes it afterwards, once the evidence is copied.
 	rh.made.State = true
+	if _, err := os.Stat(filepath.Dir(p.State)); os.IsNotExist(err) {
+		rh.made.StateParent = true
+	}
 	if rh.made.LibModules, err = ensureDir(rh.o.LibModulesDir); err != nil {
 		return err
 	}

@@ -42,7 +42,7 @@ func TestRunPasses(t *testing.T) {
 			t.Errorf("%s = %d (%v) after the run, want %d restored", l.path, n, err, l.want)
 		}
 	}
-	for _, gone := range []string{o.State, o.LibModulesDir} {
+	for _, gone := range []string{o.State, filepath.Dir(o.State), o.LibModulesDir} {
 		if _, err := os.Stat(gone); !os.IsNotExist(err) {
 			t.Errorf("%s left behind (%v)", gone, err)
 		}
