@@ -30,6 +30,8 @@ type world struct {
 	exit map[Step]int
 	// failedCase makes the suite fail that case.
 	failedCase string
+	// during is called while labctl up runs, after its first line.
+	during func()
 }
 
 func (w *world) record(e string) {
@@ -45,6 +47,9 @@ func (w *world) Run(_ context.Context, c Command, log io.Writer, line func(Strea
 	switch c.Step {
 	case StepUp:
 		line(Stdout, "· cluster  started")
+		if w.during != nil {
+			w.during()
+		}
 		rec := []stageRecord{{"cluster", "done", 61 * time.Second, ""}, {"kamaji", "done", 95 * time.Second, ""}}
 		if code != 0 {
 			rec = append(rec, stageRecord{"tenants", "failed", 300 * time.Second, `tenants: tenant-a: TenantControlPlane kamaji-system/tenant-a not Ready after 5m0s: status.kubernetesResources.version.status=Provisioning`})

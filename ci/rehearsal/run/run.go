@@ -56,6 +56,8 @@ type runState struct {
 	samples  int
 	sampled  time.Time
 	stopTick func()
+	sampling bool
+	inflight sync.WaitGroup
 }
 
 // Run rehearses the lab once and writes rehearsal.md into the reports

@@ -69,6 +69,7 @@ func (rh *runState) startSampling() {
 		stop()
 		close(done)
 		<-finished
+		rh.inflight.Wait()
 	}
 	go func() {
 		defer close(finished)
@@ -86,13 +87,22 @@ func (rh *runState) startSampling() {
 func (rh *runState) tick() {
 	now := rh.d.now()
 	rh.mu.Lock()
-	due := rh.made.Daemon && now.Sub(rh.sampled) >= SampleEvery
+	due := rh.made.Daemon && !rh.sampling && now.Sub(rh.sampled) >= SampleEvery
+	if due {
+		rh.sampling = true
+	}
 	rh.mu.Unlock()
 	if due {
-		s := rh.d.Probe.Sample(rh.o.Paths)
-		rh.mu.Lock()
-		rh.peak, rh.samples, rh.sampled = rh.peak.max(s), rh.samples+1, now
-		rh.mu.Unlock()
+		// Walking a data root of many GiB takes seconds: the heartbeat
+		// must not wait for it.
+		rh.inflight.Add(1)
+		go func() {
+			defer rh.inflight.Done()
+			s := rh.d.Probe.Sample(rh.o.Paths)
+			rh.mu.Lock()
+			rh.peak, rh.samples, rh.sampled, rh.sampling = rh.peak.max(s), rh.samples+1, now, false
+			rh.mu.Unlock()
+		}()
 	}
 	rh.mu.Lock()
 	hb, peak := rh.hb, rh.peak
