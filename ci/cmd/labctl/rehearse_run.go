@@ -46,6 +46,9 @@ CGO_ENABLED=0 (its binary is shipped into the workers). Needs root.`,
   sudo /tmp/labctl rehearse run --bundle ~/.cache/gpu-lab/rehearsal/bundle --reports ./rehearsal-reports`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if os.Geteuid() != 0 {
+				return fmt.Errorf("labctl rehearse run needs root: it creates a network namespace, runs dockerd, raises kernel limits and may create /lib/modules (run it with sudo)")
+			}
 			o, err := f.options(os.Executable, exec.LookPath)
 			if err != nil {
 				return err
