@@ -46,9 +46,21 @@ func Adaptations() []Adaptation {
 		},
 		{
 			Name:     "kubelet on cgroup v1",
-			What:     "failCgroupV1: false in the KubeletConfiguration of the management cluster (kind kubeadmConfigPatches) and of the workers' join — not applied by ci/rehearsal yet (issue 33, the rehearsal's lab configuration)",
+			What:     "failCgroupV1: false in every KubeletConfiguration of the lab (the management cluster's kind kubeadmConfigPatches, the tenants' workers' join) — made by the product itself, not by the rehearsal: labctl's preflight reads the daemon's cgroup version and ci/render renders the setting on cgroup v1, and says so (main after 19f6585)",
 			Reason:   "/sys/fs/cgroup is cgroup v1 here, and kubelet v1.36.4 defaults failCgroupV1 to true (k8s.io/kubernetes v1.36.4 pkg/kubelet/apis/config/v1beta1/defaults.go:293-295)",
 			Evidence: "issue 33 fact 2 (2026-12-02): kubelet refuses to start on cgroup v1 unless failCgroupV1 is false; with it, kubelet runs",
+		},
+		{
+			Name:     "an empty /lib/modules on the host",
+			What:     "`labctl rehearse run` creates the directory /lib/modules, empty, before the lab starts and removes it afterwards if it made it and it is still empty (ci/rehearsal/run LibModules)",
+			Reason:   "kind bind-mounts it read-only into every node (sigs.k8s.io/kind v0.33.0 pkg/cluster/internal/providers/docker/provision.go:239, `--volume /lib/modules:/lib/modules:ro`) and the lab's workers likewise (ci/docker KindNodeSpec); this machine has none, and Docker would create the missing source of a bind mount on the host itself — a silent change the rehearsal would not remove. The nodes see no module files: what the kernel has loaded or built in is all they get",
+			Evidence: "2026-12-02: `ls /lib/modules` on this machine: No such file or directory",
+		},
+		{
+			Name:     "inotify limits",
+			What:     "`labctl rehearse run` raises fs.inotify.max_user_watches to 524288 and fs.inotify.max_user_instances to 512 (kind's known-issues values, which labctl's preflight requires) for its run, and restores the previous values afterwards unless they were changed meanwhile (ci/rehearsal/run InotifyLimits)",
+			Reason:   "kind's nodes and pods fail with \"too many open files\" below them (kubernetes-sigs/kind site/content/docs/user/known-issues.md:214-225); a user is told by preflight to run the same sysctl",
+			Evidence: "2026-12-02: /proc/sys/fs/inotify/max_user_watches 192530, max_user_instances 128 on this machine; both writable by root",
 		},
 		{
 			Name:   "node containerd: restrict_oom_score_adj",

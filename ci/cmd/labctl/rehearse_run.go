@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
+	rehrun "github.com/gpu-lab/gpu-lab/ci/rehearsal/run"
+	"github.com/gpu-lab/gpu-lab/ci/stages"
+)
+
+// runFlags are `labctl rehearse run`'s flags.
+type runFlags struct {
+	bundle, charts, reports, workDir, file string
+	labctl, helm                           string
+	daemonDir, netns, wrapper              string
+	keep                                   bool
+	timeout                                time.Duration
+}
+
+func rehearseRun() *cobra.Command {
+	var f runFlags
+	c := &cobra.Command{
+		Use:   "run",
+		Short: "Run the real lab end to end on this machine: labctl up --images and labctl test on a private Docker daemon",
+		Long: `Starts the private Docker daemon in its own network namespace, then runs this labctl binary —
+the same stages and code a user runs — inside that namespace (nsenter --net; DOCKER_HOST is
+the private daemon's socket): labctl up --images BUNDLE, then labctl test. The suite's reports,
+each command's log, labctl up's stage records and diagnostics, and rehearsal.md (date, commit,
+versions, which images were built from source, every host adaptation, each stage's time, the
+suite's time, measured peak memory and disk) go to --reports. Then labctl down, the daemon
+stops and everything the rehearsal made is removed, unless --keep.
+
+The bundle is the layout labctl images save writes (labctl rehearse images builds it); the
+charts come from the bundle or from --charts (HAMi, Kamaji, cert-manager archives at the
+pinned versions; the maintainers' notes say how to make them once). labctl must be built with
+CGO_ENABLED=0 (its binary is shipped into the workers). Needs root.`,
+		Example: `  CGO_ENABLED=0 go build -o /tmp/labctl ./ci/cmd/labctl
+  sudo /tmp/labctl rehearse run --bundle ~/.cache/gpu-lab/rehearsal/bundle --reports ./rehearsal-reports`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if os.Geteuid() != 0 {
+				return fmt.Errorf("labctl rehearse run needs root: it creates a network namespace, runs dockerd, raises kernel limits and may create /lib/modules (run it with sudo)")
+			}
+			o, err := f.options(os.Executable, exec.LookPath)
+			if err != nil {
+				return err
+			}
+			if err := checkLabctlBinary(o.Labctl); err != nil {
+				return err
+			}
+			if o.Lab, err = lab.Load(f.file); err != nil {
+				return err
+			}
+			o.Log = progressLog(cmd.ErrOrStderr())
+			ctx, cancel := context.WithTimeout(cmd.Context(), f.timeout)
+			defer cancel()
+			d := rehrun.Deps{
+				Exec:   rehrun.Processes{},
+				Daemon: rehrun.PrivateDaemon{Dir: o.Daemon.Dir, Netns: o.Netns, Wrapper: f.wrapper, Log: o.Log},
+				Probe:  rehrun.HostProbe{},
+			}
+			_, err = rehrun.Run(ctx, o, d)
+			fmt.Fprintf(cmd.OutOrStdout(), "rehearsal report: %s\n", filepath.Join(o.Reports, rehrun.ReportFile))
+			return err
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&f.bundle, "bundle", "", "image bundle directory (default <cache>/bundle, where labctl rehearse images writes it)")
+	fl.StringVar(&f.charts, "charts", "", "directory of the chart archives to put into the bundle first (default <cache>/charts when it exists)")
+	fl.StringVar(&f.reports, "reports", "rehearsal-reports", "directory for the suite's reports, the logs and rehearsal.md")
+	fl.StringVar(&f.workDir, "work-dir", "", "directory for labctl's state (default <cache>/run)")
+	fl.StringVarP(&f.file, "file", "f", "", "lab file (default: the embedded seed lab)")
+	fl.StringVar(&f.labctl, "labctl", "", "the labctl binary to rehearse (default: this one)")
+	fl.StringVar(&f.helm, "helm", "", "helm "+stages.HelmVersion+" binary (default $LABCTL_HELM, helm on PATH, or <cache>/bin/helm)")
+	fl.StringVar(&f.daemonDir, "daemon-dir", "", "state directory of the private daemon (default ~/.cache/gpu-lab/rehearsal/daemon)")
+	fl.StringVar(&f.netns, "netns", hostdaemon.DefaultNetns, "name of the daemon's network namespace")
+	fl.StringVar(&f.wrapper, "wrapper", "", "a built runc-capfilter (default: build it from this checkout)")
+	fl.BoolVar(&f.keep, "keep", false, "leave the lab, the daemon and the state up (a failed stage's lab too); the report says how to remove them")
+	fl.DurationVar(&f.timeout, "timeout", 4*time.Hour, "give up after this long (labctl is interrupted and cleans up)")
+	return c
+}
+
+// options resolves the flags into the rehearsal's paths: every path
+// absolute (labctl runs them in the namespace), defaults under the
+// rehearsal's cache root.
+func (f runFlags) options(executable func() (string, error), lookPath func(string) (string, error)) (rehrun.Options, error) {
+	defaultDaemon, err := hostdaemon.DefaultDir()
+	if err != nil {
+		return rehrun.Options{}, err
+	}
+	cache := filepath.Dir(defaultDaemon) // ~/.cache/gpu-lab/rehearsal
+	or := func(v, def string) string {
+		if v == "" {
+			return def
+		}
+		return v
+	}
+	p := rehrun.Paths{
+		Labctl:  f.labctl,
+		Bundle:  or(f.bundle, filepath.Join(cache, "bundle")),
+		LabFile: f.file,
+		State:   filepath.Join(or(f.workDir, filepath.Join(cache, "run")), "state"),
+		Reports: f.reports,
+		Netns:   f.netns,
+		Daemon:  hostdaemon.Layout{Dir: or(f.daemonDir, defaultDaemon)},
+	}
+	if p.Labctl == "" {
+		exe, err := executable()
+		if err != nil {
+			return rehrun.Options{}, fmt.Errorf("find this labctl binary to rehearse (pass --labctl): %w", err)
+		}
+		p.Labctl = exe
+	}
+	if p.Helm, err = findHelm(f.helm, cache, lookPath); err != nil {
+		return rehrun.Options{}, err
+	}
+	for _, s := range []*string{&p.Labctl, &p.Helm, &p.Bundle, &p.LabFile, &p.State, &p.Reports, &p.Daemon.Dir} {
+		if *s == "" {
+			continue
+		}
+		if *s, err = filepath.Abs(*s); err != nil {
+			return rehrun.Options{}, err
+		}
+	}
+	charts := f.charts
+	if charts == "" {
+		if st, err := os.Stat(rehrun.DefaultChartsDir(cache)); err == nil && st.IsDir() {
+			charts = rehrun.DefaultChartsDir(cache)
+		}
+	}
+	return rehrun.Options{Paths: p, Charts: charts, Keep: f.keep}, nil
+}
+
+// findHelm is --helm, else $LABCTL_HELM, else helm on PATH, else the one a
+// maintainer installed under the cache (GOBIN=<cache>/bin go install …).
+func findHelm(flag, cache string, lookPath func(string) (string, error)) (string, error) {
+	for _, c := range []string{flag, os.Getenv("LABCTL_HELM")} {
+		if c != "" {
+			return c, nil
+		}
+	}
+	if p, err := lookPath("helm"); err == nil {
+		return p, nil
+	}
+	p := filepath.Join(cache, "bin", "helm")
+	if _, err := os.Stat(p); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("no helm: pass --helm, set LABCTL_HELM or install it (GOBIN=%s %s)", filepath.Dir(p), stages.HelmInstallHint)
+}
+
+// checkLabctlBinary fails early unless the binary can be shipped into the
+// workers as labctl up does with itself (stages.CheckStaticLinux).
+func checkLabctlBinary(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("labctl binary to rehearse: %w", err)
+	}
+	defer f.Close()
+	if err := stages.CheckStaticLinux(f); err != nil {
+		return fmt.Errorf("labctl binary %s: %w (CGO_ENABLED=0 go build -o /tmp/labctl ./ci/cmd/labctl, then run that one)", path, err)
+	}
+	return nil
+}

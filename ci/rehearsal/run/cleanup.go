@@ -1,0 +1,95 @@
+package run
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Made is what one rehearsal has made so far: what cleanup must undo.
+type Made struct {
+	// LibModules: the rehearsal created the empty /lib/modules.
+	LibModules bool
+	// Daemon: the private daemon (and its namespace) was started.
+	Daemon bool
+	// Lab: labctl up was started (containers may exist on the daemon).
+	Lab bool
+	// State: labctl's state directory was created by this rehearsal;
+	// StateParent: its parent too (the work directory).
+	State, StateParent bool
+	// Limits are the kernel limits the rehearsal raised.
+	Limits []Raised
+}
+
+// Action is one cleanup step.
+type Action string
+
+const (
+	ActLabDown          Action = "labctl down"
+	ActStopDaemon       Action = "stop the private daemon"
+	ActRemoveState      Action = "remove labctl's state directory"
+	ActRemoveLibModules Action = "remove /lib/modules"
+	ActRestoreLimits    Action = "restore the kernel limits"
+)
+
+// CleanupPlan is what is undone, in order: the lab is taken down by labctl
+// itself (as a user's would be, and so that `labctl down` is rehearsed
+// too) while the daemon still runs; then the daemon stops (which removes
+// whatever labctl down left: containers, networks, volumes, the data root);
+// labctl's state directory goes only once its diagnostics were copied into
+// the reports; /lib/modules and the kernel limits last, when no node runs
+// any more. With
+// keep nothing is undone.
+func CleanupPlan(m Made, keep bool) []Action {
+	if keep {
+		return nil
+	}
+	var out []Action
+	if m.Lab && m.Daemon {
+		out = append(out, ActLabDown)
+	}
+	if m.Daemon {
+		out = append(out, ActStopDaemon)
+	}
+	if m.State {
+		out = append(out, ActRemoveState)
+	}
+	if m.LibModules {
+		out = append(out, ActRemoveLibModules)
+	}
+	if len(m.Limits) > 0 {
+		out = append(out, ActRestoreLimits)
+	}
+	return out
+}
+
+// KeptCommands are the commands that remove what a kept rehearsal left,
+// in the order CleanupPlan would run them.
+func KeptCommands(m Made, p Paths, libModules string) []string {
+	var out []string
+	for _, a := range CleanupPlan(m, false) {
+		switch a {
+		case ActLabDown:
+			d := Down(p)
+			out = append(out, "the lab: "+d.String())
+		case ActStopDaemon:
+			out = append(out, fmt.Sprintf("the private daemon and namespace %s: labctl rehearse daemon down --dir %s", p.Netns, p.Daemon.Dir))
+		case ActRemoveState:
+			out = append(out, "labctl's state directory: rm -r "+p.State)
+		case ActRemoveLibModules:
+			out = append(out, "the empty directory the rehearsal made for kind's /lib/modules mount: rmdir "+libModules)
+		case ActRestoreLimits:
+			for _, r := range m.Limits {
+				out = append(out, fmt.Sprintf("the raised kernel limit: echo %d > %s", r.Old, r.Path))
+			}
+		}
+	}
+	return out
+}
+
+// describe is a cleanup action's line in the report.
+func describe(a Action, err error) string {
+	if err != nil {
+		return fmt.Sprintf("%s: FAILED: %s", a, strings.ReplaceAll(err.Error(), "\n", " "))
+	}
+	return string(a) + ": done"
+}

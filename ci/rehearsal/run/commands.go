@@ -1,0 +1,126 @@
+package run
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
+)
+
+// Step names one labctl command of the rehearsal; it is also the name of
+// its log in the reports directory (labctl-STEP.log).
+type Step string
+
+const (
+	StepUp   Step = "up"
+	StepTest Step = "test"
+	StepDown Step = "down"
+)
+
+// Command is one process the rehearsal runs: argv and the environment it
+// is given on top of the rehearsal's own (Env replaces a variable of the
+// same name).
+type Command struct {
+	Step Step
+	Args []string
+	Env  []string
+}
+
+// String is the command as a maintainer would type it, for logs and the
+// report.
+func (c Command) String() string {
+	return strings.Join(append(append([]string(nil), c.Env...), c.Args...), " ")
+}
+
+// Paths are the files one rehearsal reads and writes.
+type Paths struct {
+	// Labctl is the labctl binary that runs the lab (the rehearsal's own
+	// by default: the same binary, the same stages and code a user runs).
+	Labctl string
+	// Helm is the helm binary labctl installs the charts with (LABCTL_HELM).
+	Helm string
+	// Bundle is the image bundle (`labctl images save` layout, charts in
+	// Bundle/charts).
+	Bundle string
+	// LabFile is the lab file; empty means labctl's embedded seed lab.
+	LabFile string
+	// State is labctl's state directory (kubeconfigs, stage records,
+	// diagnostics).
+	State string
+	// Reports is where `labctl test` writes its reports and the rehearsal
+	// writes rehearsal.md and the logs.
+	Reports string
+	// Netns is the daemon's network namespace; Daemon its layout.
+	Netns  string
+	Daemon hostdaemon.Layout
+}
+
+// inNetns is argv run inside the daemon's network namespace. nsenter
+// --net, not `ip netns exec`: the latter also remounts /sys (see
+// hostdaemon's package doc); labctl needs only the namespace's network —
+// the kind API server on its loopback and the tenants' NodePorts on its
+// bridge.
+func inNetns(netns string, argv ...string) []string {
+	return append([]string{"nsenter", "--net=" + hostdaemon.NetnsPath(netns), "--"}, argv...)
+}
+
+// env is what every labctl command of the rehearsal is given: the private
+// daemon and the helm binary. Nothing else changes from a user's run.
+func (p Paths) env() []string {
+	return []string{"DOCKER_HOST=" + p.Daemon.DockerHost(), "LABCTL_HELM=" + p.Helm}
+}
+
+func (p Paths) lab(args []string) []string {
+	if p.LabFile != "" {
+		args = append(args, "--file", p.LabFile)
+	}
+	return args
+}
+
+// Up is `labctl up --images BUNDLE --state-dir STATE` in the namespace.
+// keep is passed on: a failed stage then leaves the lab up for inspection
+// (labctl's --keep); without it labctl tears the failed lab down itself,
+// after writing its diagnostics.
+func Up(p Paths, keep bool) Command {
+	args := p.lab([]string{p.Labctl, "up", "--images", p.Bundle, "--state-dir", p.State, "--verbose"})
+	if keep {
+		args = append(args, "--keep")
+	}
+	return Command{Step: StepUp, Args: inNetns(p.Netns, args...), Env: p.env()}
+}
+
+// Test is `labctl test --state-dir STATE --report-dir REPORTS` in the
+// namespace: the lab file and the backend come from the state directory
+// `labctl up` wrote.
+func Test(p Paths) Command {
+	args := []string{p.Labctl, "test", "--state-dir", p.State, "--report-dir", p.Reports, "--verbose"}
+	return Command{Step: StepTest, Args: inNetns(p.Netns, args...), Env: p.env()}
+}
+
+// Down is `labctl down --state-dir STATE` in the namespace.
+func Down(p Paths) Command {
+	args := []string{p.Labctl, "down", "--state-dir", p.State}
+	return Command{Step: StepDown, Args: inNetns(p.Netns, args...), Env: p.env()}
+}
+
+// LogFile is where the output of a step is kept, in the reports directory.
+func LogFile(reports string, s Step) string {
+	return filepath.Join(reports, "labctl-"+string(s)+".log")
+}
+
+// mergeEnv is base with every variable of over replacing the one of the
+// same name (a user's DOCKER_HOST must not reach the machine's Docker).
+func mergeEnv(base, over []string) []string {
+	name := func(kv string) string { n, _, _ := strings.Cut(kv, "="); return n }
+	drop := map[string]bool{}
+	for _, kv := range over {
+		drop[name(kv)] = true
+	}
+	var out []string
+	for _, kv := range base {
+		if !drop[name(kv)] {
+			out = append(out, kv)
+		}
+	}
+	return append(out, over...)
+}

@@ -1,0 +1,136 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gpu-lab/gpu-lab/ci/results"
+)
+
+// In the reports directory, beside the suite's reports.
+const (
+	// DiagnosticsDir holds labctl up's diagnostics of a failed stage
+	// (its state directory's diagnostics/).
+	DiagnosticsDir = "lab-diagnostics"
+	// DaemonLogsDir holds the private daemon's logs after a failure.
+	DaemonLogsDir = "daemon-logs"
+	// StagesFile is labctl up's stage records.
+	StagesFile = "stages.json"
+)
+
+// ReadSuite reads the suite's results.json in dir; nil when there is none.
+func ReadSuite(dir string) (*Suite, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		return nil, err
+	}
+	var run results.Run
+	if err := json.Unmarshal(b, &run); err != nil {
+		return nil, fmt.Errorf("%s/results.json: %w", dir, err)
+	}
+	s := &Suite{Duration: time.Duration(run.Duration)}
+	s.Passed, s.Failed, s.Skipped = run.Counts()
+	for _, c := range run.Cases {
+		if c.Status == results.Failed {
+			s.FailedCases = append(s.FailedCases, c.ID+": "+c.Message)
+		}
+	}
+	return s, nil
+}
+
+// exportEvidence copies what cleanup would remove and a reader needs into
+// the reports directory: labctl up's stage records and diagnostics always,
+// the daemon's logs when the rehearsal failed.
+func (rh *runState) exportEvidence(failed bool) {
+	p := rh.o.Paths
+	copies := [][2]string{
+		{filepath.Join(p.State, "stages.json"), filepath.Join(p.Reports, StagesFile)},
+		{filepath.Join(p.State, "diagnostics"), filepath.Join(p.Reports, DiagnosticsDir)},
+	}
+	if failed && rh.made.Daemon {
+		copies = append(copies, [2]string{p.Daemon.LogDir(), filepath.Join(p.Reports, DaemonLogsDir)})
+	}
+	for _, c := range copies {
+		if err := copyTree(c[0], c[1]); err != nil {
+			rh.log.Warn("could not keep evidence in the reports", "from", c[0], "to", c[1], "err", err)
+		}
+	}
+}
+
+// copyTree copies a file or a directory's regular files; a missing source
+// copies nothing.
+func copyTree(src, dst string) error {
+	st, err := os.Stat(src)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return copyFile(src, dst)
+	}
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		to := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(to, 0o755)
+		case d.Type().IsRegular():
+			return copyFile(path, to)
+		}
+		return nil
+	})
+}
+
+// cleanup undoes what the rehearsal made (CleanupPlan), or with Keep says
+// how to, and records either in the report.
+func (rh *runState) cleanup(ctx context.Context) error {
+	if rh.o.Keep {
+		for _, c := range KeptCommands(rh.made, rh.o.Paths, rh.o.LibModulesDir) {
+			rh.r.Cleanup = append(rh.r.Cleanup, "kept (--keep); remove "+c)
+		}
+		return nil
+	}
+	var errs []error
+	for _, a := range CleanupPlan(rh.made, false) {
+		var err error
+		switch a {
+		case ActLabDown:
+			var res StepResult
+			if res, err = rh.step(ctx, Down(rh.o.Paths)); err == nil && res.ExitCode != 0 {
+				err = fmt.Errorf("labctl down exited %d: %s (its log: %s)", res.ExitCode, lastLines(res.Tail, 3), res.Log)
+			}
+		case ActStopDaemon:
+			rh.watch("stopping the private daemon")
+			err = rh.d.Daemon.Stop(ctx)
+			rh.watch("")
+		case ActRemoveState:
+			err = os.RemoveAll(rh.o.State)
+			if err == nil && rh.made.StateParent {
+				err = removeEmptyDir(filepath.Dir(rh.o.State))
+			}
+		case ActRemoveLibModules:
+			err = removeEmptyDir(rh.o.LibModulesDir)
+		case ActRestoreLimits:
+			err = restoreLimits(rh.made.Limits)
+		}
+		rh.r.Cleanup = append(rh.r.Cleanup, describe(a, err))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("cleanup: %s: %w", a, err))
+		}
+	}
+	return errors.Join(errs...)
+}

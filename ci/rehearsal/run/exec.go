@@ -1,0 +1,105 @@
+package run
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Usage is how a process ended and what it used.
+type Usage struct {
+	Wall     time.Duration
+	MaxRSS   int64 // bytes
+	ExitCode int
+}
+
+// Stream says which output of a process a line came from.
+type Stream string
+
+const (
+	Stdout Stream = "stdout"
+	Stderr Stream = "stderr"
+)
+
+// Executor runs one command to its end, writing all its output to log and
+// handing each line to line as it comes. A process that ran and exited
+// non-zero is not an error: Usage.ExitCode says so. An error means it
+// could not be run or waited for.
+type Executor interface {
+	Run(ctx context.Context, c Command, log io.Writer, line func(Stream, string)) (Usage, error)
+}
+
+// Processes is the real Executor.
+type Processes struct{}
+
+// stopGrace is how long a labctl interrupted by the rehearsal (Ctrl-C, a
+// timeout) gets to stop on its own: labctl up then tears down, writing
+// diagnostics first (ci/stages Runner).
+const stopGrace = 3 * time.Minute
+
+// Run starts argv with the rehearsal's environment plus c.Env. On
+// cancellation it sends SIGINT (labctl's own interruption) and kills only
+// after stopGrace.
+func (Processes) Run(ctx context.Context, c Command, log io.Writer, line func(Stream, string)) (Usage, error) {
+	if len(c.Args) == 0 {
+		return Usage{}, errors.New("run: empty command")
+	}
+	cmd := exec.CommandContext(ctx, c.Args[0], c.Args[1:]...)
+	cmd.Env = mergeEnv(os.Environ(), c.Env)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = stopGrace
+	var mu sync.Mutex
+	out, outDone := lineWriter(&mu, log, func(s string) { line(Stdout, s) })
+	errw, errDone := lineWriter(&mu, log, func(s string) { line(Stderr, s) })
+	cmd.Stdout, cmd.Stderr = out, errw
+	start := time.Now()
+	err := cmd.Run()
+	out.Close()
+	errw.Close()
+	<-outDone
+	<-errDone
+	u := Usage{Wall: time.Since(start)}
+	if cmd.ProcessState != nil {
+		u.ExitCode = cmd.ProcessState.ExitCode()
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			u.MaxRSS = ru.Maxrss * 1024 // getrusage(2): ru_maxrss in kilobytes
+		}
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return u, nil
+	}
+	if err != nil {
+		return u, fmt.Errorf("run %s: %w", c, err)
+	}
+	return u, nil
+}
+
+// lineWriter is a pipe whose lines are written to log (one writer shared by
+// both streams, hence mu) and handed to line; done closes when the pipe
+// has been read to its end.
+func lineWriter(mu *sync.Mutex, log io.Writer, line func(string)) (io.WriteCloser, <-chan struct{}) {
+	r, w := io.Pipe()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 64<<10), 4<<20)
+		for sc.Scan() {
+			mu.Lock()
+			fmt.Fprintln(log, sc.Text())
+			mu.Unlock()
+			line(sc.Text())
+		}
+		// A line longer than the buffer: drain so the process never blocks.
+		_, _ = io.Copy(io.Discard, r)
+	}()
+	return w, done
+}

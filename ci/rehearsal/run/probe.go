@@ -1,0 +1,134 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
+)
+
+// Probe reads what the report says about the machine and the lab: it runs
+// short commands and reads files, and never changes anything.
+type Probe interface {
+	// Host are the versions of what runs the lab.
+	Host(ctx context.Context, p Paths) HostInfo
+	// LabctlVersion is `labctl version` of the binary that runs the lab.
+	LabctlVersion(ctx context.Context, labctl string) string
+	// ImageLabels are the labels of an image on the private daemon.
+	ImageLabels(ctx context.Context, p Paths, name string) (map[string]string, error)
+	// Sample measures disk and the containers' memory peak now.
+	Sample(p Paths) Sample
+	// DaemonPeakRSS is dockerd's and containerd's VmHWM by name.
+	DaemonPeakRSS(p Paths) map[string]int64
+}
+
+// HostProbe is the real Probe.
+type HostProbe struct {
+	// CgroupRoot is /sys/fs/cgroup unless a test says otherwise.
+	CgroupRoot string
+}
+
+func (h HostProbe) root() string {
+	if h.CgroupRoot == "" {
+		return "/sys/fs/cgroup"
+	}
+	return h.CgroupRoot
+}
+
+func (h HostProbe) v2() bool {
+	_, err := os.Stat(h.root() + "/cgroup.controllers")
+	return err == nil
+}
+
+// firstLine runs argv and returns its first output line, or why not.
+func firstLine(ctx context.Context, env []string, argv ...string) string {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = mergeEnv(os.Environ(), env)
+	b, err := cmd.CombinedOutput()
+	s, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	if err != nil {
+		return fmt.Sprintf("unknown (`%s`: %v: %s)", strings.Join(argv, " "), err, s)
+	}
+	return s
+}
+
+func (h HostProbe) Host(ctx context.Context, p Paths) HostInfo {
+	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+	cg := "v1 (/sys/fs/cgroup holds one hierarchy per controller)"
+	if h.v2() {
+		cg = "v2 (unified)"
+	}
+	return HostInfo{
+		Kernel:     strings.TrimSpace(string(kernel)),
+		Cgroup:     cg,
+		Docker:     firstLine(ctx, p.env(), "docker", "version", "--format", "{{.Server.Version}}"),
+		Containerd: firstLine(ctx, nil, "containerd", "--version"),
+		Runc:       firstLine(ctx, nil, "runc", "--version"),
+		Helm:       firstLine(ctx, nil, p.Helm, "version", "--short"),
+	}
+}
+
+func (HostProbe) LabctlVersion(ctx context.Context, labctl string) string {
+	b, err := exec.CommandContext(ctx, labctl, "version").CombinedOutput()
+	if err != nil {
+		return fmt.Sprintf("unknown (`%s version`: %v)", labctl, err)
+	}
+	return string(b)
+}
+
+func (HostProbe) ImageLabels(ctx context.Context, p Paths, name string) (map[string]string, error) {
+	cmd := exec.CommandContext(ctx, "docker", "image", "inspect", "--format", "{{json .Config.Labels}}", name)
+	cmd.Env = mergeEnv(os.Environ(), p.env())
+	b, err := cmd.Output()
+	if err != nil {
+		var stderr string
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = strings.TrimSpace(string(ee.Stderr))
+		}
+		return nil, fmt.Errorf("docker image inspect %s: %w: %s", name, err, stderr)
+	}
+	return ParseLabels(b)
+}
+
+// ParseLabels reads `docker image inspect --format '{{json .Config.Labels}}'`:
+// a JSON object, or null for an image without labels.
+func ParseLabels(b []byte) (map[string]string, error) {
+	var m map[string]string
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("image labels %q: %w", strings.TrimSpace(string(b)), err)
+	}
+	return m, nil
+}
+
+func (h HostProbe) Sample(p Paths) Sample {
+	var s Sample
+	s.DiskBytes, _ = DiskUsage(p.Daemon.Dir, p.State)
+	s.MemoryPeakBytes, _ = readInt(MemoryPeakFile(h.root(), p.Netns, h.v2()))
+	return s
+}
+
+func (HostProbe) DaemonPeakRSS(p Paths) map[string]int64 {
+	b, err := os.ReadFile(p.Daemon.StateFile())
+	if err != nil {
+		return nil
+	}
+	var st hostdaemon.State
+	if json.Unmarshal(b, &st) != nil {
+		return nil
+	}
+	out := map[string]int64{}
+	for name, pid := range map[string]int{"dockerd": st.DockerdPID, "containerd": st.ContainerdPID} {
+		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		if err != nil || pid <= 0 {
+			continue
+		}
+		if n, err := PeakRSS(status); err == nil {
+			out[name] = n
+		}
+	}
+	return out
+}

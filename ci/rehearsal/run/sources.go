@@ -1,0 +1,47 @@
+package run
+
+import (
+	"context"
+
+	"github.com/gpu-lab/gpu-lab/ci/images"
+)
+
+// The labels the rehearsal's image build (ci/rehearsal/imagebuild/imagespec
+// KeyLabel and SourceLabel, branch h-build) puts on every image it builds:
+// the build's cache key, and upstream's name of the content. Spelled here
+// until that package is in main; then these are its constants.
+const (
+	BuildKeyLabel    = "org.gpu-lab.rehearsal.key"
+	BuildSourceLabel = "org.gpu-lab.rehearsal.source"
+)
+
+// labelReader is what ImageSources needs of the daemon.
+type labelReader func(name string) (map[string]string, error)
+
+// ImageSources says for each image of the bundle whether the rehearsal's
+// build made it from source, by its labels on the daemon after labctl up
+// loaded the bundle. An image is looked up by the ID its index entry
+// records when there is one: a digest-pinned reference is known to the
+// daemon only by its ID once loaded (ci/images Loaded).
+func ImageSources(entries []images.Entry, labels labelReader) []ImageSource {
+	out := make([]ImageSource, 0, len(entries))
+	for _, e := range entries {
+		s := ImageSource{Ref: e.Ref, ID: e.ID}
+		name := e.ID
+		if name == "" {
+			name = e.Ref
+		}
+		l, err := labels(name)
+		if err != nil {
+			s.Err = err.Error()
+		} else if _, ok := l[BuildKeyLabel]; ok {
+			s.Built, s.Source = true, l[BuildSourceLabel]
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func (d Deps) labels(ctx context.Context, p Paths) labelReader {
+	return func(name string) (map[string]string, error) { return d.Probe.ImageLabels(ctx, p, name) }
+}

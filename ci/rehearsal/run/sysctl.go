@@ -1,0 +1,81 @@
+package run
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+)
+
+// Sysctl is a kernel limit the lab needs at least Min of: the rehearsal
+// raises it for its run and restores it afterwards.
+type Sysctl struct {
+	Path string
+	Min  int64
+}
+
+// InotifyLimits are the limits kind's known issues ask for ("Pod errors
+// due to too many open files": `sysctl fs.inotify.max_user_watches=524288`
+// and `fs.inotify.max_user_instances=512`; kubernetes-sigs/kind
+// site/content/docs/user/known-issues.md:214-225 at v0.33.0-alpha), which
+// labctl's preflight requires (ci/stages MinInotifyWatches and
+// MinInotifyInstances, in main). This machine has 192530 and 128
+// (2026-12-02).
+var InotifyLimits = []Sysctl{
+	{Path: "/proc/sys/fs/inotify/max_user_watches", Min: 524288},
+	{Path: "/proc/sys/fs/inotify/max_user_instances", Min: 512},
+}
+
+// Raised is a limit the rehearsal raised: restored to Old afterwards.
+type Raised struct {
+	Path     string
+	Old, New int64
+}
+
+// RaisePlan is which limits to raise, given their current values: those
+// below their minimum, to exactly it.
+func RaisePlan(current map[string]int64, want []Sysctl) []Raised {
+	var out []Raised
+	for _, s := range want {
+		if cur, ok := current[s.Path]; ok && cur < s.Min {
+			out = append(out, Raised{Path: s.Path, Old: cur, New: s.Min})
+		}
+	}
+	return out
+}
+
+// raiseLimits raises the limits below their minimum and returns what it
+// changed (also on error, so that it is restored).
+func raiseLimits(want []Sysctl) ([]Raised, error) {
+	cur := map[string]int64{}
+	for _, s := range want {
+		n, err := readInt(s.Path)
+		if err != nil {
+			return nil, fmt.Errorf("read the kernel limit %s: %w", s.Path, err)
+		}
+		cur[s.Path] = n
+	}
+	var done []Raised
+	for _, r := range RaisePlan(cur, want) {
+		if err := os.WriteFile(r.Path, []byte(strconv.FormatInt(r.New, 10)), 0o644); err != nil {
+			return done, fmt.Errorf("raise the kernel limit %s from %d to %d: %w", r.Path, r.Old, r.New, err)
+		}
+		done = append(done, r)
+	}
+	return done, nil
+}
+
+// restoreLimits sets each raised limit back to its old value, unless
+// someone changed it meanwhile (then it is theirs and stays).
+func restoreLimits(raised []Raised) error {
+	var errs []error
+	for _, r := range raised {
+		if cur, err := readInt(r.Path); err != nil || cur != r.New {
+			continue
+		}
+		if err := os.WriteFile(r.Path, []byte(strconv.FormatInt(r.Old, 10)), 0o644); err != nil {
+			errs = append(errs, fmt.Errorf("restore %s to %d: %w", r.Path, r.Old, err))
+		}
+	}
+	return errors.Join(errs...)
+}
