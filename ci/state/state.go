@@ -111,6 +111,13 @@ func (d Dir) ImagesLoaded() (string, error) {
 	return d.path(ImagesLoadedFile), nil
 }
 
+// StagesPath is where the stage records are, for readers that copy them
+// (the rehearsal keeps them beside its reports).
+func (d Dir) StagesPath() string { return d.path(StagesFile) }
+
+// DiagnosticsRoot is the directory of the diagnostics bundles.
+func (d Dir) DiagnosticsRoot() string { return d.path(DiagnosticsDir) }
+
 // OwnerRecordPath is where the owner record is, for messages.
 func (d Dir) OwnerRecordPath() string { return d.path(OwnerFile) }
 

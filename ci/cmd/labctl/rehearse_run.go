@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpu-lab/gpu-lab/ci/internal/nodeimage"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
 	rehrun "github.com/gpu-lab/gpu-lab/ci/rehearsal/run"
@@ -158,14 +159,14 @@ func findHelm(flag, cache string, lookPath func(string) (string, error)) (string
 }
 
 // checkLabctlBinary fails early unless the binary can be shipped into the
-// workers as labctl up does with itself (stages.CheckStaticLinux).
+// workers as labctl up does with itself (nodeimage.CheckStaticLinux).
 func checkLabctlBinary(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("labctl binary to rehearse: %w", err)
 	}
 	defer f.Close()
-	if err := stages.CheckStaticLinux(f); err != nil {
+	if err := nodeimage.CheckStaticLinux(f); err != nil {
 		return fmt.Errorf("labctl binary %s: %w (CGO_ENABLED=0 go build -o /tmp/labctl ./ci/cmd/labctl, then run that one)", path, err)
 	}
 	return nil

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
+	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
-	"github.com/gpu-lab/gpu-lab/ci/stages"
 )
 
 // ChartsEnv names a directory of the maintainer-made chart archives
@@ -18,16 +18,16 @@ const ChartsEnv = "GPU_LAB_REHEARSAL_CHARTS"
 // outside the repository) are what labctl up --images accepts for the
 // seed lab: names, versions and files as ci/images reads them.
 func TestMaintainerChartsAccepted(t *testing.T) {
-	charts := os.Getenv(ChartsEnv)
-	if charts == "" {
+	dir := os.Getenv(ChartsEnv)
+	if dir == "" {
 		t.Skipf("skipping: set %s to the directory of the chart archives (e.g. ~/.cache/gpu-lab/rehearsal/charts)", ChartsEnv)
 	}
 	bundle := t.TempDir()
 	if err := images.WriteIndex(bundle, images.Index{Images: []images.Entry{{Ref: "kindest/node:v1.37.0", File: "n.tar"}}}); err != nil {
 		t.Fatal(err)
 	}
-	want := stages.BundleCharts(lab.Default())
-	idx, err := AttachCharts(bundle, charts, want)
+	want := charts.Pinned(lab.Default())
+	idx, err := AttachCharts(bundle, dir, want)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/gpu-lab/gpu-lab/ci/state"
+
 	"github.com/gpu-lab/gpu-lab/ci/results"
 )
 
@@ -21,7 +23,7 @@ const (
 	// DaemonLogsDir holds the private daemon's logs after a failure.
 	DaemonLogsDir = "daemon-logs"
 	// StagesFile is labctl up's stage records.
-	StagesFile = "stages.json"
+	StagesFile = state.StagesFile
 )
 
 // ReadSuite reads the suite's results.json in dir; nil when there is none.
@@ -50,8 +52,8 @@ func ReadSuite(dir string) (*Suite, error) {
 func (rh *runState) exportEvidence(failed bool) {
 	p := rh.o.Paths
 	copies := [][2]string{
-		{filepath.Join(p.State, "stages.json"), filepath.Join(p.Reports, StagesFile)},
-		{filepath.Join(p.State, "diagnostics"), filepath.Join(p.Reports, DiagnosticsDir)},
+		{state.Dir(p.State).StagesPath(), filepath.Join(p.Reports, StagesFile)},
+		{state.Dir(p.State).DiagnosticsRoot(), filepath.Join(p.Reports, DiagnosticsDir)},
 	}
 	if failed && rh.made.Daemon {
 		copies = append(copies, [2]string{p.Daemon.LogDir(), filepath.Join(p.Reports, DaemonLogsDir)})

@@ -13,10 +13,10 @@ import (
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/images/chartstest"
+	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
 	"github.com/gpu-lab/gpu-lab/ci/results"
-	"github.com/gpu-lab/gpu-lab/ci/stages"
 	"github.com/gpu-lab/gpu-lab/ci/state"
 )
 
@@ -154,12 +154,12 @@ func setup(t *testing.T, w *world) (Options, Deps) {
 	if err := images.WriteIndex(bundle, images.Index{Images: []images.Entry{{Ref: "kindest/node:v1.37.0", File: "node.tar", ID: "sha256:1111"}}}); err != nil {
 		t.Fatal(err)
 	}
-	charts := filepath.Join(dir, "charts")
-	if err := os.MkdirAll(charts, 0o755); err != nil {
+	chartDir := filepath.Join(dir, "charts")
+	if err := os.MkdirAll(chartDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range stages.BundleCharts(lab.Default()) {
-		chartstest.Write(t, filepath.Join(charts, images.ChartArchiveName(c)), chartFiles(c.Name, c.Version)...)
+	for _, c := range charts.Pinned(lab.Default()) {
+		chartstest.Write(t, filepath.Join(chartDir, images.ChartArchiveName(c)), chartFiles(c.Name, c.Version)...)
 	}
 	p := testPaths
 	p.Bundle, p.State, p.Reports = bundle, filepath.Join(dir, "run", "state"), filepath.Join(dir, "reports")
@@ -177,7 +177,7 @@ func setup(t *testing.T, w *world) (Options, Deps) {
 			t.Fatal(err)
 		}
 	}
-	o := Options{Paths: p, Charts: charts, LibModulesDir: filepath.Join(dir, "lib-modules"),
+	o := Options{Paths: p, Charts: chartDir, LibModulesDir: filepath.Join(dir, "lib-modules"),
 		Limits: []Sysctl{{Path: watches, Min: 524288}, {Path: instances, Min: 512}}}
 	clock := time.Date(2026, 12, 2, 15, 0, 0, 0, time.UTC)
 	return o, Deps{Exec: w, Daemon: w, Probe: w, Now: func() time.Time { return clock },

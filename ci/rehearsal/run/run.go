@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
+	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal"
-	"github.com/gpu-lab/gpu-lab/ci/stages"
 	"github.com/gpu-lab/gpu-lab/ci/state"
 )
 
@@ -166,7 +166,7 @@ func (rh *runState) run(ctx context.Context) error {
 // bundle checks the bundle and puts the charts into it.
 func (rh *runState) bundle() (images.Index, error) {
 	p := rh.o.Paths
-	want := stages.BundleCharts(rh.o.Lab)
+	want := charts.Pinned(rh.o.Lab)
 	idx, err := images.ReadIndex(p.Bundle)
 	if err != nil {
 		return idx, err
