@@ -36,6 +36,9 @@ func Preflight(ctx context.Context, e *Env, only string) ([]string, error) {
 	}
 	imgs := PreflightImages(e.Lab, only)
 	for _, img := range imgs {
+		if err := e.bundleHolds(ctx, img); err != nil {
+			return nil, err
+		}
 		// An image from the bundle is on the daemon under its local name.
 		if err := e.Docker.EnsureImage(ctx, e.localImage(img), e.Timeouts.Pull); err != nil {
 			return nil, fmt.Errorf("preflight: %w", err)
@@ -100,4 +103,19 @@ func (e *Env) diskNeed(ctx context.Context) (Need, error) {
 		list = e.Preload.Images
 	}
 	return DiskNeed(e.Lab, list, sizes), nil
+}
+
+// bundleHolds: with a bundle (up --images), a node image the bundle lacks
+// and the daemon does not have is the bundle's gap, not a registry problem
+// — said without trying a pull the user chose to avoid (a rehearsal run
+// showed the pull's "no registry access" advice instead, 2026-12-02:
+// ci/rehearsal/testdata/findings/2026-12-02-preflight-advice-with-bundle).
+func (e *Env) bundleHolds(ctx context.Context, img string) error {
+	if e.Preload == nil || e.Preload.Loaded.Has(img) {
+		return nil
+	}
+	if ok, err := e.Docker.ImageExists(ctx, img); err != nil || ok {
+		return err
+	}
+	return fmt.Errorf("preflight: the bundle %s holds no %s, and the Docker daemon does not have it: add it to the bundle (`labctl images save %s` where a registry is reachable), or load it into the daemon (docker load)", e.Preload.Dir, img, e.Preload.Dir)
 }

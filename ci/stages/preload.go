@@ -21,6 +21,8 @@ import (
 // installs a MutatingAdmissionPolicy that makes their pods ask IfNotPresent
 // (bundlepullpolicy.go).
 type Preload struct {
+	// Dir is the bundle's directory, named when the bundle lacks an image.
+	Dir string
 	// Images is the lab's image list (images.List).
 	Images []images.Image
 	// Loaded maps each bundled reference to its name on the daemon.

@@ -245,7 +245,7 @@ func loadBundle(ctx context.Context, w io.Writer, e *stages.Env, dir string, dry
 	if len(missing) > 0 {
 		fmt.Fprintf(w, "labctl: the bundle %s lacks %d of the lab's charts (helm fetches them from their repositories): %v\n", dir, len(missing), missing)
 	}
-	e.Preload = &stages.Preload{Images: list, Loaded: loaded, Charts: archives}
+	e.Preload = &stages.Preload{Dir: dir, Images: list, Loaded: loaded, Charts: archives}
 	return nil
 }
 
