@@ -24,7 +24,7 @@ func init() { root.AddCommand(newImagesCommand()) }
 
 func newImagesCommand() *cobra.Command {
 	var (
-		file            string
+		src             labFlags
 		sources, asJSON bool
 		bundleRefs      bool
 		bundleIndex     bool
@@ -46,7 +46,7 @@ already; "bundle" images go into ` + "`labctl images save DIR`" + `; "built" one
   labctl up --images ./bundle         # build the lab from the bundle, no registry needed`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			l, err := lab.Load(file)
+			l, err := src.loadLab(makesState)
 			if err != nil {
 				return err
 			}
@@ -87,7 +87,7 @@ already; "bundle" images go into ` + "`labctl images save DIR`" + `; "built" one
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&file, "file", "f", "", "lab file (YAML or JSON); empty means the embedded seed lab")
+	src.registerLabSource(cmd)
 	f.BoolVar(&sources, "sources", false, "print where upstream each image name comes from")
 	f.BoolVar(&asJSON, "json", false, "print the list as JSON")
 	f.BoolVar(&bundleRefs, "bundle-refs", false, "print only the references a bundle holds, one per line")
@@ -99,7 +99,7 @@ already; "bundle" images go into ` + "`labctl images save DIR`" + `; "built" one
 
 func newImagesSaveCommand() *cobra.Command {
 	var (
-		file        string
+		src         labFlags
 		pullTimeout time.Duration
 		verbose     bool
 		charts      bool
@@ -116,7 +116,7 @@ version (helm pull from the chart's repository into DIR/charts). DIR/index.json 
   DOCKER_HOST=tcp://docker:2375 labctl images save /bundle`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			l, err := lab.Load(file)
+			l, err := src.loadLab(makesState)
 			if err != nil {
 				return err
 			}
@@ -141,7 +141,7 @@ version (helm pull from the chart's repository into DIR/charts). DIR/index.json 
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&file, "file", "f", "", "lab file (YAML or JSON); empty means the embedded seed lab")
+	src.registerLabSource(cmd)
 	f.BoolVar(&charts, "charts", true, "also save every chart the lab installs (helm pull) into DIR/charts")
 	f.DurationVar(&pullTimeout, "pull-timeout", 10*time.Minute, "give up on one image pull after this long")
 	f.BoolVarP(&verbose, "verbose", "v", false, "log every image saved")

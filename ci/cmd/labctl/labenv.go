@@ -39,11 +39,22 @@ func (f *labFlags) register(cmd *cobra.Command, withFile bool) {
 	cmd.Long += "\n\n" + labRule
 }
 
+// registerLabSource registers only -f and --state-dir, for the commands
+// that read which lab and nothing else of the state dir (plan, images).
+func (f *labFlags) registerLabSource(cmd *cobra.Command) {
+	cmd.Flags().StringVarP(&f.file, "file", "f", "", "lab file (default: the lab the state dir records, else the embedded seed lab); must be that lab when the state dir has one")
+	cmd.Flags().StringVar(&f.stateDir, "state-dir", state.DefaultDir, "state directory whose recorded lab this command uses, when it records one")
+	if cmd.Long == "" {
+		cmd.Long = cmd.Short + "."
+	}
+	cmd.Long += "\n\n" + labRule
+}
+
 // labRule is resolveLab's rule as every command's --help states it.
 const labRule = `Which lab: a state dir labctl made (--state-dir, default ` + state.DefaultDir + `) is the lab it
 records (resolved-lab.yaml); if that cannot be read, labctl stops and names the file. -f must
 then be that same lab: a different one is refused, naming both. Only where no state dir
-records a lab yet (up, run, testenv up) does -f, else the embedded seed lab, decide.`
+records a lab yet (up, run, testenv up, plan, images) does -f, else the embedded seed lab, decide.`
 
 // stateUse is what a command does with the state dir.
 type stateUse int
@@ -54,7 +65,8 @@ const (
 	// error.
 	needsState stateUse = iota
 	// makesState: the command makes or resumes a state dir (up, run,
-	// testenv up): without a recorded lab, -f or the seed lab decides.
+	// testenv up), or shows what it would make (plan, images): without a
+	// recorded lab, -f or the seed lab decides.
 	makesState
 )
 

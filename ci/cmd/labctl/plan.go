@@ -19,8 +19,9 @@ func init() { root.AddCommand(newPlanCommand()) }
 
 func newPlanCommand() *cobra.Command {
 	var (
-		file, outDir string
-		opts         render.Options
+		src    labFlags
+		outDir string
+		opts   render.Options
 	)
 	cmd := &cobra.Command{
 		Use:   "plan",
@@ -29,7 +30,7 @@ func newPlanCommand() *cobra.Command {
   labctl plan -f lab.yaml -o /tmp/manifests`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			l, err := lab.Load(file)
+			l, err := src.loadLab(makesState)
 			if err != nil {
 				return err
 			}
@@ -57,7 +58,7 @@ func newPlanCommand() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&file, "file", "f", "", "lab file (YAML or JSON); empty means the embedded seed lab")
+	src.registerLabSource(cmd)
 	f.StringVarP(&outDir, "output", "o", "", "directory to write every rendered manifest into")
 	f.StringVar(&opts.ManagementAddress, "management-address", render.PlaceholderManagementAddress,
 		"IPv4 of the management node on the kind network, advertised by every tenant (the cluster stage detects the real one)")
