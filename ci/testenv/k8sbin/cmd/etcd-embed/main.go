@@ -56,7 +56,10 @@ func main() {
 	// the API servers hold (the key files are 0600 in the work dir). The
 	// URLs are https because etcd ignores the TLS files and client-cert-auth
 	// on an http (or unix) URL (embed/etcd.go:570-577 configurePeerListeners,
-	// :662-670 configureClientListeners). Its gateway dials the client listener with --cert-file when no
+	// :662-670 configureClientListeners). A trusted CA alone already makes
+	// the server require and verify client certificates
+	// (go.etcd.io/etcd/client/pkg/v3@v3.6.8 transport/listener.go:540-541);
+	// ClientCertAuth says so explicitly. Its gateway dials the client listener with --cert-file when no
 	// client-cert-file is given (embed/config.go:842), so that certificate
 	// is a client certificate too. The peer listener serves nobody (one
 	// member) but would otherwise accept raft messages over plain HTTP.
