@@ -233,17 +233,18 @@ func (s *session) stop() {
 }
 
 // kubectl downloads the kubectl release matching the pinned tenant version
-// for the engine's platform (only the terminal needs it).
+// for the engine's platform (only the terminal needs it); Dagger refuses a
+// download whose digest is not the pinned one.
 func kubectl(ctx context.Context) (*dagger.File, error) {
 	platform, err := dag.DefaultPlatform(ctx)
 	if err != nil {
 		return nil, err
 	}
-	url, err := labcmd.KubectlURL(string(platform))
+	url, checksum, err := labcmd.KubectlRelease(string(platform))
 	if err != nil {
 		return nil, err
 	}
-	return dag.HTTP(url), nil
+	return dag.HTTP(url, dagger.HTTPOpts{Checksum: checksum}), nil
 }
 
 // nonce is unique per call: a new value on every run, so execs against the

@@ -69,26 +69,3 @@ func TestTail(t *testing.T) {
 		}
 	}
 }
-
-func TestKubectlURL(t *testing.T) {
-	tests := []struct {
-		platform, want string
-	}{
-		{"linux/amd64", "https://dl.k8s.io/release/" + KubectlVersion + "/bin/linux/amd64/kubectl"},
-		{"linux/arm64/v8", "https://dl.k8s.io/release/" + KubectlVersion + "/bin/linux/arm64/kubectl"},
-		{"darwin/arm64", ""},
-		{"linux", ""},
-	}
-	for _, tt := range tests {
-		got, err := KubectlURL(tt.platform)
-		if tt.want == "" {
-			if err == nil {
-				t.Errorf("KubectlURL(%q) = %q, want an error", tt.platform, got)
-			}
-			continue
-		}
-		if err != nil || got != tt.want {
-			t.Errorf("KubectlURL(%q) = %q, %v; want %q", tt.platform, got, err, tt.want)
-		}
-	}
-}

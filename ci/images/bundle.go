@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -256,6 +257,10 @@ func Load(ctx context.Context, d Daemon, dir string, log *slog.Logger) (Loaded, 
 	err = eachArchive(ctx, len(idx.Images), func(ctx context.Context, i int) error {
 		e := idx.Images[i]
 		name, err := nameLoaded(ctx, d, e, as[i], ids[i])
+		if errors.Is(err, errPinUnverified) {
+			log.Warn("loaded a digest-pinned image the daemon does not know under its digest and the index records no ID for: "+err.Error(), "ref", e.Ref, "file", e.File, "as", name)
+			err = nil
+		}
 		if err != nil {
 			return fmt.Errorf("image bundle %s: %s: %w", dir, e.Ref, err)
 		}
@@ -305,7 +310,7 @@ func nameLoaded(ctx context.Context, d Daemon, e Entry, as, id string) (string, 
 		return "", fmt.Errorf("archive %s holds image %s, the index says %s (re-create the bundle)", e.File, id, e.ID)
 	}
 	if _, digest, _ := strings.Cut(e.Ref, "@"); digest != "" {
-		return id, nil
+		return id, checkPin(ctx, d, e, id)
 	}
 	if !strings.HasPrefix(as, "sha256:") && Normalize(as) == Normalize(e.Ref) {
 		return e.Ref, nil
@@ -314,6 +319,41 @@ func nameLoaded(ctx context.Context, d Daemon, e Entry, as, id string) (string, 
 		return "", err
 	}
 	return e.Ref, nil
+}
+
+// errPinUnverified says a digest-pinned archive was loaded although neither
+// the daemon nor the index could tie it to the pin; Load logs it and goes
+// on (a bundle the Dagger module exports has no IDs, and its engine checked
+// the pin when it pulled).
+var errPinUnverified = errors.New("not verified against its digest")
+
+// checkPin ties the image a digest-pinned archive loaded as (id) to the pin
+// in e.Ref. The daemon is asked for the image under the pinned reference:
+// Docker with the containerd image store resolves name@digest to the image
+// of that repository whose target — the manifest or index the archive
+// carried — has that digest (moby docker-v29.1.0
+// daemon/containerd/image.go:138-163 resolveImage, and RepoDigests is
+// name@target, image_inspect.go:163-172); a classic store resolves it only
+// for an image pulled by that digest, since a loaded archive records no
+// digest (moby v20.10.24 image/tarexport/tarexport.go:18-24 manifestItem has
+// none, load.go:131-141 only tags). So:
+//   - the daemon knows the pin as another image: refused, the archive is
+//     not the pinned image;
+//   - it knows the pin as this image: verified;
+//   - it does not know the pin: verified only by e.ID, which `labctl images
+//     save` records from the daemon resolving the pinned reference and
+//     nameLoaded has compared with id; with no ID, errPinUnverified.
+func checkPin(ctx context.Context, d Daemon, e Entry, id string) error {
+	if known, err := d.ImageIDs(ctx, e.Ref); err == nil && len(known) == 1 {
+		if known[0] != id {
+			return fmt.Errorf("archive %s holds image %s, but the daemon has %s as image %s: the archive is not the pinned image (re-create the bundle)", e.File, id, e.Ref, known[0])
+		}
+		return nil
+	}
+	if e.ID == "" {
+		return errPinUnverified
+	}
+	return nil
 }
 
 // loadFile loads one archive and returns what docker load named the image

@@ -18,8 +18,11 @@ import (
 // ref in slowPull fails only after that long), and saving fails refs it
 // lists.
 type fakeDaemon struct {
-	mu       sync.Mutex
-	has      map[string]bool
+	mu  sync.Mutex
+	has map[string]bool
+	// known: refs the daemon resolves to an ID other than fakeID's (a
+	// digest-pinned reference it knows as some image).
+	known    map[string]string
 	slowPull map[string]time.Duration
 	// slowCheck: how long making sure of a present image takes.
 	slowCheck time.Duration
@@ -65,6 +68,10 @@ func (f *fakeDaemon) ImageIDs(_ context.Context, refs ...string) ([]string, erro
 	f.mu.Unlock()
 	var ids []string
 	for _, ref := range refs {
+		if id, ok := f.known[ref]; ok {
+			ids = append(ids, id)
+			continue
+		}
 		if !f.has[ref] {
 			return nil, fmt.Errorf("no such image: %s", ref)
 		}

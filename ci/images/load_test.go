@@ -48,8 +48,9 @@ func TestLoadTagsOnlyWhatLoadedWithoutItsName(t *testing.T) {
 	if !slices.Equal(d.tagged, []string{"example.test/c:v1"}) {
 		t.Errorf("tagged %v, want only the unnamed archive's example.test/c:v1", d.tagged)
 	}
-	if len(d.inspects) != 1 || !slices.Equal(d.inspects[0], refs[:2]) {
-		t.Errorf("ImageIDs calls: %v, want one for %v", d.inspects, refs[:2])
+	// One call for the named ones, one asking for the pinned reference.
+	if len(d.inspects) != 2 || !slices.Equal(d.inspects[0], refs[:2]) || !slices.Equal(d.inspects[1], []string{pinned}) {
+		t.Errorf("ImageIDs calls: %v, want one for %v and one for %s", d.inspects, refs[:2], pinned)
 	}
 	for _, ref := range refs[:3] {
 		if loaded.Local(ref) != ref {
@@ -75,5 +76,48 @@ func TestLoadRefusesAnArchiveOfAnotherImage(t *testing.T) {
 		if len(d.tagged) != 0 {
 			t.Errorf("unnamed=%v: tagged %v after a wrong archive", unnamed, d.tagged)
 		}
+	}
+}
+
+// A digest-pinned archive is tied to its pin: refused when the daemon
+// knows the pinned reference as another image, whatever the index says;
+// accepted when the daemon knows it as the loaded image, or when it does
+// not know it and the index records the loaded image's ID; loaded with a
+// warning naming it when nothing ties the two.
+func TestLoadChecksADigestPinnedArchiveAgainstItsPin(t *testing.T) {
+	pinned := "example.test/node:v1@sha256:" + strings.Repeat("cd", 32)
+	for _, c := range []struct {
+		name     string
+		known    map[string]string
+		ids      map[string]string
+		err      string
+		warnings int
+	}{
+		{"the daemon knows the pin as another image", map[string]string{pinned: "sha256:pulled-under-the-pin"}, map[string]string{pinned: fakeID(pinned)}, "the archive is not the pinned image", 0},
+		{"the daemon knows the pin as the loaded image", map[string]string{pinned: fakeID(pinned)}, nil, "", 0},
+		{"unknown to the daemon, the index records the ID", nil, map[string]string{pinned: fakeID(pinned)}, "", 0},
+		{"unknown to the daemon, no ID in the index", nil, nil, "", 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := writeBundle(t, []string{pinned}, map[string]bool{pinned: true}, c.ids)
+			d := &fakeDaemon{has: map[string]bool{}, known: c.known}
+			var logs strings.Builder
+			loaded, err := Load(context.Background(), d, dir, slog.New(slog.NewTextHandler(&logs, nil)))
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) || !strings.Contains(err.Error(), pinned) {
+					t.Fatalf("err = %v, want the archive of %s refused (%q)", err, pinned, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if loaded.Local(pinned) != fakeID(pinned) {
+				t.Errorf("%s loaded as %s, want its ID", pinned, loaded.Local(pinned))
+			}
+			if got := strings.Count(logs.String(), "not verified against its digest"); got != c.warnings {
+				t.Errorf("%d warnings that the pin is unverified, want %d; log:\n%s", got, c.warnings, logs.String())
+			}
+		})
 	}
 }

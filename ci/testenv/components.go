@@ -37,7 +37,7 @@ func (t *tenant) startKonnectivityServer(ctx context.Context) error {
 
 func (t *tenant) startAPIServer(ctx context.Context) error {
 	var err error
-	t.apiserver, err = t.env.startBound(ctx, t.component("kube-apiserver"), filepath.Join(t.env.bins, bincache.KubeAPIServer), append([]string{
+	t.apiserver, err = t.env.startBound(ctx, t.component("kube-apiserver"), filepath.Join(t.env.bins, bincache.KubeAPIServer), append(append([]string{
 		"--etcd-servers=" + t.env.etcdURL,
 		"--etcd-prefix=/" + t.name(),
 		"--bind-address=127.0.0.1",
@@ -58,7 +58,7 @@ func (t *tenant) startAPIServer(ctx context.Context) error {
 		"--egress-selector-config-file=" + t.path("egress-selector.yaml"),
 		"--profiling=false",
 		"--v=1",
-	}, tuningArgs(apiServerTuning)...), t.logPath("kube-apiserver"), []*int{&t.apiPort}, t.apiServerMoved, tuningArgs(apiServerEnv)...)
+	}, t.env.etcdTLS.apiServerArgs()...), tuningArgs(apiServerTuning)...), t.logPath("kube-apiserver"), []*int{&t.apiPort}, t.apiServerMoved, tuningArgs(apiServerEnv)...)
 	return err
 }
 
@@ -149,6 +149,16 @@ func (t *tenant) servingFlags(name string, port int) []string {
 	}
 }
 
+// startKWOK runs KWOK without its server (no --server-address and no
+// --node-port: it then starts none, sigs.k8s.io/kwok@v0.8.0
+// pkg/kwok/cmd/root.go:320-323). That server has no client authentication
+// at this version — only --tls-cert-file/--tls-private-key-file for its own
+// certificate (root.go:86-87), and Server.Run serves plain HTTP and HTTPS
+// on one port to anyone (pkg/kwok/server/server.go:487-560) — so on
+// loopback any local user could use it; and nothing here needs it (the
+// environment configures no logs, exec, attach, port-forward or metrics
+// for it to serve). The stages that keep Nodes and pods alive are KWOK's
+// controllers, which run without it.
 func (t *tenant) startKWOK(ctx context.Context) error {
 	var err error
 	t.kwok, err = t.env.startBound(ctx, t.component("kwok"), filepath.Join(t.env.bins, bincache.KWOK), []string{
@@ -159,8 +169,6 @@ func (t *tenant) startKWOK(ctx context.Context) error {
 		"--node-lease-duration-seconds=40",
 		"--cidr=10.244.0.0/16",
 		"--node-ip=127.0.0.1",
-		"--node-port=" + strconv.Itoa(t.kwokPort),
-		"--server-address=127.0.0.1:" + strconv.Itoa(t.kwokPort),
-	}, t.logPath("kwok"), []*int{&t.kwokPort}, nil)
+	}, t.logPath("kwok"), nil, nil)
 	return err
 }

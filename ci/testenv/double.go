@@ -2,8 +2,12 @@ package testenv
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"time"
@@ -62,6 +66,14 @@ func (t *tenant) startHAMi(ctx context.Context) error {
 	}
 	env := append(render.HAMiExtenderEnv(p), "KUBECONFIG="+t.path("admin.kubeconfig"))
 	h := t.env.hami
+	var token string
+	if h.double {
+		tokenFile := t.path("double-admin.token")
+		if token, err = writeAdminToken(tokenFile); err != nil {
+			return err
+		}
+		env = append(env, hamidouble.AdminTokenFileEnv+"="+tokenFile)
+	}
 	t.hami, err = t.env.startBound(ctx, t.component("hami-scheduler"), h.bin, args,
 		t.logPath("hami-scheduler"), []*int{&t.hamiPort, &t.metricsPort}, nil, env...)
 	if err != nil {
@@ -73,7 +85,7 @@ func (t *tenant) startHAMi(ctx context.Context) error {
 		return err
 	}
 	t.serveWebhook()
-	t.double = &hamidouble.Remote{URL: fmt.Sprintf("http://127.0.0.1:%d", t.metricsPort)}
+	t.double = &hamidouble.Remote{URL: fmt.Sprintf("http://127.0.0.1:%d", t.metricsPort), Token: token}
 	if !h.double {
 		t.double = &hamidouble.Remote{Err: fmt.Errorf("tenant %s runs %s, not the protocol double: it has no faults or counters", t.name(), h.name)}
 		return nil
@@ -125,4 +137,29 @@ func (t *tenant) hamiSeesCards(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("%s", cond)
 	}
 	return true, nil
+}
+
+// writeAdminToken makes the double's admin token (hamidouble.AdminHandler)
+// and writes it to path as a new 0600 file (one left by an earlier run in
+// the same work dir is removed first, never written through): the double's
+// metrics listener, where its admin routes are, answers any local user,
+// so only who can read the tenant's files may set faults.
+func writeAdminToken(path string) (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	token := hex.EncodeToString(b)
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("remove the old admin token %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("the double's admin token: %w (only this environment writes the tenant directory)", err)
+	}
+	if _, err := f.WriteString(token); err != nil {
+		f.Close()
+		return "", fmt.Errorf("write the double's admin token %s: %w", path, err)
+	}
+	return token, f.Close()
 }

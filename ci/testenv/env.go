@@ -88,6 +88,9 @@ type Env struct {
 	ports     *portAllocator
 
 	etcdURL string
+	// etcdTLS is how the shared etcd is reached (etcdtls.go); set before
+	// etcdDone is closed.
+	etcdTLS *etcdTLS
 	// etcdDone is closed when etcd is healthy or failed to start (etcdErr).
 	etcdDone chan struct{}
 	etcdErr  error

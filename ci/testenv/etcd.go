@@ -22,9 +22,12 @@ func (e *Env) startEtcd(ctx context.Context) error {
 	}
 	client, peer := ports[0], ports[1]
 	dataDir := filepath.Join(e.workDir, "etcd")
-	e.etcdURL = fmt.Sprintf("http://127.0.0.1:%d", client)
+	if e.etcdTLS, err = writeEtcdTLS(e.workDir); err != nil {
+		return fmt.Errorf("etcd certificates in %s: %w", e.workDir, err)
+	}
+	e.etcdURL = fmt.Sprintf("https://127.0.0.1:%d", client)
 	moved := func() error {
-		e.etcdURL = fmt.Sprintf("http://127.0.0.1:%d", client)
+		e.etcdURL = fmt.Sprintf("https://127.0.0.1:%d", client)
 		// embed binds before it creates the data dir; removed anyway so
 		// no member record names the old ports.
 		return os.RemoveAll(dataDir)
@@ -33,11 +36,14 @@ func (e *Env) startEtcd(ctx context.Context) error {
 		"--data-dir", dataDir,
 		"--client-port", strconv.Itoa(client),
 		"--peer-port", strconv.Itoa(peer),
+		"--cert-file", e.etcdTLS.serverCert,
+		"--key-file", e.etcdTLS.serverKey,
+		"--trusted-ca-file", e.etcdTLS.caFile,
 	}, filepath.Join(e.workDir, "etcd.log"), []*int{&client, &peer}, moved)
 	if err != nil {
 		return err
 	}
-	hc := &http.Client{Timeout: time.Second}
+	hc := e.etcdHTTPClient(time.Second)
 	return waitFor(ctx, "etcd health", 50*time.Millisecond, []*process{p}, func(ctx context.Context) (bool, error) {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, e.etcdURL+"/health", nil)
 		resp, err := hc.Do(req)
@@ -69,4 +75,10 @@ func (e *Env) waitEtcd(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// etcdHTTPClient talks to the shared etcd's HTTP endpoints (/health, the
+// v3 JSON gateway) with the API servers' client certificate.
+func (e *Env) etcdHTTPClient(timeout time.Duration) *http.Client {
+	return &http.Client{Timeout: timeout, Transport: &http.Transport{TLSClientConfig: e.etcdTLS.config}}
 }

@@ -18,6 +18,9 @@ func (e *Env) EtcdKeys(ctx context.Context, prefix string) ([]string, error) {
 	if prefix == "" {
 		return nil, fmt.Errorf("etcd keys: prefix is empty; pass e.g. \"/tenant-a/\"")
 	}
+	if e.etcdTLS == nil {
+		return nil, fmt.Errorf("etcd keys under %s: the environment's etcd never started", prefix)
+	}
 	body, _ := json.Marshal(map[string]any{
 		"key":       base64.StdEncoding.EncodeToString([]byte(prefix)),
 		"range_end": base64.StdEncoding.EncodeToString(prefixEnd([]byte(prefix))),
@@ -27,7 +30,7 @@ func (e *Env) EtcdKeys(ctx context.Context, prefix string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := e.etcdHTTPClient(0).Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("etcd keys under %s: %w", prefix, err)
 	}

@@ -28,11 +28,11 @@ type portAllocator struct {
 // The ports first proposed to each part of an environment (frees): etcd's
 // client and peer ports; per tenant the API server's, konnectivity
 // server's (agent, health, admin) and agent's (health, admin), kube-
-// scheduler's, kube-controller-manager's, KWOK's and HAMi's scheduler's
-// (HTTP and metrics).
+// scheduler's, kube-controller-manager's and HAMi's scheduler's (HTTP and
+// metrics). KWOK listens on none (startKWOK).
 const (
 	etcdPorts   = 2
-	tenantPorts = 11
+	tenantPorts = 10
 )
 
 // proposed remembers every port proposed in this process, across

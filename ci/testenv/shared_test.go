@@ -19,6 +19,7 @@ func TestSharedEnvironment(t *testing.T) {
 			{"tenants isolated", checkTenantsIsolated},
 			{"tenants ready with GPU workers", checkTenantsReadyWithGPUWorkers},
 			{"GPU pod mutated through konnectivity and bound", checkGPUPodMutatedThroughKonnectivityAndBound},
+			{"another local user refused", checkOtherLocalUserRefused},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				t.Parallel()

@@ -57,7 +57,7 @@ type tenant struct {
 	konnAdminPort, agentAdminPort int
 	agentHealthPort               int
 
-	schedPort, kcmPort, kwokPort int
+	schedPort, kcmPort int
 
 	apiserver, konnServer, agent, scheduler, kcm, kwok *process
 
@@ -129,8 +129,8 @@ func (t *tenant) writeCertificates(context.Context) error {
 		return err
 	}
 	t.apiPort, t.agentPort, t.konnHealthPort, t.konnAdminPort = ports[0], ports[1], ports[2], ports[3]
-	t.agentAdminPort, t.agentHealthPort, t.schedPort, t.kcmPort, t.kwokPort = ports[4], ports[5], ports[6], ports[7], ports[8]
-	t.hamiPort, t.metricsPort = ports[9], ports[10]
+	t.agentAdminPort, t.agentHealthPort, t.schedPort, t.kcmPort = ports[4], ports[5], ports[6], ports[7]
+	t.hamiPort, t.metricsPort = ports[8], ports[9]
 	t.server = fmt.Sprintf("https://127.0.0.1:%d", t.apiPort)
 	// Unix socket paths are limited to 108 bytes; the work dir is short by default.
 	t.socket = t.path("konnectivity.sock")

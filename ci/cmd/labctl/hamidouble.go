@@ -44,7 +44,8 @@ func runAsHAMiScheduler(argv0 string) bool { return filepath.Base(argv0) == hami
 
 // runHAMiDouble parses HAMi's command line, takes the client configuration
 // from where HAMi's scheduler takes it (KUBECONFIG, ~/.kube/config,
-// in-cluster) and serves until ctx ends. Every line it writes, klog's
+// in-cluster), its admin token from $GPU_LAB_DOUBLE_ADMIN_TOKEN_FILE, and
+// serves until ctx ends. Every line it writes, klog's
 // (client-go's) included, names the double.
 func runHAMiDouble(ctx context.Context, args []string, getenv func(string) string, logw io.Writer) error {
 	log := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelInfo})).With("component", hamidouble.Banner)
@@ -55,6 +56,9 @@ func runHAMiDouble(ctx context.Context, args []string, getenv func(string) strin
 	}
 	rc, from, err := hamidouble.RestConfigLikeHAMi(getenv)
 	if err != nil {
+		return err
+	}
+	if cfg.AdminToken, err = hamidouble.ReadAdminToken(getenv); err != nil {
 		return err
 	}
 	cfg.Rest, cfg.Log = rc, log

@@ -3,10 +3,13 @@ package hamidouble
 import (
 	"bytes"
 	"context"
+	"crypto/subtle"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"strings"
 	"time"
 )
 
@@ -36,9 +39,39 @@ func (d *Double) State() State {
 		Throttle: d.ThrottleStats(), Faults: d.currentFaults()}
 }
 
+// AdminTokenFileEnv names the environment variable holding the path of the
+// file whose content (surrounding white space removed) is Config.AdminToken
+// of the double run as a program (`labctl hami-double`).
+const AdminTokenFileEnv = "GPU_LAB_DOUBLE_ADMIN_TOKEN_FILE"
+
+// ReadAdminToken reads the token from the file named by AdminTokenFileEnv;
+// "" when the variable is unset (the admin routes are then off).
+func ReadAdminToken(getenv func(string) string) (string, error) {
+	path := getenv(AdminTokenFileEnv)
+	if path == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("%s: admin token: %w (set %s to a readable file, or unset it to turn the admin routes off)", Banner, err, AdminTokenFileEnv)
+	}
+	token := strings.TrimSpace(string(b))
+	if token == "" {
+		return "", fmt.Errorf("%s: admin token file %s is empty", Banner, path)
+	}
+	return token, nil
+}
+
 // AdminHandler serves GET AdminPrefix+"state" and PUT AdminPrefix+"faults"
-// (a JSON Faults, replacing the current ones).
+// (a JSON Faults, replacing the current ones) to requests carrying
+// Config.AdminToken as a bearer token, and refuses every other one: the
+// metrics listener is on loopback, where any local user can connect, and
+// a fault changes what the tenant's scheduler decides.
 func (d *Double) AdminHandler() http.Handler {
+	return requireToken(d.cfg.AdminToken, d.adminRoutes())
+}
+
+func (d *Double) adminRoutes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+AdminPrefix+"state", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -58,11 +91,30 @@ func (d *Double) AdminHandler() http.Handler {
 	return mux
 }
 
+// requireToken passes only requests whose Authorization header is
+// "Bearer <token>"; with no token nothing passes.
+func requireToken(token string, next http.Handler) http.Handler {
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if token == "" {
+			http.Error(w, fmt.Sprintf("%s: the admin routes are off: the double was started without %s", Banner, AdminTokenFileEnv), http.StatusForbidden)
+			return
+		}
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+			http.Error(w, fmt.Sprintf("%s: admin routes need the token in the environment's work dir (Authorization: Bearer)", Banner), http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // Remote controls a double running in another process through its admin
 // routes, as a test would control a Double in-process.
 type Remote struct {
 	// URL is http://<--metrics-bind-address>, without a trailing slash.
 	URL string
+	// Token is the double's Config.AdminToken.
+	Token string
 	// Err, when set, is returned by every call: the HAMi scheduler running
 	// is not the double (a real HAMi binary has no test controls).
 	Err error
@@ -116,6 +168,7 @@ func (r *Remote) do(method, route string, body []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	req.Header.Set("Authorization", "Bearer "+r.Token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("%s at %s: %s %s: %w", Banner, r.URL, method, route, err)

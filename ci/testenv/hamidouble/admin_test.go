@@ -2,6 +2,8 @@ package hamidouble
 
 import (
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,10 +15,10 @@ import (
 // malformed request is refused naming the double.
 func TestRemoteControlsTheDouble(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, Config{NodeLockTimeout: 7 * time.Minute})
+	e := newEnv(t, Config{NodeLockTimeout: 7 * time.Minute, AdminToken: "the-token"})
 	srv := httptest.NewServer(e.d.AdminHandler())
 	defer srv.Close()
-	r := &Remote{URL: srv.URL}
+	r := &Remote{URL: srv.URL, Token: "the-token"}
 
 	p := e.gpuPod("p", nodeA, limits("nvidia.com/gpu", "1", "nvidia.com/gpumem", "90000"), nil)
 	if fr := e.filter(p, nodeA); fr.FailedNodes[nodeA] != "1/1 CardInsufficientMemory" {
@@ -42,13 +44,78 @@ func TestRemoteControlsTheDouble(t *testing.T) {
 		t.Fatalf("after clearing remotely: %v", fr.FailedNodes)
 	}
 
-	bad := &Remote{URL: srv.URL}
+	bad := &Remote{URL: srv.URL, Token: "the-token"}
 	if _, err := bad.do("PUT", "faults", []byte(`{"NoSuchFault":true}`)); err == nil || !strings.Contains(err.Error(), Banner) {
 		t.Errorf("an unknown fault was not refused naming the double: %v", err)
 	}
 	notDouble := &Remote{Err: errTest}
 	if err := notDouble.SetFaults(Faults{}); err != errTest {
 		t.Errorf("a Remote of a real HAMi set faults: %v", err)
+	}
+}
+
+// The admin routes answer only a request carrying the double's token: one
+// without it, or with another, is refused and changes nothing, and a double
+// started without a token refuses every admin request.
+func TestAdminRoutesNeedTheToken(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Config{AdminToken: "the-token"})
+	srv := httptest.NewServer(e.d.AdminHandler())
+	defer srv.Close()
+	for _, c := range []struct{ name, token string }{{"no token", ""}, {"another token", "not-the-token"}, {"the token as a prefix", "the-toke"}} {
+		r := &Remote{URL: srv.URL, Token: c.token}
+		if err := r.SetFaults(Faults{IgnoreMemory: true}); err == nil || !strings.Contains(err.Error(), "401") {
+			t.Errorf("%s: setting faults was not refused with 401: %v", c.name, err)
+		}
+		if _, err := r.State(); err == nil || !strings.Contains(err.Error(), "401") {
+			t.Errorf("%s: reading the state was not refused with 401: %v", c.name, err)
+		}
+	}
+	if f := e.d.currentFaults(); f != (Faults{}) {
+		t.Errorf("refused requests changed the faults to %+v", f)
+	}
+
+	off := newEnv(t, Config{})
+	offSrv := httptest.NewServer(off.d.AdminHandler())
+	defer offSrv.Close()
+	if err := (&Remote{URL: offSrv.URL}).SetFaults(Faults{IgnoreMemory: true}); err == nil || !strings.Contains(err.Error(), AdminTokenFileEnv) {
+		t.Errorf("a double without a token took faults from a request without one: %v", err)
+	}
+	if f := off.d.currentFaults(); f != (Faults{}) {
+		t.Errorf("a double without a token changed its faults to %+v", f)
+	}
+}
+
+// ReadAdminToken takes the file's content without surrounding white
+// space, and refuses an unreadable or empty file naming the variable.
+func TestReadAdminToken(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	good := filepath.Join(dir, "token")
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(good, []byte("abc\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(empty, []byte(" \n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, path, want, err string
+	}{
+		{"unset", "", "", ""},
+		{"file", good, "abc", ""},
+		{"empty file", empty, "", "is empty"},
+		{"missing file", filepath.Join(dir, "none"), "", AdminTokenFileEnv},
+	} {
+		got, err := ReadAdminToken(func(k string) string {
+			if k == AdminTokenFileEnv {
+				return c.path
+			}
+			return ""
+		})
+		if got != c.want || (c.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("%s: got %q, %v; want %q and an error containing %q", c.name, got, err, c.want, c.err)
+		}
 	}
 }
 

@@ -15,7 +15,9 @@
 // ListenAndServe: HAMi's routes on --http_bind over TLS, /metrics and the
 // test controls of AdminHandler on --metrics-bind-address, the client from
 // KUBECONFIG as HAMi's), so a real HAMi scheduler binary can take its place
-// unchanged; tests drive its faults through Remote.
+// unchanged; tests drive its faults through Remote, with the token the
+// environment writes into the tenant's directory (AdminTokenFileEnv): the
+// metrics listener is on loopback, open to every local user.
 //
 // # Behaviours, observed and modelled
 //

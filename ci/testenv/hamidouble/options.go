@@ -43,6 +43,11 @@ type Config struct {
 	// The double does not throttle calls made through it. Set Rest or
 	// Client, not both.
 	Client kubernetes.Interface `json:"-"`
+	// AdminToken is what a request to the admin routes (AdminHandler) must
+	// carry as "Authorization: Bearer <token>"; empty turns those routes
+	// off. Not a HAMi flag: the program reads it from the file named by
+	// $GPU_LAB_DOUBLE_ADMIN_TOKEN_FILE (AdminTokenFileEnv).
+	AdminToken string `json:"-"`
 	// KubeQPS and KubeBurst are --kube-qps / --kube-burst (default 5 / 10).
 	// A negative KubeQPS disables throttling, as it does in client-go.
 	KubeQPS   float32

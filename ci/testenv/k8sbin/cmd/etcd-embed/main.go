@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 	"go.etcd.io/etcd/server/v3/embed"
 )
 
@@ -19,9 +20,15 @@ func main() {
 	dataDir := flag.String("data-dir", "", "data directory (required)")
 	clientPort := flag.Int("client-port", 2379, "client port on 127.0.0.1")
 	peerPort := flag.Int("peer-port", 2380, "peer port on 127.0.0.1")
+	// etcd's own flag names (go.etcd.io/etcd/server/v3@v3.6.8
+	// embed/config.go:840-847): --cert-file, --key-file, --trusted-ca-file;
+	// --client-cert-auth is always on here.
+	certFile := flag.String("cert-file", "", "serving certificate, also used as the client certificate of etcd's own gRPC gateway (required)")
+	keyFile := flag.String("key-file", "", "key of --cert-file (required)")
+	caFile := flag.String("trusted-ca-file", "", "CA a client certificate must be signed by (required)")
 	flag.Parse()
-	if *dataDir == "" {
-		fmt.Fprintln(os.Stderr, "etcd-embed: --data-dir is required")
+	if *dataDir == "" || *certFile == "" || *keyFile == "" || *caFile == "" {
+		fmt.Fprintln(os.Stderr, "etcd-embed: --data-dir, --cert-file, --key-file and --trusted-ca-file are required")
 		os.Exit(2)
 	}
 
@@ -44,8 +51,22 @@ func main() {
 	// would multiply.
 	cfg.TickMs = 10
 	cfg.ElectionMs = 100
-	client := url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", *clientPort)}
-	peer := url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", *peerPort)}
+	// Any local user can connect to loopback: both listeners take only TLS
+	// clients with a certificate of the environment's etcd CA, which only
+	// the API servers hold (the key files are 0600 in the work dir). The
+	// URLs are https because etcd ignores the TLS files and client-cert-auth
+	// on an http (or unix) URL (embed/etcd.go:570-577 configurePeerListeners,
+	// :662-670 configureClientListeners). A trusted CA alone already makes
+	// the server require and verify client certificates
+	// (go.etcd.io/etcd/client/pkg/v3@v3.6.8 transport/listener.go:540-541);
+	// ClientCertAuth says so explicitly. Its gateway dials the client listener with --cert-file when no
+	// client-cert-file is given (embed/config.go:842), so that certificate
+	// is a client certificate too. The peer listener serves nobody (one
+	// member) but would otherwise accept raft messages over plain HTTP.
+	tlsInfo := transport.TLSInfo{CertFile: *certFile, KeyFile: *keyFile, TrustedCAFile: *caFile, ClientCertAuth: true}
+	cfg.ClientTLSInfo, cfg.PeerTLSInfo = tlsInfo, tlsInfo
+	client := url.URL{Scheme: "https", Host: fmt.Sprintf("127.0.0.1:%d", *clientPort)}
+	peer := url.URL{Scheme: "https", Host: fmt.Sprintf("127.0.0.1:%d", *peerPort)}
 	cfg.ListenClientUrls = []url.URL{client}
 	cfg.AdvertiseClientUrls = []url.URL{client}
 	cfg.ListenPeerUrls = []url.URL{peer}
