@@ -1,0 +1,87 @@
+package imagebuild
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/gpu-lab/gpu-lab/ci/images"
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+)
+
+func seedPlan(t *testing.T) Plan {
+	t.Helper()
+	l, err := lab.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := images.List(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return PlanFor(images.Sorted(list))
+}
+
+// The seed lab: a v1.37.0 management node, v1.36.4 tenants and workers.
+func TestPlanOfTheSeedLab(t *testing.T) {
+	p := seedPlan(t)
+	if !reflect.DeepEqual(p.Kubernetes, []string{"v1.36.4", "v1.37.0"}) {
+		t.Errorf("Kubernetes %v, want [v1.36.4 v1.37.0]", p.Kubernetes)
+	}
+	var nodes []string
+	for _, n := range p.Nodes {
+		nodes = append(nodes, LocalTag(n.Ref))
+	}
+	if !reflect.DeepEqual(nodes, []string{"kindest/node:v1.37.0", "kindest/node:v1.36.4"}) {
+		t.Errorf("nodes %v", nodes)
+	}
+	kinds := map[Kind]int{}
+	for _, r := range p.Bundle {
+		kinds[r.Kind]++
+		if r.Kind == KindNode {
+			t.Errorf("node %s in the bundle list", r.Ref)
+		}
+	}
+	if kinds[KindServer] != 3 || kinds[KindKonnectivity] != 2 || kinds[KindCoreDNS] != 1 || kinds[KindQuayEtcd] != 2 {
+		t.Errorf("bundle recipes by kind %v", kinds)
+	}
+}
+
+func TestOnlyKeepsTheNamedImagesAndTheVersions(t *testing.T) {
+	p := seedPlan(t).Only([]string{"kindest/node:v1.37.0", "registry.k8s.io/coredns/coredns:v1.14.2"})
+	if len(p.Nodes) != 1 || !strings.HasPrefix(p.Nodes[0].Ref, "kindest/node:v1.37.0@") || len(p.Bundle) != 1 || p.Bundle[0].Kind != KindCoreDNS {
+		t.Errorf("Only = %+v", p)
+	}
+	if len(p.Kubernetes) != 2 {
+		t.Errorf("Only dropped versions: %v", p.Kubernetes)
+	}
+}
+
+// kind's rule (buildcontext.go:215-253): kubeadm's images without its
+// pause, then the sandbox image, the CNI and the storage images.
+func TestNodePreloadsReplaceKubeadmsPause(t *testing.T) {
+	got := NodePreloads(
+		[]string{"registry.k8s.io/kube-apiserver:v1.37.0", "registry.k8s.io/pause:3.10.2", "registry.k8s.io/etcd:3.7.0-0"},
+		"registry.k8s.io/pause:3.10", []string{"cni:1"}, []string{"st:1", "st:2"})
+	want := []string{"registry.k8s.io/kube-apiserver:v1.37.0", "registry.k8s.io/etcd:3.7.0-0", "registry.k8s.io/pause:3.10", "cni:1", "st:1", "st:2"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("NodePreloads = %v, want %v", got, want)
+	}
+}
+
+func TestParseKubeadmImagesRefusesWhatIsNotAList(t *testing.T) {
+	for _, out := range []string{"", "\n", "W1202 warning: something\n", "not-a-ref\n"} {
+		if _, err := ParseKubeadmImages(out); err == nil {
+			t.Errorf("ParseKubeadmImages(%q) gave no error", out)
+		}
+	}
+}
+
+func TestLocalTagDropsTheDigest(t *testing.T) {
+	if got := LocalTag("kindest/node:v1.36.4@sha256:099e"); got != "kindest/node:v1.36.4" {
+		t.Errorf("LocalTag = %s", got)
+	}
+	if got := LocalTag("registry.k8s.io/pause:3.10"); got != "registry.k8s.io/pause:3.10" {
+		t.Errorf("LocalTag = %s", got)
+	}
+}
