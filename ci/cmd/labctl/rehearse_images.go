@@ -22,7 +22,7 @@ func newRehearseImagesCommand() *cobra.Command {
 	var (
 		file, bundle, root, kindGit, runc string
 		only                              []string
-		planOnly                          bool
+		planOnly, basesOnly               bool
 	)
 	cmd := &cobra.Command{
 		Use:   "images",
@@ -68,7 +68,7 @@ difference from upstream's published images.`,
 			}
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
 			d := docker.CLI{}
-			rep := imagebuild.Build(cmd.Context(), imagebuild.Options{Root: root, Docker: d, Log: log, KindGitDir: kindGit, RuncBinary: runc}, plan)
+			rep := imagebuild.Build(cmd.Context(), imagebuild.Options{Root: root, Docker: d, Log: log, KindGitDir: kindGit, RuncBinary: runc, BasesOnly: basesOnly}, plan)
 			idx, werr := imagebuild.WriteBundle(cmd.Context(), d, bundle, plan, rep, log)
 			rep.Write(out)
 			if werr != nil {
@@ -93,5 +93,6 @@ difference from upstream's published images.`,
 	f.StringVar(&runc, "node-runc", "", "runc binary the node images' containerd runs (a capability-filtering wrapper added to the node image by the caller)")
 	f.StringSliceVar(&only, "only", nil, "build only these references (as `labctl images` lists them; a node's tag without the digest matches)")
 	f.BoolVar(&planOnly, "plan", false, "print what would be built and how, build nothing")
+	f.BoolVar(&basesOnly, "bases-only", false, "make only the Debian root file systems and base images (network-bound minutes; can run beside a long build)")
 	return cmd
 }

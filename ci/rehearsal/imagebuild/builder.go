@@ -24,6 +24,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/gobuild"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/imagespec"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/k8srelease"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/nodeimage"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/rootfs"
 )
 
@@ -42,6 +43,9 @@ type Options struct {
 	// adaptations (nodeimage.Inputs).
 	RuncBinary string
 	NodeExtra  []imagespec.File
+	// BasesOnly makes only the Debian root file systems and base images
+	// (minutes, network-bound; they can run beside the long Go builds).
+	BasesOnly bool
 }
 
 // builder is one run's state: what is built so far, by reference.
@@ -74,6 +78,9 @@ func Build(ctx context.Context, o Options, plan Plan) Report {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	b := &builder{ctx: ctx, o: o, plan: plan, results: map[string]*Result{}, bins: map[string]binResult{}, bases: map[string]baseResult{}}
+	if o.BasesOnly {
+		return b.basesOnly()
+	}
 	for _, n := range plan.Nodes {
 		b.node(n)
 	}
@@ -314,6 +321,32 @@ func (b *builder) staticBase() error {
 }
 
 func (b *builder) root() string { return b.o.Root }
+
+// basesOnly makes the base images and reports them.
+func (b *builder) basesOnly() Report {
+	var rep Report
+	add := func(ref string, err error) {
+		r := Result{Ref: ref, Kind: "base", Local: ref, Err: err}
+		if err == nil {
+			r.ID, err = b.o.Docker.ImageID(b.ctx, ref)
+			r.Err = err
+		}
+		rep.Results = append(rep.Results, r)
+	}
+	ipt, err := b.rootfsImage(components.IptablesRootFS)
+	add(orName(ipt.ref, components.IptablesRootFS.ImageRef()), err)
+	add(components.StaticBaseRef, b.staticBase())
+	node, err := b.rootfsImage(nodeimage.RootFS)
+	add(orName(node.ref, nodeimage.RootFS.ImageRef()), err)
+	return rep
+}
+
+func orName(ref, name string) string {
+	if ref == "" {
+		return name
+	}
+	return ref
+}
 
 // logPath is where a step's log goes: <root>/logs/<kind>-<name>.log.
 func (b *builder) logPath(kind, name string) string {
