@@ -124,7 +124,7 @@ func (b *builder) compilePause(tag string) (string, error) {
 	src := filepath.Join(m.Dir, "build", "pause", "linux", "pause.c")
 	args := PauseArgs(tag, k8s, src)
 	dir := filepath.Join(b.root(), "pause", tag+"-"+cache.Key(args...))
-	err = cache.Fill(b.ctx, dir, func(partial, logPath string) error {
+	err = cache.Fill(b.ctx, b.o.Log, "pause "+tag, dir, func(partial, logPath string) error {
 		out := filepath.Join(partial, "pause")
 		cmd := exec.CommandContext(b.ctx, args[0], append(args[1:], "-o", out, src)...)
 		if msg, err := cmd.CombinedOutput(); err != nil {
@@ -154,7 +154,7 @@ func (b *builder) kindnetdTree() (string, error) {
 		return "", fmt.Errorf("kindnetd is built from kind's git history at %s (the module proxy does not serve it): give a git directory of kubernetes-sigs/kind with --kind-git-dir", KindnetdCommit[:8])
 	}
 	dir := filepath.Join(b.root(), "src", "kind-"+KindnetdCommit[:12])
-	err := cache.Fill(b.ctx, dir, func(partial, logPath string) error {
+	err := cache.Fill(b.ctx, b.o.Log, "kindnetd source", dir, func(partial, logPath string) error {
 		cmd := exec.CommandContext(b.ctx, "sh", "-c", `git --git-dir="$1" archive "$2" images/kindnetd | tar -x -C "$3"`, "sh", b.o.KindGitDir, KindnetdCommit, partial)
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			_ = os.WriteFile(logPath, msg, 0o644)

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -61,14 +62,18 @@ func Done(dir string) bool {
 // into dir+".partial" under dir+".lock" (a concurrent run waits, then finds
 // it done), renamed to dir only when build succeeded. build's log belongs
 // at dir+".log", which stays beside the entry for the next reader.
-func Fill(ctx context.Context, dir string, build func(partial, logPath string) error) error {
+// While another run holds the lock, a line naming what and that run's log
+// is logged every half minute.
+func Fill(ctx context.Context, log *slog.Logger, what, dir string, build func(partial, logPath string) error) error {
 	if Done(dir) {
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return fmt.Errorf("rehearsal cache %s: %w", dir, err)
 	}
-	unlock, err := lock(ctx, dir+".lock")
+	unlock, err := lock(ctx, dir+".lock", func(waited time.Duration) {
+		log.Info(fmt.Sprintf("waiting for another run building %s: %s so far", what, waited.Round(time.Second)), "log", dir+".log")
+	})
 	if err != nil {
 		return err
 	}
@@ -99,11 +104,12 @@ func Fill(ctx context.Context, dir string, build func(partial, logPath string) e
 }
 
 // lock takes an exclusive flock on path, polling so ctx can end the wait.
-func lock(ctx context.Context, path string) (func(), error) {
+func lock(ctx context.Context, path string, waiting func(time.Duration)) (func(), error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("rehearsal cache lock %s: %w", path, err)
 	}
+	start, told := time.Now(), time.Duration(0)
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
@@ -112,6 +118,10 @@ func lock(ctx context.Context, path string) (func(), error) {
 		if !errors.Is(err, syscall.EWOULDBLOCK) {
 			f.Close()
 			return nil, fmt.Errorf("rehearsal cache lock %s: %w", path, err)
+		}
+		if w := time.Since(start); w-told >= 25*time.Second {
+			told = w
+			waiting(w)
 		}
 		select {
 		case <-ctx.Done():

@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -23,7 +24,7 @@ func TestFillBuildsOnceAndOnlyKeepsSuccess(t *testing.T) {
 	ctx := context.Background()
 	calls := 0
 	fail := errors.New("boom")
-	err := Fill(ctx, dir, func(partial, log string) error {
+	err := Fill(ctx, slog.New(slog.DiscardHandler), "x", dir, func(partial, log string) error {
 		calls++
 		return fail
 	})
@@ -38,7 +39,7 @@ func TestFillBuildsOnceAndOnlyKeepsSuccess(t *testing.T) {
 		return os.WriteFile(filepath.Join(partial, "out"), []byte("x"), 0o644)
 	}
 	for range 2 {
-		if err := Fill(ctx, dir, build); err != nil {
+		if err := Fill(ctx, slog.New(slog.DiscardHandler), "x", dir, build); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -38,7 +38,7 @@ func Build(ctx context.Context, log *slog.Logger, root string, p Program, estima
 		return bin, nil
 	}
 	start := time.Now()
-	err = cache.Fill(ctx, dir, func(partial, logPath string) error {
+	err = cache.Fill(ctx, log, p.Name, dir, func(partial, logPath string) error {
 		logf, err := os.Create(logPath)
 		if err != nil {
 			return err

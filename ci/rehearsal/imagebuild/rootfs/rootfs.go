@@ -68,7 +68,7 @@ func Make(ctx context.Context, log *slog.Logger, root string, s Spec) (string, e
 		return "", fmt.Errorf("rootfs %s: %w", s.Name, err)
 	}
 	start := time.Now()
-	err := cache.Fill(ctx, dir, func(partial, logPath string) error {
+	err := cache.Fill(ctx, log, "root file system "+s.Name, dir, func(partial, logPath string) error {
 		logf, err := os.Create(logPath)
 		if err != nil {
 			return err
