@@ -84,7 +84,7 @@ func Build(ctx context.Context, o Options, plan Plan) Report {
 	for _, n := range plan.Nodes {
 		b.node(n)
 	}
-	for _, r := range plan.Bundle {
+	for _, r := range append(append([]Recipe(nil), plan.Bundle...), plan.Extra...) {
 		b.ensure(r.Ref)
 	}
 	var rep Report

@@ -20,6 +20,9 @@ type Plan struct {
 	Bundle []Recipe
 	// Kubernetes are the versions whose release binaries are needed.
 	Kubernetes []string
+	// Extra are images built on request (Only) that the lab's bundle does
+	// not hold, such as a node image's preloads: built, never bundled.
+	Extra []Recipe
 }
 
 // PlanFor derives the plan from the lab's image list (images.List).
@@ -93,11 +96,22 @@ func LocalTag(ref string) string {
 }
 
 // Only is the plan restricted to refs (a node image also matches by its
-// tag without the digest); versions stay, as the images need them.
+// tag without the digest); versions stay, as the images need them. A ref
+// the plan does not hold (a node's preload) becomes an Extra.
 func (p Plan) Only(refs []string) Plan {
 	want := map[string]bool{}
 	for _, r := range refs {
 		want[images.Normalize(r)] = true
+	}
+	known := map[string]bool{}
+	for _, r := range append(append([]Recipe(nil), p.Nodes...), p.Bundle...) {
+		known[images.Normalize(r.Ref)], known[images.Normalize(LocalTag(r.Ref))] = true, true
+	}
+	var extra []Recipe
+	for _, r := range refs {
+		if !known[images.Normalize(r)] {
+			extra = append(extra, RecipeFor(r))
+		}
 	}
 	keep := func(rs []Recipe) []Recipe {
 		var out []Recipe
@@ -108,14 +122,14 @@ func (p Plan) Only(refs []string) Plan {
 		}
 		return out
 	}
-	return Plan{Nodes: keep(p.Nodes), Bundle: keep(p.Bundle), Kubernetes: p.Kubernetes}
+	return Plan{Nodes: keep(p.Nodes), Bundle: keep(p.Bundle), Kubernetes: p.Kubernetes, Extra: extra}
 }
 
 // Write prints the plan: each image and how it is built.
 func (p Plan) Write(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "IMAGE\tHOW\tVERSION\tNOTE")
-	for _, r := range append(append([]Recipe(nil), p.Nodes...), p.Bundle...) {
+	for _, r := range append(append(append([]Recipe(nil), p.Nodes...), p.Bundle...), p.Extra...) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Ref, r.Kind, r.Version, r.Why)
 	}
 	tw.Flush()

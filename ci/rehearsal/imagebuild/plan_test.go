@@ -55,6 +55,13 @@ func TestOnlyKeepsTheNamedImagesAndTheVersions(t *testing.T) {
 	if len(p.Kubernetes) != 2 {
 		t.Errorf("Only dropped versions: %v", p.Kubernetes)
 	}
+	if len(p.Extra) != 0 {
+		t.Errorf("Only made extras of listed images: %+v", p.Extra)
+	}
+	e := seedPlan(t).Only([]string{"registry.k8s.io/etcd:3.7.0-0"})
+	if len(e.Nodes)+len(e.Bundle) != 0 || len(e.Extra) != 1 || e.Extra[0].Kind != KindEtcd {
+		t.Errorf("Only of a preload = %+v, want one extra etcd", e)
+	}
 }
 
 // kind's rule (buildcontext.go:215-253): kubeadm's images without its
