@@ -95,3 +95,13 @@ func TestPreloadKeyFollowsEveryImage(t *testing.T) {
 		t.Error("a changed input keeps the preload key")
 	}
 }
+
+func TestPinArgsNameTheImageAsContainerdDoes(t *testing.T) {
+	got := strings.Join(PinArgs("kindest/kindnetd:v1"), " ")
+	if want := "ctr --namespace=k8s.io images label docker.io/kindest/kindnetd:v1 io.cri-containerd.pinned=pinned"; got != want {
+		t.Errorf("PinArgs = %q, want %q", got, want)
+	}
+	if strings.Contains(strings.Join(ImportArgs, " "), "--label") {
+		t.Error("ctr 1.6.20's images import has no --label flag")
+	}
+}

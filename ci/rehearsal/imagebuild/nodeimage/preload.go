@@ -24,8 +24,17 @@ func PreloadKey(baseID string, preloadIDs []string) string {
 // ImportArgs is the ctr command that loads one docker save archive from
 // stdin into the node's containerd, as kind's importer does
 // (pkg/build/nodeimage/imageimporter.go:77-81: the CRI's namespace k8s.io,
-// pinned so the kubelet never collects it, all platforms, not unpacked).
-var ImportArgs = []string{"ctr", "--namespace=k8s.io", "images", "import", "--label=io.cri-containerd.pinned=pinned", "--all-platforms", "--no-unpack", "--digests", "-"}
+// all platforms, not unpacked, digest names too). kind's import also
+// labels the image pinned (--label), a flag Debian's ctr 1.6.20 lacks
+// (`ctr images import --help`); PinArgs labels it afterwards instead.
+var ImportArgs = []string{"ctr", "--namespace=k8s.io", "images", "import", "--all-platforms", "--no-unpack", "--digests", "-"}
+
+// PinArgs labels an imported image pinned, so the kubelet's image garbage
+// collection never removes it (kind's --label=io.cri-containerd.pinned=
+// pinned), by its name in containerd (normalized).
+func PinArgs(ref string) []string {
+	return []string{"ctr", "--namespace=k8s.io", "images", "label", images.Normalize(ref), "io.cri-containerd.pinned=pinned"}
+}
 
 // Preload makes ref from the base node image with every image of preload
 // (on the daemon) imported into the node's containerd, the way kind's
@@ -89,12 +98,18 @@ func Preload(ctx context.Context, d imagespec.Docker, log *slog.Logger, ref, bas
 		}
 		log.Info("preloaded", "node", ref, "image", p)
 	}
+	// Checked before pinning: ctr images label fails on a missing name.
 	out, err := d.Run(ctx, "exec", name, "ctr", "--namespace=k8s.io", "images", "list", "-q")
 	if err != nil {
 		return "", fmt.Errorf("node image %s: list imported images: %w", ref, err)
 	}
 	if missing := Missing(preload, strings.Fields(string(out))); len(missing) > 0 {
 		return "", fmt.Errorf("node image %s: containerd lacks %s after the import (log %s)", ref, strings.Join(missing, ", "), logPath)
+	}
+	for _, p := range preload {
+		if err := step("pin "+p, nil, PinArgs(p)...); err != nil {
+			return "", err
+		}
 	}
 	if err := step("stop containerd", nil, "bash", "-c", "pkill containerd; for i in $(seq 60); do pgrep -x containerd >/dev/null || exit 0; sleep 0.5; done; exit 1"); err != nil {
 		return "", err
