@@ -14,13 +14,17 @@ import (
 // etcd's scripts/build-binary.sh does. etcd stamps its git SHA, which a
 // module zip does not know: it is left at its default.
 func EtcdProgram(version string) gobuild.Program {
+	tools := version
+	if v, ok := EtcdToolsVersion[version]; ok {
+		tools = v
+	}
 	return gobuild.Program{
 		Name:    "etcd-" + version,
 		Module:  "go.etcd.io/etcd/server/v3",
 		Version: version,
 		Require: map[string]string{
-			"go.etcd.io/etcd/etcdctl/v3": version,
-			"go.etcd.io/etcd/etcdutl/v3": version,
+			"go.etcd.io/etcd/etcdctl/v3": tools,
+			"go.etcd.io/etcd/etcdutl/v3": tools,
 		},
 		Packages: []string{"go.etcd.io/etcd/server/v3", "go.etcd.io/etcd/etcdctl/v3", "go.etcd.io/etcd/etcdutl/v3"},
 		LDFlags:  "-s -w",
@@ -28,6 +32,14 @@ func EtcdProgram(version string) gobuild.Program {
 		Rename:   map[string]string{"server": "etcd"},
 	}
 }
+
+// EtcdToolsVersion maps an etcd release whose etcdctl and etcdutl
+// modules the module proxy here does not serve (403 "not available" for
+// go.etcd.io/etcd/etcdctl/v3 and etcdutl/v3 at v3.6.12, checked
+// 2026-12-02; the server module is served) to the nearest release whose
+// tools it serves: the image's etcd is the pinned one, its etcdctl and
+// etcdutl that release's (a difference the report lists).
+var EtcdToolsVersion = map[string]string{"v3.6.12": "v3.6.8"}
 
 // EtcdVersion is the etcd release of a kubeadm etcd image tag: "3.6.8-0"
 // → "v3.6.8" (kubeadm appends the image revision, cmd/kubeadm/app/

@@ -50,3 +50,14 @@ func TestEtcdVersionOfAKubeadmTag(t *testing.T) {
 		}
 	}
 }
+
+func TestEtcdProgramTakesServedToolsWhereThePinsAreNot(t *testing.T) {
+	p := EtcdProgram("v3.6.12")
+	if p.Version != "v3.6.12" || p.Require["go.etcd.io/etcd/etcdctl/v3"] != "v3.6.8" || p.Require["go.etcd.io/etcd/etcdutl/v3"] != "v3.6.8" {
+		t.Errorf("v3.6.12: %+v", p)
+	}
+	p = EtcdProgram("v3.7.0")
+	if p.Require["go.etcd.io/etcd/etcdctl/v3"] != "v3.7.0" || p.Rename["server"] != "etcd" {
+		t.Errorf("v3.7.0: %+v", p)
+	}
+}
