@@ -85,9 +85,11 @@ func Preload(ctx context.Context, d imagespec.Docker, log *slog.Logger, ref, bas
 	if err := step("start containerd", nil, "bash", "-c", "nohup containerd > /var/log/containerd-build.log 2>&1 &"); err != nil {
 		return "", err
 	}
-	// imageimporter.go:45-63 waits for the socket the same way.
+	// imageimporter.go:45-63 waits for the socket, then asks `ctr info`;
+	// Debian's ctr 1.6.20 has no info command, `ctr version` asks the
+	// server the same way.
 	if err := step("wait for containerd", nil, "bash", "-c",
-		"for i in $(seq 120); do if [ -S /run/containerd/containerd.sock ] && ctr info >/dev/null 2>&1; then exit 0; fi; sleep 0.5; done; cat /var/log/containerd-build.log; exit 1"); err != nil {
+		"for i in $(seq 120); do if [ -S /run/containerd/containerd.sock ] && ctr version >/dev/null 2>&1; then exit 0; fi; sleep 0.5; done; cat /var/log/containerd-build.log; exit 1"); err != nil {
 		return "", err
 	}
 	stop := progress.Speak(ctx, log, "node image "+ref+" (preloading images)", logPath)
@@ -111,7 +113,11 @@ func Preload(ctx context.Context, d imagespec.Docker, log *slog.Logger, ref, bas
 			return "", err
 		}
 	}
-	if err := step("stop containerd", nil, "bash", "-c", "pkill containerd; for i in $(seq 60); do pgrep -x containerd >/dev/null || exit 0; sleep 0.5; done; exit 1"); err != nil {
+	// kind only pkills it (imageimporter.go:67-69); waiting until it has
+	// exited lets its metadata database close before the commit. The
+	// container's init (sleep) never reaps it: an exited one stays a
+	// zombie, which is not waited for.
+	if err := step("stop containerd", nil, "bash", "-c", "pkill containerd; for i in $(seq 60); do ps -C containerd -o stat= | grep -qv '^Z' || exit 0; sleep 0.5; done; exit 1"); err != nil {
 		return "", err
 	}
 	if _, err := d.Run(ctx, "commit",
