@@ -315,13 +315,15 @@ func (b *builder) root() string { return b.o.Root }
 // basesOnly makes the base images and reports them.
 func (b *builder) basesOnly() Report {
 	var rep Report
+	start := time.Now()
 	add := func(ref string, err error) {
-		r := Result{Ref: ref, Kind: "base", Local: ref, Err: err}
+		r := Result{Ref: ref, Kind: "base", Local: ref, Err: err, Took: time.Since(start)}
 		if err == nil {
 			r.ID, err = b.o.Docker.ImageID(b.ctx, ref)
 			r.Err = err
 		}
 		rep.Results = append(rep.Results, r)
+		start = time.Now()
 	}
 	ipt, err := b.rootfsImage(components.IptablesRootFS)
 	add(orName(ipt.ref, components.IptablesRootFS.ImageRef()), err)
