@@ -20,9 +20,9 @@ import (
 // command attaches it (rehearse.go).
 func newRehearseImagesCommand() *cobra.Command {
 	var (
-		file, bundle, root, kindGit, runc string
-		only                              []string
-		planOnly, basesOnly               bool
+		file, bundle, root, kindGit, knpGit, runc string
+		only                                      []string
+		planOnly, basesOnly                       bool
 	)
 	cmd := &cobra.Command{
 		Use:   "images",
@@ -36,7 +36,7 @@ default), tagged with the names ` + "`labctl images`" + ` lists, and saved into 
 second reuses every finished step (cache under ~/.cache/gpu-lab/rehearsal, or --cache) and takes
 minutes. The report lists every image (built, reused, or not built and why, with its log) and every
 difference from upstream's published images.`,
-		Example: `  labctl rehearse images --bundle ./bundle --kind-git-dir /path/to/kind.git
+		Example: `  labctl rehearse images --bundle ./bundle --kind-git-dir /path/to/kind.git --kube-network-policies-git-dir /path/to/knp.git
   labctl rehearse images --plan                    # what would be built, and how
   labctl rehearse images --only kindest/node:v1.37.0`,
 		Args: cobra.NoArgs,
@@ -68,7 +68,7 @@ difference from upstream's published images.`,
 			}
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
 			d := docker.CLI{}
-			rep := imagebuild.Build(cmd.Context(), imagebuild.Options{Root: root, Docker: d, Log: log, KindGitDir: kindGit, RuncBinary: runc, BasesOnly: basesOnly}, plan)
+			rep := imagebuild.Build(cmd.Context(), imagebuild.Options{Root: root, Docker: d, Log: log, KindGitDir: kindGit, KubeNetworkPoliciesGitDir: knpGit, RuncBinary: runc, BasesOnly: basesOnly}, plan)
 			idx, werr := imagebuild.WriteBundle(cmd.Context(), d, bundle, plan, rep, log)
 			rep.Write(out)
 			if werr != nil {
@@ -90,6 +90,7 @@ difference from upstream's published images.`,
 	f.StringVar(&bundle, "bundle", "", "bundle directory to write (default <cache>/bundle); an index.json there is merged")
 	f.StringVar(&root, "cache", "", "cache directory (default $"+cache.EnvRoot+" or ~/.cache/gpu-lab/rehearsal)")
 	f.StringVar(&kindGit, "kind-git-dir", "", "git directory of kubernetes-sigs/kind holding kindnetd's commit (the module proxy does not serve it)")
+	f.StringVar(&knpGit, "kube-network-policies-git-dir", "", "git directory of kubernetes-sigs/kube-network-policies holding the commit kindnetd requires (the module proxy does not serve it)")
 	f.StringVar(&runc, "node-runc", "", "runc binary the node images' containerd runs (a capability-filtering wrapper added to the node image by the caller)")
 	f.StringSliceVar(&only, "only", nil, "build only these references (as `labctl images` lists them; a node's tag without the digest matches)")
 	f.BoolVar(&planOnly, "plan", false, "print what would be built and how, build nothing")

@@ -29,6 +29,10 @@ type Options struct {
 	// KindnetdCommit (the repository fetch tool's snapshot); without it
 	// kindnetd is not built.
 	KindGitDir string
+	// KubeNetworkPoliciesGitDir is a git directory of kubernetes-sigs/
+	// kube-network-policies holding KubeNetworkPoliciesCommit, which
+	// kindnetd needs and the module proxy does not serve.
+	KubeNetworkPoliciesGitDir string
 	// RuncBinary and NodeExtra are the node images' hook for host
 	// adaptations (nodeimage.Inputs).
 	RuncBinary string

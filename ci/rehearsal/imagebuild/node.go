@@ -148,17 +148,27 @@ func PauseArgs(tag, kubernetes, src string) []string {
 }
 
 // kindnetdTree extracts kind's images/kindnetd at KindnetdCommit from the
-// kind git snapshot once.
+// kind git snapshot once, with the kube-network-policies commit its go.mod
+// requires (KubeNetworkPoliciesCommit) beside it from that repository's
+// snapshot, and points the module at it with a replace.
 func (b *builder) kindnetdTree() (string, error) {
-	if b.o.KindGitDir == "" {
-		return "", fmt.Errorf("kindnetd is built from kind's git history at %s (the module proxy does not serve it): give a git directory of kubernetes-sigs/kind with --kind-git-dir", KindnetdCommit[:8])
+	if b.o.KindGitDir == "" || b.o.KubeNetworkPoliciesGitDir == "" {
+		return "", fmt.Errorf("kindnetd is built from git history (the module proxy serves neither kind's images/kindnetd at %s nor sigs.k8s.io/kube-network-policies at %s): give git directories of kubernetes-sigs/kind and kubernetes-sigs/kube-network-policies with --kind-git-dir and --kube-network-policies-git-dir",
+			KindnetdCommit[:8], KubeNetworkPoliciesCommit[:12])
 	}
-	dir := filepath.Join(b.root(), "src", "kind-"+KindnetdCommit[:12])
+	dir := filepath.Join(b.root(), "src", "kindnetd-"+KindnetdCommit[:12]+"-knp-"+KubeNetworkPoliciesCommit[:12])
 	err := cache.Fill(b.ctx, b.o.Log, "kindnetd source", dir, func(partial, logPath string) error {
-		cmd := exec.CommandContext(b.ctx, "sh", "-c", `git --git-dir="$1" archive "$2" images/kindnetd | tar -x -C "$3"`, "sh", b.o.KindGitDir, KindnetdCommit, partial)
+		// partial is renamed to dir: the replace names the final path.
+		knp := filepath.Join(dir, "kube-network-policies")
+		script := `set -e
+git --git-dir="$1" archive "$2" images/kindnetd | tar -x -C "$3"
+mkdir -p "$3/kube-network-policies"
+git --git-dir="$4" archive "$5" | tar -x -C "$3/kube-network-policies"
+cd "$3/images/kindnetd" && go mod edit -replace "sigs.k8s.io/kube-network-policies=$6"`
+		cmd := exec.CommandContext(b.ctx, "sh", "-c", script, "sh", b.o.KindGitDir, KindnetdCommit, partial, b.o.KubeNetworkPoliciesGitDir, KubeNetworkPoliciesCommit, knp)
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			_ = os.WriteFile(logPath, msg, 0o644)
-			return fmt.Errorf("kindnetd source: git archive %s of %s: %w: %s", KindnetdCommit[:8], b.o.KindGitDir, err, msg)
+			return fmt.Errorf("kindnetd source from git: %w: %s", err, msg)
 		}
 		return nil
 	})

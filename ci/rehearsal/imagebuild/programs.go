@@ -116,6 +116,12 @@ func LocalPathProgram() gobuild.Program {
 // (pkg/build/nodeimage/const_cni.go:23 kindnetd:v20260820-69b56db7).
 const KindnetdCommit = "69b56db75a6e82dece4cdc980655d79b2b73eb77"
 
+// KubeNetworkPoliciesCommit is the sigs.k8s.io/kube-network-policies
+// commit kindnetd's go.mod requires at KindnetdCommit
+// (v1.0.1-0.20260528073847-f67f0fb35e2b, images/kindnetd/go.mod:13),
+// which the module proxy here does not serve either (403).
+const KubeNetworkPoliciesCommit = "f67f0fb35e2b8288782bc1f22988648580dda7f8"
+
 // KindnetdProgram builds kindnetd from kind's images/kindnetd module at
 // that commit, extracted from a git snapshot of kubernetes-sigs/kind into
 // tree: the module proxy does not serve sigs.k8s.io/kind/images/kindnetd
@@ -128,6 +134,6 @@ func KindnetdProgram(tree string) gobuild.Program {
 		Version:  KindnetdCommit,
 		Packages: []string{"./cmd/kindnetd"},
 		Tree:     tree,
-		TreeKey:  KindnetdCommit,
+		TreeKey:  KindnetdCommit + " " + KubeNetworkPoliciesCommit,
 	}
 }
