@@ -2,9 +2,12 @@ package imagebuild
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/cache"
@@ -196,4 +199,26 @@ func Kubectl(ref, version, binDir, base string) imagespec.Spec {
 		Files:  []imagespec.File{{Dest: "/usr/local/bin/kubectl", Mode: 0o755, Src: filepath.Join(binDir, "kubectl")}},
 		Source: "k8s.io/kubernetes@" + version + " cmd/kubectl",
 	}
+}
+
+// NodeFiles parses --node-file values, HOSTPATH:NODEPATH[:MODE] (octal,
+// default 0755), into files added to every node image.
+func NodeFiles(specs []string) ([]imagespec.File, error) {
+	var out []imagespec.File
+	for _, s := range specs {
+		parts := strings.Split(s, ":")
+		if len(parts) < 2 || len(parts) > 3 || parts[0] == "" || !strings.HasPrefix(parts[1], "/") {
+			return nil, fmt.Errorf("--node-file %q: want HOSTPATH:/NODE/PATH[:MODE]", s)
+		}
+		mode := uint64(0o755)
+		if len(parts) == 3 {
+			m, err := strconv.ParseUint(parts[2], 8, 32)
+			if err != nil {
+				return nil, fmt.Errorf("--node-file %q: mode %q is not octal", s, parts[2])
+			}
+			mode = m
+		}
+		out = append(out, imagespec.File{Dest: parts[1], Src: parts[0], Mode: fs.FileMode(mode)})
+	}
+	return out, nil
 }

@@ -92,3 +92,18 @@ func TestLocalTagDropsTheDigest(t *testing.T) {
 		t.Errorf("LocalTag = %s", got)
 	}
 }
+
+func TestNodeFiles(t *testing.T) {
+	got, err := NodeFiles([]string{"/h/runc-capfilter:/usr/local/sbin/runc-capfilter", "/h/conf:/etc/x.conf:644"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Src != "/h/runc-capfilter" || got[0].Dest != "/usr/local/sbin/runc-capfilter" || got[0].Mode != 0o755 || got[1].Mode != 0o644 {
+		t.Errorf("NodeFiles = %+v", got)
+	}
+	for _, bad := range []string{"/h/x", "/h/x:relative", ":/x", "/h/x:/y:9z"} {
+		if _, err := NodeFiles([]string{bad}); err == nil {
+			t.Errorf("NodeFiles(%q) gave no error", bad)
+		}
+	}
+}
