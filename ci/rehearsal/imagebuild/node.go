@@ -129,7 +129,7 @@ func (b *builder) compilePause(tag string) (string, error) {
 	dir := filepath.Join(b.root(), "pause", tag+"-"+cache.Key(args...))
 	err = cache.Fill(b.ctx, b.o.Log, "pause "+tag, dir, func(partial, logPath string) error {
 		out := filepath.Join(partial, "pause")
-		cmd := exec.CommandContext(b.ctx, args[0], append(args[1:], "-o", out, src)...)
+		cmd := exec.CommandContext(b.ctx, args[0], append(args[1:], "-o", out)...)
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			_ = os.WriteFile(logPath, msg, 0o644)
 			return fmt.Errorf("pause %s: gcc: %w: %s", tag, err, msg)
