@@ -129,7 +129,8 @@ func (b *builder) compilePause(tag string) (string, error) {
 	dir := filepath.Join(b.root(), "pause", tag+"-"+cache.Key(args...))
 	err = cache.Fill(b.ctx, b.o.Log, "pause "+tag, dir, func(partial, logPath string) error {
 		out := filepath.Join(partial, "pause")
-		cmd := exec.CommandContext(b.ctx, args[0], append(args[1:], "-o", out)...)
+		cmd := PauseCommand(args, out)
+		cmd = exec.CommandContext(b.ctx, cmd.Path, cmd.Args[1:]...)
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			_ = os.WriteFile(logPath, msg, 0o644)
 			return fmt.Errorf("pause %s: gcc: %w: %s", tag, err, msg)
@@ -148,6 +149,11 @@ func (b *builder) compilePause(tag string) (string, error) {
 // a module zip does not have, so the version names the module instead).
 func PauseArgs(tag, kubernetes, src string) []string {
 	return []string{"gcc", "-Os", "-Wall", "-Werror", "-static", "-DVERSION=v" + tag + "-k8s.io/kubernetes@" + kubernetes, src}
+}
+
+// PauseCommand is the gcc command of PauseArgs writing out.
+func PauseCommand(args []string, out string) *exec.Cmd {
+	return exec.Command(args[0], append(append([]string(nil), args[1:]...), "-o", out)...)
 }
 
 // kindnetdTree extracts kind's images/kindnetd at KindnetdCommit from the

@@ -110,15 +110,15 @@ func TestNodeFiles(t *testing.T) {
 
 // build/pause/Makefile at v1.37.0:49,112: $(TRIPLE)-gcc $(CFLAGS) -o $@ $^
 // with one source, linux/pause.c.
-func TestPauseArgsNameTheSourceOnce(t *testing.T) {
-	args := PauseArgs("3.10", "v1.37.0", "/m/build/pause/linux/pause.c")
+func TestPauseCommandNamesTheSourceOnce(t *testing.T) {
+	args := PauseCommand(PauseArgs("3.10", "v1.37.0", "/m/build/pause/linux/pause.c"), "/o/pause").Args
 	n := 0
 	for _, a := range args {
 		if strings.HasSuffix(a, "pause.c") {
 			n++
 		}
 	}
-	if n != 1 || args[0] != "gcc" || !strings.Contains(strings.Join(args, " "), "-Os -Wall -Werror -static -DVERSION=v3.10-") {
-		t.Errorf("PauseArgs = %v", args)
+	if n != 1 || args[0] != "gcc" || !strings.Contains(strings.Join(args, " "), "-Os -Wall -Werror -static -DVERSION=v3.10-") || args[len(args)-1] != "/o/pause" {
+		t.Errorf("pause command = %v", args)
 	}
 }
