@@ -111,7 +111,7 @@ func Program(version string, facts gobuild.GoModFacts, released time.Time) (gobu
 
 // Estimate is what a first build of one version took here (2 cores
 // shared with other work); it is said with every progress line.
-const Estimate = "about an hour on 2 busy cores"
+const Estimate = "about 90 min on 2 busy cores (87 min measured for v1.37.0, 2026-12-02)"
 
 // Build builds (or finds in the cache under root) version's binaries and
 // returns their directory.
