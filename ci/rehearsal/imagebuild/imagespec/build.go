@@ -64,8 +64,9 @@ func Built(ctx context.Context, d Docker, ref, key string) bool {
 }
 
 // Build builds s on d unless d has it with the same key already, and
-// returns its image ID. workDir holds the build context (kept for a
-// failed build's reader); the build's output goes to logPath.
+// returns its image ID. workDir holds the build context (removed after a
+// successful build, kept for a failed build's reader); the build's output
+// goes to logPath.
 func Build(ctx context.Context, d Docker, log *slog.Logger, s Spec, workDir, logPath string) (string, error) {
 	baseID := ""
 	if s.Base != "scratch" {
@@ -100,6 +101,9 @@ func Build(ctx context.Context, d Docker, log *slog.Logger, s Spec, workDir, log
 		return "", fmt.Errorf("image %s could not be built: %w (log %s, build context %s)", s.Ref, err, logPath, workDir)
 	}
 	log.Info("built image", "ref", s.Ref, "took", time.Since(start).Round(time.Second).String())
+	// The context copies every file (hundreds of MB for a node image); it
+	// is kept only when the build failed.
+	_ = os.RemoveAll(workDir)
 	return d.ImageID(ctx, s.Ref)
 }
 
