@@ -52,9 +52,14 @@ func readBuildStatus(log string) buildStatus {
 	return s
 }
 
-// progressLine is one progress line of a build: elapsed time, what it is
-// doing, how far (total packages when known), the estimate and the log.
+// progressLine is one progress line of the test binaries' build.
 func progressLine(s buildStatus, elapsed time.Duration, total int) string {
+	return goBuildLine("Kubernetes "+KubernetesVersion+" test binaries", buildEstimate, s, elapsed, total)
+}
+
+// goBuildLine is one progress line of a build of label: elapsed time, what
+// it is doing, how far (total packages when known) and the estimate.
+func goBuildLine(label, estimate string, s buildStatus, elapsed time.Duration, total int) string {
 	var what string
 	switch {
 	case s.Compiled > 0 && total > 0:
@@ -69,21 +74,26 @@ func progressLine(s buildStatus, elapsed time.Duration, total int) string {
 	if s.Last != "" {
 		what += "; last " + s.Last
 	}
-	return fmt.Sprintf("building Kubernetes %s test binaries: %s elapsed, %s (a first build takes %s)",
-		KubernetesVersion, elapsed.Round(time.Second), what, buildEstimate)
+	return fmt.Sprintf("building %s: %s elapsed, %s (a first build takes %s)",
+		label, elapsed.Round(time.Second), what, estimate)
 }
 
 // reportBuild logs a progress line for the build writing logPath at every
 // tick until ctx ends. total, read once it is known, is the number of
 // packages the build needs (0 until then).
 func reportBuild(ctx context.Context, log *slog.Logger, logPath string, start time.Time, total func() int, tick <-chan time.Time) {
+	reportGoBuild(ctx, log, logPath, start, total, tick, progressLine)
+}
+
+func reportGoBuild(ctx context.Context, log *slog.Logger, logPath string, start time.Time, total func() int, tick <-chan time.Time,
+	line func(buildStatus, time.Duration, int) string) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case now := <-tick:
 			b, _ := os.ReadFile(logPath)
-			log.Info(progressLine(readBuildStatus(string(b)), now.Sub(start), total()), "log", logPath)
+			log.Info(line(readBuildStatus(string(b)), now.Sub(start), total()), "log", logPath)
 		}
 	}
 }
@@ -105,10 +115,24 @@ func countPackages(ctx context.Context, src string) int {
 // speakWhileBuilding reports the progress of the build writing logPath
 // until the returned stop is called.
 func speakWhileBuilding(ctx context.Context, log *slog.Logger, src, logPath string) (stop func()) {
+	return SpeakWhileGoBuild(ctx, log, "Kubernetes "+KubernetesVersion+" test binaries", buildEstimate, logPath,
+		func(ctx context.Context) int { return countPackages(ctx, src) })
+}
+
+// SpeakWhileGoBuild logs, until the returned stop is called, a progress
+// line for the `go build -v` writing logPath after firstProgress and then
+// every progressEvery: elapsed time, packages compiled (of count's total,
+// when it answers; it runs once, concurrently) and the last one, the
+// estimate and the log. Other long Go builds (ci/rehearsal/imagebuild)
+// speak through it too, so every build reads the same.
+func SpeakWhileGoBuild(ctx context.Context, log *slog.Logger, label, estimate, logPath string, count func(context.Context) int) (stop func()) {
+	line := func(s buildStatus, elapsed time.Duration, total int) string {
+		return goBuildLine(label, estimate, s, elapsed, total)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	start := time.Now()
 	totalCh := make(chan int, 1)
-	go func() { totalCh <- countPackages(ctx, src) }()
+	go func() { totalCh <- count(ctx) }()
 	total := 0
 	totalFn := func() int {
 		select {
@@ -120,7 +144,7 @@ func speakWhileBuilding(ctx context.Context, log *slog.Logger, src, logPath stri
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		reportBuild(ctx, log, logPath, start, totalFn, ticks(ctx, firstProgress, progressEvery))
+		reportGoBuild(ctx, log, logPath, start, totalFn, ticks(ctx, firstProgress, progressEvery), line)
 	}()
 	return func() {
 		cancel()

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/images"
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/cache"
+)
+
+// newRehearseImagesCommand is `labctl rehearse images`; the rehearse
+// command attaches it (rehearse.go).
+func newRehearseImagesCommand() *cobra.Command {
+	var (
+		file, bundle, root, kindGit, knpGit, runc string
+		only, nodeFiles                           []string
+		planOnly, basesOnly                       bool
+	)
+	cmd := &cobra.Command{
+		Use:   "images",
+		Short: "Build every image of the lab from its pinned sources (cached), and write them as a bundle for `labctl up --images`",
+		Long: `Build, or reuse from the cache, every image the lab runs, from pinned upstream sources only: the
+Kubernetes release binaries and the other Go programs in module mode through the Go module proxy,
+the OS userland from Debian's packages (debootstrap; run as root), kind node images the way kind
+v0.33.0 makes them. Images are built on the Docker daemon DOCKER_HOST names (the machine's own by
+default), tagged with the names ` + "`labctl images`" + ` lists, and saved into the bundle directory
+(index.json merged: charts and images already there stay). A first run takes hours on 2 cores; a
+second reuses every finished step (cache under ~/.cache/gpu-lab/rehearsal, or --cache) and takes
+minutes. The report lists every image (built, reused, or not built and why, with its log) and every
+difference from upstream's published images.`,
+		Example: `  labctl rehearse images --bundle ./bundle --kind-git-dir /path/to/kind.git --kube-network-policies-git-dir /path/to/knp.git
+  labctl rehearse images --plan                    # what would be built, and how
+  labctl rehearse images --only kindest/node:v1.37.0`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			l, err := lab.Load(file)
+			if err != nil {
+				return err
+			}
+			list, err := images.List(l)
+			if err != nil {
+				return err
+			}
+			plan := imagebuild.PlanFor(images.Sorted(list))
+			if len(only) > 0 {
+				plan = plan.Only(only)
+			}
+			out := cmd.OutOrStdout()
+			if planOnly {
+				plan.Write(out)
+				return nil
+			}
+			if root == "" {
+				if root, err = cache.Root(); err != nil {
+					return err
+				}
+			}
+			if bundle == "" {
+				bundle = filepath.Join(root, "bundle")
+			}
+			extra, err := imagebuild.NodeFiles(nodeFiles)
+			if err != nil {
+				return err
+			}
+			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
+			d := docker.CLI{}
+			rep := imagebuild.Build(cmd.Context(), imagebuild.Options{Root: root, Docker: d, Log: log, KindGitDir: kindGit, KubeNetworkPoliciesGitDir: knpGit, RuncBinary: runc, NodeExtra: extra, BasesOnly: basesOnly}, plan)
+			idx, werr := imagebuild.WriteBundle(cmd.Context(), d, bundle, plan, rep, log)
+			rep.Write(out)
+			if werr != nil {
+				return werr
+			}
+			fmt.Fprintf(out, "\nbundle %s: %d images, %d charts (index %s); cache %s\n", bundle, len(idx.Images), len(idx.Charts), images.IndexFile, root)
+			if failed := rep.Failed(); len(failed) > 0 {
+				var refs []string
+				for _, f := range failed {
+					refs = append(refs, f.Ref)
+				}
+				return errors.New("not built: " + strings.Join(refs, ", ") + " (see the report above for why and where each log is)")
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&file, "file", "f", "", "lab file (YAML or JSON); empty means the embedded seed lab")
+	f.StringVar(&bundle, "bundle", "", "bundle directory to write (default <cache>/bundle); an index.json there is merged")
+	f.StringVar(&root, "cache", "", "cache directory (default $"+cache.EnvRoot+" or ~/.cache/gpu-lab/rehearsal)")
+	f.StringVar(&kindGit, "kind-git-dir", "", "git directory of kubernetes-sigs/kind holding kindnetd's commit (the module proxy does not serve it)")
+	f.StringVar(&knpGit, "kube-network-policies-git-dir", "", "git directory of kubernetes-sigs/kube-network-policies holding the commit kindnetd requires (the module proxy does not serve it)")
+	f.StringVar(&runc, "node-runc", "", "runc binary the node images' containerd runs (a capability-filtering wrapper added to the node image by the caller)")
+	f.StringArrayVar(&nodeFiles, "node-file", nil, "HOSTPATH:NODEPATH[:MODE] to add to the node images (octal mode, default 0755), e.g. the runc wrapper --node-runc names")
+	f.StringSliceVar(&only, "only", nil, "build only these references (as `labctl images` lists them; a node's tag without the digest matches)")
+	f.BoolVar(&planOnly, "plan", false, "print what would be built and how, build nothing")
+	f.BoolVar(&basesOnly, "bases-only", false, "make only the Debian root file systems and base images (network-bound minutes; can run beside a long build)")
+	return cmd
+}

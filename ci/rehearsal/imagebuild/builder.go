@@ -1,0 +1,357 @@
+package imagebuild
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/components"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/gobuild"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/imagespec"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/k8srelease"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/nodeimage"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/rootfs"
+)
+
+// Options configure a run.
+type Options struct {
+	// Root is the cache (cache.Root() when empty).
+	Root string
+	// Docker is the daemon images are built on and kept in (DOCKER_HOST).
+	Docker docker.CLI
+	Log    *slog.Logger
+	// KindGitDir is a git directory of kubernetes-sigs/kind holding
+	// KindnetdCommit (the repository fetch tool's snapshot); without it
+	// kindnetd is not built.
+	KindGitDir string
+	// KubeNetworkPoliciesGitDir is a git directory of kubernetes-sigs/
+	// kube-network-policies holding KubeNetworkPoliciesCommit, which
+	// kindnetd needs and the module proxy does not serve.
+	KubeNetworkPoliciesGitDir string
+	// RuncBinary and NodeExtra are the node images' hook for host
+	// adaptations (nodeimage.Inputs).
+	RuncBinary string
+	NodeExtra  []imagespec.File
+	// BasesOnly makes only the Debian root file systems and base images
+	// (minutes, network-bound; they can run beside the long Go builds).
+	BasesOnly bool
+}
+
+// builder is one run's state: what is built so far, by reference.
+type builder struct {
+	ctx     context.Context
+	o       Options
+	plan    Plan
+	results map[string]*Result
+	order   []string
+	bins    map[string]binResult
+	bases   map[string]baseResult
+}
+
+type binResult struct {
+	dir string
+	err error
+}
+
+type baseResult struct {
+	ref string
+	fs  string
+	err error
+}
+
+// Build builds (or reuses) every image of the plan — node images first,
+// as the longest and most needed — and reports each. It goes on past an
+// image that cannot be built; the report names it, why, and its log.
+func Build(ctx context.Context, o Options, plan Plan) Report {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	b := &builder{ctx: ctx, o: o, plan: plan, results: map[string]*Result{}, bins: map[string]binResult{}, bases: map[string]baseResult{}}
+	if o.BasesOnly {
+		return b.basesOnly()
+	}
+	for _, n := range plan.Nodes {
+		b.node(n)
+	}
+	for _, r := range append(append([]Recipe(nil), plan.Bundle...), plan.Extra...) {
+		b.ensure(r.Ref)
+	}
+	var rep Report
+	for _, ref := range b.order {
+		rep.Results = append(rep.Results, *b.results[ref])
+	}
+	rep.Differences = Differences(plan)
+	return rep
+}
+
+// ensure builds ref once per run and returns its result.
+func (b *builder) ensure(ref string) *Result {
+	if r, ok := b.results[ref]; ok {
+		return r
+	}
+	rec := RecipeFor(ref)
+	res := &Result{Ref: ref, Kind: rec.Kind}
+	b.results[ref] = res
+	b.order = append(b.order, ref)
+	if err := b.ctx.Err(); err != nil {
+		res.Err = err
+		return res
+	}
+	start := time.Now()
+	spec, err := b.specFor(rec)
+	if err != nil {
+		res.Err = err
+		b.o.Log.Warn("image not built", "ref", ref, "why", err.Error())
+		return res
+	}
+	res.Log = b.logPath("image", spec.Ref)
+	id, reused, err := b.buildSpec(spec, res.Log)
+	if err != nil {
+		res.Err = err
+		b.o.Log.Warn("image not built", "ref", ref, "why", err.Error())
+		return res
+	}
+	res.Local, res.ID, res.Reused, res.Took = spec.Ref, id, reused, time.Since(start)
+	return res
+}
+
+// buildSpec builds one image spec; reused says the daemon had it.
+func (b *builder) buildSpec(s imagespec.Spec, logPath string) (id string, reused bool, err error) {
+	before, _ := b.o.Docker.ImageID(b.ctx, s.Ref)
+	work := filepath.Join(b.root(), "context", safeName(s.Ref))
+	id, err = imagespec.Build(b.ctx, b.o.Docker, b.o.Log, s, work, logPath)
+	if err != nil {
+		return "", false, err
+	}
+	return id, id == before, nil
+}
+
+// specFor is the image spec of a recipe, building its inputs first.
+func (b *builder) specFor(rec Recipe) (imagespec.Spec, error) {
+	switch rec.Kind {
+	case KindServer:
+		bin, err := b.kubernetes(rec.Version)
+		if err != nil {
+			return imagespec.Spec{}, err
+		}
+		base := components.StaticBaseRef
+		if rec.Name == "kube-proxy" { // build/common.sh:112: the iptables base
+			base, err = b.iptablesBase()
+		} else {
+			err = b.staticBase()
+		}
+		if err != nil {
+			return imagespec.Spec{}, err
+		}
+		return components.ServerImage(rec.Name, rec.Version, bin, base), nil
+	case KindPause:
+		bin, err := b.pause(rec.Version)
+		if err != nil {
+			return imagespec.Spec{}, err
+		}
+		return components.Pause(rec.Version, bin), nil
+	case KindEtcd, KindQuayEtcd:
+		version := EtcdVersion(rec.Version)
+		bin, err := b.program(EtcdProgram(version), "15–30 min on 2 busy cores")
+		if err != nil {
+			return imagespec.Spec{}, err
+		}
+		if rec.Kind == KindQuayEtcd {
+			base, err := b.iptablesBase()
+			if err != nil {
+				return imagespec.Spec{}, err
+			}
+			return QuayEtcd(rec.Ref, version, bin, base), nil
+		}
+		if err := b.staticBase(); err != nil {
+			return imagespec.Spec{}, err
+		}
+		return components.Etcd(rec.Version, version, bin), nil
+	case KindCoreDNS:
+		bin, err := b.program(CoreDNSProgram(rec.Version), "10–20 min on 2 busy cores")
+		if err != nil {
+			return imagespec.Spec{}, err
+		}
+		if err := b.staticBase(); err != nil {
+			return imagespec.Spec{}, err
+		}
+		return components.CoreDNS(rec.Version, bin), nil
+	case KindKonnectivity:
+		bin, err := b.program(KonnectivityProgram(rec.Version), "5–15 min on 2 busy cores")
+		if err != nil {
+			return imagespec.Spec{}, err
+		}
+		if err := b.staticBase(); err != nil {
+			return imagespec.Spec{}, err
+		}
+		return components.Konnectivity(rec.Name, rec.Version, bin), nil
+	default:
+		return b.kindSpec(rec)
+	}
+}
+
+// kindSpec covers kind's own images and the stand-ins.
+func (b *builder) kindSpec(rec Recipe) (imagespec.Spec, error) {
+	switch rec.Kind {
+	case KindKindnetd:
+		tree, err := b.kindnetdTree()
+		if err != nil {
+			return imagespec.Spec{}, err
+		}
+		bin, err := b.program(KindnetdProgram(tree), "5–10 min on 2 busy cores")
+		if err != nil {
+			return imagespec.Spec{}, err
+		}
+		base, err := b.iptablesBase()
+		if err != nil {
+			return imagespec.Spec{}, err
+		}
+		return components.Kindnetd(rec.Ref, "sigs.k8s.io/kind images/kindnetd @"+KindnetdCommit, filepath.Join(bin, "kindnetd"), base), nil
+	case KindLocalPath:
+		bin, err := b.program(LocalPathProgram(), "5–10 min on 2 busy cores")
+		if err != nil {
+			return imagespec.Spec{}, err
+		}
+		if err := b.staticBase(); err != nil {
+			return imagespec.Spec{}, err
+		}
+		return components.LocalPathProvisioner(rec.Ref, "github.com/rancher/local-path-provisioner@"+LocalPathVersion, filepath.Join(bin, "local-path-provisioner")), nil
+	case KindLocalHelper:
+		base, err := b.iptablesBase()
+		if err != nil {
+			return imagespec.Spec{}, err
+		}
+		return components.LocalPathHelper(rec.Ref, base), nil
+	case KindKubectl:
+		version, ok := b.kubernetesForMinor(rec.Version)
+		if !ok {
+			return imagespec.Spec{}, fmt.Errorf("image %s: no Kubernetes version of minor %s in the lab", rec.Ref, rec.Version)
+		}
+		bin, err := b.kubernetes(version)
+		if err != nil {
+			return imagespec.Spec{}, err
+		}
+		base, err := b.iptablesBase()
+		if err != nil {
+			return imagespec.Spec{}, err
+		}
+		return Kubectl(rec.Ref, version, bin, base), nil
+	case KindUnsupported, KindLabctl, KindNode:
+		return imagespec.Spec{}, fmt.Errorf("image %s is not built by the rehearsal: %s", rec.Ref, rec.Why)
+	}
+	return imagespec.Spec{}, fmt.Errorf("image %s: no recipe", rec.Ref)
+}
+
+// kubernetesForMinor finds the lab's Kubernetes version of "v1.37".
+func (b *builder) kubernetesForMinor(minor string) (string, bool) {
+	for _, v := range b.plan.Kubernetes {
+		if strings.HasPrefix(v, minor+".") {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// kubernetes returns the release binaries of version, built once per run.
+func (b *builder) kubernetes(version string) (string, error) {
+	if r, ok := b.bins[version]; ok {
+		return r.dir, r.err
+	}
+	dir, err := k8srelease.Build(b.ctx, b.o.Log, b.root(), version)
+	if err != nil {
+		err = fmt.Errorf("kubernetes %s release binaries: %w", version, err)
+	}
+	b.bins[version] = binResult{dir, err}
+	return dir, err
+}
+
+// program builds a Go program once per run.
+func (b *builder) program(p gobuild.Program, estimate string) (string, error) {
+	key := "program " + p.Name
+	if r, ok := b.bins[key]; ok {
+		return r.dir, r.err
+	}
+	dir, err := gobuild.Build(b.ctx, b.o.Log, b.root(), p, estimate)
+	b.bins[key] = binResult{dir, err}
+	return dir, err
+}
+
+// rootfsImage makes a Debian root file system and its base image once.
+func (b *builder) rootfsImage(s rootfs.Spec) (baseResult, error) {
+	if r, ok := b.bases[s.Name]; ok {
+		return r, r.err
+	}
+	r := baseResult{}
+	r.fs, r.err = rootfs.Make(b.ctx, b.o.Log, b.root(), s)
+	if r.err == nil {
+		r.ref, r.err = rootfs.Import(b.ctx, b.o.Docker, b.o.Log, s, r.fs)
+	}
+	b.bases[s.Name] = r
+	return r, r.err
+}
+
+func (b *builder) iptablesBase() (string, error) {
+	r, err := b.rootfsImage(components.IptablesRootFS)
+	return r.ref, err
+}
+
+// staticBase builds the static base image once (from the iptables root
+// file system's CA bundle).
+func (b *builder) staticBase() error {
+	if r, ok := b.bases["static"]; ok {
+		return r.err
+	}
+	ipt, err := b.rootfsImage(components.IptablesRootFS)
+	if err == nil {
+		_, _, err = b.buildSpec(components.StaticBase(ipt.fs), b.logPath("image", components.StaticBaseRef))
+	}
+	b.bases["static"] = baseResult{ref: components.StaticBaseRef, err: err}
+	return err
+}
+
+func (b *builder) root() string { return b.o.Root }
+
+// basesOnly makes the base images and reports them.
+func (b *builder) basesOnly() Report {
+	var rep Report
+	start := time.Now()
+	add := func(ref string, err error) {
+		r := Result{Ref: ref, Kind: "base", Local: ref, Err: err, Took: time.Since(start)}
+		if err == nil {
+			r.ID, err = b.o.Docker.ImageID(b.ctx, ref)
+			r.Err = err
+		}
+		rep.Results = append(rep.Results, r)
+		start = time.Now()
+	}
+	ipt, err := b.rootfsImage(components.IptablesRootFS)
+	add(orName(ipt.ref, components.IptablesRootFS.ImageRef()), err)
+	add(components.StaticBaseRef, b.staticBase())
+	node, err := b.rootfsImage(nodeimage.RootFS)
+	add(orName(node.ref, nodeimage.RootFS.ImageRef()), err)
+	return rep
+}
+
+func orName(ref, name string) string {
+	if ref == "" {
+		return name
+	}
+	return ref
+}
+
+// logPath is where a step's log goes: <root>/logs/<kind>-<name>.log.
+func (b *builder) logPath(kind, name string) string {
+	dir := filepath.Join(b.root(), "logs")
+	_ = os.MkdirAll(dir, 0o755)
+	return filepath.Join(dir, kind+"-"+safeName(name)+".log")
+}
+
+// safeName turns a reference into a file name.
+func safeName(ref string) string {
+	return strings.NewReplacer("/", "_", ":", "_", "@", "_").Replace(ref)
+}

@@ -1,0 +1,17 @@
+package nodeimage
+
+import (
+	"io/fs"
+	"sort"
+)
+
+func fileMode(m uint32) fs.FileMode { return fs.FileMode(m) }
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

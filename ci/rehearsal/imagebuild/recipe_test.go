@@ -1,0 +1,63 @@
+package imagebuild
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestRecipeForEveryKindOfReference(t *testing.T) {
+	tests := []struct {
+		ref           string
+		kind          Kind
+		name, version string
+	}{
+		{"kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c8cd566405a265939e3620fc4f5de89adff580ae5", KindNode, "", "v1.37.0"},
+		{"registry.k8s.io/kube-apiserver:v1.36.4", KindServer, "kube-apiserver", "v1.36.4"},
+		{"registry.k8s.io/kube-proxy:v1.37.0", KindServer, "kube-proxy", "v1.37.0"},
+		{"registry.k8s.io/pause:3.10", KindPause, "", "3.10"},
+		{"registry.k8s.io/etcd:3.7.0-0", KindEtcd, "", "3.7.0-0"},
+		{"quay.io/coreos/etcd:v3.6.12", KindQuayEtcd, "", "v3.6.12"},
+		{"registry.k8s.io/coredns/coredns:v1.14.2", KindCoreDNS, "", "v1.14.2"},
+		{"registry.k8s.io/kas-network-proxy/proxy-agent:v0.36.0", KindKonnectivity, "agent", "v0.36.0"},
+		{"docker.io/kindest/kindnetd:v20260820-69b56db7", KindKindnetd, "", "v20260820-69b56db7"},
+		{"kindest/local-path-provisioner:v20260820-69b56db7", KindLocalPath, "", "v20260820-69b56db7"},
+		{"docker.io/kindest/local-path-helper:v20260131-7181c60a", KindLocalHelper, "", "v20260131-7181c60a"},
+		{"clastix/kubectl:v1.37", KindKubectl, "", "v1.37"},
+		{"clastix/kamaji:26.8.2-edge", KindUnsupported, "", "26.8.2-edge"},
+		{"quay.io/jetstack/cert-manager-webhook:v1.18.3", KindUnsupported, "", "v1.18.3"},
+		{"localhost:5000/x:1", KindUnsupported, "", "1"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.ref, func(t *testing.T) {
+			r := RecipeFor(tc.ref)
+			if r.Kind != tc.kind || r.Name != tc.name || r.Version != tc.version || r.Ref != tc.ref {
+				t.Errorf("RecipeFor = %+v, want kind %q name %q version %q", r, tc.kind, tc.name, tc.version)
+			}
+			if (r.Kind == KindUnsupported) != (r.Why != "") {
+				t.Errorf("kind %q with why %q: only an unbuilt image says why", r.Kind, r.Why)
+			}
+		})
+	}
+	if why := RecipeFor("clastix/kamaji:26.8.2-edge").Why; !strings.Contains(why, "module proxy") {
+		t.Errorf("kamaji's reason %q does not say what is missing", why)
+	}
+}
+
+func TestEtcdVersionOfAKubeadmTag(t *testing.T) {
+	for tag, want := range map[string]string{"3.7.0-0": "v3.7.0", "3.6.8-0": "v3.6.8", "v3.6.12": "v3.6.12", "v3.5.6": "v3.5.6"} {
+		if got := EtcdVersion(tag); got != want {
+			t.Errorf("EtcdVersion(%s) = %s, want %s", tag, got, want)
+		}
+	}
+}
+
+func TestEtcdProgramTakesServedToolsWhereThePinsAreNot(t *testing.T) {
+	p := EtcdProgram("v3.6.12")
+	if p.Version != "v3.6.12" || p.Require["go.etcd.io/etcd/etcdctl/v3"] != "v3.6.8" || p.Require["go.etcd.io/etcd/etcdutl/v3"] != "v3.6.8" {
+		t.Errorf("v3.6.12: %+v", p)
+	}
+	p = EtcdProgram("v3.7.0")
+	if p.Require["go.etcd.io/etcd/etcdctl/v3"] != "v3.7.0" || p.Rename["server"] != "etcd" {
+		t.Errorf("v3.7.0: %+v", p)
+	}
+}
