@@ -97,7 +97,7 @@ difference from upstream's published images.`,
 	f.StringVar(&knpGit, "kube-network-policies-git-dir", "", "git directory of kubernetes-sigs/kube-network-policies holding the commit kindnetd requires (the module proxy does not serve it)")
 	f.StringVar(&runc, "node-runc", "", "runc binary the node images' containerd runs (a capability-filtering wrapper added to the node image by the caller)")
 	f.StringArrayVar(&nodeFiles, "node-file", nil, "HOSTPATH:NODEPATH[:MODE] to add to the node images (octal mode, default 0755), e.g. the runc wrapper --node-runc names")
-	f.StringSliceVar(&only, "only", nil, "build only these references (as `labctl images` lists them; a node's tag without the digest matches)")
+	f.StringSliceVar(&only, "only", nil, "build only these `REF`s (as labctl images lists them; a node's tag without the digest matches)")
 	f.BoolVar(&planOnly, "plan", false, "print what would be built and how, build nothing")
 	f.BoolVar(&basesOnly, "bases-only", false, "make only the Debian root file systems and base images (network-bound minutes; can run beside a long build)")
 	return cmd

@@ -3,16 +3,16 @@ package run
 import (
 	"context"
 
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/imagespec"
+
 	"github.com/gpu-lab/gpu-lab/ci/images"
 )
 
-// The labels the rehearsal's image build (ci/rehearsal/imagebuild/imagespec
-// KeyLabel and SourceLabel, branch h-build) puts on every image it builds:
-// the build's cache key, and upstream's name of the content. Spelled here
-// until that package is in main; then these are its constants.
+// The labels the rehearsal's image build puts on every image it builds:
+// the build's cache key, and upstream's name of the content.
 const (
-	BuildKeyLabel    = "org.gpu-lab.rehearsal.key"
-	BuildSourceLabel = "org.gpu-lab.rehearsal.source"
+	BuildKeyLabel    = imagespec.KeyLabel
+	BuildSourceLabel = imagespec.SourceLabel
 )
 
 // labelReader is what ImageSources needs of the daemon.
