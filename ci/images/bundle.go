@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/distribution/reference"
 	"github.com/sourcegraph/conc/pool"
 )
 
@@ -309,8 +310,10 @@ func nameLoaded(ctx context.Context, d Daemon, e Entry, as, id string) (string, 
 	if e.ID != "" && id != e.ID {
 		return "", fmt.Errorf("archive %s holds image %s, the index says %s (re-create the bundle)", e.File, id, e.ID)
 	}
-	if _, digest, _ := strings.Cut(e.Ref, "@"); digest != "" {
-		return id, checkPin(ctx, d, e, id)
+	if n, err := reference.ParseNormalizedNamed(e.Ref); err == nil {
+		if _, pinned := n.(reference.Digested); pinned {
+			return id, checkPin(ctx, d, e, id)
+		}
 	}
 	if !strings.HasPrefix(as, "sha256:") && Normalize(as) == Normalize(e.Ref) {
 		return e.Ref, nil

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/distribution/reference"
+
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
@@ -265,23 +267,20 @@ func containsRef(list []string, ref string) bool {
 	return false
 }
 
-// Normalize spells a reference the way Docker and containerd resolve it
-// (github.com/distribution/reference normalize.go: a first component without
-// '.' or ':' and not "localhost" is on docker.io; a one-component name is in
-// docker.io/library).
+// Normalize spells a reference the way Docker and containerd resolve it,
+// through github.com/distribution/reference (v0.6.0 normalize.go:56
+// ParseNormalizedNamed and :126 splitDockerDomain: a first component
+// without '.' or ':' and not "localhost" is on docker.io, index.docker.io
+// is docker.io, a docker.io name of one component is in library/; :230
+// TagNameOnly adds the implicit :latest to a reference with neither tag
+// nor digest). A string that is no
+// reference (a placeholder such as FinalizerRef) is returned as it is.
 func Normalize(ref string) string {
-	name, digest, _ := strings.Cut(ref, "@")
-	first, _, hasSlash := strings.Cut(name, "/")
-	switch {
-	case !hasSlash:
-		name = "docker.io/library/" + name
-	case !strings.ContainsAny(first, ".:") && first != "localhost":
-		name = "docker.io/" + name
+	named, err := reference.ParseNormalizedNamed(ref)
+	if err != nil {
+		return ref
 	}
-	if digest != "" {
-		return name + "@" + digest
-	}
-	return name
+	return reference.TagNameOnly(named).String()
 }
 
 // Sorted returns the images sorted by stage order, place and reference.

@@ -176,18 +176,36 @@ func TestBundledLeavesOutPreloadedAndBuilt(t *testing.T) {
 }
 
 func TestNormalize(t *testing.T) {
+	const digest = "sha256:d366a4665ab44f0648d7a00ae3fae139d55e32f9712c67accd604bb55df9d05a"
 	tests := []struct{ in, want string }{
 		{"busybox:1", "docker.io/library/busybox:1"},
+		// The defects of the hand-written Normalize: docker.io/busybox
+		// kept no library/, index.docker.io stayed apart, and a reference
+		// without a tag did not meet its :latest.
+		{"docker.io/busybox:1", "docker.io/library/busybox:1"},
+		{"index.docker.io/library/busybox:1", "docker.io/library/busybox:1"},
+		{"index.docker.io/projecthami/hami:v2.10.0", "docker.io/projecthami/hami:v2.10.0"},
+		{"busybox", "docker.io/library/busybox:latest"},
+		{"docker.io/library/busybox:latest", "docker.io/library/busybox:latest"},
 		{"projecthami/hami:v2.10.0", "docker.io/projecthami/hami:v2.10.0"},
 		{"docker.io/projecthami/hami:v2.10.0", "docker.io/projecthami/hami:v2.10.0"},
 		{"registry.k8s.io/pause:3.10", "registry.k8s.io/pause:3.10"},
 		{"localhost/x:1", "localhost/x:1"},
 		{"localhost:5000/x:1", "localhost:5000/x:1"},
-		{"kindest/node:v1.37.0@sha256:ab", "docker.io/kindest/node:v1.37.0@sha256:ab"},
+		{"kindest/node:v1.37.0@" + digest, "docker.io/kindest/node:v1.37.0@" + digest},
+		// A digest alone gets no :latest: the digest names the image.
+		{"kindest/node@" + digest, "docker.io/kindest/node@" + digest},
+		// Not a reference: compared as spelt.
+		{FinalizerRef, FinalizerRef},
 	}
 	for _, tt := range tests {
 		if got := Normalize(tt.in); got != tt.want {
 			t.Errorf("Normalize(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	for _, same := range [][2]string{{"busybox", "docker.io/busybox"}, {"busybox", "index.docker.io/library/busybox:latest"}} {
+		if Normalize(same[0]) != Normalize(same[1]) {
+			t.Errorf("%q and %q name one image but normalize apart", same[0], same[1])
 		}
 	}
 }

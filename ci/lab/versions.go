@@ -1,9 +1,9 @@
 package lab
 
 import (
-	"fmt"
 	"sort"
-	"strings"
+
+	"k8s.io/apimachinery/pkg/util/version"
 
 	kinddefaults "sigs.k8s.io/kind/pkg/apis/config/defaults"
 )
@@ -71,7 +71,7 @@ func SupportedKubernetes() []string {
 	for v := range WorkerImages {
 		out = append(out, v)
 	}
-	sort.Slice(out, func(i, j int) bool { return minorOf(out[i]) < minorOf(out[j]) })
+	sort.Slice(out, func(i, j int) bool { return semverLess(out[i], out[j]) })
 	return out
 }
 
@@ -102,11 +102,23 @@ func (v Versions) withDefaults() Versions {
 	return v
 }
 
-// minorOf returns the minor of "v1.MINOR.PATCH", or -1.
+// minorOf returns the minor of a semantic version 1.MINOR.PATCH (with or
+// without "v"), or -1.
 func minorOf(v string) int {
-	var major, minor, patch int
-	if _, err := fmt.Sscanf(strings.TrimPrefix(v, "v"), "%d.%d.%d", &major, &minor, &patch); err != nil || major != 1 {
+	sv, err := version.ParseSemantic(v)
+	if err != nil || sv.Major() != 1 {
 		return -1
 	}
-	return minor
+	return int(sv.Minor())
+}
+
+// semverLess orders semantic versions by precedence; a string that is no
+// semantic version sorts by its spelling (WorkerImages' keys all are).
+func semverLess(a, b string) bool {
+	va, errA := version.ParseSemantic(a)
+	vb, errB := version.ParseSemantic(b)
+	if errA != nil || errB != nil {
+		return a < b
+	}
+	return va.LessThan(vb)
 }

@@ -73,3 +73,27 @@ func TestVersionOverridesKeepOtherDefaults(t *testing.T) {
 		t.Errorf("derived images do not follow the tenant version: %s %s", l.Versions.WorkerImage(), l.Versions.KubeSchedulerTag())
 	}
 }
+
+func TestMinorOfAndOrder(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{
+		{"v1.36.4", 36},
+		{"1.35.0", 35},
+		{"v1.37.0-rc.1", 37},
+		{"v2.0.0", -1},
+		{"v1.36", -1}, // not a semantic version: no patch
+		{"latest", -1},
+	} {
+		if got := minorOf(tc.in); got != tc.want {
+			t.Errorf("minorOf(%q) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+	// By precedence, not spelling: 1.9 before 1.10, a patch before the next.
+	for _, pair := range [][2]string{{"v1.9.0", "v1.10.0"}, {"v1.36.3", "v1.36.10"}, {"v1.37.0-rc.1", "v1.37.0"}} {
+		if !semverLess(pair[0], pair[1]) || semverLess(pair[1], pair[0]) {
+			t.Errorf("%s should sort before %s", pair[0], pair[1])
+		}
+	}
+}

@@ -14,7 +14,7 @@ import (
 func kindsAndNames(t *testing.T, rendering []byte) []string {
 	t.Helper()
 	var out []string
-	for _, doc := range splitYAMLDocs(rendering) {
+	for _, doc := range mustSplitYAMLDocs(t, rendering) {
 		var m struct {
 			Kind     string `json:"kind"`
 			Metadata struct {

@@ -38,7 +38,7 @@ func chartObjects(t *testing.T, manifests []byte) (*corev1.ConfigMap, *appsv1.De
 	t.Helper()
 	var cm *corev1.ConfigMap
 	var d *appsv1.Deployment
-	for _, doc := range splitYAMLDocs(manifests) {
+	for _, doc := range mustSplitYAMLDocs(t, manifests) {
 		var meta struct {
 			Kind     string                 `json:"kind"`
 			Metadata corev1.ObjectReference `json:"metadata"`
@@ -177,7 +177,7 @@ func TestHAMiPostRender(t *testing.T) {
 		t.Errorf("pod template annotation %s = %q", AnnoSchedulerConfig, got)
 	}
 	// Every other document is passed through byte for byte.
-	before, after := splitYAMLDocs(in), splitYAMLDocs(out)
+	before, after := mustSplitYAMLDocs(t, in), mustSplitYAMLDocs(t, out)
 	if len(before) != len(after) {
 		t.Fatalf("documents: %d in, %d out", len(before), len(after))
 	}
@@ -201,7 +201,7 @@ func TestHAMiPostRender(t *testing.T) {
 // (MIG profiles aside: the lab's cards have none).
 func TestHAMiDeviceConfigIsTheChartsNvidiaBlock(t *testing.T) {
 	var chartCM *corev1.ConfigMap
-	for _, doc := range splitYAMLDocs(chartDefaultRender(t)) {
+	for _, doc := range mustSplitYAMLDocs(t, chartDefaultRender(t)) {
 		var cm corev1.ConfigMap
 		if yaml.Unmarshal([]byte(doc), &cm) == nil && cm.Kind == "ConfigMap" && cm.Name == HAMiSchedulerObject+"-device" {
 			chartCM = &cm

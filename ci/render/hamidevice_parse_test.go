@@ -62,7 +62,7 @@ func TestEveryDeviceFileIsOneHAMiAccepts(t *testing.T) {
 // in a helm rendering of chart 2.10.0.
 func chartDeviceFile(t *testing.T, rendering []byte) []byte {
 	t.Helper()
-	for _, doc := range splitYAMLDocs(rendering) {
+	for _, doc := range mustSplitYAMLDocs(t, rendering) {
 		var cm corev1.ConfigMap
 		if yaml.Unmarshal([]byte(doc), &cm) == nil && cm.Kind == "ConfigMap" && cm.Name == HAMiSchedulerObject+"-device" {
 			return []byte(cm.Data["device-config.yaml"])

@@ -1,14 +1,18 @@
 package render
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
 
@@ -37,7 +41,10 @@ const (
 func HAMiPostRender(manifests, schedulerConfig []byte) ([]byte, error) {
 	sum := sha256.Sum256(schedulerConfig)
 	hash := hex.EncodeToString(sum[:])
-	docs := splitYAMLDocs(manifests)
+	docs, err := splitYAMLDocs(manifests)
+	if err != nil {
+		return nil, fmt.Errorf("post-render the HAMi chart: %w", err)
+	}
 	var foundCM, foundDeploy bool
 	for i, doc := range docs {
 		var meta struct {
@@ -94,26 +101,30 @@ func HAMiPostRender(manifests, schedulerConfig []byte) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// splitYAMLDocs splits a multi-document stream on "---" lines, dropping
-// empty documents.
-func splitYAMLDocs(b []byte) []string {
+// splitYAMLDocs splits a multi-document stream with apimachinery's
+// YAMLReader (a "---" line, optionally followed by a comment, ends a
+// document), dropping empty documents.
+func splitYAMLDocs(b []byte) ([]string, error) {
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(b)))
 	var docs []string
-	var cur strings.Builder
-	flush := func() {
-		if strings.TrimSpace(cur.String()) != "" {
-			docs = append(docs, cur.String())
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return docs, nil
 		}
-		cur.Reset()
-	}
-	for _, line := range strings.SplitAfter(string(b), "\n") {
-		if strings.TrimRight(line, " \r\n") == "---" {
-			flush()
-			continue
+		if err != nil {
+			return nil, fmt.Errorf("split YAML document %d: %w", len(docs)+1, err)
 		}
-		cur.WriteString(line)
+		text := string(doc)
+		if strings.HasPrefix(text, "---") {
+			// The reader keeps the line of a separator that opens the
+			// stream (or follows another) in the next document.
+			_, text, _ = strings.Cut(text, "\n")
+		}
+		if strings.TrimSpace(text) != "" {
+			docs = append(docs, text)
+		}
 	}
-	flush()
-	return docs
 }
 
 func keys(m map[string]string) []string {

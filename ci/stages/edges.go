@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"io"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/dynamic"
@@ -10,6 +11,7 @@ import (
 	kind "sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
 )
 
 // Docker is what the stages need from a Docker daemon (docker.CLI).
@@ -60,6 +62,16 @@ type Helm interface {
 type Clients struct {
 	Kube    kubernetes.Interface
 	Dynamic dynamic.Interface
+
+	applierOnce sync.Once
+	applier     *kube.Applier
+}
+
+// Applier applies objects to this cluster with server-side apply; one per
+// Clients, so its discovery cache lives as long as the cached clients.
+func (c *Clients) Applier() *kube.Applier {
+	c.applierOnce.Do(func() { c.applier = kube.NewApplier(c.Dynamic, c.Kube.Discovery()) })
+	return c.applier
 }
 
 // Connector builds clients from a kubeconfig.

@@ -17,6 +17,7 @@ import (
 	kind "sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/internal/kube/kubetest"
 	"github.com/gpu-lab/gpu-lab/ci/internal/kubeconfig"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/state"
@@ -226,9 +227,15 @@ func newFakeClients(objs ...runtime.Object) *Clients {
 		TCPGVR:       "TenantControlPlaneList",
 		DataStoreGVR: "DataStoreList",
 	})
-	// The simple clientset: NewClientset's tracker builds a REST mapper of
-	// the whole scheme on every call; nothing here applies server-side.
-	return &Clients{Kube: kubefake.NewSimpleClientset(objs...), Dynamic: dyn}
+	// Server-side apply and discovery as an API server with Kamaji's CRDs
+	// serves them (the simple clientset: NewClientset's tracker builds a
+	// REST mapper of the whole scheme on every call).
+	kubetest.ReactToApply(dyn)
+	kc := kubefake.NewSimpleClientset(objs...)
+	kubetest.Serve(kc.Discovery(), append(append([]kubetest.Resource(nil), kubetest.Builtin...),
+		kubetest.Resource{GVR: TCPGVR, Kind: "TenantControlPlane", Namespaced: true},
+		kubetest.Resource{GVR: DataStoreGVR, Kind: "DataStore"})...)
+	return &Clients{Kube: kc, Dynamic: dyn}
 }
 
 func (f *fakeClusters) connect(kc []byte) (*Clients, error) {

@@ -150,7 +150,7 @@ func (GPUsStage) Run(ctx context.Context, e *Env) (string, error) {
 				return "", fail(GPUs, "image "+img+" in worker "+node, "", err)
 			}
 		}
-		if err := kube.ApplyAll(ctx, tc.Dynamic, FinalizerObjects(e.Lab, t.Name, img, labYAML)...); err != nil {
+		if err := tc.Applier().ApplyAll(ctx, FinalizerObjects(e.Lab, t.Name, img, labYAML)...); err != nil {
 			return "", fail(GPUs, "bind finalizer in tenant "+t.Name, "apply", err)
 		}
 		cond, err := e.wait(ctx, e.Timeouts.Rollout, "Deployment "+FinalizerName+" in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {

@@ -64,8 +64,8 @@ func installFakeAdmission(t *testing.T, mc *Clients, lag int) *fakeAdmission {
 		}
 		return true, pod, nil // a dry run stores nothing
 	})
-	f.dyn.PrependReactor("create", "tenantcontrolplanes", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		f.note("create tcp " + a.GetNamespace())
+	f.dyn.PrependReactor("patch", "tenantcontrolplanes", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		f.note("apply tcp " + a.GetNamespace())
 		return false, nil, nil
 	})
 	return f
@@ -144,7 +144,7 @@ func TestTenantsStageInstallsThePullPolicyFirstWithABundle(t *testing.T) {
 	ev := adm.events
 	firstTCP := len(ev)
 	for i, x := range ev {
-		if strings.HasPrefix(x, "create tcp ") {
+		if strings.HasPrefix(x, "apply tcp ") {
 			firstTCP = i
 			break
 		}
@@ -194,7 +194,7 @@ func TestTenantsStageWithoutABundleLeavesPullPoliciesAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, x := range adm.events {
-		if !strings.HasPrefix(x, "create tcp ") {
+		if !strings.HasPrefix(x, "apply tcp ") {
 			t.Errorf("without a bundle: %s", x)
 		}
 	}
@@ -223,7 +223,7 @@ func TestTenantsStageFailsWhenThePolicyNeverTakes(t *testing.T) {
 		}
 	}
 	for _, x := range adm.events {
-		if strings.HasPrefix(x, "create tcp ") {
+		if strings.HasPrefix(x, "apply tcp ") {
 			t.Errorf("a TenantControlPlane was applied although the policy never took: %v", adm.events)
 		}
 	}

@@ -99,7 +99,7 @@ func (s TenantsStage) Run(ctx context.Context, e *Env) (string, error) {
 		return "", fail(Tenants, "management node", "", err)
 	}
 	for _, t := range e.Lab.Tenants {
-		if err := kube.ApplyAll(ctx, mc.Dynamic, render.Namespace(e.Lab, t.Name)); err != nil {
+		if err := mc.Applier().ApplyAll(ctx, render.Namespace(e.Lab, t.Name)); err != nil {
 			return "", fail(Tenants, "Namespace "+render.TenantNamespace(t.Name), "apply", err)
 		}
 	}
@@ -115,7 +115,7 @@ func (s TenantsStage) Run(ctx context.Context, e *Env) (string, error) {
 		if err != nil {
 			return "", fail(Tenants, "TenantControlPlane "+ns+"/"+t.Name, "render", err)
 		}
-		if err := kube.ApplyAll(ctx, mc.Dynamic, tcp); err != nil {
+		if err := mc.Applier().ApplyAll(ctx, tcp); err != nil {
 			return "", fail(Tenants, "TenantControlPlane "+ns+"/"+t.Name, "apply", err)
 		}
 	}

@@ -279,7 +279,7 @@ func tenantNetworking(ctx context.Context, e *Env, tc *Clients, i int, t lab.Ten
 		all = append(all, o)
 	}
 	for _, o := range all {
-		if _, err := kube.Apply(ctx, tc.Dynamic, o); err != nil {
+		if _, err := tc.Applier().Apply(ctx, o); err != nil {
 			return fail(Workers, "tenant "+t.Name+" networking", "", err)
 		}
 	}

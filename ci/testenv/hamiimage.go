@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/distribution/reference"
+
 	"github.com/gpu-lab/gpu-lab/ci/docker"
 	"github.com/gpu-lab/gpu-lab/ci/testenv/bincache"
 )
@@ -54,20 +56,37 @@ func (b HAMiImageBinary) Name() string {
 	}
 	if b.RepoDigest != "" {
 		_, digest, _ := strings.Cut(b.RepoDigest, "@")
-		return fmt.Sprintf("HAMi scheduler %sfrom %s@%s", version, strings.SplitN(b.Image, "@", 2)[0], digest)
+		return fmt.Sprintf("HAMi scheduler %sfrom %s@%s", version, withoutDigest(b.Image), digest)
 	}
 	return fmt.Sprintf("HAMi scheduler %sfrom %s (image %s, no registry digest)", version, b.Image, b.ID)
 }
 
-// imageTag is the tag of a reference: after the last ':' of its last path
-// element, before any '@'.
+// imageTag is the tag of a reference ("" without one, or for a string
+// that is no reference).
 func imageTag(ref string) string {
-	ref, _, _ = strings.Cut(ref, "@")
-	last := ref[strings.LastIndex(ref, "/")+1:]
-	if i := strings.LastIndex(last, ":"); i >= 0 {
-		return last[i+1:]
+	n, err := reference.ParseNormalizedNamed(ref)
+	if err != nil {
+		return ""
+	}
+	if t, ok := n.(reference.Tagged); ok {
+		return t.Tag()
 	}
 	return ""
+}
+
+// withoutDigest is ref as reports show it: familiar, without the digest.
+func withoutDigest(ref string) string {
+	n, err := reference.ParseNormalizedNamed(ref)
+	if err != nil {
+		return ref
+	}
+	out := reference.TrimNamed(n)
+	if t, ok := n.(reference.Tagged); ok {
+		if tagged, err := reference.WithTag(out, t.Tag()); err == nil {
+			return reference.FamiliarString(tagged)
+		}
+	}
+	return reference.FamiliarString(out)
 }
 
 // ExtractHAMiScheduler copies HAMiImageScheduler out of image into the
@@ -151,13 +170,15 @@ func parseImageIdentity(raw []byte, image string) (id, repoDigest string, err er
 	if !ok || json.Unmarshal([]byte(idJSON), &id) != nil || json.Unmarshal([]byte(digestsJSON), &digests) != nil || !strings.HasPrefix(id, "sha256:") {
 		return "", "", fmt.Errorf("inspect HAMi image %s: unexpected answer %q", image, raw)
 	}
-	repo := strings.SplitN(image, "@", 2)[0]
-	if t := imageTag(repo); t != "" {
-		repo = strings.TrimSuffix(repo, ":"+t)
+	// Docker lists RepoDigests familiar ("busybox@sha256:…"); both sides
+	// are normalized, so docker.io/library/busybox meets busybox and
+	// hami does not meet projecthami/hami.
+	want, err := reference.ParseNormalizedNamed(image)
+	if err != nil {
+		return id, "", nil // an image named by its ID has no repository
 	}
 	for _, d := range digests {
-		name, _, _ := strings.Cut(d, "@")
-		if name == repo || strings.HasSuffix(name, "/"+repo) {
+		if n, err := reference.ParseNormalizedNamed(d); err == nil && n.Name() == want.Name() {
 			return id, d, nil
 		}
 	}

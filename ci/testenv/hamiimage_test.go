@@ -18,14 +18,16 @@ import (
 )
 
 func TestImageTag(t *testing.T) {
+	const digest = "sha256:d366a4665ab44f0648d7a00ae3fae139d55e32f9712c67accd604bb55df9d05a"
 	for ref, want := range map[string]string{
 		"projecthami/hami:v2.10.0":                  "v2.10.0",
 		"docker.io/projecthami/hami:v2.10.0":        "v2.10.0",
 		"registry:5000/projecthami/hami:v2.10.0":    "v2.10.0",
 		"registry:5000/projecthami/hami":            "",
-		"projecthami/hami@sha256:0123":              "",
-		"projecthami/hami:v2.10.0@sha256:0123":      "v2.10.0",
-		"localhost:5000/hami:v2.10.0-rc1@sha256:ab": "v2.10.0-rc1",
+		"projecthami/hami@" + digest:                "",
+		"projecthami/hami:v2.10.0@" + digest:        "v2.10.0",
+		"localhost:5000/hami:v2.10.0-rc1@" + digest: "v2.10.0-rc1",
+		"not a reference:v1":                        "",
 	} {
 		if got := imageTag(ref); got != want {
 			t.Errorf("imageTag(%q) = %q, want %q", ref, got, want)
@@ -55,6 +57,12 @@ func TestParseImageIdentityAndName(t *testing.T) {
 			"busybox@" + digest, "HAMi scheduler latest from busybox:latest@" + digest},
 		{"imported (recorded)", "gpu-lab-record-hami:v0.0.0-test", `"` + id + `" []`,
 			"", "HAMi scheduler v0.0.0-test from gpu-lab-record-hami:v0.0.0-test (image " + id + ", no registry digest)"},
+		// The hand-written match took any repository ending in "/hami"
+		// for hami (docker.io/library/hami).
+		{"another repository with the same last element", "hami:v2.10.0", `"` + id + `" ["projecthami/hami@` + digest + `"]`,
+			"", "HAMi scheduler v2.10.0 from hami:v2.10.0 (image " + id + ", no registry digest)"},
+		{"named on docker.io, listed familiar", "docker.io/library/busybox:latest", `"` + id + `" ["busybox@` + digest + `"]`,
+			"busybox@" + digest, "HAMi scheduler latest from busybox:latest@" + digest},
 		{"no digests (null)", "gpu-lab-record-hami:v0.0.0-test", `"` + id + `" null`,
 			"", "HAMi scheduler v0.0.0-test from gpu-lab-record-hami:v0.0.0-test (image " + id + ", no registry digest)"},
 	}

@@ -8,12 +8,15 @@ import (
 	"fmt"
 	"io"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/restmapper"
 )
 
 // ToUnstructured converts a typed object (client-go types or render's own)
@@ -64,43 +67,78 @@ func ObjectName(u *unstructured.Unstructured) string {
 	return u.GetKind() + " " + u.GetName()
 }
 
-// Apply creates the object or updates it in place (create-or-update keeps
-// stages idempotent without server-side apply, which the fake clients used
-// in tests do not implement).
-func Apply(ctx context.Context, dyn dynamic.Interface, obj any) (*unstructured.Unstructured, error) {
+// FieldManager names the lab in the managedFields of every object it
+// applies, so a re-run of a stage takes back only the fields it set before
+// and leaves what controllers added (labels, annotations, finalizers) alone.
+const FieldManager = "gpu-lab"
+
+// Applier applies objects with server-side apply through the dynamic
+// client, finding each kind's resource through discovery (a CRD's plural is
+// whatever its CRD says, not a guess from the kind).
+type Applier struct {
+	dyn    dynamic.Interface
+	mapper meta.ResettableRESTMapper
+}
+
+// NewApplier caches discovery in memory for the Applier's lifetime; a kind
+// it does not know makes it ask the server again once (a CRD installed
+// since, as Kamaji's chart installs TenantControlPlane).
+func NewApplier(dyn dynamic.Interface, disc discovery.DiscoveryInterface) *Applier {
+	return &Applier{dyn: dyn, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc))}
+}
+
+// Resource is the resource serving the kind, from discovery.
+func (a *Applier) Resource(gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
+	m, err := a.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if meta.IsNoMatchError(err) {
+		// The deferred mapper re-reads discovery by itself only until its
+		// cache is first filled (client-go restmapper/discovery.go
+		// DeferredDiscoveryRESTMapper.RESTMapping checks Fresh()).
+		a.mapper.Reset()
+		m, err = a.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find the API resource of %s: %w (is the CRD that serves it installed?)", gvk, err)
+	}
+	return m, nil
+}
+
+// Apply sends the object as a server-side apply of FieldManager. Force
+// takes over fields another manager set: every object applied here is the
+// lab's own, and the lab's rendering is what it should say.
+func (a *Applier) Apply(ctx context.Context, obj any) (*unstructured.Unstructured, error) {
 	u, err := ToUnstructured(obj)
 	if err != nil {
 		return nil, err
 	}
-	gvk := u.GroupVersionKind()
-	gvr, _ := meta.UnsafeGuessKindToResource(gvk)
-	var ri dynamic.ResourceInterface = dyn.Resource(gvr)
-	if ns := u.GetNamespace(); ns != "" {
-		ri = dyn.Resource(gvr).Namespace(ns)
-	}
-	cur, err := ri.Get(ctx, u.GetName(), metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		out, err := ri.Create(ctx, u, metav1.CreateOptions{FieldManager: "labctl"})
-		if err != nil {
-			return nil, fmt.Errorf("create %s: %w", ObjectName(u), err)
-		}
-		return out, nil
-	case err != nil:
-		return nil, fmt.Errorf("get %s: %w", ObjectName(u), err)
-	}
-	u.SetResourceVersion(cur.GetResourceVersion())
-	out, err := ri.Update(ctx, u, metav1.UpdateOptions{FieldManager: "labctl"})
+	m, err := a.Resource(u.GroupVersionKind())
 	if err != nil {
-		return nil, fmt.Errorf("update %s: %w", ObjectName(u), err)
+		return nil, fmt.Errorf("apply %s: %w", ObjectName(u), err)
+	}
+	var ri dynamic.ResourceInterface = a.dyn.Resource(m.Resource)
+	if m.Scope.Name() == meta.RESTScopeNameNamespace {
+		if u.GetNamespace() == "" {
+			return nil, fmt.Errorf("apply %s: %s is namespaced but the object names no namespace", ObjectName(u), u.GetKind())
+		}
+		ri = a.dyn.Resource(m.Resource).Namespace(u.GetNamespace())
+	}
+	// A typed object encodes an unset creationTimestamp as null: not a
+	// field the lab means to own.
+	if ts, found, _ := unstructured.NestedFieldNoCopy(u.Object, "metadata", "creationTimestamp"); found && ts == nil {
+		u = u.DeepCopy()
+		unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	}
+	out, err := ri.Apply(ctx, u.GetName(), u, metav1.ApplyOptions{FieldManager: FieldManager, Force: true})
+	if err != nil {
+		return nil, fmt.Errorf("apply %s: %w", ObjectName(u), err)
 	}
 	return out, nil
 }
 
 // ApplyAll applies objects in order.
-func ApplyAll(ctx context.Context, dyn dynamic.Interface, objs ...any) error {
+func (a *Applier) ApplyAll(ctx context.Context, objs ...any) error {
 	for _, o := range objs {
-		if _, err := Apply(ctx, dyn, o); err != nil {
+		if _, err := a.Apply(ctx, o); err != nil {
 			return err
 		}
 	}

@@ -1,5 +1,5 @@
 // Package kube owns the two things every stage does with Kubernetes
-// objects: apply them (create-or-update through the dynamic client, after
+// objects: apply them (server-side apply through the dynamic client, after
 // decoding a manifest stream or a typed object) and judge whether one is
 // ready (Deployment, StatefulSet, DaemonSet, Node, webhook configuration,
 // Kamaji TenantControlPlane), each judgement with the condition that says
