@@ -10,9 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/tools/cache"
 )
 
 // TC-14: ten pods created back to back on one worker, pinned to the fewest
@@ -50,36 +48,48 @@ func tc14(ctx context.Context, t *T, pl placement) error {
 		}
 	}
 	pods := cs.CoreV1().Pods(ns)
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			l, err := pods.List(ctx, o)
-			if err != nil {
-				return nil, fmt.Errorf("tenant %s: list pods in %s: %w", s.Tenant, ns, err)
-			}
-			return l, nil
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			w, err := pods.Watch(ctx, o)
-			if err != nil {
-				return nil, fmt.Errorf("tenant %s: watch pods in %s: %w", s.Tenant, ns, err)
-			}
-			return w, nil
-		},
+	// The watch is opened before the first pod is created, so every bind
+	// is seen when it happens.
+	list, err := pods.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("tenant %s: list pods in %s: %w", s.Tenant, ns, err)
 	}
-	// The pods are created once the watch is open, so every bind is seen
-	// when it happens.
-	err = follow(bctx, lw, cs, &corev1.Pod{}, func(cache.Store) (bool, error) {
-		for i := 1; i <= burstPods; i++ {
-			p := gpuPod{name: fmt.Sprintf("tc14-%02d", i), gpus: 1, memMB: small, cores: burstCores, node: at.Node, cards: at.uuids()}
-			start := time.Now()
-			if _, err := t.createPod(ctx, s.Tenant, p); err != nil {
-				return false, err
-			}
-			created[p.name] = start
-			names = append(names, p.name)
+	w, err := pods.Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+	if err != nil {
+		return fmt.Errorf("tenant %s: watch pods in %s: %w", s.Tenant, ns, err)
+	}
+	for i := 1; i <= burstPods; i++ {
+		p := gpuPod{name: fmt.Sprintf("tc14-%02d", i), gpus: 1, memMB: small, cores: burstCores, node: at.Node, cards: at.uuids()}
+		start := time.Now()
+		if _, err := t.createPod(ctx, s.Tenant, p); err != nil {
+			w.Stop()
+			return err
 		}
-		t.Step("created %d pods (gpu 1, %d MB, %d%% cores) back to back on %s, pinned to %s", burstPods, small, burstCores, at.Node, strings.Join(at.uuids(), ", "))
-		return false, nil
+		created[p.name] = start
+		names = append(names, p.name)
+	}
+	t.Step("created %d pods (gpu 1, %d MB, %d%% cores) back to back on %s, pinned to %s", burstPods, small, burstCores, at.Node, strings.Join(at.uuids(), ", "))
+	first := true
+	err = follow(bctx, t.r.relist, func(ctx context.Context) (string, bool, error) {
+		if first {
+			first = false
+			return list.ResourceVersion, false, nil
+		}
+		l, err := pods.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return "", false, fmt.Errorf("tenant %s: list pods in %s: %w", s.Tenant, ns, err)
+		}
+		for i := range l.Items {
+			seen(&l.Items[i])
+		}
+		return l.ResourceVersion, len(bound) == burstPods, nil
+	}, func(ctx context.Context, rv string) (watch.Interface, error) {
+		if w != nil {
+			ww := w
+			w = nil
+			return ww, nil
+		}
+		return pods.Watch(ctx, metav1.ListOptions{ResourceVersion: rv})
 	}, func(ev watch.Event) (bool, error) {
 		if p, ok := ev.Object.(*corev1.Pod); ok {
 			seen(p)

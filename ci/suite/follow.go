@@ -2,89 +2,137 @@ package suite
 
 import (
 	"context"
-	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/tools/cache"
-	watchtools "k8s.io/client-go/tools/watch"
 )
 
-// follow waits on what lw lists and watches until synced or handle says
-// done, through client-go's watchtools.UntilWithSync: its reflector lists,
-// watches from the list's resource version, lists again after a 410 Gone
-// or a watch the server ended (with backoff), and uses bookmarks and
-// watch-list streams where the server offers them.
-//
-// synced sees the store once it holds the list and the watch after it is
-// open, so a change synced causes (TC-14 creates its pods there) is seen
-// when it happens; handle then sees every event, starting with an Added
-// per listed object.
-//
-// The reflector retries every failure until ctx ends; a list refused (no
-// permission, an unreachable tenant) or a watch refused for another reason
-// than an expired resource version ends follow at once with that error, as
-// the hand-written loop this replaced did: it would not heal within a wait.
-// client is the clientset lw calls (a fake clientset tells the reflector
-// it cannot stream lists).
-func follow(ctx context.Context, lw *cache.ListWatch, client any, objType runtime.Object, synced func(cache.Store) (bool, error), handle func(watch.Event) (bool, error)) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		mu       sync.Mutex
-		refused  error
-		watching = make(chan struct{})
-		opened   sync.Once
-	)
-	refuse := func(err error) {
-		mu.Lock()
-		if refused == nil {
-			refused = err
+// relistPolicy spaces the re-lists that follow a watch which failed or
+// ended: the first after Initial, each next one twice as late, at most Max
+// apart. A watch that delivered an event resets it, so a healthy server
+// ending a long watch costs one short wait, while a server that fails every
+// watch at once is asked every few seconds rather than in a tight loop.
+type relistPolicy struct {
+	Initial, Max time.Duration
+	// sleep waits d or until ctx ends (then it returns ctx.Err()); tests
+	// replace it to see the delays without waiting them.
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Defaults: a 410 Gone after an etcd compaction is re-listed at once for
+// practical purposes; 5 s between attempts is still several tries within
+// the shortest wait of the suite (Timeouts.Delete, 60 s by default).
+const (
+	defaultRelistInitial = 100 * time.Millisecond
+	defaultRelistMax     = 5 * time.Second
+)
+
+func (p relistPolicy) withDefaults() relistPolicy {
+	if p.Initial <= 0 {
+		p.Initial = defaultRelistInitial
+	}
+	if p.Max < p.Initial {
+		p.Max = max(defaultRelistMax, p.Initial)
+	}
+	if p.sleep == nil {
+		p.sleep = sleepCtx
+	}
+	return p
+}
+
+// grow is the delay after d.
+func (p relistPolicy) grow(d time.Duration) time.Duration {
+	return min(2*d, p.Max)
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// follow is list-then-watch until list or handle says done: list returns
+// the resource version to watch from, and when the watch fails or the
+// server ends it, follow lists again after the policy's delay, so nothing
+// between the two is missed and a failing server is not hammered. An error
+// from list or from opening the watch ends follow, except a 410 Gone
+// (resource version too old), which only needs a fresh list.
+func follow(ctx context.Context, rp relistPolicy, list func(context.Context) (string, bool, error), watchFrom func(context.Context, string) (watch.Interface, error), handle func(watch.Event) (bool, error)) error {
+	rp = rp.withDefaults()
+	var delay time.Duration // none before the first list
+	next := rp.Initial
+	for {
+		if delay > 0 {
+			if err := rp.sleep(ctx, delay); err != nil {
+				return err
+			}
 		}
-		mu.Unlock()
-		cancel()
+		rv, done, err := list(ctx)
+		if done || err != nil {
+			return err
+		}
+		w, err := watchFrom(ctx, rv)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if !apierrors.IsResourceExpired(err) && !apierrors.IsGone(err) {
+				return err
+			}
+			delay, next = next, rp.grow(next)
+			continue
+		}
+		progressed, done, err := drain(ctx, w, handle)
+		if done {
+			return err
+		}
+		if progressed {
+			next = rp.Initial
+		}
+		delay, next = next, rp.grow(next)
 	}
-	guarded := &cache.ListWatch{
-		ListWithContextFunc: func(lctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			obj, err := lw.ListWithContextFunc(lctx, o)
-			if err != nil && lctx.Err() == nil {
-				refuse(err)
-			}
-			return obj, err
-		},
-		WatchFuncWithContext: func(wctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			w, err := lw.WatchFuncWithContext(wctx, o)
-			if err == nil {
-				opened.Do(func() { close(watching) })
-				return w, nil
-			}
-			// A watch-list stream the server refuses makes the reflector
-			// fall back to a list, which decides.
-			streaming := o.SendInitialEvents != nil && *o.SendInitialEvents
-			if wctx.Err() == nil && !streaming && !apierrors.IsResourceExpired(err) && !apierrors.IsGone(err) {
-				refuse(err)
-			}
-			return nil, err
-		},
-	}
-	precondition := func(store cache.Store) (bool, error) {
+}
+
+// drain hands the watch's events to handle until handle says done, ctx
+// ends, or the watch fails or ends (done false: list again). progressed
+// says whether any event other than an error arrived. Events already
+// queued when ctx ends are still handed over: they arrived in time, and
+// select would otherwise pick at random between them and the end (a watch
+// whose channel is buffered, as a fake's is, can hold several; a server's
+// stream holds none).
+func drain(ctx context.Context, w watch.Interface, handle func(watch.Event) (bool, error)) (progressed, done bool, err error) {
+	defer w.Stop()
+	for {
 		select {
-		case <-watching:
 		case <-ctx.Done():
-			return false, ctx.Err()
+			for n := len(w.ResultChan()); n > 0; n-- {
+				ev, ok := <-w.ResultChan()
+				if !ok || ev.Type == watch.Error {
+					break
+				}
+				progressed = true
+				if done, err := handle(ev); done || err != nil {
+					return true, true, err
+				}
+			}
+			return progressed, true, ctx.Err()
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				return progressed, false, nil
+			}
+			if ev.Type == watch.Error {
+				return progressed, false, nil // e.g. 410 Gone: list again
+			}
+			progressed = true
+			if done, err := handle(ev); done || err != nil {
+				return true, true, err
+			}
 		}
-		return synced(store)
 	}
-	_, err := watchtools.UntilWithSync(ctx, cache.ToListWatcherWithWatchListSemantics(guarded, client), objType, precondition, handle)
-	mu.Lock()
-	defer mu.Unlock()
-	if refused != nil {
-		return refused
-	}
-	if err != nil && ctx.Err() != nil {
-		return ctx.Err() // the callers name the wait that ran out
-	}
-	return err
 }

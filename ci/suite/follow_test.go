@@ -3,18 +3,16 @@ package suite
 import (
 	"context"
 	"errors"
-	"sync"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/tools/cache"
 )
 
 // failingWatch is a watch that ends at once: after the given events, one
@@ -29,159 +27,130 @@ func failingWatch(events ...watch.Event) watch.Interface {
 	return fw
 }
 
-// scripted is a list/watch pair whose n-th list and watch answer as the
-// test says; it counts the calls.
-type scripted struct {
-	mu             sync.Mutex
-	lists, watches int
-	list           func(n int) (runtime.Object, error)
-	watch          func(n int) (watch.Interface, error)
+// recordSleeps is a relistPolicy whose sleep records each delay and stops
+// follow (by returning an error) after n of them.
+func recordSleeps(initial, maxDelay time.Duration, n int, got *[]time.Duration) relistPolicy {
+	return relistPolicy{Initial: initial, Max: maxDelay, sleep: func(_ context.Context, d time.Duration) error {
+		*got = append(*got, d)
+		if len(*got) == n {
+			return errStopped
+		}
+		return nil
+	}}
 }
 
-func (s *scripted) lw() *cache.ListWatch {
-	return &cache.ListWatch{
-		ListWithContextFunc: func(context.Context, metav1.ListOptions) (runtime.Object, error) {
-			s.mu.Lock()
-			s.lists++
-			n := s.lists
-			s.mu.Unlock()
-			return s.list(n)
-		},
-		WatchFuncWithContext: func(context.Context, metav1.ListOptions) (watch.Interface, error) {
-			s.mu.Lock()
-			s.watches++
-			n := s.watches
-			s.mu.Unlock()
-			return s.watch(n)
-		},
-	}
-}
+var errStopped = errors.New("stopped by the test")
 
-func (s *scripted) counts() (int, int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.lists, s.watches
-}
-
-func podList(rv string, pods ...*corev1.Pod) *corev1.PodList {
-	l := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: rv}}
-	for _, p := range pods {
-		l.Items = append(l.Items, *p)
-	}
-	return l
-}
-
-func boundPod(name string) *corev1.Pod {
-	p := pendingPod(name)
-	p.Spec.NodeName = "worker"
-	return p
-}
-
-func isBound(ev watch.Event) (bool, error) {
-	p, ok := ev.Object.(*corev1.Pod)
-	return ok && p.Spec.NodeName != "", nil
-}
-
-// noStreaming is a client that tells the reflector it cannot stream lists,
-// as the fake clientset's does.
-var noStreaming = fake.NewSimpleClientset() //nolint:staticcheck
-
-// The server ends the watch with 410 Gone: follow lists again and sees
-// the change it missed (the reflector's relist replaced the loop's own).
-func TestFollowListsAgainAfterGone(t *testing.T) {
-	t.Parallel() // the reflector backs off before it lists again
-	s := &scripted{
-		list: func(n int) (runtime.Object, error) {
-			if n == 1 {
-				return podList("1", pendingPod("p")), nil
-			}
-			return podList("3", boundPod("p")), nil
-		},
-		watch: func(n int) (watch.Interface, error) {
-			if n == 1 {
-				return failingWatch(), nil
-			}
-			return watch.NewFake(), nil // open, silent
-		},
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	err := follow(ctx, s.lw(), noStreaming, &corev1.Pod{}, func(cache.Store) (bool, error) { return false, nil }, isBound)
-	if err != nil {
-		t.Fatalf("follow = %v, want the bound pod seen after the re-list", err)
-	}
-	if lists, _ := s.counts(); lists != 2 {
-		t.Errorf("%d lists, want 2 (one after the 410)", lists)
-	}
-}
-
-// A list or watch the server refuses (other than 410) will not heal within
-// a wait: follow returns the refusal at once, not the deadline.
-func TestFollowFailsAtOnceWhenRefused(t *testing.T) {
-	denied := apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "p", errors.New("no watch verb"))
-	for _, tc := range []struct {
-		name  string
-		list  func(int) (runtime.Object, error)
-		watch func(int) (watch.Interface, error)
+func TestFollowBacksOffWhenWatchesFail(t *testing.T) {
+	sec := time.Second
+	tests := []struct {
+		name      string
+		watchFrom func(n int) (watch.Interface, error)
+		want      []time.Duration
 	}{
-		{"list refused", func(int) (runtime.Object, error) { return nil, denied },
-			func(int) (watch.Interface, error) { return watch.NewFake(), nil }},
-		{"watch refused", func(int) (runtime.Object, error) { return podList("1", pendingPod("p")), nil },
-			func(int) (watch.Interface, error) { return nil, denied }},
-	} {
+		{
+			name:      "every watch errors at once: doubling, capped",
+			watchFrom: func(int) (watch.Interface, error) { return failingWatch(), nil },
+			want:      []time.Duration{1 * sec, 2 * sec, 4 * sec, 8 * sec, 8 * sec, 8 * sec},
+		},
+		{
+			name: "opening the watch answers 410 Gone: re-list with the same backoff",
+			watchFrom: func(int) (watch.Interface, error) {
+				return nil, apierrors.NewResourceExpired("too old resource version: 1 (2)")
+			},
+			want: []time.Duration{1 * sec, 2 * sec, 4 * sec, 8 * sec, 8 * sec, 8 * sec},
+		},
+		{
+			name: "a watch that delivered an event resets the backoff",
+			watchFrom: func(n int) (watch.Interface, error) {
+				if n == 3 {
+					return failingWatch(watch.Event{Type: watch.Modified, Object: pendingPod("p")}), nil
+				}
+				return failingWatch(), nil
+			},
+			want: []time.Duration{1 * sec, 2 * sec, 1 * sec, 2 * sec, 4 * sec, 8 * sec},
+		},
+	}
+	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			s := &scripted{list: tc.list, watch: tc.watch}
-			err := follow(ctx, s.lw(), noStreaming, &corev1.Pod{}, func(cache.Store) (bool, error) { return false, nil }, isBound)
-			if !apierrors.IsForbidden(err) {
-				t.Fatalf("follow = %v, want the Forbidden error", err)
+			var got []time.Duration
+			lists, watches := 0, 0
+			err := follow(context.Background(), recordSleeps(sec, 8*sec, len(tc.want), &got),
+				func(context.Context) (string, bool, error) { lists++; return fmt.Sprint(lists), false, nil },
+				func(context.Context, string) (watch.Interface, error) { watches++; return tc.watchFrom(watches) },
+				func(watch.Event) (bool, error) { return false, nil })
+			if !errors.Is(err, errStopped) {
+				t.Fatalf("follow = %v, want it stopped by the test's sleep", err)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("delays before re-lists = %v, want %v", got, tc.want)
+			}
+			// Every re-list came after a delay: lists = delays + the first.
+			if lists != len(got) {
+				t.Errorf("%d lists for %d delays, want one list per delay before the stop", lists, len(got))
 			}
 		})
 	}
 }
 
-// synced sees the listed state once the watch is open; events after it
-// reach handle.
-func TestFollowSyncedThenEvents(t *testing.T) {
-	fw := watch.NewFake()
-	s := &scripted{
-		list:  func(int) (runtime.Object, error) { return podList("1", pendingPod("p")), nil },
-		watch: func(int) (watch.Interface, error) { return fw, nil },
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	var listed *corev1.Pod
-	err := follow(ctx, s.lw(), noStreaming, &corev1.Pod{}, func(store cache.Store) (bool, error) {
-		if _, watches := s.counts(); watches != 1 {
-			t.Errorf("synced ran with %d watches open, want 1", watches)
-		}
-		if obj, ok, _ := store.GetByKey("ns/p"); ok {
-			listed = obj.(*corev1.Pod)
-		}
-		go fw.Modify(boundPod("p")) // the server's next event
-		return false, nil
-	}, isBound)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if listed == nil || listed.Spec.NodeName != "" {
-		t.Errorf("synced saw %v, want the listed pending pod", listed)
+func TestFollowFailsOnOtherWatchErrors(t *testing.T) {
+	denied := apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "p", errors.New("no watch verb"))
+	var got []time.Duration
+	err := follow(context.Background(), recordSleeps(time.Second, time.Second, 1, &got),
+		func(context.Context) (string, bool, error) { return "1", false, nil },
+		func(context.Context, string) (watch.Interface, error) { return nil, denied },
+		func(watch.Event) (bool, error) { return false, nil })
+	if !apierrors.IsForbidden(err) || len(got) != 0 {
+		t.Fatalf("follow = %v after delays %v, want the Forbidden error at once", err, got)
 	}
 }
 
-// synced saying done ends follow without waiting for an event.
-func TestFollowDoneWhenSynced(t *testing.T) {
-	s := &scripted{
-		list:  func(int) (runtime.Object, error) { return podList("1"), nil },
-		watch: func(int) (watch.Interface, error) { return watch.NewFake(), nil },
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	err := follow(ctx, s.lw(), noStreaming, &corev1.Pod{}, func(store cache.Store) (bool, error) {
-		return len(store.List()) == 0, nil
-	}, func(watch.Event) (bool, error) { return false, nil })
+func TestFollowDoneOnEvent(t *testing.T) {
+	fw := watch.NewFakeWithChanSize(1, false)
+	fw.Modify(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}})
+	err := follow(context.Background(), relistPolicy{sleep: func(context.Context, time.Duration) error {
+		t.Error("slept although the watch delivered what was awaited")
+		return nil
+	}},
+		func(context.Context) (string, bool, error) { return "1", false, nil },
+		func(context.Context, string) (watch.Interface, error) { return fw, nil },
+		func(ev watch.Event) (bool, error) { return ev.Type == watch.Modified, nil })
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A deadline that passed before the events were read does not lose the
+// events that had already arrived: each is handled, then the deadline ends
+// the wait.
+func TestDrainHandsOverQueuedEventsAfterTheDeadline(t *testing.T) {
+	fw := watch.NewFakeWithChanSize(3, false)
+	for _, n := range []string{"a", "b", "c"} {
+		fw.Add(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: n}})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var got []string
+	_, done, err := drain(ctx, fw, func(ev watch.Event) (bool, error) {
+		got = append(got, ev.Object.(*corev1.Pod).Name)
+		return false, nil
+	})
+	if !done || !errors.Is(err, context.Canceled) || strings.Join(got, ",") != "a,b,c" {
+		t.Fatalf("drain = done %v, %v, handled %v; want every queued event handled, then the deadline", done, err, got)
+	}
+}
+
+func TestRelistPolicyDefaults(t *testing.T) {
+	p := relistPolicy{}.withDefaults()
+	if p.Initial <= 0 || p.Max < p.Initial || p.sleep == nil {
+		t.Fatalf("defaults = %+v", p)
+	}
+	// The cap is reached and held.
+	d := p.Initial
+	for range 64 {
+		d = p.grow(d)
+	}
+	if d != p.Max {
+		t.Errorf("after many failures the delay is %s, want the cap %s", d, p.Max)
 	}
 }

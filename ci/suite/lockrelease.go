@@ -45,15 +45,3 @@ func (t *T) waitLockReleased(ctx context.Context, ref podRef, node string) {
 		}
 	}
 }
-
-// sleepCtx waits d or until ctx ends (then it returns ctx.Err()).
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}

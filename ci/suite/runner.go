@@ -51,6 +51,8 @@ type runner struct {
 	// probe makes the check (nil: GET /version).
 	reach map[string]error
 	probe probeFunc
+	// relist spaces the re-lists after a failed watch.
+	relist relistPolicy
 	// cards are held by the scenario running on them.
 	cards *cardLocks
 	// healthEvery is how often a running case asks Config.Health

@@ -9,9 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/gpu-lab/gpu-lab/ci/suite/assert"
 )
@@ -21,38 +19,29 @@ type verdictError struct{ msg string }
 
 func (e *verdictError) Error() string { return e.msg }
 
-// podEvents follows the pod: f sees its listed state (nil when the pod
-// does not exist), then every event about it; it returns done or an error.
+// podEvents lists the pod, then follows it with a watch from the list's
+// resource version; when the server ends the watch it lists and watches
+// again. f sees each listed state (nil when the pod does not exist) and
+// every event; it returns done or an error.
 func (t *T) podEvents(ctx context.Context, ref podRef, f func(watch.EventType, *corev1.Pod) (bool, error)) error {
 	cs := t.Client(ref.tenant)
+	fs := fields.OneTermEqualSelector("metadata.name", ref.name).String()
 	pods := cs.CoreV1().Pods(ref.namespace)
-	byName := func(o *metav1.ListOptions) {
-		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", ref.name).String()
-	}
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			byName(&o)
-			l, err := pods.List(ctx, o)
-			if err != nil {
-				return nil, fmt.Errorf("tenant %s: list pod %s: %w", ref.tenant, ref, err)
-			}
-			return l, nil
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			byName(&o)
-			return pods.Watch(ctx, o)
-		},
-	}
-	return follow(ctx, lw, cs, &corev1.Pod{}, func(store cache.Store) (bool, error) {
-		obj, ok, err := store.GetByKey(ref.namespace + "/" + ref.name)
+	return follow(ctx, t.r.relist, func(ctx context.Context) (string, bool, error) {
+		list, err := pods.List(ctx, metav1.ListOptions{FieldSelector: fs})
 		if err != nil {
-			return false, err
+			return "", false, fmt.Errorf("tenant %s: list pod %s: %w", ref.tenant, ref, err)
 		}
 		var cur *corev1.Pod
-		if ok {
-			cur = obj.(*corev1.Pod)
+		for i := range list.Items {
+			if list.Items[i].Name == ref.name {
+				cur = &list.Items[i]
+			}
 		}
-		return f(watch.Added, cur)
+		done, err := f(watch.Added, cur)
+		return list.ResourceVersion, done, err
+	}, func(ctx context.Context, rv string) (watch.Interface, error) {
+		return pods.Watch(ctx, metav1.ListOptions{FieldSelector: fs, ResourceVersion: rv})
 	}, func(ev watch.Event) (bool, error) {
 		p, isPod := ev.Object.(*corev1.Pod)
 		if !isPod || p.Name != ref.name {
