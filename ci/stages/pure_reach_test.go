@@ -6,8 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"github.com/gpu-lab/gpu-lab/ci/internal/kubeconfig/kubeconfigtest"
 )
 
 func TestReachFor(t *testing.T) {
@@ -77,21 +76,7 @@ func TestReachRenderOptionsAndServers(t *testing.T) {
 	}
 }
 
-func kubeconfigFor(t *testing.T, servers map[string]string, current string) []byte {
-	t.Helper()
-	cfg := clientcmdapi.NewConfig()
-	for name, s := range servers {
-		cfg.Clusters[name] = &clientcmdapi.Cluster{Server: s, CertificateAuthorityData: []byte("ca-" + name)}
-		cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: "t"}
-		cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name}
-	}
-	cfg.CurrentContext = current
-	b, err := clientcmd.Write(*cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+var kubeconfigFor = kubeconfigtest.Write
 
 func TestKindLoggerLevels(t *testing.T) {
 	var b strings.Builder

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpu-lab/gpu-lab/ci/internal/kubeconfig/kubeconfigtest"
 	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
 func TestRewriteServer(t *testing.T) {
@@ -54,18 +54,4 @@ func TestRewriteServer(t *testing.T) {
 	}
 }
 
-func kubeconfig(t *testing.T, servers map[string]string, current string) []byte {
-	t.Helper()
-	cfg := clientcmdapi.NewConfig()
-	for name, s := range servers {
-		cfg.Clusters[name] = &clientcmdapi.Cluster{Server: s, CertificateAuthorityData: []byte("ca-" + name)}
-		cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: "t"}
-		cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name}
-	}
-	cfg.CurrentContext = current
-	b, err := clientcmd.Write(*cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+var kubeconfig = kubeconfigtest.Write
