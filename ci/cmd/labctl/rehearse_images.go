@@ -22,7 +22,7 @@ func newRehearseImagesCommand() *cobra.Command {
 	var (
 		file, bundle, root, kindGit, knpGit, runc string
 		only, nodeFiles                           []string
-		planOnly, basesOnly                       bool
+		planOnly, basesOnly, nodeAdapt            bool
 	)
 	cmd := &cobra.Command{
 		Use:   "images",
@@ -72,7 +72,7 @@ difference from upstream's published images.`,
 			}
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
 			d := docker.CLI{}
-			rep := imagebuild.Build(cmd.Context(), imagebuild.Options{Root: root, Docker: d, Log: log, KindGitDir: kindGit, KubeNetworkPoliciesGitDir: knpGit, RuncBinary: runc, NodeExtra: extra, BasesOnly: basesOnly}, plan)
+			rep := imagebuild.Build(cmd.Context(), imagebuild.Options{Root: root, Docker: d, Log: log, KindGitDir: kindGit, KubeNetworkPoliciesGitDir: knpGit, RuncBinary: runc, NodeExtra: extra, NodeAdapt: nodeAdapt, BasesOnly: basesOnly}, plan)
 			idx, werr := imagebuild.WriteBundle(cmd.Context(), d, bundle, plan, rep, log)
 			rep.Write(out)
 			if werr != nil {
@@ -97,6 +97,7 @@ difference from upstream's published images.`,
 	f.StringVar(&knpGit, "kube-network-policies-git-dir", "", "git directory of kubernetes-sigs/kube-network-policies holding the commit kindnetd requires (the module proxy does not serve it)")
 	f.StringVar(&runc, "node-runc", "", "runc binary the node images' containerd runs (a capability-filtering wrapper added to the node image by the caller)")
 	f.StringArrayVar(&nodeFiles, "node-file", nil, "HOSTPATH:NODEPATH[:MODE] to add to the node images (octal mode, default 0755), e.g. the runc wrapper --node-runc names")
+	f.BoolVar(&nodeAdapt, "node-adapt", true, "adapt node images to this machine (ci/rehearsal/nodeadapt): containerd's restrict_oom_score_adj and the runc wrapper runc-capfilter; =false builds kind's node as published")
 	f.StringSliceVar(&only, "only", nil, "build only these `REF`s (as labctl images lists them; a node's tag without the digest matches)")
 	f.BoolVar(&planOnly, "plan", false, "print what would be built and how, build nothing")
 	f.BoolVar(&basesOnly, "bases-only", false, "make only the Debian root file systems and base images (network-bound minutes; can run beside a long build)")

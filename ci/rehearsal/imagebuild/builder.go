@@ -37,6 +37,10 @@ type Options struct {
 	// adaptations (nodeimage.Inputs).
 	RuncBinary string
 	NodeExtra  []imagespec.File
+	// NodeAdapt makes node images this machine can run pods in: the
+	// node's containerd patched by nodeadapt (restrict_oom_score_adj, the
+	// runc wrapper as BinaryName) and the wrapper in the image (adapt.go).
+	NodeAdapt bool
 	// BasesOnly makes only the Debian root file systems and base images
 	// (minutes, network-bound; they can run beside the long Go builds).
 	BasesOnly bool

@@ -88,6 +88,11 @@ func (b *builder) buildNode(rec Recipe, logPath string) (string, bool, error) {
 		Containerd: nodeimage.ContainerdOptions{SandboxImage: SandboxImage, RuncBinary: b.o.RuncBinary},
 		Extra:      b.o.NodeExtra,
 	}
+	if b.o.NodeAdapt {
+		if err := b.adaptNode(&in); err != nil {
+			return "", false, err
+		}
+	}
 	baseRef := "gpu-lab-rehearsal/node-base:" + version
 	if _, _, err := b.buildSpec(nodeimage.BaseSpec(baseRef, base.ref, in), b.logPath("node-base", version)); err != nil {
 		return "", false, err

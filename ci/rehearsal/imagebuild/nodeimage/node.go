@@ -42,6 +42,9 @@ type Inputs struct {
 	Kind   KindFiles
 	// Containerd are the containerd settings.
 	Containerd ContainerdOptions
+	// ContainerdTOML, when set, is the node's config.toml instead of
+	// ContainerdConfig(Containerd): the rehearsal's adapted form of it.
+	ContainerdTOML string
 	// Extra files are added last (the hook for host adaptations, such as a
 	// runc wrapper named in Containerd.RuncBinary).
 	Extra []imagespec.File
@@ -65,8 +68,12 @@ func BaseSpec(ref, base string, in Inputs) imagespec.Spec {
 	for _, name := range sortedKeys(in.Kind.Scripts) {
 		files = append(files, host("/kind/bin/"+name, 0o755, in.Kind.Scripts[name]))
 	}
+	containerdTOML := in.ContainerdTOML
+	if containerdTOML == "" {
+		containerdTOML = ContainerdConfig(in.Containerd)
+	}
 	files = append(files,
-		f("/etc/containerd/config.toml", 0o644, ContainerdConfig(in.Containerd)),
+		f("/etc/containerd/config.toml", 0o644, containerdTOML),
 		f("/etc/systemd/system/containerd.service", 0o644, ContainerdService),
 		f("/etc/systemd/system/kubelet.service", 0o644, KubeletService),
 		f("/etc/systemd/system/kubelet.slice", 0o644, KubeletSlice),
