@@ -63,6 +63,12 @@ func Adaptations() []Adaptation {
 			Evidence: "2026-12-02: /proc/sys/fs/inotify/max_user_watches 192530, max_user_instances 128 on this machine; both writable by root",
 		},
 		{
+			Name:     "management node on the tenants' Kubernetes version",
+			What:     "the rehearsal's default lab (ci/rehearsal/lab.yaml) sets versions.kindNodeImage to kindest/node:v1.36.4, the tenants' version, instead of kind v0.33.0's default v1.37.0; everything else is the seed lab",
+			Reason:   "every image is built here from source, and each Kubernetes version is one long build (kindest/node needs its release binaries): one version instead of two halves the cold build",
+			Evidence: "2026-12-02, 2 cores: the Kubernetes v1.37.0 binaries took 87 min to build here (ci/rehearsal/imagebuild/k8srelease); a user's lab may set the same field (ci/lab/versions.go KindNodeImage)",
+		},
+		{
 			Name:   "node containerd: restrict_oom_score_adj",
 			What:   "the node image's containerd config.toml sets restrict_oom_score_adj = true in the CRI plugin (nodeadapt.PatchContainerdConfig)",
 			Reason: "containerd's CRI asks runc for oom_score_adj -998 for every pod sandbox (containerd v1.6.20 pkg/cri/server/helpers_linux.go:45), and lowering it needs CAP_SYS_RESOURCE, which no process here has",

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpu-lab/gpu-lab/ci/internal/nodeimage"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
 	rehrun "github.com/gpu-lab/gpu-lab/ci/rehearsal/run"
 	"github.com/gpu-lab/gpu-lab/ci/stages"
@@ -57,7 +58,7 @@ CGO_ENABLED=0 (its binary is shipped into the workers). Needs root.`,
 			if err := checkLabctlBinary(o.Labctl); err != nil {
 				return err
 			}
-			if o.Lab, err = lab.Load(f.file); err != nil {
+			if o.Lab, err = lab.Load(o.LabFile); err != nil {
 				return err
 			}
 			o.Log = progressLog(cmd.ErrOrStderr())
@@ -78,7 +79,7 @@ CGO_ENABLED=0 (its binary is shipped into the workers). Needs root.`,
 	fl.StringVar(&f.charts, "charts", "", "directory of the chart archives to put into the bundle first (default <cache>/charts when it exists)")
 	fl.StringVar(&f.reports, "reports", "rehearsal-reports", "directory for the suite's reports, the logs and rehearsal.md")
 	fl.StringVar(&f.workDir, "work-dir", "", "directory for labctl's state (default <cache>/run)")
-	fl.StringVarP(&f.file, "file", "f", "", "lab file (default: the embedded seed lab)")
+	fl.StringVarP(&f.file, "file", "f", "", "lab file (default: the rehearsal's lab, ci/rehearsal/lab.yaml: the seed lab with the management node on the tenants' Kubernetes version)")
 	fl.StringVar(&f.labctl, "labctl", "", "the labctl binary to rehearse (default: this one)")
 	fl.StringVar(&f.helm, "helm", "", "helm "+stages.HelmVersion+" binary (default $LABCTL_HELM, helm on PATH, or <cache>/bin/helm)")
 	fl.StringVar(&f.daemonDir, "daemon-dir", "", "state directory of the private daemon (default ~/.cache/gpu-lab/rehearsal/daemon)")
@@ -112,6 +113,11 @@ func (f runFlags) options(executable func() (string, error), lookPath func(strin
 		Reports: f.reports,
 		Netns:   f.netns,
 		Daemon:  hostdaemon.Layout{Dir: or(f.daemonDir, defaultDaemon)},
+	}
+	if p.LabFile == "" {
+		if p.LabFile, err = rehearsal.WriteLab(cache); err != nil {
+			return rehrun.Options{}, err
+		}
 	}
 	if p.Labctl == "" {
 		exe, err := executable()

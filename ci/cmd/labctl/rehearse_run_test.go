@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -34,10 +35,15 @@ func TestRehearseRunOptions(t *testing.T) {
 		"daemon":  {o.Daemon.Dir, filepath.Join(root, "daemon")},
 		"netns":   {o.Netns, ""},
 		"charts":  {o.Charts, ""},
+		"lab":     {o.LabFile, filepath.Join(root, "rehearsal-lab.yaml")},
 	} {
 		if got[0] != got[1] {
 			t.Errorf("%s = %q, want %q", name, got[0], got[1])
 		}
+	}
+
+	if b, err := os.ReadFile(o.LabFile); err != nil || !bytes.Contains(b, []byte("kindest/node:v1.36.4@")) {
+		t.Errorf("the default lab file %s: %v, want the rehearsal's lab (management node v1.36.4):\n%s", o.LabFile, err, b)
 	}
 
 	// No helm anywhere: the error says how to install the pinned one.
