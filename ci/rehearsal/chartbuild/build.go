@@ -18,8 +18,9 @@ type Options struct {
 	// Out receives the archives, named as a bundle names them
 	// (images.ChartArchiveName).
 	Out string
-	// Root is the rehearsal cache (helm is built into it); Helm, when set,
-	// is a helm v3.19.0 binary to use instead.
+	// Root is the rehearsal cache: helm is built into it and the helm
+	// commands' log is kept there (LogPath). Helm, when set, is a helm
+	// v3.19.0 binary to use instead of building one.
 	Root, Helm string
 	// Snapshots are the upstream repositories' git directories.
 	Snapshots Snapshots
@@ -66,6 +67,9 @@ func Build(ctx context.Context, o Options) ([]Made, error) {
 	rs, err := o.Recipes()
 	if err != nil {
 		return nil, err
+	}
+	if o.Root == "" || o.Out == "" {
+		return nil, fmt.Errorf("chartbuild: Options need Out and Root (the rehearsal cache, cache.Root)")
 	}
 	helmBin := o.Helm
 	if helmBin == "" {

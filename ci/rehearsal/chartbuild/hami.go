@@ -57,7 +57,8 @@ func CheckHAMiSource(versionFile, chartYAML, valuesYAML string, want string) err
 	if v.Chart != strings.TrimPrefix(want, "v") {
 		return fmt.Errorf("HAMi VERSION %q makes chart version %s, the lab pins %s", strings.TrimSpace(versionFile), v.Chart, want)
 	}
-	for key, w := range map[string]string{"version": v.Chart, "appVersion": v.AppVersion} {
+	for _, kv := range [][2]string{{"version", v.Chart}, {"appVersion", v.AppVersion}} {
+		key, w := kv[0], kv[1]
 		got, ok := topLevel(chartYAML, key)
 		if !ok || got != w {
 			return fmt.Errorf("HAMi charts/hami/Chart.yaml %s is %q, update-versions would write %q: the tag's chart is not the release's as committed", key, got, w)

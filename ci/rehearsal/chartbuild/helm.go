@@ -55,13 +55,44 @@ func HelmProgram() gobuild.Program {
 }
 
 // BuildHelm returns the helm binary, building it once through the Go module
-// proxy into the rehearsal cache (root/go/helm-v3.19.0-KEY/bin/helm).
+// proxy into the rehearsal cache (root/go/helm-v3.19.0-KEY/bin/helm), and
+// links it as root/bin/helm, where `labctl rehearse run` looks for helm
+// after --helm, $LABCTL_HELM and PATH (ci/cmd/labctl rehearse_run.go
+// findHelm).
 func BuildHelm(ctx context.Context, log *slog.Logger, root string) (string, error) {
-	bin, err := gobuild.Build(ctx, log, root, HelmProgram(), "about 5 minutes on 2 idle cores")
+	bin, err := gobuild.Build(ctx, log, root, HelmProgram(), "about 10 minutes on 2 busy cores")
 	if err != nil {
 		return "", fmt.Errorf("helm %s: %w", HelmVersion, err)
 	}
-	return filepath.Join(bin, "helm"), nil
+	helm := filepath.Join(bin, "helm")
+	if err := linkHelm(log, helm, HelmLink(root)); err != nil {
+		return "", err
+	}
+	return helm, nil
+}
+
+// HelmLink is where `labctl rehearse run` finds a maintainer's helm.
+func HelmLink(root string) string { return filepath.Join(root, "bin", "helm") }
+
+// linkHelm points link at helm. A link there is replaced (an older build's);
+// a file there is the maintainer's own helm and is left alone.
+func linkHelm(log *slog.Logger, helm, link string) error {
+	if fi, err := os.Lstat(link); err == nil && fi.Mode()&os.ModeSymlink == 0 {
+		log.Info("keeping the helm already installed in the cache", "path", link, "built", helm)
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		return fmt.Errorf("helm link %s: %w", link, err)
+	}
+	tmp := link + ".new"
+	_ = os.Remove(tmp)
+	if err := os.Symlink(helm, tmp); err != nil {
+		return fmt.Errorf("helm link %s: %w", link, err)
+	}
+	if err := os.Rename(tmp, link); err != nil {
+		return fmt.Errorf("helm link %s: %w", link, err)
+	}
+	return nil
 }
 
 // Helm runs one helm binary with a home of its own: helm's cache, config

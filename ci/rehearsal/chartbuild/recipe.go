@@ -55,8 +55,13 @@ type Recipe struct {
 
 // RecipeFor maps a chart the lab pins to its source. Kamaji's chart has no
 // version of its own (every master push republishes 0.0.0+latest), so it is
-// made at the commit of the Kamaji image the lab pins: the tag names that
-// commit, and the chart then deploys the controller it was written for.
+// made at the tag of the Kamaji image the lab pins: Kamaji's weekly edge
+// release tags master's head YY.M.WEEK-edge and builds the images from
+// that tag (kamaji 26.8.2-edge .github/workflows/release.yml:3-35). The tag
+// 26.8.2-edge is ddbabd8 (committed 2026-08-03 06:32 UTC, the cron's Monday
+// 07:00 UTC run), which is also master's head in the fetched snapshot: the
+// push of that commit published the last 0.0.0+latest, the chart written
+// for that controller.
 func RecipeFor(c images.Chart, v lab.Versions) (Recipe, error) {
 	switch c.Name {
 	case render.HAMiChartName:
@@ -71,7 +76,7 @@ func RecipeFor(c images.Chart, v lab.Versions) (Recipe, error) {
 			return Recipe{}, fmt.Errorf("chart %s %s: no Kamaji image version pinned: the chart is made at the image's tag", c.Name, c.Version)
 		}
 		return Recipe{Chart: c, Kind: KindKamaji, Repo: KamajiRepo, Ref: v.KamajiImage, ChartDir: "charts/kamaji",
-			Why: "0.0.0+latest is republished on every master push (.github/workflows/helm.yaml); the image " + v.KamajiImage + " is built from the tag of that name, so the chart of that commit is the one published with it"}, nil
+			Why: "0.0.0+latest is republished on every master push (.github/workflows/helm.yaml); the weekly edge release tags master's head " + v.KamajiImage + " and builds that image from it (.github/workflows/release.yml), so the chart of that commit is the one published with it"}, nil
 	case charts.CertManagerName:
 		return Recipe{Chart: c, Kind: KindCertManager, Repo: CertManagerRepo, Ref: c.Version, ChartDir: "deploy/charts/cert-manager",
 			Why: "cert-manager's release chart is generated at the release tag by make/manifests.mk with VERSION = git describe = the tag"}, nil
