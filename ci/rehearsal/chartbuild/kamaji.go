@@ -1,0 +1,215 @@
+package chartbuild
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/version"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gpu-lab/gpu-lab/ci/images"
+)
+
+// kamajiEtcdChartDir is kamaji-etcd's chart in its repository (v0.17.0
+// charts/kamaji-etcd/Chart.yaml:2 name kamaji-etcd).
+const kamajiEtcdChartDir = "charts/kamaji-etcd"
+
+// Dependency is one entry of a Chart.yaml's dependencies.
+type Dependency struct {
+	Name       string `json:"name"`
+	Repository string `json:"repository"`
+	Version    string `json:"version"`
+}
+
+// EtcdRelease is one published kamaji-etcd chart: the tag it was made
+// from (its release workflow publishes on every v* tag, kamaji-etcd
+// .github/workflows/release.yml:3-6), the chart version at that tag and the
+// tag's commit time.
+type EtcdRelease struct {
+	Tag, Version string
+	Time         time.Time
+}
+
+// SelectKamajiEtcd is the kamaji-etcd `helm dependency update` resolved
+// into Kamaji's chart when it was published at cutoff: the newest release
+// satisfying the constraint among those published by then (helm picks the
+// newest matching version of the repository's index, helm v3.19.0
+// internal/resolver/resolver.go:124-190: the index sorted newest first, the first that satisfies). Only ">=X.Y.Z" constraints are
+// understood (Kamaji's is ">=0.15.0", 26.8.2-edge charts/kamaji/Chart.yaml:24).
+func SelectKamajiEtcd(constraint string, releases []EtcdRelease, cutoff time.Time) (EtcdRelease, error) {
+	min, ok := strings.CutPrefix(strings.TrimSpace(constraint), ">=")
+	if !ok {
+		return EtcdRelease{}, fmt.Errorf("kamaji-etcd constraint %q: only >=X.Y.Z is understood", constraint)
+	}
+	floor, err := version.ParseSemantic(strings.TrimSpace(min))
+	if err != nil {
+		return EtcdRelease{}, fmt.Errorf("kamaji-etcd constraint %q: %w", constraint, err)
+	}
+	var best EtcdRelease
+	var bestV *version.Version
+	for _, r := range releases {
+		v, err := version.ParseSemantic(r.Version)
+		if err != nil || v.PreRelease() != "" || v.LessThan(floor) || r.Time.After(cutoff) {
+			continue
+		}
+		if bestV == nil || bestV.LessThan(v) {
+			best, bestV = r, v
+		}
+	}
+	if bestV == nil {
+		return EtcdRelease{}, fmt.Errorf("no kamaji-etcd release %s published by %s (fetch the kamaji-etcd snapshot with its tags)", constraint, cutoff.Format(time.RFC3339))
+	}
+	return best, nil
+}
+
+// etcdReleases lists kamaji-etcd's v* tags with the chart version each
+// carries.
+func etcdReleases(ctx context.Context, gitDir string) ([]EtcdRelease, error) {
+	tags, err := Tags(ctx, gitDir)
+	if err != nil {
+		return nil, err
+	}
+	var out []EtcdRelease
+	for _, t := range tags {
+		if !strings.HasPrefix(t, "v") {
+			continue
+		}
+		b, err := Show(ctx, gitDir, t, kamajiEtcdChartDir+"/Chart.yaml")
+		if err != nil {
+			continue // an old tag before the chart moved there
+		}
+		var m images.ChartMeta
+		if yaml.Unmarshal(b, &m) != nil || m.Name != images.KamajiEtcdSubchart {
+			continue
+		}
+		_, when, err := Commit(ctx, gitDir, t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, EtcdRelease{Tag: t, Version: m.Version, Time: when})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
+	return out, nil
+}
+
+// kamajiEtcdDependency reads the kamaji-etcd entry of Kamaji's Chart.yaml.
+func kamajiEtcdDependency(chartYAML []byte) (Dependency, error) {
+	var c struct {
+		Dependencies []Dependency `json:"dependencies"`
+	}
+	if err := yaml.Unmarshal(chartYAML, &c); err != nil {
+		return Dependency{}, fmt.Errorf("kamaji Chart.yaml: %w", err)
+	}
+	for _, d := range c.Dependencies {
+		if d.Name == images.KamajiEtcdSubchart {
+			return d, nil
+		}
+	}
+	return Dependency{}, errors.New("kamaji Chart.yaml has no kamaji-etcd dependency")
+}
+
+// RepositoriesYAML is a helm repositories.yaml naming one repository
+// (helm v3.19.0 pkg/repo/repo.go:29-33 File: apiVersion, generated,
+// repositories of name and url).
+func RepositoriesYAML(name, url string) []byte {
+	return []byte(fmt.Sprintf("apiVersion: \"\"\ngenerated: \"0001-01-01T00:00:00Z\"\nrepositories:\n- name: %s\n  url: %s\n", name, url))
+}
+
+// makeKamaji extracts charts/kamaji at the image's tag and resolves its
+// kamaji-etcd as the publish step's `helm dependency update` did, without
+// a network: the selected kamaji-etcd is packaged from its tag (its own
+// publish step is helm-gh-pages too: dependency update, a no-op, and helm
+// package), indexed with `helm repo index` and served on loopback, and
+// helm is told the repository Kamaji's Chart.yaml names has that index
+// (repositories.yaml plus the cached <name>-index.yaml, helm v3.19.0
+// pkg/downloader/manager.go:817-835 loadChartRepositories), so `helm
+// dependency update --skip-refresh` resolves, downloads and writes
+// Chart.lock itself and Chart.yaml stays the published one.
+func makeKamaji(ctx context.Context, log *slog.Logger, h Helm, r Recipe, snaps Snapshots, work string) (string, EtcdRelease, error) {
+	gitDir, err := snaps.Dir(KamajiRepo)
+	if err != nil {
+		return "", EtcdRelease{}, err
+	}
+	etcdDir, err := snaps.Dir(KamajiEtcdRepo)
+	if err != nil {
+		return "", EtcdRelease{}, err
+	}
+	commit, cutoff, err := Commit(ctx, gitDir, r.Ref)
+	if err != nil {
+		return "", EtcdRelease{}, err
+	}
+	src := filepath.Join(work, "src")
+	if err := Extract(ctx, gitDir, r.Ref, src, r.ChartDir); err != nil {
+		return "", EtcdRelease{}, err
+	}
+	dir := filepath.Join(src, r.ChartDir)
+	chartYAML, err := os.ReadFile(filepath.Join(dir, "Chart.yaml"))
+	if err != nil {
+		return "", EtcdRelease{}, err
+	}
+	dep, err := kamajiEtcdDependency(chartYAML)
+	if err != nil {
+		return "", EtcdRelease{}, fmt.Errorf("kamaji %s: %w", r.Ref, err)
+	}
+	releases, err := etcdReleases(ctx, etcdDir)
+	if err != nil {
+		return "", EtcdRelease{}, err
+	}
+	etcd, err := SelectKamajiEtcd(dep.Version, releases, cutoff)
+	if err != nil {
+		return "", EtcdRelease{}, err
+	}
+	log.Info("kamaji chart source", "ref", r.Ref, "commit", commit, "committed", cutoff.Format(time.RFC3339),
+		"kamaji-etcd", etcd.Version, "kamaji-etcd tag", etcd.Tag, "constraint", dep.Version)
+
+	etcdSrc := filepath.Join(work, "etcd-src")
+	if err := Extract(ctx, etcdDir, etcd.Tag, etcdSrc, kamajiEtcdChartDir); err != nil {
+		return "", EtcdRelease{}, err
+	}
+	repoDir := filepath.Join(work, "repo")
+	if _, err := h.Run(ctx, work, "package", filepath.Join(etcdSrc, kamajiEtcdChartDir), "--destination", repoDir); err != nil {
+		return "", EtcdRelease{}, fmt.Errorf("kamaji-etcd %s: %w", etcd.Tag, err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", EtcdRelease{}, fmt.Errorf("serve the kamaji-etcd chart on loopback: %w", err)
+	}
+	srv := &http.Server{Handler: http.FileServer(http.Dir(repoDir)), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	if _, err := h.Run(ctx, work, "repo", "index", repoDir, "--url", "http://"+ln.Addr().String()); err != nil {
+		return "", EtcdRelease{}, err
+	}
+	index, err := os.ReadFile(filepath.Join(repoDir, "index.yaml"))
+	if err != nil {
+		return "", EtcdRelease{}, err
+	}
+	const repoName = "clastix" // any name: helm matches the dependency by URL (manager.go:713)
+	if err := writeFile(h.RepositoryConfig(), RepositoriesYAML(repoName, dep.Repository)); err != nil {
+		return "", EtcdRelease{}, err
+	}
+	// helmpath.CacheIndexFile(name) = name + "-index.yaml" (pkg/helmpath/home.go:29-35)
+	if err := writeFile(filepath.Join(h.RepositoryCache(), repoName+"-index.yaml"), index); err != nil {
+		return "", EtcdRelease{}, err
+	}
+	if _, err := h.Run(ctx, work, "dependency", "update", "--skip-refresh", dir); err != nil {
+		return "", EtcdRelease{}, fmt.Errorf("kamaji %s: resolve kamaji-etcd %s: %w", r.Ref, etcd.Version, err)
+	}
+	return dir, etcd, nil
+}
+
+func writeFile(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}
