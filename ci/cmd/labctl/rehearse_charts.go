@@ -23,20 +23,6 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/stages"
 )
 
-// `labctl rehearse charts` is attached to the rehearse command here rather
-// than in rehearse.go's AddCommand list (the files this change may touch);
-// rehearse.go's init has run by then, as Go initializes a package's files
-// in the order of their names.
-func init() {
-	for _, c := range root.Commands() {
-		if c.Name() == "rehearse" {
-			c.AddCommand(newRehearseChartsCommand())
-			return
-		}
-	}
-	panic("labctl: no rehearse command to attach `rehearse charts` to")
-}
-
 // newRehearseChartsCommand is `labctl rehearse charts`.
 func newRehearseChartsCommand() *cobra.Command {
 	var (
