@@ -80,7 +80,7 @@ func digestOf(b []byte) string {
 // daggerShaped is the containerd recording as Dagger's AsTarball writes
 // its archive: no name anywhere (containerd v2.2.3 exporter.go:114-118
 // WithManifest without names adds no annotation, and manifestsRecord
-// gives no RepoTags; dagger v0.21.8 containerimage.go:134-136).
+// gives no RepoTags; dagger v0.21.8 engine/engineutil/containerimage.go:137).
 func daggerShaped(t *testing.T) map[string][]byte {
 	files := recorded(t, recordedContainerd)
 	files["index.json"] = []byte(`{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[{"mediaType":"application/vnd.docker.distribution.manifest.v2+json","digest":"` + recordedManifest + `","size":420}]}`)

@@ -40,9 +40,9 @@ const AllowUnverifiedPinsFlag = "allow-unverified-pins"
 //     digests of the tarball its engine exported from Container.From of
 //     the pinned reference — each resolved the pin by its digest. Its
 //     export carries Dagger's own manifest, not the registry's (dagger
-//     v0.21.8 engine/engineutil/containerimage.go:47-61 builds a new config
-//     and :134-136 exports the manifest it commits), so only the index
-//     can tie it.
+//     v0.21.8 engine/engineutil/containerimage.go:46-61 builds a new config
+//     and :137 exports the manifest it commits), so only the index can
+//     tie it.
 //
 // Nothing of these: refused before anything is loaded, unless the user
 // passes AllowUnverifiedPinsFlag.
