@@ -2,6 +2,7 @@ package images
 
 import (
 	"archive/tar"
+	"bytes"
 	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/hex"
@@ -76,12 +77,14 @@ func (a ArchiveImage) Describe() string {
 // archives are such files).
 var errNotImageArchive = errors.New("not an image archive")
 
-// The archive's files kept to read: manifests, indexes and configs are a
-// few KB (kindest/node's config ~10 KB); the cap keeps a crafted archive
-// from filling memory.
+// The archive's files kept to read: manifests, indexes and configs are
+// JSON of a few KB (kindest/node's config ~10 KB); a layer (tar, gzip,
+// zstd) is told apart by its first bytes and passed over, whatever its
+// size. The caps keep a crafted archive from filling memory.
 const (
 	maxMetadataFile  = 4 << 20
 	maxMetadataTotal = 64 << 20
+	sniffLen         = 64
 )
 
 // ReadArchive reads the image archive at path.
@@ -136,14 +139,21 @@ func metadataFiles(r io.Reader) (map[string][]byte, error) {
 		if h.Typeflag != tar.TypeReg || h.Size > maxMetadataFile || !metadataName(name) {
 			continue
 		}
+		head := make([]byte, min(h.Size, sniffLen))
+		if _, err := io.ReadFull(tr, head); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if t := bytes.TrimLeft(head, " \t\r\n"); len(t) == 0 || (t[0] != '{' && t[0] != '[') {
+			continue // not JSON: a layer
+		}
 		if total += h.Size; total > maxMetadataTotal {
 			return nil, fmt.Errorf("more than %d MiB of manifests and configs", maxMetadataTotal>>20)
 		}
-		b, err := io.ReadAll(tr)
+		rest, err := io.ReadAll(tr)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		files[name] = b
+		files[name] = append(head, rest...)
 	}
 }
 

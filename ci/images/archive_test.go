@@ -6,7 +6,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -180,5 +182,30 @@ func TestReadArchiveRefuses(t *testing.T) {
 		if _, err := readArchive(bytes.NewReader(b)); !errors.Is(err, errNotImageArchive) {
 			t.Errorf("%s: err = %v, want errNotImageArchive", name, err)
 		}
+	}
+}
+
+// Layers are passed over by their first bytes, whatever their number and
+// size: small ones too, more of them than the cap on what is kept (a
+// stream, so the test holds none of them).
+func TestReadArchivePassesOverLayers(t *testing.T) {
+	files := recorded(t, recordedContainerd)
+	pr, pw := io.Pipe()
+	go func() {
+		tw := tar.NewWriter(pw)
+		layer := append([]byte{0x1f, 0x8b}, bytes.Repeat([]byte{'{'}, maxMetadataFile-2)...) // gzip's magic first
+		for i := range maxMetadataTotal/maxMetadataFile + 4 {
+			tw.WriteHeader(&tar.Header{Name: "blobs/sha256/" + strings.Repeat(strconv.Itoa(i%10), 64), Mode: 0o444, Size: int64(len(layer)), Typeflag: tar.TypeReg})
+			tw.Write(layer)
+		}
+		for _, n := range slices.Sorted(maps.Keys(files)) {
+			tw.WriteHeader(&tar.Header{Name: n, Mode: 0o644, Size: int64(len(files[n])), Typeflag: tar.TypeReg})
+			tw.Write(files[n])
+		}
+		pw.CloseWithError(tw.Close())
+	}()
+	got, err := readArchive(pr)
+	if err != nil || got.Config != recordedConfig || got.Manifest != recordedManifest {
+		t.Errorf("readArchive = %+v, %v", got, err)
 	}
 }
