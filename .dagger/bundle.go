@@ -21,22 +21,23 @@ import (
 // the Docker service, so Dagger may cache all of it.
 //
 // The digests are what lets `labctl up --images` tie a digest-pinned image
-// (the kind node image) to its pin when the daemon cannot: the SDK gives
-// none — Container.AsTarball returns only a File (dagger v0.21.8
+// (the kind node image) to its pin when the daemon cannot, and the SDK
+// gives none: Container.AsTarball returns only a File (dagger v0.21.8
 // core/container_image.go:251-315; internal/dagger/dagger.gen.go
-// AsTarball), ImageRef only the reference From resolved
-// (core/schema/container.go:4050-4052) — and the tarball holds Dagger's
-// own manifest and config, not the registry's
-// (engine/engineutil/containerimage.go:46-61 builds the config from
-// platform and container config alone, :137 exports the manifest it
-// commits, engine/engineutil/imageexport/writer.go:117-148 for one
-// platform, with containerd's archive exporter, whose
-// index.json and manifest.json name that manifest and config: containerd
-// v2.2.3 core/images/archive/exporter.go:341-350). The engine pulled each
-// image by its pinned digest, so what the index records of the tarball is
-// the pinned image; labctl reads the digests from the tarball's own
-// index.json and manifest.json (ci/images ReadArchive), and checks them
-// again when it loads the bundle.
+// AsTarball), Container.Export only the host path it wrote (the resolver
+// drops the descriptor the core export returns: core/schema/container.go
+// :3803-3812), ImageRef only the reference From resolved (:4050-4052). The
+// tarball holds Dagger's own manifest and config, not the registry's
+// (engine/engineutil/containerimage.go:46-61 builds the config from the
+// platform and the container's config alone; :137 exports the manifest it
+// commits, for one platform engine/engineutil/imageexport/writer.go:117-148,
+// with containerd's archive exporter, whose index.json and manifest.json
+// name that manifest and config: containerd v2.2.3
+// core/images/archive/exporter.go:341-350). The engine pulled each image by
+// its pinned digest, so what the index records of the tarball is the
+// pinned image; labctl reads the digests from the tarball's own index.json
+// and manifest.json (ci/images ReadArchive) and checks them again when it
+// loads the bundle.
 func (l *Lab) bundle(ctx context.Context) (*dagger.Directory, error) {
 	index, err := l.tool().WithExec(labcmd.BundleIndex()).Stdout(ctx)
 	if err != nil {

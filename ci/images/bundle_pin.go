@@ -38,8 +38,11 @@ const AllowUnverifiedPinsFlag = "allow-unverified-pins"
 //     matched by the archive. `labctl images save` records the ID the
 //     daemon resolved the pinned reference to, the Dagger module the
 //     digests of the tarball its engine exported from Container.From of
-//     the pinned reference — each resolved the pin by its digest. Its
-//     export carries Dagger's own manifest, not the registry's (dagger
+//     the pinned reference — each resolved the pin by its digest. (The
+//     rehearsal points a pin at a node image it built itself, recording
+//     the build's ID — ci/rehearsal/imagebuild LocalTag, BundleEntries —
+//     and relies on this too: the index is the writer's word.) Dagger's
+//     export carries its own manifest, not the registry's (dagger
 //     v0.21.8 engine/engineutil/containerimage.go:46-61 builds a new config
 //     and :137 exports the manifest it commits), so only the index can
 //     tie it.
