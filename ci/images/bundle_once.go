@@ -18,7 +18,13 @@ type loadRecord struct {
 	// Unverified are the digest-pinned references loaded unchecked: a
 	// later run without opts.AllowUnverifiedPins loads (and refuses) again.
 	Unverified []string `json:"unverified,omitempty"`
+	// Pins is pinsChecked when the load checked pins as bundle_pin.go
+	// says: a record of an earlier labctl, which loaded an unchecked pin
+	// with a warning only, is not trusted.
+	Pins string `json:"pins"`
 }
+
+const pinsChecked = "checked-or-listed-unverified"
 
 // LoadOnce is Load, skipped when record says this very bundle (same
 // index.json) was loaded and the daemon still has every image it named:
@@ -33,7 +39,7 @@ func LoadOnce(ctx context.Context, d Daemon, dir, record string, opts LoadOption
 	want := hex.EncodeToString(sum[:])
 	if b, err := os.ReadFile(record); err == nil {
 		var r loadRecord
-		if json.Unmarshal(b, &r) == nil && r.Index == want && (len(r.Unverified) == 0 || opts.AllowUnverifiedPins) && stillThere(ctx, d, r.Loaded) {
+		if json.Unmarshal(b, &r) == nil && r.Index == want && r.Pins == pinsChecked && (len(r.Unverified) == 0 || opts.AllowUnverifiedPins) && stillThere(ctx, d, r.Loaded) {
 			log.Info("image bundle already loaded", "dir", dir, "images", len(r.Loaded))
 			return r.Loaded, nil
 		}
@@ -42,7 +48,7 @@ func LoadOnce(ctx context.Context, d Daemon, dir, record string, opts LoadOption
 	if err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(loadRecord{Index: want, Loaded: loaded, Unverified: unverified})
+	b, err := json.Marshal(loadRecord{Index: want, Loaded: loaded, Unverified: unverified, Pins: pinsChecked})
 	if err != nil {
 		return nil, err
 	}

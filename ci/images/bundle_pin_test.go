@@ -197,3 +197,35 @@ func TestRecordArchives(t *testing.T) {
 		t.Errorf("a file that is no image archive recorded: %v", err)
 	}
 }
+
+// LoadOnce trusts its record only for a load that checked pins: not one
+// that loaded a pin unchecked, on a run without the flag, nor a record an
+// earlier labctl wrote (which only warned).
+func TestLoadOnceRecordOfPins(t *testing.T) {
+	ref := "example.test/pin-recording:v1@sha256:" + strings.Repeat("e", 64)
+	dir := pinBundle(t, Entry{Ref: ref}, recorded(t, recordedDocker))
+	record := filepath.Join(t.TempDir(), "loaded.json")
+	d := &archiveDaemon{}
+	log := slog.New(slog.DiscardHandler)
+	for i, allow := range []bool{true, true} {
+		if _, err := LoadOnce(context.Background(), d, dir, record, LoadOptions{AllowUnverifiedPins: allow}, log); err != nil {
+			t.Fatalf("LoadOnce #%d with the flag: %v", i+1, err)
+		}
+	}
+	if d.loads != 1 {
+		t.Errorf("%d loads with the flag twice, want 1 (the record trusted)", d.loads)
+	}
+	if _, err := LoadOnce(context.Background(), d, dir, record, LoadOptions{}, log); err == nil || !strings.Contains(err.Error(), ref) {
+		t.Errorf("without the flag, the record of an unchecked load was trusted: %v", err)
+	}
+	// The same load recorded by an earlier labctl: no "pins".
+	b, _ := os.ReadFile(record)
+	old := strings.Replace(string(b), `,"unverified":["`+ref+`"],"pins":"`+pinsChecked+`"`, "", 1)
+	if old == string(b) {
+		t.Fatalf("record %s: not as expected", b)
+	}
+	os.WriteFile(record, []byte(old), 0o644)
+	if _, err := LoadOnce(context.Background(), d, dir, record, LoadOptions{}, log); err == nil {
+		t.Errorf("an earlier labctl's record (%s) was trusted", old)
+	}
+}
