@@ -15,9 +15,29 @@ import (
 // and the archives, so only the first run on an engine (or a cold hosted
 // runner without a shared cache) reaches the registries and chart
 // repositories. labctl names the images and charts (`labctl images
-// --bundle-index`, derived from the lab file) and reads back the very index
-// it printed; the module adds none. Nothing here touches the Docker
-// service, so Dagger may cache all of it.
+// --bundle-index`, derived from the lab file) and, once the tarballs are
+// there, prints the same index with each tarball's image digests (its
+// --archives); the module adds nothing of its own. Nothing here touches
+// the Docker service, so Dagger may cache all of it.
+//
+// The digests are what lets `labctl up --images` tie a digest-pinned image
+// (the kind node image) to its pin when the daemon cannot, and the SDK
+// gives none: Container.AsTarball returns only a File (dagger v0.21.8
+// core/container_image.go:251-315; internal/dagger/dagger.gen.go
+// AsTarball), Container.Export only the host path it wrote (the resolver
+// drops the descriptor the core export returns: core/schema/container.go
+// :3803-3812), ImageRef only the reference From resolved (:4050-4052). The
+// tarball holds Dagger's own manifest and config, not the registry's
+// (engine/engineutil/containerimage.go:46-61 builds the config from the
+// platform and the container's config alone; :137 exports the manifest it
+// commits, for one platform engine/engineutil/imageexport/writer.go:117-148,
+// with containerd's archive exporter, whose index.json and manifest.json
+// name that manifest and config: containerd v2.2.3
+// core/images/archive/exporter.go:341-350). The engine pulled each image by
+// its pinned digest, so what the index records of the tarball is the
+// pinned image; labctl reads the digests from the tarball's own index.json
+// and manifest.json (ci/images ReadArchive) and checks them again when it
+// loads the bundle.
 func (l *Lab) bundle(ctx context.Context) (*dagger.Directory, error) {
 	index, err := l.tool().WithExec(labcmd.BundleIndex()).Stdout(ctx)
 	if err != nil {
@@ -27,11 +47,20 @@ func (l *Lab) bundle(ctx context.Context) (*dagger.Directory, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir := dag.Directory().WithNewFile(labcmd.BundleIndexFile, index)
+	tarballs := dag.Directory()
 	for _, e := range b.Images {
-		dir = dir.WithFile(e.File, dag.Container().From(e.Ref).AsTarball())
+		tarballs = tarballs.WithFile(e.File, dag.Container().From(e.Ref).AsTarball())
 	}
-	dir = dir.WithDirectory(labcmd.BundleChartsDir, chartArchives(b.Charts))
+	recorded, err := l.tool().WithMountedDirectory(labcmd.BundleDir, tarballs).
+		WithExec(labcmd.RecordBundleIndex(labcmd.BundleDir)).Stdout(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("fetching the lab's images, or reading their tarballs' digests (labctl images --bundle-index --archives): %w", err)
+	}
+	if err := labcmd.CheckRecorded(b, recorded); err != nil {
+		return nil, err
+	}
+	dir := tarballs.WithNewFile(labcmd.BundleIndexFile, recorded).
+		WithDirectory(labcmd.BundleChartsDir, chartArchives(b.Charts))
 	dir, err = dir.Sync(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("fetching the lab's images and charts: %w", err)

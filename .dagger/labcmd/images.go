@@ -27,11 +27,43 @@ func BundleIndex() []string {
 	return []string{"labctl", "images", "-f", ConfigPath, "--bundle-index"}
 }
 
-// BundleEntry is one image of the index (ci/images Entry: "ref", "file";
-// a test keeps the JSON keys in step).
+// RecordBundleIndex is the labctl command that prints the same index with
+// each image's config and manifest digests, read from the archives in dir
+// (labctl images --archives): what lets `labctl up --images` tie a
+// digest-pinned image to its pin (ci/images bundle_pin.go).
+func RecordBundleIndex(dir string) []string {
+	return append(BundleIndex(), "--archives", dir)
+}
+
+// BundleEntry is one image of the index (ci/images Entry: "ref", "file",
+// "config", "manifest"; a test keeps the JSON keys in step).
 type BundleEntry struct {
-	Ref  string `json:"ref"`
-	File string `json:"file"`
+	Ref      string `json:"ref"`
+	File     string `json:"file"`
+	Config   string `json:"config,omitempty"`
+	Manifest string `json:"manifest,omitempty"`
+}
+
+// CheckRecorded checks that the index labctl printed with the archives'
+// digests (RecordBundleIndex) names the very images and files of the
+// index the module fetched, and records both digests of each: every
+// tarball Container.AsTarball writes is an OCI layout, so each has a
+// manifest. The module writes that output as the bundle's index.
+func CheckRecorded(fetched Bundle, out string) error {
+	got, err := ParseBundleIndex(out)
+	if err != nil {
+		return fmt.Errorf("labctl images --bundle-index --archives: %w", err)
+	}
+	if len(got.Images) != len(fetched.Images) || len(got.Charts) != len(fetched.Charts) {
+		return fmt.Errorf("labctl images --bundle-index --archives names %d images and %d charts, the module fetched %d and %d", len(got.Images), len(got.Charts), len(fetched.Images), len(fetched.Charts))
+	}
+	for i, e := range got.Images {
+		f := fetched.Images[i]
+		if e.Ref != f.Ref || e.File != f.File || e.Config == "" || e.Manifest == "" {
+			return fmt.Errorf("labctl images --bundle-index --archives: entry %d %+v: want %s in %s with its config and manifest digests", i, e, f.Ref, f.File)
+		}
+	}
+	return nil
 }
 
 // Bundle is the index labctl printed, read: what the module fetches.

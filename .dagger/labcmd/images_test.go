@@ -59,3 +59,33 @@ func TestUpPassesTheBundle(t *testing.T) {
 		t.Errorf("BundleIndex = %q", got)
 	}
 }
+
+// The index labctl prints with the archives' digests must name what the
+// module fetched, each image with both digests; it is then the bundle's
+// index as printed.
+func TestCheckRecorded(t *testing.T) {
+	fetched, err := ParseBundleIndex(bundleJSON(goodImages, goodCharts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	digests := `,"config":"sha256:c1","manifest":"sha256:m1"}`
+	recorded := strings.ReplaceAll(goodImages, `.tar"}`, `.tar"`+digests)
+	if err := CheckRecorded(fetched, bundleJSON(recorded, goodCharts)); err != nil {
+		t.Errorf("CheckRecorded(%s) = %v", recorded, err)
+	}
+	if got := strings.Join(RecordBundleIndex(BundleDir), " "); got != "labctl images -f /lab/lab.yaml --bundle-index --archives "+BundleDir {
+		t.Errorf("RecordBundleIndex = %q", got)
+	}
+	for name, bad := range map[string]string{
+		"no digests":       bundleJSON(goodImages, goodCharts),
+		"no manifest":      bundleJSON(strings.ReplaceAll(recorded, `,"manifest":"sha256:m1"`, ""), goodCharts),
+		"another image":    bundleJSON(strings.Replace(recorded, "clastix/kamaji:26.8.2-edge", "clastix/kamaji:other", 1), goodCharts),
+		"an image less":    bundleJSON(recorded[:strings.Index(recorded, `,{"ref":"clastix`)]+"]", goodCharts),
+		"not an index":     `Error: unknown flag: --archives`,
+		"charts forgotten": `{"images":` + recorded + `}`,
+	} {
+		if err := CheckRecorded(fetched, bad); err == nil {
+			t.Errorf("%s: accepted %s", name, bad)
+		}
+	}
+}

@@ -13,7 +13,8 @@ import (
 
 // The module fetches images and charts through Dagger's cache: bundle()
 // asks labctl for the index, pulls each reference with From, exports it
-// with AsTarball, puts the charts chartArchives pulled under
+// with AsTarball, has labctl record each tarball's digests in the index
+// (RecordBundleIndex, checked by CheckRecorded), puts the charts chartArchives pulled under
 // labcmd.BundleChartsDir, and touches no Docker service (so Dagger may
 // cache all of it); start() mounts the bundle where labcmd.Up's --images
 // points.
@@ -24,7 +25,7 @@ func TestImagesComeThroughDaggersCache(t *testing.T) {
 		t.Fatal("Lab.bundle is missing")
 	}
 	c := calls(b)
-	for _, want := range []string{"BundleIndex", "ParseBundleIndex", "From", "AsTarball", "WithFile", "chartArchives", "Sync"} {
+	for _, want := range []string{"BundleIndex", "ParseBundleIndex", "From", "AsTarball", "WithFile", "RecordBundleIndex", "CheckRecorded", "chartArchives", "Sync"} {
 		if !c[want] {
 			t.Errorf("Lab.bundle does not call %s", want)
 		}
@@ -199,8 +200,16 @@ func constString(f *ast.File, name string) string {
 func TestBundleIndexMatchesLabctl(t *testing.T) {
 	bundle := parseRoot(t, "ci/images/bundle.go")
 	charts := parseRoot(t, "ci/images/charts.go")
-	if keys := jsonKeys(bundle, "Entry"); len(keys) < 2 || keys[0] != "ref" || keys[1] != "file" {
+	keys := jsonKeys(bundle, "Entry")
+	if len(keys) < 2 || keys[0] != "ref" || keys[1] != "file" {
 		t.Errorf("ci/images.Entry JSON keys = %q, labcmd.BundleEntry reads ref and file", keys)
+	}
+	// The digests labctl records from the archives (--archives), which
+	// CheckRecorded requires, are keys of ci/images.Entry.
+	for _, k := range goKeys(labcmd.BundleEntry{}) {
+		if k, _, _ = strings.Cut(k, ","); !slices.Contains(keys, k) {
+			t.Errorf("labcmd.BundleEntry reads %q, ci/images.Entry has only %q", k, keys)
+		}
 	}
 	if got, want := jsonKeys(bundle, "Index"), goKeys(labcmd.Bundle{}); !slices.Equal(got, want) {
 		t.Errorf("ci/images.Index JSON keys = %q, labcmd.Bundle reads %q", got, want)

@@ -158,7 +158,7 @@ func TestLabctlDefinesTheFlagsWeUse(t *testing.T) {
 		"test":     {labcmd.Test(labcmd.Suite{Run: "x", Parallel: 2})},
 		"plan":     {labcmd.Plan(labcmd.ManifestsDir)},
 		"validate": {labcmd.Validate()},
-		"images":   {labcmd.BundleIndex()},
+		"images":   {labcmd.BundleIndex(), labcmd.RecordBundleIndex(labcmd.BundleDir)},
 	}
 	for cmd, lines := range uses {
 		t.Run(cmd, func(t *testing.T) {

@@ -2,8 +2,6 @@ package images
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/distribution/reference"
 	"github.com/sourcegraph/conc/pool"
 )
 
@@ -35,9 +32,20 @@ type Entry struct {
 	Ref string `json:"ref"`
 	// File is the archive, relative to the bundle directory.
 	File string `json:"file"`
-	// ID is the image ID the archive was saved from, when known; loading
-	// checks it (a Dagger export leaves it empty).
+	// ID is the image ID the daemon that saved the archive gave the
+	// reference (`labctl images save`): a classic store's config digest, a
+	// containerd store's manifest digest.
 	ID string `json:"id,omitempty"`
+	// Config and Manifest are what the archive itself names (ArchiveImage):
+	// its image's config digest and, in an OCI layout, the digest its
+	// index.json points to. `labctl images save` records them from the
+	// archive it wrote, the Dagger module from the tarball its engine
+	// exported (`labctl images --bundle-index --archives`). Loading checks
+	// the archive against ID, Config and Manifest, and a digest-pinned
+	// entry that records one counts as tied to its pin by the index's
+	// writer, which resolved the pinned reference (bundle_pin.go).
+	Config   string `json:"config,omitempty"`
+	Manifest string `json:"manifest,omitempty"`
 }
 
 // Daemon is what bundles need from Docker (docker.CLI).
@@ -97,6 +105,9 @@ func Save(ctx context.Context, d Daemon, refs []string, dir string, pullTimeout 
 		e := Entry{Ref: refs[i], File: ArchiveName(refs[i]), ID: ids[i]}
 		if err := saveFile(ctx, d, refs[i], filepath.Join(dir, e.File)); err != nil {
 			return err
+		}
+		if err := recordArchive(dir, &e, false); err != nil {
+			return fmt.Errorf("image bundle: %s: %w", refs[i], err)
 		}
 		log.Info("saved image", "ref", refs[i], "file", e.File)
 		entries[i] = e
@@ -230,11 +241,33 @@ func (l Loaded) Has(ref string) bool { _, ok := l[ref]; return ok }
 // a time, checks each holds the image its index entry says, and names each
 // image by its reference (docker tag; a digest-pinned one keeps its ID). An
 // archive docker save wrote by name loads under that name, so it is not
-// tagged again; the IDs of all the names are asked for in one command.
+// tagged again; the IDs of all the names are asked for in one command. A
+// digest-pinned image nothing ties to its pin is refused (bundle_pin.go);
+// LoadOnce can be told to load it anyway.
 func Load(ctx context.Context, d Daemon, dir string, log *slog.Logger) (Loaded, error) {
+	loaded, _, err := load(ctx, d, dir, LoadOptions{}, log)
+	return loaded, err
+}
+
+// LoadOptions are the user's choices for Load.
+type LoadOptions struct {
+	// AllowUnverifiedPins loads a digest-pinned image that neither the
+	// daemon, the archive nor the index ties to its pin, with a warning,
+	// instead of refusing the bundle (AllowUnverifiedPinsFlag).
+	AllowUnverifiedPins bool
+}
+
+// load is Load; it also returns the references loaded unverified.
+func load(ctx context.Context, d Daemon, dir string, opts LoadOptions, log *slog.Logger) (Loaded, []string, error) {
 	idx, err := ReadIndex(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	// Before anything is loaded: each archive against its entry, and each
+	// pin against what can tie it.
+	checks, err := checkArchives(ctx, d, dir, idx, opts, log)
+	if err != nil {
+		return nil, nil, err
 	}
 	as := make([]string, len(idx.Images)) // what docker load named: a reference or an ID
 	err = eachArchive(ctx, len(idx.Images), func(ctx context.Context, i int) error {
@@ -248,19 +281,20 @@ func Load(ctx context.Context, d Daemon, dir string, log *slog.Logger) (Loaded, 
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ids, err := loadedIDs(ctx, d, as)
 	if err != nil {
-		return nil, fmt.Errorf("image bundle %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("image bundle %s: %w", dir, err)
 	}
 	names := make([]string, len(idx.Images))
+	unchecked := make([]bool, len(idx.Images))
 	err = eachArchive(ctx, len(idx.Images), func(ctx context.Context, i int) error {
 		e := idx.Images[i]
-		name, err := nameLoaded(ctx, d, e, as[i], ids[i])
-		if errors.Is(err, errPinUnverified) {
-			log.Warn("loaded a digest-pinned image the daemon does not know under its digest and the index records no ID for: "+err.Error(), "ref", e.Ref, "file", e.File, "as", name)
-			err = nil
+		name, err := nameLoaded(ctx, d, e, checks[i], as[i], ids[i])
+		if errors.Is(err, errPinUnverified) && opts.AllowUnverifiedPins {
+			log.Warn("loaded a digest-pinned image unchecked (--"+AllowUnverifiedPinsFlag+"): "+err.Error(), "ref", e.Ref, "file", e.File, "as", name)
+			unchecked[i], err = true, nil
 		}
 		if err != nil {
 			return fmt.Errorf("image bundle %s: %s: %w", dir, e.Ref, err)
@@ -272,13 +306,17 @@ func Load(ctx context.Context, d Daemon, dir string, log *slog.Logger) (Loaded, 
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := Loaded{}
+	var unverified []string
 	for i, e := range idx.Images {
 		out[e.Ref] = names[i]
+		if unchecked[i] {
+			unverified = append(unverified, e.Ref)
+		}
 	}
-	return out, nil
+	return out, unverified, nil
 }
 
 // loadedIDs returns the image ID of each name docker load gave: an ID as
@@ -302,63 +340,6 @@ func loadedIDs(ctx context.Context, d Daemon, as []string) ([]string, error) {
 	return ids, nil
 }
 
-// nameLoaded checks that the archive of e held the image its entry says
-// (when the entry knows), and returns the name the image has now: its ID
-// for a digest-pinned reference, else e.Ref, tagged unless the archive
-// already gave it that name.
-func nameLoaded(ctx context.Context, d Daemon, e Entry, as, id string) (string, error) {
-	if e.ID != "" && id != e.ID {
-		return "", fmt.Errorf("archive %s holds image %s, the index says %s (re-create the bundle)", e.File, id, e.ID)
-	}
-	if n, err := reference.ParseNormalizedNamed(e.Ref); err == nil {
-		if _, pinned := n.(reference.Digested); pinned {
-			return id, checkPin(ctx, d, e, id)
-		}
-	}
-	if !strings.HasPrefix(as, "sha256:") && Normalize(as) == Normalize(e.Ref) {
-		return e.Ref, nil
-	}
-	if err := d.Tag(ctx, id, e.Ref); err != nil {
-		return "", err
-	}
-	return e.Ref, nil
-}
-
-// errPinUnverified says a digest-pinned archive was loaded although neither
-// the daemon nor the index could tie it to the pin; Load logs it and goes
-// on (a bundle the Dagger module exports has no IDs, and its engine checked
-// the pin when it pulled).
-var errPinUnverified = errors.New("not verified against its digest")
-
-// checkPin ties the image a digest-pinned archive loaded as (id) to the pin
-// in e.Ref. The daemon is asked for the image under the pinned reference:
-// Docker with the containerd image store resolves name@digest to the image
-// of that repository whose target — the manifest or index the archive
-// carried — has that digest (moby docker-v29.1.0
-// daemon/containerd/image.go:138-163 resolveImage, and RepoDigests is
-// name@target, image_inspect.go:163-172); a classic store resolves it only
-// for an image pulled by that digest, since a loaded archive records no
-// digest (moby v20.10.24 image/tarexport/tarexport.go:18-24 manifestItem has
-// none, load.go:131-141 only tags). So:
-//   - the daemon knows the pin as another image: refused, the archive is
-//     not the pinned image;
-//   - it knows the pin as this image: verified;
-//   - it does not know the pin: verified only by e.ID, which `labctl images
-//     save` records from the daemon resolving the pinned reference and
-//     nameLoaded has compared with id; with no ID, errPinUnverified.
-func checkPin(ctx context.Context, d Daemon, e Entry, id string) error {
-	if known, err := d.ImageIDs(ctx, e.Ref); err == nil && len(known) == 1 {
-		if known[0] != id {
-			return fmt.Errorf("archive %s holds image %s, but the daemon has %s as image %s: the archive is not the pinned image (re-create the bundle)", e.File, id, e.Ref, known[0])
-		}
-		return nil
-	}
-	if e.ID == "" {
-		return errPinUnverified
-	}
-	return nil
-}
-
 // loadFile loads one archive and returns what docker load named the image
 // it holds: its reference, or its ID for an archive without one.
 func loadFile(ctx context.Context, d Daemon, path string) (string, error) {
@@ -375,59 +356,4 @@ func loadFile(ctx context.Context, d Daemon, path string) (string, error) {
 		return "", fmt.Errorf("archive %s holds %d images (%s), want one", filepath.Base(path), len(names), strings.Join(names, ", "))
 	}
 	return names[0], nil
-}
-
-// loadRecord is what LoadOnce remembers of a loaded bundle.
-type loadRecord struct {
-	Index  string `json:"index"` // sha256 of index.json
-	Loaded Loaded `json:"loaded"`
-}
-
-// LoadOnce is Load, skipped when record says this very bundle (same
-// index.json) was loaded and the daemon still has every image it named:
-// `labctl up --only STAGE --images DIR` runs once per stage in the Dagger
-// module, and loading gigabytes six times would cost minutes.
-func LoadOnce(ctx context.Context, d Daemon, dir, record string, log *slog.Logger) (Loaded, error) {
-	raw, err := os.ReadFile(filepath.Join(dir, IndexFile))
-	if err != nil {
-		return nil, fmt.Errorf("image bundle %s: %w (write one with `labctl images save %s`)", dir, err, dir)
-	}
-	sum := sha256.Sum256(raw)
-	want := hex.EncodeToString(sum[:])
-	if b, err := os.ReadFile(record); err == nil {
-		var r loadRecord
-		if json.Unmarshal(b, &r) == nil && r.Index == want && stillThere(ctx, d, r.Loaded) {
-			log.Info("image bundle already loaded", "dir", dir, "images", len(r.Loaded))
-			return r.Loaded, nil
-		}
-	}
-	loaded, err := Load(ctx, d, dir, log)
-	if err != nil {
-		return nil, err
-	}
-	b, err := json.Marshal(loadRecord{Index: want, Loaded: loaded})
-	if err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(filepath.Dir(record), 0o755); err != nil {
-		return nil, fmt.Errorf("image bundle record: %w", err)
-	}
-	if err := os.WriteFile(record, b, 0o644); err != nil {
-		return nil, fmt.Errorf("image bundle record: %w", err)
-	}
-	return loaded, nil
-}
-
-// stillThere reports whether the daemon has every image of l (one docker
-// command).
-func stillThere(ctx context.Context, d Daemon, l Loaded) bool {
-	if len(l) == 0 {
-		return false
-	}
-	var local []string
-	for _, name := range l {
-		local = append(local, name)
-	}
-	_, err := d.ImageIDs(ctx, local...)
-	return err == nil
 }

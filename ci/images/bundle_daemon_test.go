@@ -199,7 +199,7 @@ func TestBundleLoadOnceOnTheRealDaemon(t *testing.T) {
 	counting := &countingDaemon{CLI: c}
 	record := t.TempDir() + "/images-loaded.json"
 	for i := range 2 {
-		if _, err := LoadOnce(ctx, counting, dir, record, log); err != nil {
+		if _, err := LoadOnce(ctx, counting, dir, record, LoadOptions{}, log); err != nil {
 			t.Fatal(err)
 		}
 		if got := counting.loads.Load(); got != int64(len(refs)) {
@@ -209,7 +209,7 @@ func TestBundleLoadOnceOnTheRealDaemon(t *testing.T) {
 	if err := c.RemoveImage(ctx, refs[0]); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadOnce(ctx, counting, dir, record, log); err != nil {
+	if _, err := LoadOnce(ctx, counting, dir, record, LoadOptions{}, log); err != nil {
 		t.Fatal(err)
 	}
 	if got := counting.loads.Load(); got != int64(2*len(refs)) {

@@ -34,12 +34,12 @@ func writeBundle(t *testing.T, refs []string, unnamed map[string]bool, ids map[s
 
 // Archives that load under their reference are not tagged again; an
 // archive without a name is tagged with its reference, a digest-pinned one
-// is named by its ID; the IDs of the named ones are asked for in one
-// command.
+// (its ID recorded) is named by its ID; the IDs of the named ones are
+// asked for in one command.
 func TestLoadTagsOnlyWhatLoadedWithoutItsName(t *testing.T) {
 	pinned := "example.test/pinned@sha256:" + strings.Repeat("ab", 32)
 	refs := []string{"example.test/a:v1", "example.test/b:v1", "example.test/c:v1", pinned}
-	dir := writeBundle(t, refs, map[string]bool{"example.test/c:v1": true, pinned: true}, nil)
+	dir := writeBundle(t, refs, map[string]bool{"example.test/c:v1": true, pinned: true}, map[string]string{pinned: fakeID(pinned)})
 	d := &fakeDaemon{has: map[string]bool{}}
 	loaded, err := Load(context.Background(), d, dir, slog.New(slog.DiscardHandler))
 	if err != nil {
@@ -82,27 +82,31 @@ func TestLoadRefusesAnArchiveOfAnotherImage(t *testing.T) {
 // A digest-pinned archive is tied to its pin: refused when the daemon
 // knows the pinned reference as another image, whatever the index says;
 // accepted when the daemon knows it as the loaded image, or when it does
-// not know it and the index records the loaded image's ID; loaded with a
-// warning naming it when nothing ties the two.
+// not know it and the index records the loaded image's ID; refused when
+// nothing ties the two, unless asked to load it unchecked, with a warning
+// naming it. (These archives are not tar files: only the daemon and the
+// index can tie them; archive_test.go has real ones.)
 func TestLoadChecksADigestPinnedArchiveAgainstItsPin(t *testing.T) {
 	pinned := "example.test/node:v1@sha256:" + strings.Repeat("cd", 32)
 	for _, c := range []struct {
 		name     string
 		known    map[string]string
 		ids      map[string]string
+		allow    bool
 		err      string
 		warnings int
 	}{
-		{"the daemon knows the pin as another image", map[string]string{pinned: "sha256:pulled-under-the-pin"}, map[string]string{pinned: fakeID(pinned)}, "the archive is not the pinned image", 0},
-		{"the daemon knows the pin as the loaded image", map[string]string{pinned: fakeID(pinned)}, nil, "", 0},
-		{"unknown to the daemon, the index records the ID", nil, map[string]string{pinned: fakeID(pinned)}, "", 0},
-		{"unknown to the daemon, no ID in the index", nil, nil, "", 1},
+		{"the daemon knows the pin as another image", map[string]string{pinned: "sha256:pulled-under-the-pin"}, map[string]string{pinned: fakeID(pinned)}, false, "the archive is not the pinned image", 0},
+		{"the daemon knows the pin as the loaded image", map[string]string{pinned: fakeID(pinned)}, nil, false, "", 0},
+		{"unknown to the daemon, the index records the ID", nil, map[string]string{pinned: fakeID(pinned)}, false, "", 0},
+		{"unknown to the daemon, no ID in the index", nil, nil, false, "--" + AllowUnverifiedPinsFlag, 0},
+		{"unknown to the daemon, no ID in the index, loaded unchecked as asked", nil, nil, true, "", 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := writeBundle(t, []string{pinned}, map[string]bool{pinned: true}, c.ids)
 			d := &fakeDaemon{has: map[string]bool{}, known: c.known}
 			var logs strings.Builder
-			loaded, err := Load(context.Background(), d, dir, slog.New(slog.NewTextHandler(&logs, nil)))
+			loaded, unverified, err := load(context.Background(), d, dir, LoadOptions{AllowUnverifiedPins: c.allow}, slog.New(slog.NewTextHandler(&logs, nil)))
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) || !strings.Contains(err.Error(), pinned) {
 					t.Fatalf("err = %v, want the archive of %s refused (%q)", err, pinned, c.err)
@@ -115,8 +119,11 @@ func TestLoadChecksADigestPinnedArchiveAgainstItsPin(t *testing.T) {
 			if loaded.Local(pinned) != fakeID(pinned) {
 				t.Errorf("%s loaded as %s, want its ID", pinned, loaded.Local(pinned))
 			}
-			if got := strings.Count(logs.String(), "not verified against its digest"); got != c.warnings {
+			if got := strings.Count(logs.String(), "loaded a digest-pinned image unchecked"); got != c.warnings {
 				t.Errorf("%d warnings that the pin is unverified, want %d; log:\n%s", got, c.warnings, logs.String())
+			}
+			if len(unverified) != c.warnings {
+				t.Errorf("unverified = %v, want %d", unverified, c.warnings)
 			}
 		})
 	}

@@ -29,6 +29,7 @@ func newImagesCommand() *cobra.Command {
 		bundleRefs      bool
 		bundleIndex     bool
 		indexCharts     bool
+		archives        string
 	)
 	cmd := &cobra.Command{
 		Use:   "images",
@@ -42,6 +43,7 @@ already; "bundle" images go into ` + "`labctl images save DIR`" + `; "built" one
   labctl images --sources
   labctl images --bundle-refs         # one reference per line: what a bundle holds
   labctl images --bundle-index        # a bundle's index.json: the archive of every image and chart
+  labctl images --bundle-index --archives ./bundle   # the same, with each archive's image digests
   labctl images save ./bundle         # pull (where a registry answers) and save them
   labctl up --images ./bundle         # build the lab from the bundle, no registry needed`,
 		Args: cobra.NoArgs,
@@ -70,6 +72,14 @@ already; "bundle" images go into ` + "`labctl images save DIR`" + `; "built" one
 				for _, ref := range images.BundleRefs(list) {
 					idx.Images = append(idx.Images, images.Entry{Ref: ref, File: images.ArchiveName(ref)})
 				}
+				if archives != "" {
+					// The archives another tool fetched by these very
+					// references: each image's digests, read from its
+					// archive, go into the index (bundle_pin.go).
+					if idx, err = images.RecordArchives(archives, idx); err != nil {
+						return err
+					}
+				}
 				if indexCharts {
 					for _, c := range charts.Pinned(l) {
 						idx.Charts = append(idx.Charts, images.ChartEntry{Chart: c, File: images.ChartArchiveName(c)})
@@ -91,7 +101,8 @@ already; "bundle" images go into ` + "`labctl images save DIR`" + `; "built" one
 	f.BoolVar(&sources, "sources", false, "print where upstream each image name comes from")
 	f.BoolVar(&asJSON, "json", false, "print the list as JSON")
 	f.BoolVar(&bundleRefs, "bundle-refs", false, "print only the references a bundle holds, one per line")
-	f.BoolVar(&bundleIndex, "bundle-index", false, "print the index.json of a bundle (file per image reference, no image IDs; file per chart under "+images.ChartsDir+"/) for tools that fetch the images and charts themselves")
+	f.BoolVar(&bundleIndex, "bundle-index", false, "print the index.json of a bundle (file per image reference, no image IDs or digests unless --archives; file per chart under "+images.ChartsDir+"/) for tools that fetch the images and charts themselves")
+	f.StringVar(&archives, "archives", "", "with --bundle-index, read each image's archive from `DIR` under the file name the index gives it and record the image's config and manifest digests in the index, as labctl images save does: for tools that fetched the images by their references (up --images ties a digest-pinned image to its pin through them)")
 	f.BoolVar(&indexCharts, "charts", true, "with --bundle-index, name every chart the lab installs (name, repo, pinned version, file); up --images refuses a bundle whose index names a chart it lacks")
 	cmd.AddCommand(newImagesSaveCommand())
 	return cmd
@@ -206,7 +217,7 @@ func printImages(w io.Writer, list []images.Image, sources bool) error {
 // loadBundle loads the bundle in dir into the lab's daemon and sets the
 // stages up to import its images into the nodes. With dryRun nothing is
 // loaded: the index alone says what would be preloaded.
-func loadBundle(ctx context.Context, w io.Writer, e *stages.Env, dir string, dryRun bool) error {
+func loadBundle(ctx context.Context, w io.Writer, e *stages.Env, dir string, opts images.LoadOptions, dryRun bool) error {
 	list, err := images.List(e.Lab)
 	if err != nil {
 		return err
@@ -226,7 +237,7 @@ func loadBundle(ctx context.Context, w io.Writer, e *stages.Env, dir string, dry
 		if err != nil {
 			return err
 		}
-		loaded, err = images.LoadOnce(ctx, docker.CLI{}, dir, record, e.Log)
+		loaded, err = images.LoadOnce(ctx, docker.CLI{}, dir, record, opts, e.Log)
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/stages"
 	"github.com/gpu-lab/gpu-lab/ci/state"
 )
@@ -20,6 +21,8 @@ type upFlags struct {
 	pullTimeout time.Duration
 	labctlBin   string
 	images      string
+	// unverifiedPins: images.LoadOptions.AllowUnverifiedPins.
+	unverifiedPins bool
 }
 
 func (f *upFlags) register(cmd *cobra.Command) {
@@ -31,6 +34,7 @@ func (f *upFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.labctlBin, "labctl-binary", "", "static linux labctl shipped into workers for the bind finalizer (default: this binary)")
 	_ = cmd.Flags().MarkHidden("labctl-binary")
 	cmd.Flags().StringVar(&f.images, "images", "", "image bundle directory (written by labctl images save): load it into the daemon, import each stage's images into the nodes before the stage, make Kamaji's control-plane pods pull IfNotPresent and install the charts from DIR/charts; no registry or chart repository needed")
+	cmd.Flags().BoolVar(&f.unverifiedPins, images.AllowUnverifiedPinsFlag, false, "with --images, load a digest-pinned image (name@sha256:…) even when neither the daemon, the archive nor the bundle's index ties it to its digest (a bundle whose index records no image ID or digests); without it such a bundle is refused before anything is loaded")
 }
 
 func init() { root.AddCommand(newUpCommand()) }
@@ -85,7 +89,8 @@ func runUp(ctx context.Context, cmd *cobra.Command, f *upFlags) error {
 		defer release()
 	}
 	if f.images != "" {
-		if err := loadBundle(ctx, cmd.ErrOrStderr(), e, f.images, f.dryRun); err != nil {
+		opts := images.LoadOptions{AllowUnverifiedPins: f.unverifiedPins}
+		if err := loadBundle(ctx, cmd.ErrOrStderr(), e, f.images, opts, f.dryRun); err != nil {
 			return err
 		}
 	}
