@@ -19,7 +19,7 @@ func snapshotDifferences(p Plan) []string {
 	}
 	if kinds[KindHAMi] {
 		out = append(out,
-			"docker.io/projecthami/hami:"+HAMiSnapshot.Tag+" lacks HAMi-core's /k8s-vgpu/lib/nvidia/libvgpu.so."+HAMiVersion+" (docker/Dockerfile.hamimaster:31): it is built from the libvgpu submodule (Project-HAMi/HAMi-core) against the CUDA toolkit in nvidia/cuda's devel image (docker/Dockerfile:12-19), which neither the module proxy nor Debian's main packages provide; the lab runs no HAMi device plugin (it registers mock devices), the one user of libvgpu.so",
+			"docker.io/projecthami/hami:"+HAMiSnapshot.Tag+" lacks HAMi-core's /k8s-vgpu/lib/nvidia/libvgpu.so."+HAMiVersion+" (docker/Dockerfile.hamimaster:31): it is built from the libvgpu submodule (Project-HAMi/HAMi-core at b216ba1b, not part of HAMi's git archive) against the CUDA toolkit's headers (HAMi-core's CMakeLists.txt includes ${CUDA_HOME}/include, default /usr/local/cuda; HAMi builds it in nvidia/cuda's devel image, docker/Dockerfile:12-19), which neither the module proxy nor Debian's main packages (the only component configured here) provide; the lab runs no HAMi device plugin (it registers mock devices), the one user of libvgpu.so",
 			"docker.io/projecthami/hami:"+HAMiSnapshot.Tag+" sits on the iptables base (Debian bookworm: bash, glibc 2.36) instead of nvidia/cuda:13.3.1-base-ubuntu22.04 (no CUDA compat libraries); its binaries are linked with cgo against this machine's bookworm glibc as the golang:1.26.6-bookworm build image links them; buildDate is the commit time, not the build's, and there is no `version` label",
 		)
 	}
