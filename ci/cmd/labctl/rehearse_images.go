@@ -21,7 +21,7 @@ import (
 func newRehearseImagesCommand() *cobra.Command {
 	var (
 		file, bundle, root, kindGit, knpGit, runc string
-		only, nodeFiles                           []string
+		only, nodeFiles, gitDirs                  []string
 		planOnly, basesOnly, nodeAdapt            bool
 	)
 	cmd := &cobra.Command{
@@ -70,9 +70,13 @@ difference from upstream's published images.`,
 			if err != nil {
 				return err
 			}
+			git, err := imagebuild.ParseGitDirs(gitDirs)
+			if err != nil {
+				return err
+			}
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
 			d := docker.CLI{}
-			rep := imagebuild.Build(cmd.Context(), imagebuild.Options{Root: root, Docker: d, Log: log, KindGitDir: kindGit, KubeNetworkPoliciesGitDir: knpGit, RuncBinary: runc, NodeExtra: extra, NodeAdapt: nodeAdapt, BasesOnly: basesOnly}, plan)
+			rep := imagebuild.Build(cmd.Context(), imagebuild.Options{Root: root, Docker: d, Log: log, KindGitDir: kindGit, KubeNetworkPoliciesGitDir: knpGit, GitDirs: git, RuncBinary: runc, NodeExtra: extra, NodeAdapt: nodeAdapt, BasesOnly: basesOnly}, plan)
 			idx, werr := imagebuild.WriteBundle(cmd.Context(), d, bundle, plan, rep, log)
 			rep.Write(out)
 			if werr != nil {
@@ -95,6 +99,7 @@ difference from upstream's published images.`,
 	f.StringVar(&root, "cache", "", "cache directory (default $"+cache.EnvRoot+" or ~/.cache/gpu-lab/rehearsal)")
 	f.StringVar(&kindGit, "kind-git-dir", "", "git directory of kubernetes-sigs/kind holding kindnetd's commit (the module proxy does not serve it)")
 	f.StringVar(&knpGit, "kube-network-policies-git-dir", "", "git directory of kubernetes-sigs/kube-network-policies holding the commit kindnetd requires (the module proxy does not serve it)")
+	f.StringArrayVar(&gitDirs, "git-dir", nil, "OWNER/NAME=DIR: git directory of a repository built from git history at the lab's tag (the module proxy does not serve it), e.g. clastix/kamaji=/work/.mirror/clastix+kamaji/repo; repeat per repository")
 	f.StringVar(&runc, "node-runc", "", "runc binary the node images' containerd runs (a capability-filtering wrapper added to the node image by the caller)")
 	f.StringArrayVar(&nodeFiles, "node-file", nil, "HOSTPATH:NODEPATH[:MODE] to add to the node images (octal mode, default 0755), e.g. the runc wrapper --node-runc names")
 	f.BoolVar(&nodeAdapt, "node-adapt", true, "adapt node images to this machine (ci/rehearsal/nodeadapt): containerd's restrict_oom_score_adj and the runc wrapper runc-capfilter; =false builds kind's node as published")

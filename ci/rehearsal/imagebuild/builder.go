@@ -33,6 +33,10 @@ type Options struct {
 	// kube-network-policies holding KubeNetworkPoliciesCommit, which
 	// kindnetd needs and the module proxy does not serve.
 	KubeNetworkPoliciesGitDir string
+	// GitDirs are git directories of the repositories built from git
+	// snapshots, by GitHub owner/name ("clastix/kamaji"; --git-dir): the
+	// module proxy does not serve them at the lab's tags.
+	GitDirs map[string]string
 	// RuncBinary and NodeExtra are the node images' hook for host
 	// adaptations (nodeimage.Inputs).
 	RuncBinary string
@@ -245,6 +249,8 @@ func (b *builder) kindSpec(rec Recipe) (imagespec.Spec, error) {
 			return imagespec.Spec{}, err
 		}
 		return Kubectl(rec.Ref, version, bin, base), nil
+	case KindKamaji, KindHAMi, KindCertManager, KindCertgen:
+		return b.snapshotSpec(rec)
 	case KindUnsupported, KindLabctl, KindNode:
 		return imagespec.Spec{}, fmt.Errorf("image %s is not built by the rehearsal: %s", rec.Ref, rec.Why)
 	}

@@ -16,6 +16,7 @@ func Differences(p Plan) []string {
 			out = append(out, fmt.Sprintf("%s is built locally as %s: a local build cannot have the published digest. The bundle's entry keeps the pinned reference and holds the local image; `labctl up --images` names a digest-pinned image by its image ID (ci/images Loaded), so the lab file needs no change", n.Ref, local))
 		}
 	}
+	out = append(out, snapshotDifferences(p)...)
 	return append(out,
 		"kubelet is linked statically (CGO_ENABLED=0); upstream links it dynamically (hack/lib/golang.sh KUBE_STATIC_BINARIES lacks it): a second, cgo build of its dependency graph would double the longest build",
 		"Kubernetes binaries carry no gitCommit/gitTreeState (a module zip has no commit; hack/lib/version.sh:167 stamps them only when known) and buildDate is the release's publication time on the module proxy",

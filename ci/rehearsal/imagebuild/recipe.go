@@ -1,6 +1,7 @@
 package imagebuild
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
@@ -10,19 +11,23 @@ import (
 type Kind string
 
 const (
-	KindNode         Kind = "kind node"         // kindest/node:<k8s version>
-	KindServer       Kind = "kubernetes server" // registry.k8s.io/kube-*:<k8s version>
-	KindPause        Kind = "pause"             // registry.k8s.io/pause
-	KindEtcd         Kind = "etcd"              // registry.k8s.io/etcd:<kubeadm tag>
-	KindQuayEtcd     Kind = "etcd (quay)"       // quay.io/coreos/etcd:<version>
-	KindCoreDNS      Kind = "coredns"           // registry.k8s.io/coredns/coredns
-	KindKonnectivity Kind = "konnectivity"      // registry.k8s.io/kas-network-proxy/proxy-*
-	KindKindnetd     Kind = "kindnetd"          // docker.io/kindest/kindnetd
-	KindLocalPath    Kind = "local-path"        // docker.io/kindest/local-path-provisioner
-	KindLocalHelper  Kind = "local-path helper" // docker.io/kindest/local-path-helper
-	KindKubectl      Kind = "kubectl"           // clastix/kubectl:<major.minor>
-	KindUnsupported  Kind = "not built"         // Why says why
-	KindLabctl       Kind = "built by labctl"   // the finalizer image: labctl makes it
+	KindNode         Kind = "kind node"          // kindest/node:<k8s version>
+	KindServer       Kind = "kubernetes server"  // registry.k8s.io/kube-*:<k8s version>
+	KindPause        Kind = "pause"              // registry.k8s.io/pause
+	KindEtcd         Kind = "etcd"               // registry.k8s.io/etcd:<kubeadm tag>
+	KindQuayEtcd     Kind = "etcd (quay)"        // quay.io/coreos/etcd:<version>
+	KindCoreDNS      Kind = "coredns"            // registry.k8s.io/coredns/coredns
+	KindKonnectivity Kind = "konnectivity"       // registry.k8s.io/kas-network-proxy/proxy-*
+	KindKindnetd     Kind = "kindnetd"           // docker.io/kindest/kindnetd
+	KindLocalPath    Kind = "local-path"         // docker.io/kindest/local-path-provisioner
+	KindLocalHelper  Kind = "local-path helper"  // docker.io/kindest/local-path-helper
+	KindKubectl      Kind = "kubectl"            // clastix/kubectl:<major.minor>
+	KindKamaji       Kind = "kamaji (git)"       // clastix/kamaji, from a git snapshot
+	KindHAMi         Kind = "hami (git)"         // projecthami/hami, from a git snapshot
+	KindCertManager  Kind = "cert-manager (git)" // quay.io/jetstack/cert-manager-<cmd>, from a git snapshot
+	KindCertgen      Kind = "certgen (git)"      // liangjw/kube-webhook-certgen: jet's, from a git snapshot
+	KindUnsupported  Kind = "not built"          // Why says why
+	KindLabctl       Kind = "built by labctl"    // the finalizer image: labctl makes it
 )
 
 // Recipe is what builds one reference.
@@ -39,13 +44,15 @@ type Recipe struct {
 }
 
 // notBuilt are the lab's images the rehearsal cannot build from the
-// module proxy and Debian's packages, and why (checked 2026-12-02).
+// module proxy, Debian's packages and the git snapshots it is given, and
+// why (checked 2026-12-02). A snapshot-built image at another version than
+// the pinned one lands here too: the reason names the pin.
 var notBuilt = map[string]string{
-	"quay.io/jetstack/cert-manager-":            "cert-manager v1.18.3's commands are separate modules (cmd/controller, cmd/webhook, …) whose go.mod replace the root module by a relative path; no recipe yet",
-	"docker.io/clastix/kamaji:":                 "github.com/clastix/kamaji at 26.8.2-edge is not served by the module proxy here (403 \"not available\"); build it from a git snapshot, or put the image into the bundle directory by other means (its index.json entry is kept)",
-	"docker.io/projecthami/hami:":               "github.com/Project-HAMi/HAMi v2.10.0 is not served by the module proxy here (403), and the image also carries HAMi-core's C library (libvgpu.so); put it into the bundle directory by other means (its index.json entry is kept)",
+	"quay.io/jetstack/cert-manager-":            "the rehearsal builds cert-manager's controller, webhook, cainjector and startupapicheck at " + CertManagerSnapshot.Tag + " only, from git (programs_snapshot.go CertManagerSnapshot)",
+	"docker.io/clastix/kamaji:":                 "the rehearsal builds kamaji at " + KamajiSnapshot.Tag + " only, from git (programs_snapshot.go KamajiSnapshot)",
+	"docker.io/projecthami/hami:":               "the rehearsal builds HAMi at " + HAMiSnapshot.Tag + " only, from git (programs_snapshot.go HAMiSnapshot)",
 	"docker.io/projecthami/mock-device-plugin:": "github.com/Project-HAMi/mock-device-plugin v1.0.1 is not served by the module proxy here (403); put it into the bundle directory by other means (its index.json entry is kept)",
-	"docker.io/liangjw/kube-webhook-certgen:":   "no recipe yet (a fork of jet/kube-webhook-certgen; its module is not pinned by the chart); put it into the bundle directory by other means (its index.json entry is kept)",
+	"docker.io/liangjw/kube-webhook-certgen:":   "the rehearsal builds a stand-in for v1.1.1 only (ingress-nginx's kube-webhook-certgen, programs_snapshot.go CertgenProgram)",
 }
 
 // RecipeFor decides how ref (as `labctl images` lists it) is built.
@@ -81,6 +88,15 @@ func RecipeFor(ref string) Recipe {
 		r.Kind = KindLocalHelper
 	case repo == "docker.io/clastix/kubectl":
 		r.Kind = KindKubectl
+	case repo == "docker.io/clastix/kamaji" && tag == KamajiSnapshot.Tag:
+		r.Kind = KindKamaji
+	case repo == "docker.io/projecthami/hami" && tag == HAMiSnapshot.Tag:
+		r.Kind = KindHAMi
+	case strings.HasPrefix(repo, "quay.io/jetstack/cert-manager-") && tag == CertManagerSnapshot.Tag &&
+		slices.Contains(CertManagerCommands, strings.TrimPrefix(repo, "quay.io/jetstack/cert-manager-")):
+		r.Kind, r.Name = KindCertManager, strings.TrimPrefix(repo, "quay.io/jetstack/cert-manager-")
+	case repo == "docker.io/liangjw/kube-webhook-certgen" && tag == CertgenTag:
+		r.Kind = KindCertgen
 	case ref == images.FinalizerRef:
 		r.Kind = KindLabctl
 	default:

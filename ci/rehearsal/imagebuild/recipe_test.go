@@ -23,8 +23,16 @@ func TestRecipeForEveryKindOfReference(t *testing.T) {
 		{"kindest/local-path-provisioner:v20260820-69b56db7", KindLocalPath, "", "v20260820-69b56db7"},
 		{"docker.io/kindest/local-path-helper:v20260131-7181c60a", KindLocalHelper, "", "v20260131-7181c60a"},
 		{"clastix/kubectl:v1.37", KindKubectl, "", "v1.37"},
-		{"clastix/kamaji:26.8.2-edge", KindUnsupported, "", "26.8.2-edge"},
-		{"quay.io/jetstack/cert-manager-webhook:v1.18.3", KindUnsupported, "", "v1.18.3"},
+		{"clastix/kamaji:26.8.2-edge", KindKamaji, "", "26.8.2-edge"},
+		{"clastix/kamaji:26.7.1-edge", KindUnsupported, "", "26.7.1-edge"},
+		{"quay.io/jetstack/cert-manager-webhook:v1.18.3", KindCertManager, "webhook", "v1.18.3"},
+		{"quay.io/jetstack/cert-manager-startupapicheck:v1.18.3", KindCertManager, "startupapicheck", "v1.18.3"},
+		{"quay.io/jetstack/cert-manager-acmesolver:v1.18.3", KindUnsupported, "", "v1.18.3"},
+		{"quay.io/jetstack/cert-manager-controller:v1.19.0", KindUnsupported, "", "v1.19.0"},
+		{"docker.io/projecthami/hami:v2.10.0", KindHAMi, "", "v2.10.0"},
+		{"projecthami/hami:v2.9.0", KindUnsupported, "", "v2.9.0"},
+		{"docker.io/liangjw/kube-webhook-certgen:v1.1.1", KindCertgen, "", "v1.1.1"},
+		{"docker.io/projecthami/mock-device-plugin:v1.0.1", KindUnsupported, "", "v1.0.1"},
 		{"localhost:5000/x:1", KindUnsupported, "", "1"},
 	}
 	for _, tc := range tests {
@@ -38,8 +46,11 @@ func TestRecipeForEveryKindOfReference(t *testing.T) {
 			}
 		})
 	}
-	if why := RecipeFor("clastix/kamaji:26.8.2-edge").Why; !strings.Contains(why, "module proxy") {
-		t.Errorf("kamaji's reason %q does not say what is missing", why)
+	if why := RecipeFor("clastix/kamaji:26.7.1-edge").Why; !strings.Contains(why, KamajiSnapshot.Tag) {
+		t.Errorf("another kamaji's reason %q does not name the pinned tag", why)
+	}
+	if why := RecipeFor("projecthami/mock-device-plugin:v1.0.1").Why; !strings.Contains(why, "module proxy") {
+		t.Errorf("mock-device-plugin's reason %q does not say what is missing", why)
 	}
 }
 

@@ -1,0 +1,138 @@
+package imagebuild
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/cache"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/components"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/imagespec"
+)
+
+// snapshotSpec is the image spec of a recipe built from a git snapshot.
+func (b *builder) snapshotSpec(rec Recipe) (imagespec.Spec, error) {
+	switch rec.Kind {
+	case KindKamaji:
+		s := KamajiSnapshot
+		tree, err := b.snapshotTree(s, nil, nil)
+		if err != nil {
+			return imagespec.Spec{}, err
+		}
+		bin, err := b.program(KamajiProgram(tree), "10–20 min on 2 busy cores")
+		if err != nil {
+			return imagespec.Spec{}, err
+		}
+		if err := b.staticBase(); err != nil {
+			return imagespec.Spec{}, err
+		}
+		return components.Kamaji(rec.Ref, snapshotSource(s, ""), filepath.Join(bin, "kamaji")), nil
+	case KindHAMi:
+		s := HAMiSnapshot
+		tree, err := b.snapshotTree(s, nil, nil)
+		if err != nil {
+			return imagespec.Spec{}, err
+		}
+		bin, err := b.program(HAMiProgram(tree), "10–20 min on 2 busy cores")
+		if err != nil {
+			return imagespec.Spec{}, err
+		}
+		base, err := b.iptablesBase()
+		if err != nil {
+			return imagespec.Spec{}, err
+		}
+		return components.HAMi(rec.Ref, HAMiVersion, snapshotSource(s, "cmd/scheduler, cmd/vGPUmonitor, cmd/device-plugin/nvidia"), bin, tree, base), nil
+	case KindCertManager:
+		s := CertManagerSnapshot
+		// one extraction for the four command modules: each replaces the
+		// root module by ../../ (cmd/<name>/go.mod:12), which the build's
+		// copy of the command directory no longer has beside it
+		var edits []string
+		for _, c := range CertManagerCommands {
+			edits = append(edits, `(cd cmd/`+c+` && go mod edit -replace "github.com/cert-manager/cert-manager=$4")`)
+		}
+		tree, err := b.snapshotTree(s, nil, edits)
+		if err != nil {
+			return imagespec.Spec{}, err
+		}
+		bin, err := b.program(CertManagerProgram(rec.Name, filepath.Join(tree, "cmd", rec.Name)), "10–20 min on 2 busy cores for the first, minutes for the others")
+		if err != nil {
+			return imagespec.Spec{}, err
+		}
+		if err := b.staticBase(); err != nil {
+			return imagespec.Spec{}, err
+		}
+		return components.CertManager(rec.Ref, rec.Name, snapshotSource(s, "cmd/"+rec.Name), filepath.Join(bin, rec.Name)), nil
+	case KindCertgen:
+		s := CertgenSnapshot
+		const dir = "images/kube-webhook-certgen/rootfs"
+		tree, err := b.snapshotTree(s, []string{dir}, nil)
+		if err != nil {
+			return imagespec.Spec{}, err
+		}
+		bin, err := b.program(CertgenProgram(filepath.Join(tree, dir)), "3–8 min on 2 busy cores")
+		if err != nil {
+			return imagespec.Spec{}, err
+		}
+		if err := b.staticBase(); err != nil {
+			return imagespec.Spec{}, err
+		}
+		return components.Certgen(rec.Ref, snapshotSource(s, dir)+" (stand-in: ingress-nginx's kube-webhook-certgen v1.1.1)", filepath.Join(bin, "kube-webhook-certgen")), nil
+	}
+	return imagespec.Spec{}, fmt.Errorf("image %s: no snapshot recipe for kind %q", rec.Ref, rec.Kind)
+}
+
+// snapshotSource names a snapshot build for the image's source label.
+func snapshotSource(s Snapshot, what string) string {
+	out := "github.com/" + s.Repo + "@" + s.Rev() + " (git " + s.Commit[:12] + ")"
+	if what != "" {
+		out += " " + what
+	}
+	return out
+}
+
+// snapshotTree extracts s's tree (`git archive` of its commit, only paths
+// when given) from the git directory --git-dir names for s.Repo into the
+// cache once, checking first that the snapshot's tag names the pinned
+// commit. edit are shell lines run in the extracted tree; "$4" in them is
+// the tree's final path (go.mod replaces name it; they run before the
+// rename).
+func (b *builder) snapshotTree(s Snapshot, paths, edit []string) (string, error) {
+	gitDir := b.o.GitDirs[s.Repo]
+	if gitDir == "" {
+		return "", fmt.Errorf("%s %s is built from git history (the module proxy does not serve it): give a git directory of github.com/%s holding tag %s with --git-dir %s=DIR (the fetch tool's snapshot)",
+			s.Repo, s.Tag, s.Repo, s.Tag, s.Repo)
+	}
+	rev := s.Commit
+	if s.Tag != "" {
+		rev = "refs/tags/" + s.Tag
+	}
+	out, err := exec.CommandContext(b.ctx, "git", "--git-dir", gitDir, "rev-parse", "--verify", "--quiet", rev+"^{commit}").Output()
+	if err != nil {
+		return "", fmt.Errorf("git directory %s (--git-dir %s) has no %s: %w; fetch a snapshot of github.com/%s that holds it", gitDir, s.Repo, s.Rev(), err, s.Repo)
+	}
+	if got := strings.TrimSpace(string(out)); got != s.Commit {
+		return "", fmt.Errorf("tag %s of %s names commit %s in %s, not the pinned %s: the tag moved upstream; check the new commit and update the pin in programs_snapshot.go", s.Tag, s.Repo, got, gitDir, s.Commit)
+	}
+	dir := filepath.Join(b.root(), "src", s.Dir())
+	if len(paths)+len(edit) > 0 {
+		dir += "-" + cache.Key(append(append([]string{"paths"}, paths...), append([]string{"edit"}, edit...)...)...)
+	}
+	err = cache.Fill(b.ctx, b.o.Log, s.Repo+" "+s.Tag+" source", dir, func(partial, logPath string) error {
+		script := `set -e
+git --git-dir="$1" archive "$2" "${@:5}" | tar -x -C "$3"`
+		if len(edit) > 0 {
+			script += "\ncd \"$3\"\n" + strings.Join(edit, "\n")
+		}
+		args := append([]string{"bash", gitDir, s.Commit, partial, dir}, paths...)
+		cmd := exec.CommandContext(b.ctx, "bash", append([]string{"-c", script}, args...)...)
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			_ = os.WriteFile(logPath, msg, 0o644)
+			return fmt.Errorf("%s %s source from git directory %s: %w: %s", s.Repo, s.Tag, gitDir, err, msg)
+		}
+		return nil
+	})
+	return dir, err
+}
