@@ -12,6 +12,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/docker"
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/cache"
 )
@@ -41,7 +42,7 @@ difference from upstream's published images.`,
   labctl rehearse images --only kindest/node:v1.37.0`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			l, err := lab.Load(file)
+			l, err := rehearsalLab(file)
 			if err != nil {
 				return err
 			}
@@ -94,7 +95,7 @@ difference from upstream's published images.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&file, "file", "f", "", "lab file (YAML or JSON); empty means the embedded seed lab")
+	f.StringVarP(&file, "file", "f", "", "lab file (YAML or JSON); empty means the rehearsal's lab (ci/rehearsal/lab.yaml: the seed lab with the management node on the tenants' Kubernetes version)")
 	f.StringVar(&bundle, "bundle", "", "bundle directory to write (default <cache>/bundle); an index.json there is merged")
 	f.StringVar(&root, "cache", "", "cache directory (default $"+cache.EnvRoot+" or ~/.cache/gpu-lab/rehearsal)")
 	f.StringVar(&kindGit, "kind-git-dir", "", "git directory of kubernetes-sigs/kind holding kindnetd's commit (the module proxy does not serve it)")
@@ -107,4 +108,13 @@ difference from upstream's published images.`,
 	f.BoolVar(&planOnly, "plan", false, "print what would be built and how, build nothing")
 	f.BoolVar(&basesOnly, "bases-only", false, "make only the Debian root file systems and base images (network-bound minutes; can run beside a long build)")
 	return cmd
+}
+
+// rehearsalLab is the lab the rehearse commands act on: -f, or the
+// rehearsal's own lab (the seed lab on one Kubernetes version).
+func rehearsalLab(file string) (*lab.Lab, error) {
+	if file == "" {
+		return lab.Parse(rehearsal.LabYAML)
+	}
+	return lab.Load(file)
 }
