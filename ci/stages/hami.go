@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gpu-lab/gpu-lab/ci/internal/helm"
 	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
@@ -42,7 +43,7 @@ func SchedulerConfigFile(e *Env) string {
 	return e.State.Values("hami-scheduler-config.yaml")
 }
 
-func hamiChart(e *Env, tenant string) Chart {
+func hamiChart(e *Env, tenant string) helm.Chart {
 	return e.fromBundle(HAMiChart(e.Lab, ValuesFile(e, tenant), labctlPath(e), SchedulerConfigFile(e), e.Timeouts.Helm))
 }
 
@@ -75,7 +76,7 @@ func (HAMiStage) Plan(e *Env) ([]string, error) {
 		out = append(out, reg...)
 		out = append(out,
 			fmt.Sprintf("write %s:\n%s", ValuesFile(e, t.Name), indent(string(y))),
-			"helm --kubeconfig "+e.State.Kubeconfig(t.Name)+" "+strings.Join(UpgradeInstallArgs(hamiChart(e, t.Name)), " "),
+			"helm --kubeconfig "+e.State.Kubeconfig(t.Name)+" "+strings.Join(helm.UpgradeInstallArgs(hamiChart(e, t.Name)), " "),
 			fmt.Sprintf("wait in tenant %s: Deployment %s/%s available, MutatingWebhookConfiguration %s has a caBundle", t.Name, render.HAMiNamespace, HAMiScheduler, HAMiWebhook),
 		)
 	}
@@ -84,11 +85,11 @@ func (HAMiStage) Plan(e *Env) ([]string, error) {
 
 func (HAMiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	for _, t := range e.Lab.Tenants {
-		out, err := e.helm(ctx, e.State.Kubeconfig(t.Name), HelmStatusArgs(render.HAMiRelease, render.HAMiNamespace)...)
+		out, err := e.helm(ctx, e.State.Kubeconfig(t.Name), helm.HelmStatusArgs(render.HAMiRelease, render.HAMiNamespace)...)
 		if err != nil {
 			return false, "", nil
 		}
-		if ok, _ := ReleaseDeployed(out, e.Lab.Versions.HAMiChart); !ok {
+		if ok, _ := helm.ReleaseDeployed(out, e.Lab.Versions.HAMiChart); !ok {
 			return false, "", nil
 		}
 		if ok, err := schedulerConfigInstalled(ctx, e, t.Name); err != nil || !ok {
@@ -135,7 +136,7 @@ func (HAMiStage) Run(ctx context.Context, e *Env) (string, error) {
 			return "", fail(HAMi, vf, "", err)
 		}
 		c := hamiChart(e, t.Name)
-		if _, err := e.helm(ctx, e.State.Kubeconfig(t.Name), UpgradeInstallArgs(c)...); err != nil {
+		if _, err := e.helm(ctx, e.State.Kubeconfig(t.Name), helm.UpgradeInstallArgs(c)...); err != nil {
 			return "", fail(HAMi, "helm release "+c.Namespace+"/"+c.Release+" in tenant "+t.Name, "chart "+c.Chart+" "+c.Version, err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gpu-lab/gpu-lab/ci/internal/helm"
 	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -19,14 +20,14 @@ type KamajiStage struct{}
 
 func (KamajiStage) Name() string { return Kamaji }
 
-func (KamajiStage) charts(e *Env) []Chart {
-	return []Chart{e.fromBundle(CertManagerChart(e.Lab, e.Timeouts.Helm)), e.fromBundle(KamajiChart(e.Lab, e.Timeouts.Helm))}
+func (KamajiStage) charts(e *Env) []helm.Chart {
+	return []helm.Chart{e.fromBundle(CertManagerChart(e.Lab, e.Timeouts.Helm)), e.fromBundle(KamajiChart(e.Lab, e.Timeouts.Helm))}
 }
 
 func (s KamajiStage) Plan(e *Env) ([]string, error) {
 	var out []string
 	for _, c := range s.charts(e) {
-		out = append(out, "helm --kubeconfig "+e.State.ManagementKubeconfig()+" "+strings.Join(UpgradeInstallArgs(c), " "))
+		out = append(out, "helm --kubeconfig "+e.State.ManagementKubeconfig()+" "+strings.Join(helm.UpgradeInstallArgs(c), " "))
 	}
 	return append(out,
 		fmt.Sprintf("wait Deployment %s/%s available", KamajiNamespace, KamajiDeployment),
@@ -36,11 +37,11 @@ func (s KamajiStage) Plan(e *Env) ([]string, error) {
 
 func (s KamajiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	for _, c := range s.charts(e) {
-		out, err := e.helm(ctx, e.State.ManagementKubeconfig(), HelmStatusArgs(c.Release, c.Namespace)...)
+		out, err := e.helm(ctx, e.State.ManagementKubeconfig(), helm.HelmStatusArgs(c.Release, c.Namespace)...)
 		if err != nil {
 			return false, "", nil // not installed
 		}
-		if ok, _ := ReleaseDeployed(out, c.Version); !ok {
+		if ok, _ := helm.ReleaseDeployed(out, c.Version); !ok {
 			return false, "", nil
 		}
 	}
@@ -53,7 +54,7 @@ func (s KamajiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 
 func (s KamajiStage) Run(ctx context.Context, e *Env) (string, error) {
 	for _, c := range s.charts(e) {
-		if _, err := e.helm(ctx, e.State.ManagementKubeconfig(), UpgradeInstallArgs(c)...); err != nil {
+		if _, err := e.helm(ctx, e.State.ManagementKubeconfig(), helm.UpgradeInstallArgs(c)...); err != nil {
 			return "", fail(Kamaji, "helm release "+c.Namespace+"/"+c.Release, "chart "+c.Chart+" "+c.Version, err)
 		}
 	}
