@@ -54,8 +54,9 @@
 //     several hundred packages (oras, containerd, docker/cli, the whole of
 //     k8s.io/kubectl) into the root module, and the root module's `go test`
 //     must stay fast on 2 cores; the CLI is a single binary the Dagger tools
-//     container installs once, and its command line is a pure function here
-//     (UpgradeInstallArgs) so what runs is tested and printed by --dry-run.
+//     container installs once, and its command line is a pure function
+//     (ci/internal/helm.UpgradeInstallArgs) so what runs is tested and
+//     printed by --dry-run.
 //   - kube-proxy conntrack (Kubernetes v1.36.4
 //     pkg/proxy/conntrack/sysctls.go:109, kind issue 2240): the lab deploys its own
 //     kube-proxy in each tenant with conntrack.maxPerCore: 0 (render.KubeProxy)

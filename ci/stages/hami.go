@@ -85,7 +85,7 @@ func (HAMiStage) Plan(e *Env) ([]string, error) {
 
 func (HAMiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	for _, t := range e.Lab.Tenants {
-		out, err := e.helm(ctx, e.State.Kubeconfig(t.Name), helm.HelmStatusArgs(render.HAMiRelease, render.HAMiNamespace)...)
+		out, err := e.helm(ctx, e.State.Kubeconfig(t.Name), helm.StatusArgs(render.HAMiRelease, render.HAMiNamespace)...)
 		if err != nil {
 			return false, "", nil
 		}

@@ -13,12 +13,12 @@ import (
 // The helm CLI the stages run, under the names labctl uses (the version,
 // the install hint, the CLI and its chart puller live in ci/internal/helm).
 const (
-	HelmVersion     = helm.HelmVersion
-	HelmInstallHint = helm.HelmInstallHint
+	HelmVersion     = helm.Version
+	HelmInstallHint = helm.InstallHint
 )
 
 type (
-	HelmCLI     = helm.HelmCLI
+	HelmCLI     = helm.CLI
 	ChartPuller = helm.ChartPuller
 )
 

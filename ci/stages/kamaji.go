@@ -37,7 +37,7 @@ func (s KamajiStage) Plan(e *Env) ([]string, error) {
 
 func (s KamajiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	for _, c := range s.charts(e) {
-		out, err := e.helm(ctx, e.State.ManagementKubeconfig(), helm.HelmStatusArgs(c.Release, c.Namespace)...)
+		out, err := e.helm(ctx, e.State.ManagementKubeconfig(), helm.StatusArgs(c.Release, c.Namespace)...)
 		if err != nil {
 			return false, "", nil // not installed
 		}

@@ -37,7 +37,7 @@ func TestChartInstallArgs(t *testing.T) {
 			}
 		})
 	}
-	if got := helm.HelmStatusArgs("hami", "kube-system"); !reflect.DeepEqual(got, []string{"status", "hami", "--namespace", "kube-system", "--output", "json"}) {
+	if got := helm.StatusArgs("hami", "kube-system"); !reflect.DeepEqual(got, []string{"status", "hami", "--namespace", "kube-system", "--output", "json"}) {
 		t.Errorf("HelmStatusArgs = %q", got)
 	}
 }

@@ -128,7 +128,7 @@ func TestHelmCLIPullsIntoTheBundle(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	entries, err := images.SaveCharts(context.Background(), helm.ChartPuller{Helm: helm.HelmCLI{Bin: helmBin}},
+	entries, err := images.SaveCharts(context.Background(), helm.ChartPuller{Helm: helm.CLI{Bin: helmBin}},
 		[]images.Chart{{Name: "hami", Repo: "https://project-hami.github.io/HAMi/", Version: "2.10.0"}}, dir, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)

@@ -12,11 +12,11 @@ import (
 	"time"
 )
 
-// HelmVersion is the helm CLI the lab is tested with.
-const HelmVersion = "v3.19.0"
+// Version is the helm CLI the lab is tested with.
+const Version = "v3.19.0"
 
-// HelmInstallHint tells a user how to get the pinned helm.
-const HelmInstallHint = "go install helm.sh/helm/v3/cmd/helm@" + HelmVersion
+// InstallHint tells a user how to get the pinned helm.
+const InstallHint = "go install helm.sh/helm/v3/cmd/helm@" + Version
 
 // Chart is one helm release to install.
 type Chart struct {
@@ -82,13 +82,13 @@ func UpgradeInstallArgs(c Chart) []string {
 	return args
 }
 
-// HelmStatusArgs reads a release's status as JSON.
-func HelmStatusArgs(release, namespace string) []string {
+// StatusArgs reads a release's status as JSON.
+func StatusArgs(release, namespace string) []string {
 	return []string{"status", release, "--namespace", namespace, "--output", "json"}
 }
 
-// HelmRelease is the part of `helm status -o json` the lab reads.
-type HelmRelease struct {
+// Status is the part of `helm status -o json` the lab reads.
+type Status struct {
 	Name string `json:"name"`
 	Info struct {
 		Status string `json:"status"`
@@ -103,7 +103,7 @@ type HelmRelease struct {
 // ReleaseDeployed decides whether a release is installed at the wanted
 // chart version ("" accepts any).
 func ReleaseDeployed(statusJSON []byte, wantVersion string) (bool, string) {
-	var r HelmRelease
+	var r Status
 	if err := json.Unmarshal(statusJSON, &r); err != nil {
 		return false, "unreadable helm status: " + err.Error()
 	}
@@ -120,13 +120,13 @@ func ReleaseDeployed(statusJSON []byte, wantVersion string) (bool, string) {
 	return true, cond
 }
 
-// HelmCLI runs the helm binary.
-type HelmCLI struct {
+// CLI runs the helm binary.
+type CLI struct {
 	// Bin is the helm binary; default "helm" from PATH.
 	Bin string
 }
 
-func (h HelmCLI) bin() string {
+func (h CLI) bin() string {
 	if h.Bin != "" {
 		return h.Bin
 	}
@@ -135,9 +135,9 @@ func (h HelmCLI) bin() string {
 
 // Run runs helm against the cluster of kubeconfigPath ("" for commands
 // that talk to no cluster, such as pull).
-func (h HelmCLI) Run(ctx context.Context, kubeconfigPath string, args ...string) ([]byte, error) {
+func (h CLI) Run(ctx context.Context, kubeconfigPath string, args ...string) ([]byte, error) {
 	if _, err := exec.LookPath(h.bin()); err != nil {
-		return nil, fmt.Errorf("helm CLI not found (%v): install the pinned one with `%s`", err, HelmInstallHint)
+		return nil, fmt.Errorf("helm CLI not found (%v): install the pinned one with `%s`", err, InstallHint)
 	}
 	full := args
 	if kubeconfigPath != "" {
@@ -159,13 +159,13 @@ func PullArgs(name, repo, version, dest string) []string {
 	return []string{"pull", name, "--repo", repo, "--version", version, "--destination", dest}
 }
 
-// Helm runs helm against a cluster (HelmCLI, or a test's fake).
-type Helm interface {
+// Runner runs helm against a cluster (CLI, or a test's fake).
+type Runner interface {
 	Run(ctx context.Context, kubeconfigPath string, args ...string) ([]byte, error)
 }
 
-// ChartPuller pulls charts with a Helm edge (images.ChartPuller).
-type ChartPuller struct{ Helm Helm }
+// ChartPuller pulls charts with a Runner (images.ChartPuller).
+type ChartPuller struct{ Helm Runner }
 
 // PullChart runs helm pull; it needs no cluster.
 func (p ChartPuller) PullChart(ctx context.Context, name, repo, version, dest string) error {
