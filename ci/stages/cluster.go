@@ -13,12 +13,12 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
-// ClusterStage creates the kind management cluster.
-type ClusterStage struct{}
+// clusterStage creates the kind management cluster.
+type clusterStage struct{}
 
-func (ClusterStage) Name() string { return Cluster }
+func (clusterStage) Name() string { return Cluster }
 
-func (ClusterStage) Plan(e *Env) ([]string, error) {
+func (clusterStage) Plan(e *Env) ([]string, error) {
 	cfg, err := render.KindConfig(e.Lab, e.Reach.RenderOptions(render.PlaceholderManagementAddress))
 	if err != nil {
 		return nil, err
@@ -39,7 +39,7 @@ func (ClusterStage) Plan(e *Env) ([]string, error) {
 	}, nil
 }
 
-func (ClusterStage) Check(ctx context.Context, e *Env) (bool, string, error) {
+func (clusterStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	ok, err := e.OwnedKindCluster(ctx)
 	if err != nil || !ok {
 		return false, "", err
@@ -61,7 +61,7 @@ func (ClusterStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	return true, fmt.Sprintf("kind cluster %s, management node %s", e.Lab.Name, ip), nil
 }
 
-func (ClusterStage) Run(ctx context.Context, e *Env) (string, error) {
+func (clusterStage) Run(ctx context.Context, e *Env) (string, error) {
 	exists, err := e.OwnedKindCluster(ctx)
 	if err != nil {
 		return "", fail(Cluster, "kind cluster "+e.Lab.Name, "", err)

@@ -11,20 +11,20 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// DataStoreGVR is Kamaji's cluster-scoped DataStore.
-var DataStoreGVR = schema.GroupVersionResource{Group: "kamaji.clastix.io", Version: "v1alpha1", Resource: "datastores"}
+// dataStoreGVR is Kamaji's cluster-scoped DataStore.
+var dataStoreGVR = schema.GroupVersionResource{Group: "kamaji.clastix.io", Version: "v1alpha1", Resource: "datastores"}
 
-// KamajiStage installs cert-manager and Kamaji (with its default etcd
+// kamajiStage installs cert-manager and Kamaji (with its default etcd
 // DataStore) into the management cluster.
-type KamajiStage struct{}
+type kamajiStage struct{}
 
-func (KamajiStage) Name() string { return Kamaji }
+func (kamajiStage) Name() string { return Kamaji }
 
-func (KamajiStage) charts(e *Env) []helm.Chart {
+func (kamajiStage) charts(e *Env) []helm.Chart {
 	return []helm.Chart{e.fromBundle(CertManagerChart(e.Lab, e.Timeouts.Helm)), e.fromBundle(KamajiChart(e.Lab, e.Timeouts.Helm))}
 }
 
-func (s KamajiStage) Plan(e *Env) ([]string, error) {
+func (s kamajiStage) Plan(e *Env) ([]string, error) {
 	var out []string
 	for _, c := range s.charts(e) {
 		out = append(out, "helm --kubeconfig "+e.State.ManagementKubeconfig()+" "+strings.Join(helm.UpgradeInstallArgs(c), " "))
@@ -35,7 +35,7 @@ func (s KamajiStage) Plan(e *Env) ([]string, error) {
 	), nil
 }
 
-func (s KamajiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
+func (s kamajiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	for _, c := range s.charts(e) {
 		out, err := e.helm(ctx, e.State.ManagementKubeconfig(), helm.StatusArgs(c.Release, c.Namespace)...)
 		if err != nil {
@@ -52,7 +52,7 @@ func (s KamajiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	return true, "cert-manager and Kamaji deployed; " + cond, nil
 }
 
-func (s KamajiStage) Run(ctx context.Context, e *Env) (string, error) {
+func (s kamajiStage) Run(ctx context.Context, e *Env) (string, error) {
 	for _, c := range s.charts(e) {
 		if _, err := e.helm(ctx, e.State.ManagementKubeconfig(), helm.UpgradeInstallArgs(c)...); err != nil {
 			return "", fail(Kamaji, "helm release "+c.Namespace+"/"+c.Release, "chart "+c.Chart+" "+c.Version, err)
@@ -86,7 +86,7 @@ func kamajiReady(ctx context.Context, e *Env) (bool, string, error) {
 	if ok, cond := kube.StatefulSetReady(sts); !ok {
 		return false, "etcd " + cond, nil
 	}
-	if _, err := c.Dynamic.Resource(DataStoreGVR).Get(ctx, DefaultDataStore, metav1.GetOptions{}); err != nil {
+	if _, err := c.Dynamic.Resource(dataStoreGVR).Get(ctx, DefaultDataStore, metav1.GetOptions{}); err != nil {
 		return false, "DataStore " + DefaultDataStore + ": " + err.Error(), nil
 	}
 	return true, "controller available, etcd ready, DataStore " + DefaultDataStore + " present", nil

@@ -94,7 +94,7 @@ func TestStagesInstallTheBundledCharts(t *testing.T) {
 	}, metav1.CreateOptions{})
 	mc.Dynamic.(*dynamicfake.FakeDynamicClient).Tracker().Add(&unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "kamaji.clastix.io/v1alpha1", "kind": "DataStore", "metadata": map[string]any{"name": "default"}}})
-	if _, err := (KamajiStage{}).Run(ctx, e); err != nil {
+	if _, err := (kamajiStage{}).Run(ctx, e); err != nil {
 		t.Fatal(err)
 	}
 	if len(h.calls) != 2 ||
@@ -102,7 +102,7 @@ func TestStagesInstallTheBundledCharts(t *testing.T) {
 		!strings.HasPrefix(h.calls[1], "management.yaml: upgrade --install kamaji /b/charts/kamaji-0.0.0+latest.tgz --namespace") {
 		t.Errorf("helm calls = %q", h.calls)
 	}
-	plan, err := HAMiStage{}.Plan(e)
+	plan, err := hamiStage{}.Plan(e)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -107,11 +107,11 @@ func TestWorkerJoinRetriesAfterAHalfJoin(t *testing.T) {
 	half := e.Lab.NodeName("tenant-a", "worker")
 	w.failFirst[half] = true
 
-	_, err := WorkersStage{}.Run(context.Background(), e)
+	_, err := workersStage{}.Run(context.Background(), e)
 	if err == nil || !strings.Contains(err.Error(), "kubeadm join of "+half) || !strings.Contains(err.Error(), "TLS Bootstrap") {
 		t.Fatalf("first up: err = %v, want the half-done join of %s named with kubeadm's last line", err, half)
 	}
-	if _, err := (WorkersStage{}).Run(context.Background(), e); err != nil {
+	if _, err := (workersStage{}).Run(context.Background(), e); err != nil {
 		t.Fatalf("second up after a half-done join: %v", err)
 	}
 	// Every join of every worker came right after a reset of that worker.
@@ -134,7 +134,7 @@ func TestWorkerJoinRetriesAfterAHalfJoin(t *testing.T) {
 func TestWorkerJoinIsNotCutOffBeforeKubeadm(t *testing.T) {
 	e, w, _ := joiningEnv(t)
 	e.Timeouts = DefaultTimeouts()
-	if _, err := (WorkersStage{}).Run(context.Background(), e); err != nil {
+	if _, err := (workersStage{}).Run(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}
 	kubeadmBudget := KubeadmDiscoveryTimeout + KubeadmKubeletHealthCheckTimeout + KubeadmTLSBootstrapTimeout
@@ -155,7 +155,7 @@ func TestWorkerJoinIsNotCutOffBeforeKubeadm(t *testing.T) {
 
 func TestWorkersPlanShowsResetThenJoin(t *testing.T) {
 	e, _, _, _ := testEnv(t)
-	lines, err := WorkersStage{}.Plan(e)
+	lines, err := workersStage{}.Plan(e)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -142,7 +142,7 @@ func TestWorkersWaitForKamajiBeforeTheToken(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	if _, err := (WorkersStage{}).Run(context.Background(), e); err != nil {
+	if _, err := (workersStage{}).Run(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}
 	if tokenBeforeKamaji {

@@ -104,7 +104,7 @@ func TestWorkersStageProvesTheKonnectivityTunnel(t *testing.T) {
 				reads[tn.Name] = &logReads{err: tt.logErr}
 				c.Kube.(*kubefake.Clientset).PrependReactor("get", "pods", reads[tn.Name].react)
 			}
-			_, err := WorkersStage{}.Run(context.Background(), e)
+			_, err := workersStage{}.Run(context.Background(), e)
 			if len(tt.errHas) == 0 && err != nil {
 				t.Fatal(err)
 			}
@@ -120,7 +120,7 @@ func TestWorkersStageProvesTheKonnectivityTunnel(t *testing.T) {
 				if n := len(reads["tenant-b"].pods); n != 1 {
 					t.Errorf("tenant-b: %d pods/log reads, want one round trip for its one worker", n)
 				}
-				done, why, err := WorkersStage{}.Check(context.Background(), e)
+				done, why, err := workersStage{}.Check(context.Background(), e)
 				if err != nil || !done || !strings.Contains(why, "konnectivity tunnel") {
 					t.Errorf("Check after Run = %v (%s), %v", done, why, err)
 				}
@@ -131,7 +131,7 @@ func TestWorkersStageProvesTheKonnectivityTunnel(t *testing.T) {
 
 func TestWorkersPlanProvesTheTunnel(t *testing.T) {
 	e, _, _, _ := testEnv(t)
-	lines, err := WorkersStage{}.Plan(e)
+	lines, err := workersStage{}.Plan(e)
 	if err != nil {
 		t.Fatal(err)
 	}
