@@ -26,13 +26,13 @@ type (
 const (
 	KamajiNamespace  = lab.KamajiNamespace // a reserved tenant name (lab.validateTenantName)
 	KamajiRelease    = "kamaji"
-	KamajiDeployment = "kamaji"
-	// KamajiEtcd is the kamaji-etcd StatefulSet (chart fullnameOverride).
-	KamajiEtcd          = "kamaji-etcd"
-	DefaultDataStore    = "default"
+	kamajiDeployment = "kamaji"
+	// kamajiEtcd is the kamaji-etcd StatefulSet (chart fullnameOverride).
+	kamajiEtcd          = "kamaji-etcd"
+	defaultDataStore    = "default"
 	CertManagerRelease  = "cert-manager"
 	CertManagerNS       = lab.CertManagerNamespace // a reserved tenant name (lab.validateTenantName)
-	CertManagerWebhookD = "cert-manager-webhook"
+	certManagerWebhookD = "cert-manager-webhook"
 )
 
 // CertManagerChart is cert-manager as Kamaji's docs install it.

@@ -30,8 +30,8 @@ func (s kamajiStage) Plan(e *Env) ([]string, error) {
 		out = append(out, "helm --kubeconfig "+e.State.ManagementKubeconfig()+" "+strings.Join(helm.UpgradeInstallArgs(c), " "))
 	}
 	return append(out,
-		fmt.Sprintf("wait Deployment %s/%s available", KamajiNamespace, KamajiDeployment),
-		fmt.Sprintf("wait StatefulSet %s/%s ready and DataStore %s present", KamajiNamespace, KamajiEtcd, DefaultDataStore),
+		fmt.Sprintf("wait Deployment %s/%s available", KamajiNamespace, kamajiDeployment),
+		fmt.Sprintf("wait StatefulSet %s/%s ready and DataStore %s present", KamajiNamespace, kamajiEtcd, defaultDataStore),
 	), nil
 }
 
@@ -72,22 +72,22 @@ func kamajiReady(ctx context.Context, e *Env) (bool, string, error) {
 	if err != nil {
 		return false, "", err
 	}
-	d, err := c.Kube.AppsV1().Deployments(KamajiNamespace).Get(ctx, KamajiDeployment, metav1.GetOptions{})
+	d, err := c.Kube.AppsV1().Deployments(KamajiNamespace).Get(ctx, kamajiDeployment, metav1.GetOptions{})
 	if err != nil {
-		return false, "Deployment " + KamajiDeployment + ": " + err.Error(), nil
+		return false, "Deployment " + kamajiDeployment + ": " + err.Error(), nil
 	}
 	if ok, cond := kube.DeploymentReady(d); !ok {
 		return false, "controller " + cond, nil
 	}
-	sts, err := c.Kube.AppsV1().StatefulSets(KamajiNamespace).Get(ctx, KamajiEtcd, metav1.GetOptions{})
+	sts, err := c.Kube.AppsV1().StatefulSets(KamajiNamespace).Get(ctx, kamajiEtcd, metav1.GetOptions{})
 	if err != nil {
-		return false, "StatefulSet " + KamajiEtcd + ": " + err.Error(), nil
+		return false, "StatefulSet " + kamajiEtcd + ": " + err.Error(), nil
 	}
 	if ok, cond := kube.StatefulSetReady(sts); !ok {
 		return false, "etcd " + cond, nil
 	}
-	if _, err := c.Dynamic.Resource(dataStoreGVR).Get(ctx, DefaultDataStore, metav1.GetOptions{}); err != nil {
-		return false, "DataStore " + DefaultDataStore + ": " + err.Error(), nil
+	if _, err := c.Dynamic.Resource(dataStoreGVR).Get(ctx, defaultDataStore, metav1.GetOptions{}); err != nil {
+		return false, "DataStore " + defaultDataStore + ": " + err.Error(), nil
 	}
-	return true, "controller available, etcd ready, DataStore " + DefaultDataStore + " present", nil
+	return true, "controller available, etcd ready, DataStore " + defaultDataStore + " present", nil
 }

@@ -41,12 +41,12 @@ func TestKamajiStage(t *testing.T) {
 	h.calls = nil
 	ctx := context.Background()
 	mc.Kube.AppsV1().Deployments(KamajiNamespace).Create(ctx, &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: KamajiDeployment, Namespace: KamajiNamespace},
+		ObjectMeta: metav1.ObjectMeta{Name: kamajiDeployment, Namespace: KamajiNamespace},
 		Spec:       appsv1.DeploymentSpec{Replicas: i32(1)},
 		Status:     appsv1.DeploymentStatus{AvailableReplicas: 1, UpdatedReplicas: 1},
 	}, metav1.CreateOptions{})
 	mc.Kube.AppsV1().StatefulSets(KamajiNamespace).Create(ctx, &appsv1.StatefulSet{
-		ObjectMeta: metav1.ObjectMeta{Name: KamajiEtcd, Namespace: KamajiNamespace},
+		ObjectMeta: metav1.ObjectMeta{Name: kamajiEtcd, Namespace: KamajiNamespace},
 		Spec:       appsv1.StatefulSetSpec{Replicas: i32(3)},
 		Status:     appsv1.StatefulSetStatus{ReadyReplicas: 3},
 	}, metav1.CreateOptions{})
