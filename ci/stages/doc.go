@@ -90,10 +90,10 @@
 //     its preflight phase, as kind does; the worker is reset
 //     (kubeadm reset -f) before every join, since a join only runs for an
 //     absent Node and whatever is there is a join that did not finish; the
-//     join is cut off only after kubeadm's own waits (JoinTimeout). The
+//     join is cut off only after kubeadm's own waits (defaultJoinTimeout). The
 //     first bootstrap token of a tenant waits for the objects Kamaji's
 //     kubeadm phases write after the TenantControlPlane is Ready
-//     (JoinPrerequisites).
+//     (joinPrerequisites).
 //   - The konnectivity tunnel is proven where the workers join
 //     (tunnel.go): once a tenant's Nodes are Ready, the stage waits for
 //     Kamaji's konnectivity-agent DaemonSet and CoreDNS, then reads one log

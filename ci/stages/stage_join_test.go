@@ -137,7 +137,7 @@ func TestWorkerJoinIsNotCutOffBeforeKubeadm(t *testing.T) {
 	if _, err := (workersStage{}).Run(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}
-	kubeadmBudget := KubeadmDiscoveryTimeout + KubeadmKubeletHealthCheckTimeout + KubeadmTLSBootstrapTimeout
+	kubeadmBudget := kubeadmDiscoveryTimeout + kubeadmKubeletHealthCheckTimeout + kubeadmTLSBootstrapTimeout
 	if len(w.joinCtx) != 2 {
 		t.Fatalf("joins seen with a deadline: %v", w.joinCtx)
 	}
@@ -166,9 +166,9 @@ func TestWorkersPlanShowsResetThenJoin(t *testing.T) {
 	if reset < 0 || join < 0 || reset > join {
 		t.Errorf("plan: reset at %d, join at %d; want the reset first:\n%s", reset, join, text)
 	}
-	write := strings.Index(text, "docker exec -i "+node+" sh -c '"+WriteJoinConfigScript+"'")
+	write := strings.Index(text, "docker exec -i "+node+" sh -c '"+writeJoinConfigScript+"'")
 	if write < 0 || write < reset || write > join {
-		t.Errorf("plan: %s written at %d (reset %d, join %d); want it between:\n%s", JoinConfigPath, write, reset, join, text)
+		t.Errorf("plan: %s written at %d (reset %d, join %d); want it between:\n%s", joinConfigPath, write, reset, join, text)
 	}
 	if !strings.Contains(text, "skipPhases:\n- preflight") || strings.Contains(text, "ignorePreflightErrors") {
 		t.Errorf("plan's join does not skip preflight as kind does:\n%s", text)

@@ -56,7 +56,7 @@ func (workersStage) Plan(e *Env) ([]string, error) {
 			fmt.Sprintf("apply to tenant %s: kindnet from %s of the first worker, {{ .PodSubnet }} = %s, CONTROL_PLANE_ENDPOINT = %s:%d", t.Name, KindnetManifestPath, render.TenantPodCIDR(i), mgmt, t.Ports.APIServer),
 		)
 		var prereq []string
-		for _, o := range JoinPrerequisites() {
+		for _, o := range joinPrerequisites() {
 			prereq = append(prereq, o.String())
 		}
 		out = append(out, fmt.Sprintf("wait in tenant %s until Kamaji has written what kubeadm join reads (%s) (%s)", t.Name, strings.Join(prereq, ", "), e.Timeouts.TenantReady))
@@ -73,8 +73,8 @@ func (workersStage) Plan(e *Env) ([]string, error) {
 				fmt.Sprintf("create Secret kube-system/bootstrap-token-<id> in tenant %s (ttl 1h)", t.Name),
 				fmt.Sprintf("docker exec %s sh -c '%s' (best effort)", name, prepareJoinScript),
 				fmt.Sprintf("docker exec %s %s (every time: the Node is absent, so anything there is a join that did not finish)", name, strings.Join(resetCommand, " ")),
-				fmt.Sprintf("docker exec -i %s sh -c '%s' <<EOF\n%sEOF", name, WriteJoinConfigScript, conf),
-				fmt.Sprintf("docker exec %s %s (give up after %s, kubeadm's own discovery, kubelet health and TLS bootstrap waits and a margin)", name, strings.Join(JoinCommand, " "), e.joinTimeout()),
+				fmt.Sprintf("docker exec -i %s sh -c '%s' <<EOF\n%sEOF", name, writeJoinConfigScript, conf),
+				fmt.Sprintf("docker exec %s %s (give up after %s, kubeadm's own discovery, kubelet health and TLS bootstrap waits and a margin)", name, strings.Join(joinCommand, " "), e.joinTimeout()),
 				fmt.Sprintf("wait Node %s Ready in tenant %s (%s)", name, t.Name, e.Timeouts.NodeReady),
 			)
 		}
@@ -337,12 +337,12 @@ func joinWorker(ctx context.Context, e *Env, tc *Clients, t lab.Tenant, name, mg
 	// the kubelet before the TLS bootstrap ends), and a join on top of it
 	// fails. A reset that fails is reported with the join's failure.
 	resetOut, resetErr := e.Docker.Exec(ctx, name, nil, resetCommand...)
-	if out, err := e.Docker.Exec(ctx, name, bytes.NewReader(conf), "sh", "-c", WriteJoinConfigScript); err != nil {
-		return fail(Workers, JoinConfigPath+" in "+name, lastLines(string(out), 1), err)
+	if out, err := e.Docker.Exec(ctx, name, bytes.NewReader(conf), "sh", "-c", writeJoinConfigScript); err != nil {
+		return fail(Workers, joinConfigPath+" in "+name, lastLines(string(out), 1), err)
 	}
 	jctx, cancel := context.WithTimeout(ctx, e.joinTimeout())
 	defer cancel()
-	if out, err := e.Docker.Exec(jctx, name, nil, JoinCommand...); err != nil {
+	if out, err := e.Docker.Exec(jctx, name, nil, joinCommand...); err != nil {
 		cond := lastLines(string(out), 3)
 		if resetErr != nil {
 			cond = fmt.Sprintf("%s failed before it (%v: %s); %s", strings.Join(resetCommand, " "), resetErr, lastLines(string(resetOut), 1), cond)
@@ -352,13 +352,13 @@ func joinWorker(ctx context.Context, e *Env, tc *Clients, t lab.Tenant, name, mg
 	return nil
 }
 
-// joinTimeout is Timeouts.Join, or JoinTimeout when unset: a zero value
+// joinTimeout is Timeouts.Join, or defaultJoinTimeout when unset: a zero value
 // must not cut every join off at once.
 func (e *Env) joinTimeout() time.Duration {
 	if e.Timeouts.Join > 0 {
 		return e.Timeouts.Join
 	}
-	return JoinTimeout
+	return defaultJoinTimeout
 }
 
 // prepareJoinScript readies a worker for kubeadm join (best effort). It
