@@ -29,7 +29,7 @@ func (clusterStage) Plan(e *Env) ([]string, error) {
 	}
 	server := "https://127.0.0.1:<port kind picks>"
 	if e.Reach.Remote() {
-		server = fmt.Sprintf("https://%s:%d", e.Reach.Host, ManagementAPIPort)
+		server = fmt.Sprintf("https://%s:%d", e.Reach.Host, managementAPIPort)
 	}
 	return []string{
 		fmt.Sprintf("docker image inspect %s || docker pull %s (give up after %s: no registry → fail fast)", e.Lab.Versions.KindNodeImage, e.Lab.Versions.KindNodeImage, e.Timeouts.Pull),

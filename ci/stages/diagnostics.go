@@ -91,7 +91,7 @@ func Diagnose(ctx context.Context, e *Env, failed *Error, dir string) error {
 		write(filepath.Join(base, "pods.txt"), []byte(pods.String()))
 		if pl, err := tc.Kube.CoreV1().Pods(render.HAMiNamespace).List(ctx, metav1.ListOptions{}); err == nil {
 			for _, p := range pl.Items {
-				if !strings.HasPrefix(p.Name, render.HAMiRelease+"-") && !strings.HasPrefix(p.Name, FinalizerName) {
+				if !strings.HasPrefix(p.Name, render.HAMiRelease+"-") && !strings.HasPrefix(p.Name, finalizerName) {
 					continue
 				}
 				for _, c := range p.Spec.Containers {

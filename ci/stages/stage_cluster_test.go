@@ -41,7 +41,7 @@ func TestClusterStageRemoteDaemon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k.created == nil || k.created.Networking.APIServerAddress != "0.0.0.0" || k.created.Networking.APIServerPort != ManagementAPIPort {
+	if k.created == nil || k.created.Networking.APIServerAddress != "0.0.0.0" || k.created.Networking.APIServerPort != managementAPIPort {
 		t.Fatalf("kind config for a remote daemon = %+v", k.created)
 	}
 	kc, err := os.ReadFile(e.State.ManagementKubeconfig())

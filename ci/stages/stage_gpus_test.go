@@ -74,7 +74,7 @@ func gpusTenants(t *testing.T) (*Env, *fakeDocker, string, map[string]string) {
 		// and HAMi's scheduler reports the registered cards; the fake
 		// clientset stands in for both.
 		ready := &appsv1.Deployment{
-			ObjectMeta: metav1.ObjectMeta{Name: FinalizerName, Namespace: FinalizerNamespace, Generation: 1},
+			ObjectMeta: metav1.ObjectMeta{Name: finalizerName, Namespace: finalizerNamespace, Generation: 1},
 			Spec: appsv1.DeploymentSpec{Replicas: i32(1), Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
 				Containers: []corev1.Container{{Name: "finalizer", Image: img}}}}},
 			Status: appsv1.DeploymentStatus{ObservedGeneration: 1, AvailableReplicas: 1, UpdatedReplicas: 1},

@@ -24,7 +24,7 @@ import (
 type installWatchingHelm struct {
 	e         *Env
 	mu        sync.Mutex
-	atInstall map[string]string // tenant → RegistrationPresent condition
+	atInstall map[string]string // tenant → registrationPresent condition
 }
 
 func (h *installWatchingHelm) Run(ctx context.Context, kc string, args ...string) ([]byte, error) {
@@ -147,7 +147,7 @@ func TestRegistrationPresent(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			n := registered()
 			tt.mutate(n)
-			ok, cond := RegistrationPresent(n, reg)
+			ok, cond := registrationPresent(n, reg)
 			if ok != tt.ok || !strings.Contains(cond, tt.cond) {
 				t.Errorf("RegistrationPresent = %v, %q; want %v, containing %q", ok, cond, tt.ok, tt.cond)
 			}

@@ -24,17 +24,17 @@ func seedTenantAddons(t *testing.T, c *Clients, workers ...string) {
 	n := int32(len(workers))
 	objs := []runtime.Object{
 		&appsv1.DaemonSet{
-			ObjectMeta: metav1.ObjectMeta{Name: KonnectivityAgentName, Namespace: "kube-system"},
+			ObjectMeta: metav1.ObjectMeta{Name: konnectivityAgentName, Namespace: "kube-system"},
 			Status:     appsv1.DaemonSetStatus{DesiredNumberScheduled: n, NumberReady: n, UpdatedNumberScheduled: n},
 		},
 		&appsv1.Deployment{
-			ObjectMeta: metav1.ObjectMeta{Name: CoreDNSName, Namespace: "kube-system"},
+			ObjectMeta: metav1.ObjectMeta{Name: coreDNSName, Namespace: "kube-system"},
 			Status:     appsv1.DeploymentStatus{Replicas: 2, ReadyReplicas: 2, UpdatedReplicas: 2, AvailableReplicas: 2},
 		},
 	}
 	for _, w := range workers {
 		objs = append(objs, &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: KonnectivityAgentName + "-" + w, Namespace: "kube-system", Labels: map[string]string{"k8s-app": KonnectivityAgentName}},
+			ObjectMeta: metav1.ObjectMeta{Name: konnectivityAgentName + "-" + w, Namespace: "kube-system", Labels: map[string]string{"k8s-app": konnectivityAgentName}},
 			Spec:       corev1.PodSpec{NodeName: w},
 			Status:     corev1.PodStatus{Phase: corev1.PodRunning},
 		})
@@ -94,10 +94,10 @@ func TestWorkersStageProvesTheKonnectivityTunnel(t *testing.T) {
 				c := clients[tn.Name]
 				if !tt.agents { // joiningEnv seeds them: take the agents away
 					tracker := c.Kube.(*kubefake.Clientset).Tracker()
-					if err := tracker.Delete(appsv1.SchemeGroupVersion.WithResource("daemonsets"), "kube-system", KonnectivityAgentName); err != nil {
+					if err := tracker.Delete(appsv1.SchemeGroupVersion.WithResource("daemonsets"), "kube-system", konnectivityAgentName); err != nil {
 						t.Fatal(err)
 					}
-					if err := tracker.Delete(corev1.SchemeGroupVersion.WithResource("pods"), "kube-system", KonnectivityAgentName+"-"+e.Lab.NodeName(tn.Name, "worker")); err != nil {
+					if err := tracker.Delete(corev1.SchemeGroupVersion.WithResource("pods"), "kube-system", konnectivityAgentName+"-"+e.Lab.NodeName(tn.Name, "worker")); err != nil {
 						t.Fatal(err)
 					}
 				}

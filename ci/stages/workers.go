@@ -53,7 +53,7 @@ func (workersStage) Plan(e *Env) ([]string, error) {
 		out = append(out, "+ on each docker run, what kind adds for the host, from docker info and the environment: --userns=host under userns-remap, --device /dev/fuse on rootless Docker, --volume /dev/mapper:/dev/mapper on btrfs/zfs/devicemapper/xfs storage, HTTP(S)_PROXY/NO_PROXY when set (NO_PROXY + the network's subnets, the tenant's CIDRs, the node names)")
 		out = append(out,
 			fmt.Sprintf("apply to tenant %s: %s (static), ConfigMap %s/%s (conntrack.maxPerCore: 0), DaemonSet %s/%s", t.Name, manifests.TenantKubeProxyRBAC, cm.Namespace, cm.Name, ds.Namespace, ds.Name),
-			fmt.Sprintf("apply to tenant %s: kindnet from %s of the first worker, {{ .PodSubnet }} = %s, CONTROL_PLANE_ENDPOINT = %s:%d", t.Name, KindnetManifestPath, render.TenantPodCIDR(i), mgmt, t.Ports.APIServer),
+			fmt.Sprintf("apply to tenant %s: kindnet from %s of the first worker, {{ .PodSubnet }} = %s, CONTROL_PLANE_ENDPOINT = %s:%d", t.Name, kindnetManifestPath, render.TenantPodCIDR(i), mgmt, t.Ports.APIServer),
 		)
 		var prereq []string
 		for _, o := range joinPrerequisites() {
@@ -267,11 +267,11 @@ func tenantNetworking(ctx context.Context, e *Env, tc *Clients, i int, t lab.Ten
 		return nil
 	}
 	first := e.Lab.NodeName(t.Name, t.Workers[0].Name)
-	raw, err := e.Docker.Exec(ctx, first, nil, "cat", KindnetManifestPath)
+	raw, err := e.Docker.Exec(ctx, first, nil, "cat", kindnetManifestPath)
 	if err != nil {
 		return fail(Workers, "kindnet manifest in "+first, "", err)
 	}
-	cni, err := KindnetObjects(raw, render.TenantPodCIDR(i), fmt.Sprintf("%s:%d", opts.ManagementAddress, t.Ports.APIServer))
+	cni, err := kindnetObjects(raw, render.TenantPodCIDR(i), fmt.Sprintf("%s:%d", opts.ManagementAddress, t.Ports.APIServer))
 	if err != nil {
 		return fail(Workers, "kindnet manifest in "+first, "", err)
 	}
