@@ -14,10 +14,10 @@ import (
 // anything, so a daemon without registry access fails in seconds.
 func PreflightImages(l *lab.Lab, only string) []string {
 	var out []string
-	if Selected(Cluster, only) {
+	if selected(Cluster, only) {
 		out = append(out, l.Versions.KindNodeImage)
 	}
-	if Selected(Workers, only) {
+	if selected(Workers, only) {
 		if img := l.Versions.WorkerImage(); !slices.Contains(out, img) {
 			out = append(out, img)
 		}

@@ -9,6 +9,6 @@ import (
 // refuses most flags next to --config.
 func TestJoinCommandReadsTheConfigFile(t *testing.T) {
 	if !reflect.DeepEqual(joinCommand, []string{"kubeadm", "join", "--config", "/kind/kubeadm.conf"}) {
-		t.Errorf("JoinCommand = %q", joinCommand)
+		t.Errorf("joinCommand = %q", joinCommand)
 	}
 }

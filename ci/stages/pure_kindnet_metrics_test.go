@@ -105,7 +105,7 @@ func TestMetricsPort(t *testing.T) {
 	}
 	for _, tt := range tests {
 		if got := metricsPort(tt.svc); got != tt.want {
-			t.Errorf("%s: MetricsPort = %d, want %d", tt.name, got, tt.want)
+			t.Errorf("%s: metricsPort = %d, want %d", tt.name, got, tt.want)
 		}
 	}
 }

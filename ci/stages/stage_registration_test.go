@@ -149,7 +149,7 @@ func TestRegistrationPresent(t *testing.T) {
 			tt.mutate(n)
 			ok, cond := registrationPresent(n, reg)
 			if ok != tt.ok || !strings.Contains(cond, tt.cond) {
-				t.Errorf("RegistrationPresent = %v, %q; want %v, containing %q", ok, cond, tt.ok, tt.cond)
+				t.Errorf("registrationPresent = %v, %q; want %v, containing %q", ok, cond, tt.ok, tt.cond)
 			}
 		})
 	}
