@@ -225,11 +225,11 @@ func TestBundleIndexMatchesLabctl(t *testing.T) {
 	}
 }
 
-// The module's helm pull is labctl's (ci/stages.PullArgs): the same
+// The module's helm pull is labctl's (ci/internal/helm.PullArgs): the same
 // subcommand and flags, in the same order, with the chart, repository,
 // version and a destination directory in their places.
 func TestPullChartIsLabctlsHelmPull(t *testing.T) {
-	f := parseRoot(t, "ci/stages/helm.go")
+	f := parseRoot(t, "ci/internal/helm/helm.go")
 	var fd *ast.FuncDecl
 	for _, d := range f.Decls {
 		if d, ok := d.(*ast.FuncDecl); ok && d.Name.Name == "PullArgs" {
@@ -237,7 +237,7 @@ func TestPullChartIsLabctlsHelmPull(t *testing.T) {
 		}
 	}
 	if fd == nil {
-		t.Fatal("ci/stages/helm.go has no PullArgs")
+		t.Fatal("ci/internal/helm/helm.go has no PullArgs")
 	}
 	// PullArgs(name, repo, version, dest) → the script's variables.
 	vars := map[string]string{"name": `"$name"`, "repo": `"$repo"`, "version": `"$version"`, "dest": `"$tmp"`}
@@ -254,7 +254,7 @@ func TestPullChartIsLabctlsHelmPull(t *testing.T) {
 			} else if id, ok := el.(*ast.Ident); ok && vars[id.Name] != "" {
 				line = append(line, vars[id.Name])
 			} else {
-				t.Fatalf("ci/stages.PullArgs has an element this test cannot map: %#v", el)
+				t.Fatalf("ci/internal/helm.PullArgs has an element this test cannot map: %#v", el)
 			}
 		}
 		return false

@@ -111,16 +111,16 @@ func TestVersionsMatchLabSpec(t *testing.T) {
 
 // The runner gets the helm CLI version the stages are written against.
 func TestHelmMatchesStages(t *testing.T) {
-	f := parseRoot(t, "ci/stages/helm.go")
+	f := parseRoot(t, "ci/internal/helm/helm.go")
 	var got string
 	ast.Inspect(f, func(n ast.Node) bool {
-		if vs, ok := n.(*ast.ValueSpec); ok && vs.Names[0].Name == "HelmVersion" && len(vs.Values) == 1 {
+		if vs, ok := n.(*ast.ValueSpec); ok && vs.Names[0].Name == "Version" && len(vs.Values) == 1 {
 			got, _ = stringLit(vs.Values[0])
 		}
 		return true
 	})
 	if got != labcmd.HelmVersion {
-		t.Fatalf("ci/stages.HelmVersion %q, labcmd.HelmVersion %q", got, labcmd.HelmVersion)
+		t.Fatalf("ci/internal/helm.Version %q, labcmd.HelmVersion %q", got, labcmd.HelmVersion)
 	}
 }
 

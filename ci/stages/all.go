@@ -2,5 +2,5 @@ package stages
 
 // All returns the stages in order.
 func All() []Stage {
-	return []Stage{ClusterStage{}, KamajiStage{}, TenantsStage{}, WorkersStage{}, HAMiStage{}, GPUsStage{}}
+	return []Stage{clusterStage{}, kamajiStage{}, tenantsStage{}, workersStage{}, hamiStage{}, gpusStage{}}
 }

@@ -13,12 +13,12 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
-// ClusterStage creates the kind management cluster.
-type ClusterStage struct{}
+// clusterStage creates the kind management cluster.
+type clusterStage struct{}
 
-func (ClusterStage) Name() string { return Cluster }
+func (clusterStage) Name() string { return Cluster }
 
-func (ClusterStage) Plan(e *Env) ([]string, error) {
+func (clusterStage) Plan(e *Env) ([]string, error) {
 	cfg, err := render.KindConfig(e.Lab, e.Reach.RenderOptions(render.PlaceholderManagementAddress))
 	if err != nil {
 		return nil, err
@@ -29,7 +29,7 @@ func (ClusterStage) Plan(e *Env) ([]string, error) {
 	}
 	server := "https://127.0.0.1:<port kind picks>"
 	if e.Reach.Remote() {
-		server = fmt.Sprintf("https://%s:%d", e.Reach.Host, ManagementAPIPort)
+		server = fmt.Sprintf("https://%s:%d", e.Reach.Host, managementAPIPort)
 	}
 	return []string{
 		fmt.Sprintf("docker image inspect %s || docker pull %s (give up after %s: no registry → fail fast)", e.Lab.Versions.KindNodeImage, e.Lab.Versions.KindNodeImage, e.Timeouts.Pull),
@@ -39,7 +39,7 @@ func (ClusterStage) Plan(e *Env) ([]string, error) {
 	}, nil
 }
 
-func (ClusterStage) Check(ctx context.Context, e *Env) (bool, string, error) {
+func (clusterStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	ok, err := e.OwnedKindCluster(ctx)
 	if err != nil || !ok {
 		return false, "", err
@@ -61,7 +61,7 @@ func (ClusterStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	return true, fmt.Sprintf("kind cluster %s, management node %s", e.Lab.Name, ip), nil
 }
 
-func (ClusterStage) Run(ctx context.Context, e *Env) (string, error) {
+func (clusterStage) Run(ctx context.Context, e *Env) (string, error) {
 	exists, err := e.OwnedKindCluster(ctx)
 	if err != nil {
 		return "", fail(Cluster, "kind cluster "+e.Lab.Name, "", err)

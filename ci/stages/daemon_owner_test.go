@@ -84,7 +84,7 @@ func TestDaemonOwnershipOfClusterAndWorkers(t *testing.T) {
 	if owned, err := twin.OwnedKindCluster(ctx); owned || !errors.Is(err, ErrNotOwned) {
 		t.Errorf("second state dir: owned = %v, err = %v; want ErrNotOwned", owned, err)
 	}
-	if _, _, err := (ClusterStage{}).Check(ctx, twin); !errors.Is(err, ErrNotOwned) || !strings.Contains(err.Error(), "kind cluster "+l.Name) {
+	if _, _, err := (clusterStage{}).Check(ctx, twin); !errors.Is(err, ErrNotOwned) || !strings.Contains(err.Error(), "kind cluster "+l.Name) {
 		t.Errorf("second state dir: cluster Check = %v; want a refusal naming the cluster", err)
 	}
 	if _, err := Down(ctx, twin); !errors.Is(err, ErrNotOwned) {

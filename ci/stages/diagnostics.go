@@ -54,7 +54,7 @@ func Diagnose(ctx context.Context, e *Env, failed *Error, dir string) error {
 		note(e.Kind.CollectLogs(ctx, e.Lab.Name, filepath.Join(dir, "kind")))
 	}
 	if mc, err := e.ManagementClients(); err == nil {
-		if l, err := mc.Dynamic.Resource(TCPGVR).Namespace("").List(ctx, metav1.ListOptions{}); err == nil {
+		if l, err := mc.Dynamic.Resource(tcpGVR).Namespace("").List(ctx, metav1.ListOptions{}); err == nil {
 			y, err := yaml.Marshal(l.Items)
 			note(err)
 			write("management/tcp.yaml", y)
@@ -91,7 +91,7 @@ func Diagnose(ctx context.Context, e *Env, failed *Error, dir string) error {
 		write(filepath.Join(base, "pods.txt"), []byte(pods.String()))
 		if pl, err := tc.Kube.CoreV1().Pods(render.HAMiNamespace).List(ctx, metav1.ListOptions{}); err == nil {
 			for _, p := range pl.Items {
-				if !strings.HasPrefix(p.Name, render.HAMiRelease+"-") && !strings.HasPrefix(p.Name, FinalizerName) {
+				if !strings.HasPrefix(p.Name, render.HAMiRelease+"-") && !strings.HasPrefix(p.Name, finalizerName) {
 					continue
 				}
 				for _, c := range p.Spec.Containers {

@@ -54,8 +54,9 @@
 //     several hundred packages (oras, containerd, docker/cli, the whole of
 //     k8s.io/kubectl) into the root module, and the root module's `go test`
 //     must stay fast on 2 cores; the CLI is a single binary the Dagger tools
-//     container installs once, and its command line is a pure function here
-//     (UpgradeInstallArgs) so what runs is tested and printed by --dry-run.
+//     container installs once, and its command line is a pure function
+//     (ci/internal/helm.UpgradeInstallArgs) so what runs is tested and
+//     printed by --dry-run.
 //   - kube-proxy conntrack (Kubernetes v1.36.4
 //     pkg/proxy/conntrack/sysctls.go:109, kind issue 2240): the lab deploys its own
 //     kube-proxy in each tenant with conntrack.maxPerCore: 0 (render.KubeProxy)
@@ -89,10 +90,10 @@
 //     its preflight phase, as kind does; the worker is reset
 //     (kubeadm reset -f) before every join, since a join only runs for an
 //     absent Node and whatever is there is a join that did not finish; the
-//     join is cut off only after kubeadm's own waits (JoinTimeout). The
+//     join is cut off only after kubeadm's own waits (defaultJoinTimeout). The
 //     first bootstrap token of a tenant waits for the objects Kamaji's
 //     kubeadm phases write after the TenantControlPlane is Ready
-//     (JoinPrerequisites).
+//     (joinPrerequisites).
 //   - The konnectivity tunnel is proven where the workers join
 //     (tunnel.go): once a tenant's Nodes are Ready, the stage waits for
 //     Kamaji's konnectivity-agent DaemonSet and CoreDNS, then reads one log

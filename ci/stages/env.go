@@ -55,7 +55,7 @@ type Timeouts struct {
 	Rollout      time.Duration // a controller or DaemonSet becoming ready
 	TenantReady  time.Duration // TenantControlPlane Ready
 	NodeReady    time.Duration // a joined worker Ready
-	Join         time.Duration // one kubeadm join (JoinTimeout)
+	Join         time.Duration // one kubeadm join (defaultJoinTimeout)
 	Helm         time.Duration // one helm install
 	Cards        time.Duration // HAMi seeing every card
 }
@@ -71,7 +71,7 @@ func DefaultTimeouts() Timeouts {
 		Rollout:      6 * time.Minute,
 		TenantReady:  6 * time.Minute,
 		NodeReady:    4 * time.Minute,
-		Join:         JoinTimeout,
+		Join:         defaultJoinTimeout,
 		Helm:         10 * time.Minute,
 		Cards:        3 * time.Minute,
 	}

@@ -224,8 +224,8 @@ type fakeClusters struct {
 func newFakeClients(objs ...runtime.Object) *Clients {
 	scheme := runtime.NewScheme()
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, map[schema.GroupVersionResource]string{
-		TCPGVR:       "TenantControlPlaneList",
-		DataStoreGVR: "DataStoreList",
+		tcpGVR:       "TenantControlPlaneList",
+		dataStoreGVR: "DataStoreList",
 	})
 	// Server-side apply and discovery as an API server with Kamaji's CRDs
 	// serves them (the simple clientset: NewClientset's tracker builds a
@@ -233,8 +233,8 @@ func newFakeClients(objs ...runtime.Object) *Clients {
 	kubetest.ReactToApply(dyn)
 	kc := kubefake.NewSimpleClientset(objs...)
 	kubetest.Serve(kc.Discovery(), append(append([]kubetest.Resource(nil), kubetest.Builtin...),
-		kubetest.Resource{GVR: TCPGVR, Kind: "TenantControlPlane", Namespaced: true},
-		kubetest.Resource{GVR: DataStoreGVR, Kind: "DataStore"})...)
+		kubetest.Resource{GVR: tcpGVR, Kind: "TenantControlPlane", Namespaced: true},
+		kubetest.Resource{GVR: dataStoreGVR, Kind: "DataStore"})...)
 	return &Clients{Kube: kc, Dynamic: dyn}
 }
 

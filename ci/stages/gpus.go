@@ -17,7 +17,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
-// GPUsStage runs the bind finalizer in each tenant (which keeps the GPU
+// gpusStage runs the bind finalizer in each tenant (which keeps the GPU
 // registration the hami stage wrote asserted), then holds the lab's two
 // readiness gates, so no suite starts on a lab that would fail it for want
 // of registration:
@@ -27,11 +27,11 @@ import (
 //     tenant, worker, Node, resource, want and got;
 //   - HAMi's scheduler reports every card in its metrics, so HAMi's Filter
 //     no longer answers "node unregistered".
-type GPUsStage struct{}
+type gpusStage struct{}
 
-func (GPUsStage) Name() string { return GPUs }
+func (gpusStage) Name() string { return GPUs }
 
-func (GPUsStage) Plan(e *Env) ([]string, error) {
+func (gpusStage) Plan(e *Env) ([]string, error) {
 	var out []string
 	out = append(out,
 		fmt.Sprintf("check %s is a static linux binary; docker import a one-file rootfs (/labctl, %s) as %s:<sha256 of the binary>", labctlPath(e), nodeimage.ImageChanges[0], FinalizerImageRepo),
@@ -42,7 +42,7 @@ func (GPUsStage) Plan(e *Env) ([]string, error) {
 			out = append(out, fmt.Sprintf("docker save %s:<tag> | docker exec -i %s %s (the snapshotter from docker exec %s %s)", FinalizerImageRepo, node,
 				strings.Join(nodeimage.ContainerdImportCommand("<snapshotter>", "<daemon's platform>"), " "), node, strings.Join(nodeimage.ContainerdConfigDumpCommand, " ")))
 		}
-		objs := FinalizerObjects(e.Lab, t.Name, FinalizerImageRepo+":<tag>", []byte("<lab.yaml>"))
+		objs := finalizerObjects(e.Lab, t.Name, FinalizerImageRepo+":<tag>", []byte("<lab.yaml>"))
 		var names []string
 		for _, o := range objs {
 			u, err := kube.ToUnstructured(o)
@@ -52,9 +52,9 @@ func (GPUsStage) Plan(e *Env) ([]string, error) {
 			names = append(names, kube.ObjectName(u))
 		}
 		out = append(out,
-			fmt.Sprintf("tenant %s: apply %s (runs `labctl finalizer --lab %s --tenant %s`)", t.Name, strings.Join(names, ", "), FinalizerLabPath, t.Name),
+			fmt.Sprintf("tenant %s: apply %s (runs `labctl finalizer --lab %s --tenant %s`)", t.Name, strings.Join(names, ", "), finalizerLabPath, t.Name),
 			fmt.Sprintf("tenant %s: wait Deployment %s/%s available, then each worker's Node allocatable %s, %s, %s and %s equal to the inventory's, then GET services/%s:<metrics port>/proxy/metrics until %s lists every card UUID (device_uuid)",
-				t.Name, FinalizerNamespace, FinalizerName, gpus.ResourceGPU, gpus.ResourceGPUMem, gpus.ResourceGPUCores, gpus.ResourceGPUMemPercent, HAMiScheduler, gpus.MetricMemoryLimit),
+				t.Name, finalizerNamespace, finalizerName, gpus.ResourceGPU, gpus.ResourceGPUMem, gpus.ResourceGPUCores, gpus.ResourceGPUMemPercent, hamiScheduler, gpus.MetricMemoryLimit),
 		)
 	}
 	return out, nil
@@ -83,7 +83,7 @@ func wantCards(e *Env, tenant string) []string {
 	return out
 }
 
-func (GPUsStage) Check(ctx context.Context, e *Env) (bool, string, error) {
+func (gpusStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	bin, err := os.ReadFile(labctlPath(e))
 	if err != nil {
 		return false, "", nil
@@ -95,7 +95,7 @@ func (GPUsStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 		if err != nil {
 			return false, "", nil
 		}
-		d, err := tc.Kube.AppsV1().Deployments(FinalizerNamespace).Get(ctx, FinalizerName, metav1.GetOptions{})
+		d, err := tc.Kube.AppsV1().Deployments(finalizerNamespace).Get(ctx, finalizerName, metav1.GetOptions{})
 		if err != nil || len(d.Spec.Template.Spec.Containers) == 0 || d.Spec.Template.Spec.Containers[0].Image != img {
 			return false, "", nil
 		}
@@ -113,7 +113,7 @@ func (GPUsStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	return true, fmt.Sprintf("HAMi sees all %d cards; bind finalizer %s running in every tenant", n, img), nil
 }
 
-func (GPUsStage) Run(ctx context.Context, e *Env) (string, error) {
+func (gpusStage) Run(ctx context.Context, e *Env) (string, error) {
 	path := labctlPath(e)
 	bin, err := os.ReadFile(path)
 	if err != nil {
@@ -150,11 +150,11 @@ func (GPUsStage) Run(ctx context.Context, e *Env) (string, error) {
 				return "", fail(GPUs, "image "+img+" in worker "+node, "", err)
 			}
 		}
-		if err := tc.Applier().ApplyAll(ctx, FinalizerObjects(e.Lab, t.Name, img, labYAML)...); err != nil {
+		if err := tc.Applier().ApplyAll(ctx, finalizerObjects(e.Lab, t.Name, img, labYAML)...); err != nil {
 			return "", fail(GPUs, "bind finalizer in tenant "+t.Name, "apply", err)
 		}
-		cond, err := e.wait(ctx, e.Timeouts.Rollout, "Deployment "+FinalizerName+" in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {
-			d, err := tc.Kube.AppsV1().Deployments(FinalizerNamespace).Get(ctx, FinalizerName, metav1.GetOptions{})
+		cond, err := e.wait(ctx, e.Timeouts.Rollout, "Deployment "+finalizerName+" in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {
+			d, err := tc.Kube.AppsV1().Deployments(finalizerNamespace).Get(ctx, finalizerName, metav1.GetOptions{})
 			if err != nil {
 				return false, "", err
 			}
@@ -162,7 +162,7 @@ func (GPUsStage) Run(ctx context.Context, e *Env) (string, error) {
 			return ok, cond, nil
 		})
 		if err != nil {
-			return "", fail(GPUs, "Deployment "+FinalizerNamespace+"/"+FinalizerName+" in tenant "+t.Name, cond, err)
+			return "", fail(GPUs, "Deployment "+finalizerNamespace+"/"+finalizerName+" in tenant "+t.Name, cond, err)
 		}
 		// The finalizer re-asserts the registration every pass, so a
 		// kubelet that zeroed it is waited out; what stays wrong fails here.
@@ -187,17 +187,17 @@ func (GPUsStage) Run(ctx context.Context, e *Env) (string, error) {
 // service proxy (which rides the konnectivity tunnel, the lab's critical
 // path) and compares the cards it reports with the lab's.
 func cardsSeen(ctx context.Context, e *Env, tc *Clients, tenant string) (bool, string, error) {
-	svc, err := tc.Kube.CoreV1().Services(render.HAMiNamespace).Get(ctx, HAMiScheduler, metav1.GetOptions{})
+	svc, err := tc.Kube.CoreV1().Services(render.HAMiNamespace).Get(ctx, hamiScheduler, metav1.GetOptions{})
 	if err != nil {
 		return false, "", err
 	}
-	port := MetricsPort(svc)
+	port := metricsPort(svc)
 	if port == 0 {
-		return false, fmt.Sprintf("Service %s has no port targeting %d (ports: %v)", HAMiScheduler, HAMiMetricsTargetPort, svc.Spec.Ports), nil
+		return false, fmt.Sprintf("Service %s has no port targeting %d (ports: %v)", hamiScheduler, hamiMetricsTargetPort, svc.Spec.Ports), nil
 	}
-	body, err := tc.Kube.CoreV1().Services(render.HAMiNamespace).ProxyGet("http", HAMiScheduler, strconv.Itoa(int(port)), "metrics", nil).DoRaw(ctx)
+	body, err := tc.Kube.CoreV1().Services(render.HAMiNamespace).ProxyGet("http", hamiScheduler, strconv.Itoa(int(port)), "metrics", nil).DoRaw(ctx)
 	if err != nil {
-		return false, "", fmt.Errorf("scrape %s metrics: %w", HAMiScheduler, err)
+		return false, "", fmt.Errorf("scrape %s metrics: %w", hamiScheduler, err)
 	}
 	ok, cond := gpus.SeesAllCards(body, wantCards(e, tenant))
 	return ok, cond, nil

@@ -8,42 +8,43 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gpu-lab/gpu-lab/ci/internal/helm"
 	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
 // HAMi's objects for release "hami" (chart hami 2.10.0).
 const (
-	HAMiScheduler = render.HAMiRelease + "-scheduler"
-	HAMiWebhook   = render.HAMiRelease + "-webhook"
+	hamiScheduler = render.HAMiRelease + "-scheduler"
+	hamiWebhook   = render.HAMiRelease + "-webhook"
 )
 
-// HAMiStage registers every worker's GPUs on its Node (registration
+// hamiStage registers every worker's GPUs on its Node (registration
 // annotation, label gpu=on, and the four GPU resources of gpus.Advertised in
 // status) so HAMi finds them when it starts (registration.go says why the
 // order matters), then installs HAMi into every tenant with the rendered
 // values and waits for the scheduler and its webhook. No device plugin runs:
 // the values disable both of the chart's (render.HAMiValuesFor says why) and
 // the Node's status carries what the mock plugin advertised.
-type HAMiStage struct{}
+type hamiStage struct{}
 
-func (HAMiStage) Name() string { return HAMi }
+func (hamiStage) Name() string { return HAMi }
 
-// ValuesFile is where the stage writes a tenant's HAMi values (kept in the
+// valuesFile is where the stage writes a tenant's HAMi values (kept in the
 // state dir so a user can see exactly what was installed).
-func ValuesFile(e *Env, tenant string) string {
+func valuesFile(e *Env, tenant string) string {
 	return e.State.Values("hami-" + tenant + ".yaml")
 }
 
-// SchedulerConfigFile is where the stage writes the kube-scheduler
+// schedulerConfigFile is where the stage writes the kube-scheduler
 // configuration the post-renderer puts into HAMi's chart (one for the lab:
 // it does not depend on the tenant).
-func SchedulerConfigFile(e *Env) string {
+func schedulerConfigFile(e *Env) string {
 	return e.State.Values("hami-scheduler-config.yaml")
 }
 
-func hamiChart(e *Env, tenant string) Chart {
-	return e.fromBundle(HAMiChart(e.Lab, ValuesFile(e, tenant), labctlPath(e), SchedulerConfigFile(e), e.Timeouts.Helm))
+func hamiChart(e *Env, tenant string) helm.Chart {
+	return e.fromBundle(HAMiChart(e.Lab, valuesFile(e, tenant), labctlPath(e), schedulerConfigFile(e), e.Timeouts.Helm))
 }
 
 // schedulerConfig is the kube-scheduler configuration of HAMi's chart with
@@ -52,13 +53,13 @@ func schedulerConfig(e *Env) ([]byte, error) {
 	return render.HAMiSchedulerConfig(e.Lab, render.ChartPlace())
 }
 
-func (HAMiStage) Plan(e *Env) ([]string, error) {
+func (hamiStage) Plan(e *Env) ([]string, error) {
 	cfg, err := schedulerConfig(e)
 	if err != nil {
 		return nil, err
 	}
 	out := []string{fmt.Sprintf("write %s (put into ConfigMap %s/%s key %s by the post-renderer):\n%s",
-		SchedulerConfigFile(e), render.HAMiNamespace, render.HAMiSchedulerObject, render.HAMiSchedulerConfigKey, indent(string(cfg)))}
+		schedulerConfigFile(e), render.HAMiNamespace, render.HAMiSchedulerObject, render.HAMiSchedulerConfigKey, indent(string(cfg)))}
 	for _, t := range e.Lab.Tenants {
 		v, err := render.HAMiValuesFor(e.Lab, t.Name)
 		if err != nil {
@@ -74,21 +75,21 @@ func (HAMiStage) Plan(e *Env) ([]string, error) {
 		}
 		out = append(out, reg...)
 		out = append(out,
-			fmt.Sprintf("write %s:\n%s", ValuesFile(e, t.Name), indent(string(y))),
-			"helm --kubeconfig "+e.State.Kubeconfig(t.Name)+" "+strings.Join(UpgradeInstallArgs(hamiChart(e, t.Name)), " "),
-			fmt.Sprintf("wait in tenant %s: Deployment %s/%s available, MutatingWebhookConfiguration %s has a caBundle", t.Name, render.HAMiNamespace, HAMiScheduler, HAMiWebhook),
+			fmt.Sprintf("write %s:\n%s", valuesFile(e, t.Name), indent(string(y))),
+			"helm --kubeconfig "+e.State.Kubeconfig(t.Name)+" "+strings.Join(helm.UpgradeInstallArgs(hamiChart(e, t.Name)), " "),
+			fmt.Sprintf("wait in tenant %s: Deployment %s/%s available, MutatingWebhookConfiguration %s has a caBundle", t.Name, render.HAMiNamespace, hamiScheduler, hamiWebhook),
 		)
 	}
 	return out, nil
 }
 
-func (HAMiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
+func (hamiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	for _, t := range e.Lab.Tenants {
-		out, err := e.helm(ctx, e.State.Kubeconfig(t.Name), HelmStatusArgs(render.HAMiRelease, render.HAMiNamespace)...)
+		out, err := e.helm(ctx, e.State.Kubeconfig(t.Name), helm.StatusArgs(render.HAMiRelease, render.HAMiNamespace)...)
 		if err != nil {
 			return false, "", nil
 		}
-		if ok, _ := ReleaseDeployed(out, e.Lab.Versions.HAMiChart); !ok {
+		if ok, _ := helm.ReleaseDeployed(out, e.Lab.Versions.HAMiChart); !ok {
 			return false, "", nil
 		}
 		if ok, err := schedulerConfigInstalled(ctx, e, t.Name); err != nil || !ok {
@@ -106,13 +107,13 @@ func (HAMiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	return true, fmt.Sprintf("HAMi %s ready in %s", e.Lab.Versions.HAMiChart, strings.Join(e.Lab.TenantNames(), ", ")), nil
 }
 
-func (HAMiStage) Run(ctx context.Context, e *Env) (string, error) {
+func (hamiStage) Run(ctx context.Context, e *Env) (string, error) {
 	cfg, err := schedulerConfig(e)
 	if err != nil {
 		return "", fail(HAMi, "kube-scheduler configuration", "", err)
 	}
-	if err := e.State.WriteValuesFile(SchedulerConfigFile(e), cfg); err != nil {
-		return "", fail(HAMi, SchedulerConfigFile(e), "", err)
+	if err := e.State.WriteValuesFile(schedulerConfigFile(e), cfg); err != nil {
+		return "", fail(HAMi, schedulerConfigFile(e), "", err)
 	}
 	for _, t := range e.Lab.Tenants {
 		tc, err := e.TenantClients(t.Name)
@@ -130,12 +131,12 @@ func (HAMiStage) Run(ctx context.Context, e *Env) (string, error) {
 		if err != nil {
 			return "", fail(HAMi, "values for tenant "+t.Name, "", err)
 		}
-		vf := ValuesFile(e, t.Name)
+		vf := valuesFile(e, t.Name)
 		if err := e.State.WriteValuesFile(vf, y); err != nil {
 			return "", fail(HAMi, vf, "", err)
 		}
 		c := hamiChart(e, t.Name)
-		if _, err := e.helm(ctx, e.State.Kubeconfig(t.Name), UpgradeInstallArgs(c)...); err != nil {
+		if _, err := e.helm(ctx, e.State.Kubeconfig(t.Name), helm.UpgradeInstallArgs(c)...); err != nil {
 			return "", fail(HAMi, "helm release "+c.Namespace+"/"+c.Release+" in tenant "+t.Name, "chart "+c.Chart+" "+c.Version, err)
 		}
 	}
@@ -158,16 +159,16 @@ func hamiReady(ctx context.Context, e *Env, tenant string) (bool, string, error)
 		return false, "", err
 	}
 	ns := render.HAMiNamespace
-	d, err := tc.Kube.AppsV1().Deployments(ns).Get(ctx, HAMiScheduler, metav1.GetOptions{})
+	d, err := tc.Kube.AppsV1().Deployments(ns).Get(ctx, hamiScheduler, metav1.GetOptions{})
 	if err != nil {
-		return false, "Deployment " + HAMiScheduler + ": " + err.Error(), nil
+		return false, "Deployment " + hamiScheduler + ": " + err.Error(), nil
 	}
 	if ok, cond := kube.DeploymentReady(d); !ok {
 		return false, "scheduler " + cond, nil
 	}
-	w, err := tc.Kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(ctx, HAMiWebhook, metav1.GetOptions{})
+	w, err := tc.Kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(ctx, hamiWebhook, metav1.GetOptions{})
 	if err != nil {
-		return false, "MutatingWebhookConfiguration " + HAMiWebhook + ": " + err.Error(), nil
+		return false, "MutatingWebhookConfiguration " + hamiWebhook + ": " + err.Error(), nil
 	}
 	if ok, cond := kube.WebhookReady(w); !ok {
 		return false, cond, nil

@@ -1,106 +1,44 @@
 package stages
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"os/exec"
-	"strings"
 	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
+	"github.com/gpu-lab/gpu-lab/ci/internal/helm"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
-// HelmVersion is the helm CLI the lab is tested with.
-const HelmVersion = "v3.19.0"
+// The helm CLI the stages run, under the names labctl uses (the version,
+// the install hint, the CLI and its chart puller live in ci/internal/helm).
+const (
+	HelmVersion     = helm.Version
+	HelmInstallHint = helm.InstallHint
+)
 
-// HelmInstallHint tells a user how to get the pinned helm.
-const HelmInstallHint = "go install helm.sh/helm/v3/cmd/helm@" + HelmVersion
-
-// Chart is one helm release to install.
-type Chart struct {
-	Release   string
-	Namespace string
-	Chart     string
-	Repo      string
-	Version   string
-	// Set are --set values, in order.
-	Set []string
-	// ValuesFile is passed with --values when set.
-	ValuesFile string
-	// Wait makes helm wait for the release's resources (and hooks).
-	Wait    bool
-	Timeout time.Duration
-	// PostRenderer is an executable and its arguments that helm pipes the
-	// rendered manifests through (helm v3.19 --post-renderer and repeated
-	// --post-renderer-args, cmd/helm/flags.go).
-	PostRenderer []string
-	// Archive, when set, is the chart's archive from an image bundle
-	// (absolute path): helm installs it instead of asking Repo.
-	Archive string
-}
+type (
+	HelmCLI     = helm.CLI
+	ChartPuller = helm.ChartPuller
+)
 
 // Kamaji's release layout (chart clastix/kamaji, release "kamaji").
 const (
 	KamajiNamespace  = lab.KamajiNamespace // a reserved tenant name (lab.validateTenantName)
 	KamajiRelease    = "kamaji"
-	KamajiDeployment = "kamaji"
-	// KamajiEtcd is the kamaji-etcd StatefulSet (chart fullnameOverride).
-	KamajiEtcd          = "kamaji-etcd"
-	DefaultDataStore    = "default"
+	kamajiDeployment = "kamaji"
+	// kamajiEtcd is the kamaji-etcd StatefulSet (chart fullnameOverride).
+	kamajiEtcd          = "kamaji-etcd"
+	defaultDataStore    = "default"
 	CertManagerRelease  = "cert-manager"
 	CertManagerNS       = lab.CertManagerNamespace // a reserved tenant name (lab.validateTenantName)
-	CertManagerWebhookD = "cert-manager-webhook"
+	certManagerWebhookD = "cert-manager-webhook"
 )
 
-// UpgradeInstallArgs is the helm command line (without --kubeconfig) that
-// installs or upgrades a release; `upgrade --install` makes it idempotent.
-//
-// With an Archive, helm gets its path and neither --repo nor --version: a
-// chart reference that is an existing path is loaded from there and the
-// version is not looked up (helm v3.19.0 pkg/action/install.go:753
-// LocateChart); the bundle checked the archive's version (images.ChartArchives).
-func UpgradeInstallArgs(c Chart) []string {
-	args := []string{"upgrade", "--install", c.Release, c.Chart}
-	if c.Archive != "" {
-		args[3] = c.Archive
-	} else {
-		if c.Repo != "" {
-			args = append(args, "--repo", c.Repo)
-		}
-		if c.Version != "" {
-			args = append(args, "--version", c.Version)
-		}
-	}
-	args = append(args, "--namespace", c.Namespace, "--create-namespace")
-	if c.ValuesFile != "" {
-		args = append(args, "--values", c.ValuesFile)
-	}
-	for _, s := range c.Set {
-		args = append(args, "--set", s)
-	}
-	if c.Wait {
-		args = append(args, "--wait")
-	}
-	if c.Timeout > 0 {
-		args = append(args, "--timeout", c.Timeout.String())
-	}
-	if len(c.PostRenderer) > 0 {
-		args = append(args, "--post-renderer", c.PostRenderer[0])
-		for _, a := range c.PostRenderer[1:] {
-			args = append(args, "--post-renderer-args", a)
-		}
-	}
-	return args
-}
-
 // CertManagerChart is cert-manager as Kamaji's docs install it.
-func CertManagerChart(l *lab.Lab, timeout time.Duration) Chart {
+func CertManagerChart(l *lab.Lab, timeout time.Duration) helm.Chart {
 	id := charts.CertManager(l)
-	return Chart{
+	return helm.Chart{
 		Release: CertManagerRelease, Namespace: CertManagerNS, Chart: id.Name, Repo: id.Repo,
 		Version: id.Version, Set: []string{"crds.enabled=true"}, Wait: true, Timeout: timeout,
 	}
@@ -115,9 +53,9 @@ func CertManagerChart(l *lab.Lab, timeout time.Duration) Chart {
 // etcd StatefulSet's, are pinned (images.KamajiEtcdSet): the chart floats
 // its kamaji-etcd, and the Job's kubectl tag would otherwise follow the
 // management cluster's minor, to a tag that may not exist.
-func KamajiChart(l *lab.Lab, timeout time.Duration) Chart {
+func KamajiChart(l *lab.Lab, timeout time.Duration) helm.Chart {
 	id := charts.Kamaji(l)
-	return Chart{
+	return helm.Chart{
 		Release: KamajiRelease, Namespace: KamajiNamespace, Chart: id.Name, Repo: id.Repo,
 		Version: id.Version,
 		Set: append([]string{
@@ -138,9 +76,9 @@ func KamajiChart(l *lab.Lab, timeout time.Duration) Chart {
 // post-rendered by labctl itself (`labctl hami-post-render`), which puts the
 // lab's scheduler configuration (render.HAMiSchedulerConfig, the one the
 // local test environment runs too) into the chart's ConfigMap.
-func HAMiChart(l *lab.Lab, valuesFile, labctl, schedulerConfigFile string, timeout time.Duration) Chart {
+func HAMiChart(l *lab.Lab, valuesFile, labctl, schedulerConfigFile string, timeout time.Duration) helm.Chart {
 	id := charts.HAMi(l)
-	return Chart{
+	return helm.Chart{
 		Release: render.HAMiRelease, Namespace: render.HAMiNamespace, Chart: id.Name,
 		Repo: id.Repo, Version: id.Version, ValuesFile: valuesFile, Timeout: timeout,
 		PostRenderer: []string{labctl, PostRenderCommand, "--scheduler-config", schedulerConfigFile},
@@ -148,7 +86,7 @@ func HAMiChart(l *lab.Lab, valuesFile, labctl, schedulerConfigFile string, timeo
 }
 
 // fromBundle installs c from the bundle's archive of it, when there is one.
-func (e *Env) fromBundle(c Chart) Chart {
+func (e *Env) fromBundle(c helm.Chart) helm.Chart {
 	if e.Preload != nil {
 		c.Archive = e.Preload.Charts[c.Chart]
 	}
@@ -158,89 +96,3 @@ func (e *Env) fromBundle(c Chart) Chart {
 // PostRenderCommand is the hidden labctl subcommand helm runs as HAMi's
 // post-renderer.
 const PostRenderCommand = "hami-post-render"
-
-// HelmStatusArgs reads a release's status as JSON.
-func HelmStatusArgs(release, namespace string) []string {
-	return []string{"status", release, "--namespace", namespace, "--output", "json"}
-}
-
-// HelmRelease is the part of `helm status -o json` the lab reads.
-type HelmRelease struct {
-	Name string `json:"name"`
-	Info struct {
-		Status string `json:"status"`
-	} `json:"info"`
-	Chart struct {
-		Metadata struct {
-			Version string `json:"version"`
-		} `json:"metadata"`
-	} `json:"chart"`
-}
-
-// ReleaseDeployed decides whether a release is installed at the wanted
-// chart version ("" accepts any).
-func ReleaseDeployed(statusJSON []byte, wantVersion string) (bool, string) {
-	var r HelmRelease
-	if err := json.Unmarshal(statusJSON, &r); err != nil {
-		return false, "unreadable helm status: " + err.Error()
-	}
-	cond := fmt.Sprintf("release %s %s", r.Name, r.Info.Status)
-	if v := r.Chart.Metadata.Version; v != "" {
-		cond += " (chart " + v + ")"
-	}
-	if r.Info.Status != "deployed" {
-		return false, cond
-	}
-	if wantVersion != "" && r.Chart.Metadata.Version != "" && r.Chart.Metadata.Version != wantVersion {
-		return false, cond + ", want chart " + wantVersion
-	}
-	return true, cond
-}
-
-// HelmCLI runs the helm binary.
-type HelmCLI struct {
-	// Bin is the helm binary; default "helm" from PATH.
-	Bin string
-}
-
-func (h HelmCLI) bin() string {
-	if h.Bin != "" {
-		return h.Bin
-	}
-	return "helm"
-}
-
-// Run runs helm against the cluster of kubeconfigPath ("" for commands
-// that talk to no cluster, such as pull).
-func (h HelmCLI) Run(ctx context.Context, kubeconfigPath string, args ...string) ([]byte, error) {
-	if _, err := exec.LookPath(h.bin()); err != nil {
-		return nil, fmt.Errorf("helm CLI not found (%v): install the pinned one with `%s`", err, HelmInstallHint)
-	}
-	full := args
-	if kubeconfigPath != "" {
-		full = append([]string{"--kubeconfig", kubeconfigPath}, args...)
-	}
-	cmd := exec.CommandContext(ctx, h.bin(), full...)
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return []byte(stdout.String()), fmt.Errorf("helm %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return []byte(stdout.String()), nil
-}
-
-// PullArgs is `helm pull` of one chart version from a repository into dest
-// (helm v3.19.0 cmd/helm/pull.go:90 --destination, cmd/helm/flags.go:55,58
-// --version and --repo; with --repo no `helm repo add` is needed).
-func PullArgs(name, repo, version, dest string) []string {
-	return []string{"pull", name, "--repo", repo, "--version", version, "--destination", dest}
-}
-
-// ChartPuller pulls charts with a Helm edge (images.ChartPuller).
-type ChartPuller struct{ Helm Helm }
-
-// PullChart runs helm pull; it needs no cluster.
-func (p ChartPuller) PullChart(ctx context.Context, name, repo, version, dest string) error {
-	_, err := p.Helm.Run(ctx, "", PullArgs(name, repo, version, dest)...)
-	return err
-}

@@ -8,15 +8,15 @@ import "time"
 // ConfigMap, the kubelet's health check, then the kubelet's TLS bootstrap
 // (cmd/phases/join/kubelet.go waits for both in turn).
 const (
-	KubeadmDiscoveryTimeout          = 5 * time.Minute
-	KubeadmKubeletHealthCheckTimeout = 4 * time.Minute
-	KubeadmTLSBootstrapTimeout       = 5 * time.Minute
-	// KubeadmAPICallTimeout (KubernetesAPICallTimeout) bounds each API call
+	kubeadmDiscoveryTimeout          = 5 * time.Minute
+	kubeadmKubeletHealthCheckTimeout = 4 * time.Minute
+	kubeadmTLSBootstrapTimeout       = 5 * time.Minute
+	// kubeadmAPICallTimeout (KubernetesAPICallTimeout) bounds each API call
 	// kubeadm makes after the bootstrap; one is the cut-off's margin.
-	KubeadmAPICallTimeout = 1 * time.Minute
+	kubeadmAPICallTimeout = 1 * time.Minute
 )
 
-// JoinTimeout is when labctl gives up on one `kubeadm join`: after every wait
+// defaultJoinTimeout is when labctl gives up on one `kubeadm join`: after every wait
 // kubeadm allows itself, so a slow but healthy join is never cut off
 // half-way (which would leave a half-joined worker behind).
-const JoinTimeout = KubeadmDiscoveryTimeout + KubeadmKubeletHealthCheckTimeout + KubeadmTLSBootstrapTimeout + KubeadmAPICallTimeout
+const defaultJoinTimeout = kubeadmDiscoveryTimeout + kubeadmKubeletHealthCheckTimeout + kubeadmTLSBootstrapTimeout + kubeadmAPICallTimeout

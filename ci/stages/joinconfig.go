@@ -7,17 +7,17 @@ package stages
 // document (render.JoinConfiguration); this is where it goes in the worker
 // and how kubeadm is run on it.
 
-// JoinConfigPath is where the worker's JoinConfiguration is written (kind's
+// joinConfigPath is where the worker's JoinConfiguration is written (kind's
 // path; /kind exists in every kindest/node image).
-const JoinConfigPath = "/kind/kubeadm.conf"
+const joinConfigPath = "/kind/kubeadm.conf"
 
-// WriteJoinConfigScript writes stdin to JoinConfigPath, readable by root
+// writeJoinConfigScript writes stdin to joinConfigPath, readable by root
 // only: the file holds the bootstrap token.
-var WriteJoinConfigScript = "umask 077 && mkdir -p /kind && cat > " + JoinConfigPath
+var writeJoinConfigScript = "umask 077 && mkdir -p /kind && cat > " + joinConfigPath
 
-// JoinCommand is the argv of `kubeadm join` inside a worker, reading the
+// joinCommand is the argv of `kubeadm join` inside a worker, reading the
 // configuration render.JoinConfiguration rendered. kubeadm v1.36.3 refuses
 // most flags next to --config (ValidateMixedArguments in
 // cmd/kubeadm/app/apis/kubeadm/validation/validation.go), so everything
 // else is in the file, skipPhases included, as kind does for kubeadm >= 1.23.
-var JoinCommand = []string{"kubeadm", "join", "--config", JoinConfigPath}
+var joinCommand = []string{"kubeadm", "join", "--config", joinConfigPath}

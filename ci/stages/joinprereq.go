@@ -10,21 +10,21 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// TenantObject names one object in a tenant cluster.
-type TenantObject struct {
+// tenantObject names one object in a tenant cluster.
+type tenantObject struct {
 	Kind      string // ConfigMap, Role, RoleBinding, ClusterRole, ClusterRoleBinding
 	Namespace string // empty for cluster-scoped kinds
 	Name      string
 }
 
-func (o TenantObject) String() string {
+func (o tenantObject) String() string {
 	if o.Namespace == "" {
 		return o.Kind + " " + o.Name
 	}
 	return o.Kind + " " + o.Namespace + "/" + o.Name
 }
 
-// JoinPrerequisites are the tenant objects a kubeadm join reads or is
+// joinPrerequisites are the tenant objects a kubeadm join reads or is
 // authorised by. Kamaji 26.8.2-edge writes them in its kubeadm phases
 // (internal/resources/kubeadm_phases.go: PhaseUploadConfigKubeadm,
 // PhaseUploadConfigKubelet, PhaseBootstrapToken), which run in parallel and
@@ -47,9 +47,9 @@ func (o TenantObject) String() string {
 //     ConfigMap kube-system/kubelet-config (KubeletBaseConfigurationConfigMap,
 //     for Kubernetes ≥ 1.24), Role and RoleBinding
 //     kube-system/kubeadm:kubelet-config (KubeletBaseConfigMapRole).
-func JoinPrerequisites() []TenantObject {
+func joinPrerequisites() []tenantObject {
 	const pub, sys = "kube-public", "kube-system"
-	return []TenantObject{
+	return []tenantObject{
 		{"ConfigMap", pub, "cluster-info"},
 		{"Role", pub, "kubeadm:bootstrap-signer-clusterinfo"},
 		{"RoleBinding", pub, "kubeadm:bootstrap-signer-clusterinfo"},
@@ -68,9 +68,9 @@ func JoinPrerequisites() []TenantObject {
 	}
 }
 
-// MissingTenantObjects lists the objects the tenant does not have yet.
-func MissingTenantObjects(ctx context.Context, c kubernetes.Interface, objs []TenantObject) ([]TenantObject, error) {
-	var missing []TenantObject
+// missingTenantObjects lists the objects the tenant does not have yet.
+func missingTenantObjects(ctx context.Context, c kubernetes.Interface, objs []tenantObject) ([]tenantObject, error) {
+	var missing []tenantObject
 	for _, o := range objs {
 		var err error
 		switch o.Kind {
@@ -98,9 +98,9 @@ func MissingTenantObjects(ctx context.Context, c kubernetes.Interface, objs []Te
 }
 
 // joinPrerequisitesPresent is the wait condition before a tenant's first
-// bootstrap token: every JoinPrerequisites object exists.
+// bootstrap token: every joinPrerequisites object exists.
 func joinPrerequisitesPresent(ctx context.Context, c kubernetes.Interface) (bool, string, error) {
-	missing, err := MissingTenantObjects(ctx, c, JoinPrerequisites())
+	missing, err := missingTenantObjects(ctx, c, joinPrerequisites())
 	if err != nil {
 		return false, "", err
 	}
@@ -109,7 +109,7 @@ func joinPrerequisitesPresent(ctx context.Context, c kubernetes.Interface) (bool
 		for i, o := range missing {
 			names[i] = o.String()
 		}
-		return false, fmt.Sprintf("Kamaji has not written %d/%d join objects yet: %s", len(missing), len(JoinPrerequisites()), strings.Join(names, ", ")), nil
+		return false, fmt.Sprintf("Kamaji has not written %d/%d join objects yet: %s", len(missing), len(joinPrerequisites()), strings.Join(names, ", ")), nil
 	}
 	return true, "Kamaji's join objects present", nil
 }

@@ -5,42 +5,43 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gpu-lab/gpu-lab/ci/internal/helm"
 	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// DataStoreGVR is Kamaji's cluster-scoped DataStore.
-var DataStoreGVR = schema.GroupVersionResource{Group: "kamaji.clastix.io", Version: "v1alpha1", Resource: "datastores"}
+// dataStoreGVR is Kamaji's cluster-scoped DataStore.
+var dataStoreGVR = schema.GroupVersionResource{Group: "kamaji.clastix.io", Version: "v1alpha1", Resource: "datastores"}
 
-// KamajiStage installs cert-manager and Kamaji (with its default etcd
+// kamajiStage installs cert-manager and Kamaji (with its default etcd
 // DataStore) into the management cluster.
-type KamajiStage struct{}
+type kamajiStage struct{}
 
-func (KamajiStage) Name() string { return Kamaji }
+func (kamajiStage) Name() string { return Kamaji }
 
-func (KamajiStage) charts(e *Env) []Chart {
-	return []Chart{e.fromBundle(CertManagerChart(e.Lab, e.Timeouts.Helm)), e.fromBundle(KamajiChart(e.Lab, e.Timeouts.Helm))}
+func (kamajiStage) charts(e *Env) []helm.Chart {
+	return []helm.Chart{e.fromBundle(CertManagerChart(e.Lab, e.Timeouts.Helm)), e.fromBundle(KamajiChart(e.Lab, e.Timeouts.Helm))}
 }
 
-func (s KamajiStage) Plan(e *Env) ([]string, error) {
+func (s kamajiStage) Plan(e *Env) ([]string, error) {
 	var out []string
 	for _, c := range s.charts(e) {
-		out = append(out, "helm --kubeconfig "+e.State.ManagementKubeconfig()+" "+strings.Join(UpgradeInstallArgs(c), " "))
+		out = append(out, "helm --kubeconfig "+e.State.ManagementKubeconfig()+" "+strings.Join(helm.UpgradeInstallArgs(c), " "))
 	}
 	return append(out,
-		fmt.Sprintf("wait Deployment %s/%s available", KamajiNamespace, KamajiDeployment),
-		fmt.Sprintf("wait StatefulSet %s/%s ready and DataStore %s present", KamajiNamespace, KamajiEtcd, DefaultDataStore),
+		fmt.Sprintf("wait Deployment %s/%s available", KamajiNamespace, kamajiDeployment),
+		fmt.Sprintf("wait StatefulSet %s/%s ready and DataStore %s present", KamajiNamespace, kamajiEtcd, defaultDataStore),
 	), nil
 }
 
-func (s KamajiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
+func (s kamajiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	for _, c := range s.charts(e) {
-		out, err := e.helm(ctx, e.State.ManagementKubeconfig(), HelmStatusArgs(c.Release, c.Namespace)...)
+		out, err := e.helm(ctx, e.State.ManagementKubeconfig(), helm.StatusArgs(c.Release, c.Namespace)...)
 		if err != nil {
 			return false, "", nil // not installed
 		}
-		if ok, _ := ReleaseDeployed(out, c.Version); !ok {
+		if ok, _ := helm.ReleaseDeployed(out, c.Version); !ok {
 			return false, "", nil
 		}
 	}
@@ -51,9 +52,9 @@ func (s KamajiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	return true, "cert-manager and Kamaji deployed; " + cond, nil
 }
 
-func (s KamajiStage) Run(ctx context.Context, e *Env) (string, error) {
+func (s kamajiStage) Run(ctx context.Context, e *Env) (string, error) {
 	for _, c := range s.charts(e) {
-		if _, err := e.helm(ctx, e.State.ManagementKubeconfig(), UpgradeInstallArgs(c)...); err != nil {
+		if _, err := e.helm(ctx, e.State.ManagementKubeconfig(), helm.UpgradeInstallArgs(c)...); err != nil {
 			return "", fail(Kamaji, "helm release "+c.Namespace+"/"+c.Release, "chart "+c.Chart+" "+c.Version, err)
 		}
 	}
@@ -71,22 +72,22 @@ func kamajiReady(ctx context.Context, e *Env) (bool, string, error) {
 	if err != nil {
 		return false, "", err
 	}
-	d, err := c.Kube.AppsV1().Deployments(KamajiNamespace).Get(ctx, KamajiDeployment, metav1.GetOptions{})
+	d, err := c.Kube.AppsV1().Deployments(KamajiNamespace).Get(ctx, kamajiDeployment, metav1.GetOptions{})
 	if err != nil {
-		return false, "Deployment " + KamajiDeployment + ": " + err.Error(), nil
+		return false, "Deployment " + kamajiDeployment + ": " + err.Error(), nil
 	}
 	if ok, cond := kube.DeploymentReady(d); !ok {
 		return false, "controller " + cond, nil
 	}
-	sts, err := c.Kube.AppsV1().StatefulSets(KamajiNamespace).Get(ctx, KamajiEtcd, metav1.GetOptions{})
+	sts, err := c.Kube.AppsV1().StatefulSets(KamajiNamespace).Get(ctx, kamajiEtcd, metav1.GetOptions{})
 	if err != nil {
-		return false, "StatefulSet " + KamajiEtcd + ": " + err.Error(), nil
+		return false, "StatefulSet " + kamajiEtcd + ": " + err.Error(), nil
 	}
 	if ok, cond := kube.StatefulSetReady(sts); !ok {
 		return false, "etcd " + cond, nil
 	}
-	if _, err := c.Dynamic.Resource(DataStoreGVR).Get(ctx, DefaultDataStore, metav1.GetOptions{}); err != nil {
-		return false, "DataStore " + DefaultDataStore + ": " + err.Error(), nil
+	if _, err := c.Dynamic.Resource(dataStoreGVR).Get(ctx, defaultDataStore, metav1.GetOptions{}); err != nil {
+		return false, "DataStore " + defaultDataStore + ": " + err.Error(), nil
 	}
-	return true, "controller available, etcd ready, DataStore " + DefaultDataStore + " present", nil
+	return true, "controller available, etcd ready, DataStore " + defaultDataStore + " present", nil
 }

@@ -10,16 +10,16 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// KindnetManifestPath is where every kindest/node image keeps its CNI
+// kindnetManifestPath is where every kindest/node image keeps its CNI
 // manifest (kindnetd, image preloaded).
-const KindnetManifestPath = "/kind/manifests/default-cni.yaml"
+const kindnetManifestPath = "/kind/manifests/default-cni.yaml"
 
-// KindnetObjects turns the node image's CNI manifest into the tenant's
+// kindnetObjects turns the node image's CNI manifest into the tenant's
 // objects the way kind does for its own clusters (installcni action): fill
 // {{ .PodSubnet }} with the tenant's pod CIDR, and give the DaemonSet
 // CONTROL_PLANE_ENDPOINT (host:port) so kindnetd reaches the API server
 // without waiting for kube-proxy.
-func KindnetObjects(raw []byte, podSubnet, controlPlaneEndpoint string) ([]*unstructured.Unstructured, error) {
+func kindnetObjects(raw []byte, podSubnet, controlPlaneEndpoint string) ([]*unstructured.Unstructured, error) {
 	manifest := raw
 	if bytes.Contains(raw, []byte("{{")) {
 		t, err := template.New("cni").Option("missingkey=error").Parse(string(raw))
@@ -28,7 +28,7 @@ func KindnetObjects(raw []byte, podSubnet, controlPlaneEndpoint string) ([]*unst
 		}
 		var out bytes.Buffer
 		if err := t.Execute(&out, struct{ PodSubnet string }{podSubnet}); err != nil {
-			return nil, fmt.Errorf("kindnet manifest template: %w (the node image's manifest changed: check %s)", err, KindnetManifestPath)
+			return nil, fmt.Errorf("kindnet manifest template: %w (the node image's manifest changed: check %s)", err, kindnetManifestPath)
 		}
 		manifest = out.Bytes()
 	}

@@ -7,17 +7,17 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// HAMiMetricsTargetPort is the extender's metrics port: HAMi v2.10.0
+// hamiMetricsTargetPort is the extender's metrics port: HAMi v2.10.0
 // cmd/scheduler/main.go, flag --metrics-bind-address, default ":9395"; the
 // chart's Service maps it as port "monitor" (31993 → 9395, chart hami 2.10.0
 // templates/scheduler/service.yaml). What is read there is gpus.SeesAllCards.
-const HAMiMetricsTargetPort = 9395
+const hamiMetricsTargetPort = 9395
 
-// MetricsPort picks the scheduler Service port that targets the metrics
+// metricsPort picks the scheduler Service port that targets the metrics
 // listener, by target port or by a name containing "monitor"; 0 if none.
-func MetricsPort(svc *corev1.Service) int32 {
+func metricsPort(svc *corev1.Service) int32 {
 	for _, p := range svc.Spec.Ports {
-		if p.TargetPort.Type == intstr.Int && p.TargetPort.IntVal == HAMiMetricsTargetPort {
+		if p.TargetPort.Type == intstr.Int && p.TargetPort.IntVal == hamiMetricsTargetPort {
 			return p.Port
 		}
 	}

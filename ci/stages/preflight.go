@@ -14,10 +14,10 @@ import (
 // anything, so a daemon without registry access fails in seconds.
 func PreflightImages(l *lab.Lab, only string) []string {
 	var out []string
-	if Selected(Cluster, only) {
+	if selected(Cluster, only) {
 		out = append(out, l.Versions.KindNodeImage)
 	}
-	if Selected(Workers, only) {
+	if selected(Workers, only) {
 		if img := l.Versions.WorkerImage(); !slices.Contains(out, img) {
 			out = append(out, img)
 		}
@@ -26,7 +26,7 @@ func PreflightImages(l *lab.Lab, only string) []string {
 }
 
 // Preflight checks the daemon answers, has the images the run needs, and
-// that its host can run the lab (HostProblems: privileged containers, the
+// that its host can run the lab (hostProblems: privileged containers, the
 // inotify limits, free disk), and reads the host's cgroup version into
 // e.Reach, so every kubelet the stages configure fits it (render
 // Options.CgroupV1). It returns what it found, one line each, for the user.
@@ -48,7 +48,7 @@ func Preflight(ctx context.Context, e *Env, only string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("preflight: %w", err)
 	}
-	facts := HostFacts{CgroupVersion: info.CgroupVersion}
+	facts := hostFacts{CgroupVersion: info.CgroupVersion}
 	e.Reach.CgroupV1 = info.CgroupVersion == "1"
 	need := Need{}
 	// Only node containers are privileged and take the disk: with no node
@@ -63,7 +63,7 @@ func Preflight(ctx context.Context, e *Env, only string) ([]string, error) {
 			return nil, fmt.Errorf("preflight: %w", err)
 		}
 	}
-	problems, notes := HostProblems(facts, need)
+	problems, notes := hostProblems(facts, need)
 	tr, err := e.Docker.ImageTransfer(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("preflight: %w", err)

@@ -18,21 +18,21 @@ import (
 // site/content/docs/user/known-issues.md:214-225, at commit fed2688). The
 // README's Troubleshooting names the same values.
 const (
-	MinInotifyWatches   = 524288
-	MinInotifyInstances = 512
+	minInotifyWatches   = 524288
+	minInotifyInstances = 512
 )
 
-// DiskFloor is the free space preflight asks for when it cannot measure the
+// diskFloor is the free space preflight asks for when it cannot measure the
 // lab's images (no bundle: the nodes pull them). It is an order of
 // magnitude, not a measurement: the two kindest/node images alone are about
 // 1 GB each unpacked (README), already on the daemon when preflight runs,
 // and every node keeps each image it runs twice (see DiskNeed); no image of
 // the lab has been pulled and measured on the development machine, which
 // has no registry access.
-const DiskFloor = 10 << 30
+const diskFloor = 10 << 30
 
-// HostFacts are preflight's readings of the daemon's host.
-type HostFacts struct {
+// hostFacts are preflight's readings of the daemon's host.
+type hostFacts struct {
 	// CgroupVersion is `docker info`'s CgroupVersion: "1" or "2" (moby
 	// docker-v29.7.2 daemon/info_unix.go:28-31, also in 20.10), "" from a
 	// daemon older than 20.10.
@@ -57,11 +57,11 @@ type Need struct {
 // discard the content. With a bundle the sizes are the daemon's (sizes: a
 // bundled reference → `docker image inspect` .Size): the management node's
 // images once, the workers' once per worker, each twice. Without one the
-// sizes cannot be known before the nodes pull: DiskFloor. The larger of the
+// sizes cannot be known before the nodes pull: diskFloor. The larger of the
 // two is the need. Containers' own data (etcd, logs) is not counted.
 func DiskNeed(l *lab.Lab, list []images.Image, sizes map[string]int64) Need {
 	if len(sizes) == 0 {
-		return Need{Bytes: DiskFloor, Basis: "no bundle: the images are pulled inside the nodes and their sizes are unknown beforehand; an order-of-magnitude floor"}
+		return Need{Bytes: diskFloor, Basis: "no bundle: the images are pulled inside the nodes and their sizes are unknown beforehand; an order-of-magnitude floor"}
 	}
 	workers := 0
 	for _, t := range l.Tenants {
@@ -88,16 +88,16 @@ func DiskNeed(l *lab.Lab, list []images.Image, sizes map[string]int64) Need {
 		counted++
 	}
 	basis := fmt.Sprintf("%d bundled images at the daemon's sizes, twice (content and unpacked) in each node that runs them: the management node and %d workers", counted, workers)
-	if n < DiskFloor {
-		return Need{Bytes: DiskFloor, Basis: basis + fmt.Sprintf(" = %s, raised to the %s floor", gib(n), gib(DiskFloor))}
+	if n < diskFloor {
+		return Need{Bytes: diskFloor, Basis: basis + fmt.Sprintf(" = %s, raised to the %s floor", gib(n), gib(diskFloor))}
 	}
 	return Need{Bytes: n, Basis: basis}
 }
 
-// HostProblems names every reason the host cannot run the lab, each with
+// hostProblems names every reason the host cannot run the lab, each with
 // what to change; notes are what preflight tells the user besides (the
 // cgroup v1 configuration it applies).
-func HostProblems(f HostFacts, need Need) (problems, notes []string) {
+func hostProblems(f hostFacts, need Need) (problems, notes []string) {
 	switch f.CgroupVersion {
 	case "2":
 		notes = append(notes, "cgroup v2")
@@ -110,9 +110,9 @@ func HostProblems(f HostFacts, need Need) (problems, notes []string) {
 		return problems, notes
 	}
 	p := f.Probe
-	if p.MaxUserWatches < MinInotifyWatches || p.MaxUserInstances < MinInotifyInstances {
+	if p.MaxUserWatches < minInotifyWatches || p.MaxUserInstances < minInotifyInstances {
 		problems = append(problems, fmt.Sprintf("inotify limits fs.inotify.max_user_watches=%d, fs.inotify.max_user_instances=%d are below %d and %d: kubelets and pods of several nodes fail with \"too many open files\". On the daemon's host run `sudo sysctl -w fs.inotify.max_user_watches=%d fs.inotify.max_user_instances=%d` (and put them in /etc/sysctl.d/ to keep them); a container cannot raise them for itself",
-			p.MaxUserWatches, p.MaxUserInstances, MinInotifyWatches, MinInotifyInstances, max(p.MaxUserWatches, MinInotifyWatches), max(p.MaxUserInstances, MinInotifyInstances)))
+			p.MaxUserWatches, p.MaxUserInstances, minInotifyWatches, minInotifyInstances, max(p.MaxUserWatches, minInotifyWatches), max(p.MaxUserInstances, minInotifyInstances)))
 	} else {
 		notes = append(notes, fmt.Sprintf("inotify watches %d, instances %d", p.MaxUserWatches, p.MaxUserInstances))
 	}

@@ -19,7 +19,7 @@ func TestFinalizerImage(t *testing.T) {
 }
 
 func TestFinalizerObjects(t *testing.T) {
-	objs := FinalizerObjects(lab.Default(), "tenant-b", "gpu-lab/labctl:abc", []byte("name: gpu-lab\n"))
+	objs := finalizerObjects(lab.Default(), "tenant-b", "gpu-lab/labctl:abc", []byte("name: gpu-lab\n"))
 	var d *appsv1.Deployment
 	var cm *corev1.ConfigMap
 	for _, o := range objs {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpu-lab/gpu-lab/ci/internal/helm"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
@@ -13,7 +14,7 @@ func TestChartInstallArgs(t *testing.T) {
 	l := lab.Default()
 	tests := []struct {
 		name  string
-		chart Chart
+		chart helm.Chart
 		want  string
 	}{
 		{"cert-manager", CertManagerChart(l, 10*time.Minute),
@@ -31,34 +32,12 @@ func TestChartInstallArgs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := strings.Join(UpgradeInstallArgs(tt.chart), " "); got != tt.want {
+			if got := strings.Join(helm.UpgradeInstallArgs(tt.chart), " "); got != tt.want {
 				t.Fatalf("got  %s\nwant %s", got, tt.want)
 			}
 		})
 	}
-	if got := HelmStatusArgs("hami", "kube-system"); !reflect.DeepEqual(got, []string{"status", "hami", "--namespace", "kube-system", "--output", "json"}) {
+	if got := helm.StatusArgs("hami", "kube-system"); !reflect.DeepEqual(got, []string{"status", "hami", "--namespace", "kube-system", "--output", "json"}) {
 		t.Errorf("HelmStatusArgs = %q", got)
-	}
-}
-
-func TestReleaseDeployed(t *testing.T) {
-	tests := []struct {
-		name, json, want string
-		ok               bool
-	}{
-		{"deployed", `{"name":"kamaji","info":{"status":"deployed"},"chart":{"metadata":{"version":"0.0.0+latest"}}}`, "0.0.0+latest", true},
-		{"deployed without chart field", `{"name":"kamaji","info":{"status":"deployed"}}`, "0.0.0+latest", true},
-		{"old chart installed", `{"name":"kamaji","info":{"status":"deployed"},"chart":{"metadata":{"version":"1.0.0"}}}`, "0.0.0+latest", false},
-		{"failed", `{"name":"hami","info":{"status":"failed"}}`, "", false},
-		{"pending install", `{"name":"hami","info":{"status":"pending-install"}}`, "", false},
-		{"garbage", `Error: release: not found`, "", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ok, cond := ReleaseDeployed([]byte(tt.json), tt.want)
-			if ok != tt.ok || cond == "" {
-				t.Fatalf("ReleaseDeployed = %v, %q; want %v", ok, cond, tt.ok)
-			}
-		})
 	}
 }

@@ -8,7 +8,7 @@ import (
 // kubeadm join reads everything from the file the stage writes: kubeadm
 // refuses most flags next to --config.
 func TestJoinCommandReadsTheConfigFile(t *testing.T) {
-	if !reflect.DeepEqual(JoinCommand, []string{"kubeadm", "join", "--config", "/kind/kubeadm.conf"}) {
-		t.Errorf("JoinCommand = %q", JoinCommand)
+	if !reflect.DeepEqual(joinCommand, []string{"kubeadm", "join", "--config", "/kind/kubeadm.conf"}) {
+		t.Errorf("joinCommand = %q", joinCommand)
 	}
 }

@@ -50,7 +50,7 @@ spec:
 `
 
 func TestKindnetObjects(t *testing.T) {
-	objs, err := KindnetObjects([]byte(kindnetRaw), "10.100.0.0/16", "172.18.0.2:31443")
+	objs, err := kindnetObjects([]byte(kindnetRaw), "10.100.0.0/16", "172.18.0.2:31443")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,16 +76,16 @@ func TestKindnetObjects(t *testing.T) {
 		t.Fatalf("env = %v", got)
 	}
 	// Applying twice must not stack CONTROL_PLANE_ENDPOINT entries.
-	again, _ := KindnetObjects([]byte(kindnetRaw), "10.100.0.0/16", "172.18.0.2:31443")
+	again, _ := kindnetObjects([]byte(kindnetRaw), "10.100.0.0/16", "172.18.0.2:31443")
 	cs, _, _ = unstructured.NestedSlice(again[2].Object, "spec", "template", "spec", "containers")
 	if n := len(cs[0].(map[string]any)["env"].([]any)); n != 3 {
 		t.Errorf("env has %d entries, want 3", n)
 	}
 
-	if _, err := KindnetObjects([]byte("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: x}\n"), "10.0.0.0/16", "a:1"); err == nil || !strings.Contains(err.Error(), "no DaemonSet") {
+	if _, err := kindnetObjects([]byte("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: x}\n"), "10.0.0.0/16", "a:1"); err == nil || !strings.Contains(err.Error(), "no DaemonSet") {
 		t.Errorf("no DaemonSet: err = %v", err)
 	}
-	if _, err := KindnetObjects([]byte("value: {{ .Unknown }}\n"), "10.0.0.0/16", "a:1"); err == nil {
+	if _, err := kindnetObjects([]byte("value: {{ .Unknown }}\n"), "10.0.0.0/16", "a:1"); err == nil {
 		t.Error("unknown template field: want error")
 	}
 }
@@ -104,8 +104,8 @@ func TestMetricsPort(t *testing.T) {
 		{"none", svc(corev1.ServicePort{Name: "http", Port: 443, TargetPort: intstr.FromInt32(443)}), 0},
 	}
 	for _, tt := range tests {
-		if got := MetricsPort(tt.svc); got != tt.want {
-			t.Errorf("%s: MetricsPort = %d, want %d", tt.name, got, tt.want)
+		if got := metricsPort(tt.svc); got != tt.want {
+			t.Errorf("%s: metricsPort = %d, want %d", tt.name, got, tt.want)
 		}
 	}
 }

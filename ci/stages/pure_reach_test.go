@@ -41,7 +41,7 @@ func TestReachRenderOptionsAndServers(t *testing.T) {
 		t.Errorf("local options = %+v", lo)
 	}
 	ro := remote.RenderOptions("172.18.0.2")
-	if ro.APIServerAddress != "0.0.0.0" || ro.APIServerPort != ManagementAPIPort || !ro.PublishNodePorts || !reflect.DeepEqual(ro.CertSANs, []string{"docker"}) {
+	if ro.APIServerAddress != "0.0.0.0" || ro.APIServerPort != managementAPIPort || !ro.PublishNodePorts || !reflect.DeepEqual(ro.CertSANs, []string{"docker"}) {
 		t.Errorf("remote options = %+v", ro)
 	}
 	// Named by address: published on that address of the host only.

@@ -12,18 +12,18 @@ func TestDecide(t *testing.T) {
 	tests := []struct {
 		name, only string
 		done       bool
-		want       Decision
+		want       decision
 	}{
-		{"cluster", "", false, RunIt},
-		{"cluster", "", true, SkipDone},
-		{"hami", "hami", false, RunIt},
-		{"hami", "hami", true, SkipDone},
-		{"cluster", "hami", false, SkipUnselected},
-		{"cluster", "hami", true, SkipUnselected},
+		{"cluster", "", false, runIt},
+		{"cluster", "", true, skipDone},
+		{"hami", "hami", false, runIt},
+		{"hami", "hami", true, skipDone},
+		{"cluster", "hami", false, skipUnselected},
+		{"cluster", "hami", true, skipUnselected},
 	}
 	for _, tt := range tests {
-		if got := Decide(tt.name, tt.only, tt.done); got != tt.want {
-			t.Errorf("Decide(%s, only=%q, done=%v) = %s, want %s", tt.name, tt.only, tt.done, got, tt.want)
+		if got := decide(tt.name, tt.only, tt.done); got != tt.want {
+			t.Errorf("decide(%s, only=%q, done=%v) = %s, want %s", tt.name, tt.only, tt.done, got, tt.want)
 		}
 	}
 }
@@ -52,8 +52,8 @@ func TestMissingPrerequisite(t *testing.T) {
 		{"gpus", recs("cluster", "done", "kamaji", "done", "workers", "done", "hami", "done"), "tenants"},
 	}
 	for _, tt := range tests {
-		if got := MissingPrerequisite(tt.only, tt.recs); got != tt.want {
-			t.Errorf("MissingPrerequisite(%s, %v) = %q, want %q", tt.only, tt.recs, got, tt.want)
+		if got := missingPrerequisite(tt.only, tt.recs); got != tt.want {
+			t.Errorf("missingPrerequisite(%s, %v) = %q, want %q", tt.only, tt.recs, got, tt.want)
 		}
 	}
 	if err := ValidateOnly("workers"); err != nil {
@@ -66,13 +66,13 @@ func TestMissingPrerequisite(t *testing.T) {
 
 func TestMergeRecord(t *testing.T) {
 	at := time.Unix(0, 0)
-	got := MergeRecord(recs("hami", "failed", "cluster", "done"), state.StageRecord{Name: "kamaji", Status: "done", Started: at})
-	got = MergeRecord(got, state.StageRecord{Name: "hami", Status: "done"})
+	got := mergeRecord(recs("hami", "failed", "cluster", "done"), state.StageRecord{Name: "kamaji", Status: "done", Started: at})
+	got = mergeRecord(got, state.StageRecord{Name: "hami", Status: "done"})
 	var names, statuses []string
 	for _, r := range got {
 		names, statuses = append(names, r.Name), append(statuses, r.Status)
 	}
 	if !reflect.DeepEqual(names, []string{"cluster", "kamaji", "hami"}) || !reflect.DeepEqual(statuses, []string{"done", "done", "done"}) {
-		t.Fatalf("MergeRecord = %v %v", names, statuses)
+		t.Fatalf("mergeRecord = %v %v", names, statuses)
 	}
 }

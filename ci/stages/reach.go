@@ -36,9 +36,9 @@ type Reach struct {
 // Remote reports whether the daemon is reached over the network.
 func (r Reach) Remote() bool { return r.Host != "" }
 
-// ManagementAPIPort is the fixed management API server port on a remote
+// managementAPIPort is the fixed management API server port on a remote
 // daemon (kind picks a random one locally).
-const ManagementAPIPort = 6443
+const managementAPIPort = 6443
 
 // ReachFor derives Reach from a DOCKER_HOST value.
 func ReachFor(dockerHost string) (Reach, error) {
@@ -76,7 +76,7 @@ func (r Reach) RenderOptions(managementIP string) render.Options {
 	o := render.Options{ManagementAddress: managementIP, CgroupV1: r.CgroupV1}
 	if r.Remote() {
 		o.APIServerAddress = r.BindAddress()
-		o.APIServerPort = ManagementAPIPort
+		o.APIServerPort = managementAPIPort
 		o.CertSANs = []string{r.Host}
 		o.PublishNodePorts = true
 	}

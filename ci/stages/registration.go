@@ -84,18 +84,18 @@ func workersRegistered(ctx context.Context, e *Env, tc *Clients, t lab.Tenant) (
 		if err != nil {
 			return false, "", err
 		}
-		if ok, cond := RegistrationPresent(n, reg); !ok {
+		if ok, cond := registrationPresent(n, reg); !ok {
 			return false, "Node " + reg.NodeName + ": " + cond, nil
 		}
 	}
 	return true, "GPUs registered on every worker", nil
 }
 
-// RegistrationPresent reports whether a Node carries a registration: each
+// registrationPresent reports whether a Node carries a registration: each
 // label and annotation with its value, and the counts in status capacity and
 // allocatable. Other keys on the Node (HAMi's handshake, the node lock) are
 // not compared.
-func RegistrationPresent(n *corev1.Node, r *render.Registration) (bool, string) {
+func registrationPresent(n *corev1.Node, r *render.Registration) (bool, string) {
 	var diffs []string
 	for k, v := range r.Labels {
 		if n.Labels[k] != v {

@@ -68,7 +68,7 @@ func (r *Runner) Plan(e *Env) error {
 		return err
 	}
 	for _, s := range r.Stages {
-		if !Selected(s.Name(), r.Only) {
+		if !selected(s.Name(), r.Only) {
 			continue
 		}
 		lines, err := s.Plan(e)
@@ -92,13 +92,13 @@ func (r *Runner) Up(ctx context.Context, e *Env) error {
 		return err
 	}
 	if r.Only != "" {
-		if miss := MissingPrerequisite(r.Only, recs); miss != "" {
+		if miss := missingPrerequisite(r.Only, recs); miss != "" {
 			return fmt.Errorf("stage %s needs stage %s first: the state dir %s does not record it as done (run `labctl up --state-dir %s` or `--only %s`)", r.Only, miss, e.State, e.State, miss)
 		}
 	}
 	for _, s := range r.Stages {
 		name := s.Name()
-		if !Selected(name, r.Only) {
+		if !selected(name, r.Only) {
 			continue
 		}
 		start := r.now()
@@ -106,8 +106,8 @@ func (r *Runner) Up(ctx context.Context, e *Env) error {
 		if err != nil {
 			return r.failed(ctx, e, &recs, name, start, err)
 		}
-		switch Decide(name, r.Only, done) {
-		case SkipDone:
+		switch decide(name, r.Only, done) {
+		case skipDone:
 			d := r.now().Sub(start)
 			r.emit(Event{Stage: name, Kind: EventSkip, Message: "already there: " + msg, Duration: d})
 			if err := r.record(e, &recs, state.StageRecord{Name: name, Status: StatusSkipped, Started: start, Duration: d, Message: msg}); err != nil {
@@ -133,7 +133,7 @@ func (r *Runner) Up(ctx context.Context, e *Env) error {
 }
 
 func (r *Runner) record(e *Env, recs *[]state.StageRecord, rec state.StageRecord) error {
-	*recs = MergeRecord(*recs, rec)
+	*recs = mergeRecord(*recs, rec)
 	if err := e.State.WriteStages(*recs); err != nil {
 		return fmt.Errorf("record stage %s in %s: %w", rec.Name, e.State, err)
 	}

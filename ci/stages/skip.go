@@ -6,43 +6,43 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/state"
 )
 
-// Decision is what the runner does with a stage.
-type Decision int
+// decision is what the runner does with a stage.
+type decision int
 
 const (
-	// RunIt runs the stage.
-	RunIt Decision = iota
-	// SkipDone skips a stage whose work is already there.
-	SkipDone
-	// SkipUnselected skips a stage --only did not name.
-	SkipUnselected
+	// runIt runs the stage.
+	runIt decision = iota
+	// skipDone skips a stage whose work is already there.
+	skipDone
+	// skipUnselected skips a stage --only did not name.
+	skipUnselected
 )
 
-func (d Decision) String() string {
+func (d decision) String() string {
 	return [...]string{"run", "skip (already there)", "skip (not selected)"}[d]
 }
 
-// Selected reports whether --only selects the stage ("" selects all).
-func Selected(name, only string) bool { return only == "" || only == name }
+// selected reports whether --only selects the stage ("" selects all).
+func selected(name, only string) bool { return only == "" || only == name }
 
-// Decide is the skip logic: unselected stages are left alone (not even
+// decide is the skip logic: unselected stages are left alone (not even
 // checked), selected ones run unless their work is already there.
-func Decide(name, only string, done bool) Decision {
+func decide(name, only string, done bool) decision {
 	switch {
-	case !Selected(name, only):
-		return SkipUnselected
+	case !selected(name, only):
+		return skipUnselected
 	case done:
-		return SkipDone
+		return skipDone
 	default:
-		return RunIt
+		return runIt
 	}
 }
 
-// MissingPrerequisite returns the first stage before only that the state
+// missingPrerequisite returns the first stage before only that the state
 // directory does not record as done or skipped, or "" when all are. Running
 // `--only hami` on a lab without workers would otherwise fail deep inside
 // helm with a less useful message.
-func MissingPrerequisite(only string, recs []state.StageRecord) string {
+func missingPrerequisite(only string, recs []state.StageRecord) string {
 	i := slices.Index(Names, only)
 	if i <= 0 {
 		return ""
@@ -66,9 +66,9 @@ const (
 	StatusFailed  = "failed"
 )
 
-// MergeRecord replaces the record of rec.Name (or appends it) and keeps the
+// mergeRecord replaces the record of rec.Name (or appends it) and keeps the
 // records in stage order.
-func MergeRecord(recs []state.StageRecord, rec state.StageRecord) []state.StageRecord {
+func mergeRecord(recs []state.StageRecord, rec state.StageRecord) []state.StageRecord {
 	out := slices.DeleteFunc(slices.Clone(recs), func(r state.StageRecord) bool { return r.Name == rec.Name })
 	out = append(out, rec)
 	slices.SortStableFunc(out, func(a, b state.StageRecord) int {

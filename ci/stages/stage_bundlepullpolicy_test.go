@@ -112,7 +112,7 @@ func (f *fakeAdmission) admits(t *testing.T, pod *corev1.Pod) bool {
 func readyTenants(t *testing.T, e *Env, mc *Clients) {
 	dyn := mc.Dynamic.(*dynamicfake.FakeDynamicClient)
 	dyn.PrependReactor("get", "tenantcontrolplanes", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		if _, err := dyn.Tracker().Get(TCPGVR, a.GetNamespace(), a.(k8stesting.GetAction).GetName()); err != nil {
+		if _, err := dyn.Tracker().Get(tcpGVR, a.GetNamespace(), a.(k8stesting.GetAction).GetName()); err != nil {
 			return false, nil, nil // not applied yet: Apply creates it
 		}
 		return true, tcpWith(map[string]any{"kubernetesResources": map[string]any{"version": map[string]any{"status": "Ready"}}}), nil
@@ -137,7 +137,7 @@ func TestTenantsStageInstallsThePullPolicyFirstWithABundle(t *testing.T) {
 	withBundle(t, e, d)
 	adm := installFakeAdmission(t, mc, 2)
 	readyTenants(t, e, mc)
-	msg, err := TenantsStage{}.Run(context.Background(), e)
+	msg, err := tenantsStage{}.Run(context.Background(), e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,17 +169,17 @@ func TestTenantsStageInstallsThePullPolicyFirstWithABundle(t *testing.T) {
 		t.Errorf("summary = %s", msg)
 	}
 	// Check wants the policy while a bundle is used.
-	if done, _, err := (TenantsStage{}).Check(context.Background(), e); err != nil || !done {
+	if done, _, err := (tenantsStage{}).Check(context.Background(), e); err != nil || !done {
 		t.Errorf("Check after Run = %v, %v", done, err)
 	}
 	if err := mc.Kube.AdmissionregistrationV1().MutatingAdmissionPolicyBindings().Delete(context.Background(), render.BundlePullPolicyName(e.Lab), metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if done, _, _ := (TenantsStage{}).Check(context.Background(), e); done {
+	if done, _, _ := (tenantsStage{}).Check(context.Background(), e); done {
 		t.Error("Check: done without the policy binding while a bundle is used")
 	}
 	e.Preload = nil
-	if done, _, err := (TenantsStage{}).Check(context.Background(), e); err != nil || !done {
+	if done, _, err := (tenantsStage{}).Check(context.Background(), e); err != nil || !done {
 		t.Errorf("Check without a bundle = %v, %v: the policy is needed only with one", done, err)
 	}
 }
@@ -190,7 +190,7 @@ func TestTenantsStageWithoutABundleLeavesPullPoliciesAlone(t *testing.T) {
 	e, _, _, mc := managementUp(t)
 	adm := installFakeAdmission(t, mc, 0)
 	readyTenants(t, e, mc)
-	if _, err := (TenantsStage{}).Run(context.Background(), e); err != nil {
+	if _, err := (tenantsStage{}).Run(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}
 	for _, x := range adm.events {
@@ -213,7 +213,7 @@ func TestTenantsStageFailsWhenThePolicyNeverTakes(t *testing.T) {
 	adm := installFakeAdmission(t, mc, 1<<30)
 	readyTenants(t, e, mc)
 	e.Timeouts.Rollout = 200 * time.Millisecond
-	_, err := TenantsStage{}.Run(context.Background(), e)
+	_, err := tenantsStage{}.Run(context.Background(), e)
 	if err == nil {
 		t.Fatal("want an error")
 	}
@@ -233,7 +233,7 @@ func TestTenantsStageFailsWhenThePolicyNeverTakes(t *testing.T) {
 // before the TenantControlPlanes, only when a bundle is used.
 func TestTenantsPlanShowsThePolicyOnlyWithABundle(t *testing.T) {
 	e, d, _, _ := testEnv(t)
-	lines, err := TenantsStage{}.Plan(e)
+	lines, err := tenantsStage{}.Plan(e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func TestTenantsPlanShowsThePolicyOnlyWithABundle(t *testing.T) {
 		t.Error("plan without a bundle names the policy")
 	}
 	withBundle(t, e, d)
-	lines, err = TenantsStage{}.Plan(e)
+	lines, err = tenantsStage{}.Plan(e)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/images/chartstest"
 	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
+	"github.com/gpu-lab/gpu-lab/ci/internal/helm"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
@@ -28,10 +29,10 @@ func TestChartInstallArgsFromABundle(t *testing.T) {
 	c.Archive = "/b/charts/kamaji-0.0.0+latest.tgz"
 	want := "upgrade --install kamaji /b/charts/kamaji-0.0.0+latest.tgz --namespace kamaji-system --create-namespace --set image.tag=26.8.2-edge --set image.pullPolicy=IfNotPresent --set resources=null --set telemetry.disabled=true" +
 		" --set kamaji-etcd.image.repository=quay.io/coreos/etcd --set kamaji-etcd.image.tag=v3.6.12 --set kamaji-etcd.image.pullPolicy=IfNotPresent --set kamaji-etcd.jobs.kubectl.image=clastix/kubectl --set kamaji-etcd.jobs.kubectl.tag=v1.35 --set kamaji-etcd.jobs.etcd.image=quay.io/coreos/etcd --set kamaji-etcd.jobs.etcd.tag=v3.5.6 --set kamaji-etcd.jobs.etcd.pullPolicy=IfNotPresent --wait --timeout 10m0s"
-	if got := strings.Join(UpgradeInstallArgs(c), " "); got != want {
+	if got := strings.Join(helm.UpgradeInstallArgs(c), " "); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	if got := PullArgs("kamaji", charts.ClastixRepo, "0.0.0+latest", "/b/charts/.pull-1"); !reflect.DeepEqual(got, []string{
+	if got := helm.PullArgs("kamaji", charts.ClastixRepo, "0.0.0+latest", "/b/charts/.pull-1"); !reflect.DeepEqual(got, []string{
 		"pull", "kamaji", "--repo", "https://clastix.github.io/charts", "--version", "0.0.0+latest", "--destination", "/b/charts/.pull-1"}) {
 		t.Errorf("PullArgs = %q", got)
 	}
@@ -82,18 +83,18 @@ func TestStagesInstallTheBundledCharts(t *testing.T) {
 	}}
 	ctx := context.Background()
 	mc.Kube.AppsV1().Deployments(KamajiNamespace).Create(ctx, &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: KamajiDeployment, Namespace: KamajiNamespace},
+		ObjectMeta: metav1.ObjectMeta{Name: kamajiDeployment, Namespace: KamajiNamespace},
 		Spec:       appsv1.DeploymentSpec{Replicas: i32(1)},
 		Status:     appsv1.DeploymentStatus{AvailableReplicas: 1, UpdatedReplicas: 1},
 	}, metav1.CreateOptions{})
 	mc.Kube.AppsV1().StatefulSets(KamajiNamespace).Create(ctx, &appsv1.StatefulSet{
-		ObjectMeta: metav1.ObjectMeta{Name: KamajiEtcd, Namespace: KamajiNamespace},
+		ObjectMeta: metav1.ObjectMeta{Name: kamajiEtcd, Namespace: KamajiNamespace},
 		Spec:       appsv1.StatefulSetSpec{Replicas: i32(3)},
 		Status:     appsv1.StatefulSetStatus{ReadyReplicas: 3},
 	}, metav1.CreateOptions{})
 	mc.Dynamic.(*dynamicfake.FakeDynamicClient).Tracker().Add(&unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "kamaji.clastix.io/v1alpha1", "kind": "DataStore", "metadata": map[string]any{"name": "default"}}})
-	if _, err := (KamajiStage{}).Run(ctx, e); err != nil {
+	if _, err := (kamajiStage{}).Run(ctx, e); err != nil {
 		t.Fatal(err)
 	}
 	if len(h.calls) != 2 ||
@@ -101,7 +102,7 @@ func TestStagesInstallTheBundledCharts(t *testing.T) {
 		!strings.HasPrefix(h.calls[1], "management.yaml: upgrade --install kamaji /b/charts/kamaji-0.0.0+latest.tgz --namespace") {
 		t.Errorf("helm calls = %q", h.calls)
 	}
-	plan, err := HAMiStage{}.Plan(e)
+	plan, err := hamiStage{}.Plan(e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,12 +123,12 @@ func TestHelmCLIPullsIntoTheBundle(t *testing.T) {
 	argsFile := filepath.Join(bin, "args")
 	script := "#!/bin/sh\nprintf '%s\\n' \"$@\" > " + argsFile + "\n" +
 		"while [ $# -gt 0 ]; do [ \"$1\" = --destination ] && cp " + archive + " \"$2/hami-2.10.0-release.tgz\"; shift; done\n"
-	helm := filepath.Join(bin, "helm")
-	if err := os.WriteFile(helm, []byte(script), 0o755); err != nil {
+	helmBin := filepath.Join(bin, "helm")
+	if err := os.WriteFile(helmBin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	entries, err := images.SaveCharts(context.Background(), ChartPuller{Helm: HelmCLI{Bin: helm}},
+	entries, err := images.SaveCharts(context.Background(), helm.ChartPuller{Helm: helm.CLI{Bin: helmBin}},
 		[]images.Chart{{Name: "hami", Repo: "https://project-hami.github.io/HAMi/", Version: "2.10.0"}}, dir, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)

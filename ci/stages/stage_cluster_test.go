@@ -18,7 +18,7 @@ func TestClusterStageFailsFastWithoutImages(t *testing.T) {
 	e, d, k, _ := testEnv(t)
 	d.pullErr = errors.New("cannot pull kindest/node: " + docker.ErrNoRegistry.Error())
 	d.pullErr = errors.Join(d.pullErr, docker.ErrNoRegistry)
-	_, err := ClusterStage{}.Run(context.Background(), e)
+	_, err := clusterStage{}.Run(context.Background(), e)
 	if !errors.Is(err, docker.ErrNoRegistry) {
 		t.Fatalf("err = %v, want ErrNoRegistry", err)
 	}
@@ -37,11 +37,11 @@ func TestClusterStageRemoteDaemon(t *testing.T) {
 	d.containers[e.ControlPlaneContainer()] = runningOn(e.ControlPlaneContainer(), "kind", "172.18.0.2")
 	k.kubeconfig = kubeconfigFor(t, map[string]string{"kind-gpu-lab": "https://0.0.0.0:6443"}, "kind-gpu-lab")
 
-	msg, err := ClusterStage{}.Run(context.Background(), e)
+	msg, err := clusterStage{}.Run(context.Background(), e)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k.created == nil || k.created.Networking.APIServerAddress != "0.0.0.0" || k.created.Networking.APIServerPort != ManagementAPIPort {
+	if k.created == nil || k.created.Networking.APIServerAddress != "0.0.0.0" || k.created.Networking.APIServerPort != managementAPIPort {
 		t.Fatalf("kind config for a remote daemon = %+v", k.created)
 	}
 	kc, err := os.ReadFile(e.State.ManagementKubeconfig())
@@ -70,7 +70,7 @@ func TestClusterStageRemoteDaemon(t *testing.T) {
 	}
 	// A second Run reuses the cluster.
 	k.calls = nil
-	if msg, err := (ClusterStage{}).Run(context.Background(), e); err != nil || !strings.Contains(msg, "reused") {
+	if msg, err := (clusterStage{}).Run(context.Background(), e); err != nil || !strings.Contains(msg, "reused") {
 		t.Fatalf("second run = %q, %v", msg, err)
 	}
 	if len(k.calls) != 0 {
@@ -142,7 +142,7 @@ func TestClusterStagePublishesOnTheAddressDockerHostGives(t *testing.T) {
 			e.Reach = r
 			d.images[e.Lab.Versions.KindNodeImage] = true
 			k.kubeconfig = kubeconfigFor(t, map[string]string{"kind-gpu-lab": "https://" + tc.listen + ":6443"}, "kind-gpu-lab")
-			if _, err := (ClusterStage{}).Run(context.Background(), e); err != nil {
+			if _, err := (clusterStage{}).Run(context.Background(), e); err != nil {
 				t.Fatal(err)
 			}
 			if got := k.created.Networking.APIServerAddress; got != tc.listen {

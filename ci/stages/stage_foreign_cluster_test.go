@@ -45,12 +45,12 @@ func TestClusterStageAndDownLeaveAForeignKindCluster(t *testing.T) {
 					}
 				}
 			}
-			done, _, err := ClusterStage{}.Check(ctx, e)
+			done, _, err := clusterStage{}.Check(ctx, e)
 			if done {
 				t.Error("Check: the foreign cluster counts as the lab's")
 			}
 			refusal("Check", err)
-			_, err = ClusterStage{}.Run(ctx, e)
+			_, err = clusterStage{}.Run(ctx, e)
 			refusal("Run", err)
 			_, err = Down(ctx, e)
 			refusal("Down", err)

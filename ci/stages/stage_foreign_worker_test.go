@@ -12,7 +12,7 @@ import (
 // TestWorkersRefuseAContainerTheyDidNotStart: a running container that has
 // a worker's name but not the labels labctl gives its own workers (lab,
 // tenant, this state dir's owner ID) is neither adopted nor touched: the
-// stage stops naming it before any docker exec (PrepareJoinScript,
+// stage stops naming it before any docker exec (prepareJoinScript,
 // kubeadm reset -f) or rm. The lab's own
 // worker, left running by an earlier up, is adopted.
 func TestWorkersRefuseAContainerTheyDidNotStart(t *testing.T) {
@@ -62,7 +62,7 @@ func TestWorkersRefuseAContainerTheyDidNotStart(t *testing.T) {
 			e, _, _ := joiningEnv(t)
 			d := e.Docker.(*fakeDocker)
 			name := tc.setup(t, e, d)
-			_, err := WorkersStage{}.Run(context.Background(), e)
+			_, err := workersStage{}.Run(context.Background(), e)
 			var touched []string
 			for _, c := range d.calls {
 				if strings.HasPrefix(c, "exec "+name+" ") || c == "rm "+name || c == "run "+name {

@@ -35,7 +35,7 @@ func TestGPUsStageGatesOnAllocatable(t *testing.T) {
 	// A failure bound, not a timing assertion: nothing in the fake tenant
 	// restores the value, so the gate's wait ends in its error.
 	e.Timeouts.Cards = 300 * time.Millisecond
-	_, err = GPUsStage{}.Run(ctx, e)
+	_, err = gpusStage{}.Run(ctx, e)
 	if err == nil {
 		t.Fatal("stage gpus passed with nvidia.com/gpumem zeroed on tenant-b's worker")
 	}
@@ -49,7 +49,7 @@ func TestGPUsStageGatesOnAllocatable(t *testing.T) {
 			t.Errorf("error %q names %q, which is right", err, right)
 		}
 	}
-	if done, _, _ := (GPUsStage{}).Check(ctx, e); done {
+	if done, _, _ := (gpusStage{}).Check(ctx, e); done {
 		t.Error("Check with nvidia.com/gpumem zeroed: done, want not done")
 	}
 
@@ -60,10 +60,10 @@ func TestGPUsStageGatesOnAllocatable(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Timeouts.Cards = 20 * time.Second // a failure bound again
-	if _, err := (GPUsStage{}).Run(ctx, e); err != nil {
+	if _, err := (gpusStage{}).Run(ctx, e); err != nil {
 		t.Fatalf("stage gpus with every resource in place: %v", err)
 	}
-	if done, why, err := (GPUsStage{}).Check(ctx, e); err != nil || !done {
+	if done, why, err := (gpusStage{}).Check(ctx, e); err != nil || !done {
 		t.Fatalf("Check after Run = %v (%s), %v", done, why, err)
 	}
 }

@@ -74,12 +74,12 @@ func gpusTenants(t *testing.T) (*Env, *fakeDocker, string, map[string]string) {
 		// and HAMi's scheduler reports the registered cards; the fake
 		// clientset stands in for both.
 		ready := &appsv1.Deployment{
-			ObjectMeta: metav1.ObjectMeta{Name: FinalizerName, Namespace: FinalizerNamespace, Generation: 1},
+			ObjectMeta: metav1.ObjectMeta{Name: finalizerName, Namespace: finalizerNamespace, Generation: 1},
 			Spec: appsv1.DeploymentSpec{Replicas: i32(1), Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
 				Containers: []corev1.Container{{Name: "finalizer", Image: img}}}}},
 			Status: appsv1.DeploymentStatus{ObservedGeneration: 1, AvailableReplicas: 1, UpdatedReplicas: 1},
 		}
-		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: HAMiScheduler, Namespace: render.HAMiNamespace},
+		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: hamiScheduler, Namespace: render.HAMiNamespace},
 			Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "monitor", Port: 31993, TargetPort: intstr.FromInt32(9395)}}}}
 		nodeObj := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}}
 		c := newFakeClients(ready, svc, nodeObj)
@@ -144,7 +144,7 @@ func TestGPUsStage(t *testing.T) {
 	// A failure bound, not a timing assertion: a stage that cannot read the
 	// scrape fails here instead of hanging the test for minutes.
 	e.Timeouts.Cards = 20 * time.Second
-	msg, err := GPUsStage{}.Run(context.Background(), e)
+	msg, err := gpusStage{}.Run(context.Background(), e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestGPUsStage(t *testing.T) {
 	if imports != 2 {
 		t.Errorf("containerd imports with the worker's snapshotter = %d, want one per worker:\n%s", imports, strings.Join(d.calls, "\n"))
 	}
-	done, why, err := GPUsStage{}.Check(context.Background(), e)
+	done, why, err := gpusStage{}.Check(context.Background(), e)
 	if err != nil || !done {
 		t.Fatalf("Check after Run = %v (%s), %v", done, why, err)
 	}

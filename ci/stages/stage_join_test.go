@@ -107,11 +107,11 @@ func TestWorkerJoinRetriesAfterAHalfJoin(t *testing.T) {
 	half := e.Lab.NodeName("tenant-a", "worker")
 	w.failFirst[half] = true
 
-	_, err := WorkersStage{}.Run(context.Background(), e)
+	_, err := workersStage{}.Run(context.Background(), e)
 	if err == nil || !strings.Contains(err.Error(), "kubeadm join of "+half) || !strings.Contains(err.Error(), "TLS Bootstrap") {
 		t.Fatalf("first up: err = %v, want the half-done join of %s named with kubeadm's last line", err, half)
 	}
-	if _, err := (WorkersStage{}).Run(context.Background(), e); err != nil {
+	if _, err := (workersStage{}).Run(context.Background(), e); err != nil {
 		t.Fatalf("second up after a half-done join: %v", err)
 	}
 	// Every join of every worker came right after a reset of that worker.
@@ -134,10 +134,10 @@ func TestWorkerJoinRetriesAfterAHalfJoin(t *testing.T) {
 func TestWorkerJoinIsNotCutOffBeforeKubeadm(t *testing.T) {
 	e, w, _ := joiningEnv(t)
 	e.Timeouts = DefaultTimeouts()
-	if _, err := (WorkersStage{}).Run(context.Background(), e); err != nil {
+	if _, err := (workersStage{}).Run(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}
-	kubeadmBudget := KubeadmDiscoveryTimeout + KubeadmKubeletHealthCheckTimeout + KubeadmTLSBootstrapTimeout
+	kubeadmBudget := kubeadmDiscoveryTimeout + kubeadmKubeletHealthCheckTimeout + kubeadmTLSBootstrapTimeout
 	if len(w.joinCtx) != 2 {
 		t.Fatalf("joins seen with a deadline: %v", w.joinCtx)
 	}
@@ -155,7 +155,7 @@ func TestWorkerJoinIsNotCutOffBeforeKubeadm(t *testing.T) {
 
 func TestWorkersPlanShowsResetThenJoin(t *testing.T) {
 	e, _, _, _ := testEnv(t)
-	lines, err := WorkersStage{}.Plan(e)
+	lines, err := workersStage{}.Plan(e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,9 +166,9 @@ func TestWorkersPlanShowsResetThenJoin(t *testing.T) {
 	if reset < 0 || join < 0 || reset > join {
 		t.Errorf("plan: reset at %d, join at %d; want the reset first:\n%s", reset, join, text)
 	}
-	write := strings.Index(text, "docker exec -i "+node+" sh -c '"+WriteJoinConfigScript+"'")
+	write := strings.Index(text, "docker exec -i "+node+" sh -c '"+writeJoinConfigScript+"'")
 	if write < 0 || write < reset || write > join {
-		t.Errorf("plan: %s written at %d (reset %d, join %d); want it between:\n%s", JoinConfigPath, write, reset, join, text)
+		t.Errorf("plan: %s written at %d (reset %d, join %d); want it between:\n%s", joinConfigPath, write, reset, join, text)
 	}
 	if !strings.Contains(text, "skipPhases:\n- preflight") || strings.Contains(text, "ignorePreflightErrors") {
 		t.Errorf("plan's join does not skip preflight as kind does:\n%s", text)

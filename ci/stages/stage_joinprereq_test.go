@@ -18,7 +18,7 @@ import (
 )
 
 // kamajiJoinObjects are what Kamaji 26.8.2-edge's kubeadm phases leave in a
-// tenant, written out by name here (not from JoinPrerequisites) so a wrong
+// tenant, written out by name here (not from joinPrerequisites) so a wrong
 // name in the stage's list fails the tests.
 func kamajiJoinObjects() []runtime.Object {
 	cm := func(ns, name string) runtime.Object {
@@ -67,13 +67,13 @@ func TestMissingTenantObjects(t *testing.T) {
 		{"kubelet config not yet", withoutObject(all, "kubelet-config"), []string{"ConfigMap kube-system/kubelet-config"}},
 		{"bootstrap RBAC not yet", withoutObject(withoutObject(all, "kubeadm:kubelet-bootstrap"), "kubeadm:get-nodes"),
 			[]string{"ClusterRole kubeadm:get-nodes", "ClusterRoleBinding kubeadm:get-nodes", "ClusterRoleBinding kubeadm:kubelet-bootstrap"}},
-		{"a fresh tenant", nil, names(JoinPrerequisites())},
+		{"a fresh tenant", nil, names(joinPrerequisites())},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// The simple clientset: NewClientset's tracker builds a REST mapper of
 			// the whole scheme on every call; nothing here applies server-side.
-			got, err := MissingTenantObjects(ctx, kubefake.NewSimpleClientset(tt.objs...), JoinPrerequisites())
+			got, err := missingTenantObjects(ctx, kubefake.NewSimpleClientset(tt.objs...), joinPrerequisites())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,7 +86,7 @@ func TestMissingTenantObjects(t *testing.T) {
 	denied.PrependReactor("get", "clusterrolebindings", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings"}, "x", nil)
 	})
-	if _, err := MissingTenantObjects(ctx, denied, JoinPrerequisites()); err == nil || !strings.Contains(err.Error(), "ClusterRoleBinding") {
+	if _, err := missingTenantObjects(ctx, denied, joinPrerequisites()); err == nil || !strings.Contains(err.Error(), "ClusterRoleBinding") {
 		t.Errorf("forbidden: err = %v, want it to name the object", err)
 	}
 }
@@ -101,7 +101,7 @@ func withoutObject(objs []runtime.Object, name string) []runtime.Object {
 	return out
 }
 
-func names(objs []TenantObject) []string {
+func names(objs []tenantObject) []string {
 	var out []string
 	for _, o := range objs {
 		out = append(out, o.String())
@@ -142,7 +142,7 @@ func TestWorkersWaitForKamajiBeforeTheToken(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	if _, err := (WorkersStage{}).Run(context.Background(), e); err != nil {
+	if _, err := (workersStage{}).Run(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}
 	if tokenBeforeKamaji {

@@ -35,25 +35,25 @@ func TestKamajiStage(t *testing.T) {
 	e, _, _, mc := managementUp(t)
 	h := &okHelm{}
 	e.Helm = h
-	if done, _, _ := (KamajiStage{}).Check(context.Background(), e); done {
+	if done, _, _ := (kamajiStage{}).Check(context.Background(), e); done {
 		t.Fatal("Check: done before anything is installed")
 	}
 	h.calls = nil
 	ctx := context.Background()
 	mc.Kube.AppsV1().Deployments(KamajiNamespace).Create(ctx, &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: KamajiDeployment, Namespace: KamajiNamespace},
+		ObjectMeta: metav1.ObjectMeta{Name: kamajiDeployment, Namespace: KamajiNamespace},
 		Spec:       appsv1.DeploymentSpec{Replicas: i32(1)},
 		Status:     appsv1.DeploymentStatus{AvailableReplicas: 1, UpdatedReplicas: 1},
 	}, metav1.CreateOptions{})
 	mc.Kube.AppsV1().StatefulSets(KamajiNamespace).Create(ctx, &appsv1.StatefulSet{
-		ObjectMeta: metav1.ObjectMeta{Name: KamajiEtcd, Namespace: KamajiNamespace},
+		ObjectMeta: metav1.ObjectMeta{Name: kamajiEtcd, Namespace: KamajiNamespace},
 		Spec:       appsv1.StatefulSetSpec{Replicas: i32(3)},
 		Status:     appsv1.StatefulSetStatus{ReadyReplicas: 3},
 	}, metav1.CreateOptions{})
 	mc.Dynamic.(*dynamicfake.FakeDynamicClient).Tracker().Add(&unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "kamaji.clastix.io/v1alpha1", "kind": "DataStore", "metadata": map[string]any{"name": "default"}}})
 
-	msg, err := KamajiStage{}.Run(ctx, e)
+	msg, err := kamajiStage{}.Run(ctx, e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestKamajiStage(t *testing.T) {
 	if !strings.Contains(msg, "DataStore default present") {
 		t.Errorf("summary = %s", msg)
 	}
-	if done, _, err := (KamajiStage{}).Check(ctx, e); err != nil || !done {
+	if done, _, err := (kamajiStage{}).Check(ctx, e); err != nil || !done {
 		t.Errorf("Check after Run = %v, %v", done, err)
 	}
 }
@@ -78,20 +78,20 @@ func TestHAMiStageWaitsForSchedulerAndWebhook(t *testing.T) {
 	e.clients = map[string]*Clients{}
 	for _, tn := range e.Lab.Tenants {
 		node := e.Lab.NodeName(tn.Name, "worker")
-		webhook := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: HAMiWebhook},
+		webhook := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: hamiWebhook},
 			Webhooks: []admissionregistrationv1.MutatingWebhook{{Name: "vgpu.hami.io"}}}
 		if tn.Name == "tenant-a" {
 			webhook.Webhooks[0].ClientConfig.CABundle = []byte("pem")
 		}
 		c := newFakeClients(
 			&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}},
-			&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: HAMiScheduler, Namespace: render.HAMiNamespace},
+			&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: hamiScheduler, Namespace: render.HAMiNamespace},
 				Spec: appsv1.DeploymentSpec{Replicas: i32(1)}, Status: appsv1.DeploymentStatus{AvailableReplicas: 1, UpdatedReplicas: 1}},
 			webhook,
 		)
 		e.clients[tn.Name] = c
 	}
-	_, err := HAMiStage{}.Run(ctx, e)
+	_, err := hamiStage{}.Run(ctx, e)
 	if err == nil {
 		t.Fatal("tenant-b's webhook has no CA bundle: want an error")
 	}
@@ -105,7 +105,7 @@ func TestHAMiStageWaitsForSchedulerAndWebhook(t *testing.T) {
 		if n.Labels[gpus.LabelGPUNode] != gpus.LabelGPUOn {
 			t.Errorf("%s: worker not labelled gpu=on", tn.Name)
 		}
-		vf := ValuesFile(e, tn.Name)
+		vf := valuesFile(e, tn.Name)
 		data, err := os.ReadFile(vf)
 		if err != nil || !strings.Contains(string(data), "--node-lock-timeout=") {
 			t.Errorf("values file %s: %v\n%s", vf, err, data)
@@ -117,7 +117,7 @@ func TestHAMiStageWaitsForSchedulerAndWebhook(t *testing.T) {
 			t.Errorf("values file %s: want both device plugins off and device-config.content the lab's device file (%v):\n%s", vf, err, data)
 		}
 	}
-	if len(h.calls) != 2 || !strings.HasPrefix(h.calls[0], "tenant-a.yaml: upgrade --install hami hami") || !strings.Contains(h.calls[1], "--values "+ValuesFile(e, "tenant-b")) {
+	if len(h.calls) != 2 || !strings.HasPrefix(h.calls[0], "tenant-a.yaml: upgrade --install hami hami") || !strings.Contains(h.calls[1], "--values "+valuesFile(e, "tenant-b")) {
 		t.Errorf("helm calls = %q", h.calls)
 	}
 }

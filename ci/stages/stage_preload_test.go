@@ -183,7 +183,7 @@ func TestPreloadReachesAFreshWorkerBeforeItJoins(t *testing.T) {
 		name := e.Lab.NodeName(tn.Name, "worker")
 		d.execOut = chainJoin(d.execOut, n, name, tc)
 	}
-	if _, err := (WorkersStage{}).Run(context.Background(), e); err != nil {
+	if _, err := (workersStage{}).Run(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}
 	want := e.Preload.preloadFor(Workers, images.Worker)
@@ -241,7 +241,7 @@ func TestClusterStageStartsTheBundledNodeImageByID(t *testing.T) {
 	withBundle(t, e, d)
 	d.containers[e.ControlPlaneContainer()] = runningOn(e.ControlPlaneContainer(), "kind", "172.18.0.2")
 	k.kubeconfig = kubeconfigFor(t, map[string]string{"kind-gpu-lab": "https://127.0.0.1:40000"}, "kind-gpu-lab")
-	if _, err := (ClusterStage{}).Run(context.Background(), e); err != nil {
+	if _, err := (clusterStage{}).Run(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}
 	local := e.Preload.Loaded.Local(e.Lab.Versions.KindNodeImage)

@@ -24,7 +24,7 @@ import (
 type installWatchingHelm struct {
 	e         *Env
 	mu        sync.Mutex
-	atInstall map[string]string // tenant → RegistrationPresent condition
+	atInstall map[string]string // tenant → registrationPresent condition
 }
 
 func (h *installWatchingHelm) Run(ctx context.Context, kc string, args ...string) ([]byte, error) {
@@ -57,9 +57,9 @@ func hamiTenant(t *testing.T, e *Env, tenant string) *Clients {
 	}
 	return newFakeClients(
 		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}},
-		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: HAMiScheduler, Namespace: render.HAMiNamespace},
+		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: hamiScheduler, Namespace: render.HAMiNamespace},
 			Spec: appsv1.DeploymentSpec{Replicas: i32(1)}, Status: appsv1.DeploymentStatus{AvailableReplicas: 1, UpdatedReplicas: 1}},
-		&admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: HAMiWebhook},
+		&admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: hamiWebhook},
 			Webhooks: []admissionregistrationv1.MutatingWebhook{{Name: "vgpu.hami.io", ClientConfig: admissionregistrationv1.WebhookClientConfig{CABundle: []byte("pem")}}}},
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: render.HAMiSchedulerObject, Namespace: render.HAMiNamespace},
 			Data: map[string]string{render.HAMiSchedulerConfigKey: string(cfg)}},
@@ -78,10 +78,10 @@ func TestHAMiStageRegistersGPUsBeforeInstall(t *testing.T) {
 		e.clients[tn.Name] = hamiTenant(t, e, tn.Name)
 	}
 	ctx := context.Background()
-	if done, _, _ := (HAMiStage{}).Check(ctx, e); done {
+	if done, _, _ := (hamiStage{}).Check(ctx, e); done {
 		t.Fatal("Check before Run: done, but no worker is registered")
 	}
-	if _, err := (HAMiStage{}).Run(ctx, e); err != nil {
+	if _, err := (hamiStage{}).Run(ctx, e); err != nil {
 		t.Fatal(err)
 	}
 	for _, tn := range e.Lab.Tenants {
@@ -94,7 +94,7 @@ func TestHAMiStageRegistersGPUsBeforeInstall(t *testing.T) {
 			t.Errorf("%s: at helm install the workers were not registered: %s", tn.Name, cond)
 		}
 	}
-	if done, why, err := (HAMiStage{}).Check(ctx, e); err != nil || !done {
+	if done, why, err := (hamiStage{}).Check(ctx, e); err != nil || !done {
 		t.Fatalf("Check after Run = %v (%s), %v", done, why, err)
 	}
 
@@ -107,7 +107,7 @@ func TestHAMiStageRegistersGPUsBeforeInstall(t *testing.T) {
 	if _, err := kube.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if done, _, _ := (HAMiStage{}).Check(ctx, e); done {
+	if done, _, _ := (hamiStage{}).Check(ctx, e); done {
 		t.Error("Check with allocatable zeroed on a worker: done, want not done")
 	}
 }
@@ -147,9 +147,9 @@ func TestRegistrationPresent(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			n := registered()
 			tt.mutate(n)
-			ok, cond := RegistrationPresent(n, reg)
+			ok, cond := registrationPresent(n, reg)
 			if ok != tt.ok || !strings.Contains(cond, tt.cond) {
-				t.Errorf("RegistrationPresent = %v, %q; want %v, containing %q", ok, cond, tt.ok, tt.cond)
+				t.Errorf("registrationPresent = %v, %q; want %v, containing %q", ok, cond, tt.ok, tt.cond)
 			}
 		})
 	}
@@ -160,7 +160,7 @@ func TestRegistrationPresent(t *testing.T) {
 // last.
 func TestPlanRegistersBeforeHAMiAndGatesAfter(t *testing.T) {
 	e, _, _, _ := testEnv(t)
-	hami, err := HAMiStage{}.Plan(e)
+	hami, err := hamiStage{}.Plan(e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestPlanRegistersBeforeHAMiAndGatesAfter(t *testing.T) {
 	if strings.Contains(text, "DaemonSet") {
 		t.Errorf("hami plan still waits for a device-plugin DaemonSet:\n%s", text)
 	}
-	g, err := GPUsStage{}.Plan(e)
+	g, err := gpusStage{}.Plan(e)
 	if err != nil {
 		t.Fatal(err)
 	}

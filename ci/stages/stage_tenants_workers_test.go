@@ -75,11 +75,11 @@ func TestTenantsStage(t *testing.T) {
 		}
 	}
 	// tcpWith always names tenant-a; both tenants read that secret name in this fake.
-	if _, err := (TenantsStage{}).Run(context.Background(), e); err != nil {
+	if _, err := (tenantsStage{}).Run(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}
 	for _, tn := range e.Lab.Tenants {
-		u, err := dyn.Tracker().Get(TCPGVR, tn.Name, tn.Name)
+		u, err := dyn.Tracker().Get(tcpGVR, tn.Name, tn.Name)
 		if err != nil {
 			t.Fatalf("TCP %s not applied: %v", tn.Name, err)
 		}
@@ -135,7 +135,7 @@ func TestWorkersStageJoinsAndWaits(t *testing.T) {
 		}
 		return nil, nil
 	}
-	msg, err := WorkersStage{}.Run(context.Background(), e)
+	msg, err := workersStage{}.Run(context.Background(), e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,12 +185,12 @@ func TestWorkersStageJoinsAndWaits(t *testing.T) {
 		}
 	}
 	// Idempotent: everything is there, Check says so and a re-run joins nothing.
-	done, _, err := WorkersStage{}.Check(context.Background(), e)
+	done, _, err := workersStage{}.Check(context.Background(), e)
 	if err != nil || !done {
 		t.Fatalf("Check after run = %v, %v", done, err)
 	}
 	joins = nil
-	if _, err := (WorkersStage{}).Run(context.Background(), e); err != nil {
+	if _, err := (workersStage{}).Run(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}
 	if len(joins) != 0 {

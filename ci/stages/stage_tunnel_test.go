@@ -24,17 +24,17 @@ func seedTenantAddons(t *testing.T, c *Clients, workers ...string) {
 	n := int32(len(workers))
 	objs := []runtime.Object{
 		&appsv1.DaemonSet{
-			ObjectMeta: metav1.ObjectMeta{Name: KonnectivityAgentName, Namespace: "kube-system"},
+			ObjectMeta: metav1.ObjectMeta{Name: konnectivityAgentName, Namespace: "kube-system"},
 			Status:     appsv1.DaemonSetStatus{DesiredNumberScheduled: n, NumberReady: n, UpdatedNumberScheduled: n},
 		},
 		&appsv1.Deployment{
-			ObjectMeta: metav1.ObjectMeta{Name: CoreDNSName, Namespace: "kube-system"},
+			ObjectMeta: metav1.ObjectMeta{Name: coreDNSName, Namespace: "kube-system"},
 			Status:     appsv1.DeploymentStatus{Replicas: 2, ReadyReplicas: 2, UpdatedReplicas: 2, AvailableReplicas: 2},
 		},
 	}
 	for _, w := range workers {
 		objs = append(objs, &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: KonnectivityAgentName + "-" + w, Namespace: "kube-system", Labels: map[string]string{"k8s-app": KonnectivityAgentName}},
+			ObjectMeta: metav1.ObjectMeta{Name: konnectivityAgentName + "-" + w, Namespace: "kube-system", Labels: map[string]string{"k8s-app": konnectivityAgentName}},
 			Spec:       corev1.PodSpec{NodeName: w},
 			Status:     corev1.PodStatus{Phase: corev1.PodRunning},
 		})
@@ -94,17 +94,17 @@ func TestWorkersStageProvesTheKonnectivityTunnel(t *testing.T) {
 				c := clients[tn.Name]
 				if !tt.agents { // joiningEnv seeds them: take the agents away
 					tracker := c.Kube.(*kubefake.Clientset).Tracker()
-					if err := tracker.Delete(appsv1.SchemeGroupVersion.WithResource("daemonsets"), "kube-system", KonnectivityAgentName); err != nil {
+					if err := tracker.Delete(appsv1.SchemeGroupVersion.WithResource("daemonsets"), "kube-system", konnectivityAgentName); err != nil {
 						t.Fatal(err)
 					}
-					if err := tracker.Delete(corev1.SchemeGroupVersion.WithResource("pods"), "kube-system", KonnectivityAgentName+"-"+e.Lab.NodeName(tn.Name, "worker")); err != nil {
+					if err := tracker.Delete(corev1.SchemeGroupVersion.WithResource("pods"), "kube-system", konnectivityAgentName+"-"+e.Lab.NodeName(tn.Name, "worker")); err != nil {
 						t.Fatal(err)
 					}
 				}
 				reads[tn.Name] = &logReads{err: tt.logErr}
 				c.Kube.(*kubefake.Clientset).PrependReactor("get", "pods", reads[tn.Name].react)
 			}
-			_, err := WorkersStage{}.Run(context.Background(), e)
+			_, err := workersStage{}.Run(context.Background(), e)
 			if len(tt.errHas) == 0 && err != nil {
 				t.Fatal(err)
 			}
@@ -120,7 +120,7 @@ func TestWorkersStageProvesTheKonnectivityTunnel(t *testing.T) {
 				if n := len(reads["tenant-b"].pods); n != 1 {
 					t.Errorf("tenant-b: %d pods/log reads, want one round trip for its one worker", n)
 				}
-				done, why, err := WorkersStage{}.Check(context.Background(), e)
+				done, why, err := workersStage{}.Check(context.Background(), e)
 				if err != nil || !done || !strings.Contains(why, "konnectivity tunnel") {
 					t.Errorf("Check after Run = %v (%s), %v", done, why, err)
 				}
@@ -131,7 +131,7 @@ func TestWorkersStageProvesTheKonnectivityTunnel(t *testing.T) {
 
 func TestWorkersPlanProvesTheTunnel(t *testing.T) {
 	e, _, _, _ := testEnv(t)
-	lines, err := WorkersStage{}.Plan(e)
+	lines, err := workersStage{}.Plan(e)
 	if err != nil {
 		t.Fatal(err)
 	}

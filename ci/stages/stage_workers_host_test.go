@@ -35,7 +35,7 @@ func TestWorkersStartWithKindsHostFlags(t *testing.T) {
 			d.info = tt.info
 			d.network.IPAM.Config = []docker.IPAMConfig{{Subnet: "172.18.0.0/16"}}
 			e.Getenv = func(k string) string { return tt.env[k] }
-			if _, err := (WorkersStage{}).Run(context.Background(), e); err != nil {
+			if _, err := (workersStage{}).Run(context.Background(), e); err != nil {
 				t.Fatal(err)
 			}
 			if len(d.specs) != 2 {

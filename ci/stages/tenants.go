@@ -17,16 +17,16 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
-// TCPGVR is Kamaji's TenantControlPlane.
-var TCPGVR = schema.GroupVersionResource{Group: "kamaji.clastix.io", Version: "v1alpha1", Resource: "tenantcontrolplanes"}
+// tcpGVR is Kamaji's TenantControlPlane.
+var tcpGVR = schema.GroupVersionResource{Group: "kamaji.clastix.io", Version: "v1alpha1", Resource: "tenantcontrolplanes"}
 
-// TenantsStage creates one TenantControlPlane per tenant and stores each
+// tenantsStage creates one TenantControlPlane per tenant and stores each
 // admin kubeconfig, rewritten to be reachable from labctl.
-type TenantsStage struct{}
+type tenantsStage struct{}
 
-func (TenantsStage) Name() string { return Tenants }
+func (tenantsStage) Name() string { return Tenants }
 
-func (TenantsStage) Plan(e *Env) ([]string, error) {
+func (tenantsStage) Plan(e *Env) ([]string, error) {
 	o := e.Reach.RenderOptions(render.PlaceholderManagementAddress)
 	var out []string
 	for _, t := range e.Lab.Tenants {
@@ -56,7 +56,7 @@ func (TenantsStage) Plan(e *Env) ([]string, error) {
 	return out, nil
 }
 
-func (s TenantsStage) Check(ctx context.Context, e *Env) (bool, string, error) {
+func (s tenantsStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	mc, err := e.ManagementClients()
 	if err != nil {
 		return false, "", nil
@@ -70,7 +70,7 @@ func (s TenantsStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	}
 	var conds []string
 	for _, t := range e.Lab.Tenants {
-		tcp, err := mc.Dynamic.Resource(TCPGVR).Namespace(render.TenantNamespace(t.Name)).Get(ctx, t.Name, metav1.GetOptions{})
+		tcp, err := mc.Dynamic.Resource(tcpGVR).Namespace(render.TenantNamespace(t.Name)).Get(ctx, t.Name, metav1.GetOptions{})
 		if err != nil {
 			return false, "", nil
 		}
@@ -89,7 +89,7 @@ func (s TenantsStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	return true, strings.Join(conds, ", "), nil
 }
 
-func (s TenantsStage) Run(ctx context.Context, e *Env) (string, error) {
+func (s tenantsStage) Run(ctx context.Context, e *Env) (string, error) {
 	mc, err := e.ManagementClients()
 	if err != nil {
 		return "", fail(Tenants, "management cluster", "", err)
@@ -128,7 +128,7 @@ func (s TenantsStage) Run(ctx context.Context, e *Env) (string, error) {
 		obj := "TenantControlPlane " + ns + "/" + t.Name
 		var tcp *unstructured.Unstructured
 		cond, err := e.wait(ctx, e.Timeouts.TenantReady, obj, func(ctx context.Context) (bool, string, error) {
-			u, err := mc.Dynamic.Resource(TCPGVR).Namespace(ns).Get(ctx, t.Name, metav1.GetOptions{})
+			u, err := mc.Dynamic.Resource(tcpGVR).Namespace(ns).Get(ctx, t.Name, metav1.GetOptions{})
 			if err != nil {
 				return false, "", err
 			}

@@ -22,23 +22,23 @@ import (
 // otherwise show only later, as pods HAMi never mutated. The workers stage
 // proves the tunnel as soon as it can carry anything.
 const (
-	// KonnectivityAgentName is Kamaji's agent DaemonSet in kube-system,
+	// konnectivityAgentName is Kamaji's agent DaemonSet in kube-system,
 	// whose pods carry k8s-app=konnectivity-agent (Kamaji 26.8.2-edge
 	// internal/resources/konnectivity/constants.go AgentName and
 	// AgentNamespace; agent.go sets the selector).
-	KonnectivityAgentName = "konnectivity-agent"
-	// CoreDNSName is the CoreDNS Deployment in kube-system: Kamaji's
+	konnectivityAgentName = "konnectivity-agent"
+	// coreDNSName is the CoreDNS Deployment in kube-system: Kamaji's
 	// coreDNS addon runs kubeadm's DNS phase (internal/kubeadm/addon.go,
 	// dns.EnsureDNSAddon), whose name is kubeadm v1.36.3's
 	// constants.CoreDNSDeploymentName.
-	CoreDNSName = "coredns"
+	coreDNSName = "coredns"
 )
 
 // tunnelPlan is what the proof does, for the plan.
 func tunnelPlan(e *Env, t lab.Tenant) []string {
 	return []string{
-		fmt.Sprintf("wait in tenant %s until DaemonSet kube-system/%s (Kamaji's konnectivity agents) and Deployment kube-system/%s are ready (%s)", t.Name, KonnectivityAgentName, CoreDNSName, e.Timeouts.Rollout),
-		fmt.Sprintf("prove the konnectivity tunnel of tenant %s: GET pods/log (1 line) of the %s pod on each worker, which the API server fetches from the worker's kubelet through the tunnel (%s)", t.Name, KonnectivityAgentName, e.Timeouts.NodeReady),
+		fmt.Sprintf("wait in tenant %s until DaemonSet kube-system/%s (Kamaji's konnectivity agents) and Deployment kube-system/%s are ready (%s)", t.Name, konnectivityAgentName, coreDNSName, e.Timeouts.Rollout),
+		fmt.Sprintf("prove the konnectivity tunnel of tenant %s: GET pods/log (1 line) of the %s pod on each worker, which the API server fetches from the worker's kubelet through the tunnel (%s)", t.Name, konnectivityAgentName, e.Timeouts.NodeReady),
 	}
 }
 
@@ -48,7 +48,7 @@ func tunnelPlan(e *Env, t lab.Tenant) []string {
 // tunnel, the worker and what the API server said.
 func proveTunnel(ctx context.Context, e *Env, tc *Clients, t lab.Tenant) error {
 	cond, err := e.wait(ctx, e.Timeouts.Rollout, "konnectivity agents in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {
-		ds, err := tc.Kube.AppsV1().DaemonSets("kube-system").Get(ctx, KonnectivityAgentName, metav1.GetOptions{})
+		ds, err := tc.Kube.AppsV1().DaemonSets("kube-system").Get(ctx, konnectivityAgentName, metav1.GetOptions{})
 		if err != nil {
 			return false, "", err
 		}
@@ -56,10 +56,10 @@ func proveTunnel(ctx context.Context, e *Env, tc *Clients, t lab.Tenant) error {
 		return ok, cond, nil
 	})
 	if err != nil {
-		return fail(Workers, "DaemonSet kube-system/"+KonnectivityAgentName+" in tenant "+t.Name+" (the konnectivity tunnel's agents)", cond, err)
+		return fail(Workers, "DaemonSet kube-system/"+konnectivityAgentName+" in tenant "+t.Name+" (the konnectivity tunnel's agents)", cond, err)
 	}
 	cond, err = e.wait(ctx, e.Timeouts.Rollout, "CoreDNS in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {
-		d, err := tc.Kube.AppsV1().Deployments("kube-system").Get(ctx, CoreDNSName, metav1.GetOptions{})
+		d, err := tc.Kube.AppsV1().Deployments("kube-system").Get(ctx, coreDNSName, metav1.GetOptions{})
 		if err != nil {
 			return false, "", err
 		}
@@ -67,7 +67,7 @@ func proveTunnel(ctx context.Context, e *Env, tc *Clients, t lab.Tenant) error {
 		return ok, cond, nil
 	})
 	if err != nil {
-		return fail(Workers, "Deployment kube-system/"+CoreDNSName+" in tenant "+t.Name, cond, err)
+		return fail(Workers, "Deployment kube-system/"+coreDNSName+" in tenant "+t.Name, cond, err)
 	}
 	for _, w := range t.Workers {
 		node := e.Lab.NodeName(t.Name, w.Name)
@@ -86,7 +86,7 @@ func proveTunnel(ctx context.Context, e *Env, tc *Clients, t lab.Tenant) error {
 // through the API server.
 func tunnelRoundTrip(ctx context.Context, tc *Clients, node string) (bool, string, error) {
 	pods, err := tc.Kube.CoreV1().Pods("kube-system").List(ctx, metav1.ListOptions{
-		LabelSelector: "k8s-app=" + KonnectivityAgentName,
+		LabelSelector: "k8s-app=" + konnectivityAgentName,
 		FieldSelector: "spec.nodeName=" + node,
 	})
 	if err != nil {
@@ -99,7 +99,7 @@ func tunnelRoundTrip(ctx context.Context, tc *Clients, node string) (bool, strin
 		}
 	}
 	if len(running) == 0 {
-		return false, fmt.Sprintf("no running %s pod on %s", KonnectivityAgentName, node), nil
+		return false, fmt.Sprintf("no running %s pod on %s", konnectivityAgentName, node), nil
 	}
 	one := int64(1)
 	_, err = tc.Kube.CoreV1().Pods("kube-system").GetLogs(running[0], &corev1.PodLogOptions{TailLines: &one}).DoRaw(ctx)

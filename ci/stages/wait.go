@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // condFunc observes something once: ok when it is ready, cond describing
@@ -21,10 +23,8 @@ func waitFor(ctx context.Context, timeout, poll time.Duration, f condFunc) (stri
 // waitLogged is waitFor that logs every change of condition at debug level
 // (labctl -v), naming what it waits for.
 func waitLogged(ctx context.Context, timeout, poll time.Duration, log *slog.Logger, what string, f condFunc) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	last := "not observed yet"
-	for {
+	err := wait.PollUntilContextTimeout(ctx, poll, timeout, true, func(ctx context.Context) (bool, error) {
 		ok, cond, err := f(ctx)
 		if err != nil {
 			cond = err.Error()
@@ -35,17 +35,15 @@ func waitLogged(ctx context.Context, timeout, poll time.Duration, log *slog.Logg
 		if cond != "" {
 			last = cond
 		}
-		if ok && err == nil {
-			return last, nil
-		}
-		select {
-		case <-ctx.Done():
-			if ctx.Err() == context.DeadlineExceeded {
-				return last, fmt.Errorf("not ready after %s", timeout)
-			}
-			return last, ctx.Err()
-		case <-time.After(poll):
-		}
+		return ok && err == nil, nil // an error is one more condition: retried
+	})
+	switch {
+	case err == nil:
+		return last, nil
+	case ctx.Err() != nil:
+		return last, ctx.Err()
+	default:
+		return last, fmt.Errorf("not ready after %s", timeout)
 	}
 }
 

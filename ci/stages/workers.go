@@ -20,12 +20,12 @@ import (
 	"github.com/gpu-lab/gpu-lab/manifests"
 )
 
-// WorkersStage starts one kind-style node container per worker, joins it to
+// workersStage starts one kind-style node container per worker, joins it to
 // its tenant with kubeadm, and installs the tenant's CNI (kindnet from the
 // node image) and kube-proxy (with the conntrack fix).
-type WorkersStage struct{}
+type workersStage struct{}
 
-func (WorkersStage) Name() string { return Workers }
+func (workersStage) Name() string { return Workers }
 
 // workerLabels mark a worker container as the lab's and the tenant's, for
 // diagnostics; ownedWorkerLabels adds the owner ID `labctl down` and every
@@ -34,7 +34,7 @@ func workerLabels(l *lab.Lab, tenant string) map[string]string {
 	return map[string]string{render.LabelLab: l.Name, render.LabelTenant: tenant}
 }
 
-func (WorkersStage) Plan(e *Env) ([]string, error) {
+func (workersStage) Plan(e *Env) ([]string, error) {
 	img := e.Lab.Versions.WorkerImage()
 	out := []string{
 		fmt.Sprintf("docker image inspect %s || docker pull %s (give up after %s)", img, img, e.Timeouts.Pull),
@@ -53,10 +53,10 @@ func (WorkersStage) Plan(e *Env) ([]string, error) {
 		out = append(out, "+ on each docker run, what kind adds for the host, from docker info and the environment: --userns=host under userns-remap, --device /dev/fuse on rootless Docker, --volume /dev/mapper:/dev/mapper on btrfs/zfs/devicemapper/xfs storage, HTTP(S)_PROXY/NO_PROXY when set (NO_PROXY + the network's subnets, the tenant's CIDRs, the node names)")
 		out = append(out,
 			fmt.Sprintf("apply to tenant %s: %s (static), ConfigMap %s/%s (conntrack.maxPerCore: 0), DaemonSet %s/%s", t.Name, manifests.TenantKubeProxyRBAC, cm.Namespace, cm.Name, ds.Namespace, ds.Name),
-			fmt.Sprintf("apply to tenant %s: kindnet from %s of the first worker, {{ .PodSubnet }} = %s, CONTROL_PLANE_ENDPOINT = %s:%d", t.Name, KindnetManifestPath, render.TenantPodCIDR(i), mgmt, t.Ports.APIServer),
+			fmt.Sprintf("apply to tenant %s: kindnet from %s of the first worker, {{ .PodSubnet }} = %s, CONTROL_PLANE_ENDPOINT = %s:%d", t.Name, kindnetManifestPath, render.TenantPodCIDR(i), mgmt, t.Ports.APIServer),
 		)
 		var prereq []string
-		for _, o := range JoinPrerequisites() {
+		for _, o := range joinPrerequisites() {
 			prereq = append(prereq, o.String())
 		}
 		out = append(out, fmt.Sprintf("wait in tenant %s until Kamaji has written what kubeadm join reads (%s) (%s)", t.Name, strings.Join(prereq, ", "), e.Timeouts.TenantReady))
@@ -71,10 +71,10 @@ func (WorkersStage) Plan(e *Env) ([]string, error) {
 			}
 			out = append(out,
 				fmt.Sprintf("create Secret kube-system/bootstrap-token-<id> in tenant %s (ttl 1h)", t.Name),
-				fmt.Sprintf("docker exec %s sh -c '%s' (best effort)", name, PrepareJoinScript),
-				fmt.Sprintf("docker exec %s %s (every time: the Node is absent, so anything there is a join that did not finish)", name, strings.Join(ResetCommand, " ")),
-				fmt.Sprintf("docker exec -i %s sh -c '%s' <<EOF\n%sEOF", name, WriteJoinConfigScript, conf),
-				fmt.Sprintf("docker exec %s %s (give up after %s, kubeadm's own discovery, kubelet health and TLS bootstrap waits and a margin)", name, strings.Join(JoinCommand, " "), e.joinTimeout()),
+				fmt.Sprintf("docker exec %s sh -c '%s' (best effort)", name, prepareJoinScript),
+				fmt.Sprintf("docker exec %s %s (every time: the Node is absent, so anything there is a join that did not finish)", name, strings.Join(resetCommand, " ")),
+				fmt.Sprintf("docker exec -i %s sh -c '%s' <<EOF\n%sEOF", name, writeJoinConfigScript, conf),
+				fmt.Sprintf("docker exec %s %s (give up after %s, kubeadm's own discovery, kubelet health and TLS bootstrap waits and a margin)", name, strings.Join(joinCommand, " "), e.joinTimeout()),
 				fmt.Sprintf("wait Node %s Ready in tenant %s (%s)", name, t.Name, e.Timeouts.NodeReady),
 			)
 		}
@@ -83,7 +83,7 @@ func (WorkersStage) Plan(e *Env) ([]string, error) {
 	return out, nil
 }
 
-func (WorkersStage) Check(ctx context.Context, e *Env) (bool, string, error) {
+func (workersStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	var names []string
 	for _, t := range e.Lab.Tenants {
 		tc, err := e.TenantClients(t.Name)
@@ -112,7 +112,7 @@ func (WorkersStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	return true, "nodes Ready, reached through their tenant's konnectivity tunnel: " + strings.Join(names, ", "), nil
 }
 
-func (s WorkersStage) Run(ctx context.Context, e *Env) (string, error) {
+func (s workersStage) Run(ctx context.Context, e *Env) (string, error) {
 	img := e.localImage(e.Lab.Versions.WorkerImage())
 	if err := e.Docker.EnsureImage(ctx, img, e.Timeouts.Pull); err != nil {
 		return "", fail(Workers, "image "+img, "not present on the daemon", err)
@@ -267,11 +267,11 @@ func tenantNetworking(ctx context.Context, e *Env, tc *Clients, i int, t lab.Ten
 		return nil
 	}
 	first := e.Lab.NodeName(t.Name, t.Workers[0].Name)
-	raw, err := e.Docker.Exec(ctx, first, nil, "cat", KindnetManifestPath)
+	raw, err := e.Docker.Exec(ctx, first, nil, "cat", kindnetManifestPath)
 	if err != nil {
 		return fail(Workers, "kindnet manifest in "+first, "", err)
 	}
-	cni, err := KindnetObjects(raw, render.TenantPodCIDR(i), fmt.Sprintf("%s:%d", opts.ManagementAddress, t.Ports.APIServer))
+	cni, err := kindnetObjects(raw, render.TenantPodCIDR(i), fmt.Sprintf("%s:%d", opts.ManagementAddress, t.Ports.APIServer))
 	if err != nil {
 		return fail(Workers, "kindnet manifest in "+first, "", err)
 	}
@@ -331,37 +331,37 @@ func joinWorker(ctx context.Context, e *Env, tc *Clients, t lab.Tenant, name, mg
 		return fail(Workers, "join configuration for "+name, "", err)
 	}
 	// Best effort, as Kamaji's e2e: the module may be built in or loaded.
-	_, _ = e.Docker.Exec(ctx, name, nil, "sh", "-c", PrepareJoinScript)
+	_, _ = e.Docker.Exec(ctx, name, nil, "sh", "-c", prepareJoinScript)
 	// Every time: the Node is absent, so anything kubeadm left here is from
 	// an attempt that did not finish (kubeadm writes pki/ca.crt and starts
 	// the kubelet before the TLS bootstrap ends), and a join on top of it
 	// fails. A reset that fails is reported with the join's failure.
-	resetOut, resetErr := e.Docker.Exec(ctx, name, nil, ResetCommand...)
-	if out, err := e.Docker.Exec(ctx, name, bytes.NewReader(conf), "sh", "-c", WriteJoinConfigScript); err != nil {
-		return fail(Workers, JoinConfigPath+" in "+name, lastLines(string(out), 1), err)
+	resetOut, resetErr := e.Docker.Exec(ctx, name, nil, resetCommand...)
+	if out, err := e.Docker.Exec(ctx, name, bytes.NewReader(conf), "sh", "-c", writeJoinConfigScript); err != nil {
+		return fail(Workers, joinConfigPath+" in "+name, lastLines(string(out), 1), err)
 	}
 	jctx, cancel := context.WithTimeout(ctx, e.joinTimeout())
 	defer cancel()
-	if out, err := e.Docker.Exec(jctx, name, nil, JoinCommand...); err != nil {
+	if out, err := e.Docker.Exec(jctx, name, nil, joinCommand...); err != nil {
 		cond := lastLines(string(out), 3)
 		if resetErr != nil {
-			cond = fmt.Sprintf("%s failed before it (%v: %s); %s", strings.Join(ResetCommand, " "), resetErr, lastLines(string(resetOut), 1), cond)
+			cond = fmt.Sprintf("%s failed before it (%v: %s); %s", strings.Join(resetCommand, " "), resetErr, lastLines(string(resetOut), 1), cond)
 		}
 		return fail(Workers, "kubeadm join of "+name+" to tenant "+t.Name, cond, err)
 	}
 	return nil
 }
 
-// joinTimeout is Timeouts.Join, or JoinTimeout when unset: a zero value
+// joinTimeout is Timeouts.Join, or defaultJoinTimeout when unset: a zero value
 // must not cut every join off at once.
 func (e *Env) joinTimeout() time.Duration {
 	if e.Timeouts.Join > 0 {
 		return e.Timeouts.Join
 	}
-	return JoinTimeout
+	return defaultJoinTimeout
 }
 
-// PrepareJoinScript readies a worker for kubeadm join (best effort). It
+// prepareJoinScript readies a worker for kubeadm join (best effort). It
 // does not run `swapoff -a`: a privileged worker sees the host's /dev and
 // /proc/swaps, so that would turn off the host's swap devices, and the lab
 // does not need it. kubeadm's Swap preflight check never runs (the join
@@ -372,11 +372,11 @@ func (e *Env) joinTimeout() time.Duration {
 // internal/kubeadm/uploadconfig.go:75-105), and the lab's patches set
 // failSwapOn: false (render.kindKubeletPatches), as kind v0.33.0 does for
 // its own nodes (pkg/cluster/internal/kubeadm/config.go:602).
-const PrepareJoinScript = "modprobe br_netfilter; true"
+const prepareJoinScript = "modprobe br_netfilter; true"
 
-// ResetCommand undoes whatever an earlier kubeadm join left in a worker
+// resetCommand undoes whatever an earlier kubeadm join left in a worker
 // (kubeadm v1.36.3 cmd/kubeadm/app/cmd/reset.go: -f is --force, no prompt).
-var ResetCommand = []string{"kubeadm", "reset", "-f"}
+var resetCommand = []string{"kubeadm", "reset", "-f"}
 
 // lastLines keeps the tail of command output for a condition.
 func lastLines(s string, n int) string {

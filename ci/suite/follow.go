@@ -63,6 +63,38 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // between the two is missed and a failing server is not hammered. An error
 // from list or from opening the watch ends follow, except a 410 Gone
 // (resource version too old), which only needs a fresh list.
+//
+// Why not client-go's watchtools.UntilWithSync (tried in 38551b5, reverted
+// in b70f62d): it does not give two guarantees the waits rely on
+// (client-go v0.36.3, the version go.mod selects):
+//
+//  1. What list hands over is the list's own state, and every later change
+//     arrives after it as an event, in order. UntilWithSync's precondition
+//     reads the informer's live store (tools/watch/until.go:138-142) once
+//     WaitForCacheSync's poll notices the sync, up to 100 ms later
+//     (tools/cache/shared_informer.go:369), while the informer keeps
+//     applying watch events to that store (tools/watch/informerwatcher.go:162);
+//     the conditions then get the listed objects as Added again, followed by
+//     the changes the precondition already saw. A wait is shown a later state,
+//     then an older one: with a pod deleted just after the watch opened, the
+//     precondition saw it gone and the events then said Added, Deleted in 10
+//     of 10 runs against a fake clientset. That is how TestDeleteRaceIsSurvived
+//     broke under 38551b5. TestPodEventsSeesTheListThenEachChange fails when
+//     this is lost.
+//  2. Events that arrived before the deadline are handed over (drain, from
+//     0f29249 against a TC-14 flake). UntilWithoutRetry selects between the
+//     events and ctx.Done() (tools/watch/until.go:74, 88), and the events
+//     wait in the informer watcher's private buffer behind an unbuffered
+//     channel (tools/watch/informerwatcher.go:46, 118), out of any caller's
+//     reach: cancelled after the first of ten listed pods, UntilWithSync
+//     did not hand over all ten in 50 of 50 runs.
+//     TestDrainHandsOverQueuedEventsAfterTheDeadline fails when this is lost.
+//
+// Besides, its reflector retries a refused list or watch until ctx ends
+// (tools/cache/reflector.go:428-432), so a Forbidden would surface as a
+// timeout blaming the pod; the wrapper 38551b5 needed to stop that, and to
+// tell the reflector a fake clientset cannot stream lists, was about as
+// long as this loop.
 func follow(ctx context.Context, rp relistPolicy, list func(context.Context) (string, bool, error), watchFrom func(context.Context, string) (watch.Interface, error), handle func(watch.Event) (bool, error)) error {
 	rp = rp.withDefaults()
 	var delay time.Duration // none before the first list

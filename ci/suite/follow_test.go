@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 )
@@ -152,5 +153,23 @@ func TestRelistPolicyDefaults(t *testing.T) {
 	}
 	if d != p.Max {
 		t.Errorf("after many failures the delay is %s, want the cap %s", d, p.Max)
+	}
+}
+
+// The wait sees the listed state first, then each later change once, in
+// order — never a state later than the list before the list's own (what
+// an informer store read after the sync shows: see follow's comment).
+func TestPodEventsSeesTheListThenEachChange(t *testing.T) {
+	r, fakes := fakeRunner(map[string][]runtime.Object{"tenant-a": {pendingPod("p")}})
+	bound := pendingPod("p")
+	bound.Spec.NodeName = "worker"
+	later(fakes["tenant-a"], bound) // right after the watch opened
+	var got []string
+	err := newT(r).podEvents(context.Background(), podRef{"tenant-a", "ns", "p"}, func(typ watch.EventType, p *corev1.Pod) (bool, error) {
+		got = append(got, fmt.Sprintf("%s %q", typ, p.Spec.NodeName))
+		return p.Spec.NodeName != "", nil
+	})
+	if want := `ADDED "", MODIFIED "worker"`; err != nil || strings.Join(got, ", ") != want {
+		t.Fatalf("podEvents saw %s (%v), want %s", strings.Join(got, ", "), err, want)
 	}
 }

@@ -143,7 +143,10 @@ func killGroup(pid int, sig syscall.Signal) {
 }
 
 // waitFor polls check every interval until it returns true, ctx ends, or one
-// of procs exits (its log tail then explains why).
+// of procs exits (its log tail then explains why). Written on
+// apimachinery's wait.PollUntilContextCancel it was as long (23 lines
+// against 23): the exit check and the last answer still have to be carried
+// out of the condition and told apart from the deadline, so the loop stays.
 func waitFor(ctx context.Context, what string, interval time.Duration, procs []*process, check func(context.Context) (bool, error)) error {
 	var last error
 	t := time.NewTicker(interval)

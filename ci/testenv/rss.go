@@ -1,12 +1,11 @@
 package testenv
 
 import (
-	"bufio"
+	"errors"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/prometheus/procfs"
 )
 
 // ResidentMemory returns the resident set size in bytes of every running
@@ -28,8 +27,8 @@ func (e *Env) ResidentMemory() (total int64, byName map[string]int64, err error)
 
 // processRSS reads VmRSS from /proc/<pid>/status.
 func processRSS(pid int) (int64, error) {
-	m, err := readStatus(pid, "VmRSS")
-	return m["VmRSS"], err
+	st, err := readStatus(pid)
+	return int64(st.VmRSS), err
 }
 
 // ProcessMemory is one process's resident memory, split as
@@ -71,13 +70,19 @@ func (e *Env) Memory() (MemoryUse, error) {
 	procs := append([]*process(nil), e.procs...)
 	e.mu.Unlock()
 	for _, p := range procs {
-		m, err := readStatus(p.pid(), "VmRSS", "RssAnon", "RssFile", "RssShmem")
+		st, err := readStatus(p.pid())
+		if err == nil && st.VmRSS != st.RssAnon+st.RssFile+st.RssShmem {
+			// The kernel's VmRSS is the sum of the three (proc(5)); they
+			// are missing before Linux 4.5, and procfs reads a missing
+			// line as 0.
+			err = fmt.Errorf("VmRSS %d B is not RssAnon + RssFile + RssShmem (%d + %d + %d B): a kernel without them?", st.VmRSS, st.RssAnon, st.RssFile, st.RssShmem)
+		}
 		if err != nil {
 			return MemoryUse{}, fmt.Errorf("resident memory of %s (pid %d): %w", p.name, p.pid(), err)
 		}
-		pm := ProcessMemory{Anon: m["RssAnon"] + m["RssShmem"], File: m["RssFile"]}
+		pm := ProcessMemory{Anon: int64(st.RssAnon + st.RssShmem), File: int64(st.RssFile)}
 		u.ByName[p.name] = pm
-		u.RSS += m["VmRSS"]
+		u.RSS += int64(st.VmRSS)
 		u.Total += pm.Anon
 		fileOf[p.cmd.Path] = max(fileOf[p.cmd.Path], pm.File)
 	}
@@ -87,44 +92,19 @@ func (e *Env) Memory() (MemoryUse, error) {
 	return u, nil
 }
 
-// readStatus reads the named "kB" fields of /proc/<pid>/status, in bytes;
-// every one must be there.
-func readStatus(pid int, fields ...string) (map[string]int64, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+// readStatus reads /proc/<pid>/status (sizes in bytes). A zombie's
+// status has no memory lines, which procfs reads as 0: no VmRSS is an
+// error, as a running process always has resident pages.
+func readStatus(pid int) (procfs.ProcStatus, error) {
+	p, err := procfs.NewProc(pid)
 	if err != nil {
-		return nil, err
+		return procfs.ProcStatus{}, err
 	}
-	defer f.Close()
-	want := map[string]bool{}
-	for _, n := range fields {
-		want[n] = true
+	st, err := p.NewStatus()
+	if err == nil && st.VmRSS == 0 {
+		err = errors.New("no VmRSS (a zombie?)")
 	}
-	out := map[string]int64{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		name, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok || !want[name] {
-			continue
-		}
-		fs := strings.Fields(v) // "123456 kB"
-		if len(fs) != 2 || fs[1] != "kB" {
-			return nil, fmt.Errorf("%s %q: unexpected format", name, v)
-		}
-		kb, err := strconv.ParseInt(fs[0], 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		out[name] = kb * 1024
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	for _, n := range fields {
-		if _, ok := out[n]; !ok {
-			return nil, fmt.Errorf("no %s (a zombie?)", n)
-		}
-	}
-	return out, nil
+	return st, err
 }
 
 // CPUTime returns the processor time (user and system) every running
@@ -148,25 +128,15 @@ func (e *Env) CPUTime() (map[string]time.Duration, error) {
 const userHZ = 100
 
 // processCPU reads utime and stime, fields 14 and 15 of /proc/<pid>/stat
-// (proc(5)), counted after the command name in parentheses, which may hold
-// spaces.
+// (proc(5)), in clock ticks.
 func processCPU(pid int) (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	p, err := procfs.NewProc(pid)
 	if err != nil {
 		return 0, err
 	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]) // f[0] is field 3 (state)
-	if len(f) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat has %d fields after the command", pid, len(f))
+	st, err := p.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
 	}
-	var ticks int64
-	for _, v := range f[11:13] { // fields 14 (utime) and 15 (stime)
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
-		}
-		ticks += n
-	}
-	return time.Duration(ticks) * time.Second / userHZ, nil
+	return time.Duration(st.UTime+st.STime) * time.Second / userHZ, nil
 }

@@ -141,6 +141,25 @@ func TestReleaseNodeLockRetriesOnConflict(t *testing.T) {
 	}
 }
 
+// A lock whose node keeps changing under the patch is given up after
+// lockRetry's attempts, with the last conflict and the lock named.
+func TestReleaseNodeLockGivesUpAfterItsAttempts(t *testing.T) {
+	lock := gpus.LockValue(lockTime, "ns", "p1")
+	c := fake.NewSimpleClientset(testNodeWithLock(lock))
+	patches := 0
+	c.PrependReactor("patch", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
+		patches++
+		return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "nodes"}, testNode, fmt.Errorf("resourceVersion changed"))
+	})
+	err := ReleaseNodeLock(context.Background(), c, testNode, "ns", "p1")
+	if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), fmt.Sprintf("release node lock %q on node %s", lock, testNode)) {
+		t.Fatalf("err = %v, want the last conflict naming the lock and the node", err)
+	}
+	if patches != lockRetry.Steps {
+		t.Errorf("node patches = %d, want %d (every attempt)", patches, lockRetry.Steps)
+	}
+}
+
 // waitFor polls until cond holds or the deadline passes; the deadline is a
 // failure bound, not a timing assertion.
 func waitFor(t *testing.T, what string, cond func() bool) {
