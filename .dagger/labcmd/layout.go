@@ -43,7 +43,7 @@ const (
 	DockerCache  = "gpu-lab-dind-29"
 )
 
-// HelmVersion is the helm CLI the stages shell out to (ci/stages.HelmVersion;
+// HelmVersion is the helm CLI the stages shell out to (ci/internal/helm.Version;
 // a test keeps them equal).
 const HelmVersion = "v3.19.0"
 

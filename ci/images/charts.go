@@ -34,7 +34,7 @@ type ChartEntry struct {
 }
 
 // ChartPuller fetches a chart archive from its repository into dest
-// (ci/stages HelmCLI: `helm pull NAME --repo REPO --version V --destination dest`).
+// (ci/internal/helm CLI: `helm pull NAME --repo REPO --version V --destination dest`).
 type ChartPuller interface {
 	PullChart(ctx context.Context, name, repo, version, dest string) error
 }

@@ -10,18 +10,6 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
-// The helm CLI the stages run, under the names labctl uses (the version,
-// the install hint, the CLI and its chart puller live in ci/internal/helm).
-const (
-	HelmVersion     = helm.Version
-	HelmInstallHint = helm.InstallHint
-)
-
-type (
-	HelmCLI     = helm.CLI
-	ChartPuller = helm.ChartPuller
-)
-
 // Kamaji's release layout (chart clastix/kamaji, release "kamaji").
 const (
 	KamajiNamespace  = lab.KamajiNamespace // a reserved tenant name (lab.validateTenantName)

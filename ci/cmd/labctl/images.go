@@ -16,6 +16,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/docker"
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
+	"github.com/gpu-lab/gpu-lab/ci/internal/helm"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/stages"
 )
@@ -142,7 +143,7 @@ version (helm pull from the chart's repository into DIR/charts). DIR/index.json 
 				return err
 			}
 			if charts {
-				puller := stages.ChartPuller{Helm: stages.HelmCLI{Bin: os.Getenv("LABCTL_HELM")}}
+				puller := helm.ChartPuller{Helm: helm.CLI{Bin: os.Getenv("LABCTL_HELM")}}
 				if idx, err = saveBundleCharts(cmd.Context(), puller, l, args[0], idx, log); err != nil {
 					return err
 				}

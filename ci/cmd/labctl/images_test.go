@@ -13,8 +13,8 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/images/chartstest"
 	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
+	"github.com/gpu-lab/gpu-lab/ci/internal/helm"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
-	"github.com/gpu-lab/gpu-lab/ci/stages"
 )
 
 func TestImagesListsEveryImageByStageAndPlace(t *testing.T) {
@@ -143,7 +143,7 @@ func TestBundleChartsAreSavedAndInstalledFrom(t *testing.T) {
 	for _, ref := range images.BundleRefs(list) {
 		idx.Images = append(idx.Images, images.Entry{Ref: ref, File: images.ArchiveName(ref)})
 	}
-	puller := stages.ChartPuller{Helm: stages.HelmCLI{Bin: standInHelm(t, l)}}
+	puller := helm.ChartPuller{Helm: helm.CLI{Bin: standInHelm(t, l)}}
 	idx, err = saveBundleCharts(context.Background(), puller, l, bundle, idx, logTo(io.Discard, false))
 	if err != nil {
 		t.Fatal(err)

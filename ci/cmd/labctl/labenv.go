@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/internal/helm"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/stages"
 	"github.com/gpu-lab/gpu-lab/ci/state"
@@ -138,7 +139,7 @@ func newEnv(l *lab.Lab, f *labFlags, stderr io.Writer) (*stages.Env, error) {
 		State:    state.Dir(f.stateDir),
 		Docker:   docker.CLI{},
 		Kind:     stages.NewKindProvider(tm.ClusterReady, log),
-		Helm:     stages.HelmCLI{Bin: os.Getenv("LABCTL_HELM")},
+		Helm:     helm.CLI{Bin: os.Getenv("LABCTL_HELM")},
 		Connect:  connect,
 		Reach:    reach,
 		Network:  stages.DefaultNetwork(),

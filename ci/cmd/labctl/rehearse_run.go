@@ -10,12 +10,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpu-lab/gpu-lab/ci/internal/helm"
 	"github.com/gpu-lab/gpu-lab/ci/internal/nodeimage"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
 	rehrun "github.com/gpu-lab/gpu-lab/ci/rehearsal/run"
-	"github.com/gpu-lab/gpu-lab/ci/stages"
 )
 
 // runFlags are `labctl rehearse run`'s flags.
@@ -81,7 +81,7 @@ CGO_ENABLED=0 (its binary is shipped into the workers). Needs root.`,
 	fl.StringVar(&f.workDir, "work-dir", "", "directory for labctl's state (default <cache>/run)")
 	fl.StringVarP(&f.file, "file", "f", "", "lab file (default: the rehearsal's lab, ci/rehearsal/lab.yaml: the seed lab with the management node on the tenants' Kubernetes version)")
 	fl.StringVar(&f.labctl, "labctl", "", "the labctl binary to rehearse (default: this one)")
-	fl.StringVar(&f.helm, "helm", "", "helm "+stages.HelmVersion+" binary (default $LABCTL_HELM, helm on PATH, or <cache>/bin/helm)")
+	fl.StringVar(&f.helm, "helm", "", "helm "+helm.Version+" binary (default $LABCTL_HELM, helm on PATH, or <cache>/bin/helm)")
 	fl.StringVar(&f.daemonDir, "daemon-dir", "", "state directory of the private daemon (default ~/.cache/gpu-lab/rehearsal/daemon)")
 	fl.StringVar(&f.netns, "netns", hostdaemon.DefaultNetns, "name of the daemon's network namespace")
 	fl.StringVar(&f.wrapper, "wrapper", "", "a built runc-capfilter (default: build it from this checkout)")
@@ -161,7 +161,7 @@ func findHelm(flag, cache string, lookPath func(string) (string, error)) (string
 	if _, err := os.Stat(p); err == nil {
 		return p, nil
 	}
-	return "", fmt.Errorf("no helm: pass --helm, set LABCTL_HELM or install it (GOBIN=%s %s)", filepath.Dir(p), stages.HelmInstallHint)
+	return "", fmt.Errorf("no helm: pass --helm, set LABCTL_HELM or install it (GOBIN=%s %s)", filepath.Dir(p), helm.InstallHint)
 }
 
 // checkLabctlBinary fails early unless the binary can be shipped into the

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpu-lab/gpu-lab/ci/internal/helm"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
-	"github.com/gpu-lab/gpu-lab/ci/stages"
 	"github.com/gpu-lab/gpu-lab/ci/testenv"
 )
 
@@ -97,7 +97,7 @@ func versionText(info *debug.BuildInfo) string {
 		{"HAMi image", d.HAMiImage},
 		{"HAMi mock device plugin", d.HAMiMockDevicePlugin},
 		{"konnectivity", d.Konnectivity},
-		{"helm CLI", stages.HelmVersion},
+		{"helm CLI", helm.Version},
 		{"local test environment Kubernetes", testenv.KubernetesVersion},
 	} {
 		fmt.Fprintf(tw, "  %s\t%s\n", row[0], row[1])

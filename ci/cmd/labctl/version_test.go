@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpu-lab/gpu-lab/ci/internal/helm"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
-	"github.com/gpu-lab/gpu-lab/ci/stages"
 )
 
 func TestVersionText(t *testing.T) {
@@ -47,7 +47,7 @@ func TestVersionText(t *testing.T) {
 			}
 			d := lab.DefaultVersions()
 			for _, pinned := range []string{d.Kubernetes, lab.KindModuleVersion, d.KindNodeImage, d.WorkerImage(), d.KamajiChart, d.KamajiImage,
-				d.CertManager, d.HAMiChart, d.HAMiImage, d.HAMiMockDevicePlugin, d.Konnectivity, stages.HelmVersion} {
+				d.CertManager, d.HAMiChart, d.HAMiImage, d.HAMiMockDevicePlugin, d.Konnectivity, helm.Version} {
 				if !strings.Contains(got, pinned) {
 					t.Errorf("lacks pinned version %q:\n%s", pinned, got)
 				}

@@ -14,7 +14,7 @@ import (
 )
 
 // HelmVersion is the helm the charts are packaged with: the one the lab
-// installs them with (ci/stages HelmVersion).
+// installs them with (ci/internal/helm Version).
 const HelmVersion = "v3.19.0"
 
 // helmModule is helm v3's Go module (go.mod:1 at v3.19.0).
