@@ -236,9 +236,9 @@ func (b *builder) kindSpec(rec Recipe) (imagespec.Spec, error) {
 		}
 		return components.LocalPathHelper(rec.Ref, base), nil
 	case KindKubectl:
-		version, ok := b.kubernetesForMinor(rec.Version)
+		version, _, ok := KubectlVersion(rec.Version, b.plan.Kubernetes)
 		if !ok {
-			return imagespec.Spec{}, fmt.Errorf("image %s: no Kubernetes version of minor %s in the lab", rec.Ref, rec.Version)
+			return imagespec.Spec{}, fmt.Errorf("image %s: no Kubernetes version of minor %s, or one minor from it, in the lab (kubectl's version skew)", rec.Ref, rec.Version)
 		}
 		bin, err := b.kubernetes(version)
 		if err != nil {
@@ -255,16 +255,6 @@ func (b *builder) kindSpec(rec Recipe) (imagespec.Spec, error) {
 		return imagespec.Spec{}, fmt.Errorf("image %s is not built by the rehearsal: %s", rec.Ref, rec.Why)
 	}
 	return imagespec.Spec{}, fmt.Errorf("image %s: no recipe", rec.Ref)
-}
-
-// kubernetesForMinor finds the lab's Kubernetes version of "v1.37".
-func (b *builder) kubernetesForMinor(minor string) (string, bool) {
-	for _, v := range b.plan.Kubernetes {
-		if strings.HasPrefix(v, minor+".") {
-			return v, true
-		}
-	}
-	return "", false
 }
 
 // kubernetes returns the release binaries of version, built once per run.

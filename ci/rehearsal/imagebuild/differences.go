@@ -17,6 +17,7 @@ func Differences(p Plan) []string {
 		}
 	}
 	out = append(out, snapshotDifferences(p)...)
+	out = append(out, kubectlDifferences(p)...)
 	return append(out,
 		"kubelet is linked statically (CGO_ENABLED=0); upstream links it dynamically (hack/lib/golang.sh KUBE_STATIC_BINARIES lacks it): a second, cgo build of its dependency graph would double the longest build",
 		"Kubernetes binaries carry no gitCommit/gitTreeState (a module zip has no commit; hack/lib/version.sh:167 stamps them only when known) and buildDate is the release's publication time on the module proxy",
