@@ -39,8 +39,8 @@ func (gpusStage) Plan(e *Env) ([]string, error) {
 	for _, t := range e.Lab.Tenants {
 		for _, w := range t.Workers {
 			node := e.Lab.NodeName(t.Name, w.Name)
-			out = append(out, fmt.Sprintf("docker save %s:<tag> | docker exec -i %s %s (the snapshotter from docker exec %s %s)", FinalizerImageRepo, node,
-				strings.Join(nodeimage.ContainerdImportCommand("<snapshotter>", "<daemon's platform>"), " "), node, strings.Join(nodeimage.ContainerdConfigDumpCommand, " ")))
+			out = append(out, fmt.Sprintf("docker save %s:<tag> | docker exec -i %s %s (--local unless the node's ctr is older than 1.7, from docker exec %s ctr --version; the snapshotter from docker exec %s %s)", FinalizerImageRepo, node,
+				strings.Join(nodeimage.ContainerdImportCommand("<snapshotter>", "<daemon's platform>", true), " "), node, node, strings.Join(nodeimage.ContainerdConfigDumpCommand, " ")))
 		}
 		objs := finalizerObjects(e.Lab, t.Name, FinalizerImageRepo+":<tag>", []byte("<lab.yaml>"))
 		var names []string

@@ -157,7 +157,7 @@ func TestGPUsStage(t *testing.T) {
 	imports := 0
 	for _, c := range d.calls {
 		for node, sn := range wantSnapshotter {
-			if c == "exec "+node+" "+strings.Join(nodeimage.ContainerdImportCommand(sn, fakePlatform), " ") {
+			if c == "exec "+node+" "+strings.Join(nodeimage.ContainerdImportCommand(sn, fakePlatform, true), " ") {
 				imports++
 			}
 		}

@@ -2,8 +2,10 @@ package nodeimage
 
 import (
 	"fmt"
+	"strings"
 
 	toml "github.com/pelletier/go-toml"
+	"k8s.io/apimachinery/pkg/util/version"
 )
 
 // Loading an image into a node's containerd follows kind v0.33.0's
@@ -52,9 +54,40 @@ var ContainerdConfigDumpCommand = []string{"containerd", "config", "dump"}
 
 // ContainerdImportCommand loads an image archive from stdin into a kind
 // node's containerd: platform only ("linux/amd64", the node's), unpacked for
-// snapshotter.
-func ContainerdImportCommand(snapshotter, platform string) []string {
-	return []string{"ctr", "--namespace=k8s.io", "images", "import", "--local", "--platform=" + platform, "--digests", "--snapshotter=" + snapshotter, "-"}
+// snapshotter; local when the node's ctr has --local (CtrImportsLocally).
+func ContainerdImportCommand(snapshotter, platform string, local bool) []string {
+	cmd := []string{"ctr", "--namespace=k8s.io", "images", "import"}
+	if local {
+		cmd = append(cmd, "--local")
+	}
+	return append(cmd, "--platform="+platform, "--digests", "--snapshotter="+snapshotter, "-")
+}
+
+// CtrVersionCommand prints the node's ctr version: "ctr <package>
+// <version>" (containerd v2.3.4 cmd/ctr/app/main.go:55-57 VersionPrinter).
+var CtrVersionCommand = []string{"ctr", "--version"}
+
+// CtrImportsLocally reads `ctr --version` output: whether `ctr images
+// import` has --local. The flag came with containerd v1.7.0 (its
+// cmd/ctr/commands/images/import.go:90; v1.6.20's has none), and before it
+// ctr always imported in itself, as --local does now: a 1.6 node (Debian
+// bookworm's containerd 1.6.20, kind nodes before v0.20) refuses the flag,
+// "ctr: flag provided but not defined: -local" (testdata). An output this
+// cannot read keeps --local: every ctr of the pinned node images has it.
+func CtrImportsLocally(out []byte) bool {
+	f := strings.Fields(string(out))
+	if len(f) < 3 || f[0] != "ctr" {
+		return true
+	}
+	v := strings.TrimPrefix(f[len(f)-1], "v")
+	if i := strings.IndexFunc(v, func(r rune) bool { return (r < '0' || r > '9') && r != '.' }); i >= 0 {
+		v = v[:i]
+	}
+	parsed, err := version.ParseGeneric(v)
+	if err != nil {
+		return true
+	}
+	return parsed.AtLeast(version.MajorMinor(1, 7))
 }
 
 // ContainerdSnapshotter reads the CRI plugin's snapshotter from `containerd

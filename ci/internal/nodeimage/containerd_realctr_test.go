@@ -83,9 +83,9 @@ func TestContainerdImportWithRealCtr(t *testing.T) {
 				if _, err := ctr([]string{"ctr", "--namespace=k8s.io", "images", "rm", "--sync", names[name]}, nil); err != nil {
 					t.Logf("no %s to remove before the import", names[name])
 				}
-				out, err := ctr(ContainerdImportCommand(sn, host), archive)
+				out, err := ctr(ContainerdImportCommand(sn, host, true), archive)
 				if err != nil {
-					t.Fatalf("%s: %v\n%s", strings.Join(ContainerdImportCommand(sn, host), " "), err, out)
+					t.Fatalf("%s: %v\n%s", strings.Join(ContainerdImportCommand(sn, host, true), " "), err, out)
 				}
 				ls, err := ctr([]string{"ctr", "--namespace=k8s.io", "images", "ls", "-q"}, nil)
 				if err != nil || !containsLine(string(ls), names[name]) {

@@ -34,13 +34,17 @@ func Load(ctx context.Context, d Docker, node, img string) error {
 	if err != nil {
 		return fmt.Errorf("read the snapshotter of %s's containerd: %w", node, err)
 	}
+	ver, err := d.Exec(ctx, node, nil, CtrVersionCommand...)
+	if err != nil {
+		return fmt.Errorf("read the ctr version of %s: %w", node, err)
+	}
 	tr, err := d.ImageTransfer(ctx)
 	if err != nil {
 		return fmt.Errorf("import %s into %s: %w", img, node, err)
 	}
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(d.Save(ctx, img, pw)) }()
-	_, err = d.Exec(ctx, node, pr, ContainerdImportCommand(snapshotter, tr.Platform)...)
+	_, err = d.Exec(ctx, node, pr, ContainerdImportCommand(snapshotter, tr.Platform, CtrImportsLocally(ver))...)
 	pr.Close()
 	return err
 }
