@@ -20,6 +20,7 @@ var commandDocs = []string{
 	"ci/stages/README.md",
 	"ci/render/README.md",
 	"ci/lab/README.md",
+	"ci/rehearsal/README.md",
 }
 
 // labctlPrefixes are the two ways the README runs labctl; a bare `labctl`
@@ -96,7 +97,8 @@ func labctlLines(doc string) []string {
 	for _, m := range codeBlock.FindAllStringSubmatch(doc, -1) {
 		joined := strings.ReplaceAll(m[1], "\\\n", " ")
 		for _, l := range strings.Split(joined, "\n") {
-			if l = strings.TrimSpace(l); starts(l) {
+			// The maintainers' rehearsal runs as root: `sudo bin/labctl …`.
+			if l = strings.TrimPrefix(strings.TrimSpace(l), "sudo "); starts(l) {
 				out = append(out, l)
 			}
 		}
