@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild"
 )
 
 // Snapshots maps an upstream repository ("owner/name", as GitHub spells
@@ -17,17 +19,11 @@ import (
 // network.
 type Snapshots map[string]string
 
-// ParseGitDirs reads repeated OWNER/NAME=DIR flags.
+// ParseGitDirs reads repeated OWNER/NAME=DIR flags, as `rehearse images`
+// reads the same flag (imagebuild.ParseGitDirs).
 func ParseGitDirs(flags []string) (Snapshots, error) {
-	s := Snapshots{}
-	for _, f := range flags {
-		repo, dir, ok := strings.Cut(f, "=")
-		if !ok || strings.Count(repo, "/") != 1 || dir == "" {
-			return nil, fmt.Errorf("--git-dir %q: want OWNER/NAME=DIR, e.g. clastix/kamaji=/path/to/kamaji.git", f)
-		}
-		s[repo] = dir
-	}
-	return s, nil
+	s, err := imagebuild.ParseGitDirs(flags)
+	return Snapshots(s), err
 }
 
 // Dir is the git directory of repo, or an error naming the flag to pass.
