@@ -61,21 +61,41 @@ func convertSlice[I any, O any](in []I, f func(I) O) []O {
 
 func (r GpuLab) MarshalJSON() ([]byte, error) {
 	var concrete struct {
-		Source *dagger.Directory
+		Source    *dagger.Directory
+		Config    *dagger.File
+		Versions  []string
+		KeepGoing bool
+		Run       string
+		Parallel  int
 	}
 	concrete.Source = r.Source
+	concrete.Config = r.Config
+	concrete.Versions = r.Versions
+	concrete.KeepGoing = r.KeepGoing
+	concrete.Run = r.Run
+	concrete.Parallel = r.Parallel
 	return json.Marshal(&concrete)
 }
 
 func (r *GpuLab) UnmarshalJSON(bs []byte) error {
 	var concrete struct {
-		Source *dagger.Directory
+		Source    *dagger.Directory
+		Config    *dagger.File
+		Versions  []string
+		KeepGoing bool
+		Run       string
+		Parallel  int
 	}
 	err := json.Unmarshal(bs, &concrete)
 	if err != nil {
 		return err
 	}
 	r.Source = concrete.Source
+	r.Config = concrete.Config
+	r.Versions = concrete.Versions
+	r.KeepGoing = concrete.KeepGoing
+	r.Run = concrete.Run
+	r.Parallel = concrete.Parallel
 	return nil
 }
 
@@ -85,11 +105,15 @@ func (r Lab) MarshalJSON() ([]byte, error) {
 		Config    *dagger.File
 		Last      string
 		KeepGoing bool
+		Run       string
+		Parallel  int
 	}
 	concrete.Labctl = r.Labctl
 	concrete.Config = r.Config
 	concrete.Last = r.Last
 	concrete.KeepGoing = r.KeepGoing
+	concrete.Run = r.Run
+	concrete.Parallel = r.Parallel
 	return json.Marshal(&concrete)
 }
 
@@ -99,6 +123,8 @@ func (r *Lab) UnmarshalJSON(bs []byte) error {
 		Config    *dagger.File
 		Last      string
 		KeepGoing bool
+		Run       string
+		Parallel  int
 	}
 	err := json.Unmarshal(bs, &concrete)
 	if err != nil {
@@ -108,6 +134,8 @@ func (r *Lab) UnmarshalJSON(bs []byte) error {
 	r.Config = concrete.Config
 	r.Last = concrete.Last
 	r.KeepGoing = concrete.KeepGoing
+	r.Run = concrete.Run
+	r.Parallel = concrete.Parallel
 	return nil
 }
 
@@ -281,112 +309,21 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 			if err != nil {
 				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
 			}
-			var config *dagger.File
-			if inputArgs["config"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["config"]), &config)
-				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg config", err))
-				}
-			}
-			var versions []string
-			if inputArgs["versions"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["versions"]), &versions)
-				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg versions", err))
-				}
-			}
-			var keepGoing bool
-			if inputArgs["keepGoing"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["keepGoing"]), &keepGoing)
-				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg keepGoing", err))
-				}
-			}
-			return (*GpuLab).Lab(&parent, ctx, config, versions, keepGoing)
+			return (*GpuLab).Lab(&parent, ctx)
 		case "LabRun":
 			var parent GpuLab
 			err = json.Unmarshal(parentJSON, &parent)
 			if err != nil {
 				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
 			}
-			var config *dagger.File
-			if inputArgs["config"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["config"]), &config)
-				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg config", err))
-				}
-			}
-			var versions []string
-			if inputArgs["versions"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["versions"]), &versions)
-				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg versions", err))
-				}
-			}
-			var run string
-			if inputArgs["run"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["run"]), &run)
-				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg run", err))
-				}
-			}
-			var parallel int
-			if inputArgs["parallel"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["parallel"]), &parallel)
-				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg parallel", err))
-				}
-			}
-			var keepGoing bool
-			if inputArgs["keepGoing"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["keepGoing"]), &keepGoing)
-				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg keepGoing", err))
-				}
-			}
-			return (*GpuLab).LabRun(&parent, ctx, config, versions, run, parallel, keepGoing)
+			return (*GpuLab).LabRun(&parent, ctx)
 		case "LabTest":
 			var parent GpuLab
 			err = json.Unmarshal(parentJSON, &parent)
 			if err != nil {
 				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
 			}
-			var config *dagger.File
-			if inputArgs["config"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["config"]), &config)
-				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg config", err))
-				}
-			}
-			var versions []string
-			if inputArgs["versions"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["versions"]), &versions)
-				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg versions", err))
-				}
-			}
-			var run string
-			if inputArgs["run"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["run"]), &run)
-				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg run", err))
-				}
-			}
-			var parallel int
-			if inputArgs["parallel"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["parallel"]), &parallel)
-				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg parallel", err))
-				}
-			}
-			var keepGoing bool
-			if inputArgs["keepGoing"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["keepGoing"]), &keepGoing)
-				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg keepGoing", err))
-				}
-			}
-			return (*GpuLab).LabTest(&parent, ctx, config, versions, run, parallel, keepGoing)
+			return (*GpuLab).LabTest(&parent, ctx)
 		case "Labctl":
 			var parent GpuLab
 			err = json.Unmarshal(parentJSON, &parent)
@@ -400,6 +337,27 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 			if err != nil {
 				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
 			}
+			return (*GpuLab).QuickTest(&parent, ctx)
+		case "UnitTests":
+			var parent GpuLab
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			return nil, (*GpuLab).UnitTests(&parent, ctx)
+		case "":
+			var parent GpuLab
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			var source *dagger.Directory
+			if inputArgs["source"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["source"]), &source)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg source", err))
+				}
+			}
 			var config *dagger.File
 			if inputArgs["config"] != nil {
 				err = json.Unmarshal([]byte(inputArgs["config"]), &config)
@@ -412,6 +370,13 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 				err = json.Unmarshal([]byte(inputArgs["versions"]), &versions)
 				if err != nil {
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg versions", err))
+				}
+			}
+			var keepGoing bool
+			if inputArgs["keepGoing"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["keepGoing"]), &keepGoing)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg keepGoing", err))
 				}
 			}
 			var run string
@@ -428,21 +393,7 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg parallel", err))
 				}
 			}
-			return (*GpuLab).QuickTest(&parent, ctx, config, versions, run, parallel)
-		case "":
-			var parent GpuLab
-			err = json.Unmarshal(parentJSON, &parent)
-			if err != nil {
-				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
-			}
-			var source *dagger.Directory
-			if inputArgs["source"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["source"]), &source)
-				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg source", err))
-				}
-			}
-			return New(source), nil
+			return New(source, config, versions, keepGoing, run, parallel)
 		default:
 			return nil, fmt.Errorf("unknown function %s", fnName)
 		}
@@ -524,21 +475,7 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 			if err != nil {
 				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
 			}
-			var run string
-			if inputArgs["run"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["run"]), &run)
-				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg run", err))
-				}
-			}
-			var parallel int
-			if inputArgs["parallel"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["parallel"]), &parallel)
-				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg parallel", err))
-				}
-			}
-			return (*Lab).Test(&parent, ctx, run, parallel)
+			return (*Lab).Test(&parent, ctx)
 		case "Up":
 			var parent Lab
 			err = json.Unmarshal(parentJSON, &parent)

@@ -9,9 +9,10 @@ import (
 )
 
 // Lab is a lab to bring up in one Dagger session: the labctl binary, the
-// resolved lab file and the last stage to run. Stage functions only choose
-// how far to go; terminal, state and test start a fresh Docker daemon and
-// run the chosen stages (a lab lives as long as the call that built it).
+// resolved lab file, the last stage to run and the module's run options.
+// Stage functions only choose how far to go; terminal, state and test start
+// a fresh Docker daemon and run the chosen stages (a lab lives as long as
+// the call that built it).
 type Lab struct {
 	// +private
 	Labctl *dagger.File
@@ -21,42 +22,37 @@ type Lab struct {
 	Last string
 	// +private
 	KeepGoing bool
+	// +private
+	Run string
+	// +private
+	Parallel int
 }
 
-// Lab prepares a lab for partial runs and debugging, e.g.
-// `dagger call lab --config lab.yaml tenants terminal`.
-func (m *GpuLab) Lab(
-	ctx context.Context,
-	// Lab file (YAML); defaults to the seed lab in ci/lab/default-lab.yaml.
-	// +optional
-	config *dagger.File,
-	// Version overrides written into the lab file's versions block, as
-	// name=value (e.g. kubernetes=v1.35.8).
-	// +optional
-	versions []string,
-	// Keep going after a failing stage instead of stopping at it.
-	// +optional
-	keepGoing bool,
-) (*Lab, error) {
-	overrides, err := labcmd.ParseOverrides(versions)
+// Lab prepares a lab for partial runs and debugging with the module's
+// options, e.g. `dagger call --config=lab.yaml lab tenants terminal`.
+func (m *GpuLab) Lab(ctx context.Context) (*Lab, error) {
+	config, err := m.labFile(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if config == nil {
-		config = m.Source.File(labcmd.DefaultLabFile)
+	return &Lab{Labctl: m.Labctl(), Config: config, KeepGoing: m.KeepGoing, Run: m.Run, Parallel: m.Parallel}, nil
+}
+
+// labFile is the lab file with the version overrides written into it.
+func (m *GpuLab) labFile(ctx context.Context) (*dagger.File, error) {
+	overrides, err := labcmd.ParseOverrides(m.Versions)
+	if err != nil || len(overrides) == 0 {
+		return m.Config, err
 	}
-	if len(overrides) > 0 {
-		raw, err := config.Contents(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("lab file: %w", err)
-		}
-		merged, err := labcmd.ApplyOverrides([]byte(raw), overrides)
-		if err != nil {
-			return nil, err
-		}
-		config = dag.File("lab.yaml", string(merged))
+	raw, err := m.Config.Contents(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("lab file: %w", err)
 	}
-	return &Lab{Labctl: m.Labctl(), Config: config, KeepGoing: keepGoing}, nil
+	merged, err := labcmd.ApplyOverrides([]byte(raw), overrides)
+	if err != nil {
+		return nil, err
+	}
+	return dag.File("lab.yaml", string(merged)), nil
 }
 
 // through returns a copy that runs up to stage (or further, if a later stage
@@ -136,7 +132,7 @@ func (l *Lab) Terminal(ctx context.Context) (*dagger.Container, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer s.stop()
+	defer s.stop(ctx)
 	kubectl, err := kubectl(ctx)
 	if err != nil {
 		return nil, err
@@ -156,28 +152,17 @@ func (l *Lab) State(ctx context.Context) (*dagger.Directory, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer s.stop()
+	defer s.stop(ctx)
 	return s.ctr.Directory(labcmd.StateDir).
 		WithDirectory("logs", s.logs()).
 		Sync(ctx)
 }
 
 // Test brings the lab up to the chosen stage (all of them when none was
-// chosen), runs the suite and returns the reports with labctl's exit code.
+// chosen), runs the suite (the module's --run and --parallel) and returns
+// the reports with labctl's exit code.
 // +cache="never"
-func (l *Lab) Test(
-	ctx context.Context,
-	// Regular expression selecting suite cases by ID or name; empty runs all.
-	// +optional
-	run string,
-	// Maximum number of cases running at once; 0 (labctl's default) runs them all at once.
-	// +optional
-	parallel int,
-) (*LabResult, error) {
-	suite := labcmd.Suite{Run: run, Parallel: parallel}
-	if err := suite.Check(); err != nil {
-		return nil, err
-	}
+func (l *Lab) Test(ctx context.Context) (*LabResult, error) {
 	if l.Last == "" {
 		l = l.Up()
 	}
@@ -185,6 +170,6 @@ func (l *Lab) Test(
 	if err != nil {
 		return nil, err
 	}
-	defer s.stop()
-	return s.test(ctx, suite)
+	defer s.stop(ctx)
+	return s.test(ctx, labcmd.Suite{Run: l.Run, Parallel: l.Parallel})
 }

@@ -11,31 +11,12 @@ import (
 // returns the reports directory (junit.xml, results.json, summary.md,
 // report.html, diagnostics/, logs/ and exit-code). It returns normally when
 // stages or cases fail, so the reports can always be exported; run
-// `check-reports --reports=reports` afterwards to fail the CI step.
+// `check-reports --reports=reports` afterwards to fail the CI step. The
+// lab file, versions and suite selection are the module's options
+// (`dagger call --config=my-lab.yaml --run='TC-0[1-4]' lab-test …`).
 // +cache="never"
-func (m *GpuLab) LabTest(
-	ctx context.Context,
-	// Lab file (YAML); defaults to the seed lab: tenant-a with one A100 80GB,
-	// tenant-b with two L4.
-	// +optional
-	config *dagger.File,
-	// Version overrides written into the lab file's versions block, as
-	// name=value (e.g. kubernetes=v1.35.8, hamiChart=2.10.0).
-	// +optional
-	versions []string,
-	// Regular expression selecting suite cases by ID or name (e.g. 'TC-0[1-4]');
-	// empty runs every case.
-	// +optional
-	run string,
-	// Maximum number of cases running at once; 0 (labctl's default) runs them all at once.
-	// +optional
-	parallel int,
-	// Keep going after a failing stage: run the remaining stages and the
-	// suite anyway, so every failure shows up in one report.
-	// +optional
-	keepGoing bool,
-) (*dagger.Directory, error) {
-	res, err := m.LabRun(ctx, config, versions, run, parallel, keepGoing)
+func (m *GpuLab) LabTest(ctx context.Context) (*dagger.Directory, error) {
+	res, err := m.LabRun(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -46,31 +27,10 @@ func (m *GpuLab) LabTest(
 // code and a check that fails when the run failed (for pipelines that want
 // the verdict without exporting first).
 // +cache="never"
-func (m *GpuLab) LabRun(
-	ctx context.Context,
-	// Lab file (YAML); defaults to the seed lab: tenant-a with one A100 80GB,
-	// tenant-b with two L4.
-	// +optional
-	config *dagger.File,
-	// Version overrides written into the lab file's versions block, as
-	// name=value (e.g. kubernetes=v1.35.8, hamiChart=2.10.0).
-	// +optional
-	versions []string,
-	// Regular expression selecting suite cases by ID or name (e.g. 'TC-0[1-4]');
-	// empty runs every case.
-	// +optional
-	run string,
-	// Maximum number of cases running at once; 0 (labctl's default) runs them all at once.
-	// +optional
-	parallel int,
-	// Keep going after a failing stage: run the remaining stages and the
-	// suite anyway, so every failure shows up in one report.
-	// +optional
-	keepGoing bool,
-) (*LabResult, error) {
-	lab, err := m.Lab(ctx, config, versions, keepGoing)
+func (m *GpuLab) LabRun(ctx context.Context) (*LabResult, error) {
+	lab, err := m.Lab(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return lab.Up().Test(ctx, run, parallel)
+	return lab.Up().Test(ctx)
 }

@@ -11,13 +11,25 @@ import (
 	"dagger/gpu-lab/labcmd"
 )
 
-// GpuLab is the module: the gpu-lab source tree it builds labctl from.
+// GpuLab is the module: the gpu-lab source tree it builds labctl from and
+// the options of every run, declared once here (`dagger call --config=… lab-test`).
 type GpuLab struct {
 	// +private
 	Source *dagger.Directory
+	// +private
+	Config *dagger.File
+	// +private
+	Versions []string
+	// +private
+	KeepGoing bool
+	// +private
+	Run string
+	// +private
+	Parallel int
 }
 
-// New loads the gpu-lab source tree.
+// New loads the gpu-lab source tree and the options every function uses.
+// Bad options fail here, before anything is built.
 func New(
 	// The gpu-lab repository (defaults to the repository this module lives
 	// in, without .git, reports, local lab state and the build outputs
@@ -25,9 +37,39 @@ func New(
 	// +defaultPath="/"
 	// +ignore=[".git", "reports", ".lab", "bin", "**/*.test", "ci/testenv/k8sbin/bin"]
 	source *dagger.Directory,
-) *GpuLab {
-	return &GpuLab{Source: source}
+	// Lab file (YAML); defaults to the seed lab: tenant-a with one A100 80GB,
+	// tenant-b with two L4.
+	// +defaultPath="/ci/lab/default-lab.yaml"
+	config *dagger.File,
+	// Version overrides written into the lab file's versions block, as
+	// name=value (e.g. kubernetes=v1.35.8, hamiChart=2.10.0; hamiImage also
+	// chooses quick-test's HAMi image).
+	// +optional
+	versions []string,
+	// Keep going after a failing stage: run the remaining stages and the
+	// suite anyway, so every failure shows up in one report.
+	// +optional
+	keepGoing bool,
+	// Regular expression selecting suite cases by ID or name (e.g. 'TC-0[1-4]');
+	// empty runs every case.
+	// +optional
+	run string,
+	// Maximum number of cases running at once; 0 (labctl's default) runs them all at once.
+	// +optional
+	parallel int,
+) (*GpuLab, error) {
+	suite := labcmd.Suite{Run: run, Parallel: parallel}
+	if _, err := labcmd.ParseOverrides(versions); err != nil {
+		return nil, err
+	}
+	if err := suite.Check(); err != nil {
+		return nil, err
+	}
+	return &GpuLab{Source: source, Config: config, Versions: versions, KeepGoing: keepGoing, Run: run, Parallel: parallel}, nil
 }
+
+// suite is the suite's selection and pacing from the options.
+func (m *GpuLab) suite() labcmd.Suite { return labcmd.Suite{Run: m.Run, Parallel: m.Parallel} }
 
 // goBuilder is a Go container with the module and build caches mounted.
 func goBuilder() *dagger.Container {
@@ -47,12 +89,13 @@ func helm() *dagger.File {
 }
 
 // Labctl builds the labctl binary from ci/ (static, for the engine's
-// platform). The Go module and build caches live on cache volumes, and only
-// go.mod, go.sum, ci/ and manifests/ are inputs, so the build is cached until
-// one of them changes.
+// platform). The Go module and build caches live on cache volumes, and the
+// inputs are go.mod, go.sum and the non-test Go and embedded files of the
+// packages labctl is built from (labcmd.BuildInclude), so the build is cached
+// until one of them changes.
 func (m *GpuLab) Labctl() *dagger.File {
 	return goBuilder().
-		WithDirectory("/src", m.Source, dagger.ContainerWithDirectoryOpts{Include: labcmd.BuildInclude}).
+		WithDirectory("/src", m.Source, dagger.ContainerWithDirectoryOpts{Include: labcmd.BuildInclude, Exclude: labcmd.BuildExclude}).
 		WithWorkdir("/src").
 		WithExec([]string{"go", "build", "-trimpath", "-o", "/out/labctl", "./ci/cmd/labctl"}).
 		File("/out/labctl")

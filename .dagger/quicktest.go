@@ -22,28 +22,8 @@ import (
 // logs/testenv.log, logs/quick-test.log, exit-code) and returns normally
 // when cases fail; run `check-reports --reports=…` afterwards to fail CI.
 // +cache="never"
-func (m *GpuLab) QuickTest(
-	ctx context.Context,
-	// Lab file (YAML); defaults to the seed lab: tenant-a with one A100 80GB,
-	// tenant-b with two L4.
-	// +optional
-	config *dagger.File,
-	// Version overrides written into the lab file's versions block, as
-	// name=value (hamiImage chooses the HAMi image's tag).
-	// +optional
-	versions []string,
-	// Regular expression selecting suite cases by ID or name; empty runs all.
-	// +optional
-	run string,
-	// Maximum number of cases running at once; 0 (labctl's default) runs them all at once.
-	// +optional
-	parallel int,
-) (*dagger.Directory, error) {
-	suite := labcmd.Suite{Run: run, Parallel: parallel}
-	if err := suite.Check(); err != nil {
-		return nil, err
-	}
-	lab, err := m.Lab(ctx, config, versions, false)
+func (m *GpuLab) QuickTest(ctx context.Context) (*dagger.Directory, error) {
+	lab, err := m.Lab(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +40,7 @@ func (m *GpuLab) QuickTest(
 	runner, err := goBuilder().
 		WithMountedCache(labcmd.QuickCacheDir, dag.CacheVolume(labcmd.K8sBinCache)).
 		WithEnvVariable("XDG_CACHE_HOME", labcmd.QuickCacheDir).
-		WithDirectory(labcmd.QuickSourceDir, m.Source, dagger.ContainerWithDirectoryOpts{Include: labcmd.BuildInclude}).
+		WithDirectory(labcmd.QuickSourceDir, m.Source, dagger.ContainerWithDirectoryOpts{Include: labcmd.QuickInclude, Exclude: labcmd.BuildExclude}).
 		WithEnvVariable(labcmd.K8sBinSourceEnv, labcmd.QuickSourceDir+"/ci/testenv/k8sbin").
 		WithFile(labcmd.LabctlPath, lab.Labctl, dagger.ContainerWithFileOpts{Permissions: 0o755}).
 		WithFile(labcmd.QuickHAMiPath, hami, dagger.ContainerWithFileOpts{Permissions: 0o755}).
@@ -75,7 +55,7 @@ func (m *GpuLab) QuickTest(
 	}
 	ctr, err := runner.
 		WithEnvVariable(labcmd.NonceEnv, nonce()).
-		WithExec(labcmd.QuickTest(suite), dagger.ContainerWithExecOpts{Expect: dagger.ReturnTypeAny}).
+		WithExec(labcmd.QuickTest(m.suite()), dagger.ContainerWithExecOpts{Expect: dagger.ReturnTypeAny}).
 		Sync(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("quick test: %w", err)

@@ -41,7 +41,6 @@ func (l *Lab) tool() *dagger.Container {
 
 // session is one started daemon and the runner bound to it.
 type session struct {
-	ctx    context.Context
 	lab    *Lab
 	svc    *dagger.Service // nil when the daemon never started
 	ctr    *dagger.Container
@@ -53,7 +52,7 @@ type session struct {
 // root and runs the chosen stages. Failing and broken steps are recorded,
 // not returned: callers still want the reports, the logs and a shell.
 func (l *Lab) start(ctx context.Context) (*session, error) {
-	s := &session{ctx: ctx, lab: l, output: map[string]string{}, run: labcmd.Progress{KeepGoing: l.KeepGoing}}
+	s := &session{lab: l, output: map[string]string{}, run: labcmd.Progress{KeepGoing: l.KeepGoing}}
 	var stages []string
 	if l.Last != "" {
 		var err error
@@ -92,11 +91,11 @@ func (l *Lab) start(ctx context.Context) (*session, error) {
 		WithServiceBinding(labcmd.DockerAlias, svc).
 		WithEnvVariable("DOCKER_HOST", labcmd.DockerHost).
 		WithEnvVariable(labcmd.NonceEnv, nonce())
-	if !s.run.RecordWipe(s.exec("wipe", labcmd.Wipe())) {
+	if !s.run.RecordWipe(s.exec(ctx, "wipe", labcmd.Wipe())) {
 		return s, nil
 	}
 	for _, st := range stages {
-		if !s.run.Record(s.exec(st, labcmd.Up(st))) {
+		if !s.run.Record(s.exec(ctx, st, labcmd.Up(st))) {
 			break
 		}
 	}
@@ -119,17 +118,17 @@ func startDind(ctx context.Context) (*dagger.Service, error) {
 // refuses to return (killed by a signal, or the Docker service exiting
 // under it) comes back as a broken step, never as an error: the run must
 // still hand back its reports.
-func (s *session) exec(step string, args []string) labcmd.Step {
-	ctr, err := s.ctr.WithExec(args, dagger.ContainerWithExecOpts{Expect: dagger.ReturnTypeAny}).Sync(s.ctx)
+func (s *session) exec(ctx context.Context, step string, args []string) labcmd.Step {
+	ctr, err := s.ctr.WithExec(args, dagger.ContainerWithExecOpts{Expect: dagger.ReturnTypeAny}).Sync(ctx)
 	var (
 		code int
 		out  string
 	)
 	if err == nil {
-		code, err = ctr.ExitCode(s.ctx)
+		code, err = ctr.ExitCode(ctx)
 	}
 	if err == nil {
-		out, err = ctr.CombinedOutput(s.ctx)
+		out, err = ctr.CombinedOutput(ctx)
 	}
 	if err != nil {
 		st := brokenStep(step, err)
@@ -166,7 +165,7 @@ func (s *session) record(st labcmd.Step) {
 func (s *session) test(ctx context.Context, suite labcmd.Suite) (*LabResult, error) {
 	suiteCode := 0
 	if s.run.RunSuite() {
-		st := s.exec("test", labcmd.Test(suite))
+		st := s.exec(ctx, "test", labcmd.Test(suite))
 		if st.Broken != "" {
 			s.run.Record(st)
 		}
@@ -216,16 +215,16 @@ func (s *session) logs() *dagger.Directory {
 // stop stops the daemon, gracefully and then by force, each bounded by
 // DindStopGrace: Dagger's stop waits for the exit without a limit of its
 // own, and the next run wipes whatever is left anyway.
-func (s *session) stop() {
+func (s *session) stop(ctx context.Context) {
 	if s.svc == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), labcmd.DindStopGrace)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), labcmd.DindStopGrace)
 	defer cancel()
 	if _, err := s.svc.Stop(ctx); err == nil {
 		return
 	}
-	kill, cancelKill := context.WithTimeout(context.WithoutCancel(s.ctx), labcmd.DindStopGrace)
+	kill, cancelKill := context.WithTimeout(context.WithoutCancel(ctx), labcmd.DindStopGrace)
 	defer cancelKill()
 	if _, err := s.svc.Stop(kill, dagger.ServiceStopOpts{Kill: true}); err != nil {
 		slog.Warn("gpu-lab: the Docker-in-Docker service did not stop; Dagger stops it with the session", "error", err)

@@ -51,3 +51,14 @@ const (
 	// pulled inside the kind nodes and workers, six stages and the suite.
 	ColdRunEstimate = 45 * time.Minute
 )
+
+// UnitTestCommand is the README's test command (its `test-command` marker;
+// a test keeps them equal), which the module's check runs.
+const UnitTestCommand = "ci/test.sh"
+
+// CICheckTests runs the module's checks (the unit tests); both CI files run
+// it before lab-test.
+const CICheckTests = "dagger check"
+
+// UnitTests is the check's command line.
+func UnitTests() []string { return []string{"bash", UnitTestCommand} }

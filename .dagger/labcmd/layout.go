@@ -47,13 +47,47 @@ const (
 // a test keeps them equal).
 const HelmVersion = "v3.19.0"
 
-// DefaultLabFile is the seed lab in the source tree, used when no --config
-// is given (the same file labctl embeds).
-const DefaultLabFile = "ci/lab/default-lab.yaml"
+// LabctlPackages are the directories of the gpu-lab packages labctl is
+// built from (`go list -deps ./ci/cmd/labctl`), and LabctlEmbeds the files
+// they embed: a test keeps both equal to what the Go toolchain says, so the
+// build's inputs are exactly what labctl needs — a README, a test or
+// testdata edit never rebuilds it.
+var (
+	LabctlPackages = []string{
+		"ci/cmd/labctl", "ci/docker", "ci/gpus", "ci/gpus/deviceplugin", "ci/images",
+		"ci/internal/charts", "ci/internal/helm", "ci/internal/kube", "ci/internal/kubeconfig",
+		"ci/internal/nodeimage", "ci/lab", "ci/rehearsal", "ci/rehearsal/chartbuild",
+		"ci/rehearsal/hostdaemon", "ci/rehearsal/imagebuild", "ci/rehearsal/imagebuild/cache",
+		"ci/rehearsal/imagebuild/components", "ci/rehearsal/imagebuild/gobuild",
+		"ci/rehearsal/imagebuild/imagespec", "ci/rehearsal/imagebuild/k8srelease",
+		"ci/rehearsal/imagebuild/nodeimage", "ci/rehearsal/imagebuild/progress",
+		"ci/rehearsal/imagebuild/rootfs", "ci/rehearsal/nodeadapt", "ci/rehearsal/run",
+		"ci/render", "ci/report", "ci/results", "ci/stages", "ci/state", "ci/suite",
+		"ci/suite/assert", "ci/testenv", "ci/testenv/bincache", "ci/testenv/hamidouble", "manifests",
+	}
+	LabctlEmbeds = []string{
+		"ci/lab/default-lab.yaml", "ci/rehearsal/lab.yaml", "ci/report/report.html.tmpl",
+		"manifests/*.yaml",
+	}
+)
 
-// BuildInclude is what building labctl needs from the source tree; nothing
-// else can bust the build cache.
-var BuildInclude = []string{"go.mod", "go.sum", "ci/**", "manifests/**"}
+// BuildInclude is what building labctl reads from the source tree, and
+// BuildExclude what it never reads (tests). QuickInclude adds the module
+// `labctl testenv build` builds the Kubernetes binaries from.
+var (
+	BuildInclude = buildInclude()
+	BuildExclude = []string{"**/*_test.go"}
+	QuickInclude = append(buildInclude(), "ci/testenv/k8sbin/go.mod", "ci/testenv/k8sbin/go.sum",
+		"ci/testenv/k8sbin/*.go", "ci/testenv/k8sbin/cmd/**/*.go")
+)
+
+func buildInclude() []string {
+	in := []string{"go.mod", "go.sum"}
+	for _, p := range LabctlPackages {
+		in = append(in, p+"/*.go")
+	}
+	return append(in, LabctlEmbeds...)
+}
 
 // ExitCodeFile is written into every reports directory the module returns:
 // labctl's exit status of the run (0 = every stage and case passed).

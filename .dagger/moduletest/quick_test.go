@@ -37,10 +37,14 @@ func TestGitHubRunsQuickTestFirst(t *testing.T) {
 			if s.Uses != "dagger/dagger-for-github@"+labcmd.DaggerForGitHubVersion || s.With["version"] != labcmd.DaggerVersion {
 				t.Errorf("step %q: %s version %q, want the pinned Dagger", s.Name, s.Uses, s.With["version"])
 			}
-			calls = append(calls, "dagger call "+s.With["args"])
+			call := "dagger " + s.With["verb"]
+			if s.With["args"] != "" {
+				call += " " + s.With["args"]
+			}
+			calls = append(calls, call)
 		}
 	}
-	if want := []string{labcmd.CIQuickRun, labcmd.CIQuickCheck}; !slices.Equal(calls, want) {
+	if want := []string{labcmd.CICheckTests, labcmd.CIQuickRun, labcmd.CIQuickCheck}; !slices.Equal(calls, want) {
 		t.Errorf("%s calls %q, want %q", labcmd.CIQuickJob, calls, want)
 	}
 	if needs := wf.Jobs["lab-test"].Needs; needs != labcmd.CIQuickJob {
@@ -73,7 +77,7 @@ func TestGitLabRunsQuickTestFirst(t *testing.T) {
 	if qi, li := slices.Index(stages, quick.Stage), slices.Index(stages, lab.Stage); qi < 0 || li < 0 || qi >= li {
 		t.Errorf("stages %v: %s (stage %q) must come before lab-test (stage %q)", stages, labcmd.CIQuickJob, quick.Stage, lab.Stage)
 	}
-	if want := []string{labcmd.CIQuickRun, labcmd.CIQuickCheck}; !slices.Equal(quick.Script, want) {
+	if want := []string{labcmd.CICheckTests, labcmd.CIQuickRun, labcmd.CIQuickCheck}; !slices.Equal(quick.Script, want) {
 		t.Errorf("%s script %q, want %q", labcmd.CIQuickJob, quick.Script, want)
 	}
 }
