@@ -1,0 +1,118 @@
+package hostdaemon
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The daemon's directory is made by Claim, or one Claim made earlier; any
+// other is refused before anything is written into it (the runtime
+// wrapper dockerd runs as root among it).
+func TestClaimRefusesDirectoriesItCannotTrust(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		prepare func(t *testing.T, base string) string // returns the --dir
+		want    string
+	}{
+		{"symlink on the way", func(t *testing.T, base string) string {
+			real := filepath.Join(base, "real")
+			mkdir(t, real, 0o755)
+			if err := os.Symlink(real, filepath.Join(base, "link")); err != nil {
+				t.Fatal(err)
+			}
+			return filepath.Join(base, "link", "daemon")
+		}, "symbolic link"},
+		{"the directory itself a symlink", func(t *testing.T, base string) string {
+			real := filepath.Join(base, "real")
+			mkdir(t, real, 0o700)
+			if err := os.Symlink(real, filepath.Join(base, "daemon")); err != nil {
+				t.Fatal(err)
+			}
+			return filepath.Join(base, "daemon")
+		}, "symbolic link"},
+		{"group-writable parent", func(t *testing.T, base string) string {
+			p := filepath.Join(base, "shared")
+			mkdir(t, p, 0o775)
+			return filepath.Join(p, "daemon")
+		}, "writable by group or others"},
+		{"existing directory without the marker", func(t *testing.T, base string) string {
+			p := filepath.Join(base, "daemon")
+			mkdir(t, p, 0o700)
+			if err := os.Symlink("/etc/passwd", filepath.Join(p, "daemon.json")); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}, "not made by"},
+		{"another user's parent", func(t *testing.T, base string) string {
+			if os.Geteuid() != 0 {
+				t.Skip("needs root to give a directory to another user")
+			}
+			p := filepath.Join(base, "theirs")
+			mkdir(t, p, 0o755)
+			if err := os.Chown(p, 65534, 65534); err != nil {
+				t.Fatal(err)
+			}
+			return filepath.Join(p, "daemon")
+		}, "owned by uid 65534"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := t.TempDir()
+			dir := tc.prepare(t, base)
+			c, err := Claim(context.Background(), dir, "test", nil)
+			if err == nil {
+				c.Close()
+				t.Fatalf("Claim(%s) succeeded", dir)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Claim(%s) = %v, want an error saying %q", dir, err, tc.want)
+			}
+			if _, err := os.Lstat(filepath.Join(dir, "host-changes.json")); err == nil {
+				t.Errorf("a record was written into %s", dir)
+			}
+		})
+	}
+}
+
+// A directory Claim makes is root's (or this user's), mode 0700, marked;
+// claiming it again in the same process continues the same record, and
+// Close of an empty claim leaves nothing.
+func TestClaimMakesAPrivateMarkedDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a", "daemon")
+	c, err := Claim(context.Background(), dir, "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("%s: %v, %v; want a directory of mode 0700", dir, fi, err)
+	}
+	if _, err := os.Lstat(c.Layout().Marker()); err != nil {
+		t.Fatalf("no marker: %v", err)
+	}
+	if again, err := Claim(context.Background(), dir, "test", nil); err != nil || again != c {
+		t.Fatalf("a second claim in the same process = %p, %v; want the first %p", again, err, c)
+	}
+	rec, err := ReadRecord(c.Layout())
+	if err != nil || rec.Owner.PID != os.Getpid() || !rec.Owner.Alive() {
+		t.Fatalf("record %+v, %v: want this process as its owner", rec, err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(dir); !os.IsNotExist(err) {
+		t.Fatalf("%s is left after an empty claim closed (%v)", dir, err)
+	}
+}
+
+func mkdir(t *testing.T, p string, mode os.FileMode) {
+	t.Helper()
+	if err := os.Mkdir(p, mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(p, mode); err != nil { // umask
+		t.Fatal(err)
+	}
+}
