@@ -55,9 +55,9 @@ func TestRaisePlan(t *testing.T) {
 		cur  map[string]int64
 		want []Raised
 	}{
-		{"this machine", map[string]int64{w: 192530, i: 128}, []Raised{{w, 192530, 524288}, {i, 128, 512}}},
+		{"this machine", map[string]int64{w: 192530, i: 128}, []Raised{{Path: w, Old: 192530, New: 524288}, {Path: i, Old: 128, New: 512}}},
 		{"enough", map[string]int64{w: 524288, i: 8192}, nil},
-		{"one low", map[string]int64{w: 1 << 20, i: 128}, []Raised{{i, 128, 512}}},
+		{"one low", map[string]int64{w: 1 << 20, i: 128}, []Raised{{Path: i, Old: 128, New: 512}}},
 	} {
 		if got := RaisePlan(tc.cur, InotifyLimits); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: RaisePlan = %+v, want %+v", tc.name, got, tc.want)
