@@ -58,11 +58,15 @@ func Stop(ctx context.Context, so StopOptions) error {
 	if err := c.undo(ctx, o.Log); err != nil {
 		return fmt.Errorf("stop the rehearsal daemon of %s (what is left is still listed in %s; run this again): %w", l.Dir, l.RecordFile(), err)
 	}
+	// The record goes only once nothing it listed is left.
+	if err := Leftovers(l, rec.Netns); err != nil {
+		return err
+	}
 	if err := removeLayout(l, so.KeepDataRoot, o.Log); err != nil {
 		return err
 	}
 	release(l.Dir)
-	return Leftovers(l, rec.Netns)
+	return nil
 }
 
 // Leftovers returns an error naming every mount, namespace and cgroup of
@@ -165,15 +169,29 @@ func cgroupParentDirs(parent string) []string {
 	return out
 }
 
-// removeCgroupParent removes the cgroup parent directories (dockerd leaves
-// them; they are empty once its containers are gone). A directory that
-// still holds a process cannot be removed: the error names it.
-func removeCgroupParent(parent string) error {
+// removeCgroupParent removes the cgroup parent directories, each
+// container's cgroup below them first (dockerd removes those as its
+// containers stop; a dockerd that was killed leaves them). A cgroup that
+// still holds a process cannot be removed: the error names it. It says
+// whether any existed.
+func removeCgroupParent(parent string) (bool, error) {
 	var errs []error
+	existed := false
 	for _, d := range cgroupParentDirs(parent) {
-		if err := os.Remove(d); err != nil && !os.IsNotExist(err) {
-			errs = append(errs, fmt.Errorf("remove cgroup %s (a container's process is left in it?): %w", d, err))
+		var dirs []string
+		_ = filepath.WalkDir(d, func(path string, e fs.DirEntry, err error) error {
+			if err == nil && e.IsDir() {
+				dirs = append(dirs, path)
+			}
+			return nil
+		})
+		existed = existed || len(dirs) > 0
+		for i := len(dirs) - 1; i >= 0; i-- { // deepest first
+			if err := os.Remove(dirs[i]); err != nil && !os.IsNotExist(err) {
+				errs = append(errs, fmt.Errorf("remove cgroup %s (a container's process is left in it?): %w", dirs[i], err))
+				break
+			}
 		}
 	}
-	return errors.Join(errs...)
+	return existed, errors.Join(errs...)
 }

@@ -2,6 +2,7 @@ package hostdaemon
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -148,5 +149,31 @@ func TestStopSparesAProcessThatReusedARecordedPID(t *testing.T) {
 	}
 	if p.Alive() {
 		t.Fatalf("the recorded process %s still runs", p)
+	}
+}
+
+// A dockerd that was killed leaves each container's cgroup below the
+// cgroup parent: they are removed deepest first, and the parent with them.
+func TestRemoveCgroupParentWithContainersLeft(t *testing.T) {
+	parent := fmt.Sprintf("gpu-lab-cgtest-%d", os.Getpid())
+	dirs := cgroupParentDirs(parent)
+	if os.Geteuid() != 0 || len(dirs) == 0 {
+		t.Skip("needs root and a cgroup hierarchy")
+	}
+	d := dirs[len(dirs)-1]
+	if err := os.MkdirAll(filepath.Join(d, "0123abcd", "child"), 0o755); err != nil {
+		t.Skipf("cannot make cgroups here: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = os.Remove(filepath.Join(d, "0123abcd", "child"))
+		_ = os.Remove(filepath.Join(d, "0123abcd"))
+		_ = os.Remove(d)
+	})
+	existed, err := removeCgroupParent(parent)
+	if err != nil || !existed {
+		t.Fatalf("removeCgroupParent = %v, %v; want it removed", existed, err)
+	}
+	if _, err := os.Stat(d); !os.IsNotExist(err) {
+		t.Fatalf("%s is left (%v)", d, err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -31,14 +32,16 @@ func (c *Changes) undo(ctx context.Context, log *slog.Logger) error {
 		errs = append(errs, err)
 	}
 	if rec.CgroupParent != "" {
-		if err := removeCgroupParent(rec.CgroupParent); err != nil {
+		if existed, err := removeCgroupParent(rec.CgroupParent); err != nil {
 			errs = append(errs, err)
 		} else {
-			log.Info("removed the containers' cgroup parent", "cgroup", rec.CgroupParent)
+			if existed {
+				log.Info("removed the containers' cgroup parent", "cgroup", rec.CgroupParent)
+			}
 			errs = append(errs, c.update(func(r *Record) { r.CgroupParent = "" }))
 		}
 	}
-	if rec.Netns != "" && len(errs) == 0 {
+	if rec.Netns != "" && errors.Join(errs...) == nil {
 		if err := deleteNetns(ctx, rec.Netns); err != nil {
 			errs = append(errs, err)
 		} else {
@@ -74,6 +77,10 @@ func (c *Changes) stopProcesses(ctx context.Context, rec Record, log *slog.Logge
 	if rec.CgroupParent != "" {
 		procs = append(procs, cgroupProcesses(rec.CgroupParent)...)
 	}
+	// What the record does not list (a daemon started just before a
+	// SIGKILL, shims): newest first, as the recorded ones.
+	found := procs[len(rec.Processes):]
+	sort.SliceStable(found, func(i, j int) bool { return found[i].StartTime > found[j].StartTime })
 	seen := map[Proc]bool{}
 	for _, p := range procs {
 		if seen[p] || !p.Alive() {
