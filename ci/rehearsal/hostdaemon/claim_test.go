@@ -1,8 +1,11 @@
 package hostdaemon
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -114,5 +117,58 @@ func mkdir(t *testing.T, p string, mode os.FileMode) {
 	}
 	if err := os.Chmod(p, mode); err != nil { // umask
 		t.Fatal(err)
+	}
+}
+
+// A record whose labctl was killed is undone by the next claim (the next
+// `rehearse run` or `daemon up`), which says what it undid; a record whose
+// labctl still runs is refused untouched.
+func TestClaimUndoesAKilledOwnersRecordOnly(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "daemon")
+	l := Layout{Dir: dir}
+	if err := prepareDir(l); err != nil {
+		t.Fatal(err)
+	}
+	limit := filepath.Join(base, "max_user_watches")
+	if err := os.WriteFile(limit, []byte("524288\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	owner := exec.Command("sleep", "600")
+	if err := owner.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = owner.Process.Kill(); _ = owner.Wait() })
+	p, err := procOf("labctl", owner.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Changes{l: l, rec: Record{Owner: p, Command: "rehearse run", Sysctls: []Raised{{Path: limit, Old: 192530, New: 524288}}}}
+	if err := c.update(func(*Record) {}); err != nil {
+		t.Fatal(err)
+	}
+
+	if _, err := Claim(context.Background(), dir, "test", nil); err == nil || !strings.Contains(err.Error(), "is using the daemon directory") {
+		t.Fatalf("Claim while the owner runs = %v, want a refusal", err)
+	}
+	if n, _ := readInt(limit); n != 524288 {
+		t.Fatalf("the running owner's limit was changed to %d", n)
+	}
+
+	_ = owner.Process.Kill()
+	_ = owner.Wait()
+	var log bytes.Buffer
+	c2, err := Claim(context.Background(), dir, "test", slog.New(slog.NewTextHandler(&log, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	if n, _ := readInt(limit); n != 192530 {
+		t.Errorf("the killed owner's limit is %d, want 192530 restored", n)
+	}
+	for _, said := range []string{"undoing what an earlier rehearsal left", "restored a kernel limit"} {
+		if !strings.Contains(log.String(), said) {
+			t.Errorf("Claim did not say %q:\n%s", said, log.String())
+		}
 	}
 }

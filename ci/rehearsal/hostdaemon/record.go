@@ -166,9 +166,11 @@ func (c *Changes) Forget(path string) error {
 	})
 }
 
-// Leave marks the changes as left in place on purpose: the daemon stays up
-// after this labctl exits, until `labctl rehearse daemon down`.
+// Leave marks the changes as left in place on purpose — the daemon stays up
+// after this labctl exits, until `labctl rehearse daemon down` — and ends
+// this process's claim.
 func (c *Changes) Leave() error {
+	release(c.l.Dir)
 	return c.update(func(rec *Record) { rec.Left = true })
 }
 
