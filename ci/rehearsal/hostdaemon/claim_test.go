@@ -3,6 +3,7 @@ package hostdaemon
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -170,5 +171,39 @@ func TestClaimUndoesAKilledOwnersRecordOnly(t *testing.T) {
 		if !strings.Contains(log.String(), said) {
 			t.Errorf("Claim did not say %q:\n%s", said, log.String())
 		}
+	}
+}
+
+// Issue 38's try: an existing directory with a symlink planted where Start
+// puts the runtime wrapper dockerd runs as root. Start refuses it before
+// writing anything or making the namespace; the symlink's target is
+// untouched.
+func TestStartRefusesADirectoryWithAPlantedWrapper(t *testing.T) {
+	if err := checkPrerequisites(); err != nil {
+		t.Skip(err)
+	}
+	base := t.TempDir()
+	dir, victim := filepath.Join(base, "daemon"), filepath.Join(base, "victim")
+	l := Layout{Dir: dir}
+	if err := os.WriteFile(victim, []byte("precious\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(l.WrapperPath()), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, l.WrapperPath()); err != nil {
+		t.Fatal(err)
+	}
+	netns := fmt.Sprintf("gpu-lab-pw-%d", os.Getpid())
+	_, err := Start(context.Background(), Options{Dir: dir, Netns: netns, Wrapper: "/bin/true"})
+	t.Cleanup(func() { _ = Stop(context.Background(), StopOptions{Dir: dir}) })
+	if err == nil || !strings.Contains(err.Error(), "not made by") {
+		t.Fatalf("Start in a directory it did not make = %v, want a refusal", err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "precious\n" {
+		t.Errorf("the wrapper was written through the planted symlink: %q", b)
+	}
+	if _, err := os.Lstat(NetnsPath(netns)); !os.IsNotExist(err) {
+		t.Errorf("the namespace was made (%v)", err)
 	}
 }
