@@ -2,9 +2,9 @@ package hostdaemon
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -25,19 +25,6 @@ type Options struct {
 	// the checkout it runs in (BuildWrapper).
 	Wrapper string
 	Log     *slog.Logger
-}
-
-// State is what Start records in the state directory for Stop.
-type State struct {
-	Netns         string `json:"netns"`
-	DockerdPID    int    `json:"dockerdPID"`
-	ContainerdPID int    `json:"containerdPID"`
-	StorageDriver string `json:"storageDriver"`
-	// ShimSocketDirMade says Start created /run/containerd/s, where
-	// containerd 1.6's shims put their sockets whatever containerd's own
-	// paths (containerd v1.6.20 runtime/v2/shim/util_unix.go:74): Stop
-	// removes it when it is empty.
-	ShimSocketDirMade bool `json:"shimSocketDirMade"`
 }
 
 // shimSocketDir is the fixed directory of containerd 1.6's shim sockets.
@@ -65,9 +52,11 @@ func (o Options) resolved() (Options, error) {
 	return o, nil
 }
 
-// Start creates the namespace and starts containerd and dockerd in it. On
-// failure it removes what it made and returns an error that names the
-// step, and the daemon's log when the daemon failed.
+// Start creates the namespace and starts containerd and dockerd in it. The
+// directory is claimed first (Claim: made by Start, or one an earlier
+// Start made), and each change to the host is recorded in it before it is
+// made. On failure it removes what it made and returns an error that names
+// the step, and the daemon's log when the daemon failed.
 func Start(ctx context.Context, o Options) (Layout, error) {
 	o, err := o.resolved()
 	if err != nil {
@@ -77,80 +66,131 @@ func Start(ctx context.Context, o Options) (Layout, error) {
 	if err := checkPrerequisites(); err != nil {
 		return l, err
 	}
-	if st, err := readState(l); err == nil && isOurs(st.DockerdPID, l.DaemonJSON()) {
-		return l, fmt.Errorf("a rehearsal daemon of %s runs already (dockerd pid %d); stop it first (`labctl rehearse daemon down --dir %s`)", l.Dir, st.DockerdPID, l.Dir)
-	}
-	for _, d := range []string{l.Dir, l.LogDir(), filepath.Dir(l.WrapperPath()), l.ContainerdDir(), l.DataRoot()} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return l, fmt.Errorf("create the daemon's state directory: %w", err)
-		}
-	}
-	driver, err := StorageDriverFor(l.DataRoot())
+	own := claimed(l.Dir) == nil
+	c, err := Claim(ctx, l.Dir, "rehearse daemon up", o.Log)
 	if err != nil {
 		return l, err
 	}
-	wrapper := l.WrapperPath()
-	if o.Wrapper != "" {
-		if err := copyFile(o.Wrapper, wrapper); err != nil {
-			return l, fmt.Errorf("install the runtime wrapper %s: %w", o.Wrapper, err)
-		}
-	} else if err := BuildWrapper(ctx, wrapper); err != nil {
-		return l, err
-	}
-	dj, err := DaemonJSON(l, driver, wrapper, o.Netns)
-	if err != nil {
-		return l, err
-	}
-	if err := os.WriteFile(l.DaemonJSON(), dj, 0o644); err != nil {
-		return l, fmt.Errorf("write dockerd's configuration: %w", err)
-	}
-	if err := os.WriteFile(l.ContainerdTOML(), ContainerdTOML(l), 0o644); err != nil {
-		return l, fmt.Errorf("write containerd's configuration: %w", err)
-	}
-
-	st := State{Netns: o.Netns, StorageDriver: driver}
-	if _, err := os.Stat(shimSocketDir); os.IsNotExist(err) {
-		st.ShimSocketDirMade = true
-	}
-	o.Log.Info("creating the daemon's network namespace", "netns", o.Netns)
-	if err := createNetns(ctx, o.Netns); err != nil {
-		return l, err
-	}
-	// From here on a failure must undo what was made: the state file tells
+	// From here on a failure must undo what was made: the record tells
 	// Stop what that is.
 	fail := func(err error) (Layout, error) {
-		_ = writeState(l, st)
 		if serr := Stop(context.WithoutCancel(ctx), StopOptions{Dir: l.Dir, Log: o.Log}); serr != nil {
 			err = errors.Join(err, fmt.Errorf("and removing what was started failed: %w", serr))
 		}
 		return l, err
 	}
-	if err := writeState(l, st); err != nil {
-		return fail(err)
+	for _, d := range []string{l.LogDir(), filepath.Dir(l.WrapperPath()), l.ContainerdDir(), l.DataRoot()} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return fail(fmt.Errorf("create the daemon's directory: %w", err))
+		}
 	}
-	o.Log.Info("starting containerd", "log", l.ContainerdLog())
-	st.ContainerdPID, err = startInNetns(ctx, "containerd", o.Netns, l.ContainerdLog(), filepath.Join(l.Dir, "containerd.notify"),
-		"containerd", "--config", l.ContainerdTOML())
+	driver, err := StorageDriverFor(l.DataRoot())
 	if err != nil {
 		return fail(err)
 	}
-	if err := writeState(l, st); err != nil {
+	if err := installWrapper(ctx, o.Wrapper, l.WrapperPath()); err != nil {
 		return fail(err)
 	}
-	o.Log.Info("starting dockerd", "log", l.DockerdLog(), "storage-driver", driver)
-	st.DockerdPID, err = startInNetns(ctx, "dockerd", o.Netns, l.DockerdLog(), filepath.Join(l.Dir, "dockerd.notify"),
-		"dockerd", "--config-file", l.DaemonJSON())
+	dj, err := DaemonJSON(l, driver, l.WrapperPath(), o.Netns)
 	if err != nil {
 		return fail(err)
 	}
-	if err := writeState(l, st); err != nil {
+	if err := WriteFileAtomic(l.Dir, filepath.Base(l.DaemonJSON()), dj, 0o644); err != nil {
+		return fail(fmt.Errorf("dockerd's configuration: %w", err))
+	}
+	if err := WriteFileAtomic(l.Dir, filepath.Base(l.ContainerdTOML()), ContainerdTOML(l), 0o644); err != nil {
+		return fail(fmt.Errorf("containerd's configuration: %w", err))
+	}
+	if err := c.startDaemons(ctx, o, driver); err != nil {
 		return fail(err)
 	}
-	if err := checkNoDefaultRoute(ctx, o.Netns); err != nil {
-		return fail(err)
+	if own {
+		// daemon up: the daemon stays after this labctl exits.
+		if err := c.Leave(); err != nil {
+			return fail(err)
+		}
 	}
 	o.Log.Info("rehearsal daemon ready", "DOCKER_HOST", l.DockerHost(), "netns", o.Netns)
 	return l, nil
+}
+
+// startDaemons makes the namespace and starts containerd and dockerd in
+// it, recording each before it is made.
+func (c *Changes) startDaemons(ctx context.Context, o Options, driver string) error {
+	l := c.l
+	if _, err := os.Stat(shimSocketDir); os.IsNotExist(err) {
+		if err := c.update(func(r *Record) { r.ShimSocketDirMade = true }); err != nil {
+			return err
+		}
+	}
+	for _, d := range cgroupParentDirs(o.Netns) {
+		if _, err := os.Lstat(d); err == nil {
+			return fmt.Errorf("the cgroup %s exists already: the containers' cgroup parent is named after the namespace (%s) and must be this daemon's own; choose another --netns, or remove it if it is an earlier rehearsal's", d, o.Netns)
+		}
+	}
+	if err := checkNetnsFree(o.Netns); err != nil {
+		return err
+	}
+	if err := c.update(func(r *Record) { r.Netns, r.CgroupParent = o.Netns, o.Netns }); err != nil {
+		return err
+	}
+	o.Log.Info("creating the daemon's network namespace", "netns", o.Netns)
+	if err := createNetns(ctx, o.Netns); err != nil {
+		return err
+	}
+	record := func(p Proc) error {
+		return c.update(func(r *Record) { r.Processes = append(r.Processes, p) })
+	}
+	o.Log.Info("starting containerd", "log", l.ContainerdLog())
+	if _, err := startInNetns(ctx, "containerd", o.Netns, l.ContainerdLog(), l.notifySocket("containerd"), record,
+		"containerd", "--config", l.ContainerdTOML()); err != nil {
+		return err
+	}
+	o.Log.Info("starting dockerd", "log", l.DockerdLog(), "storage-driver", driver)
+	if _, err := startInNetns(ctx, "dockerd", o.Netns, l.DockerdLog(), l.notifySocket("dockerd"), record,
+		"dockerd", "--config-file", l.DaemonJSON()); err != nil {
+		return err
+	}
+	return checkNoDefaultRoute(ctx, o.Netns)
+}
+
+// installWrapper puts the runtime wrapper dockerd runs as root into the
+// daemon's directory (made and checked by Claim): built, or copied from
+// src, into an O_EXCL temporary file there, then renamed into place.
+func installWrapper(ctx context.Context, src, dst string) error {
+	f, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("install the runtime wrapper: %w", err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if src != "" {
+		err = copyInto(f, src)
+	} else {
+		f.Close()
+		err = BuildWrapper(ctx, tmp)
+	}
+	if err != nil {
+		return fmt.Errorf("install the runtime wrapper %s: %w", src, err)
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
+	return os.Rename(tmp, dst)
+}
+
+func copyInto(f *os.File, src string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		f.Close()
+		return err
+	}
+	defer in.Close()
+	_, err = io.Copy(f, in)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func checkPrerequisites() error {
@@ -163,37 +203,6 @@ func checkPrerequisites() error {
 		}
 	}
 	return nil
-}
-
-func readState(l Layout) (State, error) {
-	var st State
-	b, err := os.ReadFile(l.StateFile())
-	if err != nil {
-		return st, err
-	}
-	if err := json.Unmarshal(b, &st); err != nil {
-		return st, fmt.Errorf("%s: %w", l.StateFile(), err)
-	}
-	return st, nil
-}
-
-func writeState(l Layout, st State) error {
-	b, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(l.StateFile(), b, 0o644); err != nil {
-		return fmt.Errorf("record the daemon's state: %w", err)
-	}
-	return nil
-}
-
-func copyFile(src, dst string) error {
-	b, err := os.ReadFile(src)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(dst, b, 0o755)
 }
 
 // stopGrace is how long dockerd gets to stop its containers: its own

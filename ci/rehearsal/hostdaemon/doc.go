@@ -13,7 +13,14 @@
 // what the daemon makes (bridges, veths), and no route out: nothing the
 // daemon or its containers send can leave it.
 //
-// Stop removes everything Start made: processes, mounts, the namespace and
-// (unless kept) the data root; it checks /proc/mounts and /proc afterwards
-// and fails naming whatever is left.
+// Root acts only on what it made. Start makes the state directory itself
+// (root's, 0700, no symbolic link or other user's directory on its path)
+// with a marker file, and records each change to the host in it before
+// making it (Record: the namespace, the daemons' pids and start times, the
+// cgroup parent; `rehearse run` adds the kernel limits and /lib/modules).
+// Stop refuses a directory without the marker, undoes what the record
+// lists — also what a labctl killed mid-way left — finding processes by
+// recorded pid and start time, by namespace or by cgroup, never by name;
+// it removes only the layout's own paths and checks /proc/mounts, the
+// namespace and the cgroups afterwards, failing with whatever is left.
 package hostdaemon

@@ -33,7 +33,22 @@ func (l Layout) LogDir() string           { return filepath.Join(l.Dir, "log") }
 func (l Layout) DockerdLog() string       { return filepath.Join(l.LogDir(), "dockerd.log") }
 func (l Layout) ContainerdLog() string    { return filepath.Join(l.LogDir(), "containerd.log") }
 func (l Layout) WrapperPath() string      { return filepath.Join(l.Dir, "bin", "runc-capfilter") }
-func (l Layout) StateFile() string        { return filepath.Join(l.Dir, "state.json") }
+func (l Layout) RecordFile() string       { return filepath.Join(l.Dir, "host-changes.json") }
+func (l Layout) Marker() string           { return filepath.Join(l.Dir, ".gpu-lab-rehearsal-daemon") }
+func (l Layout) notifySocket(what string) string {
+	return filepath.Join(l.Dir, what+".notify")
+}
+
+// ownPaths are the paths Start makes in the directory, the data root and
+// marker apart: Stop removes these and nothing else.
+func (l Layout) ownPaths() []string {
+	return []string{l.DockerSocket(), l.ExecRoot(), l.DockerPidFile(), l.DaemonJSON(), l.ContainerdDir(), l.ContainerdTOML(),
+		l.LogDir(), filepath.Dir(l.WrapperPath()), l.notifySocket("containerd"), l.notifySocket("dockerd"), l.RecordFile()}
+}
+
+// mountRoots are the layout's directories the daemons mount below (overlay
+// layers, the containers' namespaces, the data root's own bind).
+func (l Layout) mountRoots() []string { return []string{l.DataRoot(), l.ExecRoot(), l.ContainerdDir()} }
 
 // DockerHost is the DOCKER_HOST value that reaches the daemon. A unix
 // socket is a file: it is reachable from the host's network namespace

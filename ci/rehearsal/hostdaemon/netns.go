@@ -29,8 +29,8 @@ func run(ctx context.Context, name string, args ...string) (string, error) {
 // route at all: the daemon's bridges add only their own subnets, so nothing
 // in it can reach an address outside it.
 func createNetns(ctx context.Context, name string) error {
-	if _, err := os.Stat(NetnsPath(name)); err == nil {
-		return fmt.Errorf("network namespace %s exists already (left by an earlier run? `labctl rehearse daemon down` removes it, or `ip netns delete %s`)", name, name)
+	if err := checkNetnsFree(name); err != nil {
+		return err
 	}
 	if _, err := run(ctx, "ip", "netns", "add", name); err != nil {
 		return fmt.Errorf("create the daemon's network namespace: %w", err)
@@ -47,6 +47,14 @@ func createNetns(ctx context.Context, name string) error {
 		}
 	}
 	return err
+}
+
+// checkNetnsFree fails if the namespace exists: it is not this daemon's.
+func checkNetnsFree(name string) error {
+	if _, err := os.Lstat(NetnsPath(name)); err == nil {
+		return fmt.Errorf("network namespace %s exists already and is not recorded as this daemon's (another daemon's, or left by a rehearsal of another directory: `labctl rehearse daemon down --dir THAT-DIR`); choose another --netns, or `ip netns delete %s` if you know it is unused", name, name)
+	}
+	return nil
 }
 
 // checkNoDefaultRoute fails if the namespace has a default route in either

@@ -1,15 +1,12 @@
 package hostdaemon
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -26,7 +23,11 @@ import (
 // exits first, the error names its log and ends with the log's tail.
 // containerd's shims do not pass NOTIFY_SOCKET on to runc (containerd
 // v1.6.20 vendor/github.com/containerd/go-runc/command_linux.go:36).
-func startInNetns(ctx context.Context, what, netns, logPath, notifyPath string, argv ...string) (int, error) {
+//
+// started is called with the process as soon as it exists, before it is
+// ready: it records the process, so that a labctl killed while waiting
+// leaves a record of it.
+func startInNetns(ctx context.Context, what, netns, logPath, notifyPath string, started func(Proc) error, argv ...string) (int, error) {
 	_ = os.Remove(notifyPath)
 	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: notifyPath, Net: "unixgram"})
 	if err != nil {
@@ -49,6 +50,15 @@ func startInNetns(ctx context.Context, what, netns, logPath, notifyPath string, 
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
+	p, err := procOf(what, cmd.Process.Pid)
+	if err == nil {
+		err = started(p)
+	}
+	if err != nil {
+		_ = cmd.Process.Kill()
+		<-exited
+		return 0, fmt.Errorf("record %s (pid %d): %w", what, cmd.Process.Pid, err)
+	}
 	ready := make(chan error, 1)
 	go func() {
 		buf := make([]byte, 4096)
@@ -94,16 +104,12 @@ func tail(path string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// isOurs tells whether pid is still a process whose command line mentions
-// marker (our config file): a pid recorded earlier may have been reused.
-func isOurs(pid int, marker string) bool {
-	b, err := os.ReadFile(filepath.Join("/proc", fmt.Sprint(pid), "cmdline"))
-	return err == nil && bytes.Contains(b, []byte(marker))
-}
-
-// stopProcess sends SIGTERM to pid and waits for it to exit, through a
-// pidfd (no polling); after grace it sends SIGKILL and waits again.
-func stopProcess(ctx context.Context, pid int, grace time.Duration) error {
+// stopProcess sends SIGTERM to the process and waits for it to exit,
+// through a pidfd (no polling); after grace it sends SIGKILL and waits
+// again. The pidfd is opened before the start time is compared: once it
+// matches, the pidfd is that process and no other that reused its pid.
+func stopProcess(ctx context.Context, p Proc, grace time.Duration) error {
+	pid := p.PID
 	fd, err := unix.PidfdOpen(pid, 0)
 	if errors.Is(err, unix.ESRCH) {
 		return nil
@@ -112,6 +118,9 @@ func stopProcess(ctx context.Context, pid int, grace time.Duration) error {
 		return fmt.Errorf("pidfd_open %d: %w", pid, err)
 	}
 	defer unix.Close(fd)
+	if !p.Alive() {
+		return nil
+	}
 	if err := unix.PidfdSendSignal(fd, unix.SIGTERM, nil, 0); err != nil && !errors.Is(err, unix.ESRCH) {
 		return fmt.Errorf("signal %d: %w", pid, err)
 	}
@@ -145,50 +154,4 @@ func waitPidfd(ctx context.Context, fd int, d time.Duration) bool {
 		}
 		return err == nil && n > 0
 	}
-}
-
-// daemonProcesses returns the pids whose command line names this daemon's
-// configuration files or containerd socket: dockerd, containerd and the
-// shims (containerd-shim-runc-v2 -address DIR/containerd/containerd.sock).
-// This process and its ancestors are never among them (a shell that ran
-// labctl with these paths in its arguments is not the daemon's).
-func daemonProcesses(l Layout) []int {
-	skip := map[int]bool{}
-	for pid := os.Getpid(); pid > 1 && !skip[pid]; pid = parentOf(pid) {
-		skip[pid] = true
-	}
-	entries, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || skip[pid] {
-			continue
-		}
-		for _, marker := range []string{l.DaemonJSON(), l.ContainerdTOML(), l.ContainerdSocket()} {
-			if isOurs(pid, marker) {
-				out = append(out, pid)
-				break
-			}
-		}
-	}
-	return out
-}
-
-// parentOf reads the parent pid from /proc/PID/stat (proc(5): field 4,
-// after the command name in parentheses); 0 when unknown.
-func parentOf(pid int) int {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return 0
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 2 {
-		return 0
-	}
-	ppid, _ := strconv.Atoi(f[1])
-	return ppid
 }

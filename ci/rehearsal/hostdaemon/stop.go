@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -15,10 +16,8 @@ import (
 // StopOptions says which daemon to stop and what to keep.
 type StopOptions struct {
 	Dir string
-	// Netns is the namespace to remove when the state file is missing (a
-	// Start that failed before writing it); when empty, a missing state
-	// file means no namespace is removed: the default name may belong to
-	// another state directory's daemon.
+	// Netns, when given, must be the namespace the record names: only a
+	// recorded namespace is ever removed.
 	Netns string
 	// KeepDataRoot keeps the data root (images, so a next Start needs no
 	// new `docker load`); everything else is removed.
@@ -26,85 +25,67 @@ type StopOptions struct {
 	Log          *slog.Logger
 }
 
-// Stop stops dockerd, containerd and every process that mentions the state
-// directory (shims, containers' leftovers), unmounts whatever is mounted
-// below it, removes the namespace and the state directory (the data root
-// only unless kept), then checks that none of it is left.
+// Stop undoes what the record of the daemon directory lists — dockerd,
+// containerd and every process left in the namespace or the containers'
+// cgroup parent (found by recorded pid and start time, or by namespace and
+// cgroup: never by name), the mounts below the layout's own directories,
+// the cgroup parent, the namespace, and what `rehearse run` added (kernel
+// limits, /lib/modules) — then removes the layout's own files (the data
+// root only unless kept) and checks that none of it is left. A directory
+// Start did not make (no marker) is refused untouched; one that holds
+// other files too is kept with them.
 func Stop(ctx context.Context, so StopOptions) error {
 	o, err := Options{Dir: so.Dir, Netns: so.Netns, Log: so.Log}.resolved()
 	if err != nil {
 		return err
 	}
 	l := Layout{Dir: o.Dir}
-	st, err := readState(l)
-	if err != nil && !os.IsNotExist(err) {
+	c, err := open(l)
+	if err != nil {
 		return err
 	}
-	if st.Netns == "" {
-		st.Netns = so.Netns
+	if c == nil {
+		o.Log.Info("no rehearsal daemon directory: nothing to stop", "dir", l.Dir)
+		return nil
 	}
-	var errs []error
-	if st.DockerdPID > 0 && isOurs(st.DockerdPID, l.DaemonJSON()) {
-		o.Log.Info("stopping dockerd", "pid", st.DockerdPID)
-		if err := stopProcess(ctx, st.DockerdPID, stopGrace); err != nil {
-			errs = append(errs, fmt.Errorf("stop dockerd (log %s): %w", l.DockerdLog(), err))
-		}
+	rec := c.Record()
+	if rec.ownerRunning() {
+		return rec.inUse(l.Dir)
 	}
-	if st.ContainerdPID > 0 && isOurs(st.ContainerdPID, l.ContainerdTOML()) {
-		o.Log.Info("stopping containerd", "pid", st.ContainerdPID)
-		if err := stopProcess(ctx, st.ContainerdPID, stopGrace); err != nil {
-			errs = append(errs, fmt.Errorf("stop containerd (log %s): %w", l.ContainerdLog(), err))
-		}
+	if so.Netns != "" && rec.Netns != "" && so.Netns != rec.Netns {
+		return fmt.Errorf("the daemon of %s runs in network namespace %s, not %s: pass --netns %s or leave it out", l.Dir, rec.Netns, so.Netns, rec.Netns)
 	}
-	for _, pid := range daemonProcesses(l) {
-		o.Log.Info("stopping a process the daemon left", "pid", pid, "cmdline", cmdline(pid))
-		if err := stopProcess(ctx, pid, stopGrace); err != nil {
-			errs = append(errs, fmt.Errorf("stop leftover process %d (%s): %w", pid, cmdline(pid), err))
-		}
+	if err := c.undo(ctx, o.Log); err != nil {
+		return fmt.Errorf("stop the rehearsal daemon of %s (what is left is still listed in %s; run this again): %w", l.Dir, l.RecordFile(), err)
 	}
-	if err := unmountUnder(l.Dir, o.Log); err != nil {
-		errs = append(errs, err)
-	}
-	if st.Netns != "" {
-		if err := removeCgroupParent(st.Netns); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if st.Netns != "" {
-		if err := deleteNetns(ctx, st.Netns); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if st.ShimSocketDirMade {
-		// Only if empty: other containerds' shims may use it meanwhile.
-		if os.Remove(shimSocketDir) == nil {
-			_ = os.Remove(filepath.Dir(shimSocketDir))
-		}
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("stop the rehearsal daemon of %s: %w", l.Dir, errors.Join(errs...))
-	}
-	if err := removeState(l, so.KeepDataRoot); err != nil {
+	// The record goes only once nothing it listed is left.
+	if err := Leftovers(l, rec.Netns); err != nil {
 		return err
 	}
-	return Leftovers(l, st.Netns)
+	if err := removeLayout(l, so.KeepDataRoot, o.Log); err != nil {
+		return err
+	}
+	release(l.Dir)
+	return nil
 }
 
-// Leftovers returns an error naming every process, mount and namespace of
+// Leftovers returns an error naming every mount, namespace and cgroup of
 // this daemon that still exists; nil when none does.
 func Leftovers(l Layout, netns string) error {
 	var left []string
-	for _, pid := range daemonProcesses(l) {
-		left = append(left, fmt.Sprintf("process %d (%s)", pid, cmdline(pid)))
-	}
 	if m, err := os.ReadFile("/proc/mounts"); err == nil {
-		for _, mp := range MountsUnder(m, l.Dir) {
-			left = append(left, "mount "+mp)
+		for _, root := range l.mountRoots() {
+			for _, mp := range MountsUnder(m, root) {
+				left = append(left, "mount "+mp)
+			}
 		}
 	}
 	if netns != "" {
 		if _, err := os.Stat(NetnsPath(netns)); err == nil {
 			left = append(left, "network namespace "+netns)
+		}
+		for _, p := range cgroupProcesses(netns) {
+			left = append(left, fmt.Sprintf("process %d (%s)", p.PID, cmdline(p.PID)))
 		}
 		for _, d := range cgroupParentDirs(netns) {
 			if _, err := os.Stat(d); err == nil {
@@ -118,41 +99,55 @@ func Leftovers(l Layout, netns string) error {
 	return nil
 }
 
-func unmountUnder(dir string, log *slog.Logger) error {
+// unmountLayout unmounts what the daemons left mounted below the layout's
+// own directories, deepest first; nothing else below the directory.
+func unmountLayout(l Layout, log *slog.Logger) error {
 	m, err := os.ReadFile("/proc/mounts")
 	if err != nil {
 		return fmt.Errorf("read /proc/mounts: %w", err)
 	}
 	var errs []error
-	for _, mp := range MountsUnder(m, dir) {
-		log.Info("unmounting what the daemon left mounted", "mountpoint", mp)
-		if err := unix.Unmount(mp, unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT) {
-			errs = append(errs, fmt.Errorf("unmount %s: %w", mp, err))
+	for _, root := range l.mountRoots() {
+		for _, mp := range MountsUnder(m, root) {
+			log.Info("unmounting what the daemon left mounted", "mountpoint", mp)
+			if err := unix.Unmount(mp, unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT) {
+				errs = append(errs, fmt.Errorf("unmount %s: %w", mp, err))
+			}
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// removeState removes the state directory, or all of it but the data root.
-func removeState(l Layout, keepDataRoot bool) error {
+// removeLayout removes the layout's own paths (the data root and the
+// marker too unless the data root is kept), then the directory if nothing
+// else is in it; other files stay, and are named.
+func removeLayout(l Layout, keepDataRoot bool, log *slog.Logger) error {
+	paths := l.ownPaths()
 	if !keepDataRoot {
-		if err := os.RemoveAll(l.Dir); err != nil {
-			return fmt.Errorf("remove the daemon's state directory: %w", err)
-		}
-		return nil
+		paths = append(paths, l.DataRoot(), l.Marker())
 	}
-	entries, err := os.ReadDir(l.Dir)
-	if err != nil && !os.IsNotExist(err) {
-		return err
+	m, err := os.ReadFile("/proc/mounts")
+	if err != nil {
+		return fmt.Errorf("read /proc/mounts: %w", err)
 	}
-	for _, e := range entries {
-		p := filepath.Join(l.Dir, e.Name())
-		if p == l.DataRoot() {
-			continue
+	for _, p := range paths {
+		if left := MountsUnder(m, p); len(left) > 0 {
+			return fmt.Errorf("%s still has mounts (%s): not removed", p, strings.Join(left, ", "))
 		}
 		if err := os.RemoveAll(p); err != nil {
-			return fmt.Errorf("remove the daemon's state: %w", err)
+			return fmt.Errorf("remove the daemon's %s: %w", p, err)
 		}
+	}
+	if keepDataRoot {
+		return nil
+	}
+	if err := os.Remove(l.Dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		var names []string
+		entries, _ := os.ReadDir(l.Dir)
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		log.Warn("kept the daemon's directory: it holds files the daemon did not make", "dir", l.Dir, "files", strings.Join(names, ", "))
 	}
 	return nil
 }
@@ -174,20 +169,29 @@ func cgroupParentDirs(parent string) []string {
 	return out
 }
 
-// removeCgroupParent removes the cgroup parent directories (dockerd leaves
-// them; they are empty once its containers are gone). A directory that
-// still holds a process cannot be removed: the error names it.
-func removeCgroupParent(parent string) error {
+// removeCgroupParent removes the cgroup parent directories, each
+// container's cgroup below them first (dockerd removes those as its
+// containers stop; a dockerd that was killed leaves them). A cgroup that
+// still holds a process cannot be removed: the error names it. It says
+// whether any existed.
+func removeCgroupParent(parent string) (bool, error) {
 	var errs []error
+	existed := false
 	for _, d := range cgroupParentDirs(parent) {
-		if err := os.Remove(d); err != nil && !os.IsNotExist(err) {
-			errs = append(errs, fmt.Errorf("remove cgroup %s (a container's process is left in it?): %w", d, err))
+		var dirs []string
+		_ = filepath.WalkDir(d, func(path string, e fs.DirEntry, err error) error {
+			if err == nil && e.IsDir() {
+				dirs = append(dirs, path)
+			}
+			return nil
+		})
+		existed = existed || len(dirs) > 0
+		for i := len(dirs) - 1; i >= 0; i-- { // deepest first
+			if err := os.Remove(dirs[i]); err != nil && !os.IsNotExist(err) {
+				errs = append(errs, fmt.Errorf("remove cgroup %s (a container's process is left in it?): %w", dirs[i], err))
+				break
+			}
 		}
 	}
-	return errors.Join(errs...)
-}
-
-func cmdline(pid int) string {
-	b, _ := os.ReadFile(filepath.Join("/proc", fmt.Sprint(pid), "cmdline"))
-	return strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " "))
+	return existed, errors.Join(errs...)
 }

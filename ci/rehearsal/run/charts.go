@@ -2,8 +2,6 @@ package run
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -26,9 +24,11 @@ func AttachCharts(bundle, chartsDir string, want []images.Chart) (images.Index, 
 		return idx, err
 	}
 	dst := filepath.Join(bundle, images.ChartsDir)
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		return idx, fmt.Errorf("chart bundle %s: %w", dst, err)
+	root, err := openDir(dst)
+	if err != nil {
+		return idx, fmt.Errorf("chart bundle: %w", err)
 	}
+	defer root.Close()
 	var entries []images.ChartEntry
 	for _, c := range want {
 		name := images.ChartArchiveName(c)
@@ -40,7 +40,7 @@ func AttachCharts(bundle, chartsDir string, want []images.Chart) (images.Index, 
 		if m.Name != c.Name || strings.TrimPrefix(m.Version, "v") != strings.TrimPrefix(c.Version, "v") {
 			return idx, fmt.Errorf("chart archive %s holds %s %s, the lab pins %s %s", src, m.Name, m.Version, c.Name, c.Version)
 		}
-		if err := copyFile(src, filepath.Join(dst, name)); err != nil {
+		if err := copyInto(root, src, name); err != nil {
 			return idx, fmt.Errorf("chart %s into the bundle: %w", src, err)
 		}
 		entries = append(entries, images.ChartEntry{Chart: c, File: name})
@@ -81,26 +81,4 @@ func CheckBundleCharts(bundle string, idx images.Index, want []images.Chart) err
 		return fmt.Errorf("the bundle %s holds no chart %s: no chart repository is reachable from the rehearsal's namespace; pass --charts DIR holding them", bundle, strings.Join(missing, ", "))
 	}
 	return nil
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	tmp := dst + ".partial"
-	out, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(out, in)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, dst)
 }

@@ -63,25 +63,31 @@ func CleanupPlan(m Made, keep bool) []Action {
 }
 
 // KeptCommands are the commands that remove what a kept rehearsal left,
-// in the order CleanupPlan would run them.
+// in the order CleanupPlan would run them. The daemon, the kernel limits
+// and /lib/modules are in the record of the daemon directory: one `daemon
+// down` undoes them all.
 func KeptCommands(m Made, p Paths, libModules string) []string {
-	var out []string
+	var out, host []string
+	if m.Daemon {
+		host = append(host, "the private daemon and namespace "+p.Netns)
+	}
+	for _, r := range m.Limits {
+		host = append(host, fmt.Sprintf("%s raised from %d", r.Path, r.Old))
+	}
+	if m.LibModules {
+		host = append(host, "the empty "+libModules+" made for kind's mount")
+	}
 	for _, a := range CleanupPlan(m, false) {
 		switch a {
 		case ActLabDown:
 			d := Down(p)
 			out = append(out, "the lab: "+d.String())
-		case ActStopDaemon:
-			out = append(out, fmt.Sprintf("the private daemon and namespace %s: labctl rehearse daemon down --dir %s", p.Netns, p.Daemon.Dir))
 		case ActRemoveState:
 			out = append(out, "labctl's state directory: rm -r "+p.State)
-		case ActRemoveLibModules:
-			out = append(out, "the empty directory the rehearsal made for kind's /lib/modules mount: rmdir "+libModules)
-		case ActRestoreLimits:
-			for _, r := range m.Limits {
-				out = append(out, fmt.Sprintf("the raised kernel limit: echo %d > %s", r.Old, r.Path))
-			}
 		}
+	}
+	if len(host) > 0 {
+		out = append(out, fmt.Sprintf("%s (recorded in %s): labctl rehearse daemon down --dir %s", strings.Join(host, ", "), p.Daemon.RecordFile(), p.Daemon.Dir))
 	}
 	return out
 }

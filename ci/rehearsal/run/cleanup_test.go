@@ -37,10 +37,8 @@ func TestKeptCommands(t *testing.T) {
 		Limits: []Raised{{Path: "/proc/sys/fs/inotify/max_user_instances", Old: 128, New: 512}}}, testPaths, LibModules)
 	want := []string{
 		"the lab: DOCKER_HOST=unix:///cache/daemon/docker.sock LABCTL_HELM=/cache/bin/helm nsenter --net=/var/run/netns/gpu-lab-rehearsal -- /tmp/labctl down --state-dir /cache/run/state",
-		"the private daemon and namespace gpu-lab-rehearsal: labctl rehearse daemon down --dir /cache/daemon",
 		"labctl's state directory: rm -r /cache/run/state",
-		"the empty directory the rehearsal made for kind's /lib/modules mount: rmdir /lib/modules",
-		"the raised kernel limit: echo 128 > /proc/sys/fs/inotify/max_user_instances",
+		"the private daemon and namespace gpu-lab-rehearsal, /proc/sys/fs/inotify/max_user_instances raised from 128, the empty /lib/modules made for kind's mount (recorded in /cache/daemon/host-changes.json): labctl rehearse daemon down --dir /cache/daemon",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("KeptCommands:\n got %s\nwant %s", strings.Join(got, "\n     "), strings.Join(want, "\n     "))
@@ -55,9 +53,9 @@ func TestRaisePlan(t *testing.T) {
 		cur  map[string]int64
 		want []Raised
 	}{
-		{"this machine", map[string]int64{w: 192530, i: 128}, []Raised{{w, 192530, 524288}, {i, 128, 512}}},
+		{"this machine", map[string]int64{w: 192530, i: 128}, []Raised{{Path: w, Old: 192530, New: 524288}, {Path: i, Old: 128, New: 512}}},
 		{"enough", map[string]int64{w: 524288, i: 8192}, nil},
-		{"one low", map[string]int64{w: 1 << 20, i: 128}, []Raised{{i, 128, 512}}},
+		{"one low", map[string]int64{w: 1 << 20, i: 128}, []Raised{{Path: i, Old: 128, New: 512}}},
 	} {
 		if got := RaisePlan(tc.cur, InotifyLimits); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: RaisePlan = %+v, want %+v", tc.name, got, tc.want)

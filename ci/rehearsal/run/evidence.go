@@ -51,23 +51,26 @@ func ReadSuite(dir string) (*Suite, error) {
 // the daemon's logs when the rehearsal failed.
 func (rh *runState) exportEvidence(failed bool) {
 	p := rh.o.Paths
+	if rh.reports == nil {
+		return
+	}
 	copies := [][2]string{
-		{state.Dir(p.State).StagesPath(), filepath.Join(p.Reports, StagesFile)},
-		{state.Dir(p.State).DiagnosticsRoot(), filepath.Join(p.Reports, DiagnosticsDir)},
+		{state.Dir(p.State).StagesPath(), StagesFile},
+		{state.Dir(p.State).DiagnosticsRoot(), DiagnosticsDir},
 	}
 	if failed && rh.made.Daemon {
-		copies = append(copies, [2]string{p.Daemon.LogDir(), filepath.Join(p.Reports, DaemonLogsDir)})
+		copies = append(copies, [2]string{p.Daemon.LogDir(), DaemonLogsDir})
 	}
 	for _, c := range copies {
-		if err := copyTree(c[0], c[1]); err != nil {
-			rh.log.Warn("could not keep evidence in the reports", "from", c[0], "to", c[1], "err", err)
+		if err := copyTree(c[0], rh.reports, c[1]); err != nil {
+			rh.log.Warn("could not keep evidence in the reports", "from", c[0], "to", filepath.Join(p.Reports, c[1]), "err", err)
 		}
 	}
 }
 
-// copyTree copies a file or a directory's regular files; a missing source
-// copies nothing.
-func copyTree(src, dst string) error {
+// copyTree copies a file or a directory's regular files to dst inside
+// root; a missing source copies nothing.
+func copyTree(src string, root *os.Root, dst string) error {
 	st, err := os.Stat(src)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -76,10 +79,10 @@ func copyTree(src, dst string) error {
 		return err
 	}
 	if !st.IsDir() {
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		if err := root.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
 		}
-		return copyFile(src, dst)
+		return copyInto(root, src, dst)
 	}
 	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -89,9 +92,9 @@ func copyTree(src, dst string) error {
 		to := filepath.Join(dst, rel)
 		switch {
 		case d.IsDir():
-			return os.MkdirAll(to, 0o755)
+			return root.MkdirAll(to, 0o755)
 		case d.Type().IsRegular():
-			return copyFile(path, to)
+			return copyInto(root, path, to)
 		}
 		return nil
 	})
@@ -100,11 +103,14 @@ func copyTree(src, dst string) error {
 // cleanup undoes what the rehearsal made (CleanupPlan), or with Keep says
 // how to, and records either in the report.
 func (rh *runState) cleanup(ctx context.Context) error {
+	if rh.changes == nil {
+		return nil // nothing on the host was changed
+	}
 	if rh.o.Keep {
 		for _, c := range KeptCommands(rh.made, rh.o.Paths, rh.o.LibModulesDir) {
 			rh.r.Cleanup = append(rh.r.Cleanup, "kept (--keep); remove "+c)
 		}
-		return nil
+		return rh.changes.Leave()
 	}
 	var errs []error
 	for _, a := range CleanupPlan(rh.made, false) {
@@ -125,14 +131,14 @@ func (rh *runState) cleanup(ctx context.Context) error {
 				err = removeEmptyDir(filepath.Dir(rh.o.State))
 			}
 		case ActRemoveLibModules:
-			err = removeEmptyDir(rh.o.LibModulesDir)
+			err = rh.changes.UndoDirs(rh.log)
 		case ActRestoreLimits:
-			err = restoreLimits(rh.made.Limits)
+			err = rh.changes.UndoSysctls(rh.log)
 		}
 		rh.r.Cleanup = append(rh.r.Cleanup, describe(a, err))
 		if err != nil {
 			errs = append(errs, fmt.Errorf("cleanup: %s: %w", a, err))
 		}
 	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, rh.changes.Close())...)
 }

@@ -32,6 +32,8 @@ type world struct {
 	failedCase string
 	// during is called while labctl up runs, after its first line.
 	during func()
+	// daemon is the layout Start fakes a daemon in (its log only).
+	daemon hostdaemon.Layout
 }
 
 func (w *world) record(e string) {
@@ -76,7 +78,10 @@ func (w *world) Run(_ context.Context, c Command, log io.Writer, line func(Strea
 
 func (w *world) Start(context.Context) (hostdaemon.Layout, error) {
 	w.record("daemon start")
-	return testPaths.Daemon, nil
+	if err := os.MkdirAll(w.daemon.LogDir(), 0o755); err != nil {
+		return w.daemon, err
+	}
+	return w.daemon, os.WriteFile(w.daemon.DockerdLog(), []byte("level=info msg=\"API listen\"\n"), 0o644)
 }
 
 func (w *world) Stop(context.Context) error { w.record("daemon stop"); return nil }
@@ -145,8 +150,9 @@ func argAfter(args []string, flag string) string {
 
 // setup makes a bundle with one image, a charts directory with the seed
 // lab's charts, and options whose every path is in a temporary directory.
-func setup(t *testing.T, w *world) (Options, Deps) {
-	dir := t.TempDir()
+func setup(t *testing.T, w *world) (Options, Deps) { return setupIn(t, w, t.TempDir()) }
+
+func setupIn(t *testing.T, w *world, dir string) (Options, Deps) {
 	bundle := filepath.Join(dir, "bundle")
 	if err := os.MkdirAll(bundle, 0o755); err != nil {
 		t.Fatal(err)
@@ -164,12 +170,7 @@ func setup(t *testing.T, w *world) (Options, Deps) {
 	p := testPaths
 	p.Bundle, p.State, p.Reports = bundle, filepath.Join(dir, "run", "state"), filepath.Join(dir, "reports")
 	p.Daemon = hostdaemon.Layout{Dir: filepath.Join(dir, "daemon")}
-	if err := os.MkdirAll(p.Daemon.LogDir(), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p.Daemon.DockerdLog(), []byte("level=info msg=\"API listen\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	w.daemon = p.Daemon
 	// Kernel limits as files: one below its minimum, one above.
 	watches, instances := filepath.Join(dir, "max_user_watches"), filepath.Join(dir, "max_user_instances")
 	for f, v := range map[string]string{watches: "192530\n", instances: "1024\n"} {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
 )
 
 // LibModules is the host directory kind bind-mounts into every node
@@ -18,8 +20,9 @@ import (
 const LibModules = "/lib/modules"
 
 // ensureDir creates dir (one level) when it is missing and says whether it
-// did: only a directory the rehearsal made is removed afterwards.
-func ensureDir(dir string) (made bool, err error) {
+// did: only a directory the rehearsal made is removed afterwards. It is
+// recorded before it is made.
+func ensureDir(dir string, ch *hostdaemon.Changes) (made bool, err error) {
 	st, err := os.Stat(dir)
 	switch {
 	case err == nil && st.IsDir():
@@ -29,8 +32,11 @@ func ensureDir(dir string) (made bool, err error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return false, fmt.Errorf("look at %s: %w", dir, err)
 	}
+	if err := ch.AddDir(dir); err != nil {
+		return false, err
+	}
 	if err := os.Mkdir(dir, 0o755); err != nil {
-		return false, fmt.Errorf("create the empty %s kind's nodes bind-mount: %w", dir, err)
+		return false, errors.Join(fmt.Errorf("create the empty %s kind's nodes bind-mount: %w", dir, err), ch.Forget(dir))
 	}
 	return true, nil
 }

@@ -112,18 +112,18 @@ func (h HostProbe) Sample(p Paths) Sample {
 }
 
 func (HostProbe) DaemonPeakRSS(p Paths) map[string]int64 {
-	b, err := os.ReadFile(p.Daemon.StateFile())
+	rec, err := hostdaemon.ReadRecord(p.Daemon)
 	if err != nil {
 		return nil
 	}
-	var st hostdaemon.State
-	if json.Unmarshal(b, &st) != nil {
-		return nil
-	}
 	out := map[string]int64{}
-	for name, pid := range map[string]int{"dockerd": st.DockerdPID, "containerd": st.ContainerdPID} {
-		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-		if err != nil || pid <= 0 {
+	for _, name := range []string{"dockerd", "containerd"} {
+		pr, ok := rec.Process(name)
+		if !ok || !pr.Alive() {
+			continue
+		}
+		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pr.PID))
+		if err != nil {
 			continue
 		}
 		if n, err := PeakRSS(status); err == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
 	"github.com/gpu-lab/gpu-lab/ci/state"
 )
 
@@ -49,6 +51,11 @@ type runState struct {
 	log  *slog.Logger
 	r    *Report
 	made Made
+	// reports is the reports directory, every file written through it;
+	// changes is the claim on the daemon directory, whose record lists
+	// what the run changed on the host before it is changed.
+	reports *os.Root
+	changes *hostdaemon.Changes
 
 	mu       sync.Mutex
 	hb       *heartbeat
@@ -99,23 +106,33 @@ func Run(ctx context.Context, o Options, d Deps) (Report, error) {
 	rh.mu.Unlock()
 	cerr := rh.cleanup(context.WithoutCancel(ctx))
 	rh.stopTick()
-	if werr := os.WriteFile(filepath.Join(o.Reports, ReportFile), []byte(r.Markdown()), 0o644); werr != nil {
-		cerr = errors.Join(cerr, fmt.Errorf("write the rehearsal report: %w", werr))
+	if rh.reports != nil {
+		if werr := writeIn(rh.reports, ReportFile, strings.NewReader(r.Markdown())); werr != nil {
+			cerr = errors.Join(cerr, fmt.Errorf("write the rehearsal report: %w", werr))
+		}
+		rh.reports.Close()
 	}
 	return *r, errors.Join(err, cerr)
 }
 
 func (rh *runState) run(ctx context.Context) error {
 	p := rh.o.Paths
-	if err := os.MkdirAll(p.Reports, 0o755); err != nil {
-		return fmt.Errorf("reports directory %s: %w", p.Reports, err)
+	reports, err := openDir(p.Reports)
+	if err != nil {
+		return fmt.Errorf("reports directory: %w", err)
 	}
+	rh.reports = reports
 	idx, err := rh.bundle()
 	if err != nil {
 		return err
 	}
-	if entries, err := os.ReadDir(p.State); err == nil && len(entries) > 0 {
-		return fmt.Errorf("labctl's state directory %s is not empty (an earlier rehearsal kept with --keep?): labctl would resume that lab instead of building one; remove it first (`labctl down --state-dir %s` in the namespace, then rm -r)", p.State, p.State)
+	if err := checkStateDir(p.State); err != nil {
+		return err
+	}
+	// Before anything on the host changes: the record of what this run
+	// changes (and the undoing of what a killed one left).
+	if rh.changes, err = hostdaemon.Claim(ctx, p.Daemon.Dir, "rehearse run", rh.log); err != nil {
+		return err
 	}
 	// labctl up makes the directory (and claims it as its own); the
 	// rehearsal removes it afterwards, once the evidence is copied.
@@ -123,10 +140,10 @@ func (rh *runState) run(ctx context.Context) error {
 	if _, err := os.Stat(filepath.Dir(p.State)); os.IsNotExist(err) {
 		rh.made.StateParent = true
 	}
-	if rh.made.LibModules, err = ensureDir(rh.o.LibModulesDir); err != nil {
+	if rh.made.LibModules, err = ensureDir(rh.o.LibModulesDir, rh.changes); err != nil {
 		return err
 	}
-	rh.made.Limits, err = raiseLimits(rh.o.Limits)
+	rh.made.Limits, err = raiseLimits(rh.o.Limits, rh.changes)
 	for _, r := range rh.made.Limits {
 		rh.log.Info("raised a kernel limit for the run (restored afterwards)", "limit", r.Path, "from", r.Old, "to", r.New)
 	}
@@ -161,6 +178,29 @@ func (rh *runState) run(ctx context.Context) error {
 		return err
 	}
 	return suiteError(test, rh.r.Suite)
+}
+
+// checkStateDir fails unless labctl's state directory is missing or an
+// empty directory: labctl would resume a lab it finds there, and a file or
+// link at that path is not the rehearsal's to remove.
+func checkStateDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("labctl's state directory %s: %w", dir, err)
+	case !fi.IsDir():
+		return fmt.Errorf("labctl's state directory %s is not a directory (%v): choose another --work-dir, or move it away", dir, fi.Mode().Type())
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("labctl's state directory %s: %w", dir, err)
+	}
+	if len(entries) > 0 {
+		return fmt.Errorf("labctl's state directory %s is not empty (an earlier rehearsal kept with --keep?): labctl would resume that lab instead of building one; remove it first (`labctl down --state-dir %s` in the namespace, then rm -r)", dir, dir)
+	}
+	return nil
 }
 
 // bundle checks the bundle and puts the charts into it.

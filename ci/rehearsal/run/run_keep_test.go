@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
 )
 
 // --keep with a failing case: the error names the case, nothing is taken
@@ -32,8 +34,18 @@ func TestRunKeep(t *testing.T) {
 	if n, _ := readInt(o.Limits[0].Path); n != 524288 {
 		t.Errorf("the raised limit is %d while the lab is kept, want 524288", n)
 	}
+	// What the report says to run undoes the limit and /lib/modules too.
+	if err := hostdaemon.Stop(context.Background(), hostdaemon.StopOptions{Dir: o.Daemon.Dir}); err != nil {
+		t.Fatalf("daemon down of the kept rehearsal: %v", err)
+	}
+	if n, _ := readInt(o.Limits[0].Path); n != 192530 {
+		t.Errorf("the raised limit is %d after daemon down, want 192530 restored", n)
+	}
+	if _, err := os.Stat(o.LibModulesDir); !os.IsNotExist(err) {
+		t.Errorf("%s left after daemon down (%v)", o.LibModulesDir, err)
+	}
 	md := rep.Markdown()
-	for _, want := range []string{"kept (--keep); remove the lab: ", "labctl rehearse daemon down --dir " + o.Daemon.Dir, "rmdir " + o.LibModulesDir, "echo 192530 > " + o.Limits[0].Path, "- failed TC-02: pod stayed Pending"} {
+	for _, want := range []string{"kept (--keep); remove the lab: ", "labctl rehearse daemon down --dir " + o.Daemon.Dir, "the empty " + o.LibModulesDir, o.Limits[0].Path + " raised from 192530", "- failed TC-02: pod stayed Pending"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}

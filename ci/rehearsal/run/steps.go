@@ -3,7 +3,7 @@ package run
 import (
 	"context"
 	"fmt"
-	"os"
+	"path/filepath"
 )
 
 // tailLines is how many last lines of a step the report keeps.
@@ -15,7 +15,7 @@ const tailLines = 20
 func (rh *runState) step(ctx context.Context, c Command) (StepResult, error) {
 	logPath := LogFile(rh.o.Reports, c.Step)
 	res := StepResult{Step: c.Step, Command: c.String(), Log: logPath, ExitCode: -1}
-	f, err := os.Create(logPath)
+	f, err := createIn(rh.reports, filepath.Base(logPath))
 	if err != nil {
 		return res, fmt.Errorf("labctl %s: its log: %w", c.Step, err)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
 )
 
 // Sysctl is a kernel limit the lab needs at least Min of: the rehearsal
@@ -27,10 +29,7 @@ var InotifyLimits = []Sysctl{
 }
 
 // Raised is a limit the rehearsal raised: restored to Old afterwards.
-type Raised struct {
-	Path     string
-	Old, New int64
-}
+type Raised = hostdaemon.Raised
 
 // RaisePlan is which limits to raise, given their current values: those
 // below their minimum, to exactly it.
@@ -45,8 +44,9 @@ func RaisePlan(current map[string]int64, want []Sysctl) []Raised {
 }
 
 // raiseLimits raises the limits below their minimum and returns what it
-// changed (also on error, so that it is restored).
-func raiseLimits(want []Sysctl) ([]Raised, error) {
+// changed (also on error, so that it is restored). Each is recorded with
+// its old value before it is written.
+func raiseLimits(want []Sysctl, ch *hostdaemon.Changes) ([]Raised, error) {
 	cur := map[string]int64{}
 	for _, s := range want {
 		n, err := readInt(s.Path)
@@ -57,25 +57,13 @@ func raiseLimits(want []Sysctl) ([]Raised, error) {
 	}
 	var done []Raised
 	for _, r := range RaisePlan(cur, want) {
+		if err := ch.AddSysctl(r); err != nil {
+			return done, err
+		}
 		if err := os.WriteFile(r.Path, []byte(strconv.FormatInt(r.New, 10)), 0o644); err != nil {
-			return done, fmt.Errorf("raise the kernel limit %s from %d to %d: %w", r.Path, r.Old, r.New, err)
+			return done, errors.Join(fmt.Errorf("raise the kernel limit %s from %d to %d: %w", r.Path, r.Old, r.New, err), ch.Forget(r.Path))
 		}
 		done = append(done, r)
 	}
 	return done, nil
-}
-
-// restoreLimits sets each raised limit back to its old value, unless
-// someone changed it meanwhile (then it is theirs and stays).
-func restoreLimits(raised []Raised) error {
-	var errs []error
-	for _, r := range raised {
-		if cur, err := readInt(r.Path); err != nil || cur != r.New {
-			continue
-		}
-		if err := os.WriteFile(r.Path, []byte(strconv.FormatInt(r.Old, 10)), 0o644); err != nil {
-			errs = append(errs, fmt.Errorf("restore %s to %d: %w", r.Path, r.Old, err))
-		}
-	}
-	return errors.Join(errs...)
 }
