@@ -59,7 +59,7 @@ func (o Options) Recipes() ([]Recipe, error) {
 }
 
 // Build makes every chart of o into o.Out: the chart's files at its pinned
-// tag (git archive into a temporary directory), the upstream publish step
+// commit (extracted into a temporary directory), the upstream publish step
 // repeated, `helm package`, and a check that the archive holds the chart
 // and version the lab pins (what `rehearse run --charts` will check too).
 // The helm commands' output is logged to LogPath(o.Out).
@@ -117,11 +117,10 @@ func buildOne(ctx context.Context, o Options, h Helm, r Recipe, work string) (Ma
 	if err != nil {
 		return Made{}, err
 	}
-	commit, _, err := Commit(ctx, gitDir, r.Ref)
-	if err != nil {
+	if _, err := o.Snapshots.check(ctx, r.Snapshot()); err != nil {
 		return Made{}, err
 	}
-	m := Made{Recipe: r, Commit: commit}
+	m := Made{Recipe: r, Commit: r.Commit}
 	var dir string
 	var flags []string
 	switch r.Kind {

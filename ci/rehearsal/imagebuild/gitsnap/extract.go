@@ -109,8 +109,9 @@ func (o *objects) commit(oid string) (Commit, error) {
 	return parseCommit(oid, b)
 }
 
-// errNotFound: a path is not in the tree.
-var errNotFound = errors.New("no such path in the commit")
+// ErrNotFound is wrapped by File's and Extract's error when a path is not
+// in the commit.
+var ErrNotFound = errors.New("no such path in the commit")
 
 // lookup walks tree down the components of p.
 func (o *objects) lookup(tree, p string) (Entry, error) {
@@ -121,7 +122,7 @@ func (o *objects) lookup(tree, p string) (Entry, error) {
 	cur := Entry{Mode: "40000", OID: tree}
 	for _, name := range strings.Split(clean, "/") {
 		if cur.Mode != "40000" {
-			return Entry{}, errNotFound
+			return Entry{}, ErrNotFound
 		}
 		b, err := o.read(cur.OID, "tree")
 		if err != nil {
@@ -139,7 +140,7 @@ func (o *objects) lookup(tree, p string) (Entry, error) {
 			}
 		}
 		if !found {
-			return Entry{}, errNotFound
+			return Entry{}, ErrNotFound
 		}
 	}
 	return cur, nil
