@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/atomicfile"
 )
 
 // Options say what to make and from where.
@@ -179,18 +180,11 @@ func CheckArchive(archive string, c images.Chart) error {
 }
 
 // moveFile renames src to dst, copying across file systems (the temporary
-// directory may be elsewhere than the cache); dst appears whole or not.
+// directory may be elsewhere than the cache) through an O_EXCL temporary
+// file (atomicfile); dst appears whole or not.
 func moveFile(src, dst string) error {
 	if err := os.Rename(src, dst); err == nil {
 		return nil
 	}
-	b, err := os.ReadFile(src)
-	if err != nil {
-		return err
-	}
-	tmp := dst + ".partial"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, dst)
+	return atomicfile.Copy(src, dst, 0o644)
 }
