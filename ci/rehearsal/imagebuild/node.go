@@ -30,7 +30,7 @@ func (b *builder) node(rec Recipe) {
 	id, reused, err := b.buildNode(rec, res.Log)
 	if err != nil {
 		res.Err = fmt.Errorf("node image %s could not be built: %w", rec.Ref, err)
-		b.o.Log.Warn("node image not built", "ref", rec.Ref, "why", err.Error())
+		b.o.Log.Error("node image not built", "ref", rec.Ref, "why", err.Error())
 		return
 	}
 	res.Local, res.ID, res.Reused, res.Took = LocalTag(rec.Ref), id, reused, time.Since(start)
@@ -59,18 +59,9 @@ func (b *builder) buildNode(rec Recipe, logPath string) (string, bool, error) {
 	if err != nil {
 		return "", false, err
 	}
-	preloads := NodePreloads(kubeadmImages, SandboxImage, kf.CNIImages, kf.StorageImages)
-	var missing []string
-	var built []string
-	for _, p := range preloads {
-		if r := b.ensure(p); r.ID == "" {
-			missing = append(missing, p)
-		} else {
-			built = append(built, r.Local)
-		}
-	}
-	if len(missing) > 0 {
-		b.o.Log.Warn("node image lacks preloaded images that could not be built; pods using them will try to pull", "node", rec.Ref, "missing", missing)
+	built, err := b.preloads(NodePreloads(kubeadmImages, SandboxImage, kf.CNIImages, kf.StorageImages))
+	if err != nil {
+		return "", false, err
 	}
 	crictl, err := b.program(CrictlProgram(), "5–10 min on 2 busy cores")
 	if err != nil {
@@ -103,10 +94,26 @@ func (b *builder) buildNode(rec Recipe, logPath string) (string, bool, error) {
 	if err != nil {
 		return "", false, err
 	}
-	if len(missing) > 0 {
-		return id, false, fmt.Errorf("built %s without %v (see their errors)", local, missing)
-	}
 	return id, id == before, nil
+}
+
+// preloads builds (or finds built) each image a node preloads and returns
+// their local names. One that could not be built fails the node: a node
+// without its preloads would pull them, which a lab without registry
+// access cannot, so it is not built at all.
+func (b *builder) preloads(refs []string) ([]string, error) {
+	var built, missing []string
+	for _, p := range refs {
+		if r := b.ensure(p); r.ID == "" {
+			missing = append(missing, p)
+		} else {
+			built = append(built, r.Local)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("its preloaded images %s were not built (their errors are in the report): the node image is not built without them", strings.Join(missing, ", "))
+	}
+	return built, nil
 }
 
 // pause compiles pause.c of the lab's newest Kubernetes module once.
