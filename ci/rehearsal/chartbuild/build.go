@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/atomicfile"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/preflight"
 )
 
 // Options say what to make and from where.
@@ -42,8 +44,9 @@ type Made struct {
 	Took       time.Duration
 }
 
-// Recipes maps every chart of o to its recipe and checks that a git
-// directory is given for each repository they need, before anything runs.
+// Recipes maps every chart of o to its recipe and checks, before anything
+// runs, that a git directory is given for each repository they need and
+// that the programs the build runs are there (Prerequisites).
 func (o Options) Recipes() ([]Recipe, error) {
 	var rs []Recipe
 	for _, c := range o.Charts {
@@ -56,7 +59,32 @@ func (o Options) Recipes() ([]Recipe, error) {
 	if miss := o.Snapshots.Missing(Repos(rs)); len(miss) > 0 {
 		return nil, fmt.Errorf("no git directory of %s: pass --git-dir OWNER/NAME=DIR for each (a clone or snapshot holding the tags)", strings.Join(miss, ", "))
 	}
+	if err := Prerequisites(o.Helm == ""); err != nil {
+		return nil, err
+	}
 	return rs, nil
+}
+
+// Prerequisites checks the programs `rehearse charts` runs: git, and go
+// when helm is to be built (BuildHelm).
+func Prerequisites(buildHelm bool) error {
+	tools := []preflight.Tool{preflight.Git}
+	if buildHelm {
+		tools = append(tools, preflight.Go)
+	}
+	// nothing here waits: the tools are looked up, no daemon is asked
+	return preflight.Run(context.Background(), "rehearse charts", preflight.Tools(exec.LookPath, tools...))
+}
+
+// checkSources checks every recipe's git directory against its pin before
+// any chart is made (buildOne checks again as it extracts).
+func checkSources(ctx context.Context, o Options, rs []Recipe) error {
+	for _, r := range rs {
+		if _, err := o.Snapshots.check(ctx, r.Snapshot()); err != nil {
+			return fmt.Errorf("chart %s %s: %w", r.Chart.Name, r.Chart.Version, err)
+		}
+	}
+	return nil
 }
 
 // Build makes every chart of o into o.Out: the chart's files at its pinned
@@ -71,6 +99,9 @@ func Build(ctx context.Context, o Options) ([]Made, error) {
 	}
 	if o.Root == "" || o.Out == "" {
 		return nil, fmt.Errorf("chartbuild: Options need Out and Root (the rehearsal cache, cache.Root)")
+	}
+	if err := checkSources(ctx, o, rs); err != nil {
+		return nil, err
 	}
 	helmBin := o.Helm
 	if helmBin == "" {
