@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/atomicfile"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/preflight"
 )
 
 // Options say what to make and from where.
@@ -41,8 +44,9 @@ type Made struct {
 	Took       time.Duration
 }
 
-// Recipes maps every chart of o to its recipe and checks that a git
-// directory is given for each repository they need, before anything runs.
+// Recipes maps every chart of o to its recipe and checks, before anything
+// runs, that a git directory is given for each repository they need and
+// that the programs the build runs are there (Prerequisites).
 func (o Options) Recipes() ([]Recipe, error) {
 	var rs []Recipe
 	for _, c := range o.Charts {
@@ -55,11 +59,36 @@ func (o Options) Recipes() ([]Recipe, error) {
 	if miss := o.Snapshots.Missing(Repos(rs)); len(miss) > 0 {
 		return nil, fmt.Errorf("no git directory of %s: pass --git-dir OWNER/NAME=DIR for each (a clone or snapshot holding the tags)", strings.Join(miss, ", "))
 	}
+	if err := Prerequisites(o.Helm == ""); err != nil {
+		return nil, err
+	}
 	return rs, nil
 }
 
+// Prerequisites checks the programs `rehearse charts` runs: git, and go
+// when helm is to be built (BuildHelm).
+func Prerequisites(buildHelm bool) error {
+	tools := []preflight.Tool{preflight.Git}
+	if buildHelm {
+		tools = append(tools, preflight.Go)
+	}
+	// nothing here waits: the tools are looked up, no daemon is asked
+	return preflight.Run(context.Background(), "rehearse charts", preflight.Tools(exec.LookPath, tools...))
+}
+
+// checkSources checks every recipe's git directory against its pin before
+// any chart is made (buildOne checks again as it extracts).
+func checkSources(ctx context.Context, o Options, rs []Recipe) error {
+	for _, r := range rs {
+		if _, err := o.Snapshots.check(ctx, r.Snapshot()); err != nil {
+			return fmt.Errorf("chart %s %s: %w", r.Chart.Name, r.Chart.Version, err)
+		}
+	}
+	return nil
+}
+
 // Build makes every chart of o into o.Out: the chart's files at its pinned
-// tag (git archive into a temporary directory), the upstream publish step
+// commit (extracted into a temporary directory), the upstream publish step
 // repeated, `helm package`, and a check that the archive holds the chart
 // and version the lab pins (what `rehearse run --charts` will check too).
 // The helm commands' output is logged to LogPath(o.Out).
@@ -70,6 +99,9 @@ func Build(ctx context.Context, o Options) ([]Made, error) {
 	}
 	if o.Root == "" || o.Out == "" {
 		return nil, fmt.Errorf("chartbuild: Options need Out and Root (the rehearsal cache, cache.Root)")
+	}
+	if err := checkSources(ctx, o, rs); err != nil {
+		return nil, err
 	}
 	helmBin := o.Helm
 	if helmBin == "" {
@@ -117,11 +149,10 @@ func buildOne(ctx context.Context, o Options, h Helm, r Recipe, work string) (Ma
 	if err != nil {
 		return Made{}, err
 	}
-	commit, _, err := Commit(ctx, gitDir, r.Ref)
-	if err != nil {
+	if _, err := o.Snapshots.check(ctx, r.Snapshot()); err != nil {
 		return Made{}, err
 	}
-	m := Made{Recipe: r, Commit: commit}
+	m := Made{Recipe: r, Commit: r.Commit}
 	var dir string
 	var flags []string
 	switch r.Kind {
@@ -180,18 +211,11 @@ func CheckArchive(archive string, c images.Chart) error {
 }
 
 // moveFile renames src to dst, copying across file systems (the temporary
-// directory may be elsewhere than the cache); dst appears whole or not.
+// directory may be elsewhere than the cache) through an O_EXCL temporary
+// file (atomicfile); dst appears whole or not.
 func moveFile(src, dst string) error {
 	if err := os.Rename(src, dst); err == nil {
 		return nil
 	}
-	b, err := os.ReadFile(src)
-	if err != nil {
-		return err
-	}
-	tmp := dst + ".partial"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, dst)
+	return atomicfile.Copy(src, dst, 0o644)
 }

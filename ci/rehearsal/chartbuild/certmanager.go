@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild"
 )
 
 // cert-manager's chart is not committed as a chart: make/manifests.mk
@@ -136,7 +138,7 @@ func CertManagerCopied(rel string) bool {
 // of :90 (--app-version=VERSION --version=VERSION).
 func makeCertManager(ctx context.Context, r Recipe, gitDir, work string) (string, []string, error) {
 	src := filepath.Join(work, "src")
-	if err := Extract(ctx, gitDir, r.Ref, src, certManagerChartSrc, certManagerCRDs); err != nil {
+	if err := imagebuild.ExtractSnapshot(ctx, gitDir, r.Snapshot(), src, certManagerChartSrc, certManagerCRDs); err != nil {
 		return "", nil, err
 	}
 	version := r.Ref // VERSION = git describe at the tag (Makefile:79-80)

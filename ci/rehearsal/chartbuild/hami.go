@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild"
 )
 
 // HAMiVersions is what HAMi's charts/Makefile update-versions writes into
@@ -82,12 +84,16 @@ func CheckHAMiSource(versionFile, chartYAML, valuesYAML string, want string) err
 // v3.19.0 pkg/downloader/manager.go:160-163 returns at once) and `helm
 // package ./hami` (:44).
 func makeHAMi(ctx context.Context, r Recipe, gitDir, work string) (string, error) {
+	repo, err := imagebuild.CheckSnapshot(ctx, gitDir, r.Snapshot())
+	if err != nil {
+		return "", err
+	}
 	src := filepath.Join(work, "src")
-	if err := Extract(ctx, gitDir, r.Ref, src, r.ChartDir); err != nil {
+	if err := repo.Extract(ctx, r.Commit, src, r.ChartDir); err != nil {
 		return "", err
 	}
 	dir := filepath.Join(src, r.ChartDir)
-	version, err := Show(ctx, gitDir, r.Ref, "VERSION")
+	version, err := repo.File(ctx, r.Commit, "VERSION")
 	if err != nil {
 		return "", fmt.Errorf("HAMi %s: the VERSION file update-versions reads: %w", r.Ref, err)
 	}

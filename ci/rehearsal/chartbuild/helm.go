@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/gobuild"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/preflight"
 )
 
 // HelmVersion is the helm the charts are packaged with: the one the lab
@@ -60,6 +61,9 @@ func HelmProgram() gobuild.Program {
 // after --helm, $LABCTL_HELM and PATH (ci/cmd/labctl rehearse_run.go
 // findHelm).
 func BuildHelm(ctx context.Context, log *slog.Logger, root string) (string, error) {
+	if err := preflight.Run(ctx, "building helm", preflight.Tools(exec.LookPath, preflight.Go)); err != nil {
+		return "", err
+	}
 	bin, err := gobuild.Build(ctx, log, root, HelmProgram(), "about 10 minutes on 2 busy cores")
 	if err != nil {
 		return "", fmt.Errorf("helm %s: %w", HelmVersion, err)

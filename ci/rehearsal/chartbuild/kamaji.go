@@ -17,6 +17,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/gitsnap"
 )
 
 // kamajiEtcdChartDir is kamaji-etcd's chart in its repository (v0.17.0
@@ -72,9 +74,9 @@ func SelectKamajiEtcd(constraint string, releases []EtcdRelease, cutoff time.Tim
 }
 
 // etcdReleases lists kamaji-etcd's v* tags with the chart version each
-// carries.
-func etcdReleases(ctx context.Context, gitDir string) ([]EtcdRelease, error) {
-	tags, err := Tags(ctx, gitDir)
+// carries. Only the release selected is built, from its pin.
+func etcdReleases(ctx context.Context, repo gitsnap.Repo) ([]EtcdRelease, error) {
+	tags, err := repo.Tags(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -83,19 +85,26 @@ func etcdReleases(ctx context.Context, gitDir string) ([]EtcdRelease, error) {
 		if !strings.HasPrefix(t, "v") {
 			continue
 		}
-		b, err := Show(ctx, gitDir, t, kamajiEtcdChartDir+"/Chart.yaml")
+		commit, err := repo.Resolve(ctx, "refs/tags/"+t)
 		if err != nil {
+			return nil, err
+		}
+		b, err := repo.File(ctx, commit, kamajiEtcdChartDir+"/Chart.yaml")
+		if errors.Is(err, gitsnap.ErrNotFound) {
 			continue // an old tag before the chart moved there
+		}
+		if err != nil {
+			return nil, fmt.Errorf("kamaji-etcd %s: %w", t, err)
 		}
 		var m images.ChartMeta
 		if yaml.Unmarshal(b, &m) != nil || m.Name != images.KamajiEtcdSubchart {
 			continue
 		}
-		_, when, err := Commit(ctx, gitDir, t)
+		c, err := repo.Commit(ctx, commit)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, EtcdRelease{Tag: t, Version: m.Version, Time: when})
+		out = append(out, EtcdRelease{Tag: t, Version: m.Version, Time: c.Time})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
 	return out, nil
@@ -135,7 +144,7 @@ func RepositoriesYAML(name, url string) []byte {
 // dependency update --skip-refresh` resolves, downloads and writes
 // Chart.lock itself and Chart.yaml stays the published one.
 func makeKamaji(ctx context.Context, log *slog.Logger, h Helm, r Recipe, snaps Snapshots, work string) (string, EtcdRelease, error) {
-	gitDir, err := snaps.Dir(KamajiRepo)
+	kamaji, err := snaps.check(ctx, r.Snapshot())
 	if err != nil {
 		return "", EtcdRelease{}, err
 	}
@@ -143,12 +152,17 @@ func makeKamaji(ctx context.Context, log *slog.Logger, h Helm, r Recipe, snaps S
 	if err != nil {
 		return "", EtcdRelease{}, err
 	}
-	commit, cutoff, err := Commit(ctx, gitDir, r.Ref)
+	etcdRepo, err := gitsnap.Open(etcdDir)
 	if err != nil {
 		return "", EtcdRelease{}, err
 	}
+	c, err := kamaji.Commit(ctx, r.Commit)
+	if err != nil {
+		return "", EtcdRelease{}, err
+	}
+	commit, cutoff := r.Commit, c.Time
 	src := filepath.Join(work, "src")
-	if err := Extract(ctx, gitDir, r.Ref, src, r.ChartDir); err != nil {
+	if err := kamaji.Extract(ctx, r.Commit, src, r.ChartDir); err != nil {
 		return "", EtcdRelease{}, err
 	}
 	dir := filepath.Join(src, r.ChartDir)
@@ -160,7 +174,7 @@ func makeKamaji(ctx context.Context, log *slog.Logger, h Helm, r Recipe, snaps S
 	if err != nil {
 		return "", EtcdRelease{}, fmt.Errorf("kamaji %s: %w", r.Ref, err)
 	}
-	releases, err := etcdReleases(ctx, etcdDir)
+	releases, err := etcdReleases(ctx, etcdRepo)
 	if err != nil {
 		return "", EtcdRelease{}, err
 	}
@@ -171,8 +185,12 @@ func makeKamaji(ctx context.Context, log *slog.Logger, h Helm, r Recipe, snaps S
 	log.Info("kamaji chart source", "ref", r.Ref, "commit", commit, "committed", cutoff.Format(time.RFC3339),
 		"kamaji-etcd", etcd.Version, "kamaji-etcd tag", etcd.Tag, "constraint", dep.Version)
 
+	pin, err := imagebuild.PinFor(KamajiEtcdRepo, etcd.Tag)
+	if err != nil {
+		return "", EtcdRelease{}, fmt.Errorf("kamaji %s: kamaji-etcd %s resolved: %w", r.Ref, etcd.Version, err)
+	}
 	etcdSrc := filepath.Join(work, "etcd-src")
-	if err := Extract(ctx, etcdDir, etcd.Tag, etcdSrc, kamajiEtcdChartDir); err != nil {
+	if err := imagebuild.ExtractSnapshot(ctx, etcdDir, pin, etcdSrc, kamajiEtcdChartDir); err != nil {
 		return "", EtcdRelease{}, err
 	}
 	repoDir := filepath.Join(work, "repo")

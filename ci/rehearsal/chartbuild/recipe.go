@@ -7,6 +7,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
@@ -44,9 +45,10 @@ const (
 type Recipe struct {
 	Chart images.Chart
 	Kind  Kind
-	// Repo is the upstream repository, Ref the tag (or commit) the chart is
-	// made from.
-	Repo, Ref string
+	// Repo is the upstream repository, Ref the tag the chart is made from
+	// and Commit the commit the tag is pinned to (imagebuild.PinFor): a
+	// snapshot whose tag names another commit is refused.
+	Repo, Ref, Commit string
 	// ChartDir is the chart's directory in the repository.
 	ChartDir string
 	// Why says why Ref is the source of this chart version.
@@ -63,6 +65,24 @@ type Recipe struct {
 // push of that commit published the last 0.0.0+latest, the chart written
 // for that controller.
 func RecipeFor(c images.Chart, v lab.Versions) (Recipe, error) {
+	r, err := recipeFor(c, v)
+	if err != nil {
+		return Recipe{}, err
+	}
+	pin, err := imagebuild.PinFor(r.Repo, r.Ref)
+	if err != nil {
+		return Recipe{}, fmt.Errorf("chart %s %s: %w", c.Name, c.Version, err)
+	}
+	r.Commit = pin.Commit
+	return r, nil
+}
+
+// Snapshot is the pinned source the recipe is made from.
+func (r Recipe) Snapshot() imagebuild.Snapshot {
+	return imagebuild.Snapshot{Repo: r.Repo, Tag: r.Ref, Commit: r.Commit}
+}
+
+func recipeFor(c images.Chart, v lab.Versions) (Recipe, error) {
 	switch c.Name {
 	case render.HAMiChartName:
 		return Recipe{Chart: c, Kind: KindHAMi, Repo: HAMiRepo, Ref: "v" + strings.TrimPrefix(c.Version, "v"),

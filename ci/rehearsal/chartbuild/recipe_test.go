@@ -33,7 +33,7 @@ func TestRecipesOfTheSeedLab(t *testing.T) {
 			t.Fatal(err)
 		}
 		w := want[i]
-		if r.Kind != w.kind || r.Repo != w.repo || r.Ref != w.ref || r.ChartDir != w.dir {
+		if r.Kind != w.kind || r.Repo != w.repo || r.Ref != w.ref || r.ChartDir != w.dir || len(r.Commit) != 40 {
 			t.Errorf("%s: recipe %+v, want %+v", c.Name, r, w)
 		}
 		if got := images.ChartArchiveName(c); got != w.file {
@@ -56,6 +56,7 @@ func TestRecipeRefusals(t *testing.T) {
 		{images.Chart{Name: "kamaji", Version: "1.0.0"}, v, "only 0.0.0+latest"},
 		{images.Chart{Name: "kamaji", Version: KamajiLatest}, lab.Versions{}, "no Kamaji image version"},
 		{images.Chart{Name: "ingress-nginx", Version: "4.0.0"}, v, "no recipe"},
+		{images.Chart{Name: "hami", Version: "2.11.0"}, v, "Project-HAMi/HAMi v2.11.0 has no pinned commit"},
 	} {
 		if _, err := RecipeFor(tt.c, tt.v); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("RecipeFor(%v): err %v, want %q", tt.c, err, tt.want)

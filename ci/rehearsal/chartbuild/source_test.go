@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/gitsnap"
 )
 
 // gitRepo makes a repository with kamaji-etcd-shaped tags and returns its
@@ -45,31 +47,14 @@ func gitRepo(t *testing.T) string {
 	return filepath.Join(dir, ".git")
 }
 
-func TestGitSource(t *testing.T) {
+func TestEtcdReleases(t *testing.T) {
 	ctx := context.Background()
 	gd := gitRepo(t)
-	rels, err := etcdReleases(ctx, gd)
+	rels, err := etcdReleases(ctx, gitsnap.Repo{Dir: gd})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rels) != 2 || rels[0].Tag != "v0.16.0" || rels[1].Version != "0.17.0" || !rels[1].Time.Equal(at("2026-07-11T19:25:21+02:00")) {
 		t.Fatalf("etcdReleases = %+v", rels)
-	}
-	dst := t.TempDir()
-	if err := Extract(ctx, gd, "v0.16.0", dst, "charts/kamaji-etcd"); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(dst, "charts/kamaji-etcd/Chart.yaml"))
-	if err != nil || string(b) != "name: kamaji-etcd\nversion: 0.16.0\n" {
-		t.Errorf("extracted Chart.yaml = %q, %v", b, err)
-	}
-	if _, err := os.Stat(filepath.Join(dst, "README.md")); !os.IsNotExist(err) {
-		t.Errorf("a path not asked for was extracted: %v", err)
-	}
-	if err := Extract(ctx, gd, "v9.9.9", t.TempDir(), "charts"); err == nil {
-		t.Error("Extract of a missing tag succeeded")
-	}
-	if _, _, err := Commit(ctx, gd, "v9.9.9"); err == nil {
-		t.Error("Commit of a missing tag succeeded")
 	}
 }

@@ -170,10 +170,22 @@ func reads(c *Chart, keys []string) bool {
 	return false
 }
 
+// chartLimits cap what ReadChart reads of an archive: a file, and all
+// files together (the lab's largest chart, cert-manager's, is about 2 MiB
+// unpacked).
+var chartLimits = limits{file: 16 << 20, total: 64 << 20}
+
+type limits struct{ file, total int64 }
+
 // ReadChart reads a chart archive's values and templates, and those of the
 // subcharts helm package wrote expanded under NAME/charts/SUB/ (helm
-// v3.19.0 pkg/chartutil/save.go:229-234).
+// v3.19.0 pkg/chartutil/save.go:229-234). A file over 16 MiB, or more than
+// 64 MiB in all, is refused.
 func ReadChart(archive string) (*Chart, error) {
+	return readChart(archive, chartLimits)
+}
+
+func readChart(archive string, l limits) (*Chart, error) {
 	f, err := os.Open(archive)
 	if err != nil {
 		return nil, err
@@ -184,6 +196,7 @@ func ReadChart(archive string) (*Chart, error) {
 		return nil, fmt.Errorf("%s: %w", archive, err)
 	}
 	files := map[string][]byte{}
+	var total int64
 	tr := tar.NewReader(gz)
 	for {
 		h, err := tr.Next()
@@ -196,9 +209,15 @@ func ReadChart(archive string) (*Chart, error) {
 		if h.Typeflag != tar.TypeReg {
 			continue
 		}
-		b, err := io.ReadAll(io.LimitReader(tr, 16<<20))
+		b, err := io.ReadAll(io.LimitReader(tr, l.file+1))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", archive, err)
+		}
+		if int64(len(b)) > l.file {
+			return nil, fmt.Errorf("%s: %s is larger than %d MiB: not a chart this reads", archive, h.Name, l.file>>20)
+		}
+		if total += int64(len(b)); total > l.total {
+			return nil, fmt.Errorf("%s: more than %d MiB of files: not a chart this reads", archive, l.total>>20)
 		}
 		files[path.Clean(h.Name)] = b
 	}

@@ -48,6 +48,8 @@ type Options struct {
 	// BasesOnly makes only the Debian root file systems and base images
 	// (minutes, network-bound; they can run beside the long Go builds).
 	BasesOnly bool
+
+	host host // the machine the prerequisites are checked on (tests)
 }
 
 // builder is one run's state: what is built so far, by reference.
@@ -73,11 +75,17 @@ type baseResult struct {
 }
 
 // Build builds (or reuses) every image of the plan — node images first,
-// as the longest and most needed — and reports each. It goes on past an
-// image that cannot be built; the report names it, why, and its log.
+// as the longest and most needed — and reports each. It starts nothing
+// unless every prerequisite is there (Prerequisites; the report's Stopped
+// says what is missing). It goes on past an image that cannot be built
+// to those that do not need it; the report names it, why, and its log.
 func Build(ctx context.Context, o Options, plan Plan) Report {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if err := Prerequisites(ctx, o); err != nil {
+		o.Log.Error(err.Error())
+		return notStarted(plan, err)
 	}
 	b := &builder{ctx: ctx, o: o, plan: plan, results: map[string]*Result{}, bins: map[string]binResult{}, bases: map[string]baseResult{}}
 	if o.BasesOnly {

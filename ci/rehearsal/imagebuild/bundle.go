@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/atomicfile"
 )
 
 // Saver is what writing a bundle needs of the daemon (docker.CLI).
@@ -99,19 +100,8 @@ func WriteBundle(ctx context.Context, d Saver, dir string, p Plan, rep Report, l
 	return idx, images.WriteIndex(dir, idx)
 }
 
+// save writes ref's archive to path whole or not at all (atomicfile: the
+// bundle directory is the user's choice, and this runs as root).
 func save(ctx context.Context, d Saver, ref, path string) error {
-	tmp := path + ".partial"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	err = d.Save(ctx, ref, f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Write(path, 0o644, func(w io.Writer) error { return d.Save(ctx, ref, w) })
 }

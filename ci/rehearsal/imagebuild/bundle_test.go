@@ -1,7 +1,11 @@
 package imagebuild
 
 import (
+	"context"
 	"errors"
+	"io"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -62,5 +66,36 @@ func TestReportNamesWhatFailedAndItsLog(t *testing.T) {
 	}
 	if f := rep.Failed(); len(f) != 1 || f[0].Ref != "b:1" {
 		t.Errorf("Failed = %+v", f)
+	}
+}
+
+// saver writes a fixed archive for any reference.
+type saver string
+
+func (s saver) Save(_ context.Context, _ string, w io.Writer) error {
+	_, err := io.WriteString(w, string(s))
+	return err
+}
+
+// issue 38: a symbolic link planted at "<archive>.partial" in the bundle
+// directory does not redirect the root-run save into another file.
+func TestSaveIgnoresAPlantedPartialFile(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(dir, "image.tar")
+	if err := os.Symlink(victim, dst+".partial"); err != nil {
+		t.Fatal(err)
+	}
+	if err := save(context.Background(), saver("image"), "ref", dst); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep" {
+		t.Errorf("the planted link's target now holds %q", b)
+	}
+	if fi, err := os.Lstat(dst); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("%s is %v (%v), want a regular file", dst, fi, err)
 	}
 }

@@ -30,7 +30,7 @@ func (b *builder) node(rec Recipe) {
 	id, reused, err := b.buildNode(rec, res.Log)
 	if err != nil {
 		res.Err = fmt.Errorf("node image %s could not be built: %w", rec.Ref, err)
-		b.o.Log.Warn("node image not built", "ref", rec.Ref, "why", err.Error())
+		b.o.Log.Error("node image not built", "ref", rec.Ref, "why", err.Error())
 		return
 	}
 	res.Local, res.ID, res.Reused, res.Took = LocalTag(rec.Ref), id, reused, time.Since(start)
@@ -59,18 +59,9 @@ func (b *builder) buildNode(rec Recipe, logPath string) (string, bool, error) {
 	if err != nil {
 		return "", false, err
 	}
-	preloads := NodePreloads(kubeadmImages, SandboxImage, kf.CNIImages, kf.StorageImages)
-	var missing []string
-	var built []string
-	for _, p := range preloads {
-		if r := b.ensure(p); r.ID == "" {
-			missing = append(missing, p)
-		} else {
-			built = append(built, r.Local)
-		}
-	}
-	if len(missing) > 0 {
-		b.o.Log.Warn("node image lacks preloaded images that could not be built; pods using them will try to pull", "node", rec.Ref, "missing", missing)
+	built, err := b.preloads(NodePreloads(kubeadmImages, SandboxImage, kf.CNIImages, kf.StorageImages))
+	if err != nil {
+		return "", false, err
 	}
 	crictl, err := b.program(CrictlProgram(), "5–10 min on 2 busy cores")
 	if err != nil {
@@ -103,10 +94,26 @@ func (b *builder) buildNode(rec Recipe, logPath string) (string, bool, error) {
 	if err != nil {
 		return "", false, err
 	}
-	if len(missing) > 0 {
-		return id, false, fmt.Errorf("built %s without %v (see their errors)", local, missing)
-	}
 	return id, id == before, nil
+}
+
+// preloads builds (or finds built) each image a node preloads and returns
+// their local names. One that could not be built fails the node: a node
+// without its preloads would pull them, which a lab without registry
+// access cannot, so it is not built at all.
+func (b *builder) preloads(refs []string) ([]string, error) {
+	var built, missing []string
+	for _, p := range refs {
+		if r := b.ensure(p); r.ID == "" {
+			missing = append(missing, p)
+		} else {
+			built = append(built, r.Local)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("its preloaded images %s were not built (their errors are in the report): the node image is not built without them", strings.Join(missing, ", "))
+	}
+	return built, nil
 }
 
 // pause compiles pause.c of the lab's newest Kubernetes module once.
@@ -170,19 +177,33 @@ func (b *builder) kindnetdTree() (string, error) {
 		return "", fmt.Errorf("kindnetd is built from git history (the module proxy serves neither kind's images/kindnetd at %s nor sigs.k8s.io/kube-network-policies at %s): give git directories of kubernetes-sigs/kind and kubernetes-sigs/kube-network-policies with --kind-git-dir and --kube-network-policies-git-dir",
 			KindnetdCommit[:8], KubeNetworkPoliciesCommit[:12])
 	}
-	dir := filepath.Join(b.root(), "src", "kindnetd-"+KindnetdCommit[:12]+"-knp-"+KubeNetworkPoliciesCommit[:12])
+	return b.kindnetdTreeOf(KindnetdSnapshot, KubeNetworkPoliciesSnapshot)
+}
+
+func (b *builder) kindnetdTreeOf(kind, knp Snapshot) (string, error) {
+	for _, c := range []struct {
+		s      Snapshot
+		gitDir string
+		flag   string
+	}{{kind, b.o.KindGitDir, "--kind-git-dir"}, {knp, b.o.KubeNetworkPoliciesGitDir, "--kube-network-policies-git-dir"}} {
+		if _, err := CheckSnapshot(b.ctx, c.gitDir, c.s); err != nil {
+			return "", fmt.Errorf("%w (%s %s)", err, c.flag, c.gitDir)
+		}
+	}
+	dir := filepath.Join(b.root(), "src", "kindnetd-"+kind.Commit[:12]+"-knp-"+knp.Commit[:12])
 	err := cache.Fill(b.ctx, b.o.Log, "kindnetd source", dir, func(partial, logPath string) error {
+		if err := ExtractSnapshot(b.ctx, b.o.KindGitDir, kind, partial, "images/kindnetd"); err != nil {
+			return err
+		}
+		if err := ExtractSnapshot(b.ctx, b.o.KubeNetworkPoliciesGitDir, knp, filepath.Join(partial, "kube-network-policies")); err != nil {
+			return err
+		}
 		// partial is renamed to dir: the replace names the final path.
-		knp := filepath.Join(dir, "kube-network-policies")
-		script := `set -e
-git --git-dir="$1" archive "$2" images/kindnetd | tar -x -C "$3"
-mkdir -p "$3/kube-network-policies"
-git --git-dir="$4" archive "$5" | tar -x -C "$3/kube-network-policies"
-cd "$3/images/kindnetd" && go mod edit -replace "sigs.k8s.io/kube-network-policies=$6"`
-		cmd := exec.CommandContext(b.ctx, "sh", "-c", script, "sh", b.o.KindGitDir, KindnetdCommit, partial, b.o.KubeNetworkPoliciesGitDir, KubeNetworkPoliciesCommit, knp)
+		cmd := exec.CommandContext(b.ctx, "go", "mod", "edit", "-replace", "sigs.k8s.io/kube-network-policies="+filepath.Join(dir, "kube-network-policies"))
+		cmd.Dir = filepath.Join(partial, "images", "kindnetd")
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			_ = os.WriteFile(logPath, msg, 0o644)
-			return fmt.Errorf("kindnetd source from git: %w: %s", err, msg)
+			return fmt.Errorf("kindnetd source: go mod edit: %w: %s", err, msg)
 		}
 		return nil
 	})

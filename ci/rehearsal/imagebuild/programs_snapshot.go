@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/gitsnap"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/gobuild"
 )
 
@@ -29,6 +30,9 @@ type Snapshot struct {
 	Time time.Time
 }
 
+// Pin is the snapshot as gitsnap checks it.
+func (s Snapshot) Pin() gitsnap.Pin { return gitsnap.Pin{Repo: s.Repo, Tag: s.Tag, Commit: s.Commit} }
+
 // Dir names the snapshot's extracted tree in the cache.
 func (s Snapshot) Dir() string {
 	name := strings.ReplaceAll(s.Repo, "/", "+")
@@ -40,10 +44,7 @@ func (s Snapshot) Dir() string {
 
 // Rev is what the snapshot is called in messages: its tag, else its commit.
 func (s Snapshot) Rev() string {
-	if s.Tag != "" {
-		return s.Tag
-	}
-	return s.Commit[:12]
+	return s.Pin().Rev()
 }
 
 // The lab's pinned snapshots (tags as the lab file and charts name them;
@@ -61,7 +62,31 @@ var (
 	// commit is the pin.
 	CertgenSnapshot = Snapshot{Repo: "kubernetes/ingress-nginx",
 		Commit: "54523641a89a2b026180eb1e779152b8e939b11a", Time: time.Unix(1634058467, 0).UTC()}
+	// KamajiEtcdSnapshot is the kamaji-etcd chart resolved into Kamaji's
+	// (chartbuild.SelectKamajiEtcd); charts are made from these pins too.
+	KamajiEtcdSnapshot = Snapshot{Repo: "clastix/kamaji-etcd", Tag: "v0.17.0",
+		Commit: "92f31f016f4e91eae69797a538f88d768ddc7099", Time: time.Unix(1783790721, 0).UTC()}
+	// KindnetdSnapshot and KubeNetworkPoliciesSnapshot are kindnetd's
+	// sources (KindnetdCommit says why these commits).
+	KindnetdSnapshot            = Snapshot{Repo: "kubernetes-sigs/kind", Commit: KindnetdCommit}
+	KubeNetworkPoliciesSnapshot = Snapshot{Repo: "kubernetes-sigs/kube-network-policies", Commit: KubeNetworkPoliciesCommit}
 )
+
+// Pinned are every snapshot the rehearsal builds from, images and charts.
+func Pinned() []Snapshot {
+	return []Snapshot{KamajiSnapshot, HAMiSnapshot, CertManagerSnapshot, CertgenSnapshot, KamajiEtcdSnapshot, KindnetdSnapshot, KubeNetworkPoliciesSnapshot}
+}
+
+// PinFor is the pinned snapshot of repo at tag, or an error saying how to
+// pin it.
+func PinFor(repo, tag string) (Snapshot, error) {
+	for _, s := range Pinned() {
+		if s.Repo == repo && s.Tag == tag {
+			return s, nil
+		}
+	}
+	return Snapshot{}, fmt.Errorf("%s %s has no pinned commit: read it in a snapshot (git rev-parse %s^{commit}), check it is the release, and add it to ci/rehearsal/imagebuild/programs_snapshot.go", repo, tag, tag)
+}
 
 // ParseGitDirs parses --git-dir values, OWNER/NAME=DIR, into a map.
 func ParseGitDirs(specs []string) (map[string]string, error) {

@@ -29,6 +29,8 @@ type Result struct {
 type Report struct {
 	Results     []Result
 	Differences []string
+	// Stopped says why the run did not start (Prerequisites).
+	Stopped error
 }
 
 // Failed are the results without an image.
@@ -44,6 +46,9 @@ func (r Report) Failed() []Result {
 
 // Write prints the report: a table of images, then the differences.
 func (r Report) Write(w io.Writer) {
+	if r.Stopped != nil {
+		fmt.Fprintf(w, "%v\n\n", r.Stopped)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "IMAGE\tHOW\tRESULT")
 	results := append([]Result(nil), r.Results...)

@@ -93,44 +93,38 @@ func snapshotSource(s Snapshot, what string) string {
 	return out
 }
 
-// snapshotTree extracts s's tree (`git archive` of its commit, only paths
-// when given) from the git directory --git-dir names for s.Repo into the
-// cache once, checking first that the snapshot's tag names the pinned
-// commit. edit are shell lines run in the extracted tree; "$4" in them is
-// the tree's final path (go.mod replaces name it; they run before the
-// rename).
+// snapshotTree extracts s's tree (ExtractSnapshot: the pinned commit,
+// only paths when given) from the git directory --git-dir names for
+// s.Repo into the cache once, checking on every run that the snapshot's
+// tag still names the pinned commit. edit are shell lines run in the
+// extracted tree; "$4" in them is the tree's final path (go.mod replaces
+// name it; they run before the rename), "$1"–"$3" the git directory, the
+// commit and the tree being filled.
 func (b *builder) snapshotTree(s Snapshot, paths, edit []string) (string, error) {
 	gitDir := b.o.GitDirs[s.Repo]
 	if gitDir == "" {
-		return "", fmt.Errorf("%s %s is built from git history (the module proxy does not serve it): give a git directory of github.com/%s holding tag %s with --git-dir %s=DIR (the fetch tool's snapshot)",
-			s.Repo, s.Tag, s.Repo, s.Tag, s.Repo)
+		return "", fmt.Errorf("%s %s is built from git history (the module proxy does not serve it): give a git directory of github.com/%s holding %s with --git-dir %s=DIR (the fetch tool's snapshot)",
+			s.Repo, s.Rev(), s.Repo, s.Rev(), s.Repo)
 	}
-	rev := s.Commit
-	if s.Tag != "" {
-		rev = "refs/tags/" + s.Tag
-	}
-	out, err := exec.CommandContext(b.ctx, "git", "--git-dir", gitDir, "rev-parse", "--verify", "--quiet", rev+"^{commit}").Output()
-	if err != nil {
-		return "", fmt.Errorf("git directory %s (--git-dir %s) has no %s: %w; fetch a snapshot of github.com/%s that holds it", gitDir, s.Repo, s.Rev(), err, s.Repo)
-	}
-	if got := strings.TrimSpace(string(out)); got != s.Commit {
-		return "", fmt.Errorf("tag %s of %s names commit %s in %s, not the pinned %s: the tag moved upstream; check the new commit and update the pin in programs_snapshot.go", s.Tag, s.Repo, got, gitDir, s.Commit)
+	if _, err := CheckSnapshot(b.ctx, gitDir, s); err != nil {
+		return "", fmt.Errorf("%w (--git-dir %s=%s)", err, s.Repo, gitDir)
 	}
 	dir := filepath.Join(b.root(), "src", s.Dir())
 	if len(paths)+len(edit) > 0 {
 		dir += "-" + cache.Key(append(append([]string{"paths"}, paths...), append([]string{"edit"}, edit...)...)...)
 	}
-	err = cache.Fill(b.ctx, b.o.Log, s.Repo+" "+s.Tag+" source", dir, func(partial, logPath string) error {
-		script := `set -e
-git --git-dir="$1" archive "$2" "${@:5}" | tar -x -C "$3"`
-		if len(edit) > 0 {
-			script += "\ncd \"$3\"\n" + strings.Join(edit, "\n")
+	err := cache.Fill(b.ctx, b.o.Log, s.Repo+" "+s.Rev()+" source", dir, func(partial, logPath string) error {
+		if err := ExtractSnapshot(b.ctx, gitDir, s, partial, paths...); err != nil {
+			return err
 		}
-		args := append([]string{"bash", gitDir, s.Commit, partial, dir}, paths...)
-		cmd := exec.CommandContext(b.ctx, "bash", append([]string{"-c", script}, args...)...)
+		if len(edit) == 0 {
+			return nil
+		}
+		cmd := exec.CommandContext(b.ctx, "bash", "-c", "set -e\n"+strings.Join(edit, "\n"), "bash", gitDir, s.Commit, partial, dir)
+		cmd.Dir = partial
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			_ = os.WriteFile(logPath, msg, 0o644)
-			return fmt.Errorf("%s %s source from git directory %s: %w: %s", s.Repo, s.Tag, gitDir, err, msg)
+			return fmt.Errorf("%s %s source: editing the extracted tree: %w: %s", s.Repo, s.Rev(), err, msg)
 		}
 		return nil
 	})

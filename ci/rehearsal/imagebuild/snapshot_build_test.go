@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/gitsnap/gitsnaptest"
 )
 
 // gitRepo makes a bare repository with one commit tagged v1 (a.txt and
@@ -91,5 +93,54 @@ func TestSnapshotTreeRefusesWhatIsNotThePin(t *testing.T) {
 				t.Errorf("error %v, want one saying %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// issue 38's recipe: the git directory's own smudge filter is not run by
+// the snapshot's extraction, and the files are the committed ones.
+func TestSnapshotTreeRunsNoFilterOfTheGitDir(t *testing.T) {
+	gitDir, commit := gitRepo(t)
+	pwned := gitsnaptest.Poison(t, gitDir)
+	b := &builder{ctx: context.Background(), o: Options{Root: t.TempDir(), GitDirs: map[string]string{"o/r": gitDir}}}
+	dir, err := b.snapshotTree(Snapshot{Repo: "o/r", Tag: "v1", Commit: commit}, nil, nil)
+	gitsnaptest.Pwned(t, pwned)
+	if err != nil {
+		t.Fatalf("snapshotTree of a poisoned git directory: %v, want a clean extraction", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(got) != "a\n" {
+		t.Errorf("a.txt = %q", got)
+	}
+}
+
+// kindnetd's two sources: extracted from poisoned git directories without
+// running their filters, the module pointed at the other tree.
+func TestKindnetdTreeRunsNoFilterOfTheGitDirs(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not installed")
+	}
+	kindDir, kindCommit := gitsnaptest.Repo(t, map[string]string{
+		"images/kindnetd/go.mod": "module sigs.k8s.io/kind/images/kindnetd\n\ngo 1.22\n\nrequire sigs.k8s.io/kube-network-policies v0.0.0\n",
+		"README.md":              "kind\n",
+	}, "")
+	knpDir, knpCommit := gitsnaptest.Repo(t, map[string]string{"go.mod": "module sigs.k8s.io/kube-network-policies\n\ngo 1.22\n"}, "")
+	pwned := []string{gitsnaptest.Poison(t, kindDir), gitsnaptest.Poison(t, knpDir)}
+	b := &builder{ctx: context.Background(), o: Options{Root: t.TempDir(), KindGitDir: kindDir, KubeNetworkPoliciesGitDir: knpDir}}
+	tree, err := b.kindnetdTreeOf(Snapshot{Repo: "kubernetes-sigs/kind", Commit: kindCommit}, Snapshot{Repo: "kubernetes-sigs/kube-network-policies", Commit: knpCommit})
+	for _, p := range pwned {
+		gitsnaptest.Pwned(t, p)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := os.ReadFile(filepath.Join(tree, "go.mod"))
+	want := "replace sigs.k8s.io/kube-network-policies => " + filepath.Join(filepath.Dir(filepath.Dir(tree)), "kube-network-policies")
+	if err != nil || !strings.Contains(string(mod), want) {
+		t.Errorf("kindnetd go.mod = %q, %v; want %q", mod, err, want)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(filepath.Dir(tree)), "README.md")); err == nil {
+		t.Error("kind's README.md extracted though only images/kindnetd was asked for")
+	}
+	if _, err := b.kindnetdTreeOf(Snapshot{Repo: "kubernetes-sigs/kind", Commit: knpCommit}, Snapshot{Repo: "kubernetes-sigs/kube-network-policies", Commit: knpCommit}); err == nil || !strings.Contains(err.Error(), "--kind-git-dir") {
+		t.Errorf("a kind git directory without the pinned commit: %v, want an error naming --kind-git-dir", err)
 	}
 }
