@@ -145,7 +145,7 @@ func (s workersStage) Run(ctx context.Context, e *Env) (string, error) {
 			}
 			// Before the join: the node's pods (CNI, kube-proxy, CoreDNS,
 			// konnectivity agent) start as soon as it registers.
-			if err := e.PreloadNode(ctx, Workers, e.Lab.NodeName(t.Name, w.Name)); err != nil {
+			if err := e.PreloadNode(ctx, Workers, t.Name, e.Lab.NodeName(t.Name, w.Name)); err != nil {
 				return "", fail(Workers, "worker "+e.Lab.NodeName(t.Name, w.Name), "image bundle", err)
 			}
 		}
