@@ -33,7 +33,11 @@ import (
 // So an entry the check would pass over — a second one of a name, an
 // absolute or "..", an oversized or non-regular one under a metadata name,
 // one below a link — is refused instead, naming the entry; the one
-// behaviour every loader shares is then the check's. Layers are still
+// behaviour every loader shares is then the check's. The archives daemons
+// write have none of these: containerd's exporter writes each name once
+// (containerd v2.3.3 core/images/archive/exporter.go:637-641, as moby
+// docker-v29.7.2 vendors it), Docker's classic save tars a directory it
+// filled (moby v20.10.24 image/tarexport/save.go:191,283). Layers are still
 // passed over unread: the daemon checks them against the config
 // (doc.go).
 
