@@ -1,8 +1,6 @@
 package images
 
 import (
-	"archive/tar"
-	"bytes"
 	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/hex"
@@ -77,16 +75,6 @@ func (a ArchiveImage) Describe() string {
 // archives are such files).
 var errNotImageArchive = errors.New("not an image archive")
 
-// The archive's files kept to read: manifests, indexes and configs are
-// JSON of a few KB (kindest/node's config ~10 KB); a layer (tar, gzip,
-// zstd) is told apart by its first bytes and passed over, whatever its
-// size. The caps keep a crafted archive from filling memory.
-const (
-	maxMetadataFile  = 4 << 20
-	maxMetadataTotal = 64 << 20
-	sniffLen         = 64
-)
-
 // ReadArchive reads the image archive at path.
 func ReadArchive(path string) (ArchiveImage, error) {
 	f, err := os.Open(path)
@@ -98,12 +86,12 @@ func ReadArchive(path string) (ArchiveImage, error) {
 }
 
 func readArchive(r io.Reader) (ArchiveImage, error) {
-	files, err := metadataFiles(r)
+	files, err := readEntries(r)
 	if err != nil {
 		return ArchiveImage{}, err
 	}
-	_, hasDocker := files["manifest.json"]
-	_, hasOCI := files["index.json"]
+	_, hasDocker := files.kept["manifest.json"]
+	_, hasOCI := files.kept["index.json"]
 	if !hasDocker && !hasOCI {
 		return ArchiveImage{}, fmt.Errorf("%w: neither manifest.json nor index.json", errNotImageArchive)
 	}
@@ -121,59 +109,11 @@ func readArchive(r io.Reader) (ArchiveImage, error) {
 	return a, nil
 }
 
-// metadataFiles returns the archive's small regular files that may name
-// the image, by cleaned path.
-func metadataFiles(r io.Reader) (map[string][]byte, error) {
-	files := map[string][]byte{}
-	total := int64(0)
-	tr := tar.NewReader(r)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return files, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", errNotImageArchive, err)
-		}
-		name := path.Clean(h.Name)
-		if h.Typeflag != tar.TypeReg || h.Size > maxMetadataFile || !metadataName(name) {
-			continue
-		}
-		head := make([]byte, min(h.Size, sniffLen))
-		if _, err := io.ReadFull(tr, head); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if t := bytes.TrimLeft(head, " \t\r\n"); len(t) == 0 || (t[0] != '{' && t[0] != '[') {
-			continue // not JSON: a layer
-		}
-		if total += h.Size; total > maxMetadataTotal {
-			return nil, fmt.Errorf("more than %d MiB of manifests and configs", maxMetadataTotal>>20)
-		}
-		rest, err := io.ReadAll(tr)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		files[name] = append(head, rest...)
-	}
-}
-
-// metadataName: manifest.json, index.json, a blob, or Docker 20.10's
-// "<hex>.json" config at the top.
-func metadataName(name string) bool {
-	switch {
-	case name == "manifest.json" || name == "index.json":
-		return true
-	case strings.HasPrefix(name, "blobs/"):
-		return strings.Count(name, "/") == 2
-	}
-	return !strings.Contains(name, "/") && strings.HasSuffix(name, ".json")
-}
-
 // dockerConfig reads manifest.json's one image and returns its config's
 // digest, checked against the config's bytes.
-func dockerConfig(files map[string][]byte) (string, error) {
+func dockerConfig(files archiveFiles) (string, error) {
 	var items []struct{ Config string }
-	if err := json.Unmarshal(files["manifest.json"], &items); err != nil {
+	if err := json.Unmarshal(files.kept["manifest.json"], &items); err != nil {
 		return "", fmt.Errorf("manifest.json: %w", err)
 	}
 	if len(items) != 1 {
@@ -188,8 +128,11 @@ func dockerConfig(files map[string][]byte) (string, error) {
 	} else {
 		return "", fmt.Errorf("manifest.json: config %q is neither blobs/<alg>/<hex> nor <hex>.json", items[0].Config)
 	}
-	b, ok := files[p]
-	if !ok {
+	b, err := files.read(p)
+	if err != nil {
+		return "", fmt.Errorf("manifest.json: config %s: %w", p, err)
+	}
+	if b == nil {
 		return "", fmt.Errorf("manifest.json: config %s is not in the archive", p)
 	}
 	if err := verify(digest, b); err != nil {
@@ -201,9 +144,9 @@ func dockerConfig(files map[string][]byte) (string, error) {
 // ociImage reads index.json: it must point to one image (one digest, under
 // however many names), which leads to a's config, or names it when there
 // is no manifest.json.
-func ociImage(files map[string][]byte, a *ArchiveImage) error {
+func ociImage(files archiveFiles, a *ArchiveImage) error {
 	var index struct{ Manifests []descriptor }
-	if err := json.Unmarshal(files["index.json"], &index); err != nil {
+	if err := json.Unmarshal(files.kept["index.json"], &index); err != nil {
 		return fmt.Errorf("index.json: %w", err)
 	}
 	var top []descriptor
@@ -243,7 +186,7 @@ type descriptor struct {
 // walker follows index.json down to configs; reach records, per config,
 // the manifests and indexes that lead to it, outermost first.
 type walker struct {
-	files map[string][]byte
+	files archiveFiles
 	reach map[string][]string
 }
 
@@ -263,8 +206,11 @@ func (w walker) walk(d descriptor, depth int) ([]string, error) {
 	if depth > 4 {
 		return nil, fmt.Errorf("index.json: indexes nested deeper than 4 at %s", d.Digest)
 	}
-	b, ok := w.files[blobPath(d.Digest)]
-	if !ok {
+	b, err := w.files.read(blobPath(d.Digest))
+	if err != nil {
+		return nil, fmt.Errorf("index.json: %s: %w", d.Digest, err)
+	}
+	if b == nil {
 		return nil, nil
 	}
 	if err := verify(d.Digest, b); err != nil {
@@ -285,7 +231,11 @@ func (w walker) walk(d descriptor, depth int) ([]string, error) {
 	var configs []string
 	switch {
 	case slices.Contains(manifestTypes, mt):
-		if _, ok := w.files[blobPath(body.Config.Digest)]; !ok {
+		c, err := w.files.read(blobPath(body.Config.Digest))
+		if err != nil {
+			return nil, fmt.Errorf("manifest %s: config %s: %w", d.Digest, body.Config.Digest, err)
+		}
+		if c == nil {
 			return nil, nil
 		}
 		configs = []string{body.Config.Digest}
@@ -301,7 +251,7 @@ func (w walker) walk(d descriptor, depth int) ([]string, error) {
 		return nil, fmt.Errorf("blob %s: media type %q is neither an image manifest nor an index", d.Digest, mt)
 	}
 	for _, c := range configs {
-		if err := verify(c, w.files[blobPath(c)]); err != nil {
+		if err := verify(c, w.files.kept[blobPath(c)]); err != nil {
 			return nil, fmt.Errorf("config %s: %w", c, err)
 		}
 		w.reach[c] = slices.Insert(w.reach[c], 0, d.Digest)

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"maps"
@@ -187,7 +188,8 @@ func TestReadArchiveRefuses(t *testing.T) {
 
 // Layers are passed over by their first bytes, whatever their number and
 // size: small ones too, more of them than the cap on what is kept (a
-// stream, so the test holds none of them).
+// stream, so the test holds none of them). Each has a name of its own, as
+// in an archive a daemon wrote (a name twice is refused: entries_test.go).
 func TestReadArchivePassesOverLayers(t *testing.T) {
 	files := recorded(t, recordedContainerd)
 	pr, pw := io.Pipe()
@@ -195,7 +197,7 @@ func TestReadArchivePassesOverLayers(t *testing.T) {
 		tw := tar.NewWriter(pw)
 		layer := append([]byte{0x1f, 0x8b}, bytes.Repeat([]byte{'{'}, maxMetadataFile-2)...) // gzip's magic first
 		for i := range maxMetadataTotal/maxMetadataFile + 4 {
-			tw.WriteHeader(&tar.Header{Name: "blobs/sha256/" + strings.Repeat(strconv.Itoa(i%10), 64), Mode: 0o444, Size: int64(len(layer)), Typeflag: tar.TypeReg})
+			tw.WriteHeader(&tar.Header{Name: fmt.Sprintf("blobs/sha256/%064x", i), Mode: 0o444, Size: int64(len(layer)), Typeflag: tar.TypeReg})
 			tw.Write(layer)
 		}
 		for _, n := range slices.Sorted(maps.Keys(files)) {

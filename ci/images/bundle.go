@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/sourcegraph/conc/pool"
@@ -199,12 +200,61 @@ func WriteIndex(dir string, idx Index) error {
 
 // ReadIndex reads dir/index.json.
 func ReadIndex(dir string) (Index, error) {
-	b, err := os.ReadFile(filepath.Join(dir, IndexFile))
+	raw, err := readIndexFile(dir)
 	if err != nil {
-		return Index{}, fmt.Errorf("image bundle %s: %w (write one with `labctl images save %s`)", dir, err, dir)
+		return Index{}, err
 	}
+	return parseIndex(dir, raw)
+}
+
+// maxIndexFile caps what a bundle's index.json (and LoadOnce's record of
+// it) may take: the lab's ~17 images and a few charts are a few KB, and a
+// file larger than this is none labctl or the Dagger module wrote.
+const maxIndexFile = 1 << 20
+
+// readIndexFile reads dir/index.json, a regular file of at most
+// maxIndexFile bytes.
+func readIndexFile(dir string) ([]byte, error) {
+	b, err := readCapped(filepath.Join(dir, IndexFile), maxIndexFile)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("image bundle %s: %w (write one with `labctl images save %s`)", dir, err, dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("image bundle %s: %w", dir, err)
+	}
+	return b, nil
+}
+
+// readCapped reads the regular file p, refusing one larger than limit
+// bytes. It opens without blocking (a named pipe would wait for a
+// writer) and checks what it opened.
+func readCapped(p string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (mode %s)", p, fi.Mode())
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s is larger than %d KiB, more than any bundle index takes: not an index labctl or the Dagger module wrote", p, limit>>10)
+	}
+	return b, nil
+}
+
+// parseIndex reads raw, dir's index.json.
+func parseIndex(dir string, raw []byte) (Index, error) {
 	var idx Index
-	if err := json.Unmarshal(b, &idx); err != nil {
+	if err := json.Unmarshal(raw, &idx); err != nil {
 		return Index{}, fmt.Errorf("image bundle %s/%s: %w", dir, IndexFile, err)
 	}
 	for i, e := range idx.Images {
@@ -263,6 +313,11 @@ func load(ctx context.Context, d Daemon, dir string, opts LoadOptions, log *slog
 	if err != nil {
 		return nil, nil, err
 	}
+	return loadIndex(ctx, d, dir, idx, opts, log)
+}
+
+// loadIndex is load of the bundle idx, read from dir.
+func loadIndex(ctx context.Context, d Daemon, dir string, idx Index, opts LoadOptions, log *slog.Logger) (Loaded, []string, error) {
 	// Before anything is loaded: each archive against its entry, and each
 	// pin against what can tie it.
 	checks, err := checkArchives(ctx, d, dir, idx, opts, log)

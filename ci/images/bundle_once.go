@@ -31,20 +31,25 @@ const pinsChecked = "checked-or-listed-unverified"
 // `labctl up --only STAGE --images DIR` runs once per stage in the Dagger
 // module, and loading gigabytes six times would cost minutes.
 func LoadOnce(ctx context.Context, d Daemon, dir, record string, opts LoadOptions, log *slog.Logger) (Loaded, error) {
-	raw, err := os.ReadFile(filepath.Join(dir, IndexFile))
+	raw, err := readIndexFile(dir)
 	if err != nil {
-		return nil, fmt.Errorf("image bundle %s: %w (write one with `labctl images save %s`)", dir, err, dir)
+		return nil, err
+	}
+	idx, err := parseIndex(dir, raw)
+	if err != nil {
+		return nil, err
 	}
 	sum := sha256.Sum256(raw)
 	want := hex.EncodeToString(sum[:])
-	if b, err := os.ReadFile(record); err == nil {
+	if b, err := readCapped(record, maxIndexFile); err == nil {
 		var r loadRecord
 		if json.Unmarshal(b, &r) == nil && r.Index == want && r.Pins == pinsChecked && (len(r.Unverified) == 0 || opts.AllowUnverifiedPins) && stillThere(ctx, d, r.Loaded) {
 			log.Info("image bundle already loaded", "dir", dir, "images", len(r.Loaded))
 			return r.Loaded, nil
 		}
 	}
-	loaded, unverified, err := load(ctx, d, dir, opts, log)
+	// The index hashed is the index loaded: read once.
+	loaded, unverified, err := loadIndex(ctx, d, dir, idx, opts, log)
 	if err != nil {
 		return nil, err
 	}

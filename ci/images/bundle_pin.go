@@ -131,12 +131,18 @@ func unverifiedPin(e Entry, c archiveCheck) error {
 		errPinUnverified, e.Ref, c.pin, found, AllowUnverifiedPinsFlag)
 }
 
-// nameLoaded checks that the archive of e held the image its entry says,
-// where the archive could not be read before (the daemon's ID against the
-// index), ties a digest-pinned image to its pin (checkPin), and returns
-// the name the image has now: its ID for a digest-pinned reference, else
-// e.Ref, tagged unless the archive already gave it that name.
+// nameLoaded checks that the daemon loaded the image the archive check
+// verified (its config or one of its manifests: whatever else the daemon
+// read, the check did not vouch for it), or where the archive could not
+// be read before, the image its entry records; ties a digest-pinned image
+// to its pin (checkPin); and returns the name the image has now: its ID
+// for a digest-pinned reference, else e.Ref, tagged unless the archive
+// already gave it that name. A refused image stays on the daemon under
+// its ID (or a name the archive gave it), never under e.Ref.
 func nameLoaded(ctx context.Context, d Daemon, e Entry, c archiveCheck, as, id string) (string, error) {
+	if c.image != nil && !c.image.Holds(id) {
+		return "", fmt.Errorf("archive %s loaded as image %s, but the archive check read the image of %s: the daemon read other entries than the check (an altered archive), or made its own manifest for a docker save archive (a containerd image store loading an archive without index.json, which the check cannot tie to the config); re-create the bundle with `labctl images save` on a daemon of the same image store", e.File, id, c.image.Describe())
+	}
 	if rec := e.recorded(); c.image == nil && len(rec) > 0 && !slices.Contains(rec, id) {
 		return "", fmt.Errorf("archive %s holds image %s, the index says %s (re-create the bundle)", e.File, id, strings.Join(rec, ", "))
 	}

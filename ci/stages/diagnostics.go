@@ -33,6 +33,10 @@ import (
 //	tenants/<t>/pods.txt       kube-system pods
 //	tenants/<t>/logs/<pod>.log logs of HAMi and the bind finalizer
 //	workers/<node>.log         docker logs and kubelet journal of each worker
+//
+// Only what this state dir made is read from (owner.go): the kind cluster
+// when it is this state dir's, the workers it started (OwnedContainers);
+// a foreign cluster of the lab's name is named in errors.txt instead.
 func Diagnose(ctx context.Context, e *Env, failed *Error, dir string) error {
 	var errs []error
 	note := func(err error) {
@@ -50,7 +54,12 @@ func Diagnose(ctx context.Context, e *Env, failed *Error, dir string) error {
 	}
 	write("error.txt", []byte(failed.Error()+"\n"))
 
-	if ok, _ := e.Kind.Exists(ctx, e.Lab.Name); ok {
+	// Only this state dir's cluster and containers (owner.go): a bring-up
+	// that failed because a foreign cluster or container has the lab's
+	// names must not run kind or journalctl against it.
+	if owned, err := e.OwnedKindCluster(ctx); err != nil {
+		note(fmt.Errorf("kind export logs: not collected: %w", err))
+	} else if owned {
 		note(e.Kind.CollectLogs(ctx, e.Lab.Name, filepath.Join(dir, "kind")))
 	}
 	if mc, err := e.ManagementClients(); err == nil {
@@ -100,7 +109,7 @@ func Diagnose(ctx context.Context, e *Env, failed *Error, dir string) error {
 			}
 		}
 	}
-	if names, err := e.Docker.ListContainers(ctx, e.LabLabel()); err == nil {
+	if names, err := e.OwnedContainers(ctx); err == nil {
 		for _, n := range names {
 			var b strings.Builder
 			out, err := e.Docker.Logs(ctx, n)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gpu-lab/gpu-lab/ci/docker"
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/internal/nodeimage"
 )
@@ -54,12 +55,19 @@ func (p *Preload) preloadFor(stage string, place images.Place) []string {
 
 // PreloadStage imports the stage's bundled images into every existing node
 // that runs them: the management node, and the workers already there (a
-// worker the workers stage starts gets them from PreloadNode).
+// worker the workers stage starts gets them from PreloadNode). Each node
+// is checked to be this state dir's first (owner.go): `labctl up --only
+// STAGE --images DIR` reaches here without the cluster or workers stage,
+// and a container named like a lab node may be another state dir's, or
+// no lab's at all.
 func (e *Env) PreloadStage(ctx context.Context, stage string) error {
 	if e.Preload == nil {
 		return nil
 	}
 	if refs := e.Preload.preloadFor(stage, images.Management); len(refs) > 0 {
+		if err := e.managementNodeOwned(ctx); err != nil {
+			return fmt.Errorf("preload images into %s: %w", e.ControlPlaneContainer(), err)
+		}
 		if err := e.importAll(ctx, e.ControlPlaneContainer(), refs); err != nil {
 			return err
 		}
@@ -71,24 +79,64 @@ func (e *Env) PreloadStage(ctx context.Context, stage string) error {
 	for _, t := range e.Lab.Tenants {
 		for _, w := range t.Workers {
 			node := e.Lab.NodeName(t.Name, w.Name)
-			ok, err := e.Docker.ContainerExists(ctx, node)
+			c, err := e.Docker.InspectContainer(ctx, node)
+			if docker.IsNotFound(err) {
+				continue // the workers stage starts it, then PreloadNode
+			}
 			if err != nil {
 				return fmt.Errorf("preload images into %s: %w", node, err)
 			}
-			if ok {
-				if err := e.importAll(ctx, node, refs); err != nil {
-					return err
-				}
+			if err := e.workerOwned(c, t.Name); err != nil {
+				return fmt.Errorf("preload images into %s: %w", node, err)
+			}
+			if err := e.importAll(ctx, node, refs); err != nil {
+				return err
 			}
 		}
 	}
 	return nil
 }
 
-// PreloadNode imports the stage's bundled worker images into one worker.
-func (e *Env) PreloadNode(ctx context.Context, stage, node string) error {
+// managementNodeOwned: the management node is a node container of this
+// state dir's kind cluster — the cluster is this state dir's
+// (OwnedKindCluster: every container kind lists for it has an ID the state
+// dir recorded) and the container of the node's name is the one recorded
+// under that name.
+func (e *Env) managementNodeOwned(ctx context.Context) error {
+	owned, err := e.OwnedKindCluster(ctx)
+	if err != nil {
+		return err
+	}
+	name := e.ControlPlaneContainer()
+	if !owned {
+		return fmt.Errorf("kind cluster %s does not exist: run the cluster stage first (`labctl up`)", e.Lab.Name)
+	}
+	rec, _, err := ReadOwnerRecord(e.State)
+	if err != nil {
+		return err
+	}
+	c, err := e.Docker.InspectContainer(ctx, name)
+	if err != nil {
+		return err
+	}
+	if want := rec.KindNodes[name]; want == "" || want != c.ID {
+		return fmt.Errorf("container %s (ID %s) exists but %w %s: it is not the node container the state dir recorded for kind cluster %s; labctl imports nothing into it", name, shortID(c.ID), ErrNotOwned, e.State, e.Lab.Name)
+	}
+	return nil
+}
+
+// PreloadNode imports the stage's bundled worker images into one worker of
+// tenant, once it is checked to be this state dir's.
+func (e *Env) PreloadNode(ctx context.Context, stage, tenant, node string) error {
 	if e.Preload == nil {
 		return nil
+	}
+	c, err := e.Docker.InspectContainer(ctx, node)
+	if err != nil {
+		return fmt.Errorf("preload images into %s: %w", node, err)
+	}
+	if err := e.workerOwned(c, tenant); err != nil {
+		return fmt.Errorf("preload images into %s: %w", node, err)
 	}
 	return e.importAll(ctx, node, e.Preload.preloadFor(stage, images.Worker))
 }

@@ -12,8 +12,7 @@ import (
 // TestWorkersRefuseAContainerTheyDidNotStart: a running container that has
 // a worker's name but not the labels labctl gives its own workers (lab,
 // tenant, this state dir's owner ID) is neither adopted nor touched: the
-// stage stops naming it before any docker exec (prepareJoinScript,
-// kubeadm reset -f) or rm. The lab's own
+// stage stops naming it before any docker exec (kubeadm reset -f) or rm. The lab's own
 // worker, left running by an earlier up, is adopted.
 func TestWorkersRefuseAContainerTheyDidNotStart(t *testing.T) {
 	for _, tc := range []struct {

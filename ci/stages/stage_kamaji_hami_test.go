@@ -126,8 +126,9 @@ func TestDiagnoseWritesTheBundle(t *testing.T) {
 	e, d, _, _ := managementUp(t)
 	k := e.Kind.(*fakeKind)
 	k.exists = true
+	rec := ownManagementNode(t, e, d)
 	w := runningOn("gpu-lab-tenant-a-worker", "kind", "172.18.0.3")
-	w.Config.Labels = map[string]string{"gpu-lab.dev/lab": "gpu-lab"}
+	w.Config.Labels = ownedWorkerLabels(e, "tenant-a", rec.ID)
 	d.containers["gpu-lab-tenant-a-worker"] = w
 	d.execOut = func(string, []string) ([]byte, error) { return []byte("kubelet journal"), nil }
 	kc := adminConf(t, "https://172.18.0.2:31443")

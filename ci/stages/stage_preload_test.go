@@ -100,19 +100,35 @@ func withBundle(t *testing.T, e *Env, d *fakeDocker) *nodeStores {
 
 func indexOf(events []string, ev string) int { return slices.Index(events, ev) }
 
+// ownManagementNode makes the management node the node container of a
+// kind cluster this state dir created (as CreateOwnedKindCluster records
+// it) and returns the record, whose ID labels the lab's own workers.
+func ownManagementNode(t *testing.T, e *Env, d *fakeDocker) OwnerRecord {
+	t.Helper()
+	cp := d.kindNode(e.Lab.Name)
+	rec := OwnerRecord{ID: "00112233445566778899aabbccddeeff", KindCluster: e.Lab.Name, KindNodes: map[string]string{e.ControlPlaneContainer(): cp.ID}}
+	if err := WriteOwnerRecord(e.State, rec); err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
 // TestPreloadImportsEveryImageBeforeItsStage: with a bundle, each stage's
 // images are in the containerd of every node that runs them before the
 // stage runs, and nothing is pulled — neither by the daemon nor in a node.
 func TestPreloadImportsEveryImageBeforeItsStage(t *testing.T) {
 	e, d, n := bundledEnv(t)
-	// Every node exists (a lab being resumed); fresh workers are the next test.
-	d.containers[e.ControlPlaneContainer()] = runningOn(e.ControlPlaneContainer(), "kind", "172.18.0.2")
+	// Every node exists, this state dir's (a lab being resumed); fresh
+	// workers are the next test.
+	rec := ownManagementNode(t, e, d)
 	var workers []string
 	for _, tn := range e.Lab.Tenants {
 		for _, w := range tn.Workers {
 			name := e.Lab.NodeName(tn.Name, w.Name)
 			workers = append(workers, name)
-			d.containers[name] = runningOn(name, "kind", "172.18.0.9")
+			c := runningOn(name, "kind", "172.18.0.9")
+			c.Config.Labels = ownedWorkerLabels(e, tn.Name, rec.ID)
+			d.containers[name] = c
 		}
 	}
 	var stages []Stage

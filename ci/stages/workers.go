@@ -71,7 +71,6 @@ func (workersStage) Plan(e *Env) ([]string, error) {
 			}
 			out = append(out,
 				fmt.Sprintf("create Secret kube-system/bootstrap-token-<id> in tenant %s (ttl 1h)", t.Name),
-				fmt.Sprintf("docker exec %s sh -c '%s' (best effort)", name, prepareJoinScript),
 				fmt.Sprintf("docker exec %s %s (every time: the Node is absent, so anything there is a join that did not finish)", name, strings.Join(resetCommand, " ")),
 				fmt.Sprintf("docker exec -i %s sh -c '%s' <<EOF\n%sEOF", name, writeJoinConfigScript, conf),
 				fmt.Sprintf("docker exec %s %s (give up after %s, kubeadm's own discovery, kubelet health and TLS bootstrap waits and a margin)", name, strings.Join(joinCommand, " "), e.joinTimeout()),
@@ -146,7 +145,7 @@ func (s workersStage) Run(ctx context.Context, e *Env) (string, error) {
 			}
 			// Before the join: the node's pods (CNI, kube-proxy, CoreDNS,
 			// konnectivity agent) start as soon as it registers.
-			if err := e.PreloadNode(ctx, Workers, e.Lab.NodeName(t.Name, w.Name)); err != nil {
+			if err := e.PreloadNode(ctx, Workers, t.Name, e.Lab.NodeName(t.Name, w.Name)); err != nil {
 				return "", fail(Workers, "worker "+e.Lab.NodeName(t.Name, w.Name), "image bundle", err)
 			}
 		}
@@ -330,8 +329,8 @@ func joinWorker(ctx context.Context, e *Env, tc *Clients, t lab.Tenant, name, mg
 	if err != nil {
 		return fail(Workers, "join configuration for "+name, "", err)
 	}
-	// Best effort, as Kamaji's e2e: the module may be built in or loaded.
-	_, _ = e.Docker.Exec(ctx, name, nil, "sh", "-c", prepareJoinScript)
+	// Nothing run here changes the host's kernel (see "The host's kernel"
+	// below).
 	// Every time: the Node is absent, so anything kubeadm left here is from
 	// an attempt that did not finish (kubeadm writes pki/ca.crt and starts
 	// the kubelet before the TLS bootstrap ends), and a join on top of it
@@ -361,18 +360,33 @@ func (e *Env) joinTimeout() time.Duration {
 	return defaultJoinTimeout
 }
 
-// prepareJoinScript readies a worker for kubeadm join (best effort). It
-// does not run `swapoff -a`: a privileged worker sees the host's /dev and
-// /proc/swaps, so that would turn off the host's swap devices, and the lab
-// does not need it. kubeadm's Swap preflight check never runs (the join
-// skips the preflight phase, render.JoinSkipPhases), and the kubelet a join
-// starts reads the tenant's kubelet-config ConfigMap, which Kamaji
-// 26.8.2-edge writes with the TenantControlPlane's configurationJSONPatches
-// applied (internal/resources/kubeadm_phases.go:158-168,
-// internal/kubeadm/uploadconfig.go:75-105), and the lab's patches set
-// failSwapOn: false (render.kindKubeletPatches), as kind v0.33.0 does for
-// its own nodes (pkg/cluster/internal/kubeadm/config.go:602).
-const prepareJoinScript = "modprobe br_netfilter; true"
+// The host's kernel: a worker is privileged and mounts the host's
+// /lib/modules, so a command run in it acts on the host's kernel. The join
+// runs none: no `swapoff -a` (it would turn off the host's swap devices)
+// and no `modprobe br_netfilter` (it would load a module into the host's
+// kernel), and the lab needs neither.
+//
+//   - kubeadm checks swap and /proc/sys/net/bridge/bridge-nf-call-iptables
+//     only in its preflight phase, which the join skips
+//     (render.JoinSkipPhases, as kind v0.33.0 does for its own nodes); the
+//     kubelet a join starts reads the tenant's kubelet-config ConfigMap,
+//     which Kamaji 26.8.2-edge writes with the TenantControlPlane's
+//     configurationJSONPatches applied (internal/resources/
+//     kubeadm_phases.go:158-168, internal/kubeadm/uploadconfig.go:75-105),
+//     and the lab's patches set failSwapOn: false
+//     (render.kindKubeletPatches), as kind does
+//     (pkg/cluster/internal/kubeadm/config.go:602).
+//   - br_netfilter is what Docker's bridge driver loads on the host itself
+//     when it sets up iptables for a bridge network such as the one the
+//     workers are on (moby v20.10.24 vendor/github.com/docker/libnetwork/
+//     drivers/bridge/bridge.go:381-386; docker-v29.7.2
+//     daemon/libnetwork/drivers/bridge/setup_bridgenetfiltering.go:48-54),
+//     and kind's nodes, which the workers are like, never load it (kind's
+//     tree at v0.33.0-alpha, the newest tag of the snapshot, names no
+//     br_netfilter).
+//
+// A host without it is the host's to fix (its Docker reports it), not a
+// step the lab takes silently.
 
 // resetCommand undoes whatever an earlier kubeadm join left in a worker
 // (kubeadm v1.36.3 cmd/kubeadm/app/cmd/reset.go: -f is --force, no prompt).

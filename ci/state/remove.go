@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -41,6 +43,11 @@ func (d Dir) remove(selected func(rel string) bool, all bool) ([]string, error) 
 	paths := slices.Clone(m.Written)
 	slices.SortFunc(paths, func(a, b string) int { return strings.Compare(b, a) })
 	for _, rel := range paths {
+		if err := d.confined(rel); err != nil {
+			errs = append(errs, err) // reported, never followed
+			kept = append(kept, rel)
+			continue
+		}
 		if !selected(rel) {
 			kept = append(kept, rel)
 			continue
@@ -79,4 +86,32 @@ func (d Dir) remove(selected func(rel string) bool, all bool) ([]string, error) 
 		return removed, fmt.Errorf("state dir %s: %w", d, errors.Join(errs...))
 	}
 	return removed, nil
+}
+
+// confined checks a marker entry before anything is removed by it: a
+// clean relative path inside the state dir (filepath.IsLocal: no "..", not
+// absolute), whose directories on the way are real directories of the
+// state dir (no symlink, checked as writes check them), so the removal
+// cannot reach outside. The last component may be a symlink: os.Remove
+// removes the link, not what it points to. A parent that no longer exists
+// leaves nothing to remove.
+func (d Dir) confined(rel string) error {
+	clean := strings.TrimSuffix(rel, "/")
+	if !filepath.IsLocal(clean) || path.Clean(clean) != clean || strings.Contains(clean, "\\") {
+		return fmt.Errorf("%s lists %q, which is not a clean path inside the state dir: not removed (remove the entry from %s by hand)", MarkerFile, rel, d.path(MarkerFile))
+	}
+	cur := ""
+	for _, part := range strings.Split(path.Dir(clean), "/") {
+		if part == "." {
+			break
+		}
+		cur = path.Join(cur, part)
+		if _, err := os.Lstat(d.path(cur)); errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if err := checkSafe(string(d), d.path(cur)); err != nil {
+			return fmt.Errorf("%s lists %q, below %s: not removed: %w", MarkerFile, rel, d.path(cur), err)
+		}
+	}
+	return nil
 }
