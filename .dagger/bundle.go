@@ -60,7 +60,7 @@ func (l *Lab) bundle(ctx context.Context) (*dagger.Directory, error) {
 		return nil, err
 	}
 	dir := tarballs.WithNewFile(labcmd.BundleIndexFile, recorded).
-		WithDirectory(labcmd.BundleChartsDir, chartArchives(b.Charts))
+		WithDirectory(labcmd.BundleChartsDir, l.chartArchives(b.Charts))
 	dir, err = dir.Sync(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("fetching the lab's images and charts: %w", err)
@@ -85,11 +85,11 @@ func (l *Lab) bundle(ctx context.Context) (*dagger.Directory, error) {
 // day: two engines may install different Kamaji charts under one version.
 // The controller image is pinned on its own (versions.kamajiImage), so what
 // can differ is the chart's templates, CRDs and kamaji-etcd dependency.
-func chartArchives(charts []labcmd.BundleChart) *dagger.Directory {
+func (l *Lab) chartArchives(charts []labcmd.BundleChart) *dagger.Directory {
 	dir := dag.Directory()
 	for _, c := range charts {
 		pulled := dag.Container().From(labcmd.RunnerImage).
-			WithFile(labcmd.HelmPath, helm(), dagger.ContainerWithFileOpts{Permissions: 0o755}).
+			WithFile(labcmd.HelmPath, l.Helm, dagger.ContainerWithFileOpts{Permissions: 0o755}).
 			WithExec(labcmd.PullChart(c, labcmd.PulledChart(c))).
 			File(labcmd.PulledChart(c))
 		dir = dir.WithFile(c.File, pulled)

@@ -15,7 +15,7 @@ import (
 // recipes call it before lab-test.
 // +check
 func (m *GpuLab) UnitTests(ctx context.Context) error {
-	_, err := goBuilder().
+	_, err := m.goBuilder().
 		WithMountedCache(labcmd.QuickCacheDir, dag.CacheVolume(labcmd.K8sBinCache)).
 		WithEnvVariable("XDG_CACHE_HOME", labcmd.QuickCacheDir).
 		WithDirectory(labcmd.QuickSourceDir, m.Source).

@@ -67,6 +67,8 @@ func (r GpuLab) MarshalJSON() ([]byte, error) {
 		KeepGoing bool
 		Run       string
 		Parallel  int
+		Goproxy   string
+		Gosumdb   string
 	}
 	concrete.Source = r.Source
 	concrete.Config = r.Config
@@ -74,6 +76,8 @@ func (r GpuLab) MarshalJSON() ([]byte, error) {
 	concrete.KeepGoing = r.KeepGoing
 	concrete.Run = r.Run
 	concrete.Parallel = r.Parallel
+	concrete.Goproxy = r.Goproxy
+	concrete.Gosumdb = r.Gosumdb
 	return json.Marshal(&concrete)
 }
 
@@ -85,6 +89,8 @@ func (r *GpuLab) UnmarshalJSON(bs []byte) error {
 		KeepGoing bool
 		Run       string
 		Parallel  int
+		Goproxy   string
+		Gosumdb   string
 	}
 	err := json.Unmarshal(bs, &concrete)
 	if err != nil {
@@ -96,12 +102,15 @@ func (r *GpuLab) UnmarshalJSON(bs []byte) error {
 	r.KeepGoing = concrete.KeepGoing
 	r.Run = concrete.Run
 	r.Parallel = concrete.Parallel
+	r.Goproxy = concrete.Goproxy
+	r.Gosumdb = concrete.Gosumdb
 	return nil
 }
 
 func (r Lab) MarshalJSON() ([]byte, error) {
 	var concrete struct {
 		Labctl    *dagger.File
+		Helm      *dagger.File
 		Config    *dagger.File
 		Last      string
 		KeepGoing bool
@@ -109,6 +118,7 @@ func (r Lab) MarshalJSON() ([]byte, error) {
 		Parallel  int
 	}
 	concrete.Labctl = r.Labctl
+	concrete.Helm = r.Helm
 	concrete.Config = r.Config
 	concrete.Last = r.Last
 	concrete.KeepGoing = r.KeepGoing
@@ -120,6 +130,7 @@ func (r Lab) MarshalJSON() ([]byte, error) {
 func (r *Lab) UnmarshalJSON(bs []byte) error {
 	var concrete struct {
 		Labctl    *dagger.File
+		Helm      *dagger.File
 		Config    *dagger.File
 		Last      string
 		KeepGoing bool
@@ -131,6 +142,7 @@ func (r *Lab) UnmarshalJSON(bs []byte) error {
 		return err
 	}
 	r.Labctl = concrete.Labctl
+	r.Helm = concrete.Helm
 	r.Config = concrete.Config
 	r.Last = concrete.Last
 	r.KeepGoing = concrete.KeepGoing
@@ -393,7 +405,21 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg parallel", err))
 				}
 			}
-			return New(source, config, versions, keepGoing, run, parallel)
+			var goproxy string
+			if inputArgs["goproxy"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["goproxy"]), &goproxy)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg goproxy", err))
+				}
+			}
+			var gosumdb string
+			if inputArgs["gosumdb"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["gosumdb"]), &gosumdb)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg gosumdb", err))
+				}
+			}
+			return New(source, config, versions, keepGoing, run, parallel, goproxy, gosumdb)
 		default:
 			return nil, fmt.Errorf("unknown function %s", fnName)
 		}

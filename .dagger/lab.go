@@ -8,7 +8,7 @@ import (
 	"dagger/gpu-lab/labcmd"
 )
 
-// Lab is a lab to bring up in one Dagger session: the labctl binary, the
+// Lab is a lab to bring up in one Dagger session: the labctl and helm binaries, the
 // resolved lab file, the last stage to run and the module's run options.
 // Stage functions only choose how far to go; terminal, state and test start
 // a fresh Docker daemon and run the chosen stages (a lab lives as long as
@@ -16,6 +16,8 @@ import (
 type Lab struct {
 	// +private
 	Labctl *dagger.File
+	// +private
+	Helm *dagger.File
 	// +private
 	Config *dagger.File
 	// +private
@@ -35,7 +37,7 @@ func (m *GpuLab) Lab(ctx context.Context) (*Lab, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Lab{Labctl: m.Labctl(), Config: config, KeepGoing: m.KeepGoing, Run: m.Run, Parallel: m.Parallel}, nil
+	return &Lab{Labctl: m.Labctl(), Helm: m.helm(), Config: config, KeepGoing: m.KeepGoing, Run: m.Run, Parallel: m.Parallel}, nil
 }
 
 // labFile is the lab file with the version overrides written into it.

@@ -7,6 +7,8 @@
 package main
 
 import (
+	"errors"
+
 	"dagger/gpu-lab/internal/dagger"
 	"dagger/gpu-lab/labcmd"
 )
@@ -26,6 +28,10 @@ type GpuLab struct {
 	Run string
 	// +private
 	Parallel int
+	// +private
+	Goproxy string
+	// +private
+	Gosumdb string
 }
 
 // New loads the gpu-lab source tree and the options every function uses.
@@ -57,32 +63,51 @@ func New(
 	// Maximum number of cases running at once; 0 (labctl's default) runs them all at once.
 	// +optional
 	parallel int,
+	// Go module proxy for the module's Go builds (labctl, helm, the unit
+	// tests), as GOPROXY (e.g. https://goproxy.example.com); empty keeps the
+	// Go image's default. For builds where the public proxy is out of reach.
+	// +optional
+	goproxy string,
+	// Checksum database for those builds, as GOSUMDB (e.g. "sum.golang.org
+	// https://goproxy.example.com/sumdb/sum.golang.org", or "off" where the
+	// proxy is trusted and serves no checksum database); empty keeps Go's default.
+	// +optional
+	gosumdb string,
 ) (*GpuLab, error) {
 	suite := labcmd.Suite{Run: run, Parallel: parallel}
 	if _, err := labcmd.ParseOverrides(versions); err != nil {
 		return nil, err
 	}
-	if err := suite.Check(); err != nil {
+	if err := errors.Join(suite.Check(), (labcmd.GoProxy{Proxy: goproxy, SumDB: gosumdb}).Check()); err != nil {
 		return nil, err
 	}
-	return &GpuLab{Source: source, Config: config, Versions: versions, KeepGoing: keepGoing, Run: run, Parallel: parallel}, nil
+	return &GpuLab{Source: source, Config: config, Versions: versions, KeepGoing: keepGoing, Run: run, Parallel: parallel,
+		Goproxy: goproxy, Gosumdb: gosumdb}, nil
 }
+
+// goProxy is where the module's Go builds fetch modules, from the options.
+func (m *GpuLab) goProxy() labcmd.GoProxy { return labcmd.GoProxy{Proxy: m.Goproxy, SumDB: m.Gosumdb} }
 
 // suite is the suite's selection and pacing from the options.
 func (m *GpuLab) suite() labcmd.Suite { return labcmd.Suite{Run: m.Run, Parallel: m.Parallel} }
 
-// goBuilder is a Go container with the module and build caches mounted.
-func goBuilder() *dagger.Container {
-	return dag.Container().From(labcmd.GoImage).
+// goBuilder is a Go container with the module and build caches mounted and
+// the module's Go proxy options set.
+func (m *GpuLab) goBuilder() *dagger.Container {
+	c := dag.Container().From(labcmd.GoImage).
 		WithMountedCache("/go/pkg/mod", dag.CacheVolume(labcmd.GoModCache)).
 		WithMountedCache("/root/.cache/go-build", dag.CacheVolume(labcmd.GoBuildCache)).
 		WithEnvVariable("CGO_ENABLED", "0").
 		WithEnvVariable("GOTOOLCHAIN", "auto")
+	for _, kv := range m.goProxy().Env() {
+		c = c.WithEnvVariable(kv[0], kv[1])
+	}
+	return c
 }
 
 // helm builds the pinned helm CLI the stages call (cached like any build).
-func helm() *dagger.File {
-	return goBuilder().
+func (m *GpuLab) helm() *dagger.File {
+	return m.goBuilder().
 		WithEnvVariable("GOBIN", "/out").
 		WithExec([]string{"go", "install", "-trimpath", "helm.sh/helm/v3/cmd/helm@" + labcmd.HelmVersion}).
 		File("/out/helm")
@@ -94,7 +119,7 @@ func helm() *dagger.File {
 // packages labctl is built from (labcmd.BuildInclude), so the build is cached
 // until one of them changes.
 func (m *GpuLab) Labctl() *dagger.File {
-	return goBuilder().
+	return m.goBuilder().
 		WithDirectory("/src", m.Source, dagger.ContainerWithDirectoryOpts{Include: labcmd.BuildInclude, Exclude: labcmd.BuildExclude}).
 		WithWorkdir("/src").
 		WithExec([]string{"go", "build", "-trimpath", "-o", "/out/labctl", "./ci/cmd/labctl"}).

@@ -37,7 +37,7 @@ func (m *GpuLab) QuickTest(ctx context.Context) (*dagger.Directory, error) {
 	}
 	hami := dag.Container().From(image).File(labcmd.HAMiSchedulerInImage)
 	// Build first: a build error is the call's error, not the suite's.
-	runner, err := goBuilder().
+	runner, err := m.goBuilder().
 		WithMountedCache(labcmd.QuickCacheDir, dag.CacheVolume(labcmd.K8sBinCache)).
 		WithEnvVariable("XDG_CACHE_HOME", labcmd.QuickCacheDir).
 		WithDirectory(labcmd.QuickSourceDir, m.Source, dagger.ContainerWithDirectoryOpts{Include: labcmd.QuickInclude, Exclude: labcmd.BuildExclude}).

@@ -64,7 +64,7 @@ func (l *Lab) start(ctx context.Context) (*session, error) {
 	// a step's, and the builds do not run while this run holds the daemon.
 	// helm needs no cache volume: every chart comes from the bundle.
 	runner, err := l.tool().
-		WithFile(labcmd.HelmPath, helm(), dagger.ContainerWithFileOpts{Permissions: 0o755}).
+		WithFile(labcmd.HelmPath, l.Helm, dagger.ContainerWithFileOpts{Permissions: 0o755}).
 		// An empty directory, root's and 0755 (Dagger v0.21.8
 		// util/layercopy/dest_linux.go:260, mkdirMode without a source),
 		// which labctl accepts as a state dir to claim.

@@ -40,7 +40,7 @@ func (m *module) paramPragmas(fd *ast.FuncDecl) map[string]string {
 // the suite's selection (each used to repeat them, and their docs drifted).
 func TestLabOptionsAreDeclaredOnce(t *testing.T) {
 	m := parseModule(t)
-	options := []string{"config", "versions", "keepGoing", "run", "parallel"}
+	options := []string{"config", "versions", "keepGoing", "run", "parallel", "goproxy", "gosumdb"}
 	newFn, ok := m.funcs["New"]
 	if !ok {
 		t.Fatal("the module has no constructor New")
