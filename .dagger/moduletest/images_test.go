@@ -44,7 +44,7 @@ func TestImagesComeThroughDaggersCache(t *testing.T) {
 	if !chartsUnder {
 		t.Error("Lab.bundle does not put the charts under labcmd.BundleChartsDir, where labctl looks for them")
 	}
-	for _, key := range []string{"Lab.bundle", "chartArchives"} {
+	for _, key := range []string{"Lab.bundle", "Lab.chartArchives"} {
 		if m.sideEffecting()[key] {
 			t.Errorf("%s reaches the Docker service; fetching images and charts must not", key)
 		}
@@ -75,11 +75,18 @@ func TestImagesComeThroughDaggersCache(t *testing.T) {
 // index names; the function says which pin is not immutable.
 func TestChartsComeThroughDaggersCache(t *testing.T) {
 	m := parseModule(t)
-	fd, ok := m.funcs["chartArchives"]
+	fd, ok := m.funcs["Lab.chartArchives"]
 	if !ok {
 		t.Fatal("chartArchives is missing")
 	}
 	c := calls(fd)
+	// The pinned helm is the lab's (Lab.Helm, built by GpuLab.helm).
+	ast.Inspect(fd, func(n ast.Node) bool {
+		if s, ok := n.(*ast.SelectorExpr); ok && s.Sel.Name == "Helm" {
+			c["helm"] = true
+		}
+		return true
+	})
 	for _, want := range []string{"From", "helm", "WithExec", "PullChart", "PulledChart", "File", "WithFile"} {
 		if !c[want] {
 			t.Errorf("chartArchives does not call %s", want)
