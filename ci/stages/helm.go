@@ -61,7 +61,7 @@ func KamajiChart(l *lab.Lab, timeout time.Duration) helm.Chart {
 // that say what is missing.
 //
 // The chart has no value for kube-scheduler's backoff, so the release is
-// post-rendered by labctl itself (`labctl hami-post-render`), which puts the
+// post-rendered by labctl itself (`labctl internal hami-post-render`), which puts the
 // lab's scheduler configuration (render.HAMiSchedulerConfig, the one the
 // local test environment runs too) into the chart's ConfigMap.
 func HAMiChart(l *lab.Lab, valuesFile, labctl, schedulerConfigFile string, timeout time.Duration) helm.Chart {
@@ -69,7 +69,7 @@ func HAMiChart(l *lab.Lab, valuesFile, labctl, schedulerConfigFile string, timeo
 	return helm.Chart{
 		Release: render.HAMiRelease, Namespace: render.HAMiNamespace, Chart: id.Name,
 		Repo: id.Repo, Version: id.Version, ValuesFile: valuesFile, Timeout: timeout,
-		PostRenderer: []string{labctl, PostRenderCommand, "--scheduler-config", schedulerConfigFile},
+		PostRenderer: []string{labctl, InternalCommand, PostRenderCommand, "--scheduler-config", schedulerConfigFile},
 	}
 }
 
@@ -81,6 +81,15 @@ func (e *Env) fromBundle(c helm.Chart) helm.Chart {
 	return c
 }
 
-// PostRenderCommand is the hidden labctl subcommand helm runs as HAMi's
+// InternalCommand is the hidden labctl command that groups what the lab's
+// workers and helm run (`labctl internal …`), so that none of it is a
+// user's command.
+const InternalCommand = "internal"
+
+// PostRenderCommand is the labctl internal subcommand helm runs as HAMi's
 // post-renderer.
 const PostRenderCommand = "hami-post-render"
+
+// FinalizerCommand is the labctl internal subcommand the finalizer
+// Deployment runs in every tenant.
+const FinalizerCommand = "finalizer"

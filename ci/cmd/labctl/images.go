@@ -21,8 +21,6 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/stages"
 )
 
-func init() { root.AddCommand(newImagesCommand()) }
-
 func newImagesCommand() *cobra.Command {
 	var (
 		src             labFlags

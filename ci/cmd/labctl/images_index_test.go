@@ -83,9 +83,6 @@ func TestBundleIndexIsWhatUpReads(t *testing.T) {
 	}
 	dryRun := func() (string, error) {
 		out, err := runRoot(t, "up", "--dry-run", "--state-dir", t.TempDir(), "--images", bundle)
-		up, _, _ := root.Find([]string{"up"})
-		_ = up.Flags().Set("dry-run", "false")
-		_ = up.Flags().Set("images", "")
 		return out, err
 	}
 	out, err := dryRun()

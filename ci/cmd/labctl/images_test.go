@@ -88,9 +88,6 @@ func TestUpDryRunShowsThePreloading(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := runRoot(t, "up", "--dry-run", "--state-dir", t.TempDir(), "--images", bundle)
-	up, _, _ := root.Find([]string{"up"})
-	_ = up.Flags().Set("dry-run", "false")
-	_ = up.Flags().Set("images", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,9 +153,6 @@ func TestBundleChartsAreSavedAndInstalledFrom(t *testing.T) {
 	}
 	dryRun := func() (string, error) {
 		out, err := runRoot(t, "up", "--dry-run", "--state-dir", t.TempDir(), "--images", bundle)
-		up, _, _ := root.Find([]string{"up"})
-		_ = up.Flags().Set("dry-run", "false")
-		_ = up.Flags().Set("images", "")
 		return out, err
 	}
 	out, err := dryRun()

@@ -212,7 +212,7 @@ func (rh *runState) bundle() (images.Index, error) {
 		return idx, err
 	}
 	if len(idx.Images) == 0 {
-		return idx, fmt.Errorf("the bundle %s holds no image: build them first (`labctl rehearse images --bundle %s`)", p.Bundle, p.Bundle)
+		return idx, fmt.Errorf("the bundle %s holds no image: build them first (`rehearse images --bundle %s`)", p.Bundle, p.Bundle)
 	}
 	if rh.o.Charts != "" {
 		if idx, err = AttachCharts(p.Bundle, rh.o.Charts, want); err != nil {
