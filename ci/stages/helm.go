@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
-	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
 	"github.com/gpu-lab/gpu-lab/ci/internal/helm"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/render"
@@ -25,7 +24,7 @@ const (
 
 // CertManagerChart is cert-manager as Kamaji's docs install it.
 func CertManagerChart(l *lab.Lab, timeout time.Duration) helm.Chart {
-	id := charts.CertManager(l)
+	id := images.CertManagerChart(l)
 	return helm.Chart{
 		Release: CertManagerRelease, Namespace: CertManagerNS, Chart: id.Name, Repo: id.Repo,
 		Version: id.Version, Set: []string{"crds.enabled=true"}, Wait: true, Timeout: timeout,
@@ -42,7 +41,7 @@ func CertManagerChart(l *lab.Lab, timeout time.Duration) helm.Chart {
 // its kamaji-etcd, and the Job's kubectl tag would otherwise follow the
 // management cluster's minor, to a tag that may not exist.
 func KamajiChart(l *lab.Lab, timeout time.Duration) helm.Chart {
-	id := charts.Kamaji(l)
+	id := images.KamajiChart(l)
 	return helm.Chart{
 		Release: KamajiRelease, Namespace: KamajiNamespace, Chart: id.Name, Repo: id.Repo,
 		Version: id.Version,
@@ -65,7 +64,7 @@ func KamajiChart(l *lab.Lab, timeout time.Duration) helm.Chart {
 // lab's scheduler configuration (render.HAMiSchedulerConfig, the one the
 // local test environment runs too) into the chart's ConfigMap.
 func HAMiChart(l *lab.Lab, valuesFile, labctl, schedulerConfigFile string, timeout time.Duration) helm.Chart {
-	id := charts.HAMi(l)
+	id := images.HAMiChart(l)
 	return helm.Chart{
 		Release: render.HAMiRelease, Namespace: render.HAMiNamespace, Chart: id.Name,
 		Repo: id.Repo, Version: id.Version, ValuesFile: valuesFile, Timeout: timeout,

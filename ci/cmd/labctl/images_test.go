@@ -12,7 +12,6 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/docker/dockertest"
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/images/chartstest"
-	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
 	"github.com/gpu-lab/gpu-lab/ci/internal/helm"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
@@ -107,7 +106,7 @@ func TestUpDryRunShowsThePreloading(t *testing.T) {
 func standInHelm(t *testing.T, l *lab.Lab) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, c := range charts.Pinned(l) {
+	for _, c := range images.PinnedCharts(l) {
 		chartstest.Write(t, filepath.Join(dir, c.Name+"-"+c.Version+".tgz"), chartstest.Archive(c.Name, c.Version)...)
 	}
 	script := `#!/bin/sh

@@ -14,7 +14,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
-	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/chartbuild"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
@@ -66,7 +65,7 @@ it with (HAMi's post-renderer is a labctl: --labctl, or one built from this chec
 			}
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
 			o := chartbuild.Options{Out: out, Root: root, Helm: helm, Snapshots: snaps,
-				Charts: charts.Pinned(l), Versions: l.Versions, Log: log}
+				Charts: images.PinnedCharts(l), Versions: l.Versions, Log: log}
 			if _, err := o.Recipes(); err != nil {
 				return err
 			}
@@ -121,9 +120,9 @@ func labChartValues(l *lab.Lab, labctl, dir string) (map[string]chartbuild.Value
 	cm := stages.CertManagerChart(l, 0)
 	km := stages.KamajiChart(l, 0)
 	vals := map[string]chartbuild.Values{
-		charts.CertManagerName: {Set: cm.Set},
-		images.KamajiChartName: {Set: km.Set},
-		render.HAMiChartName:   {},
+		images.CertManagerChartName: {Set: cm.Set},
+		images.KamajiChartName:      {Set: km.Set},
+		render.HAMiChartName:        {},
 	}
 	if len(l.Tenants) == 0 {
 		return vals, nil
@@ -163,9 +162,9 @@ func verifyCharts(ctx context.Context, w io.Writer, l *lab.Lab, helmBin, labctl 
 	}
 	h := chartbuild.Helm{Binary: helmBin, Home: filepath.Join(dir, "helm")}
 	release := map[string][2]string{
-		charts.CertManagerName: {stages.CertManagerRelease, stages.CertManagerNS},
-		images.KamajiChartName: {stages.KamajiRelease, stages.KamajiNamespace},
-		render.HAMiChartName:   {render.HAMiRelease, render.HAMiNamespace},
+		images.CertManagerChartName: {stages.CertManagerRelease, stages.CertManagerNS},
+		images.KamajiChartName:      {stages.KamajiRelease, stages.KamajiNamespace},
+		render.HAMiChartName:        {render.HAMiRelease, render.HAMiNamespace},
 	}
 	var failed []string
 	fmt.Fprintln(w, "\nhelm template with the values labctl up installs each chart with:")

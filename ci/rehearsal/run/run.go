@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
-	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
@@ -206,7 +205,7 @@ func checkStateDir(dir string) error {
 // bundle checks the bundle and puts the charts into it.
 func (rh *runState) bundle() (images.Index, error) {
 	p := rh.o.Paths
-	want := charts.Pinned(rh.o.Lab)
+	want := images.PinnedCharts(rh.o.Lab)
 	idx, err := images.ReadIndex(p.Bundle)
 	if err != nil {
 		return idx, err
