@@ -16,6 +16,8 @@ var commandDocs = []string{
 	"ci/stages/README.md",
 	"ci/render/README.md",
 	"ci/lab/README.md",
+	"ci/e2e/VERIFIED.md",
+	"ci/stages/TROUBLESHOOTING.md",
 }
 
 // labctlPrefixes are the two ways the README runs labctl; a bare `labctl`
