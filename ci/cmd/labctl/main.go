@@ -106,6 +106,11 @@ func newInternalCommand(s streams) *cobra.Command {
 		Hidden: true,
 	}
 	cmd.AddCommand(newFinalizerCommand(s), newPostRenderCommand(), newHAMiDoubleCommand(s))
+	// Hidden is what keeps them out of `labctl --help`; under internal,
+	// which is hidden itself, `labctl internal --help` lists them.
+	for _, c := range cmd.Commands() {
+		c.Hidden = false
+	}
 	return cmd
 }
 
