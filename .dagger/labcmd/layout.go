@@ -55,21 +55,13 @@ const HelmVersion = "v3.19.0"
 var (
 	LabctlPackages = []string{
 		"ci/cmd/labctl", "ci/docker", "ci/gpus", "ci/gpus/deviceplugin", "ci/images",
-		"ci/internal/charts", "ci/internal/helm", "ci/internal/kube", "ci/internal/kubeconfig",
-		"ci/internal/nodeimage", "ci/lab", "ci/rehearsal", "ci/rehearsal/chartbuild",
-		"ci/rehearsal/hostdaemon", "ci/rehearsal/imagebuild", "ci/rehearsal/imagebuild/atomicfile",
-		"ci/rehearsal/imagebuild/cache", "ci/rehearsal/imagebuild/components",
-		"ci/rehearsal/imagebuild/gitsnap", "ci/rehearsal/imagebuild/gobuild",
-		"ci/rehearsal/imagebuild/imagespec", "ci/rehearsal/imagebuild/k8srelease",
-		"ci/rehearsal/imagebuild/nodeimage", "ci/rehearsal/imagebuild/preflight",
-		"ci/rehearsal/imagebuild/progress",
-		"ci/rehearsal/imagebuild/rootfs", "ci/rehearsal/nodeadapt", "ci/rehearsal/run",
-		"ci/render", "ci/report", "ci/results", "ci/stages", "ci/state", "ci/suite",
-		"ci/suite/assert", "ci/testenv", "ci/testenv/bincache", "ci/testenv/hamidouble", "manifests",
+		"ci/internal/helm", "ci/internal/kube", "ci/internal/kubeconfig",
+		"ci/internal/nodeimage", "ci/lab", "ci/render", "ci/report", "ci/results", "ci/stages",
+		"ci/state", "ci/suite", "ci/suite/assert", "ci/testenv", "ci/testenv/bincache",
+		"ci/testenv/hamidouble", "manifests",
 	}
 	LabctlEmbeds = []string{
-		"ci/lab/default-lab.yaml", "ci/rehearsal/lab.yaml", "ci/report/report.html.tmpl",
-		"manifests/*.yaml",
+		"ci/lab/default-lab.yaml", "ci/report/report.html.tmpl", "manifests/*.yaml",
 	}
 )
 

@@ -5,8 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/distribution/reference"
-
+	"github.com/gpu-lab/gpu-lab/ci/docker"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
@@ -267,21 +266,10 @@ func containsRef(list []string, ref string) bool {
 	return false
 }
 
-// Normalize spells a reference the way Docker and containerd resolve it,
-// through github.com/distribution/reference (v0.6.0 normalize.go:56
-// ParseNormalizedNamed and :126 splitDockerDomain: a first component
-// without '.' or ':' and not "localhost" is on docker.io, index.docker.io
-// is docker.io, a docker.io name of one component is in library/; :230
-// TagNameOnly adds the implicit :latest to a reference with neither tag
-// nor digest). A string that is no
-// reference (a placeholder such as FinalizerRef) is returned as it is.
-func Normalize(ref string) string {
-	named, err := reference.ParseNormalizedNamed(ref)
-	if err != nil {
-		return ref
-	}
-	return reference.TagNameOnly(named).String()
-}
+// Normalize spells a reference the way Docker and containerd resolve it
+// (docker.Normalize); a string that is no reference (a placeholder such as
+// FinalizerRef) is returned as it is.
+func Normalize(ref string) string { return docker.Normalize(ref) }
 
 // Sorted returns the images sorted by stage order, place and reference.
 func Sorted(list []Image) []Image {

@@ -25,7 +25,7 @@ func Adaptations() []Adaptation {
 	return []Adaptation{
 		{
 			Name:   "private Docker daemon",
-			What:   fmt.Sprintf("the lab runs on a dockerd and containerd of their own (socket, data root, exec root, pid files, cgroup parent /%s) started by `labctl rehearse daemon up` (ci/rehearsal/hostdaemon), not on the machine's Docker", hostdaemon.DefaultNetns),
+			What:   fmt.Sprintf("the lab runs on a dockerd and containerd of their own (socket, data root, exec root, pid files, cgroup parent /%s) started by `rehearse daemon up` (ci/rehearsal/hostdaemon), not on the machine's Docker", hostdaemon.DefaultNetns),
 			Reason: "the machine's Docker cannot run privileged containers, and the rehearsal must neither reconfigure it nor leave anything in it",
 			Evidence: "issue 33 fact 1 (2026-12-02): the machine's Docker refuses --privileged with `unable to apply caps`; " +
 				"hostdaemon's TestPrivateDaemonRunsPrivilegedContainers (GPU_LAB_REHEARSAL=1) starts, uses and removes the private daemon and finds no process, mount, namespace or cgroup left",
@@ -52,13 +52,13 @@ func Adaptations() []Adaptation {
 		},
 		{
 			Name:     "an empty /lib/modules on the host",
-			What:     "`labctl rehearse run` creates the directory /lib/modules, empty, before the lab starts and removes it afterwards if it made it and it is still empty (ci/rehearsal/run LibModules)",
+			What:     "`rehearse run` creates the directory /lib/modules, empty, before the lab starts and removes it afterwards if it made it and it is still empty (ci/rehearsal/run LibModules)",
 			Reason:   "kind bind-mounts it read-only into every node (sigs.k8s.io/kind v0.33.0 pkg/cluster/internal/providers/docker/provision.go:239, `--volume /lib/modules:/lib/modules:ro`) and the lab's workers likewise (ci/docker KindNodeSpec); this machine has none, and Docker would create the missing source of a bind mount on the host itself — a silent change the rehearsal would not remove. The nodes see no module files: what the kernel has loaded or built in is all they get",
 			Evidence: "2026-12-02: `ls /lib/modules` on this machine: No such file or directory",
 		},
 		{
 			Name:     "inotify limits",
-			What:     "`labctl rehearse run` raises fs.inotify.max_user_watches to 524288 and fs.inotify.max_user_instances to 512 (kind's known-issues values, which labctl's preflight requires) for its run, and restores the previous values afterwards unless they were changed meanwhile (ci/rehearsal/run InotifyLimits)",
+			What:     "`rehearse run` raises fs.inotify.max_user_watches to 524288 and fs.inotify.max_user_instances to 512 (kind's known-issues values, which labctl's preflight requires) for its run, and restores the previous values afterwards unless they were changed meanwhile (ci/rehearsal/run InotifyLimits)",
 			Reason:   "kind's nodes and pods fail with \"too many open files\" below them (kubernetes-sigs/kind site/content/docs/user/known-issues.md:214-225); a user is told by preflight to run the same sysctl",
 			Evidence: "2026-12-02: /proc/sys/fs/inotify/max_user_watches 192530, max_user_instances 128 on this machine; both writable by root",
 		},

@@ -37,8 +37,8 @@
 //     credentials of a kubeadm join (bootstrap token, CA hash);
 //   - ci/internal/nodeimage: an image from the daemon into a kind node's
 //     containerd, and the one-file image labctl ships itself in;
-//   - ci/internal/charts: which charts the lab installs, at which pinned
-//     versions (also what `labctl images` bundles).
+//   - ci/images (PinnedCharts): which charts the lab installs, at which
+//     pinned versions (also what `labctl images` bundles).
 //
 // Decisions
 //

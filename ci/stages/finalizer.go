@@ -84,7 +84,7 @@ func finalizerObjects(l *lab.Lab, tenant, image string, labYAML []byte) []any {
 							Name:            "finalizer",
 							Image:           image,
 							ImagePullPolicy: corev1.PullNever,
-							Args:            []string{"finalizer", "--lab", finalizerLabPath, "--tenant", tenant},
+							Args:            []string{InternalCommand, FinalizerCommand, "--lab", finalizerLabPath, "--tenant", tenant},
 							VolumeMounts:    []corev1.VolumeMount{{Name: "lab", MountPath: "/etc/gpu-lab", ReadOnly: true}},
 						}},
 						Volumes: []corev1.Volume{{Name: "lab", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
-	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
 	"github.com/gpu-lab/gpu-lab/ci/internal/helm"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/render"
@@ -25,7 +24,7 @@ const (
 
 // CertManagerChart is cert-manager as Kamaji's docs install it.
 func CertManagerChart(l *lab.Lab, timeout time.Duration) helm.Chart {
-	id := charts.CertManager(l)
+	id := images.CertManagerChart(l)
 	return helm.Chart{
 		Release: CertManagerRelease, Namespace: CertManagerNS, Chart: id.Name, Repo: id.Repo,
 		Version: id.Version, Set: []string{"crds.enabled=true"}, Wait: true, Timeout: timeout,
@@ -42,7 +41,7 @@ func CertManagerChart(l *lab.Lab, timeout time.Duration) helm.Chart {
 // its kamaji-etcd, and the Job's kubectl tag would otherwise follow the
 // management cluster's minor, to a tag that may not exist.
 func KamajiChart(l *lab.Lab, timeout time.Duration) helm.Chart {
-	id := charts.Kamaji(l)
+	id := images.KamajiChart(l)
 	return helm.Chart{
 		Release: KamajiRelease, Namespace: KamajiNamespace, Chart: id.Name, Repo: id.Repo,
 		Version: id.Version,
@@ -61,15 +60,15 @@ func KamajiChart(l *lab.Lab, timeout time.Duration) helm.Chart {
 // that say what is missing.
 //
 // The chart has no value for kube-scheduler's backoff, so the release is
-// post-rendered by labctl itself (`labctl hami-post-render`), which puts the
+// post-rendered by labctl itself (`labctl internal hami-post-render`), which puts the
 // lab's scheduler configuration (render.HAMiSchedulerConfig, the one the
 // local test environment runs too) into the chart's ConfigMap.
 func HAMiChart(l *lab.Lab, valuesFile, labctl, schedulerConfigFile string, timeout time.Duration) helm.Chart {
-	id := charts.HAMi(l)
+	id := images.HAMiChart(l)
 	return helm.Chart{
 		Release: render.HAMiRelease, Namespace: render.HAMiNamespace, Chart: id.Name,
 		Repo: id.Repo, Version: id.Version, ValuesFile: valuesFile, Timeout: timeout,
-		PostRenderer: []string{labctl, PostRenderCommand, "--scheduler-config", schedulerConfigFile},
+		PostRenderer: []string{labctl, InternalCommand, PostRenderCommand, "--scheduler-config", schedulerConfigFile},
 	}
 }
 
@@ -81,6 +80,15 @@ func (e *Env) fromBundle(c helm.Chart) helm.Chart {
 	return c
 }
 
-// PostRenderCommand is the hidden labctl subcommand helm runs as HAMi's
+// InternalCommand is the hidden labctl command that groups what the lab's
+// workers and helm run (`labctl internal …`), so that none of it is a
+// user's command.
+const InternalCommand = "internal"
+
+// PostRenderCommand is the labctl internal subcommand helm runs as HAMi's
 // post-renderer.
 const PostRenderCommand = "hami-post-render"
+
+// FinalizerCommand is the labctl internal subcommand the finalizer
+// Deployment runs in every tenant.
+const FinalizerCommand = "finalizer"

@@ -16,7 +16,7 @@ import (
 // many open files": Ubuntu's defaults 8192 and 128 are "not enough to create
 // a cluster with many nodes"; kubernetes-sigs/kind
 // site/content/docs/user/known-issues.md:214-225, at commit fed2688). The
-// README's Troubleshooting names the same values.
+// ci/stages/TROUBLESHOOTING.md names the same values.
 const (
 	minInotifyWatches   = 524288
 	minInotifyInstances = 512

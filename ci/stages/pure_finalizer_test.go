@@ -37,7 +37,7 @@ func TestFinalizerObjects(t *testing.T) {
 	if c.Image != "gpu-lab/labctl:abc" || c.ImagePullPolicy != corev1.PullNever {
 		t.Errorf("image %s pull %s: the image is loaded into containerd, never pulled", c.Image, c.ImagePullPolicy)
 	}
-	if strings.Join(c.Args, " ") != "finalizer --lab /etc/gpu-lab/lab.yaml --tenant tenant-b" {
+	if strings.Join(c.Args, " ") != "internal finalizer --lab /etc/gpu-lab/lab.yaml --tenant tenant-b" {
 		t.Errorf("args = %q", c.Args)
 	}
 	if d.Spec.Template.Labels["hami.io/webhook"] != "ignore" {

@@ -19,7 +19,6 @@ import (
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/images/chartstest"
-	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
 	"github.com/gpu-lab/gpu-lab/ci/internal/helm"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
@@ -32,7 +31,7 @@ func TestChartInstallArgsFromABundle(t *testing.T) {
 	if got := strings.Join(helm.UpgradeInstallArgs(c), " "); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	if got := helm.PullArgs("kamaji", charts.ClastixRepo, "0.0.0+latest", "/b/charts/.pull-1"); !reflect.DeepEqual(got, []string{
+	if got := helm.PullArgs("kamaji", images.ClastixRepo, "0.0.0+latest", "/b/charts/.pull-1"); !reflect.DeepEqual(got, []string{
 		"pull", "kamaji", "--repo", "https://clastix.github.io/charts", "--version", "0.0.0+latest", "--destination", "/b/charts/.pull-1"}) {
 		t.Errorf("PullArgs = %q", got)
 	}
@@ -59,7 +58,7 @@ func TestPinnedChartsAreEveryChartTheStagesInstall(t *testing.T) {
 		}
 	}
 	var bundled []string
-	for _, c := range charts.Pinned(e.Lab) {
+	for _, c := range images.PinnedCharts(e.Lab) {
 		bundled = append(bundled, c.Name+" "+c.Repo+" "+c.Version)
 	}
 	slices.Sort(planned)

@@ -29,7 +29,7 @@ var Differences = []Difference{
 	{
 		Short:      "HAMi protocol double",
 		Real:       "HAMi v2.10.0's scheduler extender and webhook (image projecthami/hami)",
-		Local:      "by default the HAMi protocol test double (ci/testenv/hamidouble, `labctl hami-double`), run with the same extender command line and modelling HAMi's observed registration tick, client throttling and metrics; with --hami-binary or --hami-image HAMi's own scheduler runs instead and this difference is gone",
+		Local:      "by default the HAMi protocol test double (ci/testenv/hamidouble, `labctl internal hami-double`), run with the same extender command line and modelling HAMi's observed registration tick, client throttling and metrics; with --hami-binary or --hami-image HAMi's own scheduler runs instead and this difference is gone",
 		Why:        "the project never builds or ships HAMi's code, and where no registry is reachable (this machine, a fresh CI runner without HAMi's image) no HAMi binary exists; the double is test infrastructure, never presented as HAMi",
 		OnlyDouble: true,
 	},

@@ -5,7 +5,7 @@
 // konnectivity server and agent, KWOK keeping the workers' Node objects Ready,
 // the product GPU registrar and bind finalizer from ci/gpus, and a HAMi
 // HAMi scheduler process: by default the HAMi protocol test double
-// (ci/testenv/hamidouble, run as `labctl hami-double` with HAMi's command
+// (ci/testenv/hamidouble, run as `labctl internal hami-double` with HAMi's command
 // line), or HAMi's real scheduler binary (Options.HAMiBinary, HAMiImage).
 //
 // The Kubernetes binaries are built from the nested module ci/testenv/k8sbin

@@ -41,7 +41,7 @@ type Options struct {
 	// HAMiImage takes HAMi's scheduler binary out of this image through the
 	// Docker daemon (ExtractHAMiScheduler) and runs it like HAMiBinary.
 	HAMiImage string
-	// DoubleBinary is a labctl binary whose `labctl hami-double` runs the
+	// DoubleBinary is a labctl binary whose `labctl internal hami-double` runs the
 	// protocol double; empty builds one from this checkout
 	// (EnsureDoubleBinary).
 	DoubleBinary string

@@ -25,7 +25,7 @@ const DoubleName = "HAMi protocol double"
 // hamiBackend is the program each tenant runs as HAMi's scheduler.
 type hamiBackend struct {
 	bin string
-	// args come before HAMi's flags: "hami-double" for labctl.
+	// args come before HAMi's flags: "internal hami-double" for labctl.
 	args []string
 	// double: it is the protocol double and has its test controls.
 	double bool
@@ -82,7 +82,7 @@ func resolveHAMi(ctx context.Context, opts Options, log *slog.Logger) (hamiBacke
 			return hamiBackend{}, err
 		}
 	}
-	return hamiBackend{bin: double, args: []string{"hami-double"}, double: true, name: DoubleName}, nil
+	return hamiBackend{bin: double, args: []string{"internal", "hami-double"}, double: true, name: DoubleName}, nil
 }
 
 // binaryName is how reports name a HAMi scheduler binary: "HAMi scheduler

@@ -10,8 +10,6 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/state"
 )
 
-func init() { root.AddCommand(newDownCommand()) }
-
 func newDownCommand() *cobra.Command {
 	var f labFlags
 	cmd := &cobra.Command{

@@ -74,7 +74,7 @@ func TestDownRefusesBeforeTouching(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := runFresh(t, append([]string{"down", "--state-dir", tc.dir}, tc.args...)...)
+			out, err := runRoot(t, append([]string{"down", "--state-dir", tc.dir}, tc.args...)...)
 			if err == nil {
 				t.Fatalf("down succeeded:\n%s", out)
 			}
@@ -120,7 +120,7 @@ func TestDownOfLocalEnvironment(t *testing.T) {
 
 	release, err := d.Hold("labctl testenv up")
 	must(err)
-	out, err := runFresh(t, "down", "--state-dir", string(d))
+	out, err := runRoot(t, "down", "--state-dir", string(d))
 	if err == nil || !strings.Contains(err.Error(), "the local test environment of lab gpu-lab still runs") || !strings.Contains(err.Error(), "`labctl testenv up` (pid") {
 		t.Fatalf("down while it runs: %v\n%s", err, out)
 	}
@@ -129,7 +129,7 @@ func TestDownOfLocalEnvironment(t *testing.T) {
 	}
 	release()
 
-	out, err = runFresh(t, "down", "--state-dir", string(d))
+	out, err = runRoot(t, "down", "--state-dir", string(d))
 	if err != nil {
 		t.Fatalf("down: %v\n%s", err, out)
 	}
@@ -145,7 +145,7 @@ func TestDownOfLocalEnvironment(t *testing.T) {
 	if _, err := os.Stat(d.Kubeconfig("tenant-a")); !os.IsNotExist(err) {
 		t.Errorf("stale kubeconfig left: %v", err)
 	}
-	out, err = runFresh(t, "status", "--state-dir", string(d))
+	out, err = runRoot(t, "status", "--state-dir", string(d))
 	if err == nil || strings.Contains(out+err.Error(), "stage") {
 		t.Errorf("status after down: %v\n%s", err, out)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/sourcegraph/conc/pool"
@@ -15,23 +14,22 @@ import (
 
 	"github.com/gpu-lab/gpu-lab/ci/gpus/deviceplugin"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/stages"
 )
 
 // registerInterval is how often the in-cluster finalizer re-asserts the GPU
 // registration (a restarted kubelet may zero the count resource).
 const registerInterval = 30 * time.Second
 
-func init() { root.AddCommand(newFinalizerCommand()) }
-
-func newFinalizerCommand() *cobra.Command {
+func newFinalizerCommand(s streams) *cobra.Command {
 	var kubeconfig, labFile, tenant string
 	cmd := &cobra.Command{
-		Use:    "finalizer",
+		Use:    stages.FinalizerCommand,
 		Short:  "Run the bind finalizer and GPU registrar of one tenant (in-cluster, started by stage gpus)",
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+			log := slog.New(slog.NewJSONHandler(s.errOut, nil))
 			var cfg *rest.Config
 			var err error
 			if kubeconfig == "" {

@@ -32,7 +32,7 @@ func TestFlagPlaceholders(t *testing.T) {
 			walk(c)
 		}
 	}
-	walk(root)
+	walk(newRootCommand(streams{}))
 	if checked < 20 {
 		t.Fatalf("only %d flags found: is every command registered with root?", checked)
 	}
@@ -41,7 +41,7 @@ func TestFlagPlaceholders(t *testing.T) {
 // TestRunHelpPlaceholders is the case that was reported: `labctl run
 // --help` showed "--parallel labctl test" and "--run labctl test".
 func TestRunHelpPlaceholders(t *testing.T) {
-	cmd, _, err := root.Find([]string{"run"})
+	cmd, _, err := newRootCommand(streams{}).Find([]string{"run"})
 	if err != nil || cmd.Name() != "run" {
 		t.Fatalf("no run command: %v", err)
 	}

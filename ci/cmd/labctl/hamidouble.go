@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
@@ -13,11 +12,11 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/testenv/hamidouble"
 )
 
-// newHAMiDoubleCommand is `labctl hami-double <HAMi's scheduler flags>`: the
+// newHAMiDoubleCommand is `labctl internal hami-double <HAMi's scheduler flags>`: the
 // HAMi protocol test double as a program with HAMi v2.10.0's scheduler
 // command line, which the local test environment starts as a process in
 // HAMi's place. Hidden: it is test infrastructure, not a lab command.
-func newHAMiDoubleCommand() *cobra.Command {
+func newHAMiDoubleCommand(s streams) *cobra.Command {
 	return &cobra.Command{
 		Use:    "hami-double [HAMi scheduler flags]",
 		Short:  "Run the " + hamidouble.Banner + " with HAMi v2.10.0's scheduler command line",
@@ -26,21 +25,10 @@ func newHAMiDoubleCommand() *cobra.Command {
 		// rejecting unknown ones; cobra must not see them.
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runHAMiDouble(cmd.Context(), args, os.Getenv, os.Stderr)
+			return runHAMiDouble(cmd.Context(), args, os.Getenv, s.errOut)
 		},
 	}
 }
-
-func init() { root.AddCommand(newHAMiDoubleCommand()) }
-
-// hamiSchedulerName is the name HAMi's scheduler binary has in its image
-// (/k8s-vgpu/bin/scheduler, docker/Dockerfile@v2.10.0). labctl installed
-// under that name runs as the double with no subcommand, so it can stand in
-// wherever HAMi's binary is expected (an image holding it, --hami-binary).
-const hamiSchedulerName = "scheduler"
-
-// runAsHAMiScheduler reports whether labctl was started as "scheduler".
-func runAsHAMiScheduler(argv0 string) bool { return filepath.Base(argv0) == hamiSchedulerName }
 
 // runHAMiDouble parses HAMi's command line, takes the client configuration
 // from where HAMi's scheduler takes it (KUBECONFIG, ~/.kube/config,

@@ -11,7 +11,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/testenv/hamidouble"
 )
 
-// `labctl hami-double` takes HAMi's command line and nothing else: a flag
+// `labctl internal hami-double` takes HAMi's command line and nothing else: a flag
 // HAMi v2.10.0 does not define fails before anything starts, naming the
 // flag and the double.
 func TestHAMiDoubleRejectsAnUnknownFlag(t *testing.T) {
@@ -38,10 +38,17 @@ func TestHAMiDoubleTakesItsKubeconfigLikeHAMi(t *testing.T) {
 	}
 }
 
-func TestRunAsHAMiScheduler(t *testing.T) {
-	for argv0, want := range map[string]bool{"/k8s-vgpu/bin/scheduler": true, "scheduler": true, "/usr/bin/labctl": false, "schedulers": false} {
-		if got := runAsHAMiScheduler(argv0); got != want {
-			t.Errorf("runAsHAMiScheduler(%q) = %v, want %v", argv0, got, want)
+// TestDoubleOnlyUnderInternal: the double is `labctl internal hami-double`
+// and nothing else; labctl under another name, or hami-double at the top,
+// is not it.
+func TestDoubleOnlyUnderInternal(t *testing.T) {
+	root := newRootCommand(streams{})
+	if c, _, err := root.Find([]string{"internal", "hami-double"}); err != nil || c.Name() != "hami-double" {
+		t.Errorf("labctl internal hami-double: %v", err)
+	}
+	for _, name := range []string{"hami-double", "finalizer", "hami-post-render"} {
+		if c, _, err := root.Find([]string{name}); err == nil && c != root {
+			t.Errorf("labctl %s is a top-level command; want it only under internal", name)
 		}
 	}
 }

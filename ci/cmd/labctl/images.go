@@ -15,13 +15,10 @@ import (
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
 	"github.com/gpu-lab/gpu-lab/ci/images"
-	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
 	"github.com/gpu-lab/gpu-lab/ci/internal/helm"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/stages"
 )
-
-func init() { root.AddCommand(newImagesCommand()) }
 
 func newImagesCommand() *cobra.Command {
 	var (
@@ -82,7 +79,7 @@ already; "bundle" images go into ` + "`labctl images save DIR`" + `; "built" one
 					}
 				}
 				if indexCharts {
-					for _, c := range charts.Pinned(l) {
+					for _, c := range images.PinnedCharts(l) {
 						idx.Charts = append(idx.Charts, images.ChartEntry{Chart: c, File: images.ChartArchiveName(c)})
 					}
 				}
@@ -165,7 +162,7 @@ version (helm pull from the chart's repository into DIR/charts). DIR/index.json 
 // a chart failed: the images are usable, and up --images fetches a chart
 // the bundle lacks from its repository.
 func saveBundleCharts(ctx context.Context, p images.ChartPuller, l *lab.Lab, dir string, idx images.Index, log *slog.Logger) (images.Index, error) {
-	entries, err := images.SaveCharts(ctx, p, charts.Pinned(l), dir, log)
+	entries, err := images.SaveCharts(ctx, p, images.PinnedCharts(l), dir, log)
 	idx.Charts = entries
 	if werr := images.WriteIndex(dir, idx); werr != nil {
 		return idx, errors.Join(err, werr)
@@ -250,7 +247,7 @@ func loadBundle(ctx context.Context, w io.Writer, e *stages.Env, dir string, opt
 	if err != nil {
 		return err
 	}
-	archives, missing, err := images.ChartArchives(dir, idx, charts.Pinned(e.Lab))
+	archives, missing, err := images.ChartArchives(dir, idx, images.PinnedCharts(e.Lab))
 	if err != nil {
 		return err
 	}

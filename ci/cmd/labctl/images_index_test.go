@@ -9,7 +9,6 @@ import (
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/images/chartstest"
-	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
@@ -34,7 +33,7 @@ func bundleIndex(t *testing.T, args ...string) (images.Index, string) {
 func TestBundleIndexNamesEveryChart(t *testing.T) {
 	l := lab.Default()
 	idx, raw := bundleIndex(t)
-	want := charts.Pinned(l)
+	want := images.PinnedCharts(l)
 	if len(idx.Charts) != len(want) || len(want) != 3 {
 		t.Fatalf("--bundle-index charts = %+v, want the %d of charts.Pinned", idx.Charts, len(want))
 	}
@@ -83,9 +82,6 @@ func TestBundleIndexIsWhatUpReads(t *testing.T) {
 	}
 	dryRun := func() (string, error) {
 		out, err := runRoot(t, "up", "--dry-run", "--state-dir", t.TempDir(), "--images", bundle)
-		up, _, _ := root.Find([]string{"up"})
-		_ = up.Flags().Set("dry-run", "false")
-		_ = up.Flags().Set("images", "")
 		return out, err
 	}
 	out, err := dryRun()

@@ -12,7 +12,6 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/docker/dockertest"
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/images/chartstest"
-	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
 	"github.com/gpu-lab/gpu-lab/ci/internal/helm"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
@@ -88,9 +87,6 @@ func TestUpDryRunShowsThePreloading(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := runRoot(t, "up", "--dry-run", "--state-dir", t.TempDir(), "--images", bundle)
-	up, _, _ := root.Find([]string{"up"})
-	_ = up.Flags().Set("dry-run", "false")
-	_ = up.Flags().Set("images", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +106,7 @@ func TestUpDryRunShowsThePreloading(t *testing.T) {
 func standInHelm(t *testing.T, l *lab.Lab) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, c := range charts.Pinned(l) {
+	for _, c := range images.PinnedCharts(l) {
 		chartstest.Write(t, filepath.Join(dir, c.Name+"-"+c.Version+".tgz"), chartstest.Archive(c.Name, c.Version)...)
 	}
 	script := `#!/bin/sh
@@ -156,9 +152,6 @@ func TestBundleChartsAreSavedAndInstalledFrom(t *testing.T) {
 	}
 	dryRun := func() (string, error) {
 		out, err := runRoot(t, "up", "--dry-run", "--state-dir", t.TempDir(), "--images", bundle)
-		up, _, _ := root.Find([]string{"up"})
-		_ = up.Flags().Set("dry-run", "false")
-		_ = up.Flags().Set("images", "")
 		return out, err
 	}
 	out, err := dryRun()

@@ -16,8 +16,6 @@ import (
 // managementName selects the management cluster in `labctl kubeconfig`.
 const managementName = "management"
 
-func init() { root.AddCommand(newKubeconfigCommand()) }
-
 func newKubeconfigCommand() *cobra.Command {
 	var f labFlags
 	var pathOnly bool

@@ -27,7 +27,7 @@ func TestPreviewCommandsFollowTheLabRule(t *testing.T) {
 		{"images save -f another lab is refused", []string{"images", "save", t.TempDir(), "-f", green, "--state-dir", string(blue)}, `(lab "green") is not the lab state dir ` + string(blue), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := runFresh(t, tc.args...)
+			out, err := runRoot(t, tc.args...)
 			if tc.err {
 				if err == nil || !strings.Contains(err.Error(), tc.want) {
 					t.Fatalf("labctl %v: %v, want an error containing %q\n%s", tc.args, err, tc.want, out)

@@ -34,7 +34,7 @@ func TestChangingCommandsFollowTheLabRule(t *testing.T) {
 		}
 	}
 	root := func(args ...string) func() (string, error) {
-		return func() (string, error) { return runFresh(t, args...) }
+		return func() (string, error) { return runRoot(t, args...) }
 	}
 	other := `(lab "green") is not the lab state dir `
 	tests := []struct {
@@ -82,7 +82,7 @@ func TestReadingCommandsFollowTheLabRule(t *testing.T) {
 		{"status"}, {"shell"}, {"kubeconfig", "tenant-a"}, {"test", "--report-dir", t.TempDir()},
 	} {
 		t.Run(args[0], func(t *testing.T) {
-			out, err := runFresh(t, append(args, "--state-dir", string(d))...)
+			out, err := runRoot(t, append(args, "--state-dir", string(d))...)
 			if err == nil || !strings.Contains(err.Error(), d.LabPath()+", cannot be read") {
 				t.Errorf("err = %v\n%s", err, out)
 			}
@@ -95,7 +95,7 @@ func TestReadingCommandsFollowTheLabRule(t *testing.T) {
 // stage tenants, which only the real lab has.
 func TestStatusOfLocalEnvironmentWithoutKubeconfigs(t *testing.T) {
 	d := recordedDir(t, state.Testenv, "gpu-lab")
-	out, err := runFresh(t, "status", "--state-dir", string(d))
+	out, err := runRoot(t, "status", "--state-dir", string(d))
 	if ee, ok := err.(exitError); !ok || ee.code != 1 {
 		t.Fatalf("status of a stopped local environment: %v, want exit code 1 (not healthy)", err)
 	}
@@ -109,12 +109,12 @@ func TestStatusOfLocalEnvironmentWithoutKubeconfigs(t *testing.T) {
 // --help.
 func TestHelpStatesTheLabRule(t *testing.T) {
 	for _, name := range []string{"up", "down", "run", "status", "shell", "kubeconfig", "test"} {
-		cmd, _, err := root.Find([]string{name})
+		cmd, _, err := newRootCommand(streams{}).Find([]string{name})
 		if err != nil || !strings.Contains(cmd.Long, labRule) {
 			t.Errorf("labctl %s --help lacks the lab rule (%v)", name, err)
 		}
 	}
-	if c := newTestenvUpCommand(); !strings.Contains(c.Long, labRule) {
+	if c := newTestenvUpCommand(streams{}); !strings.Contains(c.Long, labRule) {
 		t.Error("labctl testenv up --help lacks the lab rule")
 	}
 }

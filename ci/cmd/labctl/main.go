@@ -1,17 +1,18 @@
 // Command labctl builds the gpu-lab, runs its conformance suite and writes
 // reports. Each subcommand lives in its own file, in one style: the file's
-// newXCommand builds the command (its flags, subcommands and RunE) and the
-// file's one-line init adds it to root (`func init() {
-// root.AddCommand(newXCommand()) }`), so a command is added or removed by
-// adding or removing its file.
+// newXCommand builds the command (its flags, subcommands and RunE), and
+// newRootCommand lists every command once, in the group a user looks for
+// it in, so a command is added or removed in its file and that list.
 package main
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -22,21 +23,102 @@ type exitError struct{ code int }
 
 func (e exitError) Error() string { return fmt.Sprintf("exit code %d", e.code) }
 
-var root = &cobra.Command{
-	Use:           "labctl",
-	Short:         "Build the multi-tenant GPU lab (Kamaji + HAMi), test it and report",
-	SilenceUsage:  true,
-	SilenceErrors: true,
+// streams are labctl's standard streams, passed in so that a test builds a
+// fresh command tree on buffers. A nil stream is the process's own. The
+// commands write through cobra's cmd.OutOrStdout/ErrOrStderr, which are
+// these; those that hand a stream to a long-running worker take streams.
+type streams struct {
+	in          io.Reader
+	out, errOut io.Writer
+}
+
+// osStreams are the process's standard streams.
+func osStreams() streams { return streams{in: os.Stdin, out: os.Stdout, errOut: os.Stderr} }
+
+// Command groups of `labctl --help`, in the order a user meets them.
+const (
+	groupLab   = "lab"
+	groupSuite = "suite"
+	groupFiles = "files"
+	groupLocal = "local"
+)
+
+// newRootCommand builds labctl's whole command tree, fresh on every call.
+func newRootCommand(s streams) *cobra.Command {
+	if s.in == nil {
+		s.in = os.Stdin
+	}
+	if s.out == nil {
+		s.out = os.Stdout
+	}
+	if s.errOut == nil {
+		s.errOut = os.Stderr
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		info = nil
+	}
+	root := &cobra.Command{
+		Use:           "labctl",
+		Short:         "Build the multi-tenant GPU lab (Kamaji + HAMi), test it and report",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		// --version prints the same text as `labctl version`.
+		Version: versionText(info),
+	}
+	root.SetVersionTemplate("{{.Version}}")
+	root.SetIn(s.in)
+	root.SetOut(s.out)
+	root.SetErr(s.errOut)
+	root.SetFlagErrorFunc(flagError)
+	// The groups list their commands in the order below, the order a user
+	// needs them (up before down), not alphabetically.
+	cobra.EnableCommandSorting = false
+	root.AddGroup(
+		&cobra.Group{ID: groupLab, Title: "The lab:"},
+		&cobra.Group{ID: groupSuite, Title: "The conformance suite:"},
+		&cobra.Group{ID: groupFiles, Title: "Lab files:"},
+		&cobra.Group{ID: groupLocal, Title: "The local test environment (no images, no Docker):"},
+	)
+	add := func(group string, cmds ...*cobra.Command) {
+		for _, c := range cmds {
+			c.GroupID = group
+			root.AddCommand(c)
+		}
+	}
+	add(groupLab, newUpCommand(), newDownCommand(), newStatusCommand(), newShellCommand(), newKubeconfigCommand(), newRunCommand())
+	add(groupSuite, newTestCommand(), newReportCommand())
+	add(groupFiles, newPlanCommand(), newValidateCommand(), newImagesCommand())
+	add(groupLocal, newTestenvCommand(s))
+	root.AddCommand(newVersionCommand(), newInternalCommand(s))
+	rejectUnknownSubcommands(root)
+	return root
+}
+
+// newInternalCommand is `labctl internal …`: the programs the lab's
+// workers, helm and the local test environment run, hidden from a user's
+// help. labctl is shipped into the workers as one binary, so they are
+// subcommands of it, under one name that says they are not a user's.
+func newInternalCommand(s streams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:    "internal",
+		Short:  "Programs the lab runs itself (finalizer, HAMi post-renderer, HAMi protocol double); not for users",
+		Hidden: true,
+	}
+	cmd.AddCommand(newFinalizerCommand(s), newPostRenderCommand(), newHAMiDoubleCommand(s))
+	// Hidden is what keeps them out of `labctl --help`; under internal,
+	// which is hidden itself, `labctl internal --help` lists them.
+	for _, c := range cmd.Commands() {
+		c.Hidden = false
+	}
+	return cmd
 }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if runAsHAMiScheduler(os.Args[0]) {
-		root.SetArgs(append([]string{"hami-double"}, os.Args[1:]...))
-	}
-	guardGroupsOnce()
-	err := withCommandHint(root.ExecuteContext(ctx))
+	root := newRootCommand(osStreams())
+	err := withCommandHint(root, root.ExecuteContext(ctx))
 	var ee exitError
 	switch {
 	case err == nil:

@@ -15,8 +15,6 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
-func init() { root.AddCommand(newPlanCommand()) }
-
 func newPlanCommand() *cobra.Command {
 	var (
 		src    labFlags

@@ -11,9 +11,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/stages"
 )
 
-func init() { root.AddCommand(newPostRenderCommand()) }
-
-// newPostRenderCommand is `labctl hami-post-render`, what helm runs as the
+// newPostRenderCommand is `labctl internal hami-post-render`, what helm runs as the
 // HAMi release's post-renderer (stage hami): manifests on stdin, manifests
 // on stdout, with the lab's kube-scheduler configuration in place of the
 // chart's.

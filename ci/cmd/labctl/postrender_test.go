@@ -10,7 +10,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
-// helm pipes the chart's manifests through `labctl hami-post-render`; the
+// helm pipes the chart's manifests through `labctl internal hami-post-render`; the
 // command puts the configuration file it is given into the chart's
 // ConfigMap (recorded chart rendering in ci/render/testdata).
 func TestHAMiPostRenderCommand(t *testing.T) {
@@ -24,20 +24,13 @@ func TestHAMiPostRenderCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
-	root.SetIn(bytes.NewReader(manifests))
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	root.SetArgs([]string{"hami-post-render", "--scheduler-config", cfgFile})
-	t.Cleanup(func() { root.SetIn(nil); root.SetOut(nil); root.SetErr(nil) })
-	if err := root.Execute(); err != nil {
+	if err := runRootIO(t, bytes.NewReader(manifests), &out, &errb, "internal", "hami-post-render", "--scheduler-config", cfgFile); err != nil {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}
 	if !strings.Contains(out.String(), "podMaxBackoffSeconds: 7") || !strings.Contains(out.String(), render.AnnoSchedulerConfig) {
 		t.Errorf("output lacks the configuration or its hash annotation:\n%.2000s", out.String())
 	}
-	root.SetArgs([]string{"hami-post-render", "--scheduler-config="}) // flags keep values between runs
-	root.SetIn(bytes.NewReader(manifests))
-	if err := root.Execute(); err == nil || !strings.Contains(err.Error(), "--scheduler-config is required") {
+	if err := runRootIO(t, bytes.NewReader(manifests), &out, &errb, "internal", "hami-post-render"); err == nil || !strings.Contains(err.Error(), "--scheduler-config is required") {
 		t.Errorf("without --scheduler-config: err = %v", err)
 	}
 }

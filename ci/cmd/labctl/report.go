@@ -8,8 +8,6 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/report"
 )
 
-func init() { root.AddCommand(newReportCommand()) }
-
 func newReportCommand() *cobra.Command {
 	var from, dir string
 	cmd := &cobra.Command{

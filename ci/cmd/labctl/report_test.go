@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,10 +9,8 @@ import (
 
 func TestReportCommandRegeneratesReports(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "reports")
-	var out bytes.Buffer
-	root.SetOut(&out)
-	root.SetArgs([]string{"report", "--from", "../../report/testdata/sample/results.json", "--report-dir", dir})
-	if err := root.ExecuteContext(context.Background()); err != nil {
+	out, err := runRoot(t, "report", "--from", "../../report/testdata/sample/results.json", "--report-dir", dir)
+	if err != nil {
 		t.Fatalf("labctl report: %v", err)
 	}
 	for _, f := range []string{"junit.xml", "results.json", "summary.md", "report.html", "diagnostics/TC-12/events.txt"} {
@@ -22,12 +18,11 @@ func TestReportCommandRegeneratesReports(t *testing.T) {
 			t.Errorf("%s not written: %v", f, err)
 		}
 	}
-	if !strings.Contains(out.String(), "13 passed, 2 failed, 1 skipped") {
-		t.Errorf("output %q does not tally the run", out.String())
+	if !strings.Contains(out, "13 passed, 2 failed, 1 skipped") {
+		t.Errorf("output %q does not tally the run", out)
 	}
 
-	root.SetArgs([]string{"report", "--from", filepath.Join(dir, "missing.json"), "--report-dir", dir})
-	if err := root.ExecuteContext(context.Background()); err == nil || !strings.Contains(err.Error(), "missing.json") {
+	if _, err := runRoot(t, "report", "--from", filepath.Join(dir, "missing.json"), "--report-dir", dir); err == nil || !strings.Contains(err.Error(), "missing.json") {
 		t.Errorf("labctl report of a missing file = %v, want an error naming it", err)
 	}
 }

@@ -3,33 +3,25 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"testing"
-
-	"github.com/spf13/pflag"
 )
 
-// runFresh runs labctl's root command with args and then resets every flag
-// the run set on the subcommand: root's commands are shared between tests.
-func runFresh(t *testing.T, args ...string) (string, error) {
+// runRoot runs a fresh labctl command tree with args, as main does, and
+// returns what it wrote to stdout and stderr together. Every run builds
+// its own tree, so no flag value of one run is seen by the next.
+func runRoot(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	var out bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&out)
-	root.SetArgs(args)
-	defer root.SetArgs(nil)
-	err := root.ExecuteContext(context.Background())
-	if cmd, _, ferr := root.Find(args); ferr == nil {
-		cmd.Flags().VisitAll(func(f *pflag.Flag) {
-			if !f.Changed {
-				return
-			}
-			if sv, ok := f.Value.(pflag.SliceValue); ok {
-				_ = sv.Replace(nil)
-			} else {
-				_ = f.Value.Set(f.DefValue)
-			}
-			f.Changed = false
-		})
-	}
+	err := runRootIO(t, nil, &out, &out, args...)
 	return out.String(), err
+}
+
+// runRootIO runs a fresh labctl command tree with args on the given
+// streams; the error is the one main would print.
+func runRootIO(t *testing.T, in io.Reader, out, errOut io.Writer, args ...string) error {
+	t.Helper()
+	root := newRootCommand(streams{in: in, out: out, errOut: errOut})
+	root.SetArgs(args)
+	return withCommandHint(root, root.ExecuteContext(context.Background()))
 }

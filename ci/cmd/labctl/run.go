@@ -18,8 +18,6 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/suite"
 )
 
-func init() { root.AddCommand(newRunCommand()) }
-
 func newRunCommand() *cobra.Command {
 	var f upFlags
 	var reportDir, runRe string
@@ -42,7 +40,10 @@ seconds with a message instead of hanging. The lab is removed at the end unless 
 			if err := runUp(ctx, cmd, &f); err != nil {
 				return errors.Join(err, writeUpFailureReports(ctx, cmd, &f, reportDir, runRe, started, err))
 			}
-			testErr := runTest(ctx, f.stateDir, reportDir, runRe, parallel)
+			test := newTestCommand()
+			test.SetOut(cmd.OutOrStdout())
+			test.SetErr(cmd.ErrOrStderr())
+			testErr := runTest(ctx, test, f.stateDir, reportDir, runRe, parallel)
 			if f.keep {
 				fmt.Fprintf(cmd.OutOrStdout(), "--keep: the lab stays up (`labctl down --state-dir %s` removes it)\n", f.stateDir)
 				return testErr
@@ -76,13 +77,9 @@ seconds with a message instead of hanging. The lab is removed at the end unless 
 	return cmd
 }
 
-// runTest runs the `labctl test` subcommand in-process against the lab's
-// state dir; its exit code (failed cases) comes back as its error.
-func runTest(ctx context.Context, stateDir, reportDir, runRe string, parallel int) error {
-	test, _, err := root.Find([]string{"test"})
-	if err != nil || test == nil || test.Name() != "test" || test.RunE == nil {
-		return fmt.Errorf("this labctl has no `test` command: build it from a tree that has ci/suite")
-	}
+// runTest runs test, a fresh `labctl test` command, in-process against
+// the lab's state dir; its exit code (failed cases) comes back as its error.
+func runTest(ctx context.Context, test *cobra.Command, stateDir, reportDir, runRe string, parallel int) error {
 	args := []string{"--state-dir", stateDir, "--report-dir", reportDir}
 	if runRe != "" {
 		args = append(args, "--run", runRe)
@@ -93,10 +90,7 @@ func runTest(ctx context.Context, stateDir, reportDir, runRe string, parallel in
 	if err := test.ParseFlags(args); err != nil {
 		return fmt.Errorf("labctl test %s: %w", strings.Join(args, " "), err)
 	}
-	// test prints through root's writers (it inherits them); setting its own
-	// would outlive this call.
 	test.SetContext(ctx)
-	defer test.SetContext(nil) // a later in-process Execute must pass its own
 	return test.RunE(test, nil)
 }
 

@@ -61,8 +61,6 @@ func envName(s string) string {
 	return strings.ToUpper(strings.ReplaceAll(s, "-", "_"))
 }
 
-func init() { root.AddCommand(newShellCommand()) }
-
 func newShellCommand() *cobra.Command {
 	var f labFlags
 	cmd := &cobra.Command{
@@ -99,7 +97,7 @@ func newShellCommand() *cobra.Command {
 			fmt.Fprintf(cmd.ErrOrStderr(), "lab %s: %s%s\n(exit the shell to return)\n", l.Name, strings.Join(env, "\n  "), note)
 			c := exec.CommandContext(cmd.Context(), sh)
 			c.Env = append(append(withoutKubeconfigVars(os.Environ()), env...), "LABCTL_LAB="+l.Name)
-			c.Stdin, c.Stdout, c.Stderr = os.Stdin, cmd.OutOrStdout(), cmd.ErrOrStderr()
+			c.Stdin, c.Stdout, c.Stderr = cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
 			if err := c.Run(); err != nil {
 				if ee, ok := err.(*exec.ExitError); ok {
 					return exitError{code: ee.ExitCode()}

@@ -15,8 +15,6 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/testenv"
 )
 
-func init() { root.AddCommand(newStatusCommand()) }
-
 func newStatusCommand() *cobra.Command {
 	var f labFlags
 	cmd := &cobra.Command{

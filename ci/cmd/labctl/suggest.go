@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -20,12 +19,6 @@ import (
 
 // suggestionDistance is cobra's default SuggestionsMinimumDistance.
 const suggestionDistance = 2
-
-func init() { root.SetFlagErrorFunc(flagError) }
-
-// The commands register themselves in their files' init functions, which
-// may run after this file's; main and the tests call this once they have.
-var guardGroupsOnce = sync.OnceFunc(func() { rejectUnknownSubcommands(root) })
 
 // flagError names the command, the closest flag it has and where the flags
 // are listed.
@@ -65,7 +58,7 @@ func closestFlag(fs *pflag.FlagSet, name string) string {
 // withCommandHint adds to an "unknown command" error, when cobra found no
 // close command to suggest, where the commands are listed: `<the command the
 // error names> --help`.
-func withCommandHint(err error) error {
+func withCommandHint(root *cobra.Command, err error) error {
 	if err == nil || !strings.HasPrefix(err.Error(), "unknown command ") || strings.Contains(err.Error(), "Did you mean") {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 // TestMistypedCommandsAndFlags: a mistyped command or flag is named with
 // the closest one, and without a close one with where the list is.
 func TestMistypedCommandsAndFlags(t *testing.T) {
-	guardGroupsOnce()
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -23,8 +22,8 @@ func TestMistypedCommandsAndFlags(t *testing.T) {
 		{[]string{"testenv", "bogus"}, "unknown command \"bogus\" for \"labctl testenv\"; `labctl testenv --help` lists the commands"},
 		{[]string{"testenv", "upp"}, "unknown command \"upp\" for \"labctl testenv\"\n\nDid you mean this?\n\tup\n"},
 	} {
-		_, _, err := run(t, root, tc.args...)
-		if err = withCommandHint(err); err == nil || err.Error() != tc.want {
+		_, err := runRoot(t, tc.args...)
+		if err == nil || err.Error() != tc.want {
 			t.Errorf("labctl %s: %v\nwant: %s", strings.Join(tc.args, " "), err, tc.want)
 		}
 	}
@@ -44,8 +43,7 @@ func TestLevenshtein(t *testing.T) {
 // TestGroupWithoutArgumentsShowsHelp: `labctl testenv` alone still prints
 // its help and succeeds.
 func TestGroupWithoutArgumentsShowsHelp(t *testing.T) {
-	guardGroupsOnce()
-	out, _, err := run(t, root, "testenv")
+	out, err := runRoot(t, "testenv")
 	if err != nil || !strings.Contains(out, "labctl testenv [command]") {
 		t.Errorf("labctl testenv: %v\n%s", err, out)
 	}

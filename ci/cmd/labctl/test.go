@@ -43,8 +43,6 @@ type testFlags struct {
 	reachTimeout time.Duration
 }
 
-func init() { root.AddCommand(newTestCommand()) }
-
 func newTestCommand() *cobra.Command {
 	var f testFlags
 	cmd := &cobra.Command{

@@ -74,24 +74,21 @@ func TestTestTargetKubeconfigFlags(t *testing.T) {
 }
 
 func TestTestList(t *testing.T) {
-	var out bytes.Buffer
-	root.SetOut(&out)
-	root.SetArgs([]string{"test", "--list"})
-	defer root.SetArgs(nil)
-	if err := root.Execute(); err != nil {
+	out, err := runRoot(t, "test", "--list")
+	if err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"TC-01", "TC-08", "TC-16", "TC-17"} {
-		if !strings.Contains(out.String(), id) {
-			t.Errorf("--list lacks %s:\n%s", id, out.String())
+		if !strings.Contains(out, id) {
+			t.Errorf("--list lacks %s:\n%s", id, out)
 		}
 	}
 	// Every case says what hardware it needs.
-	if n, want := strings.Count(out.String(), "needs: "), len(suite.Cases()); n != want {
-		t.Errorf("--list has %d needs lines, want one per case (%d):\n%s", n, want, out.String())
+	if n, want := strings.Count(out, "needs: "), len(suite.Cases()); n != want {
+		t.Errorf("--list has %d needs lines, want one per case (%d):\n%s", n, want, out)
 	}
-	if !strings.Contains(out.String(), "needs: a worker with two or more cards") {
-		t.Errorf("--list does not say TC-09 needs a multi-card worker:\n%s", out.String())
+	if !strings.Contains(out, "needs: a worker with two or more cards") {
+		t.Errorf("--list does not say TC-09 needs a multi-card worker:\n%s", out)
 	}
 }
 
@@ -129,21 +126,13 @@ func TestTestUnreachableTenantsFailFast(t *testing.T) {
 	if err := d.WriteKubeconfig("tenant-b", kubeconfigFor(nettest.RefusingAddr(t))); err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	root.SetOut(&out)
-	root.SetArgs([]string{"test", "--list=false", "--state-dir", string(d), "--report-dir", reports, "--reach-timeout", "300ms"})
-	defer root.SetArgs(nil)
-	err := root.Execute()
-	test, _, _ := root.Find([]string{"test"})
-	for _, f := range []string{"state-dir", "report-dir", "reach-timeout"} {
-		_ = test.Flags().Set(f, test.Flags().Lookup(f).DefValue)
-	}
+	out, err := runRoot(t, "test", "--state-dir", string(d), "--report-dir", reports, "--reach-timeout", "300ms")
 	var ee exitError
 	if !errors.As(err, &ee) || ee.code != 1 {
-		t.Fatalf("err = %v, want exit code 1\n%s", err, out.String())
+		t.Fatalf("err = %v, want exit code 1\n%s", err, out)
 	}
 	var named []string
-	for _, line := range strings.Split(out.String(), "\n") {
+	for _, line := range strings.Split(out, "\n") {
 		if strings.Contains(line, "(kubeconfig ") {
 			named = append(named, line)
 		}
@@ -153,10 +142,10 @@ func TestTestUnreachableTenantsFailFast(t *testing.T) {
 		" is not running; start it with `labctl testenv up --state-dir " + string(d) + "`"
 	if len(named) != 2 || !strings.HasPrefix(named[0], wantA) || !strings.Contains(named[0], "(kubeconfig "+d.Kubeconfig("tenant-a")+")") ||
 		!strings.HasPrefix(named[1], "tenant tenant-b: ") || !strings.Contains(named[1], wantB) {
-		t.Errorf("want one line per tenant naming its kubeconfig, got:\n%s", out.String())
+		t.Errorf("want one line per tenant naming its kubeconfig, got:\n%s", out)
 	}
-	if !strings.Contains(out.String(), "not run: tenant tenant-a is unreachable (above)") {
-		t.Errorf("case lines repeat the long reason:\n%s", out.String())
+	if !strings.Contains(out, "not run: tenant tenant-a is unreachable (above)") {
+		t.Errorf("case lines repeat the long reason:\n%s", out)
 	}
 	b, err := os.ReadFile(filepath.Join(reports, "results.json"))
 	if err != nil {
@@ -177,8 +166,7 @@ func TestTestUnreachableTenantsFailFast(t *testing.T) {
 }
 
 func TestReachTimeoutAtMostTenSeconds(t *testing.T) {
-	test, _, _ := root.Find([]string{"test"})
-	d, err := time.ParseDuration(test.Flags().Lookup("reach-timeout").DefValue)
+	d, err := time.ParseDuration(newTestCommand().Flags().Lookup("reach-timeout").DefValue)
 	if err != nil || d <= 0 || d > 10*time.Second {
 		t.Fatalf("--reach-timeout default %v (%v), want (0, 10s]", d, err)
 	}

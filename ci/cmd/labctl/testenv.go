@@ -15,14 +15,12 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/testenv"
 )
 
-func init() { root.AddCommand(newTestenvCommand()) }
-
-func newTestenvCommand() *cobra.Command {
+func newTestenvCommand(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "testenv",
 		Short: "Local test environment: the lab's topology from real Kubernetes components, no Docker",
 	}
-	cmd.AddCommand(newTestenvUpCommand(), newTestenvBuildCommand())
+	cmd.AddCommand(newTestenvUpCommand(s), newTestenvBuildCommand(s))
 	return cmd
 }
 
@@ -38,7 +36,7 @@ type testenvUp struct {
 	hamiBinary, hamiImage string
 }
 
-func newTestenvUpCommand() *cobra.Command {
+func newTestenvUpCommand(s streams) *cobra.Command {
 	var o testenvUp
 	var stateDir string
 	c := &cobra.Command{
@@ -62,7 +60,7 @@ with a progress line after 10 s, then every 25 s); later runs start in seconds.
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.stateDir = state.Dir(stateDir)
-			return runTestenvUp(cmd.Context(), o, os.Stdout, os.Stderr)
+			return runTestenvUp(cmd.Context(), o, s.out, s.errOut)
 		},
 	}
 	c.Flags().StringVarP(&o.labFile, "file", "f", "", "lab file (default: the lab the state dir records, else the embedded seed lab); must be that lab when the state dir has one")
@@ -76,7 +74,7 @@ with a progress line after 10 s, then every 25 s); later runs start in seconds.
 	return c
 }
 
-func newTestenvBuildCommand() *cobra.Command {
+func newTestenvBuildCommand(s streams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "build",
 		Short: "Build the local test environment's Kubernetes binaries (once; later runs reuse them)",
@@ -87,7 +85,7 @@ once when they are built already. Run it before ` + "`go test ./...`" + `, whose
 buffered per package, to see the first build's progress.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runTestenvBuild(cmd.Context(), testenv.EnsureBinaries, os.Stdout, os.Stderr)
+			return runTestenvBuild(cmd.Context(), testenv.EnsureBinaries, s.out, s.errOut)
 		},
 	}
 }
@@ -133,7 +131,7 @@ func runTestenvUp(ctx context.Context, o testenvUp, out, errOut io.Writer) error
 		HAMiBinary: o.hamiBinary, HAMiImage: o.hamiImage}
 	if opts.HAMiBinary == "" && opts.HAMiImage == "" && os.Getenv(testenv.EnvHAMiBinary) == "" {
 		fmt.Fprintln(out, testenv.DoubleNotice)
-		// The double is this program: `labctl hami-double`.
+		// The double is this program: `labctl internal hami-double`.
 		if opts.DoubleBinary, err = os.Executable(); err != nil {
 			return fmt.Errorf("testenv up: find labctl itself to run the HAMi protocol double: %w", err)
 		}

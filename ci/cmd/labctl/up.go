@@ -37,8 +37,6 @@ func (f *upFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.unverifiedPins, images.AllowUnverifiedPinsFlag, false, "with --images, load a digest-pinned image (name@sha256:…) even when neither the daemon, the archive nor the bundle's index ties it to its digest (a bundle whose index records no image ID or digests); without it such a bundle is refused before anything is loaded")
 }
 
-func init() { root.AddCommand(newUpCommand()) }
-
 func newUpCommand() *cobra.Command {
 	var f upFlags
 	cmd := &cobra.Command{

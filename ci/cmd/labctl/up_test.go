@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,18 +10,6 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/state"
 )
-
-// runRoot runs labctl's root command in-process.
-func runRoot(t *testing.T, args ...string) (string, error) {
-	t.Helper()
-	var out bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&out)
-	root.SetArgs(args)
-	defer root.SetArgs(nil)
-	err := root.ExecuteContext(context.Background())
-	return out.String(), err
-}
 
 func TestUpDryRunPrintsEveryStage(t *testing.T) {
 	t.Setenv("DOCKER_HOST", "tcp://docker:2375")
@@ -48,10 +34,6 @@ func TestUpDryRunPrintsEveryStage(t *testing.T) {
 	if _, err := runRoot(t, "up", "--dry-run", "--only", "gpu"); err == nil || !strings.Contains(err.Error(), "unknown stage") {
 		t.Errorf("--only gpu: err = %v", err)
 	}
-	// Flags of the shared root persist between in-process runs: reset them.
-	up, _, _ := root.Find([]string{"up"})
-	_ = up.Flags().Set("only", "")
-	_ = up.Flags().Set("dry-run", "false")
 }
 
 func TestStatusAndKubeconfigFromAStateDir(t *testing.T) {

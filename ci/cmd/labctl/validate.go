@@ -8,8 +8,6 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
-func init() { root.AddCommand(newValidateCommand()) }
-
 func newValidateCommand() *cobra.Command {
 	var file string
 	cmd := &cobra.Command{

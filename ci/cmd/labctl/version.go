@@ -18,24 +18,13 @@ import (
 // otherwise the module version from the build info is shown.
 var version = ""
 
-func init() {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		info = nil
-	}
-	// --version on the root command prints the same text as `labctl version`.
-	root.Version = versionText(info)
-	root.SetVersionTemplate("{{.Version}}")
-	root.AddCommand(newVersionCommand())
-}
-
 func newVersionCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print labctl's version and commit and every pinned component version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := io.WriteString(cmd.OutOrStdout(), root.Version)
+			_, err := io.WriteString(cmd.OutOrStdout(), cmd.Root().Version)
 			return err
 		},
 	}

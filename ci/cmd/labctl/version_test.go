@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -61,20 +59,11 @@ func TestVersionText(t *testing.T) {
 func TestVersionCommandAndFlag(t *testing.T) {
 	outputs := map[string]string{}
 	for _, args := range [][]string{{"version"}, {"--version"}} {
-		var out bytes.Buffer
-		root.SetOut(&out)
-		root.SetArgs(args)
-		err := root.ExecuteContext(context.Background())
-		root.SetOut(nil)
-		root.SetArgs(nil)
-		if f := root.Flags().Lookup("version"); f != nil { // a later in-process run must not print it again
-			_ = f.Value.Set("false")
-			f.Changed = false
-		}
+		out, err := runRoot(t, args...)
 		if err != nil {
 			t.Fatalf("labctl %s: %v", args[0], err)
 		}
-		outputs[args[0]] = out.String()
+		outputs[args[0]] = out
 	}
 	if !strings.HasPrefix(outputs["version"], "labctl ") || !strings.Contains(outputs["version"], "HAMi image") {
 		t.Errorf("labctl version:\n%s", outputs["version"])

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
-	"github.com/gpu-lab/gpu-lab/ci/images"
 )
 
 // Docker is what Load needs of the daemon the node runs on (ci/stages
@@ -23,7 +22,7 @@ type Docker interface {
 func Load(ctx context.Context, d Docker, node, img string) error {
 	out, err := d.Exec(ctx, node, nil, "ctr", "--namespace=k8s.io", "images", "ls", "-q")
 	// ctr lists normalized names (docker.io/..., registry.k8s.io/...).
-	if err == nil && containsLine(string(out), images.Normalize(img)) {
+	if err == nil && containsLine(string(out), docker.Normalize(img)) {
 		return nil
 	}
 	dump, err := d.Exec(ctx, node, nil, ContainerdConfigDumpCommand...)

@@ -11,8 +11,7 @@
 // with, cert-manager's make/manifests.mk — and helm v3.19.0, built once
 // through the Go module proxy (imagebuild/gobuild) into the rehearsal
 // cache, packages it under the name a bundle keeps it by
-// (images.ChartArchiveName). `labctl rehearse charts` runs it; `labctl
-// rehearse run --charts DIR` puts the archives into the bundle.
+// (images.ChartArchiveName). `rehearse charts` runs it; `rehearse run --charts DIR` puts the archives into the bundle.
 //
 // Nothing upstream is kept in the repository: the recipes cite the
 // upstream lines they repeat, and the archives live outside the tree.

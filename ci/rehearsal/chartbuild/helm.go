@@ -57,8 +57,8 @@ func HelmProgram() gobuild.Program {
 
 // BuildHelm returns the helm binary, building it once through the Go module
 // proxy into the rehearsal cache (root/go/helm-v3.19.0-KEY/bin/helm), and
-// links it as root/bin/helm, where `labctl rehearse run` looks for helm
-// after --helm, $LABCTL_HELM and PATH (ci/cmd/labctl rehearse_run.go
+// links it as root/bin/helm, where `rehearse run` looks for helm
+// after --helm, $LABCTL_HELM and PATH (ci/hack/rehearse run.go
 // findHelm).
 func BuildHelm(ctx context.Context, log *slog.Logger, root string) (string, error) {
 	if err := preflight.Run(ctx, "building helm", preflight.Tools(exec.LookPath, preflight.Go)); err != nil {
@@ -75,7 +75,7 @@ func BuildHelm(ctx context.Context, log *slog.Logger, root string) (string, erro
 	return helm, nil
 }
 
-// HelmLink is where `labctl rehearse run` finds a maintainer's helm.
+// HelmLink is where `rehearse run` finds a maintainer's helm.
 func HelmLink(root string) string { return filepath.Join(root, "bin", "helm") }
 
 // linkHelm points link at helm. A link there is replaced (an older build's);

@@ -1,10 +1,10 @@
 package chartbuild
 
 import (
+	"github.com/gpu-lab/gpu-lab/ci/images"
 	"strings"
 	"testing"
 
-	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
@@ -14,7 +14,7 @@ import (
 func TestRecipesCheckThePrograms(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	s := Snapshots{HAMiRepo: "/m/h", KamajiRepo: "/m/k", KamajiEtcdRepo: "/m/e", CertManagerRepo: "/m/c"}
-	o := Options{Charts: charts.Pinned(lab.Default()), Versions: lab.DefaultVersions(), Snapshots: s}
+	o := Options{Charts: images.PinnedCharts(lab.Default()), Versions: lab.DefaultVersions(), Snapshots: s}
 	_, err := o.Recipes()
 	for _, want := range []string{"git is not in $PATH", "apt-get install git", "go is not in $PATH"} {
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
-	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/cache"
 )
@@ -67,7 +66,7 @@ func TestBuildChartsReal(t *testing.T) {
 	}
 	l := lab.Default()
 	out := t.TempDir()
-	made, err := Build(ctx, Options{Out: out, Root: t.TempDir(), Helm: helm, Snapshots: snaps, Charts: charts.Pinned(l), Versions: l.Versions, Log: log})
+	made, err := Build(ctx, Options{Out: out, Root: t.TempDir(), Helm: helm, Snapshots: snaps, Charts: images.PinnedCharts(l), Versions: l.Versions, Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}

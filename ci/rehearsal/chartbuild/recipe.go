@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
-	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild"
 	"github.com/gpu-lab/gpu-lab/ci/render"
@@ -97,12 +96,12 @@ func recipeFor(c images.Chart, v lab.Versions) (Recipe, error) {
 		}
 		return Recipe{Chart: c, Kind: KindKamaji, Repo: KamajiRepo, Ref: v.KamajiImage, ChartDir: "charts/kamaji",
 			Why: "0.0.0+latest is republished on every master push (.github/workflows/helm.yaml); the weekly edge release tags master's head " + v.KamajiImage + " and builds that image from it (.github/workflows/release.yml), so the chart of that commit is the one published with it"}, nil
-	case charts.CertManagerName:
+	case images.CertManagerChartName:
 		return Recipe{Chart: c, Kind: KindCertManager, Repo: CertManagerRepo, Ref: c.Version, ChartDir: "deploy/charts/cert-manager",
 			Why: "cert-manager's release chart is generated at the release tag by make/manifests.mk with VERSION = git describe = the tag"}, nil
 	}
 	return Recipe{}, fmt.Errorf("chart %s %s: no recipe (chartbuild knows %s, %s and %s; read the chart's upstream publish step and add one)",
-		c.Name, c.Version, render.HAMiChartName, images.KamajiChartName, charts.CertManagerName)
+		c.Name, c.Version, render.HAMiChartName, images.KamajiChartName, images.CertManagerChartName)
 }
 
 // Repos are the upstream repositories the recipes need git directories of.

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
-	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
@@ -22,7 +21,7 @@ func TestRecipesOfTheSeedLab(t *testing.T) {
 		{KindKamaji, "clastix/kamaji", "26.8.2-edge", "charts/kamaji", "kamaji-0.0.0+latest.tgz"},
 		{KindHAMi, "Project-HAMi/HAMi", "v2.10.0", "charts/hami", "hami-2.10.0.tgz"},
 	}
-	pinned := charts.Pinned(l)
+	pinned := images.PinnedCharts(l)
 	if len(pinned) != len(want) {
 		t.Fatalf("the lab pins %d charts, the test knows %d", len(pinned), len(want))
 	}
@@ -83,7 +82,7 @@ func TestGitDirFlags(t *testing.T) {
 			t.Errorf("ParseGitDirs(%q) accepted", bad)
 		}
 	}
-	o := Options{Charts: charts.Pinned(lab.Default()), Versions: lab.DefaultVersions(), Snapshots: s}
+	o := Options{Charts: images.PinnedCharts(lab.Default()), Versions: lab.DefaultVersions(), Snapshots: s}
 	if _, err := o.Recipes(); err == nil || !strings.Contains(err.Error(), "cert-manager/cert-manager, clastix/kamaji-etcd") {
 		t.Errorf("Recipes without all git directories: %v", err)
 	}

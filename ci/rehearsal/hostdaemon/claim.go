@@ -13,7 +13,7 @@ import (
 
 // markerText is the marker file's content: a reader who finds the
 // directory learns what it is.
-const markerText = "made by `labctl rehearse daemon up` or `labctl rehearse run`; `labctl rehearse daemon down --dir` this directory stops and removes its daemon\n"
+const markerText = "made by `rehearse daemon up` or `rehearse run`; `rehearse daemon down --dir` this directory stops and removes its daemon\n"
 
 // prepareDir makes the daemon's directory — root's, mode 0700, with the
 // marker inside — or accepts one an earlier Start made (its data root
@@ -52,7 +52,7 @@ func checkOurDir(l Layout) error {
 	}
 	fi, err := os.Lstat(l.Marker())
 	if err != nil || !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s was not made by `labctl rehearse daemon up` or `rehearse run` (it has no marker %s): nothing in it is stopped, unmounted, removed or written; pass the --dir the daemon was started with, or a directory that does not exist yet", l.Dir, filepath.Base(l.Marker()))
+		return fmt.Errorf("%s was not made by `rehearse daemon up` or `rehearse run` (it has no marker %s): nothing in it is stopped, unmounted, removed or written; pass the --dir the daemon was started with, or a directory that does not exist yet", l.Dir, filepath.Base(l.Marker()))
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || (st.Uid != 0 && int(st.Uid) != os.Geteuid()) {
 		return fmt.Errorf("the marker %s is not root's: %s was not made by the rehearsal", l.Marker(), l.Dir)
@@ -117,7 +117,7 @@ func (c *Changes) checkNotInUse() error {
 	if rec.Left {
 		for _, p := range rec.Processes {
 			if p.Alive() {
-				return fmt.Errorf("a rehearsal daemon of %s runs already (%s); stop it first (`labctl rehearse daemon down --dir %s`)", dir, p, dir)
+				return fmt.Errorf("a rehearsal daemon of %s runs already (%s); stop it first (`rehearse daemon down --dir %s`)", dir, p, dir)
 			}
 		}
 	}

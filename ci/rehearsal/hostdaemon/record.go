@@ -13,7 +13,7 @@ import (
 
 // Record is what a rehearsal has changed on this host, kept in the daemon's
 // directory (Layout.RecordFile) and rewritten before each change is made:
-// after a SIGKILL the next `labctl rehearse daemon down` or `rehearse run`
+// after a SIGKILL the next `rehearse daemon down` or `rehearse run`
 // reads it and undoes exactly that (Stop). One record serves both
 // commands: `rehearse run` adds the kernel limits and /lib/modules to the
 // daemon's own changes.
@@ -167,7 +167,7 @@ func (c *Changes) Forget(path string) error {
 }
 
 // Leave marks the changes as left in place on purpose — the daemon stays up
-// after this labctl exits, until `labctl rehearse daemon down` — and ends
+// after this labctl exits, until `rehearse daemon down` — and ends
 // this process's claim.
 func (c *Changes) Leave() error {
 	release(c.l.Dir)

@@ -16,22 +16,31 @@ const WrapperPackage = "github.com/gpu-lab/gpu-lab/ci/rehearsal/capfilter/runc-c
 // is also copied into node images, whose C library is not the host's) to
 // out, from the gpu-lab checkout the current directory is in.
 func BuildWrapper(ctx context.Context, out string) error {
+	return BuildStatic(ctx, WrapperPackage, "the runtime wrapper", out)
+}
+
+// BuildStatic builds the main package pkg of the gpu-lab checkout the
+// current directory is in as a static binary (CGO_ENABLED=0) to out: the
+// runtime wrapper, and the labctl the rehearsal runs (shipped into the
+// workers, whose C library is not the host's). what names the binary in
+// errors.
+func BuildStatic(ctx context.Context, pkg, what, out string) error {
 	gomod, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
 	if err != nil {
-		return fmt.Errorf("build the runtime wrapper: no Go toolchain (`go env GOMOD`: %w); pass a built runc-capfilter instead", err)
+		return fmt.Errorf("build %s: no Go toolchain (`go env GOMOD`: %w); pass a built binary instead", what, err)
 	}
 	mod := strings.TrimSpace(string(gomod))
 	if mod == "" || mod == os.DevNull {
-		return fmt.Errorf("build the runtime wrapper: run from the gpu-lab checkout (the current directory is in no Go module), or pass a built runc-capfilter")
+		return fmt.Errorf("build %s: run from the gpu-lab checkout (the current directory is in no Go module), or pass a built binary", what)
 	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", out, WrapperPackage)
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", out, pkg)
 	cmd.Dir = filepath.Dir(mod)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("build the runtime wrapper %s in %s: %w\n%s", WrapperPackage, cmd.Dir, err, b)
+		return fmt.Errorf("build %s %s in %s: %w\n%s", what, pkg, cmd.Dir, err, b)
 	}
 	return nil
 }

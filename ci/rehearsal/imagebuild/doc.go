@@ -9,6 +9,6 @@
 // image: Dockerfile and docker build), components (the small images) and
 // nodeimage (the kind node images).
 //
-// `labctl rehearse images` is its command. The long builds run only there
+// `rehearse images` is its command. The long builds run only there
 // (or in a maintainer's own program): the tests build nothing.
 package imagebuild

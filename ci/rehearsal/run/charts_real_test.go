@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
-	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
@@ -26,7 +25,7 @@ func TestMaintainerChartsAccepted(t *testing.T) {
 	if err := images.WriteIndex(bundle, images.Index{Images: []images.Entry{{Ref: "kindest/node:v1.37.0", File: "n.tar"}}}); err != nil {
 		t.Fatal(err)
 	}
-	want := charts.Pinned(lab.Default())
+	want := images.PinnedCharts(lab.Default())
 	idx, err := AttachCharts(bundle, dir, want)
 	if err != nil {
 		t.Fatal(err)

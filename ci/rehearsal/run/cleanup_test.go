@@ -38,7 +38,7 @@ func TestKeptCommands(t *testing.T) {
 	want := []string{
 		"the lab: DOCKER_HOST=unix:///cache/daemon/docker.sock LABCTL_HELM=/cache/bin/helm nsenter --net=/var/run/netns/gpu-lab-rehearsal -- /tmp/labctl down --state-dir /cache/run/state",
 		"labctl's state directory: rm -r /cache/run/state",
-		"the private daemon and namespace gpu-lab-rehearsal, /proc/sys/fs/inotify/max_user_instances raised from 128, the empty /lib/modules made for kind's mount (recorded in /cache/daemon/host-changes.json): labctl rehearse daemon down --dir /cache/daemon",
+		"the private daemon and namespace gpu-lab-rehearsal, /proc/sys/fs/inotify/max_user_instances raised from 128, the empty /lib/modules made for kind's mount (recorded in /cache/daemon/host-changes.json): rehearse daemon down --dir /cache/daemon",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("KeptCommands:\n got %s\nwant %s", strings.Join(got, "\n     "), strings.Join(want, "\n     "))

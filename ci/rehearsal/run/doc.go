@@ -1,7 +1,7 @@
-// Package run is `labctl rehearse run`: the real lab, run end to end on this
+// Package run is `rehearse run`: the real lab, run end to end on this
 // machine exactly as a user runs it. It starts the private Docker daemon in
-// its network namespace (ci/rehearsal/hostdaemon), then runs the labctl
-// binary itself — `labctl up --images BUNDLE` and `labctl test` — inside
+// its network namespace (ci/rehearsal/hostdaemon), then runs a labctl
+// binary built from the checkout — `labctl up --images BUNDLE` and `labctl test` — inside
 // that namespace (nsenter --net, DOCKER_HOST the private daemon's socket:
 // the kind API server and the tenants' NodePorts exist only there), keeps
 // the suite's reports and a rehearsal report (rehearsal.md: commit,

@@ -13,7 +13,6 @@ import (
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/images/chartstest"
-	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
 	"github.com/gpu-lab/gpu-lab/ci/results"
@@ -164,7 +163,7 @@ func setupIn(t *testing.T, w *world, dir string) (Options, Deps) {
 	if err := os.MkdirAll(chartDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range charts.Pinned(lab.Default()) {
+	for _, c := range images.PinnedCharts(lab.Default()) {
 		chartstest.Write(t, filepath.Join(chartDir, images.ChartArchiveName(c)), chartFiles(c.Name, c.Version)...)
 	}
 	p := testPaths

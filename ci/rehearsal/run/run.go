@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
-	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
@@ -206,13 +205,13 @@ func checkStateDir(dir string) error {
 // bundle checks the bundle and puts the charts into it.
 func (rh *runState) bundle() (images.Index, error) {
 	p := rh.o.Paths
-	want := charts.Pinned(rh.o.Lab)
+	want := images.PinnedCharts(rh.o.Lab)
 	idx, err := images.ReadIndex(p.Bundle)
 	if err != nil {
 		return idx, err
 	}
 	if len(idx.Images) == 0 {
-		return idx, fmt.Errorf("the bundle %s holds no image: build them first (`labctl rehearse images --bundle %s`)", p.Bundle, p.Bundle)
+		return idx, fmt.Errorf("the bundle %s holds no image: build them first (`rehearse images --bundle %s`)", p.Bundle, p.Bundle)
 	}
 	if rh.o.Charts != "" {
 		if idx, err = AttachCharts(p.Bundle, rh.o.Charts, want); err != nil {

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
-	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
@@ -68,7 +67,7 @@ func TestAttachChartsWritesNoChartThroughASymlink(t *testing.T) {
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	want := charts.Pinned(lab.Default())
+	want := images.PinnedCharts(lab.Default())
 	name := images.ChartArchiveName(want[0])
 	for _, n := range []string{name + ".partial", name} {
 		if err := os.Symlink(v, filepath.Join(dst, n)); err != nil {

@@ -27,7 +27,7 @@ const (
 func TestRealRehearsal(t *testing.T) {
 	bundle := os.Getenv(BundleEnv)
 	if os.Getenv(hostdaemon.RehearsalEnv) != "1" || bundle == "" {
-		t.Skipf("skipping: set %s=1 and %s to a bundle (labctl rehearse images) to run the real lab", hostdaemon.RehearsalEnv, BundleEnv)
+		t.Skipf("skipping: set %s=1 and %s to a bundle (rehearse images) to run the real lab", hostdaemon.RehearsalEnv, BundleEnv)
 	}
 	work := t.TempDir()
 	labctl := filepath.Join(work, "labctl")

@@ -17,7 +17,7 @@ import (
 )
 
 // EnsureDoubleBinary returns a labctl binary built from this checkout, whose
-// hidden `labctl hami-double` command is the HAMi protocol double with
+// hidden `labctl internal hami-double` command is the HAMi protocol double with
 // HAMi's command line. It is built once per content of the root module's
 // go.mod, go.sum and non-test files under ci/ (and the Go version)
 // into the binary cache, under the same lock discipline as EnsureBinaries,
@@ -44,7 +44,7 @@ func EnsureDoubleBinary(ctx context.Context, log *slog.Logger) (string, error) {
 	built := false
 	err = cachedBuild(ctx, log, root, dir, src, hasBin, func(partial, buildLog string) error {
 		built = true
-		log.Info("building labctl for the HAMi protocol double (labctl hami-double)", "into", dir, "log", buildLog)
+		log.Info("building labctl for the HAMi protocol double (labctl internal hami-double)", "into", dir, "log", buildLog)
 		args := []string{"build", "-o", filepath.Join(partial, "labctl"), "./ci/cmd/labctl"}
 		cmd := exec.CommandContext(ctx, "go", args...)
 		cmd.Dir = src

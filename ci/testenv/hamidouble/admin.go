@@ -41,7 +41,7 @@ func (d *Double) State() State {
 
 // AdminTokenFileEnv names the environment variable holding the path of the
 // file whose content (surrounding white space removed) is Config.AdminToken
-// of the double run as a program (`labctl hami-double`).
+// of the double run as a program (`labctl internal hami-double`).
 const AdminTokenFileEnv = "GPU_LAB_DOUBLE_ADMIN_TOKEN_FILE"
 
 // ReadAdminToken reads the token from the file named by AdminTokenFileEnv;

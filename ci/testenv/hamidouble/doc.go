@@ -11,7 +11,7 @@
 // must never be presented as HAMi or as a product feature.
 //
 // The local test environment runs it as its own process with HAMi's command
-// line, `labctl hami-double <HAMi's flags>` (ConfigFromArgs, then
+// line, `labctl internal hami-double <HAMi's flags>` (ConfigFromArgs, then
 // ListenAndServe: HAMi's routes on --http_bind over TLS, /metrics and the
 // test controls of AdminHandler on --metrics-bind-address, the client from
 // KUBECONFIG as HAMi's), so a real HAMi scheduler binary can take its place

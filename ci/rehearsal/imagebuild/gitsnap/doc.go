@@ -1,5 +1,5 @@
 // Package gitsnap reads pinned sources out of git directories a maintainer
-// hands to `labctl rehearse images` and `rehearse charts` (--git-dir,
+// hands to `rehearse images` and `rehearse charts` (--git-dir,
 // --kind-git-dir, --kube-network-policies-git-dir), which run as root. A
 // git directory is data, not a program: its config and attributes are not
 // git objects, so a commit pin says nothing about them, and `git archive`

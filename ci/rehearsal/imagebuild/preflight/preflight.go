@@ -68,7 +68,7 @@ func Root(uid int, why string) Check {
 func Daemon(ping func(context.Context) error) Check {
 	return func(ctx context.Context) string {
 		if err := ping(ctx); err != nil {
-			return fmt.Sprintf("the Docker daemon is not reachable (%v): start it, or point DOCKER_HOST at one (`labctl rehearse daemon up` prints it)", err)
+			return fmt.Sprintf("the Docker daemon is not reachable (%v): start it, or point DOCKER_HOST at one (`rehearse daemon up` prints it)", err)
 		}
 		return ""
 	}

@@ -18,7 +18,7 @@ import (
 	rehrun "github.com/gpu-lab/gpu-lab/ci/rehearsal/run"
 )
 
-// runFlags are `labctl rehearse run`'s flags.
+// runFlags are `rehearse run`'s flags.
 type runFlags struct {
 	bundle, charts, reports, workDir, file string
 	labctl, helm                           string
@@ -27,33 +27,42 @@ type runFlags struct {
 	timeout                                time.Duration
 }
 
-func rehearseRun() *cobra.Command {
+// labctlPackage is the command `rehearse run` builds and runs the lab with.
+const labctlPackage = "github.com/gpu-lab/gpu-lab/ci/cmd/labctl"
+
+func newRunCommand() *cobra.Command {
 	var f runFlags
 	c := &cobra.Command{
 		Use:   "run",
 		Short: "Run the real lab end to end on this machine: labctl up --images and labctl test on a private Docker daemon",
-		Long: `Starts the private Docker daemon in its own network namespace, then runs this labctl binary —
-the same stages and code a user runs — inside that namespace (nsenter --net; DOCKER_HOST is
+		Long: `Builds labctl from this checkout (CGO_ENABLED=0: its binary is shipped into the workers) into
+<cache>/bin/labctl, unless --labctl names a built one. Starts the private Docker daemon in its own
+network namespace, then runs that labctl — the same stages and code a user runs — inside that namespace (nsenter --net; DOCKER_HOST is
 the private daemon's socket): labctl up --images BUNDLE, then labctl test. The suite's reports,
 each command's log, labctl up's stage records and diagnostics, and rehearsal.md (date, commit,
 versions, which images were built from source, every host adaptation, each stage's time, the
 suite's time, measured peak memory and disk) go to --reports. Then labctl down, the daemon
 stops and everything the rehearsal made is removed, unless --keep.
 
-The bundle is the layout labctl images save writes (labctl rehearse images builds it); the
+The bundle is the layout labctl images save writes (rehearse images builds it); the
 charts come from the bundle or from --charts (HAMi, Kamaji, cert-manager archives at the
-pinned versions; the maintainers' notes say how to make them once). labctl must be built with
-CGO_ENABLED=0 (its binary is shipped into the workers). Needs root.`,
-		Example: `  CGO_ENABLED=0 go build -o /tmp/labctl ./ci/cmd/labctl
-  sudo /tmp/labctl rehearse run --bundle ~/.cache/gpu-lab/rehearsal/bundle --reports ./rehearsal-reports`,
+pinned versions; rehearse charts makes them). Needs root.`,
+		Example: `  go build -o bin/rehearse ./ci/hack/rehearse
+  sudo bin/rehearse run --bundle ~/.cache/gpu-lab/rehearsal/bundle --reports ./rehearsal-reports`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if os.Geteuid() != 0 {
-				return fmt.Errorf("labctl rehearse run needs root: it creates a network namespace, runs dockerd, raises kernel limits and may create /lib/modules (run it with sudo)")
+				return fmt.Errorf("rehearse run needs root: it creates a network namespace, runs dockerd, raises kernel limits and may create /lib/modules (run it with sudo)")
 			}
-			o, err := f.options(os.Executable, exec.LookPath)
+			o, err := f.options(exec.LookPath)
 			if err != nil {
 				return err
+			}
+			if f.labctl == "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "building labctl from this checkout into %s\n", o.Labctl)
+				if err := hostdaemon.BuildStatic(cmd.Context(), labctlPackage, "labctl", o.Labctl); err != nil {
+					return err
+				}
 			}
 			if err := checkLabctlBinary(o.Labctl); err != nil {
 				return err
@@ -80,7 +89,7 @@ CGO_ENABLED=0 (its binary is shipped into the workers). Needs root.`,
 	fl.StringVar(&f.reports, "reports", "rehearsal-reports", "directory for the suite's reports, the logs and rehearsal.md")
 	fl.StringVar(&f.workDir, "work-dir", "", "directory for labctl's state (default <cache>/run)")
 	fl.StringVarP(&f.file, "file", "f", "", "lab file (default: the rehearsal's lab, ci/rehearsal/lab.yaml: the seed lab with the management node on the tenants' Kubernetes version)")
-	fl.StringVar(&f.labctl, "labctl", "", "the labctl binary to rehearse (default: this one)")
+	fl.StringVar(&f.labctl, "labctl", "", "a labctl binary built with CGO_ENABLED=0 to rehearse (default: build it from this checkout into <cache>/bin/labctl)")
 	fl.StringVar(&f.helm, "helm", "", "helm "+helm.Version+" binary (default $LABCTL_HELM, helm on PATH, or <cache>/bin/helm)")
 	fl.StringVar(&f.daemonDir, "daemon-dir", "", "state directory of the private daemon (default ~/.cache/gpu-lab/rehearsal/daemon)")
 	fl.StringVar(&f.netns, "netns", hostdaemon.DefaultNetns, "name of the daemon's network namespace")
@@ -93,7 +102,7 @@ CGO_ENABLED=0 (its binary is shipped into the workers). Needs root.`,
 // options resolves the flags into the rehearsal's paths: every path
 // absolute (labctl runs them in the namespace), defaults under the
 // rehearsal's cache root.
-func (f runFlags) options(executable func() (string, error), lookPath func(string) (string, error)) (rehrun.Options, error) {
+func (f runFlags) options(lookPath func(string) (string, error)) (rehrun.Options, error) {
 	defaultDaemon, err := hostdaemon.DefaultDir()
 	if err != nil {
 		return rehrun.Options{}, err
@@ -106,7 +115,7 @@ func (f runFlags) options(executable func() (string, error), lookPath func(strin
 		return v
 	}
 	p := rehrun.Paths{
-		Labctl:  f.labctl,
+		Labctl:  or(f.labctl, filepath.Join(cache, "bin", "labctl")),
 		Bundle:  or(f.bundle, filepath.Join(cache, "bundle")),
 		LabFile: f.file,
 		State:   filepath.Join(or(f.workDir, filepath.Join(cache, "run")), "state"),
@@ -118,13 +127,6 @@ func (f runFlags) options(executable func() (string, error), lookPath func(strin
 		if p.LabFile, err = rehearsal.WriteLab(cache); err != nil {
 			return rehrun.Options{}, err
 		}
-	}
-	if p.Labctl == "" {
-		exe, err := executable()
-		if err != nil {
-			return rehrun.Options{}, fmt.Errorf("find this labctl binary to rehearse (pass --labctl): %w", err)
-		}
-		p.Labctl = exe
 	}
 	if p.Helm, err = findHelm(f.helm, cache, lookPath); err != nil {
 		return rehrun.Options{}, err
@@ -165,7 +167,8 @@ func findHelm(flag, cache string, lookPath func(string) (string, error)) (string
 }
 
 // checkLabctlBinary fails early unless the binary can be shipped into the
-// workers as labctl up does with itself (nodeimage.CheckStaticLinux).
+// workers as labctl up does with itself (nodeimage.CheckStaticLinux): a
+// --labctl built without CGO_ENABLED=0 is refused before anything starts.
 func checkLabctlBinary(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -173,7 +176,7 @@ func checkLabctlBinary(path string) error {
 	}
 	defer f.Close()
 	if err := nodeimage.CheckStaticLinux(f); err != nil {
-		return fmt.Errorf("labctl binary %s: %w (CGO_ENABLED=0 go build -o /tmp/labctl ./ci/cmd/labctl, then run that one)", path, err)
+		return fmt.Errorf("labctl binary %s: %w (build it with CGO_ENABLED=0 go build -o bin/labctl ./ci/cmd/labctl, or leave --labctl out and rehearse builds one)", path, err)
 	}
 	return nil
 }

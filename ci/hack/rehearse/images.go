@@ -17,9 +17,8 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/cache"
 )
 
-// newRehearseImagesCommand is `labctl rehearse images`; the rehearse
-// command attaches it (rehearse.go).
-func newRehearseImagesCommand() *cobra.Command {
+// newImagesCommand is `rehearse images`.
+func newImagesCommand() *cobra.Command {
 	var (
 		file, bundle, root, kindGit, knpGit, runc string
 		only, nodeFiles, gitDirs                  []string
@@ -37,9 +36,9 @@ default), tagged with the names ` + "`labctl images`" + ` lists, and saved into 
 second reuses every finished step (cache under ~/.cache/gpu-lab/rehearsal, or --cache) and takes
 minutes. The report lists every image (built, reused, or not built and why, with its log) and every
 difference from upstream's published images.`,
-		Example: `  labctl rehearse images --bundle ./bundle --kind-git-dir /path/to/kind.git --kube-network-policies-git-dir /path/to/knp.git
-  labctl rehearse images --plan                    # what would be built, and how
-  labctl rehearse images --only kindest/node:v1.37.0`,
+		Example: `  rehearse images --bundle ./bundle --kind-git-dir /path/to/kind.git --kube-network-policies-git-dir /path/to/knp.git
+  rehearse images --plan                           # what would be built, and how
+  rehearse images --only kindest/node:v1.37.0`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			l, err := rehearsalLab(file)
@@ -110,7 +109,7 @@ difference from upstream's published images.`,
 	return cmd
 }
 
-// rehearsalLab is the lab the rehearse commands act on: -f, or the
+// rehearsalLab is the lab rehearse images acts on: -f, or the
 // rehearsal's own lab (the seed lab on one Kubernetes version).
 func rehearsalLab(file string) (*lab.Lab, error) {
 	if file == "" {

@@ -14,20 +14,20 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
-	"github.com/gpu-lab/gpu-lab/ci/internal/charts"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/chartbuild"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/cache"
 	rehrun "github.com/gpu-lab/gpu-lab/ci/rehearsal/run"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 	"github.com/gpu-lab/gpu-lab/ci/stages"
 )
 
-// newRehearseChartsCommand is `labctl rehearse charts`.
-func newRehearseChartsCommand() *cobra.Command {
+// newChartsCommand is `rehearse charts`.
+func newChartsCommand() *cobra.Command {
 	var (
-		file, out, root, helm string
-		gitDirs               []string
+		file, out, root, helm, labctl string
+		gitDirs                       []string
 	)
 	cmd := &cobra.Command{
 		Use:   "charts",
@@ -40,10 +40,11 @@ helm v3.19.0 — built once through the Go module proxy into the rehearsal cache
 --out under the name a bundle keeps it by. Kamaji's floating chart 0.0.0+latest is made at the tag
 of the pinned Kamaji image, with the newest kamaji-etcd its constraint allows that was released
 before that commit. Then each archive is rendered with ` + "`helm template`" + ` and the values labctl up installs
-it with, and every value the lab sets that the chart's values.yaml lacks is listed.`,
-		Example: `  labctl rehearse charts --git-dir Project-HAMi/HAMi=/path/HAMi.git --git-dir clastix/kamaji=/path/kamaji.git \
+it with (HAMi's post-renderer is a labctl: --labctl, or one built from this checkout into
+<cache>/bin/labctl), and every value the lab sets that the chart's values.yaml lacks is listed.`,
+		Example: `  rehearse charts --git-dir Project-HAMi/HAMi=/path/HAMi.git --git-dir clastix/kamaji=/path/kamaji.git \
     --git-dir clastix/kamaji-etcd=/path/kamaji-etcd.git --git-dir cert-manager/cert-manager=/path/cert-manager.git
-  sudo labctl rehearse run --charts ~/.cache/gpu-lab/rehearsal/charts`,
+  sudo rehearse run --charts ~/.cache/gpu-lab/rehearsal/charts`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			l, err := lab.Load(file)
@@ -64,7 +65,7 @@ it with, and every value the lab sets that the chart's values.yaml lacks is list
 			}
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
 			o := chartbuild.Options{Out: out, Root: root, Helm: helm, Snapshots: snaps,
-				Charts: charts.Pinned(l), Versions: l.Versions, Log: log}
+				Charts: images.PinnedCharts(l), Versions: l.Versions, Log: log}
 			if _, err := o.Recipes(); err != nil {
 				return err
 			}
@@ -85,7 +86,13 @@ it with, and every value the lab sets that the chart's values.yaml lacks is list
 				}
 				fmt.Fprintln(w)
 			}
-			return verifyCharts(cmd.Context(), w, l, o.Helm, made)
+			if labctl == "" {
+				labctl = filepath.Join(root, "bin", "labctl")
+				if err := hostdaemon.BuildStatic(cmd.Context(), labctlPackage, "labctl", labctl); err != nil {
+					return err
+				}
+			}
+			return verifyCharts(cmd.Context(), w, l, o.Helm, labctl, made)
 		},
 	}
 	f := cmd.Flags()
@@ -93,6 +100,7 @@ it with, and every value the lab sets that the chart's values.yaml lacks is list
 	f.StringVar(&out, "out", "", "directory to write the chart archives into (default <cache>/charts, where rehearse run --charts looks)")
 	f.StringVar(&root, "cache", "", "cache directory (default $"+cache.EnvRoot+" or ~/.cache/gpu-lab/rehearsal); helm is built into it")
 	f.StringVar(&helm, "helm", "", "a helm v3.19.0 binary to use instead of building one")
+	f.StringVar(&labctl, "labctl", "", "a labctl binary, HAMi's post-renderer when the charts are rendered (default: build it from this checkout into <cache>/bin/labctl)")
 	f.StringArrayVar(&gitDirs, "git-dir", nil, "OWNER/NAME=DIR: a git directory (clone or snapshot with tags) of an upstream repository; needed: "+
 		strings.Join([]string{chartbuild.HAMiRepo, chartbuild.KamajiRepo, chartbuild.KamajiEtcdRepo, chartbuild.CertManagerRepo}, ", "))
 	return cmd
@@ -107,14 +115,14 @@ func shortSHA(s string) string {
 
 // labChartValues are the values labctl up installs each chart with: the
 // stages' own --set lists and HAMi's rendered values file and
-// post-renderer (this labctl binary), for the lab's first tenant.
+// post-renderer (the labctl binary given), for the lab's first tenant.
 func labChartValues(l *lab.Lab, labctl, dir string) (map[string]chartbuild.Values, error) {
 	cm := stages.CertManagerChart(l, 0)
 	km := stages.KamajiChart(l, 0)
 	vals := map[string]chartbuild.Values{
-		charts.CertManagerName: {Set: cm.Set},
-		images.KamajiChartName: {Set: km.Set},
-		render.HAMiChartName:   {},
+		images.CertManagerChartName: {Set: cm.Set},
+		images.KamajiChartName:      {Set: km.Set},
+		render.HAMiChartName:        {},
 	}
 	if len(l.Tenants) == 0 {
 		return vals, nil
@@ -142,25 +150,21 @@ func labChartValues(l *lab.Lab, labctl, dir string) (map[string]chartbuild.Value
 
 // verifyCharts renders every archive made with `helm template` and the
 // lab's values, and lists each value the lab sets that a chart lacks.
-func verifyCharts(ctx context.Context, w io.Writer, l *lab.Lab, helmBin string, made []chartbuild.Made) error {
+func verifyCharts(ctx context.Context, w io.Writer, l *lab.Lab, helmBin, labctl string, made []chartbuild.Made) error {
 	dir, err := os.MkdirTemp("", "gpu-lab-chart-verify-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	labctl, err := os.Executable()
-	if err != nil {
-		return err
-	}
 	vals, err := labChartValues(l, labctl, dir)
 	if err != nil {
 		return fmt.Errorf("the lab's chart values: %w", err)
 	}
 	h := chartbuild.Helm{Binary: helmBin, Home: filepath.Join(dir, "helm")}
 	release := map[string][2]string{
-		charts.CertManagerName: {stages.CertManagerRelease, stages.CertManagerNS},
-		images.KamajiChartName: {stages.KamajiRelease, stages.KamajiNamespace},
-		render.HAMiChartName:   {render.HAMiRelease, render.HAMiNamespace},
+		images.CertManagerChartName: {stages.CertManagerRelease, stages.CertManagerNS},
+		images.KamajiChartName:      {stages.KamajiRelease, stages.KamajiNamespace},
+		render.HAMiChartName:        {render.HAMiRelease, render.HAMiNamespace},
 	}
 	var failed []string
 	fmt.Fprintln(w, "\nhelm template with the values labctl up installs each chart with:")

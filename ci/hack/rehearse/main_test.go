@@ -17,9 +17,8 @@ func TestRehearseCommands(t *testing.T) {
 		{[]string{"adaptations"}, []string{"1. private Docker daemon\n", "restrict_oom_score_adj"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			cmd := newRehearseCommand()
 			var out bytes.Buffer
-			cmd.SetOut(&out)
+			cmd := newRehearseCommand(streams{out: &out, errOut: &out})
 			cmd.SetArgs(tc.args)
 			if err := cmd.Execute(); err != nil {
 				t.Fatal(err)

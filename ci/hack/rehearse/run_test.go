@@ -9,25 +9,24 @@ import (
 	"testing"
 )
 
-// `labctl rehearse run`'s flags resolve to absolute paths with defaults
-// under the rehearsal's cache root, this binary as the labctl rehearsed,
+// `rehearse run`'s flags resolve to absolute paths with defaults under the
+// rehearsal's cache root, labctl built into the cache unless --labctl,
 // and a helm found in the documented order.
 func TestRehearseRunOptions(t *testing.T) {
 	cache := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", cache)
 	t.Setenv("LABCTL_HELM", "")
 	root := filepath.Join(cache, "gpu-lab", "rehearsal")
-	exe := func() (string, error) { return "/opt/labctl", nil }
 	noHelm := func(string) (string, error) { return "", errors.New("not found") }
 	pathHelm := func(string) (string, error) { return "/usr/bin/helm", nil }
 
-	o, err := runFlags{reports: "out"}.options(exe, pathHelm)
+	o, err := runFlags{reports: "out"}.options(pathHelm)
 	if err != nil {
 		t.Fatal(err)
 	}
 	wd, _ := os.Getwd()
 	for name, got := range map[string][2]string{
-		"labctl":  {o.Labctl, "/opt/labctl"},
+		"labctl":  {o.Labctl, filepath.Join(root, "bin", "labctl")},
 		"helm":    {o.Helm, "/usr/bin/helm"},
 		"bundle":  {o.Bundle, filepath.Join(root, "bundle")},
 		"state":   {o.State, filepath.Join(root, "run", "state")},
@@ -47,7 +46,7 @@ func TestRehearseRunOptions(t *testing.T) {
 	}
 
 	// No helm anywhere: the error says how to install the pinned one.
-	if _, err := (runFlags{}).options(exe, noHelm); err == nil || !strings.Contains(err.Error(), "go install helm.sh/helm/v3/cmd/helm@v3.19.0") {
+	if _, err := (runFlags{}).options(noHelm); err == nil || !strings.Contains(err.Error(), "go install helm.sh/helm/v3/cmd/helm@v3.19.0") {
 		t.Errorf("without helm: %v", err)
 	}
 	// The maintainer's helm and charts under the cache are found.
@@ -59,18 +58,21 @@ func TestRehearseRunOptions(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "bin", "helm"), nil, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	o, err = runFlags{workDir: "w", file: "lab.yaml"}.options(exe, noHelm)
+	o, err = runFlags{workDir: "w", file: "lab.yaml", labctl: "/opt/labctl"}.options(noHelm)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.Helm != filepath.Join(root, "bin", "helm") || o.Charts != filepath.Join(root, "charts") {
 		t.Errorf("helm %q, charts %q: want the cache's", o.Helm, o.Charts)
 	}
+	if o.Labctl != "/opt/labctl" {
+		t.Errorf("labctl %q, want --labctl's", o.Labctl)
+	}
 	if o.State != filepath.Join(wd, "w", "state") || o.LabFile != filepath.Join(wd, "lab.yaml") {
 		t.Errorf("state %q, lab file %q: want them absolute", o.State, o.LabFile)
 	}
 	t.Setenv("LABCTL_HELM", "/env/helm")
-	if o, _ := (runFlags{}).options(exe, pathHelm); o.Helm != "/env/helm" {
+	if o, _ := (runFlags{}).options(pathHelm); o.Helm != "/env/helm" {
 		t.Errorf("helm %q, want $LABCTL_HELM's", o.Helm)
 	}
 }
@@ -79,7 +81,7 @@ func TestRehearseRunOptions(t *testing.T) {
 // command that builds one that works.
 func TestRehearseRunRefusesDynamicLabctl(t *testing.T) {
 	err := checkLabctlBinary("/bin/sh")
-	if err == nil || !strings.Contains(err.Error(), "CGO_ENABLED=0 go build -o /tmp/labctl ./ci/cmd/labctl") {
+	if err == nil || !strings.Contains(err.Error(), "CGO_ENABLED=0 go build -o bin/labctl ./ci/cmd/labctl") {
 		t.Errorf("checkLabctlBinary(/bin/sh) = %v", err)
 	}
 }

@@ -11,13 +11,8 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
 )
 
-func init() { root.AddCommand(newRehearseCommand()) }
-
-func newRehearseCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "rehearse",
-		Short: "Maintainers' rehearsal tier: run the real lab on a private Docker daemon of this machine",
-	}
+// newDaemonCommand is `rehearse daemon up|down|env`.
+func newDaemonCommand() *cobra.Command {
 	daemon := &cobra.Command{
 		Use:   "daemon",
 		Short: "Start, stop or locate the rehearsal's private Docker daemon",
@@ -27,12 +22,11 @@ own with no route out, and an OCI runtime wrapper that deletes the capabilities 
 machine cannot grant (CAP_SYS_RESOURCE in the sandbox) so that kind's privileged node
 containers run. Needs root, ip, nsenter, dockerd, containerd and runc.`,
 	}
-	daemon.AddCommand(rehearseDaemonUp(), rehearseDaemonDown(), rehearseDaemonEnv())
-	cmd.AddCommand(daemon, rehearseAdaptations(), rehearseRun(), newRehearseImagesCommand(), newRehearseChartsCommand())
-	return cmd
+	daemon.AddCommand(newDaemonUpCommand(), newDaemonDownCommand(), newDaemonEnvCommand())
+	return daemon
 }
 
-func rehearseAdaptations() *cobra.Command {
+func newAdaptationsCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "adaptations",
 		Short: "List every way the rehearsal adapts the lab to this machine, with its reason and evidence",
@@ -64,7 +58,7 @@ func (f *daemonFlags) layout() (hostdaemon.Layout, error) {
 	return hostdaemon.Layout{Dir: d}, nil
 }
 
-func rehearseDaemonUp() *cobra.Command {
+func newDaemonUpCommand() *cobra.Command {
 	var f daemonFlags
 	var wrapper string
 	var timeout time.Duration
@@ -93,7 +87,7 @@ started and names the daemon's log.`,
 	return c
 }
 
-func rehearseDaemonDown() *cobra.Command {
+func newDaemonDownCommand() *cobra.Command {
 	var f daemonFlags
 	var keep bool
 	c := &cobra.Command{
@@ -119,11 +113,11 @@ the images for the next run.`,
 	return c
 }
 
-func rehearseDaemonEnv() *cobra.Command {
+func newDaemonEnvCommand() *cobra.Command {
 	var f daemonFlags
 	c := &cobra.Command{
 		Use:   "env",
-		Short: "Print the DOCKER_HOST of the private daemon (eval \"$(labctl rehearse daemon env)\")",
+		Short: "Print the DOCKER_HOST of the private daemon (eval \"$(rehearse daemon env)\")",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			l, err := f.layout()

@@ -1,0 +1,75 @@
+// Package internal_test keeps the layout of ci/ what the README says it is:
+// the shared helpers under ci/internal import nothing above them, and the
+// user's labctl links none of the maintainers' tooling.
+package internal_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/gpu-lab/gpu-lab/"
+
+// goList runs `go list` from the module root with a -f template and the
+// package patterns, one output line per package.
+func goList(t *testing.T, format string, patterns ...string) []string {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list", "-f", format}, patterns...)...)
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %v: %v", patterns, err)
+	}
+	return strings.Split(strings.TrimSpace(string(out)), "\n")
+}
+
+// TestInternalImportsNothingAbove: a package under ci/internal imports of
+// this module only other packages under ci/internal and leaves — packages
+// that import nothing of this module, such as the Docker CLI adapter
+// ci/docker, so nothing of the product's logic sits below the helpers
+// (their tests may import more: they are not linked into anything).
+func TestInternalImportsNothingAbove(t *testing.T) {
+	leaves := map[string]bool{}
+	for _, l := range goList(t, `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "./...") {
+		f := strings.Fields(l)
+		leaf := true
+		for _, imp := range f[1:] {
+			leaf = leaf && !strings.HasPrefix(imp, module)
+		}
+		leaves[f[0]] = leaf
+	}
+	lines := goList(t, `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "./ci/internal/...")
+	if len(lines) < 5 {
+		t.Fatalf("only %d packages under ci/internal: %q", len(lines), lines)
+	}
+	for _, l := range lines {
+		f := strings.Fields(l)
+		for _, imp := range f[1:] {
+			if strings.HasPrefix(imp, module) && !strings.HasPrefix(imp, module+"ci/internal/") && !leaves[imp] {
+				t.Errorf("%s imports %s: ci/internal must not import upward", strings.TrimPrefix(f[0], module), strings.TrimPrefix(imp, module))
+			}
+		}
+	}
+}
+
+// TestLabctlLinksNoMaintainersTooling: the user's binary holds no package
+// of the rehearsal (image and chart builders, the private daemon) nor of
+// ci/hack; `rehearse` (ci/hack/rehearse) is the command for those.
+func TestLabctlLinksNoMaintainersTooling(t *testing.T) {
+	deps := goList(t, `{{.ImportPath}}`, "-deps", "./ci/cmd/labctl")
+	found := 0
+	for _, d := range deps {
+		p := strings.TrimPrefix(d, module)
+		if p == d {
+			continue
+		}
+		found++
+		if strings.HasPrefix(p, "ci/rehearsal") || strings.HasPrefix(p, "ci/hack") {
+			t.Errorf("labctl links %s: maintainers' tooling belongs to ci/hack/rehearse", p)
+		}
+	}
+	if found < 10 {
+		t.Fatalf("only %d gpu-lab packages in labctl's dependencies: %q", found, deps)
+	}
+}
