@@ -28,7 +28,7 @@ machine cannot grant (CAP_SYS_RESOURCE in the sandbox) so that kind's privileged
 containers run. Needs root, ip, nsenter, dockerd, containerd and runc.`,
 	}
 	daemon.AddCommand(rehearseDaemonUp(), rehearseDaemonDown(), rehearseDaemonEnv())
-	cmd.AddCommand(daemon, rehearseAdaptations(), rehearseRun(), newRehearseImagesCommand(), newRehearseChartsCommand())
+	cmd.AddCommand(daemon, rehearseAdaptations(), rehearseRun(), newRehearseImagesCommand(), newRehearseChartsCommand(), newRehearseDaggerCommand())
 	return cmd
 }
 
