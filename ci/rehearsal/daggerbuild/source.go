@@ -108,3 +108,26 @@ func RefusedProxy(ctx context.Context, log *slog.Logger, l Layout, snaps Snapsho
 	}
 	return "file://" + filepath.Join(dir, "goproxy"), nil
 }
+
+// LatestEngineArchive is the newest finished engine image archive of
+// Version under the layout (SaveImage's entries).
+func (l Layout) LatestEngineArchive() (string, error) {
+	entries, err := filepath.Glob(filepath.Join(l.Root, "image", "engine-"+Version+"-*"))
+	if err != nil {
+		return "", err
+	}
+	best, bestTime := "", int64(0)
+	for _, e := range entries {
+		if !cache.Done(e) {
+			continue
+		}
+		fi, err := os.Stat(filepath.Join(e, "engine.tar"))
+		if err == nil && fi.ModTime().UnixNano() > bestTime {
+			best, bestTime = filepath.Join(e, "engine.tar"), fi.ModTime().UnixNano()
+		}
+	}
+	if best == "" {
+		return "", fmt.Errorf("no engine image of %s under %s: build it with `labctl rehearse dagger build`", Version, filepath.Join(l.Root, "image"))
+	}
+	return best, nil
+}
