@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/daggerbuild"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
 )
@@ -21,7 +22,15 @@ func newRehearseDaggerCommand() *cobra.Command {
 	}
 	engine := &cobra.Command{Use: "engine", Short: "Start or stop the Dagger engine on the rehearsal's private daemon"}
 	engine.AddCommand(rehearseDaggerEngineUp(), rehearseDaggerEngineDown())
-	cmd.AddCommand(rehearseDaggerBuild(), engine)
+	adaptations := &cobra.Command{
+		Use:   "adaptations",
+		Short: "List every way the Dagger path adapts the engine to this machine, with its reason and evidence",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return rehearsal.Print(cmd.OutOrStdout(), rehearsal.DaggerAdaptations())
+		},
+	}
+	cmd.AddCommand(rehearseDaggerBuild(), engine, adaptations)
 	return cmd
 }
 
