@@ -82,8 +82,14 @@ func Build(ctx context.Context, o Options) (Result, error) {
 			runcBin, err = gobuild.Build(ctx, o.Log, o.Layout.Root, RuncProgram(), "a few minutes")
 			return err
 		},
-		func() (err error) { engineFS, err = rootfs.Make(ctx, o.Log, rootRoot, EngineRootfs); return err },
-		func() (err error) { sdkFS, err = rootfs.Make(ctx, o.Log, rootRoot, GoSDKRootfs); return err },
+		// one after the other: a debootstrap sharing the .deb cache
+		// directory with another running one can stop silently midway
+		func() (err error) {
+			if engineFS, err = rootfs.Make(ctx, o.Log, rootRoot, EngineRootfs); err == nil {
+				sdkFS, err = rootfs.Make(ctx, o.Log, rootRoot, GoSDKRootfs)
+			}
+			return err
+		},
 		func() (err error) { r.GoProxy, err = ModuleProxy(ctx, o); return err },
 	}
 	if err := parallel(steps); err != nil {
