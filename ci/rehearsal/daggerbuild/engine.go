@@ -2,8 +2,10 @@ package daggerbuild
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,13 +136,29 @@ func EngineDown(ctx context.Context, d Runner) error {
 // BridgeGateway is the daemon's default bridge gateway (docker0), where
 // services of the namespace (the Go proxy, the registry) listen.
 func BridgeGateway(ctx context.Context, d Runner) (string, error) {
-	out, err := d.Run(ctx, "network", "inspect", "bridge", "--format", "{{range .IPAM.Config}}{{.Gateway}}{{end}}")
+	out, err := d.Run(ctx, "network", "inspect", "bridge", "--format", "{{json .IPAM.Config}}")
 	if err != nil {
 		return "", fmt.Errorf("the daemon's bridge gateway: %w: %s", err, out)
 	}
-	gw := strings.TrimSpace(string(out))
-	if gw == "" {
-		return "", fmt.Errorf("the daemon's bridge network has no gateway")
+	return GatewayOf(out)
+}
+
+// GatewayOf reads the gateway from a bridge network's IPAM config (JSON).
+// dockerd 20.10 lists only the default bridge's subnet; its gateway is
+// then the subnet's first address, which libnetwork's default IPAM gives
+// docker0 (testdata/bridge-ipam-dockerd-20.10.24.json).
+func GatewayOf(ipamConfig []byte) (string, error) {
+	var cfgs []struct{ Subnet, Gateway string }
+	if err := json.Unmarshal(ipamConfig, &cfgs); err != nil {
+		return "", fmt.Errorf("the bridge network's IPAM config %q: %w", ipamConfig, err)
 	}
-	return gw, nil
+	for _, c := range cfgs {
+		if c.Gateway != "" {
+			return c.Gateway, nil
+		}
+		if p, err := netip.ParsePrefix(c.Subnet); err == nil && p.Addr().Is4() {
+			return p.Masked().Addr().Next().String(), nil
+		}
+	}
+	return "", fmt.Errorf("the bridge network has neither an IPv4 gateway nor subnet: %s", ipamConfig)
 }
