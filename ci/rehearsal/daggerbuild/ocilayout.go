@@ -97,6 +97,9 @@ func tarLayer(ctx context.Context, layout, dir string) (Descriptor, error) {
 		return Descriptor{}, err
 	}
 	d := Descriptor{MediaType: mediaLayer, Digest: "sha256:" + hex.EncodeToString(h.Sum(nil)), Size: fi.Size()}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil { // CreateTemp made it 0600; blobs are readable as the others
+		return Descriptor{}, err
+	}
 	return d, os.Rename(tmp.Name(), blobPath(layout, d.Digest))
 }
 
