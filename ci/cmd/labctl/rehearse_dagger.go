@@ -30,7 +30,7 @@ func newRehearseDaggerCommand() *cobra.Command {
 			return rehearsal.Print(cmd.OutOrStdout(), rehearsal.DaggerAdaptations())
 		},
 	}
-	cmd.AddCommand(rehearseDaggerBuild(), engine, adaptations)
+	cmd.AddCommand(rehearseDaggerBuild(), engine, adaptations, rehearseDaggerGoProxy())
 	return cmd
 }
 
@@ -183,5 +183,33 @@ func rehearseDaggerEngineDown() *cobra.Command {
 		},
 	}
 	f.register(c, false)
+	return c
+}
+
+func rehearseDaggerGoProxy() *cobra.Command {
+	var (
+		bf         daggerBuildFlags
+		tree, addr string
+	)
+	c := &cobra.Command{
+		Use:   "goproxy",
+		Short: "Serve the Go proxy tree over HTTP (run it inside the daemon's namespace: nsenter --net=/run/netns/NAME)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o, err := bf.options(cmd)
+			if err != nil {
+				return err
+			}
+			if tree == "" {
+				if tree, err = o.Layout.LatestModuleProxy(); err != nil {
+					return err
+				}
+			}
+			return daggerbuild.ServeGoProxy(cmd.Context(), o.Log, tree, addr)
+		},
+	}
+	bf.register(c)
+	c.Flags().StringVar(&tree, "tree", "", "the GOPROXY file tree (default: the newest one rehearse dagger build made)")
+	c.Flags().StringVar(&addr, "addr", "172.17.0.1:5001", "address to listen on (the daemon's bridge gateway, port 5001)")
 	return c
 }
