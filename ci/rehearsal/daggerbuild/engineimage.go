@@ -72,6 +72,10 @@ func EngineSpec(in EngineSpecInputs) (imagespec.Spec, error) {
 		Env:        []string{"DAGGER_GO_SDK_MANIFEST_DIGEST=" + in.SDKManifestDigest},
 		Run: []string{
 			"ln -s /usr/bin/tini-static /usr/local/bin/tini",
+			// the engine links iptables to /usr/bin/xtables-{legacy,nft}-multi,
+			// Wolfi's paths (network/netinst/iptables.go:13,53-54 @v0.21.8);
+			// Debian keeps them in /usr/sbin
+			"ln -s /usr/sbin/xtables-legacy-multi /usr/sbin/xtables-nft-multi /usr/bin/",
 			"ln -s /usr/bin/dial-stdio /usr/bin/buildctl",
 			"mkdir -p /var/lib/dagger",
 		},
