@@ -157,13 +157,17 @@ func GoSDKLayout(ctx context.Context, o Options, sdkFS, codegen string) (string,
 		return "", "", err
 	}
 	cfg := GoSDKConfig(goVersion)
-	dir := filepath.Join(o.Layout.Root, "sdk", "go-"+cache.Key(append([]string{GoSDKRootfs.Key(), goVersion, sum}, cfg.Env...)...))
+	parts := append([]string{GoSDKRootfs.Key(), goVersion, sum}, cfg.Env...)
+	dir := filepath.Join(o.Layout.Root, "sdk", "go-"+cache.Key(append(parts, goSDKDirs...)...))
 	err = cache.Fill(ctx, o.Log, "Go SDK runtime layout", dir, func(partial, logPath string) error {
 		stage := filepath.Join(partial, "stage")
-		for _, d := range []string{"usr/local/bin", "go/bin", "go/src"} {
+		for _, d := range goSDKDirs {
 			if err := os.MkdirAll(filepath.Join(stage, d), 0o755); err != nil {
 				return err
 			}
+		}
+		if err := os.Chmod(filepath.Join(stage, "root"), 0o700); err != nil { // as the root file system has it
+			return err
 		}
 		if out, err := exec.CommandContext(ctx, "cp", "-a", goroot, filepath.Join(stage, "usr/local/go")).CombinedOutput(); err != nil {
 			return fmt.Errorf("copy the Go toolchain %s: %w: %s", goroot, err, out)
@@ -189,6 +193,13 @@ func GoSDKLayout(ctx context.Context, o Options, sdkFS, codegen string) (string,
 	}
 	return filepath.Join(dir, "layout"), strings.TrimSpace(string(d)), nil
 }
+
+// goSDKDirs are the directories the Go SDK runtime must hold besides its
+// root file system and Go: GOPATH's, and the module and build caches the
+// engine seeds its cache volumes from (core/sdk/go_sdk.go:785,815
+// @v0.21.8: without /go/pkg/mod loading a module fails "evaluate cache
+// source directory: stat /go/pkg/mod: no such file or directory").
+var goSDKDirs = []string{"usr/local/bin", "go/bin", "go/src", "go/pkg/mod", "root/.cache/go-build"}
 
 // GoSDKConfig is the Go SDK image's config: the golang image's
 // environment with upstream's GOTOOLCHAIN=auto, and GONOSUMDB for the
