@@ -2,11 +2,15 @@ package daggerbuild
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"golang.org/x/mod/module"
 
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/cache"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/gobuild"
@@ -39,7 +43,7 @@ func ModuleProxy(ctx context.Context, o Options) (string, error) {
 		}
 		parts = append(parts, k)
 	}
-	parts = append(parts, GoSDKModule.Path, GoSDKModule.Version, GoSDKModule.Commit)
+	parts = append(parts, GoSDKModule.Path, GoSDKModule.Version, GoSDKModule.Commit, "with .info for every .mod")
 	dir := filepath.Join(o.Layout.Root, "proxy", "module-"+cache.Key(parts...))
 	err = cache.Fill(ctx, o.Log, "Go proxy tree of the Dagger module", dir, func(partial, logPath string) error {
 		tree := filepath.Join(partial, "goproxy")
@@ -88,6 +92,9 @@ func ModuleProxy(ctx context.Context, o Options) (string, error) {
 		if out, err := exec.CommandContext(ctx, "cp", "-a", "--no-clobber", filepath.Join(modcache, "cache", "download")+"/.", tree).CombinedOutput(); err != nil {
 			return fmt.Errorf("Go proxy tree: copy the module cache's downloads: %w: %s", err, out)
 		}
+		if err := CompleteInfos(tree); err != nil {
+			return fmt.Errorf("Go proxy tree: %w", err)
+		}
 		// the module cache's files are read-only; the cache entry must stay removable
 		_ = exec.CommandContext(ctx, "chmod", "-R", "u+w", modcache).Run()
 		for _, d := range []string{modcache, copyDir, filepath.Join(partial, "work")} {
@@ -120,4 +127,37 @@ func runLogged(ctx context.Context, logf *os.File, dir string, env []string, arg
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	return cmd.Run()
+}
+
+// CompleteInfos writes a .info beside every .mod of the tree that has
+// none. A module cache keeps .info only of versions it resolved by query;
+// of a version a go.mod names it keeps .mod and .zip. cmd/go asks a proxy
+// for the .info of such versions too (the Go SDK's `go get` inside the
+// engine asked for github.com/dagger/querybuilder's and got 404). The
+// time is the pseudo-version's, else left out (the field is optional).
+func CompleteInfos(tree string) error {
+	return filepath.WalkDir(tree, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".mod") || filepath.Base(filepath.Dir(path)) != "@v" {
+			return err
+		}
+		info := strings.TrimSuffix(path, ".mod") + ".info"
+		if _, err := os.Stat(info); err == nil {
+			return nil
+		}
+		version, err := module.UnescapeVersion(strings.TrimSuffix(filepath.Base(path), ".mod"))
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return os.WriteFile(info, VersionInfo(version), 0o644)
+	})
+}
+
+// VersionInfo is the .info of version, with the pseudo-version's time
+// when it is one.
+func VersionInfo(version string) []byte {
+	if t, err := module.PseudoVersionTime(version); err == nil {
+		return InfoJSON(version, t)
+	}
+	b, _ := json.Marshal(struct{ Version string }{version})
+	return append(b, '\n')
 }
