@@ -149,7 +149,7 @@ prints the variables the dagger CLI needs.`,
 				goproxy = "http://" + gw + ":5001"
 			}
 			runner, err := daggerbuild.EngineUp(cmd.Context(), d, daggerbuild.EngineOptions{
-				Log: o.Log, Archive: archive, Config: cfg, GoProxy: goproxy, StateDir: filepath.Join(l.Dir, "dagger-engine"),
+				Log: o.Log, Archive: archive, Config: cfg, GoProxy: goproxy, StateDir: filepath.Join(o.Layout.Root, "engine"), // not in the daemon's directory, which daemon down removes only when it holds nothing foreign
 			})
 			if err != nil {
 				return err
