@@ -3,10 +3,11 @@ package daggerbuild
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/cache"
@@ -80,7 +81,7 @@ func EngineSpec(in EngineSpecInputs) (imagespec.Spec, error) {
 			"mkdir -p /var/lib/dagger",
 		},
 	}
-	for _, name := range sortedKeys(engineBinaries) {
+	for _, name := range slices.Sorted(maps.Keys(engineBinaries)) {
 		s.Files = append(s.Files, imagespec.File{Dest: engineBinaries[name], Mode: 0o755, Src: filepath.Join(in.EngineBin, name)})
 	}
 	for _, p := range CNIPlugins {
@@ -106,14 +107,6 @@ func EngineSpec(in EngineSpecInputs) (imagespec.Spec, error) {
 	return s, nil
 }
 
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
 
 // SaveImage writes ref as a docker-archive (`docker save`) into a cache
 // entry keyed by the image's ID, and returns the archive's path.
