@@ -107,7 +107,6 @@ func EngineSpec(in EngineSpecInputs) (imagespec.Spec, error) {
 	return s, nil
 }
 
-
 // SaveImage writes ref as a docker-archive (`docker save`) into a cache
 // entry keyed by the image's ID, and returns the archive's path.
 func SaveImage(ctx context.Context, o Options, ref string) (string, error) {
