@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/daggerbuild"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/nodeadapt"
 )
@@ -82,6 +83,60 @@ func Adaptations() []Adaptation {
 			Reason: "the node's bounding set lacks CAP_SYS_RESOURCE as the host's does; containerd 1.6 gives privileged containers only its own capabilities (oci/spec_opts_linux.go:126-131), but a container that adds SYS_RESOURCE asks runc for it",
 			Evidence: "2026-12-02, same node: a CRI container adding SYS_RESOURCE failed `unable to apply caps: operation not permitted` with the stock runc and ran with the wrapper (without that capability); " +
 				"`ctr run --cap-add CAP_SYS_RESOURCE` likewise, and ran with --runc-binary runc-capfilter (TestNodeRunsPodsWithAdaptedContainerd)",
+		},
+	}
+}
+
+// DaggerAdaptations lists the adaptations of the Dagger path (`labctl
+// rehearse dagger`): how the engine built from the pinned tag runs on the
+// private daemon, and what its Go SDK gets.
+func DaggerAdaptations() []Adaptation {
+	return []Adaptation{
+		{
+			Name: "Dagger engine on the private daemon (runner host)",
+			What: fmt.Sprintf("`rehearse dagger engine up` loads the engine image built here and runs it as container %s on the private daemon; the CLI is pointed at it with _EXPERIMENTAL_DAGGER_RUNNER_HOST=%s and that daemon's DOCKER_HOST (ci/rehearsal/daggerbuild engine.go)",
+				daggerbuild.EngineContainer, daggerbuild.RunnerHost(daggerbuild.EngineContainer)),
+			Reason: "with no runner host the CLI runs image registry.dagger.io/engine:v0.21.8 --privileged on the current Docker, pulling it if missing (engine/client/drivers/container.go:275-293 @v0.21.8): the machine's Docker refuses --privileged and no registry is reachable; the variable is upstream's (cmd/dagger/engine.go:28 @v0.21.8), docker-container:// runs `docker exec -i NAME buildctl dial-stdio` (engine/client/drivers/container.go:28,197)",
+			Evidence: "issue 37 fact 3; 2026-12-05: the CLI built here prints `dagger v0.21.8 (image://registry.dagger.io/engine:v0.21.8) linux/amd64`, i.e. its default runner is the image on the current Docker; " +
+				"with the runner host set, `dagger core version` run in the namespace (nsenter --net) answered v0.21.8 in 6.4 s from the engine built here on the private daemon (dockerd 20.10.24)",
+		},
+		{
+			Name:     "Dagger engine image built here",
+			What:     "`rehearse dagger build` builds registry.dagger.io/engine:v0.21.8 from the tag's snapshot on a Debian bookworm root file system instead of Wolfi (ci/rehearsal/daggerbuild engineimage.go, `rehearse dagger build --plan`): runc linked against Debian's glibc and libseccomp, tini from Debian, no isa-l (pigz), no qemu binfmt binaries, no Python or TypeScript SDK, /usr/bin/xtables-*-multi linked to Debian's /usr/sbin ones, engine.Version/Tag set on every Go program; the Go SDK runtime is Debian plus this machine's Go toolchain and codegen with empty module and build caches instead of golang:1.26-alpine with warm ones",
+			Reason:   "no image registry is reachable here; upstream builds the image with Dagger itself on Wolfi (toolchains/engine-dev/build/builder.go, sdk.go @v0.21.8)",
+			Evidence: "2026-12-05: the engine first stopped `ensure iptables symlinks: /usr/bin/xtables-legacy-multi missing` (network/netinst/iptables.go:53-63 @v0.21.8), and the module first failed `stat /go/pkg/mod: no such file or directory` in the Go SDK runtime; both fixed in the image, then the engine answered and loaded the module",
+		},
+		{
+			Name:     "Dagger engine without CAP_SYS_RESOURCE",
+			What:     "the engine container, privileged, runs through the private daemon's runc-capfilter, so it and every insecure-root container it starts (the module's Docker-in-Docker service) lack CAP_SYS_RESOURCE; the DinD daemon inside needs the same capability filter and its kind nodes the same node settings (nodeadapt) as the rehearsal's",
+			Reason:   "insecure-root containers get the engine process's own capabilities (internal/buildkit/util/entitlements/security/security_linux.go:20-31,145 @v0.21.8, getAllCaps from cap.Current()), and the host's bounding set lacks CAP_SYS_RESOURCE",
+			Evidence: "issue 37 fact 7; the capability wrapper adaptation above (CapBnd 000001fffeffffff)",
+		},
+		{
+			Name:     "Dagger engine on cgroup v1",
+			What:     "nothing is changed: the engine's resource monitor skips sampling on cgroup v1 and logs about it",
+			Reason:   "/sys/fs/cgroup is cgroup v1 here; NewMonitor returns before preparing controllers when it is not cgroup v2 (internal/buildkit/executor/resources/monitor.go:224-228 @v0.21.8), noisy logs reported upstream (dagger/dagger#8806)",
+			Evidence: "issue 37 fact 7; kubelet on cgroup v1 above",
+		},
+		{
+			Name:     "Dagger engine registry mirrors",
+			What:     "engine up writes engine.json registries: REGISTRY → mirrors from --mirror, and a plain-HTTP entry for each --http host (a mirror's own entry, so the origin stays HTTPS); mounted at /etc/dagger/engine.json (ci/rehearsal/daggerbuild engineconfig.go)",
+			Reason:   "the images the module pulls are served by a registry inside the rehearsal's namespace, not by their registries; the keys are upstream's (engine/config/config.go:35,85-90; a mirror uses its own entry else the origin's, engine/server/registryhosts.go:41-45 @v0.21.8; engine/config/path.go:4)",
+			Evidence: "issue 37 fact 4; TestEngineConfigJSON renders the file",
+		},
+		{
+			Name:   "Go proxy for the Dagger module's build",
+			What:   fmt.Sprintf("engine up sets %s=http://<the daemon's bridge gateway>:5001 on the engine; there a static GOPROXY file tree made by `rehearse dagger build` (daggerbuild.ModuleProxy) is served", daggerbuild.GoProxyEnv),
+			Reason: "the Go SDK builds the module with the engine's GOPROXY (core/sdk/go_sdk.go:900-906 @v0.21.8), which a container gets only from the engine's _DAGGER_ENGINE_SYSTEMENV_<NAME> (engine/engineutil/executor_spec.go:944-953 @v0.21.8); no proxy is reachable from the namespace",
+			Evidence: "issue 37 fact 5; 2026-12-05: with the tree served at 172.17.0.1:5001 in the namespace (`rehearse dagger goproxy`), `dagger functions` in a fresh clone listed the module's functions (3 min 40 s); " +
+				"without a .info for github.com/dagger/querybuilder's pseudo-version the Go SDK's `go get` had stopped `reading http://172.17.0.1:5001/github.com/dagger/querybuilder/@v/v0.0.0-20260402040506-574a5e81cb59.info: 404` (fixed: CompleteInfos)",
+		},
+		{
+			Name:   "GONOSUMDB=dagger.io/dagger in the Go SDK runtime",
+			What:   "the Go SDK runtime image built here sets GONOSUMDB=dagger.io/dagger (daggerbuild.GoSDKConfig); dagger.io/dagger at the engine's pinned commit is served from a git snapshot of dagger/dagger-go-sdk, the commit checked by gitsnap",
+			Reason: "the module's go.sum has no line for dagger.io/dagger, so the codegen's `go get dagger.io/dagger@<commit>` (cmd/codegen/generator/go/generate_module.go:250-262 @v0.21.8) asks the checksum database, which is not reachable from the namespace",
+			Evidence: "the previous try of issue 37 (lead's brief, 2026-12-04): served as v0.21.5-0.20260727204138-56bb30426a84 with GONOSUMDB for it; " +
+				"2026-12-05: the Go SDK's codegen in the engine downloaded it from the rehearsal's Go proxy and the module loaded; the proxy logged a request for /sumdb/sum.golang.org/supported (404), so cmd/go would go to the checksum database itself for any module outside go.sum and GONOSUMDB",
 		},
 	}
 }

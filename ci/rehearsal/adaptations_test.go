@@ -7,7 +7,7 @@ import (
 )
 
 func TestAdaptationsAreComplete(t *testing.T) {
-	list := Adaptations()
+	list := append(Adaptations(), DaggerAdaptations()...)
 	if len(list) == 0 {
 		t.Fatal("no adaptations listed")
 	}

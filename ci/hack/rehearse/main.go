@@ -41,6 +41,7 @@ func newRehearseCommand(s streams) *cobra.Command {
 		newRunCommand(),
 		newImagesCommand(),
 		newChartsCommand(),
+		newRehearseDaggerCommand(),
 	)
 	return cmd
 }

@@ -84,7 +84,7 @@ pinned versions; rehearse charts makes them). Needs root.`,
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&f.bundle, "bundle", "", "image bundle directory (default <cache>/bundle, where labctl rehearse images writes it)")
+	fl.StringVar(&f.bundle, "bundle", "", "image bundle directory (default <cache>/bundle, where rehearse images writes it)")
 	fl.StringVar(&f.charts, "charts", "", "directory of the chart archives to put into the bundle first (default <cache>/charts when it exists)")
 	fl.StringVar(&f.reports, "reports", "rehearsal-reports", "directory for the suite's reports, the logs and rehearsal.md")
 	fl.StringVar(&f.workDir, "work-dir", "", "directory for labctl's state (default <cache>/run)")

@@ -31,6 +31,9 @@ func Build(ctx context.Context, log *slog.Logger, root string, p Program, estima
 		return "", err
 	}
 	proxyEnv := []string{"GOPROXY=" + ProxyOnly(goproxy)}
+	if p.LocalProxy != "" {
+		proxyEnv[0] = "GOPROXY=" + p.LocalProxy + "," + ProxyOnly(goproxy)
+	}
 	dir := filepath.Join(root, "go", p.Name+"-"+p.Key(goVersion, runtime.GOOS, runtime.GOARCH))
 	bin := filepath.Join(dir, "bin")
 	if cache.Done(dir) {

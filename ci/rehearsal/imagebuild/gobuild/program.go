@@ -47,6 +47,10 @@ type Program struct {
 	// commit) stands for its content in the cache key.
 	Tree    string
 	TreeKey string
+	// LocalProxy, when set, is a GOPROXY file tree (a file:// URL) asked
+	// before the module proxy: modules the proxy refuses, made from git
+	// snapshots and checked against the tree's go.sum by the caller.
+	LocalProxy string
 }
 
 // wrapperModule is the module path of every wrapper; it is never published.
@@ -122,6 +126,9 @@ func (p Program) Env() []string {
 // wrapper module and the build's arguments and environment.
 func (p Program) Key(goVersion, goos, goarch string) string {
 	parts := []string{goVersion, goos + "/" + goarch, strings.Join(p.Env(), " ")}
+	if p.LocalProxy != "" {
+		parts = append(parts, "local proxy", p.LocalProxy)
+	}
 	if p.Tree != "" {
 		parts = append(parts, "tree", p.Module, p.Version, p.TreeKey)
 	} else {
