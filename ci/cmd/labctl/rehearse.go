@@ -29,6 +29,7 @@ containers run. Needs root, ip, nsenter, dockerd, containerd and runc.`,
 	}
 	daemon.AddCommand(rehearseDaemonUp(), rehearseDaemonDown(), rehearseDaemonEnv())
 	cmd.AddCommand(daemon, rehearseAdaptations(), rehearseRun(), newRehearseImagesCommand(), newRehearseChartsCommand())
+	cmd.AddCommand(newRehearseModuleCommands()...)
 	return cmd
 }
 
