@@ -275,3 +275,15 @@ func (b *run) save(ref, id, slug string) (string, error) {
 	b.o.Log.Info("kept image", "ref", ref, "archive", tar)
 	return tar, nil
 }
+
+// Archives are the kept archives of the images built so far, by reference.
+func Archives(root string) map[string]string {
+	out := map[string]string{}
+	for _, ref := range []string{CLIRef, DindRef, GoRef} {
+		p := filepath.Join(ArchivesDir(root), archiveName(ref)+".tar")
+		if _, err := os.Stat(p); err == nil {
+			out[ref] = p
+		}
+	}
+	return out
+}
