@@ -84,16 +84,12 @@ func siteOf(ctx context.Context, f daemonFlags) (registrySite, error) {
 	if err != nil || rec.Netns == "" {
 		return registrySite{}, fmt.Errorf("private daemon %s: no network namespace recorded (%v): start it with `labctl rehearse daemon up --dir %s`", l.Dir, err, l.Dir)
 	}
-	d := docker.CLI{Env: []string{"DOCKER_HOST=" + l.DockerHost()}}
-	out, err := d.Run(ctx, "network", "inspect", "bridge", "--format", "{{range .IPAM.Config}}{{.Gateway}} {{end}}")
+	nsPath := hostdaemon.NetnsPath(rec.Netns)
+	gw, err := registry.Gateway(ctx, nsPath)
 	if err != nil {
-		return registrySite{}, fmt.Errorf("the private daemon's bridge gateway: %w", err)
+		return registrySite{}, err
 	}
-	gw := strings.Fields(string(out))
-	if len(gw) == 0 {
-		return registrySite{}, fmt.Errorf("the private daemon's bridge network has no gateway address")
-	}
-	return registrySite{layout: registry.LayoutFor(l.Dir), nsPath: hostdaemon.NetnsPath(rec.Netns), addr: registry.Addr(gw[0])}, nil
+	return registrySite{layout: registry.LayoutFor(l.Dir), nsPath: nsPath, addr: registry.Addr(gw)}, nil
 }
 
 func rehearseRegistryUp() *cobra.Command {
