@@ -15,7 +15,7 @@ func TestMirrorRefIsWhatTheEngineAsksTheMirrorFor(t *testing.T) {
 		"quay.io/coreos/etcd:v3.6.12":            addr + "/quay.io/coreos/etcd:v3.6.12",
 		"kindest/node:v1.37.0@sha256:" + strings.Repeat("a", 64): addr + "/docker.io/kindest/node:v1.37.0",
 		"ghcr.io/x/y@sha256:" + strings.Repeat("b", 64):          addr + "/ghcr.io/x/y@sha256:" + strings.Repeat("b", 64),
-		"clastix/kamaji":                                         addr + "/docker.io/clastix/kamaji:latest",
+		"clastix/kamaji": addr + "/docker.io/clastix/kamaji:latest",
 	} {
 		got, err := MirrorRef(addr, ref)
 		if err != nil || got != want {
