@@ -86,6 +86,33 @@ func Adaptations() []Adaptation {
 	}
 }
 
+// ModuleAdaptations lists what the Dagger module's run on this machine
+// adds to Adaptations: where the images the engine pulls come from. The
+// module's code is unchanged; only the engine's configuration and the lab
+// file it is given differ.
+func ModuleAdaptations() []Adaptation {
+	return []Adaptation{
+		{
+			Name:   "the module's images built here",
+			What:   "golang:1.26, docker:29-dind and docker:29-cli (.dagger/labcmd/layout.go) are built by `labctl rehearse module-images` (ci/rehearsal/moduleimages) from pinned sources — Docker 29.7.2 from vendored snapshots of moby/moby and docker/cli, containerd v2.3.3 and runc v1.4.3 as moby pins them, this machine's Go 1.26, Debian bookworm's packages — and served by the rehearsal's registry; `rehearse module-images` lists each image's differences from the published one",
+			Reason: "no registry is reachable here, so Docker Hub's images cannot be pulled",
+			Evidence: MODULE_IMAGES_EVIDENCE,
+		},
+		{
+			Name:   "registry mirrors for the engine",
+			What:   "the engine's engine.json \"registries\" sends docker.io, registry.k8s.io, quay.io and ghcr.io to ADDR/<host> over plain HTTP (ci/rehearsal/registry Mirrors), ADDR being a distribution v3.1.1 registry run in the private daemon's network namespace on the docker0 address, port 5000 (`labctl rehearse registry up`), holding the module's images and the lab's bundle under those names (`rehearse registry push`)",
+			Reason: "no registry is reachable here; a mirror is the engine's own way to take images from elsewhere (dagger v0.21.8 engine/server/registryhosts.go:42-53), so the module's From calls stay as they are",
+			Evidence: REGISTRY_EVIDENCE,
+		},
+		{
+			Name:   "kind node image named by the digest the registry serves",
+			What:   "the lab file given to the module names versions.kindNodeImage as kindest/node:<tag>@<digest the registry serves> (printed by `rehearse registry push`), not kind's published digest",
+			Reason: "the module pulls every bundle image through the engine by its reference (.dagger/bundle.go From(e.Ref)), and a digest-pinned pull asks the registry for that digest; the node image built here cannot have the published digest, and a registry serves a manifest only under its own digest",
+			Evidence: PIN_EVIDENCE,
+		},
+	}
+}
+
 // Print writes the list for the rehearsal's report.
 func Print(w io.Writer, list []Adaptation) error {
 	for i, a := range list {

@@ -7,7 +7,12 @@ import (
 )
 
 func TestAdaptationsAreComplete(t *testing.T) {
-	list := Adaptations()
+	checkComplete(t, Adaptations())
+	checkComplete(t, ModuleAdaptations())
+}
+
+func checkComplete(t *testing.T, list []Adaptation) {
+	t.Helper()
 	if len(list) == 0 {
 		t.Fatal("no adaptations listed")
 	}

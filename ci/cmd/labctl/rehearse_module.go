@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/cache"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/gobuild"
@@ -29,7 +30,15 @@ func newRehearseModuleCommands() []*cobra.Command {
 		Short: "A registry inside the private daemon's network namespace, serving the module's and the lab's images as registry mirrors",
 	}
 	reg.AddCommand(rehearseRegistryUp(), rehearseRegistryDown(), rehearseRegistryPush())
-	return []*cobra.Command{rehearseModuleImages(), reg}
+	adapt := &cobra.Command{
+		Use:   "module-adaptations",
+		Short: "List what the Dagger module's run on this machine adds to the rehearsal's adaptations, with reason and evidence",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return rehearsal.Print(cmd.OutOrStdout(), rehearsal.ModuleAdaptations())
+		},
+	}
+	return []*cobra.Command{rehearseModuleImages(), reg, adapt}
 }
 
 func rehearseModuleImages() *cobra.Command {
