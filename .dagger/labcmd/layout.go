@@ -63,7 +63,8 @@ var (
 		"ci/rehearsal/imagebuild/imagespec", "ci/rehearsal/imagebuild/k8srelease",
 		"ci/rehearsal/imagebuild/nodeimage", "ci/rehearsal/imagebuild/preflight",
 		"ci/rehearsal/imagebuild/progress",
-		"ci/rehearsal/imagebuild/rootfs", "ci/rehearsal/nodeadapt", "ci/rehearsal/run",
+		"ci/rehearsal/imagebuild/rootfs", "ci/rehearsal/moduleimages", "ci/rehearsal/nodeadapt",
+		"ci/rehearsal/registry", "ci/rehearsal/run",
 		"ci/render", "ci/report", "ci/results", "ci/stages", "ci/state", "ci/suite",
 		"ci/suite/assert", "ci/testenv", "ci/testenv/bincache", "ci/testenv/hamidouble", "manifests",
 	}
