@@ -141,6 +141,33 @@ func DaggerAdaptations() []Adaptation {
 	}
 }
 
+// ModuleAdaptations lists what the Dagger module's run on this machine
+// adds to Adaptations: where the images the engine pulls come from. The
+// module's code is unchanged; only the engine's configuration and the lab
+// file it is given differ.
+func ModuleAdaptations() []Adaptation {
+	return []Adaptation{
+		{
+			Name:     "the module's images built here",
+			What:     "golang:1.26, docker:29-dind and docker:29-cli (.dagger/labcmd/layout.go) are built by `rehearse module-images` (ci/rehearsal/moduleimages) from pinned sources — Docker 29.7.2 from vendored snapshots of moby/moby and docker/cli, containerd v2.3.3 and runc v1.4.3 as moby pins them, this machine's Go 1.26, Debian bookworm's packages — and served by the rehearsal's registry; `rehearse module-images` lists each image's differences from the published one",
+			Reason:   "no registry is reachable here, so Docker Hub's images cannot be pulled",
+			Evidence: "2026-12-05, 2 loaded cores: `rehearse module-images` built all three (docker CLI 13m45s, dockerd 1m8s on a warmed Go cache, each image 2-4 min); on the private daemon docker:29-dind run privileged with the module's env and arguments started dockerd 29.7.2 (iptables v1.8.9 nf_tables), loaded docker:29-cli and ran `docker --version` (Docker version 29.7.2, build a7dcaa6); inside it a --privileged container got CapEff 0000003ffeffffff (all but CAP_SYS_RESOURCE) with no capability filter: dockerd 29 sizes privileged capabilities from its own bounding set; golang:1.26 printed go1.26.8, GOPATH /go, GOTOOLCHAIN local",
+		},
+		{
+			Name:     "registry mirrors for the engine",
+			What:     "the engine's engine.json \"registries\" sends docker.io, registry.k8s.io, quay.io and ghcr.io to ADDR/<host> over plain HTTP (ci/rehearsal/registry Mirrors), ADDR being a distribution v3.1.1 registry run in the private daemon's network namespace on the docker0 address, port 5000 (`rehearse registry up`), holding the module's images and the lab's bundle under those names (`rehearse registry push`)",
+			Reason:   "no registry is reachable here; a mirror is the engine's own way to take images from elsewhere (dagger v0.21.8 engine/server/registryhosts.go:42-53), so the module's From calls stay as they are",
+			Evidence: "2026-12-05: registry v3.1.1 in netns gpu-lab-dimages; `rehearse registry push --module-images` put the three images (12.8 s); the private daemon pulled 127.0.0.1:5000/docker.io/library/docker:29-dind (16 s), a container on its bridge read http://172.17.0.1:5000/v2/_catalog; not yet run through an engine",
+		},
+		{
+			Name:     "kind node image named by the digest the registry serves",
+			What:     "the lab file given to the module names versions.kindNodeImage as kindest/node:<tag>@<digest the registry serves> (printed by `rehearse registry push`), not kind's published digest",
+			Reason:   "the module pulls every bundle image through the engine by its reference (.dagger/bundle.go From(e.Ref)), and a digest-pinned pull asks the registry for that digest; the node image built here cannot have the published digest, and a registry serves a manifest only under its own digest",
+			Evidence: "2026-12-05: a recorded archive pushed as kindest/node:v0@sha256:099e0493… (the rehearsal lab's pin) is served as sha256:6ed20d3c…; `docker pull …/docker.io/kindest/node@sha256:099e0493…` fails `manifest unknown`, the served digest pulls",
+		},
+	}
+}
+
 // Print writes the list for the rehearsal's report.
 func Print(w io.Writer, list []Adaptation) error {
 	for i, a := range list {

@@ -7,7 +7,13 @@ import (
 )
 
 func TestAdaptationsAreComplete(t *testing.T) {
-	list := append(Adaptations(), DaggerAdaptations()...)
+	checkComplete(t, Adaptations())
+	checkComplete(t, ModuleAdaptations())
+	checkComplete(t, DaggerAdaptations())
+}
+
+func checkComplete(t *testing.T, list []Adaptation) {
+	t.Helper()
 	if len(list) == 0 {
 		t.Fatal("no adaptations listed")
 	}

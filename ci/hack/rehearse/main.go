@@ -43,6 +43,7 @@ func newRehearseCommand(s streams) *cobra.Command {
 		newChartsCommand(),
 		newRehearseDaggerCommand(),
 	)
+	cmd.AddCommand(newRehearseModuleCommands()...)
 	return cmd
 }
 

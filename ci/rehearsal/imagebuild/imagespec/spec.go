@@ -33,6 +33,8 @@ type Spec struct {
 	Entrypoint []string
 	Cmd        []string
 	User       string
+	// WorkDir is the image's working directory (none when empty).
+	WorkDir    string
 	Env        []string // KEY=VALUE
 	StopSignal string
 	// Source is upstream's name of the content, for the label.
@@ -63,6 +65,9 @@ func (s Spec) Dockerfile(key string) string {
 	for _, e := range s.Env {
 		k, v, _ := strings.Cut(e, "=")
 		fmt.Fprintf(&b, "ENV %s=%s\n", k, quote(v))
+	}
+	if s.WorkDir != "" {
+		fmt.Fprintf(&b, "WORKDIR %s\n", s.WorkDir)
 	}
 	if s.User != "" {
 		fmt.Fprintf(&b, "USER %s\n", s.User)

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/cache"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/gobuild"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/moduleimages"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/registry"
+)
+
+// newRehearseModuleCommands are the Dagger module's pieces for the
+// rehearsal: its images (module-images) and the registry serving them and
+// the lab's images (registry); the rehearse command attaches them.
+func newRehearseModuleCommands() []*cobra.Command {
+	reg := &cobra.Command{
+		Use:   "registry",
+		Short: "A registry inside the private daemon's network namespace, serving the module's and the lab's images as registry mirrors",
+	}
+	reg.AddCommand(rehearseRegistryUp(), rehearseRegistryDown(), rehearseRegistryPush())
+	adapt := &cobra.Command{
+		Use:   "module-adaptations",
+		Short: "List what the Dagger module's run on this machine adds to the rehearsal's adaptations, with reason and evidence",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return rehearsal.Print(cmd.OutOrStdout(), rehearsal.ModuleAdaptations())
+		},
+	}
+	return []*cobra.Command{rehearseModuleImages(), reg, adapt}
+}
+
+func rehearseModuleImages() *cobra.Command {
+	var root, mobyGit, cliGit string
+	var planOnly bool
+	c := &cobra.Command{
+		Use:   "module-images",
+		Short: "Build the images the Dagger module pulls (docker:29-cli, docker:29-dind, golang:1.26) from pinned sources, cached",
+		Long: `Build, or reuse from the cache, docker:29-cli, docker:29-dind and golang:1.26 as the Dagger module
+pulls them: Docker ` + moduleimages.DockerVersion + ` from vendored git snapshots of moby/moby and docker/cli
+(--moby-git-dir, --cli-git-dir), containerd and runc through the Go module proxy, this machine's Go,
+Debian's packages (debootstrap; run as root). Images are built on DOCKER_HOST's daemon and kept as
+archives under <cache>/module-images. The report lists how each differs from the published image.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			out := cmd.OutOrStdout()
+			if planOnly {
+				moduleimages.WritePlan(out)
+				return nil
+			}
+			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
+			rep := moduleimages.Build(cmd.Context(), moduleimages.Options{Root: root, Docker: docker.CLI{}, Log: log, MobyGitDir: mobyGit, CLIGitDir: cliGit})
+			rep.Write(out)
+			if rep.Stopped != nil || len(rep.Failed()) > 0 {
+				return errors.New("module images not all built (see the report above)")
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&root, "cache", "", "cache directory (default $GPU_LAB_REHEARSAL_CACHE or ~/.cache/gpu-lab/rehearsal)")
+	f.StringVar(&mobyGit, "moby-git-dir", "", "git directory of moby/moby holding tag docker-v"+moduleimages.DockerVersion)
+	f.StringVar(&cliGit, "cli-git-dir", "", "git directory of docker/cli holding tag v"+moduleimages.DockerVersion)
+	f.BoolVar(&planOnly, "plan", false, "print what would be built and how, build nothing")
+	return c
+}
+
+// registrySite is a private daemon's registry: its state, namespace and the
+// address the daemon's containers reach it at.
+type registrySite struct {
+	layout registry.Layout
+	nsPath string
+	addr   string
+}
+
+func siteOf(ctx context.Context, f daemonFlags) (registrySite, error) {
+	l, err := f.layout()
+	if err != nil {
+		return registrySite{}, err
+	}
+	rec, err := hostdaemon.ReadRecord(l)
+	if err != nil || rec.Netns == "" {
+		return registrySite{}, fmt.Errorf("private daemon %s: no network namespace recorded (%v): start it with `rehearse daemon up --dir %s`", l.Dir, err, l.Dir)
+	}
+	nsPath := hostdaemon.NetnsPath(rec.Netns)
+	gw, err := registry.Gateway(ctx, nsPath)
+	if err != nil {
+		return registrySite{}, err
+	}
+	return registrySite{layout: registry.LayoutFor(l.Dir), nsPath: nsPath, addr: registry.Addr(gw)}, nil
+}
+
+func rehearseRegistryUp() *cobra.Command {
+	var f daemonFlags
+	var root string
+	c := &cobra.Command{
+		Use:   "up",
+		Short: "Build the registry (once, cached) and start it in the private daemon's namespace; print the engine's mirror configuration",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			site, err := siteOf(ctx, f)
+			if err != nil {
+				return err
+			}
+			if root == "" {
+				if root, err = cache.Root(); err != nil {
+					return err
+				}
+			}
+			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
+			bin, err := gobuild.Build(ctx, log, root, registry.Program(), "about 4 min on 2 cores")
+			if err != nil {
+				return err
+			}
+			if err := registry.Start(ctx, log, site.layout, site.nsPath, filepath.Join(bin, "registry")); err != nil {
+				return err
+			}
+			mirrors, err := json.MarshalIndent(map[string]any{"registries": registry.Mirrors(site.addr)}, "", "  ")
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "registry %s (inside network namespace %s; 127.0.0.1:%d from the daemon itself)\nengine.json mirrors:\n%s\n", site.addr, site.nsPath, registry.Port, mirrors)
+			return nil
+		},
+	}
+	f.register(c, false)
+	c.Flags().StringVar(&root, "cache", "", "cache directory (default $GPU_LAB_REHEARSAL_CACHE or ~/.cache/gpu-lab/rehearsal)")
+	return c
+}
+
+func rehearseRegistryDown() *cobra.Command {
+	var f daemonFlags
+	c := &cobra.Command{
+		Use:   "down",
+		Short: "Stop the private daemon's registry (its storage stays)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			l, err := f.layout()
+			if err != nil {
+				return err
+			}
+			return registry.Stop(cmd.Context(), slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)), registry.LayoutFor(l.Dir))
+		},
+	}
+	f.register(c, false)
+	return c
+}
+
+func rehearseRegistryPush() *cobra.Command {
+	var f daemonFlags
+	var bundle, root string
+	var archives []string
+	var moduleImages bool
+	c := &cobra.Command{
+		Use:   "push",
+		Short: "Push a bundle's images, the module's images or single archives into the registry, under their mirror names",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			site, err := siteOf(ctx, f)
+			if err != nil {
+				return err
+			}
+			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
+			p := registry.Pusher{Client: registry.Client(site.nsPath), Host: registry.Addr("127.0.0.1")}
+			var pushed []registry.Pushed
+			if moduleImages {
+				if root == "" {
+					if root, err = cache.Root(); err != nil {
+						return err
+					}
+				}
+				for ref, file := range moduleimages.Archives(root) {
+					archives = append(archives, ref+"="+file)
+				}
+			}
+			for _, a := range archives {
+				ref, file, ok := strings.Cut(a, "=")
+				if !ok {
+					return fmt.Errorf("--archive %q: want REF=FILE", a)
+				}
+				got, err := registry.PushArchive(ctx, log, p, file, ref, site.addr)
+				if err != nil {
+					return err
+				}
+				pushed = append(pushed, got)
+			}
+			if bundle != "" {
+				got, err := registry.PushBundle(ctx, log, p, bundle, site.addr)
+				pushed = append(pushed, got...)
+				if err != nil {
+					return err
+				}
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "REF\tSERVED AS\tDIGEST")
+			for _, x := range pushed {
+				note := ""
+				if !x.PinMatches() {
+					note = "  (not the pinned digest: a pull by the pin fails)"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s%s\n", x.Ref, x.Mirror, x.Digest, note)
+			}
+			return tw.Flush()
+		},
+	}
+	f.register(c, false)
+	c.Flags().StringVar(&bundle, "bundle", "", "bundle directory (index.json as `labctl images save` writes it) to push")
+	c.Flags().StringArrayVar(&archives, "archive", nil, "REF=FILE: an image archive to push as REF; repeatable")
+	c.Flags().BoolVar(&moduleImages, "module-images", false, "push the module's images built by `rehearse module-images`")
+	c.Flags().StringVar(&root, "cache", "", "cache directory (default $GPU_LAB_REHEARSAL_CACHE or ~/.cache/gpu-lab/rehearsal)")
+	return c
+}
