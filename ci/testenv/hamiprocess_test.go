@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/lab"
-	"github.com/gpu-lab/gpu-lab/ci/testenv/bincache"
 	"github.com/gpu-lab/gpu-lab/ci/testenv/hamidouble"
 )
 
@@ -68,7 +68,7 @@ func TestUnknownHAMiFlagFailsTheStart(t *testing.T) {
 }
 
 // doubleAsScheduler copies the double's labctl under HAMi's binary name, so
-// it runs with HAMi's bare command line, as a real HAMi binary would.
+// doubleAsScheduler builds the double as a program under HAMi's binary name, so
 func doubleAsScheduler(t *testing.T) string {
 	t.Helper()
 	bin, err := doubleAsSchedulerIn(t.TempDir())
@@ -78,18 +78,17 @@ func doubleAsScheduler(t *testing.T) string {
 	return bin
 }
 
-// doubleAsSchedulerIn is doubleAsScheduler into dir.
+// doubleAsSchedulerIn builds the double as a program called like HAMi's
+// scheduler (ci/testenv/hamidouble/hamischeduler) into dir, named scheduler.
 func doubleAsSchedulerIn(dir string) (string, error) {
-	src, err := bincache.EnsureDoubleBinary(context.Background(), progress())
-	if err != nil {
-		return "", err
-	}
-	b, err := os.ReadFile(src)
-	if err != nil {
-		return "", err
-	}
 	bin := filepath.Join(dir, "scheduler")
-	return bin, os.WriteFile(bin, b, 0o755)
+	cmd := exec.Command("go", "build", "-o", bin, "./ci/testenv/hamidouble/hamischeduler")
+	cmd.Dir = filepath.Join("..", "..")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=readonly -buildvcs=false")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./ci/testenv/hamidouble/hamischeduler: %w\n%s", err, out)
+	}
+	return bin, nil
 }
 
 // hamiDropsIn starts the solo environment with a HAMi scheduler binary

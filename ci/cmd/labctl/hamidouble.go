@@ -1,13 +1,9 @@
 package main
 
 import (
-	"context"
-	"io"
-	"log/slog"
 	"os"
 
 	"github.com/spf13/cobra"
-	"k8s.io/klog/v2"
 
 	"github.com/gpu-lab/gpu-lab/ci/testenv/hamidouble"
 )
@@ -25,31 +21,7 @@ func newHAMiDoubleCommand(s streams) *cobra.Command {
 		// rejecting unknown ones; cobra must not see them.
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runHAMiDouble(cmd.Context(), args, os.Getenv, s.errOut)
+			return hamidouble.Main(cmd.Context(), args, os.Getenv, s.errOut)
 		},
 	}
-}
-
-// runHAMiDouble parses HAMi's command line, takes the client configuration
-// from where HAMi's scheduler takes it (KUBECONFIG, ~/.kube/config,
-// in-cluster), its admin token from $GPU_LAB_DOUBLE_ADMIN_TOKEN_FILE, and
-// serves until ctx ends. Every line it writes, klog's
-// (client-go's) included, names the double.
-func runHAMiDouble(ctx context.Context, args []string, getenv func(string) string, logw io.Writer) error {
-	log := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelInfo})).With("component", hamidouble.Banner)
-	klog.SetSlogLogger(log)
-	cfg, err := hamidouble.ConfigFromArgs(args)
-	if err != nil {
-		return err
-	}
-	rc, from, err := hamidouble.RestConfigLikeHAMi(getenv)
-	if err != nil {
-		return err
-	}
-	if cfg.AdminToken, err = hamidouble.ReadAdminToken(getenv); err != nil {
-		return err
-	}
-	cfg.Rest, cfg.Log = rc, log
-	log.Info(hamidouble.Banner+": client configuration", "from", from, "server", rc.Host)
-	return hamidouble.ListenAndServe(ctx, cfg)
 }
