@@ -12,15 +12,24 @@ import (
 	"time"
 )
 
-// tailF starts `tail -f path` (a user's process whose command line names
-// a path in the daemon's directory) and stops it when the test ends.
-func tailF(t *testing.T, path string) *exec.Cmd {
+// holder starts a user's process whose command line names path (`sh -c
+// 'read -r _' PATH`: PATH is its $0) and that runs until the test ends,
+// blocked reading a pipe only the test holds. It never opens path, so it
+// lives whatever happens to the file: `tail -f path` did not — started just
+// before Stop removed the file, it exited "no files remaining" before it
+// had opened it, and the test failed for a reason that was not Stop's (CI,
+// 2026-12-05).
+func holder(t *testing.T, path string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command("tail", "-f", path)
+	cmd := exec.Command("sh", "-c", "read -r _", path)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = stdin.Close(); _ = cmd.Wait() })
 	return cmd
 }
 
@@ -48,14 +57,14 @@ func writeFiles(t *testing.T, files map[string]string) {
 }
 
 // Issue 38's try: `rehearse daemon down --dir D` on a directory the
-// rehearsal never made, holding a user's files that a `tail -f` follows:
+// rehearsal never made, holding a user's files that a user's process names:
 // Stop refuses, naming the directory, and the files and the process stay.
 func TestStopRefusesADirectoryItDidNotMake(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "home")
 	l := Layout{Dir: dir}
 	user := filepath.Join(dir, "notes.txt")
 	writeFiles(t, map[string]string{user: "mine\n", l.DaemonJSON(): "{}\n", l.ContainerdTOML(): "# mine\n"})
-	tails := []*exec.Cmd{tailF(t, user), tailF(t, l.DaemonJSON()), tailF(t, l.ContainerdTOML())}
+	holders := []*exec.Cmd{holder(t, user), holder(t, l.DaemonJSON()), holder(t, l.ContainerdTOML())}
 
 	err := Stop(context.Background(), StopOptions{Dir: dir})
 	if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "not made by") {
@@ -66,7 +75,7 @@ func TestStopRefusesADirectoryItDidNotMake(t *testing.T) {
 			t.Errorf("the user's %s is gone: %v", p, err)
 		}
 	}
-	for _, c := range tails {
+	for _, c := range holders {
 		if !running(c) {
 			t.Errorf("the user's %s was stopped", strings.Join(c.Args, " "))
 		}
@@ -87,7 +96,7 @@ func TestStopRemovesOnlyTheLayoutsPaths(t *testing.T) {
 		user: "mine\n", l.DaemonJSON(): "{}\n", l.DockerdLog(): "log\n",
 		filepath.Join(l.DataRoot(), "image"): "layer\n", l.WrapperPath(): "#!/bin/sh\n",
 	})
-	tail := tailF(t, l.DaemonJSON())
+	proc := holder(t, l.DaemonJSON())
 
 	if err := Stop(context.Background(), StopOptions{Dir: dir}); err != nil {
 		t.Fatal(err)
@@ -100,7 +109,7 @@ func TestStopRemovesOnlyTheLayoutsPaths(t *testing.T) {
 	if b, err := os.ReadFile(user); err != nil || string(b) != "mine\n" {
 		t.Errorf("the user's file: %q, %v", b, err)
 	}
-	if !running(tail) {
+	if !running(proc) {
 		t.Error("a process was stopped because its command line names the daemon's configuration")
 	}
 }
@@ -113,8 +122,8 @@ func TestStopSparesAProcessThatReusedARecordedPID(t *testing.T) {
 	if err := prepareDir(l); err != nil {
 		t.Fatal(err)
 	}
-	tail := tailF(t, "/dev/null")
-	p, err := procOf("", tail.Process.Pid)
+	proc := holder(t, "/dev/null")
+	p, err := procOf("", proc.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +136,7 @@ func TestStopSparesAProcessThatReusedARecordedPID(t *testing.T) {
 	if err := Stop(context.Background(), StopOptions{Dir: dir}); err != nil {
 		t.Fatal(err)
 	}
-	if !running(tail) {
+	if !running(proc) {
 		t.Fatalf("pid %d was stopped although its start time is not the recorded one", p.PID)
 	}
 	if _, err := os.Lstat(dir); !os.IsNotExist(err) {
