@@ -59,11 +59,36 @@ func (l *Lab) bundle(ctx context.Context) (*dagger.Directory, error) {
 	if err := labcmd.CheckRecorded(b, recorded); err != nil {
 		return nil, err
 	}
+	charts, err := l.charts(ctx, b.Charts)
+	if err != nil {
+		return nil, err
+	}
 	dir := tarballs.WithNewFile(labcmd.BundleIndexFile, recorded).
-		WithDirectory(labcmd.BundleChartsDir, l.chartArchives(b.Charts))
+		WithDirectory(labcmd.BundleChartsDir, charts)
 	dir, err = dir.Sync(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("fetching the lab's images and charts: %w", err)
+	}
+	return dir, nil
+}
+
+// charts are the lab's chart archives: the module's --charts directory
+// when given (every archive the index names must be in it, or the error
+// names each missing one and how to make it), else pulled by chartArchives.
+func (l *Lab) charts(ctx context.Context, charts []labcmd.BundleChart) (*dagger.Directory, error) {
+	if l.Charts == nil {
+		return l.chartArchives(charts), nil
+	}
+	entries, err := l.Charts.Entries(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading --charts: %w", err)
+	}
+	if err := labcmd.MissingCharts(charts, entries); err != nil {
+		return nil, err
+	}
+	dir := dag.Directory()
+	for _, c := range charts {
+		dir = dir.WithFile(c.File, l.Charts.File(c.File))
 	}
 	return dir, nil
 }

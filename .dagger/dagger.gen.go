@@ -69,6 +69,7 @@ func (r GpuLab) MarshalJSON() ([]byte, error) {
 		Parallel  int
 		Goproxy   string
 		Gosumdb   string
+		Charts    *dagger.Directory
 	}
 	concrete.Source = r.Source
 	concrete.Config = r.Config
@@ -78,6 +79,7 @@ func (r GpuLab) MarshalJSON() ([]byte, error) {
 	concrete.Parallel = r.Parallel
 	concrete.Goproxy = r.Goproxy
 	concrete.Gosumdb = r.Gosumdb
+	concrete.Charts = r.Charts
 	return json.Marshal(&concrete)
 }
 
@@ -91,6 +93,7 @@ func (r *GpuLab) UnmarshalJSON(bs []byte) error {
 		Parallel  int
 		Goproxy   string
 		Gosumdb   string
+		Charts    *dagger.Directory
 	}
 	err := json.Unmarshal(bs, &concrete)
 	if err != nil {
@@ -104,6 +107,7 @@ func (r *GpuLab) UnmarshalJSON(bs []byte) error {
 	r.Parallel = concrete.Parallel
 	r.Goproxy = concrete.Goproxy
 	r.Gosumdb = concrete.Gosumdb
+	r.Charts = concrete.Charts
 	return nil
 }
 
@@ -116,6 +120,7 @@ func (r Lab) MarshalJSON() ([]byte, error) {
 		KeepGoing bool
 		Run       string
 		Parallel  int
+		Charts    *dagger.Directory
 	}
 	concrete.Labctl = r.Labctl
 	concrete.Helm = r.Helm
@@ -124,6 +129,7 @@ func (r Lab) MarshalJSON() ([]byte, error) {
 	concrete.KeepGoing = r.KeepGoing
 	concrete.Run = r.Run
 	concrete.Parallel = r.Parallel
+	concrete.Charts = r.Charts
 	return json.Marshal(&concrete)
 }
 
@@ -136,6 +142,7 @@ func (r *Lab) UnmarshalJSON(bs []byte) error {
 		KeepGoing bool
 		Run       string
 		Parallel  int
+		Charts    *dagger.Directory
 	}
 	err := json.Unmarshal(bs, &concrete)
 	if err != nil {
@@ -148,6 +155,7 @@ func (r *Lab) UnmarshalJSON(bs []byte) error {
 	r.KeepGoing = concrete.KeepGoing
 	r.Run = concrete.Run
 	r.Parallel = concrete.Parallel
+	r.Charts = concrete.Charts
 	return nil
 }
 
@@ -419,7 +427,14 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg gosumdb", err))
 				}
 			}
-			return New(source, config, versions, keepGoing, run, parallel, goproxy, gosumdb)
+			var charts *dagger.Directory
+			if inputArgs["charts"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["charts"]), &charts)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg charts", err))
+				}
+			}
+			return New(source, config, versions, keepGoing, run, parallel, goproxy, gosumdb, charts)
 		default:
 			return nil, fmt.Errorf("unknown function %s", fnName)
 		}

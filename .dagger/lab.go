@@ -28,6 +28,8 @@ type Lab struct {
 	Run string
 	// +private
 	Parallel int
+	// +private
+	Charts *dagger.Directory
 }
 
 // Lab prepares a lab for partial runs and debugging with the module's
@@ -37,7 +39,8 @@ func (m *GpuLab) Lab(ctx context.Context) (*Lab, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Lab{Labctl: m.Labctl(), Helm: m.helm(), Config: config, KeepGoing: m.KeepGoing, Run: m.Run, Parallel: m.Parallel}, nil
+	return &Lab{Labctl: m.Labctl(), Helm: m.helm(), Config: config, KeepGoing: m.KeepGoing, Run: m.Run, Parallel: m.Parallel,
+		Charts: m.Charts}, nil
 }
 
 // labFile is the lab file with the version overrides written into it.

@@ -32,6 +32,8 @@ type GpuLab struct {
 	Goproxy string
 	// +private
 	Gosumdb string
+	// +private
+	Charts *dagger.Directory
 }
 
 // New loads the gpu-lab source tree and the options every function uses.
@@ -73,6 +75,13 @@ func New(
 	// proxy is trusted and serves no checksum database); empty keeps Go's default.
 	// +optional
 	gosumdb string,
+	// Chart archives to install instead of pulling them from their
+	// repositories, for runners that cannot reach them: one NAME-VERSION.tgz
+	// per chart the lab installs (`labctl images --bundle-index` lists them;
+	// `helm pull NAME --repo REPO --version VERSION` makes each). labctl
+	// checks each archive's Chart.yaml against the lab's pin.
+	// +optional
+	charts *dagger.Directory,
 ) (*GpuLab, error) {
 	suite := labcmd.Suite{Run: run, Parallel: parallel}
 	if _, err := labcmd.ParseOverrides(versions); err != nil {
@@ -82,7 +91,7 @@ func New(
 		return nil, err
 	}
 	return &GpuLab{Source: source, Config: config, Versions: versions, KeepGoing: keepGoing, Run: run, Parallel: parallel,
-		Goproxy: goproxy, Gosumdb: gosumdb}, nil
+		Goproxy: goproxy, Gosumdb: gosumdb, Charts: charts}, nil
 }
 
 // goProxy is where the module's Go builds fetch modules, from the options.

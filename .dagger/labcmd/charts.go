@@ -1,6 +1,11 @@
 package labcmd
 
-import "path"
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+)
 
 // BundleChartsDir is where a bundle keeps its chart archives, inside
 // BundleDir (ci/images ChartsDir; a test keeps them equal): labctl's
@@ -55,3 +60,20 @@ fi
 mkdir -p "$(dirname "$out")"
 mv "$1" "$out"
 echo "chart $name $version from $repo: $out"`
+
+// MissingCharts fails when a chart of the index has no archive among the
+// entries of a directory of archives (the module's --charts), naming each
+// missing archive and the `helm pull` that makes it.
+func MissingCharts(charts []BundleChart, entries []string) error {
+	var missing []string
+	for _, c := range charts {
+		if !slices.Contains(entries, c.File) {
+			missing = append(missing, fmt.Sprintf("%s (helm pull %s --repo %s --version %s)", c.File, c.Name, c.Repo, c.Version))
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("--charts lacks %d of the lab's %d chart archives: %s; add them or leave --charts out to pull every chart from its repository",
+			len(missing), len(charts), strings.Join(missing, "; "))
+	}
+	return nil
+}

@@ -124,3 +124,38 @@ func TestPulledChartIsUnderItsOwnDirectory(t *testing.T) {
 		t.Errorf("PullChart = %q", got)
 	}
 }
+
+func TestMissingCharts(t *testing.T) {
+	charts := []BundleChart{
+		{Name: "hami", Repo: "https://project-hami.github.io/HAMi/", Version: "2.10.0", File: "hami-2.10.0.tgz"},
+		{Name: "kamaji", Repo: "https://clastix.github.io/charts", Version: "0.0.0+latest", File: "kamaji-0.0.0+latest.tgz"},
+	}
+	for _, tc := range []struct {
+		name    string
+		entries []string
+		want    []string // substrings of the error; none: no error
+	}{
+		{"all there, with others", []string{"kamaji-0.0.0+latest.tgz", "hami-2.10.0.tgz", "README"}, nil},
+		{"one missing", []string{"hami-2.10.0.tgz"}, []string{"lacks 1 of the lab's 2", "kamaji-0.0.0+latest.tgz (helm pull kamaji --repo https://clastix.github.io/charts --version 0.0.0+latest)", "leave --charts out"}},
+		{"empty directory", nil, []string{"lacks 2 of the lab's 2", "hami-2.10.0.tgz", "kamaji-0.0.0+latest.tgz"}},
+		{"a name that only looks alike", []string{"hami-2.10.0.tgz.part", "kamaji-0.0.0+latest.tgz"}, []string{"lacks 1", "hami-2.10.0.tgz (helm pull hami"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := MissingCharts(charts, tc.entries)
+			if len(tc.want) == 0 {
+				if err != nil {
+					t.Fatalf("MissingCharts = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("MissingCharts = nil, want an error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}

@@ -25,9 +25,20 @@ func TestImagesComeThroughDaggersCache(t *testing.T) {
 		t.Fatal("Lab.bundle is missing")
 	}
 	c := calls(b)
-	for _, want := range []string{"BundleIndex", "ParseBundleIndex", "From", "AsTarball", "WithFile", "RecordBundleIndex", "CheckRecorded", "chartArchives", "Sync"} {
+	for _, want := range []string{"BundleIndex", "ParseBundleIndex", "From", "AsTarball", "WithFile", "RecordBundleIndex", "CheckRecorded", "charts", "Sync"} {
 		if !c[want] {
 			t.Errorf("Lab.bundle does not call %s", want)
+		}
+	}
+	// The charts come from --charts, every archive checked to be there,
+	// or are pulled (chartArchives).
+	ch, ok := m.funcs["Lab.charts"]
+	if !ok {
+		t.Fatal("Lab.charts is missing")
+	}
+	for _, want := range []string{"chartArchives", "Entries", "MissingCharts", "File"} {
+		if !calls(ch)[want] {
+			t.Errorf("Lab.charts does not call %s", want)
 		}
 	}
 	chartsUnder := false
@@ -44,7 +55,7 @@ func TestImagesComeThroughDaggersCache(t *testing.T) {
 	if !chartsUnder {
 		t.Error("Lab.bundle does not put the charts under labcmd.BundleChartsDir, where labctl looks for them")
 	}
-	for _, key := range []string{"Lab.bundle", "Lab.chartArchives"} {
+	for _, key := range []string{"Lab.bundle", "Lab.charts", "Lab.chartArchives"} {
 		if m.sideEffecting()[key] {
 			t.Errorf("%s reaches the Docker service; fetching images and charts must not", key)
 		}
