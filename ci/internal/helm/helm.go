@@ -16,7 +16,13 @@ import (
 const Version = "v3.19.0"
 
 // InstallHint tells a user how to get the pinned helm.
-const InstallHint = "go install helm.sh/helm/v3/cmd/helm@" + Version
+const InstallHint = "go install " + Package + "@" + Version
+
+// Module is helm's Go module, and Package its CLI's main package.
+const (
+	Module  = "helm.sh/helm/v3"
+	Package = Module + "/cmd/helm"
+)
 
 // Chart is one helm release to install.
 type Chart struct {

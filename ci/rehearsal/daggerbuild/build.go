@@ -66,7 +66,7 @@ func Build(ctx context.Context, o Options) (Result, error) {
 		func() (err error) {
 			var bin string
 			if bin, err = gobuild.Build(ctx, o.Log, o.Layout.Root, CLIProgram(tree, proxy), "about 3–6 min on 2 cores"); err == nil {
-				r.CLI, err = link(filepath.Join(bin, "dagger"), filepath.Join(o.Layout.Root, "bin", "dagger"))
+				r.CLI, err = link(filepath.Join(bin, "dagger"), o.Layout.CLI())
 			}
 			return err
 		},

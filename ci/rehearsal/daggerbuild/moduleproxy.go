@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/mod/module"
 
+	"github.com/gpu-lab/gpu-lab/ci/internal/helm"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/cache"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/gobuild"
 	"github.com/gpu-lab/gpu-lab/ci/testenv/bincache"
@@ -26,9 +27,11 @@ import (
 // while doing what the Go SDK's codegen does in a copy of the module
 // (`go get dagger.io/dagger@<commit>`, `go mod tidy`:
 // cmd/codegen/generator/go/generate_module.go:250-262 @v0.21.8) and
-// while downloading the repository's own modules (`go mod download all`,
-// which the module's labctl build needs). The module cache's download
-// directory is in the GOPROXY layout already.
+// while downloading the repository's own modules (`go mod download all`
+// in each of RepoModules), and every module the module's
+// `go install helm.sh/helm/v3/cmd/helm@VERSION` loads (Lab.Helm: helm is
+// not a dependency of the repository's go.mod). The module cache's
+// download directory is in the GOPROXY layout already.
 func ModuleProxy(ctx context.Context, o Options) (string, error) {
 	modDir, err := filepath.Abs(o.ModuleDir)
 	if err != nil {
@@ -36,14 +39,18 @@ func ModuleProxy(ctx context.Context, o Options) (string, error) {
 	}
 	repoDir := filepath.Dir(modDir)
 	var parts []string
-	for _, f := range []string{filepath.Join(modDir, "go.mod"), filepath.Join(modDir, "go.sum"), filepath.Join(repoDir, "go.mod"), filepath.Join(repoDir, "go.sum")} {
+	files := []string{filepath.Join(modDir, "go.mod"), filepath.Join(modDir, "go.sum")}
+	for _, m := range RepoModules {
+		files = append(files, filepath.Join(repoDir, m, "go.mod"), filepath.Join(repoDir, m, "go.sum"))
+	}
+	for _, f := range files {
 		k, err := fileKey(f)
 		if err != nil {
 			return "", fmt.Errorf("Go proxy tree for %s: %w", modDir, err)
 		}
 		parts = append(parts, k)
 	}
-	parts = append(parts, GoSDKModule.Path, GoSDKModule.Version, GoSDKModule.Commit, "with .info for every .mod")
+	parts = append(parts, GoSDKModule.Path, GoSDKModule.Version, GoSDKModule.Commit, "with .info for every .mod", helm.InstallHint)
 	dir := filepath.Join(o.Layout.Root, "proxy", "module-"+cache.Key(parts...))
 	err = cache.Fill(ctx, o.Log, "Go proxy tree of the Dagger module", dir, func(partial, logPath string) error {
 		tree := filepath.Join(partial, "goproxy")
@@ -86,8 +93,14 @@ func ModuleProxy(ctx context.Context, o Options) (string, error) {
 				return fmt.Errorf("Go proxy tree: %s: %w; %s ends with:\n%s", strings.Join(s, " "), err, logPath, bincache.TailFile(logPath, 20))
 			}
 		}
-		if err := runLogged(ctx, logf, repoDir, append(env, "GOFLAGS=-mod=readonly"), "go", "mod", "download", "all"); err != nil {
-			return fmt.Errorf("Go proxy tree: go mod download all in %s: %w; %s ends with:\n%s", repoDir, err, logPath, bincache.TailFile(logPath, 20))
+		for _, m := range RepoModules {
+			d := filepath.Join(repoDir, m)
+			if err := runLogged(ctx, logf, d, append(env, "GOFLAGS=-mod=readonly"), "go", "mod", "download", "all"); err != nil {
+				return fmt.Errorf("Go proxy tree: go mod download all in %s: %w; %s ends with:\n%s", d, err, logPath, bincache.TailFile(logPath, 20))
+			}
+		}
+		if err := helmModules(ctx, logf, partial, env); err != nil {
+			return fmt.Errorf("Go proxy tree: %w; %s ends with:\n%s", err, logPath, bincache.TailFile(logPath, 20))
 		}
 		if out, err := exec.CommandContext(ctx, "cp", "-a", "--no-clobber", filepath.Join(modcache, "cache", "download")+"/.", tree).CombinedOutput(); err != nil {
 			return fmt.Errorf("Go proxy tree: copy the module cache's downloads: %w: %s", err, out)
@@ -108,6 +121,36 @@ func ModuleProxy(ctx context.Context, o Options) (string, error) {
 		return "", err
 	}
 	return filepath.Join(dir, "goproxy"), nil
+}
+
+// RepoModules are the repository's Go modules the Dagger module builds
+// from, relative to its root: the root module (labctl, the unit tests) and
+// the local test environment's Kubernetes binaries (quick-test runs
+// `labctl testenv build`, which builds ci/testenv/k8sbin's own module).
+var RepoModules = []string{".", "ci/testenv/k8sbin"}
+
+// helmModules downloads into the module cache of env what `go install
+// helm.sh/helm/v3/cmd/helm@VERSION` loads, without compiling it: in a
+// scratch module requiring helm alone, the build list is helm's own (a
+// module given to go install @version may have no replace directives, so
+// helm's go.mod selects as it would as the main module), and `go list
+// -deps` of cmd/helm fetches the go.mod of every module in the graph and
+// the zip of every module providing a package cmd/helm imports.
+func helmModules(ctx context.Context, logf *os.File, partial string, env []string) error {
+	dir := filepath.Join(partial, "helm-scratch")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, s := range [][]string{
+		{"go", "mod", "init", "gpu-lab.invalid/helm-scratch"},
+		{"go", "get", helm.Module + "@" + helm.Version},
+		{"go", "list", "-deps", helm.Package},
+	} {
+		if err := runLogged(ctx, logf, dir, env, s...); err != nil {
+			return fmt.Errorf("helm's modules: %s: %w", strings.Join(s, " "), err)
+		}
+	}
+	return os.RemoveAll(dir)
 }
 
 // AddQuery makes the tree answer `go get path@query` (a commit) with z's

@@ -32,21 +32,9 @@ func (l Layout) LatestModuleProxy() (string, error) {
 }
 
 // ServeGoProxy serves the GOPROXY file tree over HTTP at addr until ctx
-// ends, logging every request it cannot answer (a module the tree lacks
-// shows there first).
+// ends (GoProxyHandler).
 func ServeGoProxy(ctx context.Context, log *slog.Logger, tree, addr string) error {
-	files := http.FileServer(http.Dir(tree))
-	srv := &http.Server{
-		Addr:              addr,
-		ReadHeaderTimeout: 10 * time.Second,
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-			files.ServeHTTP(rec, r)
-			if rec.status != http.StatusOK {
-				log.Info("Go proxy: not served", "path", r.URL.Path, "status", rec.status)
-			}
-		}),
-	}
+	srv := &http.Server{Addr: addr, ReadHeaderTimeout: 10 * time.Second, Handler: GoProxyHandler(log, tree)}
 	go func() { <-ctx.Done(); _ = srv.Close() }()
 	log.Info("serving the Go proxy tree", "tree", tree, "addr", addr)
 	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -61,3 +49,16 @@ type statusRecorder struct {
 }
 
 func (s *statusRecorder) WriteHeader(code int) { s.status = code; s.ResponseWriter.WriteHeader(code) }
+
+// GoProxyHandler answers from the GOPROXY file tree, logging every
+// request it cannot answer (a module the tree lacks shows there first).
+func GoProxyHandler(log *slog.Logger, tree string) http.Handler {
+	files := http.FileServer(http.Dir(tree))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		files.ServeHTTP(rec, r)
+		if rec.status != http.StatusOK {
+			log.Info("Go proxy: not served", "path", r.URL.Path, "status", rec.status)
+		}
+	})
+}

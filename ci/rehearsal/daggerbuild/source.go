@@ -131,3 +131,6 @@ func (l Layout) LatestEngineArchive() (string, error) {
 	}
 	return best, nil
 }
+
+// CLI is where Build links the dagger CLI it built.
+func (l Layout) CLI() string { return filepath.Join(l.Root, "bin", "dagger") }

@@ -51,3 +51,32 @@ func dialIn(ctx context.Context, nsPath, network, addr string) (net.Conn, error)
 func Client(nsPath string) *http.Client {
 	return &http.Client{Transport: &http.Transport{DialContext: nsDialer(nsPath), Proxy: nil, ResponseHeaderTimeout: 5 * time.Minute}}
 }
+
+// ListenIn listens on addr inside the network namespace at nsPath, as
+// nsDialer dials: the listening socket is made on a thread that entered
+// the namespace and is never used again, and keeps the namespace for life.
+// So a server of this process answers inside the namespace only.
+func ListenIn(nsPath, network, addr string) (net.Listener, error) {
+	type result struct {
+		l   net.Listener
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread()
+		f, err := os.Open(nsPath)
+		if err != nil {
+			ch <- result{nil, fmt.Errorf("network namespace %s: %w (is the private daemon up?)", nsPath, err)}
+			return
+		}
+		defer f.Close()
+		if err := unix.Setns(int(f.Fd()), unix.CLONE_NEWNET); err != nil {
+			ch <- result{nil, fmt.Errorf("entering network namespace %s: %w (needs root)", nsPath, err)}
+			return
+		}
+		l, err := net.Listen(network, addr)
+		ch <- result{l, err}
+	}()
+	r := <-ch
+	return r.l, r.err
+}
