@@ -30,7 +30,7 @@ func newRehearseDaggerCommand() *cobra.Command {
 			return rehearsal.Print(cmd.OutOrStdout(), rehearsal.DaggerAdaptations())
 		},
 	}
-	cmd.AddCommand(rehearseDaggerBuild(), engine, adaptations, rehearseDaggerGoProxy())
+	cmd.AddCommand(rehearseDaggerBuild(), engine, adaptations, rehearseDaggerGoProxy(), rehearseDaggerRun())
 	return cmd
 }
 

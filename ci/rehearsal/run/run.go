@@ -142,7 +142,7 @@ func (rh *runState) run(ctx context.Context) error {
 	if rh.made.LibModules, err = ensureDir(rh.o.LibModulesDir, rh.changes); err != nil {
 		return err
 	}
-	rh.made.Limits, err = raiseLimits(rh.o.Limits, rh.changes)
+	rh.made.Limits, err = RaiseLimits(rh.o.Limits, rh.changes)
 	for _, r := range rh.made.Limits {
 		rh.log.Info("raised a kernel limit for the run (restored afterwards)", "limit", r.Path, "from", r.Old, "to", r.New)
 	}

@@ -43,10 +43,10 @@ func RaisePlan(current map[string]int64, want []Sysctl) []Raised {
 	return out
 }
 
-// raiseLimits raises the limits below their minimum and returns what it
+// RaiseLimits raises the limits below their minimum and returns what it
 // changed (also on error, so that it is restored). Each is recorded with
 // its old value before it is written.
-func raiseLimits(want []Sysctl, ch *hostdaemon.Changes) ([]Raised, error) {
+func RaiseLimits(want []Sysctl, ch *hostdaemon.Changes) ([]Raised, error) {
 	cur := map[string]int64{}
 	for _, s := range want {
 		n, err := readInt(s.Path)

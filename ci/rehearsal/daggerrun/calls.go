@@ -1,0 +1,114 @@
+package daggerrun
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Call is one `dagger` command of the run: the README's command, word for
+// word (Args, after `dagger`), its name in the logs and the report, and
+// what of the clone the evidence keeps after it.
+type Call struct {
+	// Name names the call's log and its line in the report.
+	Name string
+	// Args are the README's words after `dagger`, exactly as written there.
+	Args []string
+	// Keep is a reports directory of the clone that is moved into the
+	// evidence (as KeepAs) once this call has run: the next call of the
+	// README writes the same path again.
+	Keep, KeepAs string
+	// Verdict says the call's exit status is the lab's verdict, not the
+	// module's: check-reports fails when a case failed.
+	Verdict bool
+}
+
+// Calls are the README's commands, in the order a user runs them: the lab
+// on an engine with an empty cache (cold) and its verdict; the same two
+// again (warm: nothing changed); the quick test and its verdict.
+var Calls = []Call{
+	{Name: "lab-test-cold", Args: []string{"call", "lab-test", "export", "--path=reports"}},
+	{Name: "check-reports-cold", Args: []string{"call", "check-reports", "--reports=reports"}, Verdict: true, Keep: "reports", KeepAs: "reports-cold"},
+	{Name: "lab-test-warm", Args: []string{"call", "lab-test", "export", "--path=reports"}},
+	{Name: "check-reports-warm", Args: []string{"call", "check-reports", "--reports=reports"}, Verdict: true, Keep: "reports", KeepAs: "reports-warm"},
+	{Name: "quick-test", Args: []string{"call", "quick-test", "export", "--path=quick-reports"}},
+	{Name: "check-quick-reports", Args: []string{"call", "check-reports", "--reports=quick-reports"}, Verdict: true, Keep: "quick-reports", KeepAs: "quick-reports"},
+}
+
+// Probes are calls a maintainer may add before the README's (`rehearse
+// dagger run --calls`) to find where the module first fails: loading the
+// module (the Go SDK builds it through the Go proxy tree), and a lab
+// function that needs no Docker.
+var Probes = []Call{
+	{Name: "functions", Args: []string{"functions"}},
+	{Name: "lab-plan", Args: []string{"call", "lab", "plan"}},
+}
+
+// Select returns the calls of Probes and Calls with the given names, in
+// the order given; nil names select Calls.
+func Select(names []string) ([]Call, error) {
+	if len(names) == 0 {
+		return Calls, nil
+	}
+	all := append(slices.Clone(Probes), Calls...)
+	var out []Call
+	for _, n := range names {
+		i := slices.IndexFunc(all, func(c Call) bool { return c.Name == n })
+		if i < 0 {
+			var known []string
+			for _, c := range all {
+				known = append(known, c.Name)
+			}
+			return nil, fmt.Errorf("no call named %q: choose among %s", n, strings.Join(known, ", "))
+		}
+		out = append(out, all[i])
+	}
+	return out, nil
+}
+
+// README is the command as the README writes it.
+func (c Call) README() string { return "dagger " + strings.Join(c.Args, " ") }
+
+// ModuleOptions are the module's own options this machine's run needs,
+// each an option any runner without internet access sets the same way.
+type ModuleOptions struct {
+	// GoProxy and GoSumDB are --goproxy and --gosumdb: the engine has no
+	// route to the public Go proxy, and the tree serves no checksum
+	// database.
+	GoProxy, GoSumDB string
+	// Charts is --charts: the chart repositories are out of reach.
+	Charts string
+	// Versions are --versions overrides: a digest-pinned image the
+	// registry serves under another digest (a built node image) is named
+	// by the digest it is served under (NodeImageOverride).
+	Versions []string
+}
+
+// Argv is the call with the module's options before the function, where
+// the module takes them (`dagger call --goproxy=… lab-test …`); options
+// only the module's constructor knows go to every call.
+func (c Call) Argv(o ModuleOptions) []string {
+	if len(c.Args) == 0 || c.Args[0] != "call" {
+		return slices.Clone(c.Args)
+	}
+	var opts []string
+	if o.GoProxy != "" {
+		opts = append(opts, "--goproxy="+o.GoProxy)
+	}
+	if o.GoSumDB != "" {
+		opts = append(opts, "--gosumdb="+o.GoSumDB)
+	}
+	if o.Charts != "" {
+		opts = append(opts, "--charts="+o.Charts)
+	}
+	for _, v := range o.Versions {
+		opts = append(opts, "--versions="+v)
+	}
+	argv := append([]string{"call"}, opts...)
+	return append(argv, c.Args[1:]...)
+}
+
+// String is the command line as run.
+func (c Call) String(o ModuleOptions) string {
+	return fmt.Sprintf("dagger %s", strings.Join(c.Argv(o), " "))
+}
