@@ -2,6 +2,7 @@ package daggerrun
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -51,7 +52,7 @@ func (r Report) Markdown() string {
 	}
 	if len(r.Suites) > 0 {
 		b.WriteString("\n## Suites\n\n| reports | passed | failed | skipped | wall |\n|---|---|---|---|---|\n")
-		for _, name := range sortedKeys(r.Suites) {
+		for _, name := range slices.Sorted(maps.Keys(r.Suites)) {
 			s := r.Suites[name]
 			fmt.Fprintf(&b, "| %s | %d | %d | %d | %s |\n", name, s.Passed, s.Failed, s.Skipped, s.Duration.Round(100*time.Millisecond))
 		}
@@ -68,13 +69,4 @@ func orNone(s string) string {
 		return "(none)"
 	}
 	return s
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
