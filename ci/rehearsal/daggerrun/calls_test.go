@@ -17,8 +17,15 @@ func TestCallsAreTheREADMEsCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A command is a line of a code block (a trailing comment aside) or an
+	// inline code span.
 	lines := map[string]bool{}
 	for _, l := range strings.Split(string(b), "\n") {
+		for i, span := range strings.Split(l, "`") {
+			if i%2 == 1 {
+				lines[strings.TrimSpace(span)] = true
+			}
+		}
 		if i := strings.Index(l, "#"); i > 0 {
 			l = l[:i]
 		}
@@ -26,7 +33,7 @@ func TestCallsAreTheREADMEsCommands(t *testing.T) {
 	}
 	for _, c := range Calls {
 		if !lines[c.README()] {
-			t.Errorf("call %s runs %q, which is not a command line of README.md", c.Name, c.README())
+			t.Errorf("call %s runs %q, which is not a command of README.md (a line of a code block or an inline code span)", c.Name, c.README())
 		}
 	}
 }
