@@ -42,8 +42,8 @@ func (v ImageValue) Ref() string { return v.Repository + ":" + v.Tag }
 // whichever kamaji-etcd the fetched chart carries; CheckKamajiEtcd makes
 // sure the subchart in a chart archive still reads those values.
 //
-// Value names and defaults: kamaji-etcd v0.17.0 (commit 92f31f0,
-// 2026-07-11; templates and value names unchanged since v0.15.0).
+// Value names and defaults: kamaji-etcd v0.17.0 (commit 92f31f0;
+// templates and value names unchanged since v0.15.0).
 var (
 	// EtcdServer: the StatefulSet's etcd, charts/kamaji-etcd/values.yaml:15-21
 	// (image.repository quay.io/coreos/etcd, image.tag "", pullPolicy

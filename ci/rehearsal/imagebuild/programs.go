@@ -35,8 +35,8 @@ func EtcdProgram(version string) gobuild.Program {
 
 // EtcdToolsVersion maps an etcd release whose etcdctl and etcdutl
 // modules the module proxy here does not serve (403 "not available" for
-// go.etcd.io/etcd/etcdctl/v3 and etcdutl/v3 at v3.6.12, checked
-// 2026-12-02; the server module is served) to the nearest release whose
+// go.etcd.io/etcd/etcdctl/v3 and etcdutl/v3 at v3.6.12; the
+// server module is served) to the nearest release whose
 // tools it serves: the image's etcd is the pinned one, its etcdctl and
 // etcdutl that release's (a difference the report lists).
 var EtcdToolsVersion = map[string]string{"v3.6.12": "v3.6.8"}
@@ -96,7 +96,7 @@ func KonnectivityProgram(version string) gobuild.Program {
 // LocalPathVersion is the local-path-provisioner the rehearsal builds.
 // kind v0.33.0's image is v0.0.34 (images/local-path-provisioner/Makefile
 // at 69b56db7:14 VERSION=v0.0.34), which the module proxy here does not
-// serve (403 "not available", checked 2026-12-02); v0.0.30 is the newest
+// serve (403 "not available"); v0.0.30 is the newest
 // it serves, so the rehearsal lists the substitution as a difference.
 const LocalPathVersion = "v0.0.30"
 
@@ -125,7 +125,7 @@ const KubeNetworkPoliciesCommit = "f67f0fb35e2b8288782bc1f22988648580dda7f8"
 // KindnetdProgram builds kindnetd from kind's images/kindnetd module at
 // that commit, extracted from a git snapshot of kubernetes-sigs/kind into
 // tree: the module proxy does not serve sigs.k8s.io/kind/images/kindnetd
-// at that commit (403, checked 2026-12-02). As its Dockerfile does:
+// at that commit (403). As its Dockerfile does:
 // CGO_ENABLED=0 go build ./cmd/kindnetd.
 func KindnetdProgram(tree string) gobuild.Program {
 	return gobuild.Program{

@@ -11,7 +11,7 @@ import (
 
 // The programs the module proxy here refuses (403 "not available" for
 // github.com/clastix/kamaji, github.com/Project-HAMi/HAMi and the
-// cert-manager command modules at the lab's versions, checked 2026-12-02)
+// cert-manager command modules at the lab's versions)
 // are built from git snapshots of their repositories, as kindnetd is:
 // the tree at the pinned tag is extracted (Snapshot), and its own go.mod
 // and go.sum decide the dependencies, which the module proxy does serve.
@@ -215,7 +215,7 @@ func CertManagerProgram(name, tree string) gobuild.Program {
 // --namespace --patch-validating=false --secret-name`). No repository of
 // liangjw is stored; v1.1.1 is the tag of kubernetes/ingress-nginx's
 // kube-webhook-certgen image of October 2021 (ingress-nginx d74fa2f5,
-// 2021-10-12, charts/ingress-nginx/values.yaml: "tag: v1.1.1", "We skip
+// charts/ingress-nginx/values.yaml: "tag: v1.1.1", "We skip
 // version v1.1 as it had a regression"), whose source is images/
 // kube-webhook-certgen/rootfs at 54523641 ("fix regression", the last
 // change to that directory before d74fa2f5): module github.com/jet/

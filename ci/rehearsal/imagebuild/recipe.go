@@ -45,7 +45,7 @@ type Recipe struct {
 
 // notBuilt are the lab's images the rehearsal cannot build from the
 // module proxy, Debian's packages and the git snapshots it is given, and
-// why (checked 2026-12-02). A snapshot-built image at another version than
+// why. A snapshot-built image at another version than
 // the pinned one lands here too: the reason names the pin.
 var notBuilt = map[string]string{
 	"quay.io/jetstack/cert-manager-":            "the rehearsal builds cert-manager's controller, webhook, cainjector and startupapicheck at " + CertManagerSnapshot.Tag + " only, from git (programs_snapshot.go CertManagerSnapshot)",

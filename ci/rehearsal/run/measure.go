@@ -35,7 +35,7 @@ func (s Sample) max(o Sample) Sample {
 // hierarchy's memory.max_usage_in_bytes ("max memory usage recorded",
 // Linux Documentation/admin-guide/cgroup-v1/memory.rst), which counts the
 // children when memory.use_hierarchy is 1 (it is at the root here, kernel
-// 6.18, 2026-12-02); on v2 memory.peak (cgroup-v2.rst). Both include page
+// 6.18); on v2 memory.peak (cgroup-v2.rst). Both include page
 // cache: the report says so.
 func MemoryPeakFile(cgroupRoot, parent string, v2 bool) string {
 	if v2 {

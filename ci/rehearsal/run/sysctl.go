@@ -21,8 +21,7 @@ type Sysctl struct {
 // and `fs.inotify.max_user_instances=512`; kubernetes-sigs/kind
 // site/content/docs/user/known-issues.md:214-225 at v0.33.0-alpha), which
 // labctl's preflight requires (ci/stages MinInotifyWatches and
-// MinInotifyInstances, in main). This machine has 192530 and 128
-// (2026-12-02).
+// MinInotifyInstances, in main). This machine has 192530 and 128.
 var InotifyLimits = []Sysctl{
 	{Path: "/proc/sys/fs/inotify/max_user_watches", Min: 524288},
 	{Path: "/proc/sys/fs/inotify/max_user_instances", Min: 512},
