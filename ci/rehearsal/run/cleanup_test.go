@@ -47,7 +47,7 @@ func TestKeptCommands(t *testing.T) {
 
 // Only the limits below their minimum are raised, to exactly it.
 func TestRaisePlan(t *testing.T) {
-	w, i := inotifyLimits[0].Path, inotifyLimits[1].Path
+	w, i := InotifyLimits[0].Path, InotifyLimits[1].Path
 	for _, tc := range []struct {
 		name string
 		cur  map[string]int64
@@ -57,7 +57,7 @@ func TestRaisePlan(t *testing.T) {
 		{"enough", map[string]int64{w: 524288, i: 8192}, nil},
 		{"one low", map[string]int64{w: 1 << 20, i: 128}, []Raised{{Path: i, Old: 128, New: 512}}},
 	} {
-		if got := raisePlan(tc.cur, inotifyLimits); !slices.Equal(got, tc.want) {
+		if got := raisePlan(tc.cur, InotifyLimits); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: RaisePlan = %+v, want %+v", tc.name, got, tc.want)
 		}
 	}

@@ -26,8 +26,8 @@ const (
 	stagesFile = state.StagesFile
 )
 
-// readSuite reads the suite's results.json in dir; nil when there is none.
-func readSuite(dir string) (*Suite, error) {
+// ReadSuite reads the suite's results.json in dir; nil when there is none.
+func ReadSuite(dir string) (*Suite, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
 	if err != nil {
 		return nil, err

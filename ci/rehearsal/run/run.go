@@ -81,7 +81,7 @@ func Run(ctx context.Context, o Options, d Deps) (Report, error) {
 		o.Lab = lab.Default()
 	}
 	if o.Limits == nil {
-		o.Limits = inotifyLimits
+		o.Limits = InotifyLimits
 	}
 	r := &Report{Date: d.now(), Bundle: o.Bundle, Adaptations: rehearsal.Adaptations()}
 	rh := &runState{o: o, d: d, log: o.Log, r: r}
@@ -172,7 +172,7 @@ func (rh *runState) run(ctx context.Context) error {
 		return fmt.Errorf("labctl up failed (exit %d): %s (its log: %s; the lab's diagnostics: %s)", up.ExitCode, lastLines(up.Tail, 3), up.Log, filepath.Join(p.Reports, diagnosticsDir))
 	}
 	test, err := rh.step(ctx, test(p))
-	rh.r.Suite, _ = readSuite(p.Reports)
+	rh.r.Suite, _ = ReadSuite(p.Reports)
 	if err != nil {
 		return err
 	}

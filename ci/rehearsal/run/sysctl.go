@@ -16,13 +16,13 @@ type Sysctl struct {
 	Min  int64
 }
 
-// inotifyLimits are the limits kind's known issues ask for ("Pod errors
+// InotifyLimits are the limits kind's known issues ask for ("Pod errors
 // due to too many open files": `sysctl fs.inotify.max_user_watches=524288`
 // and `fs.inotify.max_user_instances=512`; kubernetes-sigs/kind
 // site/content/docs/user/known-issues.md:214-225 at v0.33.0-alpha), which
 // labctl's preflight requires (ci/stages MinInotifyWatches and
 // MinInotifyInstances, in main). This machine has 192530 and 128.
-var inotifyLimits = []Sysctl{
+var InotifyLimits = []Sysctl{
 	{Path: "/proc/sys/fs/inotify/max_user_watches", Min: 524288},
 	{Path: "/proc/sys/fs/inotify/max_user_instances", Min: 512},
 }
