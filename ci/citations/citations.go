@@ -26,8 +26,8 @@ var (
 	headNumRE  = regexp.MustCompile(`^(` + sectionNum + `)(?:[.:)]|\s|$)`)
 )
 
-// Find returns the document citations in text, in order.
-func Find(text string) []Citation {
+// find returns the document citations in text, in order.
+func find(text string) []Citation {
 	var out []Citation
 	for i, line := range strings.Split(text, "\n") {
 		for _, m := range citationRE.FindAllStringSubmatchIndex(line, -1) {
@@ -49,9 +49,9 @@ func Find(text string) []Citation {
 	return out
 }
 
-// Headings returns the section numbers and the GitHub anchors of a
+// headings returns the section numbers and the GitHub anchors of a
 // Markdown document's headings (fenced code blocks skipped).
-func Headings(doc string) (numbers, anchors map[string]bool) {
+func headings(doc string) (numbers, anchors map[string]bool) {
 	numbers, anchors = map[string]bool{}, map[string]bool{}
 	fenced := false
 	for _, line := range strings.Split(doc, "\n") {
@@ -66,14 +66,14 @@ func Headings(doc string) (numbers, anchors map[string]bool) {
 		if n := headNumRE.FindStringSubmatch(m[1]); n != nil {
 			numbers[n[1]] = true
 		}
-		anchors[Anchor(m[1])] = true
+		anchors[anchor(m[1])] = true
 	}
 	return numbers, anchors
 }
 
-// Anchor is GitHub's anchor for a heading: lower case, punctuation other
+// anchor is GitHub's anchor for a heading: lower case, punctuation other
 // than "-" and "_" dropped, spaces turned into "-".
-func Anchor(heading string) string {
+func anchor(heading string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(heading) {
 		switch {
@@ -88,10 +88,10 @@ func Anchor(heading string) string {
 
 func isLetter(r rune) bool { return strings.ToUpper(string(r)) != strings.ToLower(string(r)) }
 
-// Forbidden returns the names of the out-of-repository research notes in
+// forbidden returns the names of the out-of-repository research notes in
 // line, if it cites any. The names are assembled so that this file does not
 // cite them itself.
-func Forbidden(line string) []string {
+func forbidden(line string) []string {
 	var hit []string
 	lower := strings.ToLower(line)
 	for _, name := range forbiddenNames {

@@ -21,7 +21,7 @@ func TestFind(t *testing.T) {
 		{"RFC section", "as RFC 8259 §4 advises", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Find(tc.text); !reflect.DeepEqual(got, tc.want) {
+			if got := find(tc.text); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("Find(%q) = %+v, want %+v", tc.text, got, tc.want)
 			}
 		})
@@ -30,7 +30,7 @@ func TestFind(t *testing.T) {
 
 func TestHeadings(t *testing.T) {
 	doc := "# Title\n## 1. Provenance: how\n### 3e. Delete race\n### 5.2 Registration is late\n```\n## 9. in a code block\n```\n## Notes\n"
-	nums, anchors := Headings(doc)
+	nums, anchors := headings(doc)
 	for _, n := range []string{"1", "3e", "5.2"} {
 		if !nums[n] {
 			t.Errorf("section %s not found in %v", n, nums)
@@ -53,7 +53,7 @@ func TestForbidden(t *testing.T) {
 		"// HAMI-FACTS.md §5.2":                            0,
 		"// Timeouts follow the Research " + "Notes.":      1,
 	} {
-		if got := Forbidden(line); len(got) != want {
+		if got := forbidden(line); len(got) != want {
 			t.Errorf("Forbidden(%q) = %v, want %d names", line, got, want)
 		}
 	}

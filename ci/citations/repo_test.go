@@ -53,11 +53,11 @@ func TestCitationsResolve(t *testing.T) {
 			}
 			rel, _ := filepath.Rel(root, path)
 			for i, line := range strings.Split(string(text), "\n") {
-				if names := Forbidden(line); len(names) > 0 {
+				if names := forbidden(line); len(names) > 0 {
 					t.Errorf("%s:%d cites %v, research notes outside the repository: cite upstream file:line at the pinned tag, or the facts document beside the code (e.g. ci/testenv/hamidouble/HAMI-FACTS.md)", rel, i+1, names)
 				}
 			}
-			for _, c := range Find(string(text)) {
+			for _, c := range find(string(text)) {
 				checked++
 				if msg := resolve(root, filepath.Dir(path), docs, c); msg != "" {
 					t.Errorf("%s:%d cites %s %s: %s", rel, c.Line, c.Doc, section(c), msg)
@@ -109,7 +109,7 @@ func resolve(root, dir string, docs map[string][]string, c Citation) string {
 	if err != nil {
 		return err.Error()
 	}
-	nums, anchors := Headings(string(text))
+	nums, anchors := headings(string(text))
 	if c.Anchor && !anchors[c.Section] || !c.Anchor && !nums[c.Section] {
 		return "the document has no such heading"
 	}

@@ -56,9 +56,9 @@ func ContainerIPv4(c Container, network string) (netip.Addr, error) {
 	return a, nil
 }
 
-// ParseContainerInspect decodes `docker container inspect` output for one
+// parseContainerInspect decodes `docker container inspect` output for one
 // container.
-func ParseContainerInspect(data []byte) (Container, error) {
+func parseContainerInspect(data []byte) (Container, error) {
 	var cs []Container
 	if err := json.Unmarshal(data, &cs); err != nil {
 		return Container{}, fmt.Errorf("decode docker container inspect: %w", err)
@@ -209,7 +209,7 @@ func (c CLI) InspectContainer(ctx context.Context, name string) (Container, erro
 	if err != nil {
 		return Container{}, fmt.Errorf("inspect container %s: %w", name, err)
 	}
-	return ParseContainerInspect(out)
+	return parseContainerInspect(out)
 }
 
 // ContainerExists reports whether a container of that name exists (in any

@@ -93,7 +93,7 @@ func TestDaemonDualStackNetworkAndContainer(t *testing.T) {
 	if !n.EnableIPv6 {
 		t.Errorf("network %s: EnableIPv6 = false, want dual stack", netName)
 	}
-	sub, err := IPv4Subnet(n)
+	sub, err := ipv4Subnet(n)
 	if err != nil {
 		t.Fatal(err)
 	}

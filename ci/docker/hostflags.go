@@ -26,8 +26,8 @@ type DaemonInfo struct {
 	CgroupVersion string `json:"CgroupVersion"`
 }
 
-// ParseDaemonInfo decodes `docker info --format '{{json .}}'` output.
-func ParseDaemonInfo(data []byte) (DaemonInfo, error) {
+// parseDaemonInfo decodes `docker info --format '{{json .}}'` output.
+func parseDaemonInfo(data []byte) (DaemonInfo, error) {
 	var i DaemonInfo
 	if err := json.Unmarshal(data, &i); err != nil {
 		return DaemonInfo{}, fmt.Errorf("decode docker info: %w", err)
@@ -41,7 +41,7 @@ func (c CLI) Info(ctx context.Context) (DaemonInfo, error) {
 	if err != nil {
 		return DaemonInfo{}, fmt.Errorf("docker info: %w", err)
 	}
-	return ParseDaemonInfo(out)
+	return parseDaemonInfo(out)
 }
 
 // UsernsRemap reports a daemon with userns-remap on: kind v0.33.0 looks
@@ -103,9 +103,9 @@ func (i DaemonInfo) NeedsDevMapper() bool {
 // Proxy variables kind passes to its nodes (kind v0.33.0
 // pkg/cluster/internal/providers/common/proxy.go), in both cases.
 const (
-	HTTPProxy  = "HTTP_PROXY"
-	HTTPSProxy = "HTTPS_PROXY"
-	NoProxy    = "NO_PROXY"
+	httpProxy  = "HTTP_PROXY"
+	httpsProxy = "HTTPS_PROXY"
+	noProxy    = "NO_PROXY"
 )
 
 // ProxyInputs is what a node's proxy variables are made of.
@@ -120,7 +120,7 @@ type ProxyInputs struct {
 	ClusterCIDRs []string
 }
 
-// NodeProxyEnv is kind v0.33.0's proxy environment for a node (GetProxyEnvs
+// nodeProxyEnv is kind v0.33.0's proxy environment for a node (GetProxyEnvs
 // in common/proxy.go, getProxyEnv in docker/provision.go): HTTP_PROXY,
 // HTTPS_PROXY and NO_PROXY from the caller's environment (upper case
 // first, then lower case), each set in both cases; when any is set,
@@ -133,9 +133,9 @@ type ProxyInputs struct {
 // config.json when the environment names no proxy (proxyconfig.go). The
 // docker CLI labctl runs sets those in the container by itself, but their
 // NO_PROXY then lacks the lab's ranges: set the proxy in the environment.
-func NodeProxyEnv(in ProxyInputs) map[string]string {
+func nodeProxyEnv(in ProxyInputs) map[string]string {
 	env := map[string]string{}
-	for _, name := range []string{HTTPProxy, HTTPSProxy, NoProxy} {
+	for _, name := range []string{httpProxy, httpsProxy, noProxy} {
 		v := in.Getenv(name)
 		if v == "" {
 			v = in.Getenv(strings.ToLower(name))
@@ -149,14 +149,14 @@ func NodeProxyEnv(in ProxyInputs) map[string]string {
 	}
 	var no []string
 	no = append(no, in.Subnets...)
-	if v := env[NoProxy]; v != "" {
+	if v := env[noProxy]; v != "" {
 		no = append(no, v)
 	}
 	no = append(no, in.ClusterCIDRs...)
 	no = append(no, in.NodeNames...)
 	no = append(no, ".svc", ".svc.cluster", ".svc.cluster.local")
 	joined := strings.Join(no, ",")
-	env[NoProxy], env[strings.ToLower(NoProxy)] = joined, joined
+	env[noProxy], env[strings.ToLower(noProxy)] = joined, joined
 	return env
 }
 
@@ -184,7 +184,7 @@ func KindNodeHostFor(info DaemonInfo, proxy ProxyInputs) KindNodeHost {
 		UsernsHost: info.UsernsRemap(),
 		DevMapper:  info.NeedsDevMapper(),
 		Fuse:       info.Rootless(),
-		ProxyEnv:   NodeProxyEnv(proxy),
+		ProxyEnv:   nodeProxyEnv(proxy),
 	}
 }
 

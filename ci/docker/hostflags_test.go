@@ -85,7 +85,7 @@ func TestKindNodeHostFlags(t *testing.T) {
 			join(base, tail, []string{"--env", "NO_PROXY=" + noProxy, "--env", "no_proxy=" + noProxy}, passEnv)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			info, err := ParseDaemonInfo(tt.info)
+			info, err := parseDaemonInfo(tt.info)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,20 +100,20 @@ func TestKindNodeHostFlags(t *testing.T) {
 }
 
 func TestNodeProxyEnvUpperCaseFirst(t *testing.T) {
-	got := NodeProxyEnv(ProxyInputs{Getenv: env(map[string]string{"HTTP_PROXY": "http://upper", "http_proxy": "http://lower"})})
+	got := nodeProxyEnv(ProxyInputs{Getenv: env(map[string]string{"HTTP_PROXY": "http://upper", "http_proxy": "http://lower"})})
 	if got["HTTP_PROXY"] != "http://upper" || got["http_proxy"] != "http://upper" {
 		t.Errorf("HTTP_PROXY = %q, http_proxy = %q; want the upper-case value in both", got["HTTP_PROXY"], got["http_proxy"])
 	}
 	if n := got["NO_PROXY"]; !strings.HasSuffix(n, ".svc,.svc.cluster,.svc.cluster.local") {
 		t.Errorf("NO_PROXY = %q", n)
 	}
-	if got := NodeProxyEnv(ProxyInputs{Getenv: env(nil), Subnets: []string{"172.18.0.0/16"}}); len(got) != 0 {
+	if got := nodeProxyEnv(ProxyInputs{Getenv: env(nil), Subnets: []string{"172.18.0.0/16"}}); len(got) != 0 {
 		t.Errorf("no proxy set: env = %v, want none", got)
 	}
 }
 
 func TestRecordedDaemonInfo(t *testing.T) {
-	info, err := ParseDaemonInfo(recordedInfo(t))
+	info, err := parseDaemonInfo(recordedInfo(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,11 +20,11 @@ import (
 // snapshotter), so statfs("/") inside it reports the filesystem where the
 // daemon stores images and node containers write theirs.
 
-// HostProbeScript runs in the probe container (sh, cat and GNU stat of the
+// hostProbeScript runs in the probe container (sh, cat and GNU stat of the
 // node image: kindest/node is Debian trixie, kind v0.33.0
 // images/base/Dockerfile:23). stat -f: %a free blocks available to
 // unprivileged users, %S the fundamental block size (coreutils stat(1)).
-const HostProbeScript = "cat /proc/sys/fs/inotify/max_user_watches /proc/sys/fs/inotify/max_user_instances && stat -f -c '%a %S' /"
+const hostProbeScript = "cat /proc/sys/fs/inotify/max_user_watches /proc/sys/fs/inotify/max_user_instances && stat -f -c '%a %S' /"
 
 // HostProbe is what the probe container reads.
 type HostProbe struct {
@@ -35,9 +35,9 @@ type HostProbe struct {
 	FreeBytes uint64
 }
 
-// ParseHostProbe reads HostProbeScript's output: two lines with one integer
+// parseHostProbe reads HostProbeScript's output: two lines with one integer
 // each, then "<available blocks> <block size>".
-func ParseHostProbe(out string) (HostProbe, error) {
+func parseHostProbe(out string) (HostProbe, error) {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 3 {
 		return HostProbe{}, fmt.Errorf("host probe output %q: want 3 lines (inotify watches, inotify instances, free blocks and block size)", out)
@@ -86,7 +86,7 @@ func (c CLI) ProbeHost(ctx context.Context, image string, usernsHost bool) (Host
 	if usernsHost {
 		args = append(args, "--userns=host")
 	}
-	args = append(args, "--entrypoint", "sh", image, "-c", HostProbeScript)
+	args = append(args, "--entrypoint", "sh", image, "-c", hostProbeScript)
 	out, err := c.Run(ctx, args...)
 	if err != nil {
 		var de *Error
@@ -99,7 +99,7 @@ func (c CLI) ProbeHost(ctx context.Context, image string, usernsHost bool) (Host
 		}
 		return HostProbe{}, fmt.Errorf("host probe (a privileged container from %s): %w", image, err)
 	}
-	return ParseHostProbe(string(out))
+	return parseHostProbe(string(out))
 }
 
 // ImageSizes returns the daemon's size of each image (docker image inspect

@@ -17,7 +17,7 @@ func TestParseHostProbe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := ParseHostProbe(string(rec))
+	got, err := parseHostProbe(string(rec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestParseHostProbe(t *testing.T) {
 		{"nothing", "", "want 3 lines"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := ParseHostProbe(tt.out); err == nil || !strings.Contains(err.Error(), tt.errHas) {
+			if _, err := parseHostProbe(tt.out); err == nil || !strings.Contains(err.Error(), tt.errHas) {
 				t.Fatalf("err = %v, want %q", err, tt.errHas)
 			}
 		})

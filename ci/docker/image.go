@@ -158,13 +158,13 @@ func (c CLI) Load(ctx context.Context, archive io.Reader) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load image archive: %w", err)
 	}
-	return ParseLoadOutput(string(out)), nil
+	return parseLoadOutput(string(out)), nil
 }
 
-// ParseLoadOutput reads `docker load` output: the daemon's "Loaded image:
+// parseLoadOutput reads `docker load` output: the daemon's "Loaded image:
 // REF" and "Loaded image ID: ID" lines (moby image/tarexport/load.go; the
 // daemon test loads a real archive through it).
-func ParseLoadOutput(out string) []string {
+func parseLoadOutput(out string) []string {
 	var loaded []string
 	for _, l := range strings.Split(out, "\n") {
 		l = strings.TrimSpace(l)

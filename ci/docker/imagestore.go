@@ -52,7 +52,7 @@ import (
 // image/tarexport/save.go:168-170), and the archive holds one platform
 // anyway: the flag is passed on the containerd store only.
 
-// ContainerdSnapshotterDriverType is the "driver-type" the containerd image
+// containerdSnapshotterDriverType is the "driver-type" the containerd image
 // store reports in `docker info`'s DriverStatus: moby docker-v29.7.2
 // daemon/containerd/service.go:160-165 (LayerStoreStatus returns
 // {"driver-type", plugins.SnapshotPlugin}), daemon/info.go:178 (DriverStatus
@@ -60,7 +60,7 @@ import (
 // "io.containerd.snapshotter.v1" (containerd v2 plugins/types.go:39, as
 // vendored there). `docker info` prints it as "driver-type:
 // io.containerd.snapshotter.v1" under "Storage Driver".
-const ContainerdSnapshotterDriverType = "io.containerd.snapshotter.v1"
+const containerdSnapshotterDriverType = "io.containerd.snapshotter.v1"
 
 // ContainerdImageStore reports whether the daemon uses the containerd image
 // store (DriverStatus holds ["driver-type", "io.containerd.snapshotter.v1"]).
@@ -68,7 +68,7 @@ const ContainerdSnapshotterDriverType = "io.containerd.snapshotter.v1"
 // "extfs"], or nothing (fuse-overlayfs: null in this machine's recording).
 func (i DaemonInfo) ContainerdImageStore() bool {
 	for _, kv := range i.DriverStatus {
-		if len(kv) == 2 && kv[0] == "driver-type" && kv[1] == ContainerdSnapshotterDriverType {
+		if len(kv) == 2 && kv[0] == "driver-type" && kv[1] == containerdSnapshotterDriverType {
 			return true
 		}
 	}
@@ -96,8 +96,8 @@ type VersionInfo struct {
 	} `json:"Server"`
 }
 
-// ParseVersion decodes `docker version --format '{{json .}}'` output.
-func ParseVersion(data []byte) (VersionInfo, error) {
+// parseVersion decodes `docker version --format '{{json .}}'` output.
+func parseVersion(data []byte) (VersionInfo, error) {
 	var v VersionInfo
 	if err := json.Unmarshal(data, &v); err != nil {
 		return VersionInfo{}, fmt.Errorf("decode docker version: %w", err)
@@ -114,12 +114,12 @@ func (c CLI) Version(ctx context.Context) (VersionInfo, error) {
 	if err != nil {
 		return VersionInfo{}, fmt.Errorf("docker version: %w", err)
 	}
-	return ParseVersion(out)
+	return parseVersion(out)
 }
 
-// SavePlatformAPI is the API version from which `docker save --platform`
+// savePlatformAPI is the API version from which `docker save --platform`
 // and `docker image inspect --platform` both work (see above).
-const SavePlatformAPI = "1.49"
+const savePlatformAPI = "1.49"
 
 // ImageTransfer is how images leave this daemon for a node's containerd.
 type ImageTransfer struct {
@@ -135,9 +135,9 @@ type ImageTransfer struct {
 	APIVersion string
 }
 
-// ImageTransferFor decides from the daemon's info and version.
-func ImageTransferFor(info DaemonInfo, v VersionInfo) (ImageTransfer, error) {
-	atLeast, err := apiAtLeast(v.Client.APIVersion, SavePlatformAPI)
+// imageTransferFor decides from the daemon's info and version.
+func imageTransferFor(info DaemonInfo, v VersionInfo) (ImageTransfer, error) {
+	atLeast, err := apiAtLeast(v.Client.APIVersion, savePlatformAPI)
 	if err != nil {
 		return ImageTransfer{}, err
 	}
@@ -174,7 +174,7 @@ func (t ImageTransfer) Describe() string {
 	case t.SavePlatform:
 		return fmt.Sprintf("containerd image store: docker save --platform %s", t.Platform)
 	case t.ContainerdStore:
-		return fmt.Sprintf("containerd image store at API %s (< %s, no docker save --platform): archives carry the whole index, nodes import %s only", t.APIVersion, SavePlatformAPI, t.Platform)
+		return fmt.Sprintf("containerd image store at API %s (< %s, no docker save --platform): archives carry the whole index, nodes import %s only", t.APIVersion, savePlatformAPI, t.Platform)
 	default:
 		return fmt.Sprintf("classic image store: docker save writes the one platform held (%s)", t.Platform)
 	}
@@ -225,7 +225,7 @@ func (c CLI) ImageTransfer(ctx context.Context) (ImageTransfer, error) {
 	if err != nil {
 		return ImageTransfer{}, err
 	}
-	t, err := ImageTransferFor(info, v)
+	t, err := imageTransferFor(info, v)
 	if err != nil {
 		return ImageTransfer{}, err
 	}

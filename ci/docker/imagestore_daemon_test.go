@@ -47,13 +47,13 @@ func TestDaemonImageTransfer(t *testing.T) {
 		t.Fatalf("docker load of the saved archive = %q, want [%s]", loaded, img)
 	}
 
-	below, err := apiAtLeast(tr.APIVersion, SavePlatformAPI)
+	below, err := apiAtLeast(tr.APIVersion, savePlatformAPI)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if below = !below; below {
 		if tr.SavePlatform {
-			t.Fatalf("API %s: SavePlatform set below %s", tr.APIVersion, SavePlatformAPI)
+			t.Fatalf("API %s: SavePlatform set below %s", tr.APIVersion, savePlatformAPI)
 		}
 		// The flags the gate guards: save's from 1.48, inspect's from 1.49.
 		for _, tt := range []struct {

@@ -52,7 +52,7 @@ func editedVersion(t *testing.T, raw []byte, client, server map[string]any) []by
 // cli/command/image/inspect.go:49-52).
 func TestImageTransferFor(t *testing.T) {
 	info, ver := recordedInfo(t), recordedVersion(t)
-	c8d := edited(t, info, map[string]any{"Driver": "overlayfs", "DriverStatus": [][]string{{"driver-type", ContainerdSnapshotterDriverType}}})
+	c8d := edited(t, info, map[string]any{"Driver": "overlayfs", "DriverStatus": [][]string{{"driver-type", containerdSnapshotterDriverType}}})
 	overlay2 := edited(t, info, map[string]any{"Driver": "overlay2", "DriverStatus": [][]string{{"Backing Filesystem", "extfs"}, {"Supports d_type", "true"}}})
 	api := func(v string) []byte {
 		return editedVersion(t, ver, map[string]any{"ApiVersion": v}, map[string]any{"ApiVersion": v})
@@ -83,15 +83,15 @@ func TestImageTransferFor(t *testing.T) {
 			[]string{"save", "--platform", "linux/arm64", ref}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			i, err := ParseDaemonInfo(tt.info)
+			i, err := parseDaemonInfo(tt.info)
 			if err != nil {
 				t.Fatal(err)
 			}
-			v, err := ParseVersion(tt.ver)
+			v, err := parseVersion(tt.ver)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := ImageTransferFor(i, v)
+			got, err := imageTransferFor(i, v)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,9 +128,9 @@ func TestImageTransferRejectsBadVersions(t *testing.T) {
 		{"not JSON", "decode docker version", []byte("Cannot connect to the Docker daemon")},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := ParseVersion(tt.ver)
+			v, err := parseVersion(tt.ver)
 			if err == nil {
-				_, err = ImageTransferFor(DaemonInfo{}, v)
+				_, err = imageTransferFor(DaemonInfo{}, v)
 			}
 			if err == nil || !strings.Contains(err.Error(), tt.errHas) {
 				t.Fatalf("err = %v, want %q", err, tt.errHas)

@@ -21,7 +21,7 @@ func TestParseLoadOutput(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := ParseLoadOutput(string(b)); !reflect.DeepEqual(got, tt.want) {
+		if got := parseLoadOutput(string(b)); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s: %q, want %q", tt.file, got, tt.want)
 		}
 	}

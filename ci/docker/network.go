@@ -25,12 +25,12 @@ type IPAMConfig struct {
 	Gateway string `json:"Gateway,omitempty"`
 }
 
-// IPv4Subnet picks the IPv4 subnet of a network that may also carry IPv6.
+// ipv4Subnet picks the IPv4 subnet of a network that may also carry IPv6.
 // kind creates its network dual-stack whenever the host allows it; the seed
 // lab concatenated both gateways with a Go template and fed
 // "fc00:…::1172.18.0.1" to MetalLB. Parsing each entry and keeping the one
 // that is IPv4 avoids that whole class of bug.
-func IPv4Subnet(n Network) (netip.Prefix, error) {
+func ipv4Subnet(n Network) (netip.Prefix, error) {
 	var seen []string
 	for _, c := range n.IPAM.Config {
 		seen = append(seen, c.Subnet)
@@ -45,8 +45,8 @@ func IPv4Subnet(n Network) (netip.Prefix, error) {
 	return netip.Prefix{}, fmt.Errorf("network %s has no IPv4 subnet (subnets: %s); the lab needs IPv4 on the kind network: remove the network so kind recreates it", n.Name, strings.Join(seen, ", "))
 }
 
-// ParseNetworkInspect decodes `docker network inspect` output (an array).
-func ParseNetworkInspect(data []byte) (Network, error) {
+// parseNetworkInspect decodes `docker network inspect` output (an array).
+func parseNetworkInspect(data []byte) (Network, error) {
 	var ns []Network
 	if err := json.Unmarshal(data, &ns); err != nil {
 		return Network{}, fmt.Errorf("decode docker network inspect: %w", err)
@@ -65,8 +65,8 @@ type NetworkSpec struct {
 	Labels  map[string]string
 }
 
-// CreateNetworkArgs is the `docker network create` command line for spec.
-func CreateNetworkArgs(s NetworkSpec) []string {
+// createNetworkArgs is the `docker network create` command line for spec.
+func createNetworkArgs(s NetworkSpec) []string {
 	args := []string{"network", "create", "--driver", "bridge"}
 	for _, sn := range s.Subnets {
 		if p, err := netip.ParsePrefix(sn); err == nil && p.Addr().Is6() {
@@ -85,7 +85,7 @@ func CreateNetworkArgs(s NetworkSpec) []string {
 
 // CreateNetwork creates a bridge network.
 func (c CLI) CreateNetwork(ctx context.Context, s NetworkSpec) error {
-	if _, err := c.Run(ctx, CreateNetworkArgs(s)...); err != nil {
+	if _, err := c.Run(ctx, createNetworkArgs(s)...); err != nil {
 		return fmt.Errorf("create network %s: %w", s.Name, err)
 	}
 	return nil
@@ -97,7 +97,7 @@ func (c CLI) InspectNetwork(ctx context.Context, name string) (Network, error) {
 	if err != nil {
 		return Network{}, fmt.Errorf("inspect network %s: %w", name, err)
 	}
-	return ParseNetworkInspect(out)
+	return parseNetworkInspect(out)
 }
 
 // RemoveNetwork removes a network; a missing network is not an error.

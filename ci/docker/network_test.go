@@ -30,7 +30,7 @@ func TestIPv4Subnet(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := IPv4Subnet(tt.net)
+			got, err := ipv4Subnet(tt.net)
 			if tt.wantErr {
 				if err == nil {
 					t.Fatalf("IPv4Subnet = %s, want error", got)
@@ -52,15 +52,15 @@ func TestParseNetworkInspectDualStack(t *testing.T) {
 	data := []byte(`[{"Name":"kind","Id":"abc","EnableIPv6":true,"IPAM":{"Driver":"default","Config":[
 	  {"Subnet":"fc00:f853:ccd:e793::/64","Gateway":"fc00:f853:ccd:e793::1"},
 	  {"Subnet":"172.18.0.0/16","Gateway":"172.18.0.1"}]}}]`)
-	n, err := ParseNetworkInspect(data)
+	n, err := parseNetworkInspect(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := IPv4Subnet(n)
+	p, err := ipv4Subnet(n)
 	if err != nil || p.String() != "172.18.0.0/16" {
 		t.Fatalf("IPv4Subnet = %v, %v", p, err)
 	}
-	if _, err := ParseNetworkInspect([]byte(`[]`)); err == nil {
+	if _, err := parseNetworkInspect([]byte(`[]`)); err == nil {
 		t.Fatal("empty inspect: want error")
 	}
 }
@@ -78,7 +78,7 @@ func TestCreateNetworkArgs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := CreateNetworkArgs(tt.spec); !reflect.DeepEqual(got, tt.want) {
+			if got := createNetworkArgs(tt.spec); !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("got  %q\nwant %q", got, tt.want)
 			}
 		})

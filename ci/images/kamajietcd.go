@@ -42,21 +42,21 @@ func (v ImageValue) Ref() string { return v.Repository + ":" + v.Tag }
 // whichever kamaji-etcd the fetched chart carries; CheckKamajiEtcd makes
 // sure the subchart in a chart archive still reads those values.
 //
-// Value names and defaults: kamaji-etcd v0.17.0 (commit 92f31f0,
-// 2026-07-11; templates and value names unchanged since v0.15.0).
+// Value names and defaults: kamaji-etcd v0.17.0 (commit 92f31f0;
+// templates and value names unchanged since v0.15.0).
 var (
-	// EtcdServer: the StatefulSet's etcd, charts/kamaji-etcd/values.yaml:15-21
+	// etcdServer: the StatefulSet's etcd, charts/kamaji-etcd/values.yaml:15-21
 	// (image.repository quay.io/coreos/etcd, image.tag "", pullPolicy
 	// IfNotPresent); templates/_helpers.tpl:34-36 makes an empty tag
 	// v<appVersion>, Chart.yaml appVersion "3.6.12" → v3.6.12.
-	EtcdServer = ImageValue{RepositoryKey: "image.repository", TagKey: "image.tag", PullPolicyKey: "image.pullPolicy",
+	etcdServer = ImageValue{RepositoryKey: "image.repository", TagKey: "image.tag", PullPolicyKey: "image.pullPolicy",
 		Repository: "quay.io/coreos/etcd", Tag: "v3.6.12"}
-	// EtcdJobs: the etcd-client container of the setup Job,
+	// etcdJobs: the etcd-client container of the setup Job,
 	// values.yaml:222-225 (jobs.etcd.image quay.io/coreos/etcd, tag v3.5.6,
 	// pullPolicy IfNotPresent), templates/etcd_job_preinstall_2.yaml:54-55.
-	EtcdJobs = ImageValue{RepositoryKey: "jobs.etcd.image", TagKey: "jobs.etcd.tag", PullPolicyKey: "jobs.etcd.pullPolicy",
+	etcdJobs = ImageValue{RepositoryKey: "jobs.etcd.image", TagKey: "jobs.etcd.tag", PullPolicyKey: "jobs.etcd.pullPolicy",
 		Repository: "quay.io/coreos/etcd", Tag: "v3.5.6"}
-	// EtcdKubectl: the kubectl container of the setup Job,
+	// etcdKubectl: the kubectl container of the setup Job,
 	// values.yaml:219-221 (jobs.kubectl.image clastix/kubectl, tag "").
 	// templates/etcd_job_preinstall_2.yaml:26 uses the tag, or when empty
 	// etcd.jobsTagKubeVersion (_helpers.tpl:172-174: v<major>.<minor> of the
@@ -69,7 +69,7 @@ var (
 	// kubectl one minor from the API server; rollout status reads only the
 	// GA apps/v1 StatefulSet). The tag pinned is one a public configuration
 	// pins by digest: see EtcdKubectlEvidence.
-	EtcdKubectl = ImageValue{RepositoryKey: "jobs.kubectl.image", TagKey: "jobs.kubectl.tag",
+	etcdKubectl = ImageValue{RepositoryKey: "jobs.kubectl.image", TagKey: "jobs.kubectl.tag",
 		Repository: "clastix/kubectl", Tag: "v1.35"}
 )
 
@@ -81,20 +81,20 @@ var (
 // charts/kamaji/values.yaml:107-110). Both would use jobs.kubectl, pinned
 // above, too.
 
-// EtcdKubectlEvidence is where the pinned kubectl tag is shown to exist.
-const EtcdKubectlEvidence = "github.com/defn/other kernel/catalog/mirrors.cue:55-59 at commit 974ca2e9e8dc (2026-05-25; m/kernel/catalog/mirrors.cue from 0ef3a678897d): " +
+// etcdKubectlEvidence is where the pinned kubectl tag is shown to exist.
+const etcdKubectlEvidence = "github.com/defn/other kernel/catalog/mirrors.cue:55-59 at commit 974ca2e9e8dc (2026-05-25; m/kernel/catalog/mirrors.cue from 0ef3a678897d): " +
 	"docker.io/clastix/kubectl tag v1.35 digest sha256:245d1a9020b8b1369918cede56087e1ea42f69d3bf05c2ebd37afead56c0300c, a mirror lockfile (its comment: each entry's digest from `crane digest`); " +
 	"no public configuration found names clastix/kubectl:v1.36 or :v1.37"
 
-// EtcdImages are the kamaji-etcd images the lab pins, in the order the
+// etcdImages are the kamaji-etcd images the lab pins, in the order the
 // subchart's values.yaml lists them.
-func EtcdImages() []ImageValue { return []ImageValue{EtcdServer, EtcdKubectl, EtcdJobs} }
+func etcdImages() []ImageValue { return []ImageValue{etcdServer, etcdKubectl, etcdJobs} }
 
 // KamajiEtcdSet are the --set values of Kamaji's release that pin every
 // kamaji-etcd image: each subchart value under the subchart's key.
 func KamajiEtcdSet() []string {
 	var out []string
-	for _, v := range EtcdImages() {
+	for _, v := range etcdImages() {
 		out = append(out,
 			KamajiEtcdSubchart+"."+v.RepositoryKey+"="+v.Repository,
 			KamajiEtcdSubchart+"."+v.TagKey+"="+v.Tag)
@@ -141,7 +141,7 @@ func CheckKamajiEtcd(archive string) (KamajiEtcdChart, error) {
 		return c, fmt.Errorf("%s: %svalues.yaml: %w", what, dir, err)
 	}
 	var missing []string
-	for _, iv := range EtcdImages() {
+	for _, iv := range etcdImages() {
 		for _, k := range []string{iv.RepositoryKey, iv.TagKey, iv.PullPolicyKey} {
 			if k != "" && !hasValue(v, k) {
 				missing = append(missing, k)

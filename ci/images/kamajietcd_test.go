@@ -72,7 +72,7 @@ func TestListHoldsWhatTheKamajiReleaseSets(t *testing.T) {
 	}
 	list, _ := List(lab.Default())
 	for _, i := range list {
-		if i.Ref == EtcdKubectl.Ref() && !strings.Contains(i.Source, "defn/other") {
+		if i.Ref == etcdKubectl.Ref() && !strings.Contains(i.Source, "defn/other") {
 			t.Errorf("the kubectl image's source does not say where its tag is shown to exist: %s", i.Source)
 		}
 	}

@@ -77,7 +77,7 @@ const (
 	srcKamaji       = "kamaji 26.8.2-edge charts/kamaji/templates/controller.yaml image.repository clastix/kamaji; the lab sets image.tag and image.pullPolicy=IfNotPresent"
 	srcKamajiEtcd   = "kamaji 26.8.2-edge charts/kamaji/Chart.yaml:21-25 kamaji-etcd >=0.15.0 (no alias), republished with the newest kamaji-etcd on every push; the lab pins the StatefulSet's image with --set kamaji-etcd.image.repository/tag/pullPolicy (ci/images kamajietcd.go) to kamaji-etcd v0.17.0's default: values.yaml:15-21 quay.io/coreos/etcd, tag v<appVersion 3.6.12> (_helpers.tpl:34-36)"
 	srcEtcdJobs     = "kamaji-etcd v0.17.0 templates/etcd_job_preinstall_2.yaml:7 (a post-install hook; helm waits for it) container etcd-client: values.yaml:222-225 jobs.etcd quay.io/coreos/etcd:v3.5.6 IfNotPresent, pinned with --set kamaji-etcd.jobs.etcd.image/tag/pullPolicy"
-	srcEtcdKubectl  = "kamaji-etcd v0.17.0 templates/etcd_job_preinstall_2.yaml:26 (post-install hook) initContainer kubectl: jobs.kubectl.tag, or when empty v<management major.minor> (_helpers.tpl:172-174; clastix/kubectl:v1.37 on kind v0.33.0's node, no evidence it exists); pinned with --set kamaji-etcd.jobs.kubectl.image/tag; the tag exists: " + EtcdKubectlEvidence + "; no imagePullPolicy, so IfNotPresent for a non-latest tag"
+	srcEtcdKubectl  = "kamaji-etcd v0.17.0 templates/etcd_job_preinstall_2.yaml:26 (post-install hook) initContainer kubectl: jobs.kubectl.tag, or when empty v<management major.minor> (_helpers.tpl:172-174; clastix/kubectl:v1.37 on kind v0.33.0's node, no evidence it exists); pinned with --set kamaji-etcd.jobs.kubectl.image/tag; the tag exists: " + etcdKubectlEvidence + "; no imagePullPolicy, so IfNotPresent for a non-latest tag"
 	srcKamajiCP     = "kamaji 26.8.2-edge api/v1alpha1 RegistrySettings (default registry.k8s.io, kube-apiserver/kube-controller-manager/kube-scheduler) tag = spec.kubernetes.version; internal/builders/controlplane/deployment.go:617 sets PullAlways on kube-apiserver (with a bundle: IfNotPresent, ci/render bundlepullpolicy.go)"
 	srcKonnServer   = "kamaji 26.8.2-edge api/v1alpha1/tenantcontrolplane_types.go default image registry.k8s.io/kas-network-proxy/proxy-server, tag spec.addons.konnectivity.server.version; internal/builders/controlplane/konnectivity_server.go:128 sets PullAlways (with a bundle: IfNotPresent, ci/render bundlepullpolicy.go)"
 	srcKonnAgent    = "kamaji 26.8.2-edge api/v1alpha1/tenantcontrolplane_types.go default image registry.k8s.io/kas-network-proxy/proxy-agent, tag spec.addons.konnectivity.agent.version (internal/resources/konnectivity/agent.go)"
@@ -145,9 +145,9 @@ func List(l *lab.Lab) ([]Image, error) {
 	// charts/kamaji/templates/controller.yaml:53 image.tag, set by the lab);
 	// kamaji-etcd's kubectl would, and the lab pins all of kamaji-etcd's
 	// images (kamajietcd.go).
-	add(Image{Ref: EtcdServer.Ref(), Stage: StageKamaji, Place: Management, Source: srcKamajiEtcd, PullPolicy: "IfNotPresent"})
-	add(Image{Ref: EtcdJobs.Ref(), Stage: StageKamaji, Place: Management, Source: srcEtcdJobs, PullPolicy: "IfNotPresent"})
-	add(Image{Ref: EtcdKubectl.Ref(), Stage: StageKamaji, Place: Management, Source: srcEtcdKubectl, PullPolicy: "IfNotPresent"})
+	add(Image{Ref: etcdServer.Ref(), Stage: StageKamaji, Place: Management, Source: srcKamajiEtcd, PullPolicy: "IfNotPresent"})
+	add(Image{Ref: etcdJobs.Ref(), Stage: StageKamaji, Place: Management, Source: srcEtcdJobs, PullPolicy: "IfNotPresent"})
+	add(Image{Ref: etcdKubectl.Ref(), Stage: StageKamaji, Place: Management, Source: srcEtcdKubectl, PullPolicy: "IfNotPresent"})
 
 	worker := l.Versions.WorkerImage()
 	bundlePolicy := string(render.BundlePullPolicy)

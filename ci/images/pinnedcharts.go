@@ -13,7 +13,7 @@ import (
 
 // Chart repositories.
 const (
-	JetstackRepo = "https://charts.jetstack.io"
+	jetstackRepo = "https://charts.jetstack.io"
 	ClastixRepo  = "https://clastix.github.io/charts"
 )
 
@@ -22,7 +22,7 @@ const CertManagerChartName = "cert-manager"
 
 // CertManagerChart is the cert-manager chart at the lab's pinned version.
 func CertManagerChart(l *lab.Lab) Chart {
-	return Chart{Name: CertManagerChartName, Repo: JetstackRepo, Version: l.Versions.CertManager}
+	return Chart{Name: CertManagerChartName, Repo: jetstackRepo, Version: l.Versions.CertManager}
 }
 
 // KamajiChart is the clastix/kamaji chart at the lab's pinned version.

@@ -1,4 +1,4 @@
-// Package internal_test keeps the layout of ci/ what the README says it is:
+// Package internal_test keeps the layout of ci/ what ci/README.md says it is:
 // the shared helpers under ci/internal import nothing above them, and the
 // user's labctl links none of the maintainers' tooling.
 package internal_test

@@ -13,8 +13,8 @@ import (
 //go:embed lab.yaml
 var LabYAML []byte
 
-// LabFileName is the name WriteLab gives the rehearsal's lab.
-const LabFileName = "rehearsal-lab.yaml"
+// labFileName is the name WriteLab gives the rehearsal's lab.
+const labFileName = "rehearsal-lab.yaml"
 
 // WriteLab writes LabYAML into dir (the rehearsal's cache) and returns its
 // path: `labctl up` inside the namespace reads the lab from a file.
@@ -22,7 +22,7 @@ func WriteLab(dir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("the rehearsal's lab file: %w", err)
 	}
-	p := filepath.Join(dir, LabFileName)
+	p := filepath.Join(dir, labFileName)
 	if err := os.WriteFile(p, LabYAML, 0o644); err != nil {
 		return "", fmt.Errorf("the rehearsal's lab file: %w", err)
 	}

@@ -58,7 +58,7 @@ func TestClaim(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), dir) {
 				t.Fatalf("err = %v\nwant it to contain %q and the dir", err, tc.want)
 			}
-			if _, err := os.Stat(filepath.Join(dir, MarkerFile)); tc.name != "another kind" && !errors.Is(err, os.ErrNotExist) {
+			if _, err := os.Stat(filepath.Join(dir, markerFile)); tc.name != "another kind" && !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("a refused dir got a marker (%v)", err)
 			}
 		})

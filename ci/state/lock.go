@@ -9,8 +9,8 @@ import (
 	"syscall"
 )
 
-// ErrBusy: another labctl process holds the state dir.
-var ErrBusy = errors.New("in use")
+// errBusy: another labctl process holds the state dir.
+var errBusy = errors.New("in use")
 
 // Hold takes the state dir's lock (flock on running.lock) for a process
 // that works on it: `labctl testenv up` for as long as its environment
@@ -19,10 +19,10 @@ var ErrBusy = errors.New("in use")
 // the holder is alive. A dir held by another process gives an error
 // wrapping ErrBusy that names its pid and command.
 func (d Dir) Hold(what string) (release func(), err error) {
-	if err := d.record(LockFile); err != nil {
+	if err := d.record(lockFile); err != nil {
 		return nil, err
 	}
-	p := d.path(LockFile)
+	p := d.path(lockFile)
 	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("state dir %s: lock: %w", d, err)
@@ -31,7 +31,7 @@ func (d Dir) Hold(what string) (release func(), err error) {
 		holder, _ := os.ReadFile(p)
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("state dir %s is %w by %s", d, ErrBusy, describeHolder(string(holder)))
+			return nil, fmt.Errorf("state dir %s is %w by %s", d, errBusy, describeHolder(string(holder)))
 		}
 		return nil, fmt.Errorf("state dir %s: lock %s: %w", d, p, err)
 	}

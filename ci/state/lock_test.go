@@ -17,7 +17,7 @@ func TestHold(t *testing.T) {
 	must(t, err)
 	_, err = d.Hold("labctl down")
 	want := fmt.Sprintf("is in use by `labctl testenv up` (pid %d)", os.Getpid())
-	if !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), want) {
+	if !errors.Is(err, errBusy) || !strings.Contains(err.Error(), want) {
 		t.Fatalf("err = %v, want ErrBusy and %q", err, want)
 	}
 	release()

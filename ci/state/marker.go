@@ -45,18 +45,18 @@ type Marker struct {
 // says what to do.
 func (d Dir) Marker() (Marker, error) {
 	var m Marker
-	b, err := os.ReadFile(d.path(MarkerFile))
+	b, err := os.ReadFile(d.path(markerFile))
 	if errors.Is(err, os.ErrNotExist) {
 		if _, serr := os.Stat(string(d)); errors.Is(serr, os.ErrNotExist) {
 			return m, fmt.Errorf("state dir %s does not exist (%w): run `labctl up` or `labctl testenv up` with --state-dir %s first, or pass the --state-dir they used", d, ErrNotLabctl, d)
 		}
-		return m, fmt.Errorf("directory %s is %w: it has no %s, so labctl did not make it (a state dir of a labctl older than that file has none either): labctl acts only on state dirs it made; pass the --state-dir `labctl up` or `labctl testenv up` used", d, ErrNotLabctl, MarkerFile)
+		return m, fmt.Errorf("directory %s is %w: it has no %s, so labctl did not make it (a state dir of a labctl older than that file has none either): labctl acts only on state dirs it made; pass the --state-dir `labctl up` or `labctl testenv up` used", d, ErrNotLabctl, markerFile)
 	}
 	if err != nil {
 		return m, fmt.Errorf("state dir %s: %w", d, err)
 	}
 	if err := json.Unmarshal(b, &m); err != nil || m.Tool != "labctl" || (m.Kind != RealLab && m.Kind != Testenv) {
-		return m, fmt.Errorf("state dir %s: %s is damaged (%v): labctl cannot tell what it wrote there; remove what you no longer need by hand", d, d.path(MarkerFile), err)
+		return m, fmt.Errorf("state dir %s: %s is damaged (%v): labctl cannot tell what it wrote there; remove what you no longer need by hand", d, d.path(markerFile), err)
 	}
 	return m, nil
 }
@@ -102,7 +102,7 @@ func (d Dir) Claim(k Kind) error {
 		if len(entries) > 5 {
 			names = append(names, "…")
 		}
-		return fmt.Errorf("directory %s is not empty (%s) and has no %s: labctl makes its state only in a new or empty directory, so it never mixes with (or later removes) your files; pass another --state-dir (a state dir of a labctl older than that file is refused too: remove it by hand once its lab is gone)", d, strings.Join(names, ", "), MarkerFile)
+		return fmt.Errorf("directory %s is not empty (%s) and has no %s: labctl makes its state only in a new or empty directory, so it never mixes with (or later removes) your files; pass another --state-dir (a state dir of a labctl older than that file is refused too: remove it by hand once its lab is gone)", d, strings.Join(names, ", "), markerFile)
 	}
 	// An empty directory the user made (0755, say) becomes private too.
 	if err := os.Chmod(string(d), 0o700); err != nil {
@@ -116,7 +116,7 @@ func (d Dir) saveMarker(m Marker) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(d.path(MarkerFile), append(b, '\n'), 0o600); err != nil {
+	if err := writeAtomic(d.path(markerFile), append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("state dir %s: record what labctl wrote: %w", d, err)
 	}
 	return nil

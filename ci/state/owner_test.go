@@ -17,7 +17,7 @@ import (
 // string(d) with d a Dir, as down.go, cluster.go and runner.go used to).
 func TestNothingElseJoinsStatePaths(t *testing.T) {
 	names := map[string]bool{}
-	for _, n := range []string{MarkerFile, LabFile, KubeconfigsDir, StagesFile, ServerVersionFile, LockFile} {
+	for _, n := range []string{markerFile, labFile, KubeconfigsDir, StagesFile, serverVersionFile, lockFile} {
 		names[n] = true
 	}
 	var bad []string

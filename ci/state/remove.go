@@ -17,7 +17,7 @@ import (
 // its own is removed only once empty). It returns the removed paths.
 func (d Dir) RemoveLabState() ([]string, error) {
 	return d.remove(func(rel string) bool {
-		return rel == StagesFile || strings.HasPrefix(rel, KubeconfigsDir+"/") || strings.HasPrefix(rel, ValuesDir+"/")
+		return rel == StagesFile || strings.HasPrefix(rel, KubeconfigsDir+"/") || strings.HasPrefix(rel, valuesDir+"/")
 	}, false)
 }
 
@@ -70,7 +70,7 @@ func (d Dir) remove(selected func(rel string) bool, all bool) ([]string, error) 
 	}
 	slices.Sort(kept)
 	if all && len(kept) == 0 && len(errs) == 0 {
-		if err := os.Remove(d.path(MarkerFile)); err != nil {
+		if err := os.Remove(d.path(markerFile)); err != nil {
 			return removed, fmt.Errorf("state dir %s: %w", d, err)
 		}
 		if err := os.Remove(string(d)); err == nil {
@@ -98,7 +98,7 @@ func (d Dir) remove(selected func(rel string) bool, all bool) ([]string, error) 
 func (d Dir) confined(rel string) error {
 	clean := strings.TrimSuffix(rel, "/")
 	if !filepath.IsLocal(clean) || path.Clean(clean) != clean || strings.Contains(clean, "\\") {
-		return fmt.Errorf("%s lists %q, which is not a clean path inside the state dir: not removed (remove the entry from %s by hand)", MarkerFile, rel, d.path(MarkerFile))
+		return fmt.Errorf("%s lists %q, which is not a clean path inside the state dir: not removed (remove the entry from %s by hand)", markerFile, rel, d.path(markerFile))
 	}
 	cur := ""
 	for _, part := range strings.Split(path.Dir(clean), "/") {
@@ -110,7 +110,7 @@ func (d Dir) confined(rel string) error {
 			return nil
 		}
 		if err := checkSafe(string(d), d.path(cur)); err != nil {
-			return fmt.Errorf("%s lists %q, below %s: not removed: %w", MarkerFile, rel, d.path(cur), err)
+			return fmt.Errorf("%s lists %q, below %s: not removed: %w", markerFile, rel, d.path(cur), err)
 		}
 	}
 	return nil

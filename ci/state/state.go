@@ -41,22 +41,22 @@ import (
 // its export of the state dir use KubeconfigsDir and ManagementKubeconfig
 // (a test in .dagger/moduletest keeps its copies equal to these).
 const (
-	MarkerFile        = "labctl-state.json"
-	LabFile           = "resolved-lab.yaml"
+	markerFile        = "labctl-state.json"
+	labFile           = "resolved-lab.yaml"
 	KubeconfigsDir    = "kubeconfigs"
 	ManagementName    = "management"
-	ValuesDir         = "values"
+	valuesDir         = "values"
 	StagesFile        = "stages.json"
-	BackendFile       = "backend"
-	ServerVersionFile = "server-version"
-	DiagnosticsDir    = "diagnostics"
-	LockFile          = "running.lock"
-	// ImagesLoadedFile names the image bundle last loaded into the daemon
+	backendFile       = "backend"
+	serverVersionFile = "server-version"
+	diagnosticsDir    = "diagnostics"
+	lockFile          = "running.lock"
+	// imagesLoadedFile names the image bundle last loaded into the daemon
 	// (`up --images`), so the next `up --only` does not load it again.
-	ImagesLoadedFile = "images-loaded.json"
-	// OwnerFile holds what the real lab's stages created from this dir
+	imagesLoadedFile = "images-loaded.json"
+	// ownerFile holds what the real lab's stages created from this dir
 	// (ci/stages owner.go): its owner ID and the kind node containers.
-	OwnerFile = "owner.json"
+	ownerFile = "owner.json"
 )
 
 // Dir is a state directory.
@@ -76,10 +76,10 @@ func (d Dir) Kubeconfig(tenant string) string { return d.path(kubeconfigRel(tena
 func (d Dir) ManagementKubeconfig() string { return d.path(kubeconfigRel(ManagementName)) }
 
 // Values is the path of a helm values (or other input) file named name.
-func (d Dir) Values(name string) string { return d.path(ValuesDir + "/" + name) }
+func (d Dir) Values(name string) string { return d.path(valuesDir + "/" + name) }
 
 // LabPath is the path of the resolved lab labctl recorded.
-func (d Dir) LabPath() string { return d.path(LabFile) }
+func (d Dir) LabPath() string { return d.path(labFile) }
 
 // WriteKubeconfig stores a tenant kubeconfig (0600).
 func (d Dir) WriteKubeconfig(tenant string, data []byte) error {
@@ -94,21 +94,21 @@ func (d Dir) WriteManagementKubeconfig(data []byte) error {
 // WriteValuesFile stores a helm input file at p, a path Values returned
 // (0600: it may hold what the chart is told about the cluster).
 func (d Dir) WriteValuesFile(p string, data []byte) error {
-	rel, err := filepath.Rel(d.path(ValuesDir), p)
+	rel, err := filepath.Rel(d.path(valuesDir), p)
 	if err != nil || rel != filepath.Base(rel) || rel == "." || rel == ".." {
-		return fmt.Errorf("state dir %s: %s is not a file of %s/ (take the path from Dir.Values)", d, p, d.path(ValuesDir))
+		return fmt.Errorf("state dir %s: %s is not a file of %s/ (take the path from Dir.Values)", d, p, d.path(valuesDir))
 	}
-	return d.write(ValuesDir+"/"+rel, data, 0o600)
+	return d.write(valuesDir+"/"+rel, data, 0o600)
 }
 
 // ImagesLoaded returns the path of the image bundle record for
 // images.LoadOnce, which reads and writes it itself: the path is recorded
 // first, like every write of Dir.
 func (d Dir) ImagesLoaded() (string, error) {
-	if err := d.reserve(ImagesLoadedFile); err != nil {
+	if err := d.reserve(imagesLoadedFile); err != nil {
 		return "", err
 	}
-	return d.path(ImagesLoadedFile), nil
+	return d.path(imagesLoadedFile), nil
 }
 
 // StagesPath is where the stage records are, for readers that copy them
@@ -116,14 +116,14 @@ func (d Dir) ImagesLoaded() (string, error) {
 func (d Dir) StagesPath() string { return d.path(StagesFile) }
 
 // DiagnosticsRoot is the directory of the diagnostics bundles.
-func (d Dir) DiagnosticsRoot() string { return d.path(DiagnosticsDir) }
+func (d Dir) DiagnosticsRoot() string { return d.path(diagnosticsDir) }
 
 // OwnerRecordPath is where the owner record is, for messages.
-func (d Dir) OwnerRecordPath() string { return d.path(OwnerFile) }
+func (d Dir) OwnerRecordPath() string { return d.path(ownerFile) }
 
 // ReadOwnerRecord reads the owner record; ok is false when there is none.
 func (d Dir) ReadOwnerRecord() (data []byte, ok bool, err error) {
-	b, err := os.ReadFile(d.path(OwnerFile))
+	b, err := os.ReadFile(d.path(ownerFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, false, nil
 	}
@@ -131,7 +131,7 @@ func (d Dir) ReadOwnerRecord() (data []byte, ok bool, err error) {
 }
 
 // WriteOwnerRecord replaces the owner record (private, like every write).
-func (d Dir) WriteOwnerRecord(data []byte) error { return d.write(OwnerFile, data, 0o600) }
+func (d Dir) WriteOwnerRecord(data []byte) error { return d.write(ownerFile, data, 0o600) }
 
 // ManagementKubeconfigForKind returns the management kubeconfig's path
 // for kind's cluster creation, which writes the file itself: the path is
@@ -150,7 +150,7 @@ func (d Dir) WriteLab(l *lab.Lab) error {
 	if err != nil {
 		return fmt.Errorf("encode lab: %w", err)
 	}
-	return d.write(LabFile, b, 0o600)
+	return d.write(labFile, b, 0o600)
 }
 
 // ReadLab loads the lab the state belongs to. A missing record and one that
@@ -162,7 +162,7 @@ func (d Dir) ReadLab() (*lab.Lab, error) {
 	}
 	p := d.LabPath()
 	if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("state dir %s has no %s: run `labctl up` or `labctl testenv up` with --state-dir %s first", d, LabFile, d)
+		return nil, fmt.Errorf("state dir %s has no %s: run `labctl up` or `labctl testenv up` with --state-dir %s first", d, labFile, d)
 	}
 	l, err := lab.Load(p)
 	if err != nil {
@@ -173,12 +173,12 @@ func (d Dir) ReadLab() (*lab.Lab, error) {
 
 // WriteBackend records what the lab runs on (shown in reports).
 func (d Dir) WriteBackend(desc string) error {
-	return d.write(BackendFile, []byte(desc+"\n"), 0o600)
+	return d.write(backendFile, []byte(desc+"\n"), 0o600)
 }
 
 // Backend reads the backend description, or "" when absent.
 func (d Dir) Backend() string {
-	b, _ := os.ReadFile(d.path(BackendFile))
+	b, _ := os.ReadFile(d.path(backendFile))
 	return strings.TrimSpace(string(b))
 }
 
@@ -187,12 +187,12 @@ func (d Dir) Backend() string {
 // builds v1.36.3 for a lab pinned at v1.36.4); `labctl test` expects it in
 // TC-01.
 func (d Dir) WriteServerVersion(v string) error {
-	return d.write(ServerVersionFile, []byte(v+"\n"), 0o600)
+	return d.write(serverVersionFile, []byte(v+"\n"), 0o600)
 }
 
 // ServerVersion reads the recorded server version, or "" when absent.
 func (d Dir) ServerVersion() string {
-	b, _ := os.ReadFile(d.path(ServerVersionFile))
+	b, _ := os.ReadFile(d.path(serverVersionFile))
 	return strings.TrimSpace(string(b))
 }
 

@@ -72,7 +72,7 @@ func (d Dir) reserve(rel string) error {
 	}
 	p := d.path(rel)
 	if _, err := os.Lstat(p); err == nil && !slices.Contains(m.Written, rel) {
-		return fmt.Errorf("state dir %s: %s is not a file labctl wrote (%s does not list it): labctl never replaces a file it did not write; move it away or pass another --state-dir", d, p, MarkerFile)
+		return fmt.Errorf("state dir %s: %s is not a file labctl wrote (%s does not list it): labctl never replaces a file it did not write; move it away or pass another --state-dir", d, p, markerFile)
 	}
 	return d.record(rel)
 }
@@ -135,7 +135,7 @@ func writeAtomic(p string, data []byte, mode os.FileMode) (err error) {
 // a stage that failed at `at` and returns its path; the bundle's writer
 // fills it. `down` keeps bundles for post-mortems.
 func (d Dir) NewDiagnostics(stage string, at time.Time) (string, error) {
-	rel := DiagnosticsDir + "/" + stage + "-" + at.UTC().Format("20060102T150405Z")
+	rel := diagnosticsDir + "/" + stage + "-" + at.UTC().Format("20060102T150405Z")
 	if _, err := d.Marker(); err != nil {
 		return "", err
 	}

@@ -89,7 +89,7 @@ func TestCorruptLabNamesFileAndFix(t *testing.T) {
 func TestValuesFileStaysInValues(t *testing.T) {
 	d := Dir(t.TempDir())
 	must(t, d.Claim(RealLab))
-	for _, p := range []string{d.Kubeconfig("tenant-a"), d.Values("../stages.json"), d.Values("x/y.yaml"), filepath.Join(string(d), ValuesDir)} {
+	for _, p := range []string{d.Kubeconfig("tenant-a"), d.Values("../stages.json"), d.Values("x/y.yaml"), filepath.Join(string(d), valuesDir)} {
 		if err := d.WriteValuesFile(p, []byte("x")); err == nil || !strings.Contains(err.Error(), "is not a file of") {
 			t.Errorf("%s: err = %v", p, err)
 		}

@@ -1,6 +1,7 @@
 // Package suite is gpu-lab's conformance suite: the seed lab's eight checks
-// and more (TC-01..TC-16), run concurrently against any platform given as one
-// rest.Config per tenant plus the lab spec that describes its hardware.
+// and more (the catalog in cases.go; ci/suite/README.md's table is generated
+// from it), run concurrently against any platform given as one rest.Config
+// per tenant plus the lab spec that describes its hardware.
 //
 // It talks to tenants only through client-go, so the same cases run against
 // the Dagger lab, the local test environment and an existing platform with

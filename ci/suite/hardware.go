@@ -139,7 +139,7 @@ func (ld load) cheapest(cands []placement) *placement {
 
 // Scenario weights: roughly how many seconds each placement keeps its cards
 // (BenchmarkSuite on the local environment, HAMi's throttling at the lab's
-// settings, 2026-12-02: the sharing scenario 4–5 s, the pair ≈ 1 s, TC-12
+// settings: the sharing scenario 4–5 s, the pair ≈ 1 s, TC-12
 // ≈ 0.3 s, TC-14 8–10 s).
 const (
 	weightShare = 4 // six cases in a row

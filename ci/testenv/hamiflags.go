@@ -23,7 +23,7 @@ import (
 // main runs rootCmd.Execute, init only registers flags): cobra parses every
 // flag before it looks at --help, so an unknown one fails there and a known
 // set prints the usage and exits without running start(). Observed
-// 2026-12-01 with cmd/scheduler built from v2.10.0: exit 0 at once with the
+// with cmd/scheduler built from v2.10.0: exit 0 at once with the
 // usage; with an unknown flag added, exit 255 and "Error: unknown flag:
 // --no-such-hami-flag". The double answers the same way (exit 0 with its
 // usage; exit 1 naming the unknown flag). The values (ports, files) are the

@@ -14,8 +14,8 @@ import (
 // LISTEN state (a few dozen), where the /proc tables print every TCP socket
 // of the machine. While ci/e2e runs there are about 1200 of them, and each
 // starting component is polled every 25 ms (waitBound), so those tables were
-// the largest part of the test binaries' CPU (ci/testenv's profile on
-// 2026-12-01: 3.3 of 6.2 sampled seconds, nearly all of it in read(2)).
+// the largest part of the test binaries' CPU (ci/testenv's
+// profile: 3.3 of 6.2 sampled seconds, nearly all of it in read(2)).
 //
 // Layouts from linux/sock_diag.h and linux/inet_diag.h (uapi, stable ABI):
 //

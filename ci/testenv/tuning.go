@@ -128,7 +128,7 @@ var controllerManagerTuning = []tuning{
 
 // What no flag removes. A CPU profile of the tenant kube-apiserver's first
 // six seconds (v1.36.3 as built here, started by BenchmarkStart/lab=seed
-// under runtime/pprof; 2026-12-01, six servers) put its ~2.4 cpu-s there:
+// under runtime/pprof, six servers) put its ~2.4 cpu-s there:
 //
 //   - 0.30 cpu-s generating two RSA-2048 keys for the self-signed
 //     certificate of its loopback client, made at every start whatever

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -10,7 +11,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/state"
 )
 
-func newDownCommand() *cobra.Command {
+func newDownCommand(s streams) *cobra.Command {
 	var f labFlags
 	cmd := &cobra.Command{
 		Use:   "down",
@@ -23,14 +24,14 @@ is touched, and files labctl did not write always stay. A local test environment
 runs is refused too: stop ` + "`labctl testenv up`" + ` first.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runDown(cmd, &f)
+			return runDown(cmd.Context(), s, &f)
 		},
 	}
 	f.register(cmd, true)
 	return cmd
 }
 
-func runDown(cmd *cobra.Command, f *labFlags) error {
+func runDown(ctx context.Context, s streams, f *labFlags) error {
 	d := state.Dir(f.stateDir)
 	m, err := d.Marker()
 	if err != nil {
@@ -48,7 +49,7 @@ func runDown(cmd *cobra.Command, f *labFlags) error {
 		return fmt.Errorf("down: %w; wait for it to end", err)
 	}
 	defer release()
-	out := cmd.OutOrStdout()
+	out := s.out
 	if m.Kind == state.Testenv {
 		removed, err := d.RemoveAll()
 		printRemoved(out, removed)
@@ -58,11 +59,11 @@ func runDown(cmd *cobra.Command, f *labFlags) error {
 		fmt.Fprintf(out, "lab %s: removed the stale state of the stopped local test environment (%d paths labctl wrote in %s); its processes ended with `labctl testenv up`\n", l.Name, len(removed), d)
 		return nil
 	}
-	e, err := newEnv(l, f, cmd.ErrOrStderr())
+	e, err := newEnv(l, f, s.errOut)
 	if err != nil {
 		return err
 	}
-	removed, err := stages.Down(cmd.Context(), e)
+	removed, err := stages.Down(ctx, e)
 	printRemoved(out, removed)
 	if err != nil {
 		return err

@@ -20,7 +20,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/stages"
 )
 
-func newImagesCommand() *cobra.Command {
+func newImagesCommand(s streams) *cobra.Command {
 	var (
 		src             labFlags
 		sources, asJSON bool
@@ -58,7 +58,7 @@ already; "bundle" images go into ` + "`labctl images save DIR`" + `; "built" one
 			switch {
 			case bundleRefs:
 				for _, ref := range images.BundleRefs(list) {
-					fmt.Fprintln(cmd.OutOrStdout(), ref)
+					fmt.Fprintln(s.out, ref)
 				}
 				return nil
 			case bundleIndex:
@@ -83,15 +83,15 @@ already; "bundle" images go into ` + "`labctl images save DIR`" + `; "built" one
 						idx.Charts = append(idx.Charts, images.ChartEntry{Chart: c, File: images.ChartArchiveName(c)})
 					}
 				}
-				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc := json.NewEncoder(s.out)
 				enc.SetIndent("", "  ")
 				return enc.Encode(idx)
 			case asJSON:
-				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc := json.NewEncoder(s.out)
 				enc.SetIndent("", "  ")
 				return enc.Encode(list)
 			}
-			return printImages(cmd.OutOrStdout(), list, sources)
+			return printImages(s.out, list, sources)
 		},
 	}
 	f := cmd.Flags()
@@ -102,11 +102,11 @@ already; "bundle" images go into ` + "`labctl images save DIR`" + `; "built" one
 	f.BoolVar(&bundleIndex, "bundle-index", false, "print the index.json of a bundle (file per image reference, no image IDs or digests unless --archives; file per chart under "+images.ChartsDir+"/) for tools that fetch the images and charts themselves")
 	f.StringVar(&archives, "archives", "", "with --bundle-index, read each image's archive from `DIR` under the file name the index gives it and record the image's config and manifest digests in the index, as labctl images save does: for tools that fetched the images by their references (up --images ties a digest-pinned image to its pin through them)")
 	f.BoolVar(&indexCharts, "charts", true, "with --bundle-index, name every chart the lab installs (name, repo, pinned version, file); up --images refuses a bundle whose index names a chart it lacks")
-	cmd.AddCommand(newImagesSaveCommand())
+	cmd.AddCommand(newImagesSaveCommand(s))
 	return cmd
 }
 
-func newImagesSaveCommand() *cobra.Command {
+func newImagesSaveCommand(s streams) *cobra.Command {
 	var (
 		src         labFlags
 		pullTimeout time.Duration
@@ -134,7 +134,7 @@ version (helm pull from the chart's repository into DIR/charts). DIR/index.json 
 				return err
 			}
 			refs := images.BundleRefs(images.Sorted(list))
-			log := logTo(cmd.ErrOrStderr(), verbose)
+			log := logTo(s.errOut, verbose)
 			idx, err := images.Save(cmd.Context(), docker.CLI{}, refs, args[0], pullTimeout, log)
 			if err != nil {
 				return err
@@ -145,7 +145,7 @@ version (helm pull from the chart's repository into DIR/charts). DIR/index.json 
 					return err
 				}
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%d images and %d charts saved to %s (index %s)\n", len(idx.Images), len(idx.Charts), args[0], images.IndexFile)
+			fmt.Fprintf(s.out, "%d images and %d charts saved to %s (index %s)\n", len(idx.Images), len(idx.Charts), args[0], images.IndexFile)
 			return nil
 		},
 	}

@@ -68,7 +68,7 @@ func TestBundleIndexRecordsArchives(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, missing.File)); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := run(t, newImagesCommand(), "--bundle-index", "--archives", dir); err == nil || !strings.Contains(err.Error(), missing.Ref) {
+	if _, _, err := run(t, newImagesCommand, "--bundle-index", "--archives", dir); err == nil || !strings.Contains(err.Error(), missing.Ref) {
 		t.Errorf("a bundle without the archive of %s was indexed: %v", missing.Ref, err)
 	}
 }
@@ -76,7 +76,7 @@ func TestBundleIndexRecordsArchives(t *testing.T) {
 // TestUpHelpNamesTheUnverifiedPinsFlag: the flag the refusal names is
 // up's, and its help says what it does.
 func TestUpHelpNamesTheUnverifiedPinsFlag(t *testing.T) {
-	f := newUpCommand().Flags().Lookup(images.AllowUnverifiedPinsFlag)
+	f := newUpCommand(streams{}).Flags().Lookup(images.AllowUnverifiedPinsFlag)
 	if f == nil || f.DefValue != "false" || !strings.Contains(f.Usage, "digest-pinned") || !strings.Contains(f.Usage, "refused") {
 		t.Errorf("up --%s: %+v", images.AllowUnverifiedPinsFlag, f)
 	}

@@ -21,7 +21,7 @@ tenants: [{name: tenant-a, workers: [{name: worker, gpus: [{model: L4, count: 1}
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"--bundle-index", "-f", file}, {"-f", file}} {
-		out, _, err := run(t, newImagesCommand(), args...)
+		out, _, err := run(t, newImagesCommand, args...)
 		if err == nil || !strings.Contains(err.Error(), `"x@y"`) {
 			t.Errorf("labctl images %s: err = %v, out:\n%s", strings.Join(args, " "), err, out)
 		}

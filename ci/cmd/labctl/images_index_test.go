@@ -15,7 +15,7 @@ import (
 // bundleIndex runs `labctl images --bundle-index` with args and decodes it.
 func bundleIndex(t *testing.T, args ...string) (images.Index, string) {
 	t.Helper()
-	out, _, err := run(t, newImagesCommand(), append([]string{"--bundle-index"}, args...)...)
+	out, _, err := run(t, newImagesCommand, append([]string{"--bundle-index"}, args...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

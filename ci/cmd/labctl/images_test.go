@@ -17,7 +17,7 @@ import (
 )
 
 func TestImagesListsEveryImageByStageAndPlace(t *testing.T) {
-	out, _, err := run(t, newImagesCommand())
+	out, _, err := run(t, newImagesCommand)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestImagesListsEveryImageByStageAndPlace(t *testing.T) {
 			t.Errorf("labctl images lacks %q:\n%s", want, out)
 		}
 	}
-	refs, _, err := run(t, newImagesCommand(), "--bundle-refs")
+	refs, _, err := run(t, newImagesCommand, "--bundle-refs")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestImagesListsEveryImageByStageAndPlace(t *testing.T) {
 	if want := images.BundleRefs(list); len(got) != len(want) || len(got) < 15 {
 		t.Errorf("--bundle-refs printed %d references, want %d: %v", len(got), len(want), got)
 	}
-	src, _, err := run(t, newImagesCommand(), "--sources")
+	src, _, err := run(t, newImagesCommand, "--sources")
 	if err != nil || !strings.Contains(src, "from kamaji 26.8.2-edge") {
 		t.Errorf("--sources: %v\n%s", err, src)
 	}
@@ -64,7 +64,7 @@ func TestImagesSaveNamesTheImageItCannotGet(t *testing.T) {
 	if ok, _ := c.ImageExists(ctx, lab.Default().Versions.KindNodeImage); ok {
 		t.Skip("skipping: this daemon has the kind node image (a registry answered once)")
 	}
-	_, _, err := run(t, newImagesCommand(), "save", t.TempDir(), "--pull-timeout", "20s")
+	_, _, err := run(t, newImagesCommand, "save", t.TempDir(), "--pull-timeout", "20s")
 	if err == nil || !strings.Contains(err.Error(), "kindest/node:v1.37.0") {
 		t.Errorf("err = %v, want one naming the kind node image", err)
 	}

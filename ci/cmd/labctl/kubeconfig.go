@@ -16,7 +16,7 @@ import (
 // managementName selects the management cluster in `labctl kubeconfig`.
 const managementName = "management"
 
-func newKubeconfigCommand() *cobra.Command {
+func newKubeconfigCommand(s streams) *cobra.Command {
 	var f labFlags
 	var pathOnly bool
 	cmd := &cobra.Command{
@@ -51,10 +51,10 @@ func newKubeconfigCommand() *cobra.Command {
 				return fmt.Errorf("no kubeconfig for %s in %s (%s): %w", name, d, why, err)
 			}
 			if pathOnly {
-				fmt.Fprintln(cmd.OutOrStdout(), p)
+				fmt.Fprintln(s.out, p)
 				return nil
 			}
-			_, err = cmd.OutOrStdout().Write(data)
+			_, err = s.out.Write(data)
 			return err
 		},
 		ValidArgsFunction: func(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {

@@ -77,15 +77,15 @@ func TestTestTargetRejectsUnknownKubeconfigTenant(t *testing.T) {
 // lab does not have lists the lab's tenants in words.
 func TestKubeconfigCommandUnknownTenant(t *testing.T) {
 	d := writeLocalEnvState(t, []byte(kubeconfigYAML))
-	_, _, err := run(t, newKubeconfigCommand(), "--state-dir", string(d), "tenant-x")
+	_, _, err := run(t, newKubeconfigCommand, "--state-dir", string(d), "tenant-x")
 	want := `lab gpu-lab has no tenant "tenant-x": use one of tenant-a, tenant-b, or management for the management cluster`
 	if err == nil || err.Error() != want {
 		t.Fatalf("err = %v, want %q", err, want)
 	}
-	if _, _, err := run(t, newKubeconfigCommand(), "--state-dir", string(d), "management"); err == nil || !strings.Contains(err.Error(), "the local test environment, which has no management cluster") {
+	if _, _, err := run(t, newKubeconfigCommand, "--state-dir", string(d), "management"); err == nil || !strings.Contains(err.Error(), "the local test environment, which has no management cluster") {
 		t.Errorf("management of a local environment: %v", err)
 	}
-	out, _, err := run(t, newKubeconfigCommand(), "--state-dir", string(d), "--path", "tenant-b")
+	out, _, err := run(t, newKubeconfigCommand, "--state-dir", string(d), "--path", "tenant-b")
 	if err != nil || strings.TrimSpace(out) != d.Kubeconfig("tenant-b") {
 		t.Errorf("labctl kubeconfig --path tenant-b = %q, %v", out, err)
 	}

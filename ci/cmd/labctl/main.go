@@ -23,17 +23,32 @@ type exitError struct{ code int }
 
 func (e exitError) Error() string { return fmt.Sprintf("exit code %d", e.code) }
 
-// streams are labctl's standard streams, passed in so that a test builds a
-// fresh command tree on buffers. A nil stream is the process's own. The
-// commands write through cobra's cmd.OutOrStdout/ErrOrStderr, which are
-// these; those that hand a stream to a long-running worker take streams.
+// streams are labctl's standard streams. Every command's constructor takes
+// them and its command reads and writes only these, so a test builds a
+// command, or the whole tree, on buffers (streams_test.go keeps it so).
 type streams struct {
 	in          io.Reader
 	out, errOut io.Writer
 }
 
-// osStreams are the process's standard streams.
+// osStreams are the process's standard streams: the only place labctl
+// names them.
 func osStreams() streams { return streams{in: os.Stdin, out: os.Stdout, errOut: os.Stderr} }
+
+// orProcess fills a nil stream with the process's own.
+func (s streams) orProcess() streams {
+	p := osStreams()
+	if s.in == nil {
+		s.in = p.in
+	}
+	if s.out == nil {
+		s.out = p.out
+	}
+	if s.errOut == nil {
+		s.errOut = p.errOut
+	}
+	return s
+}
 
 // Command groups of `labctl --help`, in the order a user meets them.
 const (
@@ -44,16 +59,9 @@ const (
 )
 
 // newRootCommand builds labctl's whole command tree, fresh on every call.
+// A nil stream is the process's own.
 func newRootCommand(s streams) *cobra.Command {
-	if s.in == nil {
-		s.in = os.Stdin
-	}
-	if s.out == nil {
-		s.out = os.Stdout
-	}
-	if s.errOut == nil {
-		s.errOut = os.Stderr
-	}
+	s = s.orProcess()
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		info = nil
@@ -86,11 +94,11 @@ func newRootCommand(s streams) *cobra.Command {
 			root.AddCommand(c)
 		}
 	}
-	add(groupLab, newUpCommand(), newDownCommand(), newStatusCommand(), newShellCommand(), newKubeconfigCommand(), newRunCommand())
-	add(groupSuite, newTestCommand(), newReportCommand())
-	add(groupFiles, newPlanCommand(), newValidateCommand(), newImagesCommand())
+	add(groupLab, newUpCommand(s), newDownCommand(s), newStatusCommand(s), newShellCommand(s), newKubeconfigCommand(s), newRunCommand(s))
+	add(groupSuite, newTestCommand(s), newReportCommand(s))
+	add(groupFiles, newPlanCommand(s), newValidateCommand(s), newImagesCommand(s))
 	add(groupLocal, newTestenvCommand(s))
-	root.AddCommand(newVersionCommand(), newInternalCommand(s))
+	root.AddCommand(newVersionCommand(s), newInternalCommand(s))
 	rejectUnknownSubcommands(root)
 	return root
 }
@@ -105,7 +113,7 @@ func newInternalCommand(s streams) *cobra.Command {
 		Short:  "Programs the lab runs itself (finalizer, HAMi post-renderer, HAMi protocol double); not for users",
 		Hidden: true,
 	}
-	cmd.AddCommand(newFinalizerCommand(s), newPostRenderCommand(), newHAMiDoubleCommand(s))
+	cmd.AddCommand(newFinalizerCommand(s), newPostRenderCommand(s), newHAMiDoubleCommand(s))
 	// Hidden is what keeps them out of `labctl --help`; under internal,
 	// which is hidden itself, `labctl internal --help` lists them.
 	for _, c := range cmd.Commands() {
@@ -117,7 +125,8 @@ func newInternalCommand(s streams) *cobra.Command {
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	root := newRootCommand(osStreams())
+	s := osStreams()
+	root := newRootCommand(s)
 	err := withCommandHint(root, root.ExecuteContext(ctx))
 	var ee exitError
 	switch {
@@ -125,7 +134,7 @@ func main() {
 	case errors.As(err, &ee):
 		os.Exit(ee.code)
 	default:
-		fmt.Fprintln(os.Stderr, "labctl:", err)
+		fmt.Fprintln(s.errOut, "labctl:", err)
 		os.Exit(1)
 	}
 }

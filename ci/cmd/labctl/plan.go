@@ -15,7 +15,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
-func newPlanCommand() *cobra.Command {
+func newPlanCommand(s streams) *cobra.Command {
 	var (
 		src    labFlags
 		outDir string
@@ -32,7 +32,7 @@ func newPlanCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := printPlan(cmd.OutOrStdout(), l); err != nil {
+			if err := printPlan(s.out, l); err != nil {
 				return err
 			}
 			if outDir == "" {
@@ -51,7 +51,7 @@ func newPlanCommand() *cobra.Command {
 					return fmt.Errorf("write manifests: %w", err)
 				}
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "\n%d manifests written to %s (management address %s)\n", len(files), outDir, opts.ManagementAddress)
+			fmt.Fprintf(s.out, "\n%d manifests written to %s (management address %s)\n", len(files), outDir, opts.ManagementAddress)
 			return nil
 		},
 	}

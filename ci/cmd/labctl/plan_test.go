@@ -13,9 +13,12 @@ import (
 )
 
 // run executes a fresh command in-process and returns stdout, stderr and the error.
-func run(t *testing.T, cmd *cobra.Command, args ...string) (string, string, error) {
+// run builds a command on buffers, as newRootCommand builds it on the
+// process's streams, runs it with args and returns what it wrote.
+func run(t *testing.T, newCommand func(streams) *cobra.Command, args ...string) (string, string, error) {
 	t.Helper()
 	var out, errb bytes.Buffer
+	cmd := newCommand(streams{in: strings.NewReader(""), out: &out, errOut: &errb})
 	cmd.SetOut(&out)
 	cmd.SetErr(&errb)
 	cmd.SetArgs(args)
@@ -25,7 +28,7 @@ func run(t *testing.T, cmd *cobra.Command, args ...string) (string, string, erro
 }
 
 func TestPlanPrintsSeedLab(t *testing.T) {
-	out, _, err := run(t, newPlanCommand())
+	out, _, err := run(t, newPlanCommand)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +54,7 @@ func TestPlanPrintsSeedLab(t *testing.T) {
 
 func TestPlanWritesEveryManifest(t *testing.T) {
 	dir := t.TempDir()
-	out, _, err := run(t, newPlanCommand(), "-o", dir, "--management-address", "10.1.2.3", "--cert-san", "docker", "--publish-node-ports")
+	out, _, err := run(t, newPlanCommand, "-o", dir, "--management-address", "10.1.2.3", "--cert-san", "docker", "--publish-node-ports")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,10 +89,10 @@ func TestPlanWritesEveryManifest(t *testing.T) {
 }
 
 func TestPlanBadInputs(t *testing.T) {
-	if _, _, err := run(t, newPlanCommand(), "-f", filepath.Join(t.TempDir(), "missing.yaml")); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
+	if _, _, err := run(t, newPlanCommand, "-f", filepath.Join(t.TempDir(), "missing.yaml")); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
 		t.Errorf("missing file: %v", err)
 	}
-	if _, _, err := run(t, newPlanCommand(), "-o", t.TempDir(), "--management-address", "fc00::2"); err == nil || !strings.Contains(err.Error(), "IPv4") {
+	if _, _, err := run(t, newPlanCommand, "-o", t.TempDir(), "--management-address", "fc00::2"); err == nil || !strings.Contains(err.Error(), "IPv4") {
 		t.Errorf("IPv6 management address: %v", err)
 	}
 }

@@ -15,7 +15,7 @@ import (
 // HAMi release's post-renderer (stage hami): manifests on stdin, manifests
 // on stdout, with the lab's kube-scheduler configuration in place of the
 // chart's.
-func newPostRenderCommand() *cobra.Command {
+func newPostRenderCommand(s streams) *cobra.Command {
 	var configFile string
 	cmd := &cobra.Command{
 		Use:    stages.PostRenderCommand + " --scheduler-config FILE",
@@ -23,7 +23,7 @@ func newPostRenderCommand() *cobra.Command {
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return postRender(cmd.InOrStdin(), cmd.OutOrStdout(), configFile)
+			return postRender(s.in, s.out, configFile)
 		},
 	}
 	cmd.Flags().StringVar(&configFile, "scheduler-config", "", "the kube-scheduler configuration to install (written by stage hami)")

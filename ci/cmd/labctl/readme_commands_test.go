@@ -18,6 +18,8 @@ var commandDocs = []string{
 	"ci/lab/README.md",
 	"ci/e2e/VERIFIED.md",
 	"ci/stages/TROUBLESHOOTING.md",
+	"ci/suite/README.md",
+	"ci/README.md",
 }
 
 // labctlPrefixes are the two ways the README runs labctl; a bare `labctl`

@@ -8,7 +8,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/report"
 )
 
-func newReportCommand() *cobra.Command {
+func newReportCommand(s streams) *cobra.Command {
 	var from, dir string
 	cmd := &cobra.Command{
 		Use:   "report",
@@ -28,7 +28,7 @@ func newReportCommand() *cobra.Command {
 				return err
 			}
 			passed, failed, skipped := run.Counts()
-			fmt.Fprintf(cmd.OutOrStdout(), "reports written to %s (%d passed, %d failed, %d skipped)\n", dir, passed, failed, skipped)
+			fmt.Fprintf(s.out, "reports written to %s (%d passed, %d failed, %d skipped)\n", dir, passed, failed, skipped)
 			return nil
 		},
 	}

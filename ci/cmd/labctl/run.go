@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strconv"
@@ -18,7 +19,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/suite"
 )
 
-func newRunCommand() *cobra.Command {
+func newRunCommand(s streams) *cobra.Command {
 	var f upFlags
 	var reportDir, runRe string
 	var parallel int
@@ -34,25 +35,23 @@ seconds with a message instead of hanging. The lab is removed at the end unless 
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			if f.dryRun {
-				return runUp(ctx, cmd, &f)
+				return runUp(ctx, s, &f)
 			}
 			started := time.Now()
-			if err := runUp(ctx, cmd, &f); err != nil {
-				return errors.Join(err, writeUpFailureReports(ctx, cmd, &f, reportDir, runRe, started, err))
+			if err := runUp(ctx, s, &f); err != nil {
+				return errors.Join(err, writeUpFailureReports(ctx, s.out, &f, reportDir, runRe, started, err))
 			}
-			test := newTestCommand()
-			test.SetOut(cmd.OutOrStdout())
-			test.SetErr(cmd.ErrOrStderr())
+			test := newTestCommand(s)
 			testErr := runTest(ctx, test, f.stateDir, reportDir, runRe, parallel)
 			if f.keep {
-				fmt.Fprintf(cmd.OutOrStdout(), "--keep: the lab stays up (`labctl down --state-dir %s` removes it)\n", f.stateDir)
+				fmt.Fprintf(s.out, "--keep: the lab stays up (`labctl down --state-dir %s` removes it)\n", f.stateDir)
 				return testErr
 			}
 			l, err := f.loadLab(needsState)
 			if err != nil {
 				return errors.Join(testErr, err)
 			}
-			e, err := newEnv(l, &f.labFlags, cmd.ErrOrStderr())
+			e, err := newEnv(l, &f.labFlags, s.errOut)
 			if err != nil {
 				return errors.Join(testErr, err)
 			}
@@ -66,7 +65,7 @@ seconds with a message instead of hanging. The lab is removed at the end unless 
 			if _, err := stages.Down(down, e); err != nil {
 				return errors.Join(testErr, err)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "lab %s removed\n", l.Name)
+			fmt.Fprintf(s.out, "lab %s removed\n", l.Name)
 			return testErr
 		},
 	}
@@ -97,7 +96,7 @@ func runTest(ctx context.Context, test *cobra.Command, stateDir, reportDir, runR
 // writeUpFailureReports writes the reports of a `labctl run` whose lab did
 // not come up: the suite never runs, but CI still reads --report-dir (and
 // the README promises reports for every run).
-func writeUpFailureReports(ctx context.Context, cmd *cobra.Command, f *upFlags, reportDir, runRe string, started time.Time, upErr error) error {
+func writeUpFailureReports(ctx context.Context, out io.Writer, f *upFlags, reportDir, runRe string, started time.Time, upErr error) error {
 	name, backend := "", stages.Backend(stages.Reach{})
 	if l, err := f.loadLab(makesState); err == nil {
 		name = l.Name
@@ -110,7 +109,7 @@ func writeUpFailureReports(ctx context.Context, cmd *cobra.Command, f *upFlags, 
 	if err := report.WriteAll(reportDir, run); err != nil {
 		return fmt.Errorf("write reports to %s: %w", reportDir, err)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "reports written to %s (the lab did not come up; no case ran)\n", reportDir)
+	fmt.Fprintf(out, "reports written to %s (the lab did not come up; no case ran)\n", reportDir)
 	return nil
 }
 

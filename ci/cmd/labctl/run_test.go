@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +22,7 @@ import (
 // dirs; against an empty state dir that command's own error comes back.
 func TestRunTestUsesTheTestCommand(t *testing.T) {
 	dir := t.TempDir()
-	test := newTestCommand()
+	test := newTestCommand(streams{out: io.Discard, errOut: io.Discard})
 	err := runTest(context.Background(), test, dir, dir+"/reports", "TC-01", 2)
 	if err == nil || !strings.Contains(err.Error(), "directory "+dir+" is not a labctl state dir") {
 		t.Fatalf("err = %v, want labctl test's message about the state dir", err)
@@ -83,7 +84,7 @@ func TestRunWritesReportsWhenPreflightFails(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("DOCKER_HOST", "tcp://"+nettest.RefusingAddr(t))
 	reports := filepath.Join(dir, "reports")
-	out, _, err := run(t, newRunCommand(), "--state-dir", filepath.Join(dir, "state"), "--report-dir", reports, "--run", "TC-01")
+	out, _, err := run(t, newRunCommand, "--state-dir", filepath.Join(dir, "state"), "--report-dir", reports, "--run", "TC-01")
 	if err == nil {
 		t.Fatal("labctl run succeeded against a refusing Docker address")
 	}

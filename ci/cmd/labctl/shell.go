@@ -61,7 +61,7 @@ func envName(s string) string {
 	return strings.ToUpper(strings.ReplaceAll(s, "-", "_"))
 }
 
-func newShellCommand() *cobra.Command {
+func newShellCommand(s streams) *cobra.Command {
 	var f labFlags
 	cmd := &cobra.Command{
 		Use:   "shell",
@@ -94,10 +94,10 @@ func newShellCommand() *cobra.Command {
 			if local {
 				note = fmt.Sprintf("\nlocal test environment: its tenants answer while `labctl testenv up --state-dir %s` runs", d)
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "lab %s: %s%s\n(exit the shell to return)\n", l.Name, strings.Join(env, "\n  "), note)
+			fmt.Fprintf(s.errOut, "lab %s: %s%s\n(exit the shell to return)\n", l.Name, strings.Join(env, "\n  "), note)
 			c := exec.CommandContext(cmd.Context(), sh)
 			c.Env = append(append(withoutKubeconfigVars(os.Environ()), env...), "LABCTL_LAB="+l.Name)
-			c.Stdin, c.Stdout, c.Stderr = cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
+			c.Stdin, c.Stdout, c.Stderr = s.in, s.out, s.errOut
 			if err := c.Run(); err != nil {
 				if ee, ok := err.(*exec.ExitError); ok {
 					return exitError{code: ee.ExitCode()}

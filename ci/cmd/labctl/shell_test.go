@@ -103,7 +103,7 @@ func TestShellOnLocalEnvironmentStateDir(t *testing.T) {
 	t.Setenv("SHELL", envBin)
 	t.Setenv("KUBECONFIG_MANAGEMENT", "/elsewhere/management.yaml")
 	t.Setenv("KUBECONFIG_OTHER_TENANT", "/elsewhere/other.yaml")
-	out, stderr, err := run(t, newShellCommand(), "--state-dir", string(d))
+	out, stderr, err := run(t, newShellCommand, "--state-dir", string(d))
 	if err != nil {
 		t.Fatalf("labctl shell: %v\n%s", err, stderr)
 	}

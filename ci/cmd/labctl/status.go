@@ -15,7 +15,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/testenv"
 )
 
-func newStatusCommand() *cobra.Command {
+func newStatusCommand(s streams) *cobra.Command {
 	var f labFlags
 	cmd := &cobra.Command{
 		Use:   "status",
@@ -37,11 +37,11 @@ tenant answering with all its nodes Ready — and 1 otherwise, after printing ev
 			if err != nil {
 				return err
 			}
-			e, err := newEnv(l, &f, cmd.ErrOrStderr())
+			e, err := newEnv(l, &f, s.errOut)
 			if err != nil {
 				return err
 			}
-			healthy := writeStatus(cmd.OutOrStdout(), d, l, recs, func(tenant string) (string, bool) {
+			healthy := writeStatus(s.out, d, l, recs, func(tenant string) (string, bool) {
 				if _, err := os.Stat(d.Kubeconfig(tenant)); err != nil && d.Kind() == state.Testenv {
 					// stages.TenantStatus would blame stage tenants, which
 					// the local environment does not have.

@@ -34,7 +34,7 @@ func TestStatusLines(t *testing.T) {
 // tenant that does not answer comes with what starts it.
 func TestStatusOfLocalEnvironment(t *testing.T) {
 	d := writeLocalEnvState(t, kubeconfigFor(nettest.RefusingAddr(t)))
-	out, stderr, err := run(t, newStatusCommand(), "--state-dir", string(d))
+	out, stderr, err := run(t, newStatusCommand, "--state-dir", string(d))
 	if ee, ok := err.(exitError); !ok || ee.code != 1 {
 		t.Fatalf("labctl status with no tenant answering: %v, want exit code 1\n%s", err, stderr)
 	}

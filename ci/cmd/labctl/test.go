@@ -43,7 +43,7 @@ type testFlags struct {
 	reachTimeout time.Duration
 }
 
-func newTestCommand() *cobra.Command {
+func newTestCommand(s streams) *cobra.Command {
 	var f testFlags
 	cmd := &cobra.Command{
 		Use:   "test",
@@ -66,7 +66,7 @@ its tenants and GPUs (no state dir is read then).
   labctl test -f my-platform.yaml --kubeconfig tenant-a=a.yaml --kubeconfig tenant-b=b.yaml --backend "existing platform"
   labctl test --list`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runSuite(cmd, f) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runSuite(cmd.Context(), s, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.stateDir, "state-dir", state.DefaultDir, "state directory written by 'labctl up' or 'labctl testenv up' (kubeconfigs, resolved-lab.yaml, backend)")
@@ -89,8 +89,8 @@ its tenants and GPUs (no state dir is read then).
 	return cmd
 }
 
-func runSuite(cmd *cobra.Command, f testFlags) error {
-	out := cmd.OutOrStdout()
+func runSuite(ctx context.Context, s streams, f testFlags) error {
+	out := s.out
 	if f.list {
 		for _, c := range suite.Cases() {
 			core := ""
@@ -113,7 +113,7 @@ func runSuite(cmd *cobra.Command, f testFlags) error {
 	}
 	logOut := io.Discard
 	if f.verbose {
-		logOut = cmd.ErrOrStderr()
+		logOut = s.errOut
 	}
 	cfg := suite.Config{
 		Lab: l, Tenants: tenants, Backend: backend,
@@ -123,7 +123,6 @@ func runSuite(cmd *cobra.Command, f testFlags) error {
 		Image:             f.image,
 		KubernetesVersion: f.version,
 	}
-	ctx := cmd.Context()
 	if ctx == nil {
 		ctx = context.Background()
 	}

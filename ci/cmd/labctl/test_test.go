@@ -166,7 +166,7 @@ func TestTestUnreachableTenantsFailFast(t *testing.T) {
 }
 
 func TestReachTimeoutAtMostTenSeconds(t *testing.T) {
-	d, err := time.ParseDuration(newTestCommand().Flags().Lookup("reach-timeout").DefValue)
+	d, err := time.ParseDuration(newTestCommand(streams{}).Flags().Lookup("reach-timeout").DefValue)
 	if err != nil || d <= 0 || d > 10*time.Second {
 		t.Fatalf("--reach-timeout default %v (%v), want (0, 10s]", d, err)
 	}

@@ -37,7 +37,7 @@ func (f *upFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.unverifiedPins, images.AllowUnverifiedPinsFlag, false, "with --images, load a digest-pinned image (name@sha256:…) even when neither the daemon, the archive nor the bundle's index ties it to its digest (a bundle whose index records no image ID or digests); without it such a bundle is refused before anything is loaded")
 }
 
-func newUpCommand() *cobra.Command {
+func newUpCommand(s streams) *cobra.Command {
 	var f upFlags
 	cmd := &cobra.Command{
 		Use:   "up",
@@ -52,14 +52,14 @@ failure) goes to --state-dir.`,
   labctl up --dry-run             # print what would be applied`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runUp(cmd.Context(), cmd, &f)
+			return runUp(cmd.Context(), s, &f)
 		},
 	}
 	f.register(cmd)
 	return cmd
 }
 
-func runUp(ctx context.Context, cmd *cobra.Command, f *upFlags) error {
+func runUp(ctx context.Context, s streams, f *upFlags) error {
 	if err := stages.ValidateOnly(f.only); err != nil {
 		return err
 	}
@@ -67,7 +67,7 @@ func runUp(ctx context.Context, cmd *cobra.Command, f *upFlags) error {
 	if err != nil {
 		return err
 	}
-	e, err := newEnv(l, &f.labFlags, cmd.ErrOrStderr())
+	e, err := newEnv(l, &f.labFlags, s.errOut)
 	if err != nil {
 		return err
 	}
@@ -88,11 +88,11 @@ func runUp(ctx context.Context, cmd *cobra.Command, f *upFlags) error {
 	}
 	if f.images != "" {
 		opts := images.LoadOptions{AllowUnverifiedPins: f.unverifiedPins}
-		if err := loadBundle(ctx, cmd.ErrOrStderr(), e, f.images, opts, f.dryRun); err != nil {
+		if err := loadBundle(ctx, s.errOut, e, f.images, opts, f.dryRun); err != nil {
 			return err
 		}
 	}
-	p := newPrinter(cmd.OutOrStdout(), f.verbose)
+	p := newPrinter(s.out, f.verbose)
 	r := &stages.Runner{
 		Stages:  stages.All(),
 		Only:    f.only,
@@ -107,7 +107,7 @@ func runUp(ctx context.Context, cmd *cobra.Command, f *upFlags) error {
 		},
 	}
 	if f.dryRun {
-		fmt.Fprintf(cmd.OutOrStdout(), "lab %s, state dir %s, docker %s — nothing is applied (--dry-run)\n", l.Name, e.State, dockerDesc(e.Reach))
+		fmt.Fprintf(s.out, "lab %s, state dir %s, docker %s — nothing is applied (--dry-run)\n", l.Name, e.State, dockerDesc(e.Reach))
 		return r.Plan(e)
 	}
 	notes, err := stages.Preflight(ctx, e, f.only)
@@ -115,7 +115,7 @@ func runUp(ctx context.Context, cmd *cobra.Command, f *upFlags) error {
 		return err
 	}
 	for _, n := range notes {
-		fmt.Fprintln(cmd.ErrOrStderr(), "preflight:", n)
+		fmt.Fprintln(s.errOut, "preflight:", n)
 	}
 	if err := e.State.WriteLab(l); err != nil {
 		return err
@@ -128,7 +128,7 @@ func runUp(ctx context.Context, cmd *cobra.Command, f *upFlags) error {
 		}
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "lab %s is up in %s: `labctl shell --state-dir %s` opens a shell with every tenant's kubeconfig\n",
+	fmt.Fprintf(s.out, "lab %s is up in %s: `labctl shell --state-dir %s` opens a shell with every tenant's kubeconfig\n",
 		l.Name, time.Since(start).Round(time.Second), e.State)
 	return nil
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
-func newValidateCommand() *cobra.Command {
+func newValidateCommand(s streams) *cobra.Command {
 	var file string
 	cmd := &cobra.Command{
 		Use:   "validate [LAB-FILE]",
@@ -28,10 +28,10 @@ func newValidateCommand() *cobra.Command {
 			if err != nil {
 				// Printed here, with main's "labctl:" prefix, so the
 				// problems go to the command's own stderr.
-				fmt.Fprintln(cmd.ErrOrStderr(), "labctl:", err)
+				fmt.Fprintln(s.errOut, "labctl:", err)
 				return exitError{code: 1}
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "ok: lab %s: %s\n", l.Name, summary(l))
+			fmt.Fprintf(s.out, "ok: lab %s: %s\n", l.Name, summary(l))
 			return nil
 		},
 	}

@@ -15,7 +15,7 @@ func TestValidateOK(t *testing.T) {
 	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, _, err := run(t, newValidateCommand(), "-f", p)
+	out, _, err := run(t, newValidateCommand, "-f", p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,22 +38,22 @@ func TestValidatePositionalFile(t *testing.T) {
 		}
 	}
 	for _, p := range []string{good, bad} {
-		flagOut, flagErr, flagRunErr := run(t, newValidateCommand(), "-f", p)
-		argOut, argErr, argRunErr := run(t, newValidateCommand(), p)
+		flagOut, flagErr, flagRunErr := run(t, newValidateCommand, "-f", p)
+		argOut, argErr, argRunErr := run(t, newValidateCommand, p)
 		if argOut != flagOut || argErr != flagErr || fmt.Sprint(argRunErr) != fmt.Sprint(flagRunErr) {
 			t.Errorf("%s: positional (%q, %q, %v) differs from -f (%q, %q, %v)", filepath.Base(p), argOut, argErr, argRunErr, flagOut, flagErr, flagRunErr)
 		}
 	}
-	if out, _, err := run(t, newValidateCommand(), good); err != nil || !strings.HasPrefix(out, "ok: lab gpu-lab: 1 tenant, 1 worker, 3 GPUs") {
+	if out, _, err := run(t, newValidateCommand, good); err != nil || !strings.HasPrefix(out, "ok: lab gpu-lab: 1 tenant, 1 worker, 3 GPUs") {
 		t.Errorf("positional good file: %q, %v", out, err)
 	}
-	if _, stderr, _ := run(t, newValidateCommand(), bad); !strings.Contains(stderr, `tenants[0].workrs: unknown field "workrs": did you mean "workers"?`) {
+	if _, stderr, _ := run(t, newValidateCommand, bad); !strings.Contains(stderr, `tenants[0].workrs: unknown field "workrs": did you mean "workers"?`) {
 		t.Errorf("positional bad file: stderr %q", stderr)
 	}
-	if _, _, err := run(t, newValidateCommand(), "-f", good, bad); err == nil || !strings.Contains(err.Error(), "two lab files") {
+	if _, _, err := run(t, newValidateCommand, "-f", good, bad); err == nil || !strings.Contains(err.Error(), "two lab files") {
 		t.Errorf("-f and a different argument: %v, want an error naming both", err)
 	}
-	if _, _, err := run(t, newValidateCommand(), good, bad); err == nil {
+	if _, _, err := run(t, newValidateCommand, good, bad); err == nil {
 		t.Error("two arguments accepted")
 	}
 }
@@ -64,7 +64,7 @@ func TestValidateListsEveryError(t *testing.T) {
 	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, err := run(t, newValidateCommand(), "-f", p)
+	out, stderr, err := run(t, newValidateCommand, "-f", p)
 	var ee exitError
 	if !errors.As(err, &ee) || ee.code == 0 {
 		t.Fatalf("want a non-zero exitError, got %v", err)
@@ -86,7 +86,7 @@ func TestValidateListsEveryError(t *testing.T) {
 }
 
 func TestHelpListsFlagsWithDefaults(t *testing.T) {
-	out, _, err := run(t, newPlanCommand(), "--help")
+	out, _, err := run(t, newPlanCommand, "--help")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestHelpListsFlagsWithDefaults(t *testing.T) {
 			t.Errorf("plan --help lacks %q:\n%s", want, out)
 		}
 	}
-	out, _, err = run(t, newValidateCommand(), "--help")
+	out, _, err = run(t, newValidateCommand, "--help")
 	if err != nil || !strings.Contains(out, "Check a lab file") || !strings.Contains(out, "-f, --file") {
 		t.Errorf("validate --help: %v\n%s", err, out)
 	}
@@ -109,7 +109,7 @@ func TestValidateSummaryIsPluralised(t *testing.T) {
 	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, _, err := run(t, newValidateCommand(), p)
+	out, _, err := run(t, newValidateCommand, p)
 	if want := "ok: lab gpu-lab: 2 tenants, 3 workers, 3 GPUs: 1× L4, 2× T4; Kubernetes v1.36.4\n"; err != nil || out != want {
 		t.Errorf("output %q, %v; want %q", out, err, want)
 	}
@@ -118,7 +118,7 @@ func TestValidateSummaryIsPluralised(t *testing.T) {
 // TestValidateMissingFile: the error says labctl, which file, and what to do.
 func TestValidateMissingFile(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "nope.yaml")
-	out, stderr, err := run(t, newValidateCommand(), p)
+	out, stderr, err := run(t, newValidateCommand, p)
 	want := "labctl: lab file " + p + " does not exist: check the path, or leave the file out to use the seed lab (`labctl plan` prints it): open " + p + ": no such file or directory\n"
 	var ee exitError
 	if !errors.As(err, &ee) || ee.code != 1 || out != "" || stderr != want {
@@ -132,7 +132,7 @@ func TestValidateJSONFile(t *testing.T) {
 	if err := os.WriteFile(p, []byte(`{"tenants": [],}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, stderr, _ := run(t, newValidateCommand(), p)
+	_, stderr, _ := run(t, newValidateCommand, p)
 	if want := "labctl: lab file " + p + ": the file is not valid JSON: line 1, column 16: invalid character '}' looking for beginning of object key string\n"; stderr != want {
 		t.Errorf("stderr %q, want %q", stderr, want)
 	}

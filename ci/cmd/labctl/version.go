@@ -18,13 +18,13 @@ import (
 // otherwise the module version from the build info is shown.
 var version = ""
 
-func newVersionCommand() *cobra.Command {
+func newVersionCommand(s streams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print labctl's version and commit and every pinned component version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := io.WriteString(cmd.OutOrStdout(), cmd.Root().Version)
+			_, err := io.WriteString(s.out, cmd.Root().Version)
 			return err
 		},
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +16,6 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/chartbuild"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
-	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/cache"
 	rehrun "github.com/gpu-lab/gpu-lab/ci/rehearsal/run"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 	"github.com/gpu-lab/gpu-lab/ci/stages"
@@ -26,8 +24,9 @@ import (
 // newChartsCommand is `rehearse charts`.
 func newChartsCommand() *cobra.Command {
 	var (
-		file, out, root, helm, labctl string
-		gitDirs                       []string
+		file, out, helm, labctl string
+		gitDirs                 []string
+		cacheDir                cacheFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "charts",
@@ -55,15 +54,14 @@ it with (HAMi's post-renderer is a labctl: --labctl, or one built from this chec
 			if err != nil {
 				return err
 			}
-			if root == "" {
-				if root, err = cache.Root(); err != nil {
-					return err
-				}
+			root, err := cacheDir.dir()
+			if err != nil {
+				return err
 			}
 			if out == "" {
 				out = rehrun.DefaultChartsDir(root)
 			}
-			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
+			log := progressLog(cmd.ErrOrStderr())
 			o := chartbuild.Options{Out: out, Root: root, Helm: helm, Snapshots: snaps,
 				Charts: images.PinnedCharts(l), Versions: l.Versions, Log: log}
 			if _, err := o.Recipes(); err != nil {
@@ -98,7 +96,7 @@ it with (HAMi's post-renderer is a labctl: --labctl, or one built from this chec
 	f := cmd.Flags()
 	f.StringVarP(&file, "file", "f", "", "lab file (YAML or JSON) whose pinned chart versions to make; empty means the embedded seed lab")
 	f.StringVar(&out, "out", "", "directory to write the chart archives into (default <cache>/charts, where rehearse run --charts looks)")
-	f.StringVar(&root, "cache", "", "cache directory (default $"+cache.EnvRoot+" or ~/.cache/gpu-lab/rehearsal); helm is built into it")
+	cacheDir.register(f, "; helm is built into it")
 	f.StringVar(&helm, "helm", "", "a helm v3.19.0 binary to use instead of building one")
 	f.StringVar(&labctl, "labctl", "", "a labctl binary, HAMi's post-renderer when the charts are rendered (default: build it from this checkout into <cache>/bin/labctl)")
 	f.StringArrayVar(&gitDirs, "git-dir", nil, "OWNER/NAME=DIR: a git directory (clone or snapshot with tags) of an upstream repository; needed: "+

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"path/filepath"
 	"strings"
 
@@ -14,15 +13,15 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild"
-	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/cache"
 )
 
 // newImagesCommand is `rehearse images`.
 func newImagesCommand() *cobra.Command {
 	var (
-		file, bundle, root, kindGit, knpGit, runc string
-		only, nodeFiles, gitDirs                  []string
-		planOnly, basesOnly, nodeAdapt            bool
+		file, bundle, kindGit, knpGit, runc string
+		only, nodeFiles, gitDirs            []string
+		planOnly, basesOnly, nodeAdapt      bool
+		cacheDir                            cacheFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "images",
@@ -58,10 +57,9 @@ difference from upstream's published images.`,
 				plan.Write(out)
 				return nil
 			}
-			if root == "" {
-				if root, err = cache.Root(); err != nil {
-					return err
-				}
+			root, err := cacheDir.dir()
+			if err != nil {
+				return err
 			}
 			if bundle == "" {
 				bundle = filepath.Join(root, "bundle")
@@ -74,7 +72,7 @@ difference from upstream's published images.`,
 			if err != nil {
 				return err
 			}
-			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
+			log := progressLog(cmd.ErrOrStderr())
 			d := docker.CLI{}
 			rep := imagebuild.Build(cmd.Context(), imagebuild.Options{Root: root, Docker: d, Log: log, KindGitDir: kindGit, KubeNetworkPoliciesGitDir: knpGit, GitDirs: git, RuncBinary: runc, NodeExtra: extra, NodeAdapt: nodeAdapt, BasesOnly: basesOnly}, plan)
 			idx, werr := imagebuild.WriteBundle(cmd.Context(), d, bundle, plan, rep, log)
@@ -96,7 +94,7 @@ difference from upstream's published images.`,
 	f := cmd.Flags()
 	f.StringVarP(&file, "file", "f", "", "lab file (YAML or JSON); empty means the rehearsal's lab (ci/rehearsal/lab.yaml: the seed lab with the management node on the tenants' Kubernetes version)")
 	f.StringVar(&bundle, "bundle", "", "bundle directory to write (default <cache>/bundle); an index.json there is merged")
-	f.StringVar(&root, "cache", "", "cache directory (default $"+cache.EnvRoot+" or ~/.cache/gpu-lab/rehearsal)")
+	cacheDir.register(f, "")
 	f.StringVar(&kindGit, "kind-git-dir", "", "git directory of kubernetes-sigs/kind holding kindnetd's commit (the module proxy does not serve it)")
 	f.StringVar(&knpGit, "kube-network-policies-git-dir", "", "git directory of kubernetes-sigs/kube-network-policies holding the commit kindnetd requires (the module proxy does not serve it)")
 	f.StringArrayVar(&gitDirs, "git-dir", nil, "OWNER/NAME=DIR: git directory of a repository built from git history at the lab's tag (the module proxy does not serve it), e.g. clastix/kamaji=/work/.mirror/clastix+kamaji/repo; repeat per repository")

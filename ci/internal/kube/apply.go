@@ -67,10 +67,10 @@ func ObjectName(u *unstructured.Unstructured) string {
 	return u.GetKind() + " " + u.GetName()
 }
 
-// FieldManager names the lab in the managedFields of every object it
+// fieldManager names the lab in the managedFields of every object it
 // applies, so a re-run of a stage takes back only the fields it set before
 // and leaves what controllers added (labels, annotations, finalizers) alone.
-const FieldManager = "gpu-lab"
+const fieldManager = "gpu-lab"
 
 // Applier applies objects with server-side apply through the dynamic
 // client, finding each kind's resource through discovery (a CRD's plural is
@@ -128,7 +128,7 @@ func (a *Applier) Apply(ctx context.Context, obj any) (*unstructured.Unstructure
 		u = u.DeepCopy()
 		unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
 	}
-	out, err := ri.Apply(ctx, u.GetName(), u, metav1.ApplyOptions{FieldManager: FieldManager, Force: true})
+	out, err := ri.Apply(ctx, u.GetName(), u, metav1.ApplyOptions{FieldManager: fieldManager, Force: true})
 	if err != nil {
 		return nil, fmt.Errorf("apply %s: %w", ObjectName(u), err)
 	}

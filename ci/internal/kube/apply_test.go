@@ -92,8 +92,8 @@ func TestReapplyKeepsWhatControllersAdded(t *testing.T) {
 		t.Fatalf("%d apply requests, want 2 (one per Apply)", len(reqs))
 	}
 	last := reqs[1]
-	if last.FieldManager != FieldManager || !last.Force {
-		t.Errorf("apply as %q force=%v, want %q force=true", last.FieldManager, last.Force, FieldManager)
+	if last.FieldManager != fieldManager || !last.Force {
+		t.Errorf("apply as %q force=%v, want %q force=true", last.FieldManager, last.Force, fieldManager)
 	}
 	if _, ok := last.Object.GetLabels()["controller/owned"]; ok {
 		t.Errorf("the apply request claims the controller's label: %v", last.Object.GetLabels())

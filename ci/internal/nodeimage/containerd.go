@@ -63,18 +63,18 @@ func ContainerdImportCommand(snapshotter, platform string, local bool) []string 
 	return append(cmd, "--platform="+platform, "--digests", "--snapshotter="+snapshotter, "-")
 }
 
-// CtrVersionCommand prints the node's ctr version: "ctr <package>
+// ctrVersionCommand prints the node's ctr version: "ctr <package>
 // <version>" (containerd v2.3.4 cmd/ctr/app/main.go:55-57 VersionPrinter).
-var CtrVersionCommand = []string{"ctr", "--version"}
+var ctrVersionCommand = []string{"ctr", "--version"}
 
-// CtrImportsLocally reads `ctr --version` output: whether `ctr images
+// ctrImportsLocally reads `ctr --version` output: whether `ctr images
 // import` has --local. The flag came with containerd v1.7.0 (its
 // cmd/ctr/commands/images/import.go:90; v1.6.20's has none), and before it
 // ctr always imported in itself, as --local does now: a 1.6 node (Debian
 // bookworm's containerd 1.6.20, kind nodes before v0.20) refuses the flag,
 // "ctr: flag provided but not defined: -local" (testdata). An output this
 // cannot read keeps --local: every ctr of the pinned node images has it.
-func CtrImportsLocally(out []byte) bool {
+func ctrImportsLocally(out []byte) bool {
 	f := strings.Fields(string(out))
 	if len(f) < 3 || f[0] != "ctr" {
 		return true
@@ -90,12 +90,12 @@ func CtrImportsLocally(out []byte) bool {
 	return parsed.AtLeast(version.MajorMinor(1, 7))
 }
 
-// ContainerdSnapshotter reads the CRI plugin's snapshotter from `containerd
+// containerdSnapshotter reads the CRI plugin's snapshotter from `containerd
 // config dump` output, at the key kind v0.33.0 reads for each config
 // version (parseSnapshotter): version 2 (containerd 1.3 to 2.x)
 // plugins."io.containerd.grpc.v1.cri".containerd.snapshotter; versions 3
 // and 4 (containerd 2.0, 2.1) plugins."io.containerd.cri.v1.images".snapshotter.
-func ContainerdSnapshotter(dump []byte) (string, error) {
+func containerdSnapshotter(dump []byte) (string, error) {
 	tree, err := toml.LoadBytes(dump)
 	if err != nil {
 		return "", fmt.Errorf("containerd config dump: %w", err)

@@ -28,7 +28,7 @@ func TestContainerdSnapshotter(t *testing.T) {
 		{"empty", "", "", "no config version"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ContainerdSnapshotter([]byte(tt.dump))
+			got, err := containerdSnapshotter([]byte(tt.dump))
 			if tt.errHas != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.errHas) {
 					t.Fatalf("err = %v, want %q", err, tt.errHas)
@@ -71,7 +71,7 @@ func TestCtrImportsLocally(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := CtrImportsLocally(out); got != tt.want {
+		if got := ctrImportsLocally(out); got != tt.want {
 			t.Errorf("%s (%q): imports locally = %v, want %v", tt.file, out, got, tt.want)
 		}
 	}
@@ -84,7 +84,7 @@ func TestCtrImportsLocally(t *testing.T) {
 		t.Errorf("the recorded 1.6.20 import does not refuse --local:\n%s", refusal)
 	}
 	for _, unreadable := range []string{"", "containerd 1.6.20", "ctr github.com/containerd/containerd unknown"} {
-		if !CtrImportsLocally([]byte(unreadable)) {
+		if !ctrImportsLocally([]byte(unreadable)) {
 			t.Errorf("%q: an unreadable version must keep --local (the pinned nodes' ctr has it)", unreadable)
 		}
 	}
@@ -97,7 +97,7 @@ func TestContainerdSnapshotterOfARecordedDebianNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := ContainerdSnapshotter(dump); err != nil || got != "overlayfs" {
+	if got, err := containerdSnapshotter(dump); err != nil || got != "overlayfs" {
 		t.Errorf("ContainerdSnapshotter = %q, %v; want overlayfs", got, err)
 	}
 }

@@ -29,11 +29,11 @@ func Load(ctx context.Context, d Docker, node, img string) error {
 	if err != nil {
 		return fmt.Errorf("read the snapshotter of %s's containerd: %w", node, err)
 	}
-	snapshotter, err := ContainerdSnapshotter(dump)
+	snapshotter, err := containerdSnapshotter(dump)
 	if err != nil {
 		return fmt.Errorf("read the snapshotter of %s's containerd: %w", node, err)
 	}
-	ver, err := d.Exec(ctx, node, nil, CtrVersionCommand...)
+	ver, err := d.Exec(ctx, node, nil, ctrVersionCommand...)
 	if err != nil {
 		return fmt.Errorf("read the ctr version of %s: %w", node, err)
 	}
@@ -43,7 +43,7 @@ func Load(ctx context.Context, d Docker, node, img string) error {
 	}
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(d.Save(ctx, img, pw)) }()
-	_, err = d.Exec(ctx, node, pr, ContainerdImportCommand(snapshotter, tr.Platform, CtrImportsLocally(ver))...)
+	_, err = d.Exec(ctx, node, pr, ContainerdImportCommand(snapshotter, tr.Platform, ctrImportsLocally(ver))...)
 	pr.Close()
 	return err
 }

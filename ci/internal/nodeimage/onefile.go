@@ -46,5 +46,5 @@ func ImageRootfs(binary []byte) ([]byte, error) {
 // ImageChanges are the `docker import --change` lines of the image.
 var ImageChanges = []string{`ENTRYPOINT ["/labctl"]`}
 
-// ContainerdName is how containerd names an image docker calls ref.
-func ContainerdName(ref string) string { return "docker.io/" + ref }
+// containerdName is how containerd names an image docker calls ref.
+func containerdName(ref string) string { return "docker.io/" + ref }

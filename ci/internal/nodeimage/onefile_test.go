@@ -39,7 +39,7 @@ func TestImageRootfs(t *testing.T) {
 	if _, err := tr.Next(); err != io.EOF {
 		t.Errorf("rootfs has more than /labctl: %v", err)
 	}
-	if ContainerdName("gpu-lab/labctl:abc") != "docker.io/gpu-lab/labctl:abc" {
+	if containerdName("gpu-lab/labctl:abc") != "docker.io/gpu-lab/labctl:abc" {
 		t.Error("ContainerdName")
 	}
 }

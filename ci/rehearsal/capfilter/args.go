@@ -14,8 +14,8 @@ const (
 	None Kind = iota
 	// Spec: create or run read the bundle's config.json.
 	Spec
-	// Process: exec --process FILE reads FILE.
-	Process
+	// process: exec --process FILE reads FILE.
+	process
 )
 
 // globalWithValue are runc's global options that take a value (runc 1.1.5
@@ -61,7 +61,7 @@ func Target(args []string, cwd string) (Kind, string) {
 		return Spec, abs(filepath.Join(bundle, "config.json"))
 	case "exec":
 		if p, ok := flagValue(rest, execWithValue, "process", "p"); ok {
-			return Process, abs(p)
+			return process, abs(p)
 		}
 	}
 	return None, ""

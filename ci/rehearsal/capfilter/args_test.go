@@ -22,7 +22,7 @@ func TestTargetOfRecordedCalls(t *testing.T) {
 			}
 		case "exec":
 			sawProcess++
-			if kind != Process || path != args[indexOf(args, "--process")+1] {
+			if kind != process || path != args[indexOf(args, "--process")+1] {
 				t.Errorf("exec: Target = %v %q, want the --process file", kind, path)
 			}
 		default:
@@ -69,8 +69,8 @@ func TestTargetForms(t *testing.T) {
 		{"--systemd-cgroup --rootless false create -bundle rel id", Spec, "/cwd/rel/config.json"},
 		{"create id", Spec, "/cwd/config.json"},
 		{"create --pid-file /p -b /b id", Spec, "/b/config.json"},
-		{"exec -p=/p.json id", Process, "/p.json"},
-		{"exec --cwd / -p /p.json id", Process, "/p.json"},
+		{"exec -p=/p.json id", process, "/p.json"},
+		{"exec --cwd / -p /p.json id", process, "/p.json"},
 		// The command's own -p after the container ID is not runc's.
 		{"exec --cwd /x id sh -p /etc", None, ""},
 		{"exec id sh", None, ""},

@@ -56,18 +56,18 @@ func (o Options) Recipes() ([]Recipe, error) {
 		}
 		rs = append(rs, r)
 	}
-	if miss := o.Snapshots.Missing(Repos(rs)); len(miss) > 0 {
+	if miss := o.Snapshots.Missing(repos(rs)); len(miss) > 0 {
 		return nil, fmt.Errorf("no git directory of %s: pass --git-dir OWNER/NAME=DIR for each (a clone or snapshot holding the tags)", strings.Join(miss, ", "))
 	}
-	if err := Prerequisites(o.Helm == ""); err != nil {
+	if err := prerequisites(o.Helm == ""); err != nil {
 		return nil, err
 	}
 	return rs, nil
 }
 
-// Prerequisites checks the programs `rehearse charts` runs: git, and go
+// prerequisites checks the programs `rehearse charts` runs: git, and go
 // when helm is to be built (BuildHelm).
-func Prerequisites(buildHelm bool) error {
+func prerequisites(buildHelm bool) error {
 	tools := []preflight.Tool{preflight.Git}
 	if buildHelm {
 		tools = append(tools, preflight.Go)
@@ -117,7 +117,7 @@ func Build(ctx context.Context, o Options) ([]Made, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(work)
-	logf, err := os.Create(LogPath(o.Root))
+	logf, err := os.Create(logPath(o.Root))
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +128,7 @@ func Build(ctx context.Context, o Options) ([]Made, error) {
 		h := Helm{Binary: helmBin, Home: filepath.Join(work, fmt.Sprintf("%d-helm", i)), Log: logf}
 		m, err := buildOne(ctx, o, h, r, filepath.Join(work, fmt.Sprintf("%d-%s", i, r.Chart.Name)))
 		if err != nil {
-			return made, fmt.Errorf("chart %s %s from %s %s: %w (helm's output: %s)", r.Chart.Name, r.Chart.Version, r.Repo, r.Ref, err, LogPath(o.Root))
+			return made, fmt.Errorf("chart %s %s from %s %s: %w (helm's output: %s)", r.Chart.Name, r.Chart.Version, r.Repo, r.Ref, err, logPath(o.Root))
 		}
 		m.Took = time.Since(start)
 		attrs := []any{"chart", r.Chart.Name, "version", r.Chart.Version, "from", r.Repo + "@" + r.Ref, "commit", m.Commit, "archive", m.Archive, "took", m.Took.Round(time.Millisecond).String()}
@@ -141,8 +141,8 @@ func Build(ctx context.Context, o Options) ([]Made, error) {
 	return made, nil
 }
 
-// LogPath is where Build logs helm's commands and output.
-func LogPath(root string) string { return filepath.Join(root, "charts.log") }
+// logPath is where Build logs helm's commands and output.
+func logPath(root string) string { return filepath.Join(root, "charts.log") }
 
 func buildOne(ctx context.Context, o Options, h Helm, r Recipe, work string) (Made, error) {
 	gitDir, err := o.Snapshots.Dir(r.Repo)
@@ -156,11 +156,11 @@ func buildOne(ctx context.Context, o Options, h Helm, r Recipe, work string) (Ma
 	var dir string
 	var flags []string
 	switch r.Kind {
-	case KindHAMi:
+	case kindHAMi:
 		dir, err = makeHAMi(ctx, r, gitDir, work)
-	case KindCertManager:
+	case kindCertManager:
 		dir, flags, err = makeCertManager(ctx, r, gitDir, work)
-	case KindKamaji:
+	case kindKamaji:
 		var etcd EtcdRelease
 		dir, etcd, err = makeKamaji(ctx, o.Log, h, r, o.Snapshots, work)
 		m.KamajiEtcd = &etcd
@@ -178,7 +178,7 @@ func buildOne(ctx context.Context, o Options, h Helm, r Recipe, work string) (Ma
 	if err != nil || len(pkgs) != 1 {
 		return m, fmt.Errorf("helm package wrote %v into %s, want one archive (%v)", pkgs, dest, err)
 	}
-	if err := CheckArchive(pkgs[0], r.Chart); err != nil {
+	if err := checkArchive(pkgs[0], r.Chart); err != nil {
 		return m, err
 	}
 	if m.KamajiEtcd != nil {
@@ -197,9 +197,9 @@ func buildOne(ctx context.Context, o Options, h Helm, r Recipe, work string) (Ma
 	return m, nil
 }
 
-// CheckArchive fails unless archive holds chart c at its version, read as
+// checkArchive fails unless archive holds chart c at its version, read as
 // `rehearse run --charts` reads it (images.ReadChartArchive).
-func CheckArchive(archive string, c images.Chart) error {
+func checkArchive(archive string, c images.Chart) error {
 	m, err := images.ReadChartArchive(archive)
 	if err != nil {
 		return err

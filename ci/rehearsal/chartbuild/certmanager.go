@@ -23,23 +23,23 @@ const (
 	certManagerCRDs     = "deploy/crds"
 )
 
-// CertManagerPrerelease is IS_PRERELEASE of cert-manager's Makefile:81:
+// certManagerPrerelease is IS_PRERELEASE of cert-manager's Makefile:81:
 // "true" when `git describe --tags --abbrev=0 --match='v*'` has a "-".
 // At a release tag git describe is the tag itself.
-func CertManagerPrerelease(tag string) string {
+func certManagerPrerelease(tag string) string {
 	if strings.Contains(tag, "-") {
 		return "true"
 	}
 	return "false"
 }
 
-// CertManagerChartYAML is the Chart.yaml manifests.mk:119-126 writes with
+// certManagerChartYAML is the Chart.yaml manifests.mk:119-126 writes with
 // yq from Chart.template.yaml: annotations artifacthub.io/signKey = the
 // whole of signkey_annotation.txt (read with `IFS= read -rd ”`, so its
 // final newline stays), artifacthub.io/prerelease = IS_PRERELEASE, version
 // and appVersion = VERSION. Order and the other keys stay; helm package
 // re-marshals Chart.yaml anyway (helm v3.19.0 pkg/chartutil/save.go:168).
-func CertManagerChartYAML(template, signKey []byte, version string) ([]byte, error) {
+func certManagerChartYAML(template, signKey []byte, version string) ([]byte, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(template, &doc); err != nil {
 		return nil, fmt.Errorf("cert-manager Chart.template.yaml: %w", err)
@@ -50,7 +50,7 @@ func CertManagerChartYAML(template, signKey []byte, version string) ([]byte, err
 	root := doc.Content[0]
 	ann := mapValue(root, "annotations", yaml.MappingNode)
 	setString(ann, "artifacthub.io/signKey", string(signKey))
-	setString(ann, "artifacthub.io/prerelease", CertManagerPrerelease(version))
+	setString(ann, "artifacthub.io/prerelease", certManagerPrerelease(version))
 	setString(root, "version", version)
 	setString(root, "appVersion", version)
 	var b bytes.Buffer
@@ -89,16 +89,16 @@ func setString(m *yaml.Node, key, s string) {
 	}
 }
 
-// CertManagerREADME is manifests.mk:116-117: sed s:{{RELEASE_VERSION}}:VERSION:g.
-func CertManagerREADME(template []byte, version string) []byte {
+// certManagerREADME is manifests.mk:116-117: sed s:{{RELEASE_VERSION}}:VERSION:g.
+func certManagerREADME(template []byte, version string) []byte {
 	return bytes.ReplaceAll(template, []byte("{{RELEASE_VERSION}}"), []byte(version))
 }
 
-// ConcatYAML is hack/concat-yaml.sh (cert-manager v1.18.3): each file as
+// concatYAML is hack/concat-yaml.sh (cert-manager v1.18.3): each file as
 // it is, "\n---\n" between two files, and a refusal of any %YAML
 // directive. manifests.mk:107-108 makes templates/crds.yaml with it from
 // $(wildcard deploy/crds/*.yaml), which GNU make 4.3 and later sorts.
-func ConcatYAML(files map[string][]byte) ([]byte, error) {
+func concatYAML(files map[string][]byte) ([]byte, error) {
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)
@@ -117,14 +117,14 @@ func ConcatYAML(files map[string][]byte) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// CertManagerCopied says which files of deploy/charts/cert-manager
+// certManagerCopied says which files of deploy/charts/cert-manager
 // manifests.mk copies unchanged into the chart, by their path there:
 // templates/*.yaml (HELM_TEMPLATE_SOURCES, :18-19, rule :98-99, top level
 // only), templates/_helpers.tpl (:101-102), templates/NOTES.txt (:104-105),
 // values.yaml (:110-111) and values.schema.json (:113-114). Chart.template.yaml, README.template.md,
 // signkey_annotation.txt, .helmignore, .gitignore and
 // values.linter.exceptions are not in the chart.
-func CertManagerCopied(rel string) bool {
+func certManagerCopied(rel string) bool {
 	switch rel {
 	case "templates/_helpers.tpl", "templates/NOTES.txt", "values.yaml", "values.schema.json":
 		return true
@@ -149,7 +149,7 @@ func makeCertManager(ctx context.Context, r Recipe, gitDir, work string) (string
 			return err
 		}
 		rel, _ := filepath.Rel(chartSrc, p)
-		if !CertManagerCopied(filepath.ToSlash(rel)) {
+		if !certManagerCopied(filepath.ToSlash(rel)) {
 			return nil
 		}
 		return copyInto(p, filepath.Join(out, rel))
@@ -166,7 +166,7 @@ func makeCertManager(ctx context.Context, r Recipe, gitDir, work string) (string
 	if err != nil {
 		return "", nil, err
 	}
-	chartYAML, err := CertManagerChartYAML(tmpl, sign, version)
+	chartYAML, err := certManagerChartYAML(tmpl, sign, version)
 	if err != nil {
 		return "", nil, err
 	}
@@ -184,11 +184,11 @@ func makeCertManager(ctx context.Context, r Recipe, gitDir, work string) (string
 			return "", nil, err
 		}
 	}
-	crdYAML, err := ConcatYAML(crds)
+	crdYAML, err := concatYAML(crds)
 	if err != nil {
 		return "", nil, fmt.Errorf("cert-manager %s: %w", r.Ref, err)
 	}
-	for name, b := range map[string][]byte{"Chart.yaml": chartYAML, "README.md": CertManagerREADME(readme, version), "templates/crds.yaml": crdYAML} {
+	for name, b := range map[string][]byte{"Chart.yaml": chartYAML, "README.md": certManagerREADME(readme, version), "templates/crds.yaml": crdYAML} {
 		if err := os.WriteFile(filepath.Join(out, name), b, 0o644); err != nil {
 			return "", nil, err
 		}

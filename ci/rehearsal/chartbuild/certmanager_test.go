@@ -26,7 +26,7 @@ appVersion: v0.0.0
 
 func TestCertManagerChartYAML(t *testing.T) {
 	sign := "-----BEGIN PGP PUBLIC KEY BLOCK-----\nabc\n-----END PGP PUBLIC KEY BLOCK-----\nname: cert-manager-maintainers\nfile: https://example/key.gpg\n"
-	out, err := CertManagerChartYAML([]byte(certManagerTemplate), []byte(sign), "v1.18.3")
+	out, err := certManagerChartYAML([]byte(certManagerTemplate), []byte(sign), "v1.18.3")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,21 +57,21 @@ func TestCertManagerChartYAML(t *testing.T) {
 	if strings.Index(s, "name:") > strings.Index(s, "version:") || strings.Index(s, "version:") > strings.Index(s, "appVersion:") {
 		t.Errorf("key order changed:\n%s", s)
 	}
-	if _, err := CertManagerChartYAML([]byte("- a\n"), nil, "v1"); err == nil {
+	if _, err := certManagerChartYAML([]byte("- a\n"), nil, "v1"); err == nil {
 		t.Error("a template that is no mapping was accepted")
 	}
 }
 
 func TestCertManagerPrerelease(t *testing.T) {
 	for tag, want := range map[string]string{"v1.18.3": "false", "v1.19.0-alpha.1": "true", "v1.18.0-beta.0": "true"} {
-		if got := CertManagerPrerelease(tag); got != want {
+		if got := certManagerPrerelease(tag); got != want {
 			t.Errorf("CertManagerPrerelease(%s) = %s, want %s", tag, got, want)
 		}
 	}
 }
 
 func TestCertManagerREADME(t *testing.T) {
-	got := string(CertManagerREADME([]byte("helm install --version {{RELEASE_VERSION}}\nimage {{RELEASE_VERSION}}\n"), "v1.18.3"))
+	got := string(certManagerREADME([]byte("helm install --version {{RELEASE_VERSION}}\nimage {{RELEASE_VERSION}}\n"), "v1.18.3"))
 	if got != "helm install --version v1.18.3\nimage v1.18.3\n" {
 		t.Errorf("README = %q", got)
 	}
@@ -79,14 +79,14 @@ func TestCertManagerREADME(t *testing.T) {
 
 func TestConcatYAML(t *testing.T) {
 	// deploy/crds at v1.18.3 has six crd-*.yaml; the order is the sorted one.
-	got, err := ConcatYAML(map[string][]byte{"crd-issuers.yaml": []byte("b: 1\n"), "crd-certificates.yaml": []byte("a: 1\n"), "crd-orders.yaml": []byte("c: 1")})
+	got, err := concatYAML(map[string][]byte{"crd-issuers.yaml": []byte("b: 1\n"), "crd-certificates.yaml": []byte("a: 1\n"), "crd-orders.yaml": []byte("c: 1")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := "a: 1\n\n---\nb: 1\n\n---\nc: 1"; string(got) != want {
 		t.Errorf("ConcatYAML = %q, want %q", got, want)
 	}
-	if _, err := ConcatYAML(map[string][]byte{"x.yaml": []byte("%YAML 1.2\n---\na: 1\n")}); err == nil {
+	if _, err := concatYAML(map[string][]byte{"x.yaml": []byte("%YAML 1.2\n---\na: 1\n")}); err == nil {
 		t.Error("a %YAML directive was accepted")
 	}
 }
@@ -107,7 +107,7 @@ func TestCertManagerCopied(t *testing.T) {
 		"templates/sub/x.yaml":      false,
 		"templates/other.tpl":       false,
 	} {
-		if got := CertManagerCopied(rel); got != want {
+		if got := certManagerCopied(rel); got != want {
 			t.Errorf("CertManagerCopied(%s) = %v, want %v", rel, got, want)
 		}
 	}

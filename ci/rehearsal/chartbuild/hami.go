@@ -23,8 +23,8 @@ type HAMiVersions struct {
 
 var numericSuffix = regexp.MustCompile(`^([0-9]+\.[0-9]+\.[0-9]+)-([0-9]+)$`)
 
-// HAMiVersionsFor is HAMiVersions of a VERSION file's content.
-func HAMiVersionsFor(version string) HAMiVersions {
+// hamiVersionsFor is HAMiVersions of a VERSION file's content.
+func hamiVersionsFor(version string) HAMiVersions {
 	version = strings.TrimSpace(version)
 	chart := strings.TrimLeft(version, "vV")
 	chart = numericSuffix.ReplaceAllString(chart, "${1}-g${2}")
@@ -49,13 +49,13 @@ func topLevel(yamlText, key string) (string, bool) {
 // (charts/Makefile:31: s/imageTag: "*VERSION_REGEX"*/…/g).
 var imageTagRe = regexp.MustCompile(`(?m)imageTag: "?([^"\n]*)"?`)
 
-// CheckHAMiSource checks that the chart at the tag already says what
+// checkHAMiSource checks that the chart at the tag already says what
 // update-versions would write: then packaging the tag's files is exactly
 // the release step (and an earlier comparison found the archive equal to
 // the published one). A tag where it does not would need the rewrite,
 // which this recipe refuses to guess.
-func CheckHAMiSource(versionFile, chartYAML, valuesYAML string, want string) error {
-	v := HAMiVersionsFor(versionFile)
+func checkHAMiSource(versionFile, chartYAML, valuesYAML string, want string) error {
+	v := hamiVersionsFor(versionFile)
 	if v.Chart != strings.TrimPrefix(want, "v") {
 		return fmt.Errorf("HAMi VERSION %q makes chart version %s, the lab pins %s", strings.TrimSpace(versionFile), v.Chart, want)
 	}
@@ -105,7 +105,7 @@ func makeHAMi(ctx context.Context, r Recipe, gitDir, work string) (string, error
 	if err != nil {
 		return "", err
 	}
-	if err := CheckHAMiSource(string(version), string(chartYAML), string(values), r.Chart.Version); err != nil {
+	if err := checkHAMiSource(string(version), string(chartYAML), string(values), r.Chart.Version); err != nil {
 		return "", fmt.Errorf("HAMi %s: %w", r.Ref, err)
 	}
 	if strings.Contains(string(chartYAML), "\ndependencies:") {

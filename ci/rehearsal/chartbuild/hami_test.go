@@ -17,7 +17,7 @@ func TestHAMiVersionsFor(t *testing.T) {
 		{"v2.9.0-0749842", HAMiVersions{"2.9.0-g0749842", "2.9.0-g0749842", "v2.9.0-0749842"}},
 		{"v2.9.0-rc1", HAMiVersions{"2.9.0-rc1", "2.9.0-rc1", "v2.9.0-rc1"}},
 	} {
-		if got := HAMiVersionsFor(tt.in); got != tt.want {
+		if got := hamiVersionsFor(tt.in); got != tt.want {
 			t.Errorf("HAMiVersionsFor(%q) = %+v, want %+v", tt.in, got, tt.want)
 		}
 	}
@@ -44,7 +44,7 @@ func TestCheckHAMiSource(t *testing.T) {
 		{"a dependency's version is not the chart's", "v2.10.0", "dependencies:\n- name: x\n  version: 2.10.0\n", hamiValuesLines, "2.10.0", "Chart.yaml version"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			err := CheckHAMiSource(tt.version, tt.chart, tt.values, tt.want)
+			err := checkHAMiSource(tt.version, tt.chart, tt.values, tt.want)
 			if (err == nil) != (tt.err == "") || err != nil && !strings.Contains(err.Error(), tt.err) {
 				t.Errorf("err = %v, want %q", err, tt.err)
 			}

@@ -14,9 +14,9 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/preflight"
 )
 
-// HelmVersion is the helm the charts are packaged with: the one the lab
+// helmVersion is the helm the charts are packaged with: the one the lab
 // installs them with (ci/internal/helm Version).
-const HelmVersion = "v3.19.0"
+const helmVersion = "v3.19.0"
 
 // helmModule is helm v3's Go module (go.mod:1 at v3.19.0).
 const helmModule = "helm.sh/helm/v3"
@@ -28,21 +28,21 @@ const helmModule = "helm.sh/helm/v3"
 // source's default is 1.20 (pkg/chartutil/capabilities.go:34-35).
 const helmK8sMinor = "34"
 
-// HelmProgram builds helm the way helm v3.19.0's Makefile `build` target
+// helmProgram builds helm the way helm v3.19.0's Makefile `build` target
 // does (Makefile:81): CGO_ENABLED=0 (:27), -trimpath, no tags (:22),
 // ldflags -w -s (:25), the version of the tag (:47, BINARY_VERSION is the
 // exact git tag), gitTreeState clean (:58) and the Kubernetes version of
 // its client-go (:66-69). The commit (:57) is not in a module zip and is
 // left empty, so `helm version` prints no GitCommit.
-func HelmProgram() gobuild.Program {
+func helmProgram() gobuild.Program {
 	x := func(pkg, v string) string { return "-X " + helmModule + "/" + pkg + "=" + v }
 	return gobuild.Program{
-		Name:     "helm-" + HelmVersion,
+		Name:     "helm-" + helmVersion,
 		Module:   helmModule,
-		Version:  HelmVersion,
+		Version:  helmVersion,
 		Packages: []string{helmModule + "/cmd/helm"},
 		LDFlags: strings.Join([]string{"-w -s",
-			x("internal/version.version", HelmVersion),
+			x("internal/version.version", helmVersion),
 			x("internal/version.gitTreeState", "clean"),
 			x("pkg/lint/rules.k8sVersionMajor", "1"),
 			x("pkg/lint/rules.k8sVersionMinor", helmK8sMinor),
@@ -64,19 +64,19 @@ func BuildHelm(ctx context.Context, log *slog.Logger, root string) (string, erro
 	if err := preflight.Run(ctx, "building helm", preflight.Tools(exec.LookPath, preflight.Go)); err != nil {
 		return "", err
 	}
-	bin, err := gobuild.Build(ctx, log, root, HelmProgram(), "about 10 minutes on 2 busy cores")
+	bin, err := gobuild.Build(ctx, log, root, helmProgram(), "about 10 minutes on 2 busy cores")
 	if err != nil {
-		return "", fmt.Errorf("helm %s: %w", HelmVersion, err)
+		return "", fmt.Errorf("helm %s: %w", helmVersion, err)
 	}
 	helm := filepath.Join(bin, "helm")
-	if err := linkHelm(log, helm, HelmLink(root)); err != nil {
+	if err := linkHelm(log, helm, helmLink(root)); err != nil {
 		return "", err
 	}
 	return helm, nil
 }
 
-// HelmLink is where `rehearse run` finds a maintainer's helm.
-func HelmLink(root string) string { return filepath.Join(root, "bin", "helm") }
+// helmLink is where `rehearse run` finds a maintainer's helm.
+func helmLink(root string) string { return filepath.Join(root, "bin", "helm") }
 
 // linkHelm points link at helm. A link there is replaced (an older build's);
 // a file there is the maintainer's own helm and is left alone.

@@ -11,7 +11,7 @@ import (
 
 // helm is built the way its Makefile builds it at v3.19.0.
 func TestHelmProgram(t *testing.T) {
-	p := HelmProgram()
+	p := helmProgram()
 	if p.Module != "helm.sh/helm/v3" || p.Version != "v3.19.0" || len(p.Packages) != 1 || p.Packages[0] != "helm.sh/helm/v3/cmd/helm" {
 		t.Errorf("program %+v", p)
 	}
@@ -32,7 +32,7 @@ func TestHelmProgram(t *testing.T) {
 func TestLinkHelm(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	root := t.TempDir()
-	link := HelmLink(root)
+	link := helmLink(root)
 	if link != filepath.Join(root, "bin", "helm") {
 		t.Fatalf("HelmLink = %s", link)
 	}

@@ -41,13 +41,13 @@ type EtcdRelease struct {
 	Time         time.Time
 }
 
-// SelectKamajiEtcd is the kamaji-etcd `helm dependency update` resolved
+// selectKamajiEtcd is the kamaji-etcd `helm dependency update` resolved
 // into Kamaji's chart when it was published at cutoff: the newest release
 // satisfying the constraint among those published by then (helm picks the
 // newest matching version of the repository's index, helm v3.19.0
 // internal/resolver/resolver.go:124-190: the index sorted newest first, the first that satisfies). Only ">=X.Y.Z" constraints are
 // understood (Kamaji's is ">=0.15.0", 26.8.2-edge charts/kamaji/Chart.yaml:24).
-func SelectKamajiEtcd(constraint string, releases []EtcdRelease, cutoff time.Time) (EtcdRelease, error) {
+func selectKamajiEtcd(constraint string, releases []EtcdRelease, cutoff time.Time) (EtcdRelease, error) {
 	min, ok := strings.CutPrefix(strings.TrimSpace(constraint), ">=")
 	if !ok {
 		return EtcdRelease{}, fmt.Errorf("kamaji-etcd constraint %q: only >=X.Y.Z is understood", constraint)
@@ -126,10 +126,10 @@ func kamajiEtcdDependency(chartYAML []byte) (Dependency, error) {
 	return Dependency{}, errors.New("kamaji Chart.yaml has no kamaji-etcd dependency")
 }
 
-// RepositoriesYAML is a helm repositories.yaml naming one repository
+// repositoriesYAML is a helm repositories.yaml naming one repository
 // (helm v3.19.0 pkg/repo/repo.go:29-33 File: apiVersion, generated,
 // repositories of name and url).
-func RepositoriesYAML(name, url string) []byte {
+func repositoriesYAML(name, url string) []byte {
 	return []byte(fmt.Sprintf("apiVersion: \"\"\ngenerated: \"0001-01-01T00:00:00Z\"\nrepositories:\n- name: %s\n  url: %s\n", name, url))
 }
 
@@ -178,7 +178,7 @@ func makeKamaji(ctx context.Context, log *slog.Logger, h Helm, r Recipe, snaps S
 	if err != nil {
 		return "", EtcdRelease{}, err
 	}
-	etcd, err := SelectKamajiEtcd(dep.Version, releases, cutoff)
+	etcd, err := selectKamajiEtcd(dep.Version, releases, cutoff)
 	if err != nil {
 		return "", EtcdRelease{}, err
 	}
@@ -212,7 +212,7 @@ func makeKamaji(ctx context.Context, log *slog.Logger, h Helm, r Recipe, snaps S
 		return "", EtcdRelease{}, err
 	}
 	const repoName = "clastix" // any name: helm matches the dependency by URL (manager.go:713)
-	if err := writeFile(h.RepositoryConfig(), RepositoriesYAML(repoName, dep.Repository)); err != nil {
+	if err := writeFile(h.RepositoryConfig(), repositoriesYAML(repoName, dep.Repository)); err != nil {
 		return "", EtcdRelease{}, err
 	}
 	// helmpath.CacheIndexFile(name) = name + "-index.yaml" (pkg/helmpath/home.go:29-35)

@@ -45,7 +45,7 @@ func TestSelectKamajiEtcd(t *testing.T) {
 		{"a range helm would read otherwise", "^0.15.0", recordedEtcdReleases, edge, "", "only >=X.Y.Z"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := SelectKamajiEtcd(tt.constraint, tt.releases, tt.cutoff)
+			got, err := selectKamajiEtcd(tt.constraint, tt.releases, tt.cutoff)
 			if (err == nil) != (tt.err == "") || err != nil && !strings.Contains(err.Error(), tt.err) {
 				t.Fatalf("err = %v, want %q", err, tt.err)
 			}
@@ -70,7 +70,7 @@ func TestKamajiEtcdDependency(t *testing.T) {
 		t.Error("a chart without kamaji-etcd was accepted")
 	}
 	want := "apiVersion: \"\"\ngenerated: \"0001-01-01T00:00:00Z\"\nrepositories:\n- name: clastix\n  url: https://clastix.github.io/charts\n"
-	if got := string(RepositoriesYAML("clastix", d.Repository)); got != want {
+	if got := string(repositoriesYAML("clastix", d.Repository)); got != want {
 		t.Errorf("RepositoriesYAML =\n%s\nwant\n%s", got, want)
 	}
 }

@@ -24,7 +24,7 @@ const RealEnv = "GPU_LAB_REHEARSAL_CHARTBUILD"
 // helm v3.19.0 builds from the module proxy and says its version.
 func TestBuildHelmReal(t *testing.T) {
 	if os.Getenv(RealEnv) == "" {
-		t.Skipf("skipping: set %s=1 to build helm %s through the Go module proxy (minutes)", RealEnv, HelmVersion)
+		t.Skipf("skipping: set %s=1 to build helm %s through the Go module proxy (minutes)", RealEnv, helmVersion)
 	}
 	root, err := cache.Root()
 	if err != nil {
@@ -38,8 +38,8 @@ func TestBuildHelmReal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := string(out); got != HelmVersion+"\n" {
-		t.Errorf("helm version --short = %q, want %s", got, HelmVersion)
+	if got := string(out); got != helmVersion+"\n" {
+		t.Errorf("helm version --short = %q, want %s", got, helmVersion)
 	}
 }
 
@@ -74,10 +74,10 @@ func TestBuildChartsReal(t *testing.T) {
 		t.Fatalf("made %d charts, want 3", len(made))
 	}
 	for _, m := range made {
-		if err := CheckArchive(m.Archive, m.Recipe.Chart); err != nil {
+		if err := checkArchive(m.Archive, m.Recipe.Chart); err != nil {
 			t.Error(err)
 		}
-		if m.Recipe.Kind == KindKamaji {
+		if m.Recipe.Kind == kindKamaji {
 			if m.KamajiEtcd == nil || m.KamajiEtcd.Version != "0.17.0" {
 				t.Errorf("kamaji carries kamaji-etcd %+v, want 0.17.0", m.KamajiEtcd)
 			}

@@ -19,25 +19,25 @@ const (
 	CertManagerRepo = "cert-manager/cert-manager"
 )
 
-// KamajiLatest is the version of Kamaji's floating chart: Chart.yaml says
+// kamajiLatest is the version of Kamaji's floating chart: Chart.yaml says
 // 0.0.0+latest on master (kamaji 26.8.2-edge charts/kamaji/Chart.yaml:20)
 // and .github/workflows/helm.yaml publishes it on every push to master.
-const KamajiLatest = "0.0.0+latest"
+const kamajiLatest = "0.0.0+latest"
 
 // Kind says which upstream publish step a chart's recipe repeats.
 type Kind string
 
 const (
-	// KindHAMi: charts/Makefile `package` (HAMi v2.10.0 charts/Makefile:3,
+	// kindHAMi: charts/Makefile `package` (HAMi v2.10.0 charts/Makefile:3,
 	// 44): update-versions, helm dependency update, helm package ./hami.
-	KindHAMi Kind = "hami"
-	// KindKamaji: stefanprodan/helm-gh-pages, which Kamaji's
+	kindHAMi Kind = "hami"
+	// kindKamaji: stefanprodan/helm-gh-pages, which Kamaji's
 	// .github/workflows/helm.yaml:41-44 runs on charts/: helm dependency
 	// update, then helm package (src/entrypoint.sh:149,166 at 89c6698).
-	KindKamaji Kind = "kamaji"
-	// KindCertManager: make/manifests.mk's $(bin_dir)/cert-manager-$(VERSION).tgz
+	kindKamaji Kind = "kamaji"
+	// kindCertManager: make/manifests.mk's $(bin_dir)/cert-manager-$(VERSION).tgz
 	// (cert-manager v1.18.3 make/manifests.mk:89-126).
-	KindCertManager Kind = "cert-manager"
+	kindCertManager Kind = "cert-manager"
 )
 
 // Recipe is where one pinned chart comes from and how it is made.
@@ -84,28 +84,28 @@ func (r Recipe) Snapshot() imagebuild.Snapshot {
 func recipeFor(c images.Chart, v lab.Versions) (Recipe, error) {
 	switch c.Name {
 	case render.HAMiChartName:
-		return Recipe{Chart: c, Kind: KindHAMi, Repo: HAMiRepo, Ref: "v" + strings.TrimPrefix(c.Version, "v"),
+		return Recipe{Chart: c, Kind: kindHAMi, Repo: HAMiRepo, Ref: "v" + strings.TrimPrefix(c.Version, "v"),
 			ChartDir: "charts/hami",
 			Why:      "HAMi tags each release v<chart version>; the chart at the tag is the release's (charts/Makefile package)"}, nil
 	case images.KamajiChartName:
-		if c.Version != KamajiLatest {
-			return Recipe{}, fmt.Errorf("chart %s %s: only %s is made from source (at the Kamaji image's tag); pin %s or add a recipe", c.Name, c.Version, KamajiLatest, KamajiLatest)
+		if c.Version != kamajiLatest {
+			return Recipe{}, fmt.Errorf("chart %s %s: only %s is made from source (at the Kamaji image's tag); pin %s or add a recipe", c.Name, c.Version, kamajiLatest, kamajiLatest)
 		}
 		if v.KamajiImage == "" {
 			return Recipe{}, fmt.Errorf("chart %s %s: no Kamaji image version pinned: the chart is made at the image's tag", c.Name, c.Version)
 		}
-		return Recipe{Chart: c, Kind: KindKamaji, Repo: KamajiRepo, Ref: v.KamajiImage, ChartDir: "charts/kamaji",
+		return Recipe{Chart: c, Kind: kindKamaji, Repo: KamajiRepo, Ref: v.KamajiImage, ChartDir: "charts/kamaji",
 			Why: "0.0.0+latest is republished on every master push (.github/workflows/helm.yaml); the weekly edge release tags master's head " + v.KamajiImage + " and builds that image from it (.github/workflows/release.yml), so the chart of that commit is the one published with it"}, nil
 	case images.CertManagerChartName:
-		return Recipe{Chart: c, Kind: KindCertManager, Repo: CertManagerRepo, Ref: c.Version, ChartDir: "deploy/charts/cert-manager",
+		return Recipe{Chart: c, Kind: kindCertManager, Repo: CertManagerRepo, Ref: c.Version, ChartDir: "deploy/charts/cert-manager",
 			Why: "cert-manager's release chart is generated at the release tag by make/manifests.mk with VERSION = git describe = the tag"}, nil
 	}
 	return Recipe{}, fmt.Errorf("chart %s %s: no recipe (chartbuild knows %s, %s and %s; read the chart's upstream publish step and add one)",
 		c.Name, c.Version, render.HAMiChartName, images.KamajiChartName, images.CertManagerChartName)
 }
 
-// Repos are the upstream repositories the recipes need git directories of.
-func Repos(rs []Recipe) []string {
+// repos are the upstream repositories the recipes need git directories of.
+func repos(rs []Recipe) []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(r string) {
@@ -116,7 +116,7 @@ func Repos(rs []Recipe) []string {
 	}
 	for _, r := range rs {
 		add(r.Repo)
-		if r.Kind == KindKamaji {
+		if r.Kind == kindKamaji {
 			add(KamajiEtcdRepo)
 		}
 	}

@@ -17,9 +17,9 @@ func TestRecipesOfTheSeedLab(t *testing.T) {
 		kind                 Kind
 		repo, ref, dir, file string
 	}{
-		{KindCertManager, "cert-manager/cert-manager", "v1.18.3", "deploy/charts/cert-manager", "cert-manager-v1.18.3.tgz"},
-		{KindKamaji, "clastix/kamaji", "26.8.2-edge", "charts/kamaji", "kamaji-0.0.0+latest.tgz"},
-		{KindHAMi, "Project-HAMi/HAMi", "v2.10.0", "charts/hami", "hami-2.10.0.tgz"},
+		{kindCertManager, "cert-manager/cert-manager", "v1.18.3", "deploy/charts/cert-manager", "cert-manager-v1.18.3.tgz"},
+		{kindKamaji, "clastix/kamaji", "26.8.2-edge", "charts/kamaji", "kamaji-0.0.0+latest.tgz"},
+		{kindHAMi, "Project-HAMi/HAMi", "v2.10.0", "charts/hami", "hami-2.10.0.tgz"},
 	}
 	pinned := images.PinnedCharts(l)
 	if len(pinned) != len(want) {
@@ -40,7 +40,7 @@ func TestRecipesOfTheSeedLab(t *testing.T) {
 		}
 		rs = append(rs, r)
 	}
-	if got, w := Repos(rs), []string{CertManagerRepo, KamajiRepo, KamajiEtcdRepo, HAMiRepo}; !reflect.DeepEqual(got, w) {
+	if got, w := repos(rs), []string{CertManagerRepo, KamajiRepo, KamajiEtcdRepo, HAMiRepo}; !reflect.DeepEqual(got, w) {
 		t.Errorf("Repos = %v, want %v", got, w)
 	}
 }
@@ -53,7 +53,7 @@ func TestRecipeRefusals(t *testing.T) {
 		want string
 	}{
 		{images.Chart{Name: "kamaji", Version: "1.0.0"}, v, "only 0.0.0+latest"},
-		{images.Chart{Name: "kamaji", Version: KamajiLatest}, lab.Versions{}, "no Kamaji image version"},
+		{images.Chart{Name: "kamaji", Version: kamajiLatest}, lab.Versions{}, "no Kamaji image version"},
 		{images.Chart{Name: "ingress-nginx", Version: "4.0.0"}, v, "no recipe"},
 		{images.Chart{Name: "hami", Version: "2.11.0"}, v, "Project-HAMi/HAMi v2.11.0 has no pinned commit"},
 	} {

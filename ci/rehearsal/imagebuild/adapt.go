@@ -23,7 +23,7 @@ func (b *builder) adaptNode(in *nodeimage.Inputs) error {
 	if r := b.bins["runc-capfilter"]; r.err != nil {
 		return fmt.Errorf("node image adaptation: %w", r.err)
 	}
-	extra, cfg, err := AdaptedNode(*in, wrapper)
+	extra, cfg, err := adaptedNode(*in, wrapper)
 	if err != nil {
 		return err
 	}
@@ -31,9 +31,9 @@ func (b *builder) adaptNode(in *nodeimage.Inputs) error {
 	return nil
 }
 
-// AdaptedNode is the adapted config.toml of a node and its extra files
+// adaptedNode is the adapted config.toml of a node and its extra files
 // with the wrapper at nodeadapt.WrapperPath.
-func AdaptedNode(in nodeimage.Inputs, wrapper string) ([]imagespec.File, string, error) {
+func adaptedNode(in nodeimage.Inputs, wrapper string) ([]imagespec.File, string, error) {
 	if _, err := os.Stat(wrapper); err != nil {
 		return nil, "", fmt.Errorf("node image adaptation: the runtime wrapper: %w", err)
 	}

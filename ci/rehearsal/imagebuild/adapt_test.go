@@ -18,12 +18,12 @@ func TestAdaptedNodeSetsWhatPodsNeedHere(t *testing.T) {
 	if err := os.WriteFile(wrapper, []byte("w"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	in := nodeimage.Inputs{Containerd: nodeimage.ContainerdOptions{SandboxImage: SandboxImage}, Extra: []imagespec.File{{Dest: "/etc/x"}}}
-	extra, cfg, err := AdaptedNode(in, wrapper)
+	in := nodeimage.Inputs{Containerd: nodeimage.ContainerdOptions{SandboxImage: sandboxImage}, Extra: []imagespec.File{{Dest: "/etc/x"}}}
+	extra, cfg, err := adaptedNode(in, wrapper)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"restrict_oom_score_adj = true", `BinaryName = "` + nodeadapt.WrapperPath + `"`, `sandbox_image = "` + SandboxImage + `"`} {
+	for _, w := range []string{"restrict_oom_score_adj = true", `BinaryName = "` + nodeadapt.WrapperPath + `"`, `sandbox_image = "` + sandboxImage + `"`} {
 		if !strings.Contains(cfg, w) {
 			t.Errorf("adapted config lacks %q:\n%s", w, cfg)
 		}
@@ -47,7 +47,7 @@ func TestAdaptedNodeSetsWhatPodsNeedHere(t *testing.T) {
 	if got != cfg {
 		t.Errorf("the node spec's config.toml is not the adapted one:\n%s", got)
 	}
-	if _, _, err := AdaptedNode(in, filepath.Join(t.TempDir(), "missing")); err == nil || !strings.Contains(err.Error(), "runtime wrapper") {
+	if _, _, err := adaptedNode(in, filepath.Join(t.TempDir(), "missing")); err == nil || !strings.Contains(err.Error(), "runtime wrapper") {
 		t.Errorf("a missing wrapper: err = %v, want one naming the runtime wrapper", err)
 	}
 }

@@ -83,7 +83,7 @@ func Build(ctx context.Context, o Options, plan Plan) Report {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	if err := Prerequisites(ctx, o); err != nil {
+	if err := prerequisites(ctx, o); err != nil {
 		o.Log.Error(err.Error())
 		return notStarted(plan, err)
 	}
@@ -101,7 +101,7 @@ func Build(ctx context.Context, o Options, plan Plan) Report {
 	for _, ref := range b.order {
 		rep.Results = append(rep.Results, *b.results[ref])
 	}
-	rep.Differences = Differences(plan)
+	rep.Differences = differences(plan)
 	return rep
 }
 
@@ -110,7 +110,7 @@ func (b *builder) ensure(ref string) *Result {
 	if r, ok := b.results[ref]; ok {
 		return r
 	}
-	rec := RecipeFor(ref)
+	rec := recipeFor(ref)
 	res := &Result{Ref: ref, Kind: rec.Kind}
 	b.results[ref] = res
 	b.order = append(b.order, ref)
@@ -150,7 +150,7 @@ func (b *builder) buildSpec(s imagespec.Spec, logPath string) (id string, reused
 // specFor is the image spec of a recipe, building its inputs first.
 func (b *builder) specFor(rec Recipe) (imagespec.Spec, error) {
 	switch rec.Kind {
-	case KindServer:
+	case kindServer:
 		bin, err := b.kubernetes(rec.Version)
 		if err != nil {
 			return imagespec.Spec{}, err
@@ -165,31 +165,31 @@ func (b *builder) specFor(rec Recipe) (imagespec.Spec, error) {
 			return imagespec.Spec{}, err
 		}
 		return components.ServerImage(rec.Name, rec.Version, bin, base), nil
-	case KindPause:
+	case kindPause:
 		bin, err := b.pause(rec.Version)
 		if err != nil {
 			return imagespec.Spec{}, err
 		}
 		return components.Pause(rec.Version, bin), nil
-	case KindEtcd, KindQuayEtcd:
-		version := EtcdVersion(rec.Version)
-		bin, err := b.program(EtcdProgram(version), "15–30 min on 2 busy cores")
+	case kindEtcd, kindQuayEtcd:
+		version := etcdVersion(rec.Version)
+		bin, err := b.program(etcdProgram(version), "15–30 min on 2 busy cores")
 		if err != nil {
 			return imagespec.Spec{}, err
 		}
-		if rec.Kind == KindQuayEtcd {
+		if rec.Kind == kindQuayEtcd {
 			base, err := b.iptablesBase()
 			if err != nil {
 				return imagespec.Spec{}, err
 			}
-			return QuayEtcd(rec.Ref, version, bin, base), nil
+			return quayEtcd(rec.Ref, version, bin, base), nil
 		}
 		if err := b.staticBase(); err != nil {
 			return imagespec.Spec{}, err
 		}
 		return components.Etcd(rec.Version, version, bin), nil
-	case KindCoreDNS:
-		bin, err := b.program(CoreDNSProgram(rec.Version), "10–20 min on 2 busy cores")
+	case kindCoreDNS:
+		bin, err := b.program(coreDNSProgram(rec.Version), "10–20 min on 2 busy cores")
 		if err != nil {
 			return imagespec.Spec{}, err
 		}
@@ -197,8 +197,8 @@ func (b *builder) specFor(rec Recipe) (imagespec.Spec, error) {
 			return imagespec.Spec{}, err
 		}
 		return components.CoreDNS(rec.Version, bin), nil
-	case KindKonnectivity:
-		bin, err := b.program(KonnectivityProgram(rec.Version), "5–15 min on 2 busy cores")
+	case kindKonnectivity:
+		bin, err := b.program(konnectivityProgram(rec.Version), "5–15 min on 2 busy cores")
 		if err != nil {
 			return imagespec.Spec{}, err
 		}
@@ -214,12 +214,12 @@ func (b *builder) specFor(rec Recipe) (imagespec.Spec, error) {
 // kindSpec covers kind's own images and the stand-ins.
 func (b *builder) kindSpec(rec Recipe) (imagespec.Spec, error) {
 	switch rec.Kind {
-	case KindKindnetd:
+	case kindKindnetd:
 		tree, err := b.kindnetdTree()
 		if err != nil {
 			return imagespec.Spec{}, err
 		}
-		bin, err := b.program(KindnetdProgram(tree), "5–10 min on 2 busy cores")
+		bin, err := b.program(kindnetdProgram(tree), "5–10 min on 2 busy cores")
 		if err != nil {
 			return imagespec.Spec{}, err
 		}
@@ -227,24 +227,24 @@ func (b *builder) kindSpec(rec Recipe) (imagespec.Spec, error) {
 		if err != nil {
 			return imagespec.Spec{}, err
 		}
-		return components.Kindnetd(rec.Ref, "sigs.k8s.io/kind images/kindnetd @"+KindnetdCommit, filepath.Join(bin, "kindnetd"), base), nil
-	case KindLocalPath:
-		bin, err := b.program(LocalPathProgram(), "5–10 min on 2 busy cores")
+		return components.Kindnetd(rec.Ref, "sigs.k8s.io/kind images/kindnetd @"+kindnetdCommit, filepath.Join(bin, "kindnetd"), base), nil
+	case kindLocalPath:
+		bin, err := b.program(localPathProgram(), "5–10 min on 2 busy cores")
 		if err != nil {
 			return imagespec.Spec{}, err
 		}
 		if err := b.staticBase(); err != nil {
 			return imagespec.Spec{}, err
 		}
-		return components.LocalPathProvisioner(rec.Ref, "github.com/rancher/local-path-provisioner@"+LocalPathVersion, filepath.Join(bin, "local-path-provisioner")), nil
-	case KindLocalHelper:
+		return components.LocalPathProvisioner(rec.Ref, "github.com/rancher/local-path-provisioner@"+localPathVersion, filepath.Join(bin, "local-path-provisioner")), nil
+	case kindLocalHelper:
 		base, err := b.iptablesBase()
 		if err != nil {
 			return imagespec.Spec{}, err
 		}
 		return components.LocalPathHelper(rec.Ref, base), nil
-	case KindKubectl:
-		version, _, ok := KubectlVersion(rec.Version, b.plan.Kubernetes)
+	case kindKubectl:
+		version, _, ok := kubectlVersion(rec.Version, b.plan.Kubernetes)
 		if !ok {
 			return imagespec.Spec{}, fmt.Errorf("image %s: no Kubernetes version of minor %s, or one minor from it, in the lab (kubectl's version skew)", rec.Ref, rec.Version)
 		}
@@ -256,10 +256,10 @@ func (b *builder) kindSpec(rec Recipe) (imagespec.Spec, error) {
 		if err != nil {
 			return imagespec.Spec{}, err
 		}
-		return Kubectl(rec.Ref, version, bin, base), nil
-	case KindKamaji, KindHAMi, KindCertManager, KindCertgen:
+		return kubectl(rec.Ref, version, bin, base), nil
+	case kindKamaji, kindHAMi, kindCertManager, kindCertgen:
 		return b.snapshotSpec(rec)
-	case KindUnsupported, KindLabctl, KindNode:
+	case kindUnsupported, kindLabctl, kindNode:
 		return imagespec.Spec{}, fmt.Errorf("image %s is not built by the rehearsal: %s", rec.Ref, rec.Why)
 	}
 	return imagespec.Spec{}, fmt.Errorf("image %s: no recipe", rec.Ref)

@@ -19,12 +19,12 @@ type Saver interface {
 	Save(ctx context.Context, ref string, w io.Writer) error
 }
 
-// BundleEntries are the index entries of the plan's images that were
+// bundleEntries are the index entries of the plan's images that were
 // built, in plan order: each under the reference `labctl images` lists
 // (digest pins kept), in the archive images.ArchiveName names, with the
 // built image's ID (ci/images Load checks it, and names a digest-pinned
 // reference by it).
-func BundleEntries(p Plan, rep Report) []images.Entry {
+func bundleEntries(p Plan, rep Report) []images.Entry {
 	built := map[string]Result{}
 	for _, r := range rep.Results {
 		if r.ID != "" {
@@ -40,10 +40,10 @@ func BundleEntries(p Plan, rep Report) []images.Entry {
 	return out
 }
 
-// MergeIndex is old with entries added or replaced by reference; old's
+// mergeIndex is old with entries added or replaced by reference; old's
 // charts and other images stay (a maintainer's bundle of charts and of
 // images the rehearsal cannot build is completed, not replaced).
-func MergeIndex(old images.Index, entries []images.Entry) images.Index {
+func mergeIndex(old images.Index, entries []images.Entry) images.Index {
 	idx := images.Index{Charts: old.Charts}
 	at := map[string]int{}
 	for _, e := range old.Images {
@@ -84,7 +84,7 @@ func WriteBundle(ctx context.Context, d Saver, dir string, p Plan, rep Report, l
 	for _, r := range rep.Results {
 		local[r.Ref] = r.Local
 	}
-	entries := BundleEntries(p, rep)
+	entries := bundleEntries(p, rep)
 	for _, e := range entries {
 		path := filepath.Join(dir, e.File)
 		if _, err := os.Stat(path); err == nil && have[e.Ref] == e.ID {
@@ -96,7 +96,7 @@ func WriteBundle(ctx context.Context, d Saver, dir string, p Plan, rep Report, l
 		}
 		log.Info("saved image into bundle", "ref", e.Ref, "as", local[e.Ref], "file", e.File)
 	}
-	idx := MergeIndex(old, entries)
+	idx := mergeIndex(old, entries)
 	return idx, images.WriteIndex(dir, idx)
 }
 

@@ -17,14 +17,14 @@ import (
 // the local image's ID; an unbuilt image does not enter at all.
 func TestBundleEntriesKeepThePinnedReference(t *testing.T) {
 	node := "kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c8cd566405a265939e3620fc4f5de89adff580ae5"
-	p := Plan{Nodes: []Recipe{RecipeFor(node)}, Bundle: []Recipe{RecipeFor("registry.k8s.io/coredns/coredns:v1.14.2"), RecipeFor("clastix/kamaji:26.8.2-edge")}}
+	p := Plan{Nodes: []Recipe{recipeFor(node)}, Bundle: []Recipe{recipeFor("registry.k8s.io/coredns/coredns:v1.14.2"), recipeFor("clastix/kamaji:26.8.2-edge")}}
 	rep := Report{Results: []Result{
 		{Ref: node, Local: "kindest/node:v1.37.0", ID: "sha256:n"},
 		{Ref: "registry.k8s.io/coredns/coredns:v1.14.2", Local: "registry.k8s.io/coredns/coredns:v1.14.2", ID: "sha256:c"},
 		{Ref: "clastix/kamaji:26.8.2-edge", Err: errors.New("not served")},
 		{Ref: "docker.io/kindest/kindnetd:v1", ID: "sha256:k"}, // preloaded only
 	}}
-	got := BundleEntries(p, rep)
+	got := bundleEntries(p, rep)
 	want := []images.Entry{
 		{Ref: node, File: images.ArchiveName(node), ID: "sha256:n"},
 		{Ref: "registry.k8s.io/coredns/coredns:v1.14.2", File: images.ArchiveName("registry.k8s.io/coredns/coredns:v1.14.2"), ID: "sha256:c"},
@@ -41,7 +41,7 @@ func TestMergeIndexCompletesABundle(t *testing.T) {
 		Images: []images.Entry{{Ref: "clastix/kamaji:26.8.2-edge", File: "k.tar", ID: "sha256:k"}, {Ref: "registry.k8s.io/coredns/coredns:v1.14.2", File: "c.tar", ID: "sha256:old"}},
 		Charts: []images.ChartEntry{{File: "hami.tgz"}},
 	}
-	got := MergeIndex(old, []images.Entry{{Ref: "registry.k8s.io/coredns/coredns:v1.14.2", File: "c.tar", ID: "sha256:new"}, {Ref: "registry.k8s.io/pause:3.10", File: "p.tar", ID: "sha256:p"}})
+	got := mergeIndex(old, []images.Entry{{Ref: "registry.k8s.io/coredns/coredns:v1.14.2", File: "c.tar", ID: "sha256:new"}, {Ref: "registry.k8s.io/pause:3.10", File: "p.tar", ID: "sha256:p"}})
 	want := images.Index{
 		Images: []images.Entry{{Ref: "clastix/kamaji:26.8.2-edge", File: "k.tar", ID: "sha256:k"}, {Ref: "registry.k8s.io/coredns/coredns:v1.14.2", File: "c.tar", ID: "sha256:new"}, {Ref: "registry.k8s.io/pause:3.10", File: "p.tar", ID: "sha256:p"}},
 		Charts: old.Charts,
@@ -53,9 +53,9 @@ func TestMergeIndexCompletesABundle(t *testing.T) {
 
 func TestReportNamesWhatFailedAndItsLog(t *testing.T) {
 	rep := Report{Results: []Result{
-		{Ref: "a:1", Kind: KindCoreDNS, ID: "sha256:0123456789abcdef", Took: 90e9},
-		{Ref: "b:1", Kind: KindUnsupported, Err: errors.New("no recipe"), Log: "/logs/b.log"},
-	}, Differences: Differences(Plan{Nodes: []Recipe{RecipeFor("kindest/node:v1.36.4@sha256:0")}})}
+		{Ref: "a:1", Kind: kindCoreDNS, ID: "sha256:0123456789abcdef", Took: 90e9},
+		{Ref: "b:1", Kind: kindUnsupported, Err: errors.New("no recipe"), Log: "/logs/b.log"},
+	}, Differences: differences(Plan{Nodes: []Recipe{recipeFor("kindest/node:v1.36.4@sha256:0")}})}
 	var b strings.Builder
 	rep.Write(&b)
 	out := b.String()

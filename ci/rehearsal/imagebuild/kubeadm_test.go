@@ -14,11 +14,11 @@ func TestNodePreloadsOfKubeadmV1370(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := ParseKubeadmImages(string(b))
+	list, err := parseKubeadmImages(string(b))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := NodePreloads(list, SandboxImage,
+	got := nodePreloads(list, sandboxImage,
 		[]string{"docker.io/kindest/kindnetd:v20260820-69b56db7"},
 		[]string{"docker.io/kindest/local-path-provisioner:v20260820-69b56db7", "docker.io/kindest/local-path-helper:v20260131-7181c60a"})
 	want := []string{
@@ -37,7 +37,7 @@ func TestNodePreloadsOfKubeadmV1370(t *testing.T) {
 		t.Errorf("preloads =\n%v\nwant\n%v", got, want)
 	}
 	for _, ref := range got {
-		if r := RecipeFor(ref); r.Kind == KindUnsupported {
+		if r := recipeFor(ref); r.Kind == kindUnsupported {
 			t.Errorf("preload %s has no recipe: %s", ref, r.Why)
 		}
 	}

@@ -21,7 +21,7 @@ func TestKubectlVersion(t *testing.T) {
 		{"v1.35", nil, "", false, false},
 		{"bogus", []string{"v1.36.4"}, "", false, false},
 	} {
-		v, exact, ok := KubectlVersion(c.minor, c.lab)
+		v, exact, ok := kubectlVersion(c.minor, c.lab)
 		if v != c.want || exact != c.exact || ok != c.ok {
 			t.Errorf("KubectlVersion(%s, %v) = %s %v %v, want %s %v %v", c.minor, c.lab, v, exact, ok, c.want, c.exact, c.ok)
 		}
@@ -29,12 +29,12 @@ func TestKubectlVersion(t *testing.T) {
 }
 
 func TestDifferencesNameAKubectlOfAnotherMinor(t *testing.T) {
-	p := Plan{Bundle: []Recipe{RecipeFor("clastix/kubectl:v1.35")}, Kubernetes: []string{"v1.36.4"}}
-	if got := strings.Join(Differences(p), "\n"); !strings.Contains(got, "clastix/kubectl:v1.35 holds kubectl v1.36.4") {
+	p := Plan{Bundle: []Recipe{recipeFor("clastix/kubectl:v1.35")}, Kubernetes: []string{"v1.36.4"}}
+	if got := strings.Join(differences(p), "\n"); !strings.Contains(got, "clastix/kubectl:v1.35 holds kubectl v1.36.4") {
 		t.Errorf("differences do not name the stand-in:\n%s", got)
 	}
 	p.Kubernetes = []string{"v1.35.8"}
-	if got := strings.Join(Differences(p), "\n"); strings.Contains(got, "holds kubectl") {
+	if got := strings.Join(differences(p), "\n"); strings.Contains(got, "holds kubectl") {
 		t.Errorf("an exact minor is listed as a difference:\n%s", got)
 	}
 }

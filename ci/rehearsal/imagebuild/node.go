@@ -16,14 +16,14 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/nodeimage"
 )
 
-// SandboxImage is the node's CRI sandbox image (kind v0.33.0
+// sandboxImage is the node's CRI sandbox image (kind v0.33.0
 // images/base/files/etc/containerd/config.toml:37 sandbox_image).
-const SandboxImage = "registry.k8s.io/pause:3.10"
+const sandboxImage = "registry.k8s.io/pause:3.10"
 
 // node builds one kind node image: its preloaded images, the base node
 // image, then the preload (nodeimage.Preload) under LocalTag(ref).
 func (b *builder) node(rec Recipe) {
-	res := &Result{Ref: rec.Ref, Kind: KindNode, Log: b.logPath("node", rec.Version)}
+	res := &Result{Ref: rec.Ref, Kind: kindNode, Log: b.logPath("node", rec.Version)}
 	b.results[rec.Ref] = res
 	b.order = append(b.order, rec.Ref)
 	start := time.Now()
@@ -33,7 +33,7 @@ func (b *builder) node(rec Recipe) {
 		b.o.Log.Error("node image not built", "ref", rec.Ref, "why", err.Error())
 		return
 	}
-	res.Local, res.ID, res.Reused, res.Took = LocalTag(rec.Ref), id, reused, time.Since(start)
+	res.Local, res.ID, res.Reused, res.Took = localTag(rec.Ref), id, reused, time.Since(start)
 }
 
 func (b *builder) buildNode(rec Recipe, logPath string) (string, bool, error) {
@@ -55,15 +55,15 @@ func (b *builder) buildNode(rec Recipe, logPath string) (string, bool, error) {
 	if err != nil {
 		return "", false, fmt.Errorf("kubeadm %s config images list: %w", version, err)
 	}
-	kubeadmImages, err := ParseKubeadmImages(string(out))
+	kubeadmImages, err := parseKubeadmImages(string(out))
 	if err != nil {
 		return "", false, err
 	}
-	built, err := b.preloads(NodePreloads(kubeadmImages, SandboxImage, kf.CNIImages, kf.StorageImages))
+	built, err := b.preloads(nodePreloads(kubeadmImages, sandboxImage, kf.CNIImages, kf.StorageImages))
 	if err != nil {
 		return "", false, err
 	}
-	crictl, err := b.program(CrictlProgram(), "5–10 min on 2 busy cores")
+	crictl, err := b.program(crictlProgram(), "5–10 min on 2 busy cores")
 	if err != nil {
 		return "", false, err
 	}
@@ -76,7 +76,7 @@ func (b *builder) buildNode(rec Recipe, logPath string) (string, bool, error) {
 		BinDir:     bin,
 		Crictl:     filepath.Join(crictl, "crictl"),
 		Kind:       kf,
-		Containerd: nodeimage.ContainerdOptions{SandboxImage: SandboxImage, RuncBinary: b.o.RuncBinary},
+		Containerd: nodeimage.ContainerdOptions{SandboxImage: sandboxImage, RuncBinary: b.o.RuncBinary},
 		Extra:      b.o.NodeExtra,
 	}
 	if b.o.NodeAdapt {
@@ -88,7 +88,7 @@ func (b *builder) buildNode(rec Recipe, logPath string) (string, bool, error) {
 	if _, _, err := b.buildSpec(nodeimage.BaseSpec(baseRef, base.ref, in), b.logPath("node-base", version)); err != nil {
 		return "", false, err
 	}
-	local := LocalTag(rec.Ref)
+	local := localTag(rec.Ref)
 	before, _ := b.o.Docker.ImageID(b.ctx, local)
 	id, err := nodeimage.Preload(b.ctx, b.o.Docker, b.o.Log, local, baseRef, built, logPath)
 	if err != nil {
@@ -137,11 +137,11 @@ func (b *builder) compilePause(tag string) (string, error) {
 		return "", err
 	}
 	src := filepath.Join(m.Dir, "build", "pause", "linux", "pause.c")
-	args := PauseArgs(tag, k8s, src)
+	args := pauseArgs(tag, k8s, src)
 	dir := filepath.Join(b.root(), "pause", tag+"-"+cache.Key(args...))
 	err = cache.Fill(b.ctx, b.o.Log, "pause "+tag, dir, func(partial, logPath string) error {
 		out := filepath.Join(partial, "pause")
-		cmd := PauseCommand(args, out)
+		cmd := pauseCommand(args, out)
 		cmd = exec.CommandContext(b.ctx, cmd.Path, cmd.Args[1:]...)
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			_ = os.WriteFile(logPath, msg, 0o644)
@@ -155,16 +155,16 @@ func (b *builder) compilePause(tag string) (string, error) {
 	return filepath.Join(dir, "pause"), err
 }
 
-// PauseArgs is gcc's command for pause.c without its output (build/pause/
+// pauseArgs is gcc's command for pause.c without its output (build/pause/
 // Makefile at v1.37.0:49: CFLAGS = -Os -Wall -Werror -static
 // -DVERSION=v$(TAG)-$(REV), then strip at :112; REV is a git description
 // a module zip does not have, so the version names the module instead).
-func PauseArgs(tag, kubernetes, src string) []string {
+func pauseArgs(tag, kubernetes, src string) []string {
 	return []string{"gcc", "-Os", "-Wall", "-Werror", "-static", "-DVERSION=v" + tag + "-k8s.io/kubernetes@" + kubernetes, src}
 }
 
-// PauseCommand is the gcc command of PauseArgs writing out.
-func PauseCommand(args []string, out string) *exec.Cmd {
+// pauseCommand is the gcc command of PauseArgs writing out.
+func pauseCommand(args []string, out string) *exec.Cmd {
 	return exec.Command(args[0], append(append([]string(nil), args[1:]...), "-o", out)...)
 }
 
@@ -175,9 +175,9 @@ func PauseCommand(args []string, out string) *exec.Cmd {
 func (b *builder) kindnetdTree() (string, error) {
 	if b.o.KindGitDir == "" || b.o.KubeNetworkPoliciesGitDir == "" {
 		return "", fmt.Errorf("kindnetd is built from git history (the module proxy serves neither kind's images/kindnetd at %s nor sigs.k8s.io/kube-network-policies at %s): give git directories of kubernetes-sigs/kind and kubernetes-sigs/kube-network-policies with --kind-git-dir and --kube-network-policies-git-dir",
-			KindnetdCommit[:8], KubeNetworkPoliciesCommit[:12])
+			kindnetdCommit[:8], kubeNetworkPoliciesCommit[:12])
 	}
-	return b.kindnetdTreeOf(KindnetdSnapshot, KubeNetworkPoliciesSnapshot)
+	return b.kindnetdTreeOf(kindnetdSnapshot, kubeNetworkPoliciesSnapshot)
 }
 
 func (b *builder) kindnetdTreeOf(kind, knp Snapshot) (string, error) {
@@ -210,10 +210,10 @@ func (b *builder) kindnetdTreeOf(kind, knp Snapshot) (string, error) {
 	return filepath.Join(dir, "images", "kindnetd"), err
 }
 
-// QuayEtcd is quay.io/coreos/etcd:<version> (etcd's Dockerfile: the three
+// quayEtcd is quay.io/coreos/etcd:<version> (etcd's Dockerfile: the three
 // binaries in /usr/local/bin, CMD etcd), on the iptables base: kamaji-etcd's
 // jobs may run a shell in it, which distroless lacks — a stand-in.
-func QuayEtcd(ref, version, binDir, base string) imagespec.Spec {
+func quayEtcd(ref, version, binDir, base string) imagespec.Spec {
 	var files []imagespec.File
 	for _, bin := range []string{"etcd", "etcdctl", "etcdutl"} {
 		files = append(files, imagespec.File{Dest: "/usr/local/bin/" + bin, Mode: 0o755, Src: filepath.Join(binDir, bin)})
@@ -221,10 +221,10 @@ func QuayEtcd(ref, version, binDir, base string) imagespec.Spec {
 	return imagespec.Spec{Ref: ref, Base: base, Files: files, Cmd: []string{"/usr/local/bin/etcd"}, Source: "go.etcd.io/etcd @" + version}
 }
 
-// Kubectl stands in for clastix/kubectl:<minor>: kubectl of the lab's
+// kubectl stands in for clastix/kubectl:<minor>: kubectl of the lab's
 // Kubernetes version of that minor on the iptables base (it has a shell,
 // as kamaji-etcd's job scripts need).
-func Kubectl(ref, version, binDir, base string) imagespec.Spec {
+func kubectl(ref, version, binDir, base string) imagespec.Spec {
 	return imagespec.Spec{
 		Ref:    ref,
 		Base:   base,

@@ -30,12 +30,12 @@ func PlanFor(list []images.Image) Plan {
 	var p Plan
 	versions := map[string]bool{}
 	for _, ref := range images.BundleRefs(list) {
-		r := RecipeFor(ref)
+		r := recipeFor(ref)
 		switch r.Kind {
-		case KindNode:
+		case kindNode:
 			p.Nodes = append(p.Nodes, r)
 			versions[r.Version] = true
-		case KindServer:
+		case kindServer:
 			versions[r.Version] = true
 			p.Bundle = append(p.Bundle, r)
 		default:
@@ -49,12 +49,12 @@ func PlanFor(list []images.Image) Plan {
 	return p
 }
 
-// NodePreloads are the images a node image of a Kubernetes version holds,
+// nodePreloads are the images a node image of a Kubernetes version holds,
 // by kind's rule (pkg/build/nodeimage/buildcontext.go:207-253 at v0.33.0):
 // `kubeadm config images list` for the version without its pause image,
 // the containerd sandbox image instead, then the default CNI images and
 // the default storage images.
-func NodePreloads(kubeadmImages []string, sandbox string, cni, storage []string) []string {
+func nodePreloads(kubeadmImages []string, sandbox string, cni, storage []string) []string {
 	var out []string
 	for _, i := range kubeadmImages {
 		if !strings.Contains(i, "pause") {
@@ -66,9 +66,9 @@ func NodePreloads(kubeadmImages []string, sandbox string, cni, storage []string)
 	return append(out, storage...)
 }
 
-// ParseKubeadmImages reads `kubeadm config images list` output: one
+// parseKubeadmImages reads `kubeadm config images list` output: one
 // reference per line.
-func ParseKubeadmImages(out string) ([]string, error) {
+func parseKubeadmImages(out string) ([]string, error) {
 	var refs []string
 	for _, line := range strings.Split(out, "\n") {
 		line = strings.TrimSpace(line)
@@ -86,11 +86,11 @@ func ParseKubeadmImages(out string) ([]string, error) {
 	return refs, nil
 }
 
-// LocalTag is the name a node image is built under: the pinned reference
+// localTag is the name a node image is built under: the pinned reference
 // without its digest (a local build cannot have the published digest).
 // The bundle's entry keeps the pinned reference and points it at this
 // image (images.Load names a digest-pinned entry by its image ID).
-func LocalTag(ref string) string {
+func localTag(ref string) string {
 	name, _, _ := strings.Cut(ref, "@")
 	return name
 }
@@ -105,18 +105,18 @@ func (p Plan) Only(refs []string) Plan {
 	}
 	known := map[string]bool{}
 	for _, r := range append(append([]Recipe(nil), p.Nodes...), p.Bundle...) {
-		known[images.Normalize(r.Ref)], known[images.Normalize(LocalTag(r.Ref))] = true, true
+		known[images.Normalize(r.Ref)], known[images.Normalize(localTag(r.Ref))] = true, true
 	}
 	var extra []Recipe
 	for _, r := range refs {
 		if !known[images.Normalize(r)] {
-			extra = append(extra, RecipeFor(r))
+			extra = append(extra, recipeFor(r))
 		}
 	}
 	keep := func(rs []Recipe) []Recipe {
 		var out []Recipe
 		for _, r := range rs {
-			if want[images.Normalize(r.Ref)] || want[images.Normalize(LocalTag(r.Ref))] {
+			if want[images.Normalize(r.Ref)] || want[images.Normalize(localTag(r.Ref))] {
 				out = append(out, r)
 			}
 		}

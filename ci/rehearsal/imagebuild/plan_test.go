@@ -30,7 +30,7 @@ func TestPlanOfTheSeedLab(t *testing.T) {
 	}
 	var nodes []string
 	for _, n := range p.Nodes {
-		nodes = append(nodes, LocalTag(n.Ref))
+		nodes = append(nodes, localTag(n.Ref))
 	}
 	if !reflect.DeepEqual(nodes, []string{"kindest/node:v1.37.0", "kindest/node:v1.36.4"}) {
 		t.Errorf("nodes %v", nodes)
@@ -38,18 +38,18 @@ func TestPlanOfTheSeedLab(t *testing.T) {
 	kinds := map[Kind]int{}
 	for _, r := range p.Bundle {
 		kinds[r.Kind]++
-		if r.Kind == KindNode {
+		if r.Kind == kindNode {
 			t.Errorf("node %s in the bundle list", r.Ref)
 		}
 	}
-	if kinds[KindServer] != 3 || kinds[KindKonnectivity] != 2 || kinds[KindCoreDNS] != 1 || kinds[KindQuayEtcd] != 2 {
+	if kinds[kindServer] != 3 || kinds[kindKonnectivity] != 2 || kinds[kindCoreDNS] != 1 || kinds[kindQuayEtcd] != 2 {
 		t.Errorf("bundle recipes by kind %v", kinds)
 	}
 }
 
 func TestOnlyKeepsTheNamedImagesAndTheVersions(t *testing.T) {
 	p := seedPlan(t).Only([]string{"kindest/node:v1.37.0", "registry.k8s.io/coredns/coredns:v1.14.2"})
-	if len(p.Nodes) != 1 || !strings.HasPrefix(p.Nodes[0].Ref, "kindest/node:v1.37.0@") || len(p.Bundle) != 1 || p.Bundle[0].Kind != KindCoreDNS {
+	if len(p.Nodes) != 1 || !strings.HasPrefix(p.Nodes[0].Ref, "kindest/node:v1.37.0@") || len(p.Bundle) != 1 || p.Bundle[0].Kind != kindCoreDNS {
 		t.Errorf("Only = %+v", p)
 	}
 	if len(p.Kubernetes) != 2 {
@@ -59,7 +59,7 @@ func TestOnlyKeepsTheNamedImagesAndTheVersions(t *testing.T) {
 		t.Errorf("Only made extras of listed images: %+v", p.Extra)
 	}
 	e := seedPlan(t).Only([]string{"registry.k8s.io/etcd:3.7.0-0"})
-	if len(e.Nodes)+len(e.Bundle) != 0 || len(e.Extra) != 1 || e.Extra[0].Kind != KindEtcd {
+	if len(e.Nodes)+len(e.Bundle) != 0 || len(e.Extra) != 1 || e.Extra[0].Kind != kindEtcd {
 		t.Errorf("Only of a preload = %+v, want one extra etcd", e)
 	}
 }
@@ -67,7 +67,7 @@ func TestOnlyKeepsTheNamedImagesAndTheVersions(t *testing.T) {
 // kind's rule (buildcontext.go:215-253): kubeadm's images without its
 // pause, then the sandbox image, the CNI and the storage images.
 func TestNodePreloadsReplaceKubeadmsPause(t *testing.T) {
-	got := NodePreloads(
+	got := nodePreloads(
 		[]string{"registry.k8s.io/kube-apiserver:v1.37.0", "registry.k8s.io/pause:3.10.2", "registry.k8s.io/etcd:3.7.0-0"},
 		"registry.k8s.io/pause:3.10", []string{"cni:1"}, []string{"st:1", "st:2"})
 	want := []string{"registry.k8s.io/kube-apiserver:v1.37.0", "registry.k8s.io/etcd:3.7.0-0", "registry.k8s.io/pause:3.10", "cni:1", "st:1", "st:2"}
@@ -78,17 +78,17 @@ func TestNodePreloadsReplaceKubeadmsPause(t *testing.T) {
 
 func TestParseKubeadmImagesRefusesWhatIsNotAList(t *testing.T) {
 	for _, out := range []string{"", "\n", "W1202 warning: something\n", "not-a-ref\n"} {
-		if _, err := ParseKubeadmImages(out); err == nil {
+		if _, err := parseKubeadmImages(out); err == nil {
 			t.Errorf("ParseKubeadmImages(%q) gave no error", out)
 		}
 	}
 }
 
 func TestLocalTagDropsTheDigest(t *testing.T) {
-	if got := LocalTag("kindest/node:v1.36.4@sha256:099e"); got != "kindest/node:v1.36.4" {
+	if got := localTag("kindest/node:v1.36.4@sha256:099e"); got != "kindest/node:v1.36.4" {
 		t.Errorf("LocalTag = %s", got)
 	}
-	if got := LocalTag("registry.k8s.io/pause:3.10"); got != "registry.k8s.io/pause:3.10" {
+	if got := localTag("registry.k8s.io/pause:3.10"); got != "registry.k8s.io/pause:3.10" {
 		t.Errorf("LocalTag = %s", got)
 	}
 }
@@ -111,7 +111,7 @@ func TestNodeFiles(t *testing.T) {
 // build/pause/Makefile at v1.37.0:49,112: $(TRIPLE)-gcc $(CFLAGS) -o $@ $^
 // with one source, linux/pause.c.
 func TestPauseCommandNamesTheSourceOnce(t *testing.T) {
-	args := PauseCommand(PauseArgs("3.10", "v1.37.0", "/m/build/pause/linux/pause.c"), "/o/pause").Args
+	args := pauseCommand(pauseArgs("3.10", "v1.37.0", "/m/build/pause/linux/pause.c"), "/o/pause").Args
 	n := 0
 	for _, a := range args {
 		if strings.HasSuffix(a, "pause.c") {

@@ -9,12 +9,12 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/preflight"
 )
 
-// MinFreeDisk is the free space Build asks of the cache's file system
+// minFreeDisk is the free space Build asks of the cache's file system
 // before it starts. A floor, not a measurement of a cold build: the seed
 // lab's bundle alone is 2.68 GiB (ci/rehearsal/testdata/runs/2026-12-02-
 // seed-lab), and the Go build and module caches of one Kubernetes build
 // take several more.
-const MinFreeDisk = 20 << 30
+const minFreeDisk = 20 << 30
 
 // host is what the prerequisite checks read of the machine; the zero value
 // is the real one.
@@ -39,11 +39,11 @@ func (h host) orReal(d interface {
 	return h
 }
 
-// Prerequisites checks everything a run of o needs before it starts:
+// prerequisites checks everything a run of o needs before it starts:
 // every program it runs (found by name in $PATH), root, the Docker daemon,
 // and MinFreeDisk in the cache; the error names each missing one and how
 // to get it.
-func Prerequisites(ctx context.Context, o Options) error {
+func prerequisites(ctx context.Context, o Options) error {
 	h := o.host.orReal(o.Docker)
 	tools := []preflight.Tool{preflight.Debootstrap, preflight.Tar, preflight.Docker}
 	if !o.BasesOnly {
@@ -57,7 +57,7 @@ func Prerequisites(ctx context.Context, o Options) error {
 		preflight.Tools(h.lookPath, tools...),
 		preflight.Root(h.uid(), "debootstrap makes the root file systems as root"),
 		preflight.Daemon(h.ping),
-		preflight.FreeDisk(root, MinFreeDisk, "--cache"),
+		preflight.FreeDisk(root, minFreeDisk, "--cache"),
 	)
 }
 

@@ -47,11 +47,11 @@ func TestPrerequisitesOfAFullMachine(t *testing.T) {
 		uid:      func() int { return 0 },
 		ping:     func(context.Context) error { return nil },
 	}}
-	if err := Prerequisites(context.Background(), o); err != nil {
+	if err := prerequisites(context.Background(), o); err != nil {
 		t.Errorf("Prerequisites on a full machine: %v", err)
 	}
 	o.host.uid = func() int { return 1000 }
-	if err := Prerequisites(context.Background(), o); err == nil || !strings.Contains(err.Error(), "run it with sudo") {
+	if err := prerequisites(context.Background(), o); err == nil || !strings.Contains(err.Error(), "run it with sudo") {
 		t.Errorf("Prerequisites as uid 1000: %v", err)
 	}
 }

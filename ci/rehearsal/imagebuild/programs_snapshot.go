@@ -11,7 +11,7 @@ import (
 
 // The programs the module proxy here refuses (403 "not available" for
 // github.com/clastix/kamaji, github.com/Project-HAMi/HAMi and the
-// cert-manager command modules at the lab's versions, checked 2026-12-02)
+// cert-manager command modules at the lab's versions)
 // are built from git snapshots of their repositories, as kindnetd is:
 // the tree at the pinned tag is extracted (Snapshot), and its own go.mod
 // and go.sum decide the dependencies, which the module proxy does serve.
@@ -51,36 +51,36 @@ func (s Snapshot) Rev() string {
 // commits and times read with `git rev-parse TAG^{commit}` and
 // `git log -1 --format=%at TAG` in the fetched snapshots).
 var (
-	KamajiSnapshot = Snapshot{Repo: "clastix/kamaji", Tag: "26.8.2-edge",
+	kamajiSnapshot = Snapshot{Repo: "clastix/kamaji", Tag: "26.8.2-edge",
 		Commit: "ddbabd87ed0e8d7c319414383e153c46f21733a9", Time: time.Unix(1785738776, 0).UTC()}
-	HAMiSnapshot = Snapshot{Repo: "Project-HAMi/HAMi", Tag: "v2.10.0",
+	hamiSnapshot = Snapshot{Repo: "Project-HAMi/HAMi", Tag: "v2.10.0",
 		Commit: "4707fb02c91c545bc7343ce26dba4c32919f9a3e", Time: time.Unix(1787293239, 0).UTC()}
-	CertManagerSnapshot = Snapshot{Repo: "cert-manager/cert-manager", Tag: "v1.18.3",
+	certManagerSnapshot = Snapshot{Repo: "cert-manager/cert-manager", Tag: "v1.18.3",
 		Commit: "0be5a60e327cc1b39acb18b063fbdb7557002646", Time: time.Unix(1760526177, 0).UTC()}
-	// CertgenSnapshot is the ingress-nginx tree liangjw/kube-webhook-
+	// certgenSnapshot is the ingress-nginx tree liangjw/kube-webhook-
 	// certgen:v1.1.1 stands for (CertgenProgram says why): no tag, the
 	// commit is the pin.
-	CertgenSnapshot = Snapshot{Repo: "kubernetes/ingress-nginx",
+	certgenSnapshot = Snapshot{Repo: "kubernetes/ingress-nginx",
 		Commit: "54523641a89a2b026180eb1e779152b8e939b11a", Time: time.Unix(1634058467, 0).UTC()}
-	// KamajiEtcdSnapshot is the kamaji-etcd chart resolved into Kamaji's
-	// (chartbuild.SelectKamajiEtcd); charts are made from these pins too.
-	KamajiEtcdSnapshot = Snapshot{Repo: "clastix/kamaji-etcd", Tag: "v0.17.0",
+	// kamajiEtcdSnapshot is the kamaji-etcd chart resolved into Kamaji's
+	// (chartbuild's selectKamajiEtcd); charts are made from these pins too.
+	kamajiEtcdSnapshot = Snapshot{Repo: "clastix/kamaji-etcd", Tag: "v0.17.0",
 		Commit: "92f31f016f4e91eae69797a538f88d768ddc7099", Time: time.Unix(1783790721, 0).UTC()}
-	// KindnetdSnapshot and KubeNetworkPoliciesSnapshot are kindnetd's
+	// kindnetdSnapshot and KubeNetworkPoliciesSnapshot are kindnetd's
 	// sources (KindnetdCommit says why these commits).
-	KindnetdSnapshot            = Snapshot{Repo: "kubernetes-sigs/kind", Commit: KindnetdCommit}
-	KubeNetworkPoliciesSnapshot = Snapshot{Repo: "kubernetes-sigs/kube-network-policies", Commit: KubeNetworkPoliciesCommit}
+	kindnetdSnapshot            = Snapshot{Repo: "kubernetes-sigs/kind", Commit: kindnetdCommit}
+	kubeNetworkPoliciesSnapshot = Snapshot{Repo: "kubernetes-sigs/kube-network-policies", Commit: kubeNetworkPoliciesCommit}
 )
 
-// Pinned are every snapshot the rehearsal builds from, images and charts.
-func Pinned() []Snapshot {
-	return []Snapshot{KamajiSnapshot, HAMiSnapshot, CertManagerSnapshot, CertgenSnapshot, KamajiEtcdSnapshot, KindnetdSnapshot, KubeNetworkPoliciesSnapshot}
+// pinned are every snapshot the rehearsal builds from, images and charts.
+func pinned() []Snapshot {
+	return []Snapshot{kamajiSnapshot, hamiSnapshot, certManagerSnapshot, certgenSnapshot, kamajiEtcdSnapshot, kindnetdSnapshot, kubeNetworkPoliciesSnapshot}
 }
 
 // PinFor is the pinned snapshot of repo at tag, or an error saying how to
 // pin it.
 func PinFor(repo, tag string) (Snapshot, error) {
-	for _, s := range Pinned() {
+	for _, s := range pinned() {
 		if s.Repo == repo && s.Tag == tag {
 			return s, nil
 		}
@@ -105,7 +105,7 @@ func ParseGitDirs(specs []string) (map[string]string, error) {
 	return out, nil
 }
 
-// KamajiProgram builds kamaji as its release does: goreleaser's ko pipe
+// kamajiProgram builds kamaji as its release does: goreleaser's ko pipe
 // (kamaji 26.8.2-edge .github/workflows/release.yml:53-58 `goreleaser
 // release`; .goreleaser.yaml:28-39 kos, bare, from the build "kamaji")
 // builds with the build's env, flags and ldflags (goreleaser internal/
@@ -115,8 +115,8 @@ func ParseGitDirs(specs []string) (map[string]string, error) {
 // clean tree), BuildTime ({{.Date}}, the build's time in RFC 3339 — here
 // the commit's, so a rebuild is the same) and GitRepo ({{.GitURL}}, the
 // clone's remote: the GitHub address).
-func KamajiProgram(tree string) gobuild.Program {
-	s := KamajiSnapshot
+func kamajiProgram(tree string) gobuild.Program {
+	s := kamajiSnapshot
 	pkg := "github.com/clastix/kamaji/internal"
 	return gobuild.Program{
 		Name:    "kamaji-" + s.Tag,
@@ -137,12 +137,12 @@ func KamajiProgram(tree string) gobuild.Program {
 	}
 }
 
-// HAMiVersion is the VERSION HAMi's release builds its image with: the
+// hamiVersion is the VERSION HAMi's release builds its image with: the
 // tag (.github/workflows/call-release-image.yaml:122 VERSION=${{ env.ref }}
 // into docker/Dockerfile.hamimaster:10 `make all VERSION=$VERSION`).
-const HAMiVersion = "v2.10.0"
+const hamiVersion = "v2.10.0"
 
-// HAMiProgram builds the Go binaries HAMi's image holds as `make all`
+// hamiProgram builds the Go binaries HAMi's image holds as `make all`
 // does (HAMi v2.10.0 Makefile:51-57; version.mk:3-4 CMDS=scheduler
 // vGPUmonitor, DEVICES=nvidia): `go build -ldflags '$(GO_BUILD_LDFLAGS)'
 // -o bin/<cmd> ./cmd/<cmd>` and `-o bin/nvidia-device-plugin
@@ -154,8 +154,8 @@ const HAMiVersion = "v2.10.0"
 // REVISION `git rev-parse --short HEAD` (:7, a docker build has no
 // GITHUB_ACTIONS), buildDate `date +%Y%m%d-%T`, here the commit time so a
 // rebuild is the same.
-func HAMiProgram(tree string) gobuild.Program {
-	s := HAMiSnapshot
+func hamiProgram(tree string) gobuild.Program {
+	s := hamiSnapshot
 	pkg := "github.com/Project-HAMi/HAMi/pkg"
 	return gobuild.Program{
 		Name:     "hami-" + s.Tag,
@@ -163,8 +163,8 @@ func HAMiProgram(tree string) gobuild.Program {
 		Version:  s.Tag,
 		Packages: []string{"./cmd/scheduler", "./cmd/vGPUmonitor", "./cmd/device-plugin/nvidia"},
 		LDFlags: strings.Join([]string{"-s", "-w",
-			"-X " + pkg + "/version.version=" + HAMiVersion,
-			"-X " + pkg + "/device-plugin/nvidiadevice/nvinternal/info.version=" + HAMiVersion,
+			"-X " + pkg + "/version.version=" + hamiVersion,
+			"-X " + pkg + "/device-plugin/nvidiadevice/nvinternal/info.version=" + hamiVersion,
 			"-X " + pkg + "/version.revision=" + s.Commit[:7],
 			"-X " + pkg + "/version.buildDate=" + s.Time.Format("20060102-15:04:05"),
 		}, " "),
@@ -175,11 +175,11 @@ func HAMiProgram(tree string) gobuild.Program {
 	}
 }
 
-// CertManagerCommands are the cert-manager commands the lab runs, each
+// certManagerCommands are the cert-manager commands the lab runs, each
 // its own module under cmd/ (v1.18.3 cmd/<name>/go.mod).
-var CertManagerCommands = []string{"controller", "webhook", "cainjector", "startupapicheck"}
+var certManagerCommands = []string{"controller", "webhook", "cainjector", "startupapicheck"}
 
-// CertManagerProgram builds one cert-manager command as make/server.mk
+// certManagerProgram builds one cert-manager command as make/server.mk
 // does at v1.18.3 (:25 `cd cmd/controller && go build -o … $(GOFLAGS)
 // -ldflags '$(GOLDFLAGS)' main.go`; the others likewise): CGO_ENABLED=0
 // (make/00_mod.mk:41), GOFLAGS -trimpath (:50), GOLDFLAGS -w -s with
@@ -188,8 +188,8 @@ var CertManagerCommands = []string{"controller", "webhook", "cainjector", "start
 // HEAD` (:82). tree is the command's module directory in the extracted
 // repository, its go.mod's `replace github.com/cert-manager/cert-manager
 // => ../../` (cmd/controller/go.mod:12) pointed at the extracted root.
-func CertManagerProgram(name, tree string) gobuild.Program {
-	s := CertManagerSnapshot
+func certManagerProgram(name, tree string) gobuild.Program {
+	s := certManagerSnapshot
 	pkg := "github.com/cert-manager/cert-manager/pkg/util"
 	return gobuild.Program{
 		Name:    "cert-manager-" + name + "-" + s.Tag,
@@ -206,7 +206,7 @@ func CertManagerProgram(name, tree string) gobuild.Program {
 	}
 }
 
-// CertgenProgram builds the stand-in for docker.io/liangjw/kube-webhook-
+// certgenProgram builds the stand-in for docker.io/liangjw/kube-webhook-
 // certgen:v1.1.1, which HAMi v2.10.0's chart runs on Kubernetes ≥ 1.22
 // (charts/hami/values.yaml:245-248 imageNew; templates/scheduler/
 // job-patch/job-createSecret.yaml and job-patchWebhook.yaml choose it by
@@ -215,7 +215,7 @@ func CertManagerProgram(name, tree string) gobuild.Program {
 // --namespace --patch-validating=false --secret-name`). No repository of
 // liangjw is stored; v1.1.1 is the tag of kubernetes/ingress-nginx's
 // kube-webhook-certgen image of October 2021 (ingress-nginx d74fa2f5,
-// 2021-10-12, charts/ingress-nginx/values.yaml: "tag: v1.1.1", "We skip
+// charts/ingress-nginx/values.yaml: "tag: v1.1.1", "We skip
 // version v1.1 as it had a regression"), whose source is images/
 // kube-webhook-certgen/rootfs at 54523641 ("fix regression", the last
 // change to that directory before d74fa2f5): module github.com/jet/
@@ -227,8 +227,8 @@ func CertManagerProgram(name, tree string) gobuild.Program {
 // k8s.go:6), the chart's pick for Kubernetes < 1.22. Built as rootfs/
 // Dockerfile:21 does: CGO_ENABLED=0 go build -a -o kube-webhook-certgen
 // main.go (no ldflags: core.Version stays "0.0.1-dev").
-func CertgenProgram(tree string) gobuild.Program {
-	s := CertgenSnapshot
+func certgenProgram(tree string) gobuild.Program {
+	s := certgenSnapshot
 	return gobuild.Program{
 		Name:     "kube-webhook-certgen-" + s.Commit[:8],
 		Module:   "github.com/jet/kube-webhook-certgen",
@@ -239,6 +239,6 @@ func CertgenProgram(tree string) gobuild.Program {
 	}
 }
 
-// CertgenTag is the liangjw/kube-webhook-certgen tag HAMi v2.10.0's chart
+// certgenTag is the liangjw/kube-webhook-certgen tag HAMi v2.10.0's chart
 // names (charts/hami/values.yaml:248) and CertgenProgram stands in for.
-const CertgenTag = "v1.1.1"
+const certgenTag = "v1.1.1"

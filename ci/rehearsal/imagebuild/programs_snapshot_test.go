@@ -37,10 +37,10 @@ func TestParseGitDirs(t *testing.T) {
 }
 
 func TestSnapshotNames(t *testing.T) {
-	if d := KamajiSnapshot.Dir(); d != "clastix+kamaji-26.8.2-edge-ddbabd87ed0e" {
+	if d := kamajiSnapshot.Dir(); d != "clastix+kamaji-26.8.2-edge-ddbabd87ed0e" {
 		t.Errorf("kamaji dir %s", d)
 	}
-	if d, r := CertgenSnapshot.Dir(), CertgenSnapshot.Rev(); d != "kubernetes+ingress-nginx-54523641a89a" || r != "54523641a89a" {
+	if d, r := certgenSnapshot.Dir(), certgenSnapshot.Rev(); d != "kubernetes+ingress-nginx-54523641a89a" || r != "54523641a89a" {
 		t.Errorf("untagged snapshot dir %s rev %s", d, r)
 	}
 }
@@ -48,8 +48,8 @@ func TestSnapshotNames(t *testing.T) {
 // Each program links what upstream's release links: the flags are
 // checked against the cited build files by hand, the tests keep them.
 func TestSnapshotProgramsBuildAsUpstream(t *testing.T) {
-	k := KamajiProgram("/t")
-	if k.CGO || !k.Trimpath || k.Tree != "/t" || k.TreeKey != KamajiSnapshot.Commit || !reflect.DeepEqual(k.Packages, []string{"."}) {
+	k := kamajiProgram("/t")
+	if k.CGO || !k.Trimpath || k.Tree != "/t" || k.TreeKey != kamajiSnapshot.Commit || !reflect.DeepEqual(k.Packages, []string{"."}) {
 		t.Errorf("kamaji %+v", k)
 	}
 	for _, want := range []string{
@@ -63,7 +63,7 @@ func TestSnapshotProgramsBuildAsUpstream(t *testing.T) {
 		}
 	}
 
-	h := HAMiProgram("/h")
+	h := hamiProgram("/h")
 	if !h.CGO || h.Trimpath || h.Rename["nvidia"] != "nvidia-device-plugin" || len(h.Packages) != 3 {
 		t.Errorf("hami %+v", h)
 	}
@@ -73,31 +73,31 @@ func TestSnapshotProgramsBuildAsUpstream(t *testing.T) {
 		}
 	}
 
-	c := CertManagerProgram("webhook", "/c/cmd/webhook")
+	c := certManagerProgram("webhook", "/c/cmd/webhook")
 	if c.CGO || !c.Trimpath || c.Rename["webhook-binary"] != "webhook" || c.Tree != "/c/cmd/webhook" ||
 		c.LDFlags != "-w -s -X github.com/cert-manager/cert-manager/pkg/util.AppVersion=v1.18.3 -X github.com/cert-manager/cert-manager/pkg/util.AppGitCommit=0be5a60e327cc1b39acb18b063fbdb7557002646" {
 		t.Errorf("cert-manager webhook %+v", c)
 	}
-	if c2 := CertManagerProgram("controller", "/c/cmd/controller"); c2.Key("go1.26.8", "linux", "amd64") == c.Key("go1.26.8", "linux", "amd64") {
+	if c2 := certManagerProgram("controller", "/c/cmd/controller"); c2.Key("go1.26.8", "linux", "amd64") == c.Key("go1.26.8", "linux", "amd64") {
 		t.Error("two cert-manager commands share a cache entry")
 	}
 
-	g := CertgenProgram("/g")
-	if g.CGO || g.Trimpath || g.LDFlags != "" || g.Module != "github.com/jet/kube-webhook-certgen" || g.TreeKey != CertgenSnapshot.Commit {
+	g := certgenProgram("/g")
+	if g.CGO || g.Trimpath || g.LDFlags != "" || g.Module != "github.com/jet/kube-webhook-certgen" || g.TreeKey != certgenSnapshot.Commit {
 		t.Errorf("certgen %+v", g)
 	}
 }
 
 func TestSnapshotDifferencesOnlyForPlannedImages(t *testing.T) {
-	join := func(p Plan) string { return strings.Join(Differences(p), "\n") }
-	none := join(Plan{Bundle: []Recipe{RecipeFor("registry.k8s.io/coredns/coredns:v1.14.2")}})
+	join := func(p Plan) string { return strings.Join(differences(p), "\n") }
+	none := join(Plan{Bundle: []Recipe{recipeFor("registry.k8s.io/coredns/coredns:v1.14.2")}})
 	if strings.Contains(none, "git snapshots") || strings.Contains(none, "libvgpu") {
 		t.Errorf("differences of a plan without snapshot images name them:\n%s", none)
 	}
 	all := join(Plan{Bundle: []Recipe{
-		RecipeFor("clastix/kamaji:26.8.2-edge"), RecipeFor("docker.io/projecthami/hami:v2.10.0"),
-		RecipeFor("quay.io/jetstack/cert-manager-webhook:v1.18.3"),
-	}, Extra: []Recipe{RecipeFor("docker.io/liangjw/kube-webhook-certgen:v1.1.1")}})
+		recipeFor("clastix/kamaji:26.8.2-edge"), recipeFor("docker.io/projecthami/hami:v2.10.0"),
+		recipeFor("quay.io/jetstack/cert-manager-webhook:v1.18.3"),
+	}, Extra: []Recipe{recipeFor("docker.io/liangjw/kube-webhook-certgen:v1.1.1")}})
 	for _, want := range []string{"git snapshots", "/ko-app/kamaji", "libvgpu.so", "/licenses/LICENSE", "stand-in", "admissionregistration/v1beta1"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("differences lack %q:\n%s", want, all)

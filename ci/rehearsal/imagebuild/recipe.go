@@ -11,23 +11,23 @@ import (
 type Kind string
 
 const (
-	KindNode         Kind = "kind node"          // kindest/node:<k8s version>
-	KindServer       Kind = "kubernetes server"  // registry.k8s.io/kube-*:<k8s version>
-	KindPause        Kind = "pause"              // registry.k8s.io/pause
-	KindEtcd         Kind = "etcd"               // registry.k8s.io/etcd:<kubeadm tag>
-	KindQuayEtcd     Kind = "etcd (quay)"        // quay.io/coreos/etcd:<version>
-	KindCoreDNS      Kind = "coredns"            // registry.k8s.io/coredns/coredns
-	KindKonnectivity Kind = "konnectivity"       // registry.k8s.io/kas-network-proxy/proxy-*
-	KindKindnetd     Kind = "kindnetd"           // docker.io/kindest/kindnetd
-	KindLocalPath    Kind = "local-path"         // docker.io/kindest/local-path-provisioner
-	KindLocalHelper  Kind = "local-path helper"  // docker.io/kindest/local-path-helper
-	KindKubectl      Kind = "kubectl"            // clastix/kubectl:<major.minor>
-	KindKamaji       Kind = "kamaji (git)"       // clastix/kamaji, from a git snapshot
-	KindHAMi         Kind = "hami (git)"         // projecthami/hami, from a git snapshot
-	KindCertManager  Kind = "cert-manager (git)" // quay.io/jetstack/cert-manager-<cmd>, from a git snapshot
-	KindCertgen      Kind = "certgen (git)"      // liangjw/kube-webhook-certgen: jet's, from a git snapshot
-	KindUnsupported  Kind = "not built"          // Why says why
-	KindLabctl       Kind = "built by labctl"    // the finalizer image: labctl makes it
+	kindNode         Kind = "kind node"          // kindest/node:<k8s version>
+	kindServer       Kind = "kubernetes server"  // registry.k8s.io/kube-*:<k8s version>
+	kindPause        Kind = "pause"              // registry.k8s.io/pause
+	kindEtcd         Kind = "etcd"               // registry.k8s.io/etcd:<kubeadm tag>
+	kindQuayEtcd     Kind = "etcd (quay)"        // quay.io/coreos/etcd:<version>
+	kindCoreDNS      Kind = "coredns"            // registry.k8s.io/coredns/coredns
+	kindKonnectivity Kind = "konnectivity"       // registry.k8s.io/kas-network-proxy/proxy-*
+	kindKindnetd     Kind = "kindnetd"           // docker.io/kindest/kindnetd
+	kindLocalPath    Kind = "local-path"         // docker.io/kindest/local-path-provisioner
+	kindLocalHelper  Kind = "local-path helper"  // docker.io/kindest/local-path-helper
+	kindKubectl      Kind = "kubectl"            // clastix/kubectl:<major.minor>
+	kindKamaji       Kind = "kamaji (git)"       // clastix/kamaji, from a git snapshot
+	kindHAMi         Kind = "hami (git)"         // projecthami/hami, from a git snapshot
+	kindCertManager  Kind = "cert-manager (git)" // quay.io/jetstack/cert-manager-<cmd>, from a git snapshot
+	kindCertgen      Kind = "certgen (git)"      // liangjw/kube-webhook-certgen: jet's, from a git snapshot
+	kindUnsupported  Kind = "not built"          // Why says why
+	kindLabctl       Kind = "built by labctl"    // the finalizer image: labctl makes it
 )
 
 // Recipe is what builds one reference.
@@ -45,18 +45,18 @@ type Recipe struct {
 
 // notBuilt are the lab's images the rehearsal cannot build from the
 // module proxy, Debian's packages and the git snapshots it is given, and
-// why (checked 2026-12-02). A snapshot-built image at another version than
+// why. A snapshot-built image at another version than
 // the pinned one lands here too: the reason names the pin.
 var notBuilt = map[string]string{
-	"quay.io/jetstack/cert-manager-":            "the rehearsal builds cert-manager's controller, webhook, cainjector and startupapicheck at " + CertManagerSnapshot.Tag + " only, from git (programs_snapshot.go CertManagerSnapshot)",
-	"docker.io/clastix/kamaji:":                 "the rehearsal builds kamaji at " + KamajiSnapshot.Tag + " only, from git (programs_snapshot.go KamajiSnapshot)",
-	"docker.io/projecthami/hami:":               "the rehearsal builds HAMi at " + HAMiSnapshot.Tag + " only, from git (programs_snapshot.go HAMiSnapshot)",
+	"quay.io/jetstack/cert-manager-":            "the rehearsal builds cert-manager's controller, webhook, cainjector and startupapicheck at " + certManagerSnapshot.Tag + " only, from git (programs_snapshot.go CertManagerSnapshot)",
+	"docker.io/clastix/kamaji:":                 "the rehearsal builds kamaji at " + kamajiSnapshot.Tag + " only, from git (programs_snapshot.go KamajiSnapshot)",
+	"docker.io/projecthami/hami:":               "the rehearsal builds HAMi at " + hamiSnapshot.Tag + " only, from git (programs_snapshot.go HAMiSnapshot)",
 	"docker.io/projecthami/mock-device-plugin:": "github.com/Project-HAMi/mock-device-plugin v1.0.1 is not served by the module proxy here (403); put it into the bundle directory by other means (its index.json entry is kept)",
 	"docker.io/liangjw/kube-webhook-certgen:":   "the rehearsal builds a stand-in for v1.1.1 only (ingress-nginx's kube-webhook-certgen, programs_snapshot.go CertgenProgram)",
 }
 
-// RecipeFor decides how ref (as `labctl images` lists it) is built.
-func RecipeFor(ref string) Recipe {
+// recipeFor decides how ref (as `labctl images` lists it) is built.
+func recipeFor(ref string) Recipe {
 	n := images.Normalize(ref)
 	name, _, _ := strings.Cut(n, "@")
 	repo, tag := name, ""
@@ -66,41 +66,41 @@ func RecipeFor(ref string) Recipe {
 	r := Recipe{Ref: ref, Version: tag}
 	switch {
 	case repo == "docker.io/kindest/node":
-		r.Kind = KindNode
+		r.Kind = kindNode
 	case repo == "registry.k8s.io/kube-apiserver", repo == "registry.k8s.io/kube-controller-manager",
 		repo == "registry.k8s.io/kube-scheduler", repo == "registry.k8s.io/kube-proxy":
-		r.Kind, r.Name = KindServer, strings.TrimPrefix(repo, "registry.k8s.io/")
+		r.Kind, r.Name = kindServer, strings.TrimPrefix(repo, "registry.k8s.io/")
 	case repo == "registry.k8s.io/pause":
-		r.Kind = KindPause
+		r.Kind = kindPause
 	case repo == "registry.k8s.io/etcd":
-		r.Kind = KindEtcd
+		r.Kind = kindEtcd
 	case repo == "quay.io/coreos/etcd":
-		r.Kind = KindQuayEtcd
+		r.Kind = kindQuayEtcd
 	case repo == "registry.k8s.io/coredns/coredns":
-		r.Kind = KindCoreDNS
+		r.Kind = kindCoreDNS
 	case repo == "registry.k8s.io/kas-network-proxy/proxy-server", repo == "registry.k8s.io/kas-network-proxy/proxy-agent":
-		r.Kind, r.Name = KindKonnectivity, strings.TrimPrefix(repo, "registry.k8s.io/kas-network-proxy/proxy-")
+		r.Kind, r.Name = kindKonnectivity, strings.TrimPrefix(repo, "registry.k8s.io/kas-network-proxy/proxy-")
 	case repo == "docker.io/kindest/kindnetd":
-		r.Kind = KindKindnetd
+		r.Kind = kindKindnetd
 	case repo == "docker.io/kindest/local-path-provisioner":
-		r.Kind = KindLocalPath
+		r.Kind = kindLocalPath
 	case repo == "docker.io/kindest/local-path-helper":
-		r.Kind = KindLocalHelper
+		r.Kind = kindLocalHelper
 	case repo == "docker.io/clastix/kubectl":
-		r.Kind = KindKubectl
-	case repo == "docker.io/clastix/kamaji" && tag == KamajiSnapshot.Tag:
-		r.Kind = KindKamaji
-	case repo == "docker.io/projecthami/hami" && tag == HAMiSnapshot.Tag:
-		r.Kind = KindHAMi
-	case strings.HasPrefix(repo, "quay.io/jetstack/cert-manager-") && tag == CertManagerSnapshot.Tag &&
-		slices.Contains(CertManagerCommands, strings.TrimPrefix(repo, "quay.io/jetstack/cert-manager-")):
-		r.Kind, r.Name = KindCertManager, strings.TrimPrefix(repo, "quay.io/jetstack/cert-manager-")
-	case repo == "docker.io/liangjw/kube-webhook-certgen" && tag == CertgenTag:
-		r.Kind = KindCertgen
+		r.Kind = kindKubectl
+	case repo == "docker.io/clastix/kamaji" && tag == kamajiSnapshot.Tag:
+		r.Kind = kindKamaji
+	case repo == "docker.io/projecthami/hami" && tag == hamiSnapshot.Tag:
+		r.Kind = kindHAMi
+	case strings.HasPrefix(repo, "quay.io/jetstack/cert-manager-") && tag == certManagerSnapshot.Tag &&
+		slices.Contains(certManagerCommands, strings.TrimPrefix(repo, "quay.io/jetstack/cert-manager-")):
+		r.Kind, r.Name = kindCertManager, strings.TrimPrefix(repo, "quay.io/jetstack/cert-manager-")
+	case repo == "docker.io/liangjw/kube-webhook-certgen" && tag == certgenTag:
+		r.Kind = kindCertgen
 	case ref == images.FinalizerRef:
-		r.Kind = KindLabctl
+		r.Kind = kindLabctl
 	default:
-		r.Kind, r.Why = KindUnsupported, "no recipe for "+repo
+		r.Kind, r.Why = kindUnsupported, "no recipe for "+repo
 		for prefix, why := range notBuilt {
 			if strings.HasPrefix(name, prefix) {
 				r.Why = why

@@ -15,13 +15,13 @@ import (
 // snapshotSpec is the image spec of a recipe built from a git snapshot.
 func (b *builder) snapshotSpec(rec Recipe) (imagespec.Spec, error) {
 	switch rec.Kind {
-	case KindKamaji:
-		s := KamajiSnapshot
+	case kindKamaji:
+		s := kamajiSnapshot
 		tree, err := b.snapshotTree(s, nil, nil)
 		if err != nil {
 			return imagespec.Spec{}, err
 		}
-		bin, err := b.program(KamajiProgram(tree), "10–20 min on 2 busy cores")
+		bin, err := b.program(kamajiProgram(tree), "10–20 min on 2 busy cores")
 		if err != nil {
 			return imagespec.Spec{}, err
 		}
@@ -29,13 +29,13 @@ func (b *builder) snapshotSpec(rec Recipe) (imagespec.Spec, error) {
 			return imagespec.Spec{}, err
 		}
 		return components.Kamaji(rec.Ref, snapshotSource(s, ""), filepath.Join(bin, "kamaji")), nil
-	case KindHAMi:
-		s := HAMiSnapshot
+	case kindHAMi:
+		s := hamiSnapshot
 		tree, err := b.snapshotTree(s, nil, nil)
 		if err != nil {
 			return imagespec.Spec{}, err
 		}
-		bin, err := b.program(HAMiProgram(tree), "10–20 min on 2 busy cores")
+		bin, err := b.program(hamiProgram(tree), "10–20 min on 2 busy cores")
 		if err != nil {
 			return imagespec.Spec{}, err
 		}
@@ -43,21 +43,21 @@ func (b *builder) snapshotSpec(rec Recipe) (imagespec.Spec, error) {
 		if err != nil {
 			return imagespec.Spec{}, err
 		}
-		return components.HAMi(rec.Ref, HAMiVersion, snapshotSource(s, "cmd/scheduler, cmd/vGPUmonitor, cmd/device-plugin/nvidia"), bin, tree, base), nil
-	case KindCertManager:
-		s := CertManagerSnapshot
+		return components.HAMi(rec.Ref, hamiVersion, snapshotSource(s, "cmd/scheduler, cmd/vGPUmonitor, cmd/device-plugin/nvidia"), bin, tree, base), nil
+	case kindCertManager:
+		s := certManagerSnapshot
 		// one extraction for the four command modules: each replaces the
 		// root module by ../../ (cmd/<name>/go.mod:12), which the build's
 		// copy of the command directory no longer has beside it
 		var edits []string
-		for _, c := range CertManagerCommands {
+		for _, c := range certManagerCommands {
 			edits = append(edits, `(cd cmd/`+c+` && go mod edit -replace "github.com/cert-manager/cert-manager=$4")`)
 		}
 		tree, err := b.snapshotTree(s, nil, edits)
 		if err != nil {
 			return imagespec.Spec{}, err
 		}
-		bin, err := b.program(CertManagerProgram(rec.Name, filepath.Join(tree, "cmd", rec.Name)), "10–20 min on 2 busy cores for the first, minutes for the others")
+		bin, err := b.program(certManagerProgram(rec.Name, filepath.Join(tree, "cmd", rec.Name)), "10–20 min on 2 busy cores for the first, minutes for the others")
 		if err != nil {
 			return imagespec.Spec{}, err
 		}
@@ -65,14 +65,14 @@ func (b *builder) snapshotSpec(rec Recipe) (imagespec.Spec, error) {
 			return imagespec.Spec{}, err
 		}
 		return components.CertManager(rec.Ref, rec.Name, snapshotSource(s, "cmd/"+rec.Name), filepath.Join(bin, rec.Name)), nil
-	case KindCertgen:
-		s := CertgenSnapshot
+	case kindCertgen:
+		s := certgenSnapshot
 		const dir = "images/kube-webhook-certgen/rootfs"
 		tree, err := b.snapshotTree(s, []string{dir}, nil)
 		if err != nil {
 			return imagespec.Spec{}, err
 		}
-		bin, err := b.program(CertgenProgram(filepath.Join(tree, dir)), "3–8 min on 2 busy cores")
+		bin, err := b.program(certgenProgram(filepath.Join(tree, dir)), "3–8 min on 2 busy cores")
 		if err != nil {
 			return imagespec.Spec{}, err
 		}

@@ -10,12 +10,11 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/cache"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/gitsnap"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/gobuild"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/progress"
-	"github.com/gpu-lab/gpu-lab/ci/testenv/bincache"
 )
 
 // Env is what go runs with: no proxy, no network (every dependency is in
@@ -58,17 +57,12 @@ func (b vendorBuild) Key(goVersion string) string {
 
 // buildVendored returns the directory holding b's binaries (the entry
 // root/go/<name>-<key>/bin), extracting the pinned commit from gitDir and
-// building it the first time.
+// building it the first time (gobuild.Cached: the steps every Go build of
+// the rehearsal shares).
 func buildVendored(ctx context.Context, log *slog.Logger, root, gitDir string, b vendorBuild, estimate string) (string, error) {
-	goVersion, err := goVersion(ctx)
+	goVersion, err := gobuild.GoVersion(ctx)
 	if err != nil {
 		return "", err
-	}
-	dir := filepath.Join(root, "go", b.Name+"-"+b.Key(goVersion))
-	bin := filepath.Join(dir, "bin")
-	if cache.Done(dir) {
-		log.Info("reusing built binaries", "program", b.Name, "dir", bin)
-		return bin, nil
 	}
 	repo, err := gitsnap.Open(gitDir)
 	if err != nil {
@@ -77,47 +71,30 @@ func buildVendored(ctx context.Context, log *slog.Logger, root, gitDir string, b
 	if err := repo.Check(ctx, b.Pin); err != nil {
 		return "", fmt.Errorf("build %s: %w", b.Name, err)
 	}
-	start := time.Now()
-	err = cache.Fill(ctx, log, b.Name, dir, func(partial, logPath string) error {
-		logf, err := os.Create(logPath)
-		if err != nil {
-			return err
-		}
-		defer logf.Close()
-		gopath := filepath.Join(partial, "gopath")
-		src := filepath.Join(partial, "src")
-		if b.GOPATHImport != "" {
-			src = filepath.Join(gopath, "src", filepath.FromSlash(b.GOPATHImport))
-		}
-		log.Info(fmt.Sprintf("building %s (%s@%s, vendored) once; a first build takes %s; progress every 25 s", b.Name, b.Pin.Repo, b.Pin.Rev(), estimate), "log", logPath, "into", dir)
-		stop := progress.Speak(ctx, log, b.Name+" (extracting "+b.Pin.Rev()+")", logPath)
-		err = repo.Extract(ctx, b.Pin.Commit, src)
-		stop()
-		if err != nil {
-			return fmt.Errorf("build %s: extract %s: %w", b.Name, b.Pin.Rev(), err)
-		}
-		env := append(os.Environ(), b.Env(gopath)...)
-		stop = bincache.SpeakWhileGoBuild(ctx, log, b.Name, estimate, logPath, func(ctx context.Context) int { return countVendored(ctx, src, env, b) })
-		cmd := exec.CommandContext(ctx, "go", b.BuildArgs(filepath.Join(partial, "bin"))...)
-		cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = src, env, logf, logf
-		err = cmd.Run()
-		stop()
-		if err != nil {
-			return fmt.Errorf("build %s: go build in %s: %w; %s ends with:\n%s", b.Name, src, err, logPath, bincache.TailFile(logPath, 30))
-		}
-		for from, to := range b.Rename {
-			if err := os.Rename(filepath.Join(partial, "bin", from), filepath.Join(partial, "bin", to)); err != nil {
-				return fmt.Errorf("build %s: %w", b.Name, err)
+	return gobuild.Cached{
+		Name:     b.Name,
+		Source:   b.Pin.Repo + "@" + b.Pin.Rev() + ", vendored",
+		Entry:    filepath.Join(root, "go", b.Name+"-"+b.Key(goVersion)),
+		Estimate: estimate,
+		Prepare: func(ctx context.Context, partial string, logf *os.File) (string, []string, error) {
+			gopath := filepath.Join(partial, "gopath")
+			src := filepath.Join(partial, "src")
+			if b.GOPATHImport != "" {
+				src = filepath.Join(gopath, "src", filepath.FromSlash(b.GOPATHImport))
 			}
-		}
-		// the source (hundreds of MB with vendor/) is not needed again
-		return os.RemoveAll(src)
-	})
-	if err != nil {
-		return "", err
-	}
-	log.Info("built", "program", b.Name, "dir", bin, "took", time.Since(start).Round(time.Second).String())
-	return bin, nil
+			stop := progress.Speak(ctx, log, b.Name+" (extracting "+b.Pin.Rev()+")", logf.Name())
+			err := repo.Extract(ctx, b.Pin.Commit, src)
+			stop()
+			if err != nil {
+				return "", nil, fmt.Errorf("build %s: extract %s: %w", b.Name, b.Pin.Rev(), err)
+			}
+			return src, b.Env(gopath), nil
+		},
+		Args:       b.BuildArgs,
+		Count:      func(ctx context.Context, dir string, env []string) int { return countVendored(ctx, dir, env, b) },
+		Rename:     b.Rename,
+		DropSource: true,
+	}.Build(ctx, log)
 }
 
 // countVendored is the number of packages the build compiles (its
@@ -128,18 +105,10 @@ func countVendored(ctx context.Context, dir string, env []string, b vendorBuild)
 		args = append(args, "-tags", strings.Join(b.Tags, ","))
 	}
 	cmd := exec.CommandContext(ctx, "go", append(args, b.Packages...)...)
-	cmd.Dir, cmd.Env = dir, env
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
 	out, err := cmd.Output()
 	if err != nil {
 		return 0
 	}
 	return strings.Count(string(out), "\n")
-}
-
-func goVersion(ctx context.Context) (string, error) {
-	out, err := exec.CommandContext(ctx, "go", "env", "GOVERSION").Output()
-	if err != nil {
-		return "", fmt.Errorf("go env GOVERSION: %w (is Go installed?)", err)
-	}
-	return strings.TrimSpace(string(out)), nil
 }

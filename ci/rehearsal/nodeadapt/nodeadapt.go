@@ -4,8 +4,8 @@
 //
 // Found by running a Debian bookworm node (systemd, containerd
 // 1.6.20~ds1-1+deb12u3, runc 1.1.5+ds1-1+deb12u1) the way kind v0.33.0 runs
-// one, on the rehearsal's private daemon (2026-12-02; the commands and
-// messages are in ci/rehearsal's Adaptations):
+// one, on the rehearsal's private daemon (the commands and messages are
+// in ci/rehearsal's Adaptations):
 //
 //   - Every pod sandbox, privileged or not, failed "runc create failed:
 //     unable to start container process: can't get final child's PID from

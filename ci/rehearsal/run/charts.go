@@ -13,12 +13,12 @@ import (
 // <cache>/charts, beside the image build's cache and bundle.
 func DefaultChartsDir(cacheRoot string) string { return filepath.Join(cacheRoot, "charts") }
 
-// AttachCharts puts the lab's charts from chartsDir into the bundle:
+// attachCharts puts the lab's charts from chartsDir into the bundle:
 // each archive, named as `labctl images save` names it
 // (images.ChartArchiveName), is checked to hold the chart and version the
 // lab pins, copied into bundle/charts and listed in the bundle's index
 // (an entry for the same chart is replaced; images and other charts stay).
-func AttachCharts(bundle, chartsDir string, want []images.Chart) (images.Index, error) {
+func attachCharts(bundle, chartsDir string, want []images.Chart) (images.Index, error) {
 	idx, err := images.ReadIndex(bundle)
 	if err != nil {
 		return idx, err
@@ -45,13 +45,13 @@ func AttachCharts(bundle, chartsDir string, want []images.Chart) (images.Index, 
 		}
 		entries = append(entries, images.ChartEntry{Chart: c, File: name})
 	}
-	idx.Charts = MergeCharts(idx.Charts, entries)
+	idx.Charts = mergeCharts(idx.Charts, entries)
 	return idx, images.WriteIndex(bundle, idx)
 }
 
-// MergeCharts is old with each of add replacing the entry of the same
+// mergeCharts is old with each of add replacing the entry of the same
 // chart name, or appended.
-func MergeCharts(old, add []images.ChartEntry) []images.ChartEntry {
+func mergeCharts(old, add []images.ChartEntry) []images.ChartEntry {
 	out := append([]images.ChartEntry(nil), old...)
 	for _, a := range add {
 		replaced := false
@@ -68,11 +68,11 @@ func MergeCharts(old, add []images.ChartEntry) []images.ChartEntry {
 	return out
 }
 
-// CheckBundleCharts fails unless the bundle holds every chart the lab
+// checkBundleCharts fails unless the bundle holds every chart the lab
 // installs at its pinned version: inside the namespace no chart
 // repository is reachable, so a missing one would fail the stage only
 // after minutes.
-func CheckBundleCharts(bundle string, idx images.Index, want []images.Chart) error {
+func checkBundleCharts(bundle string, idx images.Index, want []images.Chart) error {
 	_, missing, err := images.ChartArchives(bundle, idx, want)
 	if err != nil {
 		return err

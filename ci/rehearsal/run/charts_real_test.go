@@ -26,7 +26,7 @@ func TestMaintainerChartsAccepted(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := images.PinnedCharts(lab.Default())
-	idx, err := AttachCharts(bundle, dir, want)
+	idx, err := attachCharts(bundle, dir, want)
 	if err != nil {
 		t.Fatal(err)
 	}

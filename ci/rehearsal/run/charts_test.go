@@ -50,13 +50,13 @@ func TestAttachCharts(t *testing.T) {
 			if err := images.WriteIndex(bundle, old); err != nil {
 				t.Fatal(err)
 			}
-			if err := CheckBundleCharts(bundle, old, want); err == nil {
+			if err := checkBundleCharts(bundle, old, want); err == nil {
 				t.Error("CheckBundleCharts accepted a bundle holding another hami and no cert-manager")
 			}
 			for name, f := range tc.archive {
 				chartstest.Write(t, filepath.Join(charts, name), f)
 			}
-			idx, err := AttachCharts(bundle, charts, want)
+			idx, err := attachCharts(bundle, charts, want)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("AttachCharts error = %v, want %q", err, tc.wantErr)
@@ -73,7 +73,7 @@ func TestAttachCharts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := CheckBundleCharts(bundle, reread, want); err != nil {
+			if err := checkBundleCharts(bundle, reread, want); err != nil {
 				t.Errorf("the bundle with the charts attached is refused: %v", err)
 			}
 		})

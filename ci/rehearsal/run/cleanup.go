@@ -24,14 +24,14 @@ type Made struct {
 type Action string
 
 const (
-	ActLabDown          Action = "labctl down"
-	ActStopDaemon       Action = "stop the private daemon"
-	ActRemoveState      Action = "remove labctl's state directory"
-	ActRemoveLibModules Action = "remove /lib/modules"
-	ActRestoreLimits    Action = "restore the kernel limits"
+	actLabDown          Action = "labctl down"
+	actStopDaemon       Action = "stop the private daemon"
+	actRemoveState      Action = "remove labctl's state directory"
+	actRemoveLibModules Action = "remove /lib/modules"
+	actRestoreLimits    Action = "restore the kernel limits"
 )
 
-// CleanupPlan is what is undone, in order: the lab is taken down by labctl
+// cleanupPlan is what is undone, in order: the lab is taken down by labctl
 // itself (as a user's would be, and so that `labctl down` is rehearsed
 // too) while the daemon still runs; then the daemon stops (which removes
 // whatever labctl down left: containers, networks, volumes, the data root);
@@ -39,34 +39,34 @@ const (
 // the reports; /lib/modules and the kernel limits last, when no node runs
 // any more. With
 // keep nothing is undone.
-func CleanupPlan(m Made, keep bool) []Action {
+func cleanupPlan(m Made, keep bool) []Action {
 	if keep {
 		return nil
 	}
 	var out []Action
 	if m.Lab && m.Daemon {
-		out = append(out, ActLabDown)
+		out = append(out, actLabDown)
 	}
 	if m.Daemon {
-		out = append(out, ActStopDaemon)
+		out = append(out, actStopDaemon)
 	}
 	if m.State {
-		out = append(out, ActRemoveState)
+		out = append(out, actRemoveState)
 	}
 	if m.LibModules {
-		out = append(out, ActRemoveLibModules)
+		out = append(out, actRemoveLibModules)
 	}
 	if len(m.Limits) > 0 {
-		out = append(out, ActRestoreLimits)
+		out = append(out, actRestoreLimits)
 	}
 	return out
 }
 
-// KeptCommands are the commands that remove what a kept rehearsal left,
+// keptCommands are the commands that remove what a kept rehearsal left,
 // in the order CleanupPlan would run them. The daemon, the kernel limits
 // and /lib/modules are in the record of the daemon directory: one `daemon
 // down` undoes them all.
-func KeptCommands(m Made, p Paths, libModules string) []string {
+func keptCommands(m Made, p Paths, libModules string) []string {
 	var out, host []string
 	if m.Daemon {
 		host = append(host, "the private daemon and namespace "+p.Netns)
@@ -77,12 +77,12 @@ func KeptCommands(m Made, p Paths, libModules string) []string {
 	if m.LibModules {
 		host = append(host, "the empty "+libModules+" made for kind's mount")
 	}
-	for _, a := range CleanupPlan(m, false) {
+	for _, a := range cleanupPlan(m, false) {
 		switch a {
-		case ActLabDown:
-			d := Down(p)
+		case actLabDown:
+			d := down(p)
 			out = append(out, "the lab: "+d.String())
-		case ActRemoveState:
+		case actRemoveState:
 			out = append(out, "labctl's state directory: rm -r "+p.State)
 		}
 	}

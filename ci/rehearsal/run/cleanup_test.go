@@ -16,15 +16,15 @@ func TestCleanupPlan(t *testing.T) {
 		keep bool
 		want []Action
 	}{
-		{"everything", all, false, []Action{ActLabDown, ActStopDaemon, ActRemoveState, ActRemoveLibModules, ActRestoreLimits}},
+		{"everything", all, false, []Action{actLabDown, actStopDaemon, actRemoveState, actRemoveLibModules, actRestoreLimits}},
 		{"kept", all, true, nil},
-		{"daemon failed to start", Made{LibModules: true, State: true}, false, []Action{ActRemoveState, ActRemoveLibModules}},
-		{"/lib/modules existed", Made{Daemon: true, Lab: true, State: true}, false, []Action{ActLabDown, ActStopDaemon, ActRemoveState}},
-		{"up never started", Made{Daemon: true, State: true}, false, []Action{ActStopDaemon, ActRemoveState}},
+		{"daemon failed to start", Made{LibModules: true, State: true}, false, []Action{actRemoveState, actRemoveLibModules}},
+		{"/lib/modules existed", Made{Daemon: true, Lab: true, State: true}, false, []Action{actLabDown, actStopDaemon, actRemoveState}},
+		{"up never started", Made{Daemon: true, State: true}, false, []Action{actStopDaemon, actRemoveState}},
 		{"nothing made", Made{}, false, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := CleanupPlan(tc.m, tc.keep); !slices.Equal(got, tc.want) {
+			if got := cleanupPlan(tc.m, tc.keep); !slices.Equal(got, tc.want) {
 				t.Errorf("CleanupPlan(%+v, %v) = %q, want %q", tc.m, tc.keep, got, tc.want)
 			}
 		})
@@ -33,8 +33,8 @@ func TestCleanupPlan(t *testing.T) {
 
 // A kept rehearsal says how to remove each thing it left, in order.
 func TestKeptCommands(t *testing.T) {
-	got := KeptCommands(Made{LibModules: true, Daemon: true, Lab: true, State: true,
-		Limits: []Raised{{Path: "/proc/sys/fs/inotify/max_user_instances", Old: 128, New: 512}}}, testPaths, LibModules)
+	got := keptCommands(Made{LibModules: true, Daemon: true, Lab: true, State: true,
+		Limits: []Raised{{Path: "/proc/sys/fs/inotify/max_user_instances", Old: 128, New: 512}}}, testPaths, libModules)
 	want := []string{
 		"the lab: DOCKER_HOST=unix:///cache/daemon/docker.sock LABCTL_HELM=/cache/bin/helm nsenter --net=/var/run/netns/gpu-lab-rehearsal -- /tmp/labctl down --state-dir /cache/run/state",
 		"labctl's state directory: rm -r /cache/run/state",
@@ -57,7 +57,7 @@ func TestRaisePlan(t *testing.T) {
 		{"enough", map[string]int64{w: 524288, i: 8192}, nil},
 		{"one low", map[string]int64{w: 1 << 20, i: 128}, []Raised{{Path: i, Old: 128, New: 512}}},
 	} {
-		if got := RaisePlan(tc.cur, InotifyLimits); !slices.Equal(got, tc.want) {
+		if got := raisePlan(tc.cur, InotifyLimits); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: RaisePlan = %+v, want %+v", tc.name, got, tc.want)
 		}
 	}

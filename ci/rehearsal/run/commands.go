@@ -12,9 +12,9 @@ import (
 type Step string
 
 const (
-	StepUp   Step = "up"
-	StepTest Step = "test"
-	StepDown Step = "down"
+	stepUp   Step = "up"
+	stepTest Step = "test"
+	stepDown Step = "down"
 )
 
 // Command is one process the rehearsal runs: argv and the environment it
@@ -77,34 +77,34 @@ func (p Paths) lab(args []string) []string {
 	return args
 }
 
-// Up is `labctl up --images BUNDLE --state-dir STATE` in the namespace.
+// up is `labctl up --images BUNDLE --state-dir STATE` in the namespace.
 // keep is passed on: a failed stage then leaves the lab up for inspection
 // (labctl's --keep); without it labctl tears the failed lab down itself,
 // after writing its diagnostics.
-func Up(p Paths, keep bool) Command {
+func up(p Paths, keep bool) Command {
 	args := p.lab([]string{p.Labctl, "up", "--images", p.Bundle, "--state-dir", p.State, "--verbose"})
 	if keep {
 		args = append(args, "--keep")
 	}
-	return Command{Step: StepUp, Args: inNetns(p.Netns, args...), Env: p.env()}
+	return Command{Step: stepUp, Args: inNetns(p.Netns, args...), Env: p.env()}
 }
 
-// Test is `labctl test --state-dir STATE --report-dir REPORTS` in the
+// test is `labctl test --state-dir STATE --report-dir REPORTS` in the
 // namespace: the lab file and the backend come from the state directory
 // `labctl up` wrote.
-func Test(p Paths) Command {
+func test(p Paths) Command {
 	args := []string{p.Labctl, "test", "--state-dir", p.State, "--report-dir", p.Reports, "--verbose"}
-	return Command{Step: StepTest, Args: inNetns(p.Netns, args...), Env: p.env()}
+	return Command{Step: stepTest, Args: inNetns(p.Netns, args...), Env: p.env()}
 }
 
-// Down is `labctl down --state-dir STATE` in the namespace.
-func Down(p Paths) Command {
+// down is `labctl down --state-dir STATE` in the namespace.
+func down(p Paths) Command {
 	args := []string{p.Labctl, "down", "--state-dir", p.State}
-	return Command{Step: StepDown, Args: inNetns(p.Netns, args...), Env: p.env()}
+	return Command{Step: stepDown, Args: inNetns(p.Netns, args...), Env: p.env()}
 }
 
-// LogFile is where the output of a step is kept, in the reports directory.
-func LogFile(reports string, s Step) string {
+// logFile is where the output of a step is kept, in the reports directory.
+func logFile(reports string, s Step) string {
 	return filepath.Join(reports, "labctl-"+string(s)+".log")
 }
 

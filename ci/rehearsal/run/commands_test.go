@@ -26,11 +26,11 @@ func TestCommandLines(t *testing.T) {
 		c    Command
 		want []string
 	}{
-		{"up", Up(testPaths, false), []string{"/tmp/labctl", "up", "--images", "/cache/bundle", "--state-dir", "/cache/run/state", "--verbose"}},
-		{"up kept", Up(testPaths, true), []string{"/tmp/labctl", "up", "--images", "/cache/bundle", "--state-dir", "/cache/run/state", "--verbose", "--keep"}},
-		{"up lab file", Up(withFile, false), []string{"/tmp/labctl", "up", "--images", "/cache/bundle", "--state-dir", "/cache/run/state", "--verbose", "--file", "/labs/big.yaml"}},
-		{"test", Test(withFile), []string{"/tmp/labctl", "test", "--state-dir", "/cache/run/state", "--report-dir", "/work/reports", "--verbose"}},
-		{"down", Down(testPaths), []string{"/tmp/labctl", "down", "--state-dir", "/cache/run/state"}},
+		{"up", up(testPaths, false), []string{"/tmp/labctl", "up", "--images", "/cache/bundle", "--state-dir", "/cache/run/state", "--verbose"}},
+		{"up kept", up(testPaths, true), []string{"/tmp/labctl", "up", "--images", "/cache/bundle", "--state-dir", "/cache/run/state", "--verbose", "--keep"}},
+		{"up lab file", up(withFile, false), []string{"/tmp/labctl", "up", "--images", "/cache/bundle", "--state-dir", "/cache/run/state", "--verbose", "--file", "/labs/big.yaml"}},
+		{"test", test(withFile), []string{"/tmp/labctl", "test", "--state-dir", "/cache/run/state", "--report-dir", "/work/reports", "--verbose"}},
+		{"down", down(testPaths), []string{"/tmp/labctl", "down", "--state-dir", "/cache/run/state"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if want := append(slices.Clone(ns), tc.want...); !slices.Equal(tc.c.Args, want) {

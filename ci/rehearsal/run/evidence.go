@@ -17,13 +17,13 @@ import (
 
 // In the reports directory, beside the suite's reports.
 const (
-	// DiagnosticsDir holds labctl up's diagnostics of a failed stage
+	// diagnosticsDir holds labctl up's diagnostics of a failed stage
 	// (its state directory's diagnostics/).
-	DiagnosticsDir = "lab-diagnostics"
-	// DaemonLogsDir holds the private daemon's logs after a failure.
-	DaemonLogsDir = "daemon-logs"
-	// StagesFile is labctl up's stage records.
-	StagesFile = state.StagesFile
+	diagnosticsDir = "lab-diagnostics"
+	// daemonLogsDir holds the private daemon's logs after a failure.
+	daemonLogsDir = "daemon-logs"
+	// stagesFile is labctl up's stage records.
+	stagesFile = state.StagesFile
 )
 
 // ReadSuite reads the suite's results.json in dir; nil when there is none.
@@ -55,11 +55,11 @@ func (rh *runState) exportEvidence(failed bool) {
 		return
 	}
 	copies := [][2]string{
-		{state.Dir(p.State).StagesPath(), StagesFile},
-		{state.Dir(p.State).DiagnosticsRoot(), DiagnosticsDir},
+		{state.Dir(p.State).StagesPath(), stagesFile},
+		{state.Dir(p.State).DiagnosticsRoot(), diagnosticsDir},
 	}
 	if failed && rh.made.Daemon {
-		copies = append(copies, [2]string{p.Daemon.LogDir(), DaemonLogsDir})
+		copies = append(copies, [2]string{p.Daemon.LogDir(), daemonLogsDir})
 	}
 	for _, c := range copies {
 		if err := copyTree(c[0], rh.reports, c[1]); err != nil {
@@ -107,32 +107,32 @@ func (rh *runState) cleanup(ctx context.Context) error {
 		return nil // nothing on the host was changed
 	}
 	if rh.o.Keep {
-		for _, c := range KeptCommands(rh.made, rh.o.Paths, rh.o.LibModulesDir) {
+		for _, c := range keptCommands(rh.made, rh.o.Paths, rh.o.LibModulesDir) {
 			rh.r.Cleanup = append(rh.r.Cleanup, "kept (--keep); remove "+c)
 		}
 		return rh.changes.Leave()
 	}
 	var errs []error
-	for _, a := range CleanupPlan(rh.made, false) {
+	for _, a := range cleanupPlan(rh.made, false) {
 		var err error
 		switch a {
-		case ActLabDown:
+		case actLabDown:
 			var res StepResult
-			if res, err = rh.step(ctx, Down(rh.o.Paths)); err == nil && res.ExitCode != 0 {
+			if res, err = rh.step(ctx, down(rh.o.Paths)); err == nil && res.ExitCode != 0 {
 				err = fmt.Errorf("labctl down exited %d: %s (its log: %s)", res.ExitCode, lastLines(res.Tail, 3), res.Log)
 			}
-		case ActStopDaemon:
+		case actStopDaemon:
 			rh.watch("stopping the private daemon")
 			err = rh.d.Daemon.Stop(ctx)
 			rh.watch("")
-		case ActRemoveState:
+		case actRemoveState:
 			err = os.RemoveAll(rh.o.State)
 			if err == nil && rh.made.StateParent {
 				err = removeEmptyDir(filepath.Dir(rh.o.State))
 			}
-		case ActRemoveLibModules:
+		case actRemoveLibModules:
 			err = rh.changes.UndoDirs(rh.log)
-		case ActRestoreLimits:
+		case actRestoreLimits:
 			err = rh.changes.UndoSysctls(rh.log)
 		}
 		rh.r.Cleanup = append(rh.r.Cleanup, describe(a, err))

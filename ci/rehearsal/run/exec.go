@@ -24,8 +24,8 @@ type Usage struct {
 type Stream string
 
 const (
-	Stdout Stream = "stdout"
-	Stderr Stream = "stderr"
+	stdout Stream = "stdout"
+	stderr Stream = "stderr"
 )
 
 // Executor runs one command to its end, writing all its output to log and
@@ -56,8 +56,8 @@ func (Processes) Run(ctx context.Context, c Command, log io.Writer, line func(St
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = stopGrace
 	var mu sync.Mutex
-	out, outDone := lineWriter(&mu, log, func(s string) { line(Stdout, s) })
-	errw, errDone := lineWriter(&mu, log, func(s string) { line(Stderr, s) })
+	out, outDone := lineWriter(&mu, log, func(s string) { line(stdout, s) })
+	errw, errDone := lineWriter(&mu, log, func(s string) { line(stderr, s) })
 	cmd.Stdout, cmd.Stderr = out, errw
 	start := time.Now()
 	err := cmd.Run()

@@ -46,8 +46,8 @@ func (w *world) Run(_ context.Context, c Command, log io.Writer, line func(Strea
 	state := argAfter(c.Args, "--state-dir")
 	code := w.exit[c.Step]
 	switch c.Step {
-	case StepUp:
-		line(Stdout, "· cluster  started")
+	case stepUp:
+		line(stdout, "· cluster  started")
 		if w.during != nil {
 			w.during()
 		}
@@ -61,11 +61,11 @@ func (w *world) Run(_ context.Context, c Command, log io.Writer, line func(Strea
 			if err := os.WriteFile(filepath.Join(diag, "tcp.yaml"), []byte("kind: TenantControlPlane\n"), 0o644); err != nil {
 				return Usage{}, err
 			}
-			line(Stdout, "✗ tenants     5m0.0s  "+rec[2].msg)
-			line(Stderr, "labctl: stage tenants: "+rec[2].msg)
+			line(stdout, "✗ tenants     5m0.0s  "+rec[2].msg)
+			line(stderr, "labctl: stage tenants: "+rec[2].msg)
 		}
 		writeStages(w.t, state, rec)
-	case StepTest:
+	case stepTest:
 		writeResults(w.t, argAfter(c.Args, "--report-dir"), w.failedCase)
 		if w.failedCase != "" {
 			code = 1
@@ -92,7 +92,7 @@ func (w *world) LabctlVersion(context.Context, string) string {
 	return "labctl development build\ncommit 2e22de3\n"
 }
 func (w *world) ImageLabels(_ context.Context, _ Paths, name string) (map[string]string, error) {
-	return map[string]string{BuildKeyLabel: "k", BuildSourceLabel: "source of " + name}, nil
+	return map[string]string{buildKeyLabel: "k", buildSourceLabel: "source of " + name}, nil
 }
 func (w *world) Sample(Paths) Sample { return Sample{DiskBytes: 7 << 30, MemoryPeakBytes: 3 << 30} }
 func (w *world) DaemonPeakRSS(Paths) map[string]int64 {

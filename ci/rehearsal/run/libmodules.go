@@ -9,7 +9,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
 )
 
-// LibModules is the host directory kind bind-mounts into every node
+// libModules is the host directory kind bind-mounts into every node
 // read-only ("--volume", "/lib/modules:/lib/modules:ro": sigs.k8s.io/kind
 // v0.33.0 pkg/cluster/internal/providers/docker/provision.go:239), and the
 // lab's workers likewise (ci/docker KindNodeSpec). This machine has none;
@@ -17,7 +17,7 @@ import (
 // `docker run` (a -v bind mount's missing source is created). The
 // rehearsal creates it itself, empty, so that it is a listed adaptation
 // and removed afterwards, not a silent change to the host.
-const LibModules = "/lib/modules"
+const libModules = "/lib/modules"
 
 // ensureDir creates dir (one level) when it is missing and says whether it
 // did: only a directory the rehearsal made is removed afterwards. It is

@@ -29,15 +29,15 @@ func (s Sample) max(o Sample) Sample {
 	return Sample{DiskBytes: max(s.DiskBytes, o.DiskBytes), MemoryPeakBytes: max(s.MemoryPeakBytes, o.MemoryPeakBytes)}
 }
 
-// MemoryPeakFile is the file where the kernel keeps the peak memory usage
+// memoryPeakFile is the file where the kernel keeps the peak memory usage
 // of the cgroup the private daemon puts every container under (daemon.json
 // cgroup-parent, hostdaemon.DaemonJSON). On cgroup v1 it is the memory
 // hierarchy's memory.max_usage_in_bytes ("max memory usage recorded",
 // Linux Documentation/admin-guide/cgroup-v1/memory.rst), which counts the
 // children when memory.use_hierarchy is 1 (it is at the root here, kernel
-// 6.18, 2026-12-02); on v2 memory.peak (cgroup-v2.rst). Both include page
+// 6.18); on v2 memory.peak (cgroup-v2.rst). Both include page
 // cache: the report says so.
-func MemoryPeakFile(cgroupRoot, parent string, v2 bool) string {
+func memoryPeakFile(cgroupRoot, parent string, v2 bool) string {
 	if v2 {
 		return filepath.Join(cgroupRoot, parent, "memory.peak")
 	}
@@ -57,9 +57,9 @@ func readInt(path string) (int64, error) {
 	return n, nil
 }
 
-// PeakRSS is VmHWM of /proc/PID/status ("peak resident set size",
+// peakRSS is VmHWM of /proc/PID/status ("peak resident set size",
 // proc(5)) in bytes: the most memory a daemon process held.
-func PeakRSS(status []byte) (int64, error) {
+func peakRSS(status []byte) (int64, error) {
 	sc := bufio.NewScanner(bytes.NewReader(status))
 	for sc.Scan() {
 		rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:")
@@ -79,12 +79,12 @@ func PeakRSS(status []byte) (int64, error) {
 	return 0, errors.New("no VmHWM line (a kernel thread, or the process has ended)")
 }
 
-// DiskUsage is the disk space the files under dirs take, as du counts it:
+// diskUsage is the disk space the files under dirs take, as du counts it:
 // allocated blocks, each inode once (image layers share files through
 // hard links), without crossing into other file systems (the overlay
 // mounts of running containers would count every layer twice). A
 // directory that does not exist counts 0.
-func DiskUsage(dirs ...string) (int64, error) {
+func diskUsage(dirs ...string) (int64, error) {
 	seen := map[[2]uint64]bool{}
 	var total int64
 	for _, dir := range dirs {

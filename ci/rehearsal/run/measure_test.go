@@ -12,7 +12,7 @@ func TestPeakRSS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := PeakRSS(b)
+	got, err := peakRSS(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,7 +20,7 @@ func TestPeakRSS(t *testing.T) {
 		t.Errorf("PeakRSS = %d, want %d", got, want)
 	}
 	for _, bad := range []string{"Name:\tkthreadd\n", "VmHWM:\t 12 MB\n", "VmHWM:\t x kB\n"} {
-		if _, err := PeakRSS([]byte(bad)); err == nil {
+		if _, err := peakRSS([]byte(bad)); err == nil {
 			t.Errorf("PeakRSS(%q): no error", bad)
 		}
 	}
@@ -40,7 +40,7 @@ func TestMemoryPeak(t *testing.T) {
 		{false, "/sys/fs/cgroup/memory/gpu-lab-rehearsal/memory.max_usage_in_bytes"},
 		{true, "/sys/fs/cgroup/gpu-lab-rehearsal/memory.peak"},
 	} {
-		if got := MemoryPeakFile("/sys/fs/cgroup", "gpu-lab-rehearsal", tc.v2); got != tc.want {
+		if got := memoryPeakFile("/sys/fs/cgroup", "gpu-lab-rehearsal", tc.v2); got != tc.want {
 			t.Errorf("MemoryPeakFile(v2=%v) = %s, want %s", tc.v2, got, tc.want)
 		}
 	}
@@ -54,20 +54,20 @@ func TestDiskUsage(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "a"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	one, err := DiskUsage(dir)
+	one, err := diskUsage(dir)
 	if err != nil || one < int64(len(data)) {
 		t.Fatalf("DiskUsage with one file = %d, %v; want at least %d", one, err, len(data))
 	}
 	if err := os.Link(filepath.Join(dir, "a"), filepath.Join(dir, "b")); err != nil {
 		t.Fatal(err)
 	}
-	if linked, err := DiskUsage(dir, filepath.Join(dir, "missing")); err != nil || linked != one {
+	if linked, err := diskUsage(dir, filepath.Join(dir, "missing")); err != nil || linked != one {
 		t.Errorf("DiskUsage with a hard link = %d, %v; want %d as before", linked, err, one)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "c"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if two, _ := DiskUsage(dir); two < one+int64(len(data)) {
+	if two, _ := diskUsage(dir); two < one+int64(len(data)) {
 		t.Errorf("DiskUsage with a second file = %d, want at least %d", two, one+int64(len(data)))
 	}
 }

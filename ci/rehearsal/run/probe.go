@@ -91,12 +91,12 @@ func (HostProbe) ImageLabels(ctx context.Context, p Paths, name string) (map[str
 		}
 		return nil, fmt.Errorf("docker image inspect %s: %w: %s", name, err, stderr)
 	}
-	return ParseLabels(b)
+	return parseLabels(b)
 }
 
-// ParseLabels reads `docker image inspect --format '{{json .Config.Labels}}'`:
+// parseLabels reads `docker image inspect --format '{{json .Config.Labels}}'`:
 // a JSON object, or null for an image without labels.
-func ParseLabels(b []byte) (map[string]string, error) {
+func parseLabels(b []byte) (map[string]string, error) {
 	var m map[string]string
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("image labels %q: %w", strings.TrimSpace(string(b)), err)
@@ -106,8 +106,8 @@ func ParseLabels(b []byte) (map[string]string, error) {
 
 func (h HostProbe) Sample(p Paths) Sample {
 	var s Sample
-	s.DiskBytes, _ = DiskUsage(p.Daemon.Dir, p.State)
-	s.MemoryPeakBytes, _ = readInt(MemoryPeakFile(h.root(), p.Netns, h.v2()))
+	s.DiskBytes, _ = diskUsage(p.Daemon.Dir, p.State)
+	s.MemoryPeakBytes, _ = readInt(memoryPeakFile(h.root(), p.Netns, h.v2()))
 	return s
 }
 
@@ -126,7 +126,7 @@ func (HostProbe) DaemonPeakRSS(p Paths) map[string]int64 {
 		if err != nil {
 			continue
 		}
-		if n, err := PeakRSS(status); err == nil {
+		if n, err := peakRSS(status); err == nil {
 			out[name] = n
 		}
 	}

@@ -10,8 +10,8 @@ import (
 // quiet, and Quiet how long a step may print nothing before the rehearsal
 // says it is still running: together at most 30 s without a line.
 const (
-	HeartbeatCheck = 5 * time.Second
-	Quiet          = 25 * time.Second
+	heartbeatCheck = 5 * time.Second
+	quiet          = 25 * time.Second
 )
 
 // heartbeat tracks one running step's output: when it last printed and
@@ -44,7 +44,7 @@ func (h *heartbeat) saw(now time.Time, line string) {
 func (h *heartbeat) due(now time.Time, s Sample) (string, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if now.Sub(h.last) < Quiet {
+	if now.Sub(h.last) < quiet {
 		return "", false
 	}
 	h.last = now

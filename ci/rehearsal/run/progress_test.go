@@ -18,8 +18,8 @@ func TestHeartbeat(t *testing.T) {
 		want    bool
 		wantMsg []string
 	}{
-		{"quiet from the start", -1, Quiet, true, []string{"labctl up: still running after 25s", "disk 3.00 GiB, containers' memory peak 1.50 GiB"}},
-		{"not yet quiet long enough", -1, Quiet - time.Second, false, nil},
+		{"quiet from the start", -1, quiet, true, []string{"labctl up: still running after 25s", "disk 3.00 GiB, containers' memory peak 1.50 GiB"}},
+		{"not yet quiet long enough", -1, quiet - time.Second, false, nil},
 		{"printed recently", 20 * time.Second, 40 * time.Second, false, nil},
 		{"printed, then quiet", 20 * time.Second, 45 * time.Second, true, []string{"after 45s", `its last line: "✓ cluster 1m0s"`}},
 	} {
@@ -39,17 +39,17 @@ func TestHeartbeat(t *testing.T) {
 			}
 			if ok {
 				// The message counts as a line: the next is due Quiet later.
-				if _, again := h.due(t0.Add(tc.at+Quiet-time.Second), s); again {
+				if _, again := h.due(t0.Add(tc.at+quiet-time.Second), s); again {
 					t.Error("a second message within Quiet")
 				}
-				if _, again := h.due(t0.Add(tc.at+Quiet), s); !again {
+				if _, again := h.due(t0.Add(tc.at+quiet), s); !again {
 					t.Error("no second message after another Quiet")
 				}
 			}
 		})
 	}
-	if Quiet+HeartbeatCheck > 30*time.Second {
-		t.Errorf("a quiet step could go %s without a line; at most 30 s", Quiet+HeartbeatCheck)
+	if quiet+heartbeatCheck > 30*time.Second {
+		t.Errorf("a quiet step could go %s without a line; at most 30 s", quiet+heartbeatCheck)
 	}
 }
 

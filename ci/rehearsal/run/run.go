@@ -38,10 +38,10 @@ type Options struct {
 	Log           *slog.Logger
 }
 
-// SampleEvery is how often disk and memory are measured while the lab
+// sampleEvery is how often disk and memory are measured while the lab
 // runs: the peaks are the largest samples (the memory peak is also kept by
 // the kernel, so its last sample is exact).
-const SampleEvery = 30 * time.Second
+const sampleEvery = 30 * time.Second
 
 // runState is one run's progress: what it made, what it measured.
 type runState struct {
@@ -75,7 +75,7 @@ func Run(ctx context.Context, o Options, d Deps) (Report, error) {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	if o.LibModulesDir == "" {
-		o.LibModulesDir = LibModules
+		o.LibModulesDir = libModules
 	}
 	if o.Lab == nil {
 		o.Lab = lab.Default()
@@ -160,18 +160,18 @@ func (rh *runState) run(ctx context.Context) error {
 	rh.r.Labctl = rh.d.Probe.LabctlVersion(ctx, p.Labctl)
 
 	rh.made.Lab = true
-	up, err := rh.step(ctx, Up(p, rh.o.Keep))
+	up, err := rh.step(ctx, up(p, rh.o.Keep))
 	// The bundle was loaded first thing: say where each image came from,
 	// also when a stage failed later.
-	rh.r.Images = ImageSources(idx.Images, rh.d.labels(ctx, p))
+	rh.r.Images = imageSources(idx.Images, rh.d.labels(ctx, p))
 	rh.r.Stages, _ = state.Dir(p.State).ReadStages()
 	if err != nil {
 		return err
 	}
 	if up.ExitCode != 0 {
-		return fmt.Errorf("labctl up failed (exit %d): %s (its log: %s; the lab's diagnostics: %s)", up.ExitCode, lastLines(up.Tail, 3), up.Log, filepath.Join(p.Reports, DiagnosticsDir))
+		return fmt.Errorf("labctl up failed (exit %d): %s (its log: %s; the lab's diagnostics: %s)", up.ExitCode, lastLines(up.Tail, 3), up.Log, filepath.Join(p.Reports, diagnosticsDir))
 	}
-	test, err := rh.step(ctx, Test(p))
+	test, err := rh.step(ctx, test(p))
 	rh.r.Suite, _ = ReadSuite(p.Reports)
 	if err != nil {
 		return err
@@ -214,15 +214,15 @@ func (rh *runState) bundle() (images.Index, error) {
 		return idx, fmt.Errorf("the bundle %s holds no image: build them first (`rehearse images --bundle %s`)", p.Bundle, p.Bundle)
 	}
 	if rh.o.Charts != "" {
-		if idx, err = AttachCharts(p.Bundle, rh.o.Charts, want); err != nil {
+		if idx, err = attachCharts(p.Bundle, rh.o.Charts, want); err != nil {
 			return idx, err
 		}
 	}
-	if err := CheckBundleCharts(p.Bundle, idx, want); err != nil {
+	if err := checkBundleCharts(p.Bundle, idx, want); err != nil {
 		return idx, err
 	}
 	rh.r.Charts = idx.Charts
-	rh.r.Peak.BundleBytes, _ = DiskUsage(p.Bundle)
+	rh.r.Peak.BundleBytes, _ = diskUsage(p.Bundle)
 	return idx, nil
 }
 

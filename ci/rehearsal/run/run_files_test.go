@@ -74,7 +74,7 @@ func TestAttachChartsWritesNoChartThroughASymlink(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := AttachCharts(o.Bundle, o.Charts, want); err != nil {
+	if _, err := attachCharts(o.Bundle, o.Charts, want); err != nil {
 		t.Fatal(err)
 	}
 	checkVictim(t, v)

@@ -38,7 +38,7 @@ func TestRunHeartbeat(t *testing.T) {
 	var heartbeat string
 	w.during = func() {
 		mu.Lock()
-		now = now.Add(Quiet)
+		now = now.Add(quiet)
 		mu.Unlock()
 		ticks <- now
 		deadline := time.After(time.Minute) // a bound on a hang, not a synchronisation

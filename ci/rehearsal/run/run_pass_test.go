@@ -26,12 +26,12 @@ func TestRunPasses(t *testing.T) {
 	if !slices.Equal(w.events, want) {
 		t.Errorf("events %q, want %q", w.events, want)
 	}
-	for _, f := range []string{ReportFile, StagesFile, "results.json", "labctl-up.log", "labctl-test.log", "labctl-down.log"} {
+	for _, f := range []string{ReportFile, stagesFile, "results.json", "labctl-up.log", "labctl-test.log", "labctl-down.log"} {
 		if _, err := os.Stat(filepath.Join(o.Reports, f)); err != nil {
 			t.Errorf("reports lack %s: %v", f, err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(o.Reports, DaemonLogsDir)); err == nil {
+	if _, err := os.Stat(filepath.Join(o.Reports, daemonLogsDir)); err == nil {
 		t.Errorf("the daemon's logs were kept although nothing failed")
 	}
 	for _, l := range []struct {

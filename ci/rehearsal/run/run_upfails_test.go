@@ -13,13 +13,13 @@ import (
 // step and labctl's own stage message, the lab's diagnostics and the
 // daemon's logs are kept in the reports, and everything is still removed.
 func TestRunUpFails(t *testing.T) {
-	w := &world{t: t, exit: map[Step]int{StepUp: 1}}
+	w := &world{t: t, exit: map[Step]int{stepUp: 1}}
 	o, d := setup(t, w)
 	rep, err := Run(context.Background(), o, d)
 	if err == nil {
 		t.Fatal("Run succeeded although labctl up failed")
 	}
-	for _, want := range []string{"labctl up failed (exit 1)", "TenantControlPlane kamaji-system/tenant-a not Ready", filepath.Join(o.Reports, DiagnosticsDir)} {
+	for _, want := range []string{"labctl up failed (exit 1)", "TenantControlPlane kamaji-system/tenant-a not Ready", filepath.Join(o.Reports, diagnosticsDir)} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
@@ -28,9 +28,9 @@ func TestRunUpFails(t *testing.T) {
 		t.Errorf("events %q, want %q", w.events, want)
 	}
 	for _, kept := range []string{
-		filepath.Join(DiagnosticsDir, "tenants-20261202T150000Z", "tcp.yaml"),
-		filepath.Join(DaemonLogsDir, "dockerd.log"),
-		StagesFile, "labctl-up.log", ReportFile,
+		filepath.Join(diagnosticsDir, "tenants-20261202T150000Z", "tcp.yaml"),
+		filepath.Join(daemonLogsDir, "dockerd.log"),
+		stagesFile, "labctl-up.log", ReportFile,
 	} {
 		if _, err := os.Stat(filepath.Join(o.Reports, kept)); err != nil {
 			t.Errorf("reports lack %s: %v", kept, err)

@@ -11,19 +11,19 @@ import (
 // The labels the rehearsal's image build puts on every image it builds:
 // the build's cache key, and upstream's name of the content.
 const (
-	BuildKeyLabel    = imagespec.KeyLabel
-	BuildSourceLabel = imagespec.SourceLabel
+	buildKeyLabel    = imagespec.KeyLabel
+	buildSourceLabel = imagespec.SourceLabel
 )
 
 // labelReader is what ImageSources needs of the daemon.
 type labelReader func(name string) (map[string]string, error)
 
-// ImageSources says for each image of the bundle whether the rehearsal's
+// imageSources says for each image of the bundle whether the rehearsal's
 // build made it from source, by its labels on the daemon after labctl up
 // loaded the bundle. An image is looked up by the ID its index entry
 // records when there is one: a digest-pinned reference is known to the
 // daemon only by its ID once loaded (ci/images Loaded).
-func ImageSources(entries []images.Entry, labels labelReader) []ImageSource {
+func imageSources(entries []images.Entry, labels labelReader) []ImageSource {
 	out := make([]ImageSource, 0, len(entries))
 	for _, e := range entries {
 		s := ImageSource{Ref: e.Ref, ID: e.ID}
@@ -34,8 +34,8 @@ func ImageSources(entries []images.Entry, labels labelReader) []ImageSource {
 		l, err := labels(name)
 		if err != nil {
 			s.Err = err.Error()
-		} else if _, ok := l[BuildKeyLabel]; ok {
-			s.Built, s.Source = true, l[BuildSourceLabel]
+		} else if _, ok := l[buildKeyLabel]; ok {
+			s.Built, s.Source = true, l[buildSourceLabel]
 		}
 		out = append(out, s)
 	}

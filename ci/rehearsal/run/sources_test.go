@@ -14,7 +14,7 @@ func recordedLabels(t *testing.T, file string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := ParseLabels(b)
+	m, err := parseLabels(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func TestImageSources(t *testing.T) {
 		{Ref: "docker.io/library/other:1", File: "o.tar", ID: "sha256:0000"},
 	}
 	var asked []string
-	got := ImageSources(entries, func(name string) (map[string]string, error) {
+	got := imageSources(entries, func(name string) (map[string]string, error) {
 		asked = append(asked, name)
 		switch name {
 		case "sha256:a61b8331a484":

@@ -13,7 +13,7 @@ const tailLines = 20
 // directory, its stdout lines relayed as progress, and watched by the
 // heartbeat. An error means it could not be run at all.
 func (rh *runState) step(ctx context.Context, c Command) (StepResult, error) {
-	logPath := LogFile(rh.o.Reports, c.Step)
+	logPath := logFile(rh.o.Reports, c.Step)
 	res := StepResult{Step: c.Step, Command: c.String(), Log: logPath, ExitCode: -1}
 	f, err := createIn(rh.reports, filepath.Base(logPath))
 	if err != nil {
@@ -32,7 +32,7 @@ func (rh *runState) step(ctx context.Context, c Command) (StepResult, error) {
 			tail = tail[1:]
 		}
 		rh.mu.Unlock()
-		if s == Stdout {
+		if s == stdout {
 			rh.log.Info(line, "step", string(c.Step))
 		}
 	})
@@ -62,7 +62,7 @@ func (rh *runState) watch(what string) *heartbeat {
 // startSampling ticks every HeartbeatCheck until Run ends: it measures
 // every SampleEvery and says a quiet step is still running.
 func (rh *runState) startSampling() {
-	c, stop := rh.d.ticker(HeartbeatCheck)
+	c, stop := rh.d.ticker(heartbeatCheck)
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	rh.stopTick = func() {
@@ -87,7 +87,7 @@ func (rh *runState) startSampling() {
 func (rh *runState) tick() {
 	now := rh.d.now()
 	rh.mu.Lock()
-	due := rh.made.Daemon && !rh.sampling && now.Sub(rh.sampled) >= SampleEvery
+	due := rh.made.Daemon && !rh.sampling && now.Sub(rh.sampled) >= sampleEvery
 	if due {
 		rh.sampling = true
 	}

@@ -21,8 +21,7 @@ type Sysctl struct {
 // and `fs.inotify.max_user_instances=512`; kubernetes-sigs/kind
 // site/content/docs/user/known-issues.md:214-225 at v0.33.0-alpha), which
 // labctl's preflight requires (ci/stages MinInotifyWatches and
-// MinInotifyInstances, in main). This machine has 192530 and 128
-// (2026-12-02).
+// MinInotifyInstances, in main). This machine has 192530 and 128.
 var InotifyLimits = []Sysctl{
 	{Path: "/proc/sys/fs/inotify/max_user_watches", Min: 524288},
 	{Path: "/proc/sys/fs/inotify/max_user_instances", Min: 512},
@@ -31,9 +30,9 @@ var InotifyLimits = []Sysctl{
 // Raised is a limit the rehearsal raised: restored to Old afterwards.
 type Raised = hostdaemon.Raised
 
-// RaisePlan is which limits to raise, given their current values: those
+// raisePlan is which limits to raise, given their current values: those
 // below their minimum, to exactly it.
-func RaisePlan(current map[string]int64, want []Sysctl) []Raised {
+func raisePlan(current map[string]int64, want []Sysctl) []Raised {
 	var out []Raised
 	for _, s := range want {
 		if cur, ok := current[s.Path]; ok && cur < s.Min {
@@ -56,7 +55,7 @@ func RaiseLimits(want []Sysctl, ch *hostdaemon.Changes) ([]Raised, error) {
 		cur[s.Path] = n
 	}
 	var done []Raised
-	for _, r := range RaisePlan(cur, want) {
+	for _, r := range raisePlan(cur, want) {
 		if err := ch.AddSysctl(r); err != nil {
 			return done, err
 		}

@@ -36,13 +36,13 @@ const (
 	KWOKStagesFile = "kwok-stages.yaml"
 )
 
-// EnvBinDir overrides the root of the binary cache (default
+// envBinDir overrides the root of the binary cache (default
 // $XDG_CACHE_HOME/gpu-lab/k8sbin, or ~/.cache/gpu-lab/k8sbin).
-const EnvBinDir = "GPU_LAB_BIN_DIR"
+const envBinDir = "GPU_LAB_BIN_DIR"
 
-// EnvSourceDir overrides where the nested build module ci/testenv/k8sbin is
+// envSourceDir overrides where the nested build module ci/testenv/k8sbin is
 // found (needed only when labctl runs outside the repository it was built from).
-const EnvSourceDir = "GPU_LAB_K8SBIN_SRC"
+const envSourceDir = "GPU_LAB_K8SBIN_SRC"
 
 // buildPackages are built together in one `go build`, so they share one
 // compilation of the Kubernetes dependency set. The konnectivity commands are
@@ -174,9 +174,9 @@ func sourceDir() (string, error) {
 		_, err := os.Stat(filepath.Join(d, "go.mod"))
 		return err == nil
 	}
-	if d := os.Getenv(EnvSourceDir); d != "" {
+	if d := os.Getenv(envSourceDir); d != "" {
 		if !isModule(d) {
-			return "", fmt.Errorf("%s=%s: no go.mod there; point it at ci/testenv/k8sbin of a gpu-lab checkout", EnvSourceDir, d)
+			return "", fmt.Errorf("%s=%s: no go.mod there; point it at ci/testenv/k8sbin of a gpu-lab checkout", envSourceDir, d)
 		}
 		return d, nil
 	}
@@ -195,7 +195,7 @@ func sourceDir() (string, error) {
 			}
 		}
 	}
-	return "", fmt.Errorf("cannot find the build module ci/testenv/k8sbin: run from a gpu-lab checkout or set %s", EnvSourceDir)
+	return "", fmt.Errorf("cannot find the build module ci/testenv/k8sbin: run from a gpu-lab checkout or set %s", envSourceDir)
 }
 
 // cacheKey hashes everything that changes the binaries.
@@ -249,14 +249,14 @@ func hashFiles(h io.Writer, base string, files []string) error {
 // entry under it, and ci/testenv caches the HAMi schedulers it takes out of
 // images there too.
 func Root() (string, error) {
-	if d := os.Getenv(EnvBinDir); d != "" {
+	if d := os.Getenv(envBinDir); d != "" {
 		return d, nil
 	}
 	base := os.Getenv("XDG_CACHE_HOME")
 	if base == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return "", fmt.Errorf("binary cache: no home directory (%w); set %s", err, EnvBinDir)
+			return "", fmt.Errorf("binary cache: no home directory (%w); set %s", err, envBinDir)
 		}
 		base = filepath.Join(home, ".cache")
 	}

@@ -10,7 +10,7 @@ import (
 // checkout (ci/testenv/bincache), wherever go test runs it from: the
 // nested module beside it and the root module three levels up.
 func TestSourcesFoundFromThisPackage(t *testing.T) {
-	t.Setenv(EnvSourceDir, "")
+	t.Setenv(envSourceDir, "")
 	t.Chdir(t.TempDir()) // not under the checkout: only the source location helps
 	src, err := sourceDir()
 	if err != nil {

@@ -15,8 +15,8 @@ import (
 
 // AdminPrefix is where the double, run as its own process, serves its test
 // controls on --metrics-bind-address. HAMi has no such routes; they exist so
-// the breakage tests that used to call a Double in-process can set faults
-// and read counters of a double in another process.
+// the breakage tests can set faults and read counters of a double in
+// another process.
 const AdminPrefix = "/protocol-double/"
 
 // State is what the double reports about itself on GET

@@ -32,8 +32,8 @@ const StaticBaseRef = "gpu-lab-rehearsal/static-base"
 // Passwd and Group are distroless static's users: root, nobody (65534) and
 // nonroot (65532).
 const (
-	Passwd = "root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n"
-	Group  = "root:x:0:\nnobody:x:65534:\nnonroot:x:65532:\n"
+	passwd = "root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n"
+	group  = "root:x:0:\nnobody:x:65534:\nnonroot:x:65532:\n"
 )
 
 // StaticBase is the static base image: FROM scratch, with the CA bundle of
@@ -43,8 +43,8 @@ func StaticBase(fs string) imagespec.Spec {
 		Ref:  StaticBaseRef,
 		Base: "scratch",
 		Files: []imagespec.File{
-			{Dest: "/etc/passwd", Mode: 0o644, Data: []byte(Passwd)},
-			{Dest: "/etc/group", Mode: 0o644, Data: []byte(Group)},
+			{Dest: "/etc/passwd", Mode: 0o644, Data: []byte(passwd)},
+			{Dest: "/etc/group", Mode: 0o644, Data: []byte(group)},
 			{Dest: "/etc/nsswitch.conf", Mode: 0o644, Data: []byte("hosts: files dns\n")},
 			{Dest: "/etc/ssl/certs/ca-certificates.crt", Mode: 0o644, Src: filepath.Join(fs, "etc", "ssl", "certs", "ca-certificates.crt")},
 		},

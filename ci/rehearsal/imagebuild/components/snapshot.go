@@ -38,17 +38,17 @@ func Kamaji(ref, source, binary string) imagespec.Spec {
 	}
 }
 
-// HAMiFiles are the snapshot's files HAMi's image copies (docker/
+// hamiFiles are the snapshot's files HAMi's image copies (docker/
 // Dockerfile.hamimaster:26-30), image path → path in the source tree.
-var HAMiFiles = [][2]string{
+var hamiFiles = [][2]string{
 	{"/k8s-vgpu/LICENSE", "LICENSE"},
 	{"/k8s-vgpu/bin/entrypoint.sh", "docker/entrypoint.sh"},
 	{"/k8s-vgpu/bin/vgpu-init.sh", "docker/vgpu-init.sh"},
 	{"/k8s-vgpu/lib/nvidia/ld.so.preload", "lib/nvidia/ld.so.preload"}, // COPY ./lib /k8s-vgpu/lib: its only file
 }
 
-// HAMiBinaries are the binaries `make all` writes to bin/ (HAMi v2.10.0 Makefile:53-57).
-var HAMiBinaries = []string{"scheduler", "vGPUmonitor", "nvidia-device-plugin"}
+// hamiBinaries are the binaries `make all` writes to bin/ (HAMi v2.10.0 Makefile:53-57).
+var hamiBinaries = []string{"scheduler", "vGPUmonitor", "nvidia-device-plugin"}
 
 // HAMi is docker.io/projecthami/hami:<version> as HAMi's release builds it
 // (docker/Dockerfile.hamimaster at v2.10.0, .github/workflows/
@@ -63,10 +63,10 @@ var HAMiBinaries = []string{"scheduler", "vGPUmonitor", "nvidia-device-plugin"}
 // libvgpu.so (:31) is not there: it needs the CUDA toolkit to build.
 func HAMi(ref, version, source, binDir, tree, base string) imagespec.Spec {
 	var files []imagespec.File
-	for _, b := range HAMiBinaries {
+	for _, b := range hamiBinaries {
 		files = append(files, imagespec.File{Dest: "/k8s-vgpu/bin/" + b, Mode: 0o755, Src: filepath.Join(binDir, b)})
 	}
-	for _, f := range HAMiFiles {
+	for _, f := range hamiFiles {
 		mode := fs.FileMode(0o644)
 		if strings.HasSuffix(f[0], ".sh") {
 			mode = 0o755
@@ -88,10 +88,10 @@ func HAMi(ref, version, source, binDir, tree, base string) imagespec.Spec {
 	}
 }
 
-// CertManagerPath is where a cert-manager command's image holds it
+// certManagerPath is where a cert-manager command's image holds it
 // (hack/containers/Containerfile.<name> at v1.18.3: /app/cmd/<name>/
 // <name>, except startupapicheck's /startupapicheck).
-func CertManagerPath(name string) string {
+func certManagerPath(name string) string {
 	if name == "startupapicheck" {
 		return "/startupapicheck"
 	}
@@ -105,7 +105,7 @@ func CertManagerPath(name string) string {
 // as ENTRYPOINT; the chart passes only args). The /licenses files, made
 // by make/licenses.mk from go-licenses output, are not there.
 func CertManager(ref, name, source, binary string) imagespec.Spec {
-	p := CertManagerPath(name)
+	p := certManagerPath(name)
 	return imagespec.Spec{
 		Ref:        ref,
 		Base:       StaticBaseRef,

@@ -114,14 +114,14 @@ func (r Repo) command(ctx context.Context, args ...string) *exec.Cmd {
 		"--git-dir", r.Dir,
 	}
 	cmd := exec.CommandContext(ctx, "git", append(base, args...)...)
-	cmd.Env = Env(os.Environ())
+	cmd.Env = env(os.Environ())
 	return cmd
 }
 
-// Env is environ without any GIT_* variable and with the ones that keep
+// env is environ without any GIT_* variable and with the ones that keep
 // git from reading system or global configuration, attributes and replace
 // objects, from prompting, paging, and from using any transport.
-func Env(environ []string) []string {
+func env(environ []string) []string {
 	var env []string
 	for _, kv := range environ {
 		if !strings.HasPrefix(kv, "GIT_") && !strings.HasPrefix(kv, "PAGER=") {

@@ -10,9 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"time"
 
-	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/cache"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/progress"
 	"github.com/gpu-lab/gpu-lab/ci/testenv/bincache"
 )
@@ -22,7 +20,7 @@ import (
 // logged while it builds (bincache.SpeakWhileGoBuild); a failure names the
 // program and the log to read. estimate is said with every progress line.
 func Build(ctx context.Context, log *slog.Logger, root string, p Program, estimate string) (string, error) {
-	goVersion, err := goEnv(ctx, "GOVERSION")
+	goVersion, err := GoVersion(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -34,60 +32,36 @@ func Build(ctx context.Context, log *slog.Logger, root string, p Program, estima
 	if p.LocalProxy != "" {
 		proxyEnv[0] = "GOPROXY=" + p.LocalProxy + "," + ProxyOnly(goproxy)
 	}
-	dir := filepath.Join(root, "go", p.Name+"-"+p.Key(goVersion, runtime.GOOS, runtime.GOARCH))
-	bin := filepath.Join(dir, "bin")
-	if cache.Done(dir) {
-		log.Info("reusing built binaries", "program", p.Name, "dir", bin)
-		return bin, nil
-	}
-	start := time.Now()
-	err = cache.Fill(ctx, log, p.Name, dir, func(partial, logPath string) error {
-		logf, err := os.Create(logPath)
-		if err != nil {
-			return err
-		}
-		defer logf.Close()
-		mod := filepath.Join(partial, "module")
-		log.Info(fmt.Sprintf("building %s (%s@%s) once; a first build takes %s; progress every 25 s", p.Name, p.Module, p.Version, estimate),
-			"log", logPath, "into", dir)
-		if p.Tree != "" {
-			if err := run(ctx, logf, partial, nil, "cp", "-a", p.Tree, mod); err != nil {
-				return fmt.Errorf("build %s: copy source %s: %w", p.Name, p.Tree, err)
+	return Cached{
+		Name:     p.Name,
+		Source:   p.Module + "@" + p.Version,
+		Entry:    filepath.Join(root, "go", p.Name+"-"+p.Key(goVersion, runtime.GOOS, runtime.GOARCH)),
+		Estimate: estimate,
+		Prepare: func(ctx context.Context, partial string, logf *os.File) (string, []string, error) {
+			mod := filepath.Join(partial, "module")
+			if p.Tree != "" {
+				if err := run(ctx, logf, partial, nil, "cp", "-a", p.Tree, mod); err != nil {
+					return "", nil, fmt.Errorf("build %s: copy source %s: %w", p.Name, p.Tree, err)
+				}
+				// the tree's go.sum may lack sums of modules it only needs here
+				return mod, append(append(p.Env(), proxyEnv...), "GOFLAGS=-mod=mod -buildvcs=false"), nil
 			}
-		} else {
 			if err := writeModule(mod, p); err != nil {
-				return fmt.Errorf("build %s: %w", p.Name, err)
+				return "", nil, fmt.Errorf("build %s: %w", p.Name, err)
 			}
+			logPath := logf.Name()
 			stop := progress.Speak(ctx, log, p.Name+" (go mod tidy: resolving and downloading modules)", logPath)
 			err := run(ctx, logf, mod, proxyEnv, "go", "mod", "tidy")
 			stop()
 			if err != nil {
-				return fmt.Errorf("build %s: go mod tidy in %s: %w; %s ends with:\n%s", p.Name, mod, err, logPath, bincache.TailFile(logPath, 30))
+				return "", nil, fmt.Errorf("build %s: go mod tidy in %s: %w; %s ends with:\n%s", p.Name, mod, err, logPath, bincache.TailFile(logPath, 30))
 			}
-		}
-		env := append(p.Env(), proxyEnv...)
-		if p.Tree != "" {
-			// the tree's go.sum may lack sums of modules it only needs here
-			env = append(env, "GOFLAGS=-mod=mod -buildvcs=false")
-		}
-		stop := bincache.SpeakWhileGoBuild(ctx, log, p.Name, estimate, logPath, func(ctx context.Context) int { return countPackages(ctx, mod, p, env) })
-		err = run(ctx, logf, mod, env, "go", p.BuildArgs(filepath.Join(partial, "bin"))...)
-		stop()
-		if err != nil {
-			return fmt.Errorf("build %s: go build: %w; %s ends with:\n%s", p.Name, err, logPath, bincache.TailFile(logPath, 30))
-		}
-		for from, to := range p.Rename {
-			if err := os.Rename(filepath.Join(partial, "bin", from), filepath.Join(partial, "bin", to)); err != nil {
-				return fmt.Errorf("build %s: %w", p.Name, err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return "", err
-	}
-	log.Info("built", "program", p.Name, "dir", bin, "took", time.Since(start).Round(time.Second).String())
-	return bin, nil
+			return mod, append(p.Env(), proxyEnv...), nil
+		},
+		Args:   p.BuildArgs,
+		Count:  func(ctx context.Context, dir string, env []string) int { return countPackages(ctx, dir, p, env) },
+		Rename: p.Rename,
+	}.Build(ctx, log)
 }
 
 func writeModule(dir string, p Program) error {
@@ -127,6 +101,10 @@ func countPackages(ctx context.Context, dir string, p Program, env []string) int
 	}
 	return strings.Count(string(out), "p\n")
 }
+
+// GoVersion is the toolchain's version (go env GOVERSION), part of every
+// build's cache key.
+func GoVersion(ctx context.Context) (string, error) { return goEnv(ctx, "GOVERSION") }
 
 func goEnv(ctx context.Context, name string) (string, error) {
 	out, err := exec.CommandContext(ctx, "go", "env", name).Output()

@@ -72,8 +72,8 @@ func ReadGoModFacts(path string) (GoModFacts, error) {
 	return facts, sc.Err()
 }
 
-// ParseGoModFacts is ReadGoModFacts of go.mod text.
-func ParseGoModFacts(text string) GoModFacts {
+// parseGoModFacts is ReadGoModFacts of go.mod text.
+func parseGoModFacts(text string) GoModFacts {
 	var facts GoModFacts
 	for _, line := range strings.Split(text, "\n") {
 		facts.add(line)

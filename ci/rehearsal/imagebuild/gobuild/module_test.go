@@ -20,14 +20,14 @@ func TestReadGoModFactsOfKubernetes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ParseGoModFacts(string(b)); !reflect.DeepEqual(got, want) {
+	if got := parseGoModFacts(string(b)); !reflect.DeepEqual(got, want) {
 		t.Errorf("ParseGoModFacts = %+v, want %+v", got, want)
 	}
 }
 
 // A single-line replace to a published version is not a staging module.
 func TestParseGoModFactsOnlyTakesStagingReplaces(t *testing.T) {
-	got := ParseGoModFacts("module x\n\ngo 1.25\nreplace a.example/b => a.example/b v1.2.3\nreplace k8s.io/api => ./staging/src/k8s.io/api\n")
+	got := parseGoModFacts("module x\n\ngo 1.25\nreplace a.example/b => a.example/b v1.2.3\nreplace k8s.io/api => ./staging/src/k8s.io/api\n")
 	want := GoModFacts{Go: "1.25", Staging: []string{"k8s.io/api"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("facts = %+v, want %+v", got, want)

@@ -144,16 +144,16 @@ func (p Program) Key(goVersion, goos, goarch string) string {
 func (p Program) Binaries() []string {
 	out := make([]string, len(p.Packages))
 	for i, pkg := range p.Packages {
-		out[i] = BinaryName(pkg)
+		out[i] = binaryName(pkg)
 	}
 	return out
 }
 
-// BinaryName is the file go build names a command's binary: the import
+// binaryName is the file go build names a command's binary: the import
 // path's last element, or the one before a major version suffix
 // ("go.etcd.io/etcd/server/v3" → "server"), as cmd/go's
 // load.DefaultExecName does.
-func BinaryName(pkg string) string {
+func binaryName(pkg string) string {
 	elems := strings.Split(pkg, "/")
 	last := elems[len(elems)-1]
 	if len(elems) > 1 && isMajorSuffix(last) {

@@ -102,7 +102,7 @@ func TestBinaryNameDropsAMajorVersionSuffix(t *testing.T) {
 		"./cmd/kindnetd":                                 "kindnetd",
 		"sigs.k8s.io/apiserver-network-proxy/cmd/server": "server",
 	} {
-		if got := BinaryName(pkg); got != want {
+		if got := binaryName(pkg); got != want {
 			t.Errorf("BinaryName(%q) = %q, want %q", pkg, got, want)
 		}
 	}

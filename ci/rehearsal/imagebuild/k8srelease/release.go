@@ -15,11 +15,11 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/gobuild"
 )
 
-// Commands are the release binaries a kind node and the lab's component
+// commands are the release binaries a kind node and the lab's component
 // images need (hack/lib/golang.sh kube::golang::server_targets at v1.37.0:
 // lines 69-83, plus kubectl), and kube-log-runner, which upstream's server
 // images carry as /go-runner (build/server-image/Dockerfile:24).
-var Commands = []string{
+var commands = []string{
 	"k8s.io/kubernetes/cmd/kube-apiserver",
 	"k8s.io/kubernetes/cmd/kube-controller-manager",
 	"k8s.io/kubernetes/cmd/kube-scheduler",
@@ -30,18 +30,18 @@ var Commands = []string{
 	"k8s.io/component-base/logs/kube-log-runner",
 }
 
-// Tags are upstream's build tags for a non-debug build: hack/lib/golang.sh
+// tags are upstream's build tags for a non-debug build: hack/lib/golang.sh
 // v1.37.0:953 gotags="selinux,notest${grpcnotrace}", grpcnotrace set at
 // :949 when DBG is not 1.
-var Tags = []string{"selinux", "notest", "grpcnotrace"}
+var tags = []string{"selinux", "notest", "grpcnotrace"}
 
-// LDFlags stamps the version as hack/lib/version.sh v1.37.0:151-182
+// ldFlags stamps the version as hack/lib/version.sh v1.37.0:151-182
 // (kube::version::ldflags) does, for both k8s.io/client-go/pkg/version and
 // k8s.io/component-base/version: buildDate, gitVersion, gitMajor, gitMinor;
 // gitCommit and gitTreeState only when the commit is known (:167-170),
 // which a module zip does not tell. hack/lib/golang.sh:936 prefixes "all="
 // and :946 appends "-s -w" for a non-debug build.
-func LDFlags(version string, buildDate time.Time) (string, error) {
+func ldFlags(version string, buildDate time.Time) (string, error) {
 	major, minor, err := majorMinor(version)
 	if err != nil {
 		return "", err
@@ -69,11 +69,11 @@ func majorMinor(version string) (string, string, error) {
 	return parts[0], parts[1], nil
 }
 
-// StagingVersion is the published version of the staging modules of a
+// stagingVersion is the published version of the staging modules of a
 // Kubernetes release: v1.37.0 → v0.37.0.
-func StagingVersion(version string) string { return "v0" + strings.TrimPrefix(version, "v1") }
+func stagingVersion(version string) string { return "v0" + strings.TrimPrefix(version, "v1") }
 
-// Program is the build of version's binaries, given upstream's go.mod
+// program is the build of version's binaries, given upstream's go.mod
 // facts and the release's date (the module's publication time: upstream
 // stamps the build time, hack/lib/version.sh:166, and a fixed date keeps
 // the cache key stable).
@@ -83,8 +83,8 @@ func StagingVersion(version string) string { return "v0" + strings.TrimPrefix(ve
 // kubelet; :850 builds the others with CGO_ENABLED=0): a second, cgo build
 // of the kubelet's dependency graph would double the longest build on two
 // cores, so the rehearsal lists the static kubelet as a difference.
-func Program(version string, facts gobuild.GoModFacts, released time.Time) (gobuild.Program, error) {
-	ld, err := LDFlags(version, released)
+func program(version string, facts gobuild.GoModFacts, released time.Time) (gobuild.Program, error) {
+	ld, err := ldFlags(version, released)
 	if err != nil {
 		return gobuild.Program{}, err
 	}
@@ -93,25 +93,25 @@ func Program(version string, facts gobuild.GoModFacts, released time.Time) (gobu
 	}
 	replace := map[string]string{}
 	for _, m := range facts.Staging {
-		replace[m] = StagingVersion(version)
+		replace[m] = stagingVersion(version)
 	}
 	return gobuild.Program{
 		Name:        "kubernetes-" + version,
 		Module:      "k8s.io/kubernetes",
 		Version:     version,
 		Replace:     replace,
-		Packages:    Commands,
+		Packages:    commands,
 		LDFlags:     ld,
-		Tags:        Tags,
+		Tags:        tags,
 		Trimpath:    true, // hack/lib/golang.sh:947
 		GoDirective: facts.Go,
 		Godebug:     facts.Godebug,
 	}, nil
 }
 
-// Estimate is what a first build of one version took here (2 cores
+// estimate is what a first build of one version took here (2 cores
 // shared with other work); it is said with every progress line.
-const Estimate = "about 90 min on 2 busy cores (87 min measured for v1.37.0, 2026-12-02)"
+const estimate = "about 90 min on 2 busy cores (87 min measured for v1.37.0, 2026-12-02)"
 
 // Build builds (or finds in the cache under root) version's binaries and
 // returns their directory.
@@ -124,9 +124,9 @@ func Build(ctx context.Context, log *slog.Logger, root, version string) (string,
 	if err != nil {
 		return "", fmt.Errorf("kubernetes %s release binaries: %w", version, err)
 	}
-	p, err := Program(version, facts, m.Time)
+	p, err := program(version, facts, m.Time)
 	if err != nil {
 		return "", err
 	}
-	return gobuild.Build(ctx, log, root, p, Estimate)
+	return gobuild.Build(ctx, log, root, p, estimate)
 }

@@ -29,7 +29,7 @@ func TestLDFlagsStampTheVersionAsUpstream(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.version, func(t *testing.T) {
-			got, err := LDFlags(tc.version, released)
+			got, err := ldFlags(tc.version, released)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,7 +50,7 @@ func TestLDFlagsStampTheVersionAsUpstream(t *testing.T) {
 
 func TestLDFlagsRefuseAVersionThatIsNotSemantic(t *testing.T) {
 	for _, v := range []string{"1.37.0", "v1.37", "latest", ""} {
-		if _, err := LDFlags(v, time.Now()); err == nil {
+		if _, err := ldFlags(v, time.Now()); err == nil {
 			t.Errorf("LDFlags(%q) gave no error", v)
 		}
 	}
@@ -58,7 +58,7 @@ func TestLDFlagsRefuseAVersionThatIsNotSemantic(t *testing.T) {
 
 func TestProgramPinsEveryStagingModuleToTheRelease(t *testing.T) {
 	facts := gobuild.GoModFacts{Go: "1.26.0", Godebug: "default=go1.26", Staging: []string{"k8s.io/api", "k8s.io/kubelet"}}
-	p, err := Program("v1.37.0", facts, time.Unix(0, 0))
+	p, err := program("v1.37.0", facts, time.Unix(0, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,14 +77,14 @@ func TestProgramPinsEveryStagingModuleToTheRelease(t *testing.T) {
 			t.Errorf("binaries %q lack %s", bins, b)
 		}
 	}
-	if _, err := Program("v1.37.0", gobuild.GoModFacts{}, time.Unix(0, 0)); err == nil {
+	if _, err := program("v1.37.0", gobuild.GoModFacts{}, time.Unix(0, 0)); err == nil {
 		t.Error("a go.mod without staging replaces gave no error")
 	}
 }
 
 func TestStagingVersion(t *testing.T) {
 	for in, want := range map[string]string{"v1.37.0": "v0.37.0", "v1.36.4": "v0.36.4"} {
-		if got := StagingVersion(in); got != want {
+		if got := stagingVersion(in); got != want {
 			t.Errorf("StagingVersion(%s) = %s, want %s", in, got, want)
 		}
 	}

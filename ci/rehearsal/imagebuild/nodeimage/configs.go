@@ -63,9 +63,9 @@ func ContainerdConfig(o ContainerdOptions) string {
 	return b.String()
 }
 
-// ContainerdService runs Debian's containerd the way kind's unit runs its
+// containerdService runs Debian's containerd the way kind's unit runs its
 // own (images/base/files/etc/systemd/system/containerd.service:1-27).
-const ContainerdService = `[Unit]
+const containerdService = `[Unit]
 Description=containerd container runtime
 After=network.target local-fs.target
 StartLimitIntervalSec=0
@@ -88,10 +88,10 @@ OOMScoreAdjust=-999
 WantedBy=multi-user.target
 `
 
-// KubeletService is kind's kubelet unit (images/base/files/etc/systemd/
+// kubeletService is kind's kubelet unit (images/base/files/etc/systemd/
 // system/kubelet.service:1-23): it waits for kubeadm's config, restarts
 // every second, and runs in kubelet.slice.
-const KubeletService = `[Unit]
+const kubeletService = `[Unit]
 Description=kubelet: The Kubernetes Node Agent
 ConditionPathExists=/var/lib/kubelet/config.yaml
 
@@ -109,10 +109,10 @@ KillMode=process
 WantedBy=multi-user.target
 `
 
-// KubeadmDropIn is the kubeadm drop-in (kind's kubelet.service.d/
+// kubeadmDropIn is the kubeadm drop-in (kind's kubelet.service.d/
 // 10-kubeadm.conf:1-12): kubeconfigs, the config file, kubeadm's flags
 // file and /etc/default/kubelet.
-const KubeadmDropIn = `[Service]
+const kubeadmDropIn = `[Service]
 Environment="KUBELET_KUBECONFIG_ARGS=--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf --kubeconfig=/etc/kubernetes/kubelet.conf"
 Environment="KUBELET_CONFIG_ARGS=--config=/var/lib/kubelet/config.yaml"
 EnvironmentFile=-/var/lib/kubelet/kubeadm-flags.env
@@ -121,20 +121,20 @@ ExecStart=
 ExecStart=/usr/bin/kubelet $KUBELET_KUBECONFIG_ARGS $KUBELET_CONFIG_ARGS $KUBELET_KUBEADM_ARGS $KUBELET_EXTRA_ARGS
 `
 
-// KindDropIn creates the kubelet's cgroup before it starts (kind's
+// kindDropIn creates the kubelet's cgroup before it starts (kind's
 // kubelet.service.d/11-kind.conf:1-8; the cgroup v2 script is kind's).
-const KindDropIn = `[Service]
+const kindDropIn = `[Service]
 ExecStartPre=/bin/sh -euc "if [ -f /sys/fs/cgroup/cgroup.controllers ]; then /kind/bin/create-kubelet-cgroup-v2.sh; fi"
 ExecStartPre=/bin/sh -euc "if [ ! -f /sys/fs/cgroup/cgroup.controllers ] && [ ! -d /sys/fs/cgroup/systemd/kubelet ]; then mkdir -p /sys/fs/cgroup/systemd/kubelet; fi"
 `
 
-// KubeletDefaults points the kubelet at containerd's cgroup (kind's
+// kubeletDefaults points the kubelet at containerd's cgroup (kind's
 // images/base/files/etc/default/kubelet:1).
-const KubeletDefaults = "KUBELET_EXTRA_ARGS=--runtime-cgroups=/system.slice/containerd.service\n"
+const kubeletDefaults = "KUBELET_EXTRA_ARGS=--runtime-cgroups=/system.slice/containerd.service\n"
 
-// KubeletSlice is kind's kubelet.slice (images/base/files/etc/systemd/
+// kubeletSlice is kind's kubelet.slice (images/base/files/etc/systemd/
 // system/kubelet.slice:1-7).
-const KubeletSlice = `[Unit]
+const kubeletSlice = `[Unit]
 Description=slice used to run Kubernetes / Kubelet
 Before=slices.target
 
@@ -143,10 +143,10 @@ MemoryAccounting=true
 CPUAccounting=true
 `
 
-// UndoMountHacksService runs kind's undo-mount-hacks.sh before containerd
+// undoMountHacksService runs kind's undo-mount-hacks.sh before containerd
 // and the kubelet (images/base/files/etc/systemd/system/
 // undo-mount-hacks.service:1-10).
-const UndoMountHacksService = `[Unit]
+const undoMountHacksService = `[Unit]
 Description=Undo KIND mount hacks
 After=slices.target
 Before=containerd.service kubelet.service
@@ -159,14 +159,14 @@ ExecStart=/kind/bin/undo-mount-hacks.sh
 WantedBy=multi-user.target
 `
 
-// CrictlConfig points crictl at containerd (kind's etc/crictl.yaml:1).
-const CrictlConfig = "runtime-endpoint: unix:///run/containerd/containerd.sock\n"
+// crictlConfig points crictl at containerd (kind's etc/crictl.yaml:1).
+const crictlConfig = "runtime-endpoint: unix:///run/containerd/containerd.sock\n"
 
-// NetworkMagicSysctl lets pods reach Docker's embedded DNS through the
+// networkMagicSysctl lets pods reach Docker's embedded DNS through the
 // node (route_localnet) and keeps kindnet's /32 routes answering ARP
 // (kind's etc/sysctl.d/10-network-magic.conf:1-25).
-const NetworkMagicSysctl = "net.ipv4.conf.all.route_localnet=1\nnet.ipv4.conf.all.arp_ignore=0\n"
+const networkMagicSysctl = "net.ipv4.conf.all.route_localnet=1\nnet.ipv4.conf.all.arp_ignore=0\n"
 
-// NetworkSecuritySysctl turns on source address verification (kind's
+// networkSecuritySysctl turns on source address verification (kind's
 // etc/sysctl.d/10-network-security.conf:1-4).
-const NetworkSecuritySysctl = "net.ipv4.conf.default.rp_filter=1\nnet.ipv4.conf.all.rp_filter=1\n"
+const networkSecuritySysctl = "net.ipv4.conf.default.rp_filter=1\nnet.ipv4.conf.all.rp_filter=1\n"

@@ -74,16 +74,16 @@ func BaseSpec(ref, base string, in Inputs) imagespec.Spec {
 	}
 	files = append(files,
 		f("/etc/containerd/config.toml", 0o644, containerdTOML),
-		f("/etc/systemd/system/containerd.service", 0o644, ContainerdService),
-		f("/etc/systemd/system/kubelet.service", 0o644, KubeletService),
-		f("/etc/systemd/system/kubelet.slice", 0o644, KubeletSlice),
-		f("/etc/systemd/system/undo-mount-hacks.service", 0o644, UndoMountHacksService),
-		f("/etc/systemd/system/kubelet.service.d/10-kubeadm.conf", 0o644, KubeadmDropIn),
-		f("/etc/systemd/system/kubelet.service.d/11-kind.conf", 0o644, KindDropIn),
-		f("/etc/default/kubelet", 0o644, KubeletDefaults),
-		f("/etc/crictl.yaml", 0o644, CrictlConfig),
-		f("/etc/sysctl.d/10-network-magic.conf", 0o644, NetworkMagicSysctl),
-		f("/etc/sysctl.d/10-network-security.conf", 0o644, NetworkSecuritySysctl),
+		f("/etc/systemd/system/containerd.service", 0o644, containerdService),
+		f("/etc/systemd/system/kubelet.service", 0o644, kubeletService),
+		f("/etc/systemd/system/kubelet.slice", 0o644, kubeletSlice),
+		f("/etc/systemd/system/undo-mount-hacks.service", 0o644, undoMountHacksService),
+		f("/etc/systemd/system/kubelet.service.d/10-kubeadm.conf", 0o644, kubeadmDropIn),
+		f("/etc/systemd/system/kubelet.service.d/11-kind.conf", 0o644, kindDropIn),
+		f("/etc/default/kubelet", 0o644, kubeletDefaults),
+		f("/etc/crictl.yaml", 0o644, crictlConfig),
+		f("/etc/sysctl.d/10-network-magic.conf", 0o644, networkMagicSysctl),
+		f("/etc/sysctl.d/10-network-security.conf", 0o644, networkSecuritySysctl),
 		host("/usr/local/bin/crictl", 0o755, in.Crictl),
 	)
 	for _, b := range []string{"kubelet", "kubeadm", "kubectl"} {
@@ -121,11 +121,11 @@ func BaseSpec(ref, base string, in Inputs) imagespec.Spec {
 		},
 		Env:        []string{"container=docker"}, // :242
 		StopSignal: "SIGRTMIN+3",                 // :245
-		Entrypoint: Entrypoint,
+		Entrypoint: entrypoint,
 		Source:     "kind " + KindModuleVersion + " images/base + pkg/build/nodeimage, Kubernetes " + in.Version,
 	}
 }
 
-// Entrypoint is the node's entrypoint (images/base/Dockerfile:247; kind's
+// entrypoint is the node's entrypoint (images/base/Dockerfile:247; kind's
 // build commits it again, buildcontext.go:139).
-var Entrypoint = []string{"/usr/local/bin/entrypoint", "/sbin/init"}
+var entrypoint = []string{"/usr/local/bin/entrypoint", "/sbin/init"}

@@ -83,25 +83,25 @@ func TestExtraFilesComeLast(t *testing.T) {
 
 func TestMissingComparesNormalizedNames(t *testing.T) {
 	have := []string{"docker.io/kindest/kindnetd:v1", "registry.k8s.io/pause:3.10"}
-	got := Missing([]string{"kindest/kindnetd:v1", "registry.k8s.io/pause:3.10", "registry.k8s.io/etcd:3.7.0-0"}, have)
+	got := missing([]string{"kindest/kindnetd:v1", "registry.k8s.io/pause:3.10", "registry.k8s.io/etcd:3.7.0-0"}, have)
 	if !reflect.DeepEqual(got, []string{"registry.k8s.io/etcd:3.7.0-0"}) {
 		t.Errorf("Missing = %v", got)
 	}
 }
 
 func TestPreloadKeyFollowsEveryImage(t *testing.T) {
-	k := PreloadKey("base", []string{"a=1", "b=2"})
-	if PreloadKey("base", []string{"a=1", "b=3"}) == k || PreloadKey("base2", []string{"a=1", "b=2"}) == k || PreloadKey("base", []string{"a=1"}) == k {
+	k := preloadKey("base", []string{"a=1", "b=2"})
+	if preloadKey("base", []string{"a=1", "b=3"}) == k || preloadKey("base2", []string{"a=1", "b=2"}) == k || preloadKey("base", []string{"a=1"}) == k {
 		t.Error("a changed input keeps the preload key")
 	}
 }
 
 func TestPinArgsNameTheImageAsContainerdDoes(t *testing.T) {
-	got := strings.Join(PinArgs("kindest/kindnetd:v1"), " ")
+	got := strings.Join(pinArgs("kindest/kindnetd:v1"), " ")
 	if want := "ctr --namespace=k8s.io images label docker.io/kindest/kindnetd:v1 io.cri-containerd.pinned=pinned"; got != want {
 		t.Errorf("PinArgs = %q, want %q", got, want)
 	}
-	if strings.Contains(strings.Join(ImportArgs, " "), "--label") {
+	if strings.Contains(strings.Join(importArgs, " "), "--label") {
 		t.Error("ctr 1.6.20's images import has no --label flag")
 	}
 }

@@ -15,24 +15,24 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/progress"
 )
 
-// PreloadKey is the final node image's cache key: the base node image and
+// preloadKey is the final node image's cache key: the base node image and
 // every preloaded image, by ID.
-func PreloadKey(baseID string, preloadIDs []string) string {
+func preloadKey(baseID string, preloadIDs []string) string {
 	return cache.Key(append([]string{"preload", baseID}, preloadIDs...)...)
 }
 
-// ImportArgs is the ctr command that loads one docker save archive from
+// importArgs is the ctr command that loads one docker save archive from
 // stdin into the node's containerd, as kind's importer does
 // (pkg/build/nodeimage/imageimporter.go:77-81: the CRI's namespace k8s.io,
 // all platforms, not unpacked, digest names too). kind's import also
 // labels the image pinned (--label), a flag Debian's ctr 1.6.20 lacks
 // (`ctr images import --help`); PinArgs labels it afterwards instead.
-var ImportArgs = []string{"ctr", "--namespace=k8s.io", "images", "import", "--all-platforms", "--no-unpack", "--digests", "-"}
+var importArgs = []string{"ctr", "--namespace=k8s.io", "images", "import", "--all-platforms", "--no-unpack", "--digests", "-"}
 
-// PinArgs labels an imported image pinned, so the kubelet's image garbage
+// pinArgs labels an imported image pinned, so the kubelet's image garbage
 // collection never removes it (kind's --label=io.cri-containerd.pinned=
 // pinned), by its name in containerd (normalized).
-func PinArgs(ref string) []string {
+func pinArgs(ref string) []string {
 	return []string{"ctr", "--namespace=k8s.io", "images", "label", images.Normalize(ref), "io.cri-containerd.pinned=pinned"}
 }
 
@@ -55,7 +55,7 @@ func Preload(ctx context.Context, d imagespec.Docker, log *slog.Logger, ref, bas
 		}
 		ids = append(ids, p+"="+id)
 	}
-	key := PreloadKey(baseID, ids)
+	key := preloadKey(baseID, ids)
 	if imagespec.Built(ctx, d, ref, key) {
 		log.Info("reusing node image", "ref", ref, "key", key)
 		return d.ImageID(ctx, ref)
@@ -105,11 +105,11 @@ func Preload(ctx context.Context, d imagespec.Docker, log *slog.Logger, ref, bas
 	if err != nil {
 		return "", fmt.Errorf("node image %s: list imported images: %w", ref, err)
 	}
-	if missing := Missing(preload, strings.Fields(string(out))); len(missing) > 0 {
+	if missing := missing(preload, strings.Fields(string(out))); len(missing) > 0 {
 		return "", fmt.Errorf("node image %s: containerd lacks %s after the import (log %s)", ref, strings.Join(missing, ", "), logPath)
 	}
 	for _, p := range preload {
-		if err := step("pin "+p, nil, PinArgs(p)...); err != nil {
+		if err := step("pin "+p, nil, pinArgs(p)...); err != nil {
 			return "", err
 		}
 	}
@@ -121,7 +121,7 @@ func Preload(ctx context.Context, d imagespec.Docker, log *slog.Logger, ref, bas
 		return "", err
 	}
 	if _, err := d.Run(ctx, "commit",
-		"--change", "ENTRYPOINT "+jsonArray(Entrypoint),
+		"--change", "ENTRYPOINT "+jsonArray(entrypoint),
 		"--change", "LABEL "+imagespec.KeyLabel+"="+key,
 		name, ref); err != nil {
 		return "", fmt.Errorf("node image %s: docker commit: %w", ref, err)
@@ -139,7 +139,7 @@ func importImage(ctx context.Context, d imagespec.Docker, step func(string, io.R
 		pw.CloseWithError(err)
 		save <- err
 	}()
-	err := step("import "+ref, pr, ImportArgs...)
+	err := step("import "+ref, pr, importArgs...)
 	pr.Close()
 	if serr := <-save; serr != nil && err == nil {
 		err = fmt.Errorf("docker save %s: %w", ref, serr)
@@ -147,9 +147,9 @@ func importImage(ctx context.Context, d imagespec.Docker, step func(string, io.R
 	return err
 }
 
-// Missing lists the refs of want that have lacks in have (containerd's
+// missing lists the refs of want that have lacks in have (containerd's
 // names), however each is spelt.
-func Missing(want, have []string) []string {
+func missing(want, have []string) []string {
 	got := map[string]bool{}
 	for _, h := range have {
 		got[images.Normalize(h)] = true

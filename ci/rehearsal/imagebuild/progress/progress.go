@@ -30,15 +30,15 @@ func Speak(ctx context.Context, log *slog.Logger, what, logPath string) (stop fu
 			case <-ctx.Done():
 				return
 			case now := <-t.C:
-				log.Info(ProgressLine(what, now.Sub(start), lastLine(logPath)), "log", logPath)
+				log.Info(progressLine(what, now.Sub(start), lastLine(logPath)), "log", logPath)
 			}
 		}
 	}()
 	return func() { cancel(); <-done }
 }
 
-// ProgressLine is one progress line of a long step.
-func ProgressLine(what string, elapsed time.Duration, last string) string {
+// progressLine is one progress line of a long step.
+func progressLine(what string, elapsed time.Duration, last string) string {
 	line := fmt.Sprintf("building %s: %s elapsed", what, elapsed.Round(time.Second))
 	if last != "" {
 		line += "; last: " + last

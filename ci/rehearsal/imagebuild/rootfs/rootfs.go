@@ -30,8 +30,8 @@ type Spec struct {
 	Mirror  string
 }
 
-// DefaultMirror is Debian's own archive, as this machine's apt uses it.
-const DefaultMirror = "http://deb.debian.org/debian"
+// defaultMirror is Debian's own archive, as this machine's apt uses it.
+const defaultMirror = "http://deb.debian.org/debian"
 
 // Args are debootstrap's arguments to make s in target, keeping the
 // downloaded packages in debs.
@@ -42,7 +42,7 @@ func (s Spec) Args(debs, target string) []string {
 	}
 	mirror := s.Mirror
 	if mirror == "" {
-		mirror = DefaultMirror
+		mirror = defaultMirror
 	}
 	return append(args, s.Suite, target, mirror)
 }
