@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"golang.org/x/mod/module"
@@ -93,10 +94,19 @@ func ModuleProxy(ctx context.Context, o Options) (string, error) {
 				return fmt.Errorf("Go proxy tree: %s: %w; %s ends with:\n%s", strings.Join(s, " "), err, logPath, bincache.TailFile(logPath, 20))
 			}
 		}
-		for _, m := range RepoModules {
-			d := filepath.Join(repoDir, m)
-			if err := runLogged(ctx, logf, d, append(env, "GOFLAGS=-mod=readonly"), "go", "mod", "download", "all"); err != nil {
-				return fmt.Errorf("Go proxy tree: go mod download all in %s: %w; %s ends with:\n%s", d, err, logPath, bincache.TailFile(logPath, 20))
+		for i, m := range RepoModules {
+			// In a copy of go.mod and go.sum: `go mod download all` (the
+			// module graph, no package loaded) adds the hash of every module
+			// it downloads to go.sum, and the checkout is not ours to change.
+			d := filepath.Join(partial, "repo-module-"+strconv.Itoa(i))
+			if err := copyModFiles(filepath.Join(repoDir, m), d); err != nil {
+				return fmt.Errorf("Go proxy tree: %w", err)
+			}
+			if err := runLogged(ctx, logf, d, env, "go", "mod", "download", "all"); err != nil {
+				return fmt.Errorf("Go proxy tree: go mod download all for %s: %w; %s ends with:\n%s", filepath.Join(repoDir, m), err, logPath, bincache.TailFile(logPath, 20))
+			}
+			if err := os.RemoveAll(d); err != nil {
+				return err
 			}
 		}
 		if err := helmModules(ctx, logf, partial, env); err != nil {
@@ -128,6 +138,23 @@ func ModuleProxy(ctx context.Context, o Options) (string, error) {
 // the local test environment's Kubernetes binaries (quick-test runs
 // `labctl testenv build`, which builds ci/testenv/k8sbin's own module).
 var RepoModules = []string{".", "ci/testenv/k8sbin"}
+
+// copyModFiles copies a module's go.mod and go.sum into dir.
+func copyModFiles(module, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, f := range []string{"go.mod", "go.sum"} {
+		b, err := os.ReadFile(filepath.Join(module, f))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // helmModules downloads into the module cache of env what `go install
 // helm.sh/helm/v3/cmd/helm@VERSION` loads, without compiling it: in a
