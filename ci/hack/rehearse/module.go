@@ -15,7 +15,6 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/docker"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
-	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/cache"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/gobuild"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/moduleimages"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/registry"
@@ -42,7 +41,8 @@ func newRehearseModuleCommands() []*cobra.Command {
 }
 
 func rehearseModuleImages() *cobra.Command {
-	var root, mobyGit, cliGit string
+	var cf cacheFlag
+	var mobyGit, cliGit string
 	var planOnly bool
 	c := &cobra.Command{
 		Use:   "module-images",
@@ -60,7 +60,7 @@ archives under <cache>/module-images. The report lists how each differs from the
 				return nil
 			}
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
-			rep := moduleimages.Build(cmd.Context(), moduleimages.Options{Root: root, Docker: docker.CLI{}, Log: log, MobyGitDir: mobyGit, CLIGitDir: cliGit})
+			rep := moduleimages.Build(cmd.Context(), moduleimages.Options{Root: string(cf), Docker: docker.CLI{}, Log: log, MobyGitDir: mobyGit, CLIGitDir: cliGit})
 			rep.Write(out)
 			if rep.Stopped != nil || len(rep.Failed()) > 0 {
 				return errors.New("module images not all built (see the report above)")
@@ -69,7 +69,7 @@ archives under <cache>/module-images. The report lists how each differs from the
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&root, "cache", "", "cache directory (default $GPU_LAB_REHEARSAL_CACHE or ~/.cache/gpu-lab/rehearsal)")
+	cf.register(f, "")
 	f.StringVar(&mobyGit, "moby-git-dir", "", "git directory of moby/moby holding tag docker-v"+moduleimages.DockerVersion)
 	f.StringVar(&cliGit, "cli-git-dir", "", "git directory of docker/cli holding tag v"+moduleimages.DockerVersion)
 	f.BoolVar(&planOnly, "plan", false, "print what would be built and how, build nothing")
@@ -103,7 +103,7 @@ func siteOf(ctx context.Context, f daemonFlags) (registrySite, error) {
 
 func rehearseRegistryUp() *cobra.Command {
 	var f daemonFlags
-	var root string
+	var cf cacheFlag
 	c := &cobra.Command{
 		Use:   "up",
 		Short: "Build the registry (once, cached) and start it in the private daemon's namespace; print the engine's mirror configuration",
@@ -114,10 +114,9 @@ func rehearseRegistryUp() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if root == "" {
-				if root, err = cache.Root(); err != nil {
-					return err
-				}
+			root, err := cf.dir()
+			if err != nil {
+				return err
 			}
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
 			bin, err := gobuild.Build(ctx, log, root, registry.Program(), "about 4 min on 2 cores")
@@ -136,7 +135,7 @@ func rehearseRegistryUp() *cobra.Command {
 		},
 	}
 	f.register(c, false)
-	c.Flags().StringVar(&root, "cache", "", "cache directory (default $GPU_LAB_REHEARSAL_CACHE or ~/.cache/gpu-lab/rehearsal)")
+	cf.register(c.Flags(), "")
 	return c
 }
 
@@ -160,7 +159,8 @@ func rehearseRegistryDown() *cobra.Command {
 
 func rehearseRegistryPush() *cobra.Command {
 	var f daemonFlags
-	var bundle, root string
+	var bundle string
+	var cf cacheFlag
 	var archives []string
 	var moduleImages bool
 	c := &cobra.Command{
@@ -177,10 +177,9 @@ func rehearseRegistryPush() *cobra.Command {
 			p := registry.Pusher{Client: registry.Client(site.nsPath), Host: registry.Addr("127.0.0.1")}
 			var pushed []registry.Pushed
 			if moduleImages {
-				if root == "" {
-					if root, err = cache.Root(); err != nil {
-						return err
-					}
+				root, err := cf.dir()
+				if err != nil {
+					return err
 				}
 				for ref, file := range moduleimages.Archives(root) {
 					archives = append(archives, ref+"="+file)
@@ -220,6 +219,6 @@ func rehearseRegistryPush() *cobra.Command {
 	c.Flags().StringVar(&bundle, "bundle", "", "bundle directory (index.json as `labctl images save` writes it) to push")
 	c.Flags().StringArrayVar(&archives, "archive", nil, "REF=FILE: an image archive to push as REF; repeatable")
 	c.Flags().BoolVar(&moduleImages, "module-images", false, "push the module's images built by `rehearse module-images`")
-	c.Flags().StringVar(&root, "cache", "", "cache directory (default $GPU_LAB_REHEARSAL_CACHE or ~/.cache/gpu-lab/rehearsal)")
+	cf.register(c.Flags(), "")
 	return c
 }
