@@ -160,6 +160,12 @@ func ModuleAdaptations() []Adaptation {
 			Evidence: "2026-12-05: registry v3.1.1 in netns gpu-lab-dimages; `rehearse registry push --module-images` put the three images (12.8 s); the private daemon pulled 127.0.0.1:5000/docker.io/library/docker:29-dind (16 s), a container on its bridge read http://172.17.0.1:5000/v2/_catalog; not yet run through an engine",
 		},
 		{
+			Name:     "module options of a runner without internet access",
+			What:     "every `dagger call` gets --goproxy=http://<the daemon's bridge gateway>:5001 (the Go proxy tree of `rehearse dagger build`), --gosumdb=off and --charts=<the chart archives of `rehearse charts`> before the function (ci/rehearsal/daggerrun Call.Argv); the README's words after them are unchanged",
+			Reason:   "the module's Go builds (labctl, helm) fetch modules with the options' GOPROXY and GOSUMDB (.dagger/main.go goBuilder), and its bundle pulls the charts from their repositories unless --charts names the archives (.dagger/bundle.go charts); from the namespace neither the public Go proxy, the checksum database nor the chart repositories are reachable. The options are the module's own, documented for any such runner",
+			Evidence: "2026-12-05 probe (ci/rehearsal/testdata/runs/2026-12-05-dagger-probe): with the three options `dagger call lab plan` built labctl in the engine from golang:1.26 through the tree and printed the plan (5m12s)",
+		},
+		{
 			Name:     "kind node image named by the digest the registry serves",
 			What:     "the lab file given to the module names versions.kindNodeImage as kindest/node:<tag>@<digest the registry serves> (printed by `rehearse registry push`), not kind's published digest",
 			Reason:   "the module pulls every bundle image through the engine by its reference (.dagger/bundle.go From(e.Ref)), and a digest-pinned pull asks the registry for that digest; the node image built here cannot have the published digest, and a registry serves a manifest only under its own digest",
