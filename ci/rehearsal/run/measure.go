@@ -13,8 +13,8 @@ import (
 	"syscall"
 )
 
-// Sample is one measurement taken while the lab runs.
-type Sample struct {
+// sample is one measurement taken while the lab runs.
+type sample struct {
 	// DiskBytes is the disk the daemon's state directory (images,
 	// containers, the nodes' /var volumes) and labctl's state directory
 	// use, in allocated blocks.
@@ -25,8 +25,8 @@ type Sample struct {
 }
 
 // max is the larger of each field.
-func (s Sample) max(o Sample) Sample {
-	return Sample{DiskBytes: max(s.DiskBytes, o.DiskBytes), MemoryPeakBytes: max(s.MemoryPeakBytes, o.MemoryPeakBytes)}
+func (s sample) max(o sample) sample {
+	return sample{DiskBytes: max(s.DiskBytes, o.DiskBytes), MemoryPeakBytes: max(s.MemoryPeakBytes, o.MemoryPeakBytes)}
 }
 
 // memoryPeakFile is the file where the kernel keeps the peak memory usage
