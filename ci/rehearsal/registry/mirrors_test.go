@@ -19,11 +19,11 @@ func TestMirrorRefIsWhatTheEngineAsksTheMirrorFor(t *testing.T) {
 	} {
 		got, err := mirrorRef(addr, ref)
 		if err != nil || got != want {
-			t.Errorf("MirrorRef(%q) = %q, %v; want %q", ref, got, err, want)
+			t.Errorf("mirrorRef(%q) = %q, %v; want %q", ref, got, err, want)
 		}
 	}
 	if _, err := mirrorRef(addr, "not a reference"); err == nil {
-		t.Error("MirrorRef of an invalid reference: want an error")
+		t.Error("mirrorRef of an invalid reference: want an error")
 	}
 }
 
