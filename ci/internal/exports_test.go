@@ -19,11 +19,17 @@ import (
 // A directory ending in /... counts every package below it.
 var narrowPackages = []string{
 	"ci/docker",
+	"ci/gpus",
+	"ci/lab",
 	"ci/rehearsal/chartbuild",
 	"ci/rehearsal/hostdaemon",
 	"ci/rehearsal/imagebuild/...",
 	"ci/rehearsal/registry",
 	"ci/rehearsal/run",
+	"ci/render",
+	"ci/stages",
+	"ci/suite",
+	"ci/testenv",
 	"ci/testenv/hamidouble",
 }
 
