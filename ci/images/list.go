@@ -61,7 +61,7 @@ type Image struct {
 func (i Image) Bundled() bool { return !i.Built && i.Preloaded == "" }
 
 // FinalizerRef stands for the bind finalizer image, whose tag is the hash of
-// the labctl binary (ci/stages FinalizerImage); callers that know the binary
+// the labctl binary (ci/stages' finalizerImage); callers that know the binary
 // replace it.
 const FinalizerRef = "gpu-lab/labctl:<sha256 of labctl>"
 

@@ -26,7 +26,7 @@ func (l *Lab) validateVersions(p *field.Path) field.ErrorList {
 	if _, ok := WorkerImages[v.Kubernetes]; !ok {
 		errs = append(errs, field.Invalid(p.Child("kubernetes"), v.Kubernetes, fmt.Sprintf(
 			"unsupported tenant Kubernetes version: use one of %s (a kindest/node image must exist for kind %s and Kamaji %s accepts minors up to 1.%d)",
-			strings.Join(SupportedKubernetes(), ", "), KindModuleVersion, d.KamajiImage, KamajiMaxMinor)))
+			strings.Join(SupportedKubernetes(), ", "), KindModuleVersion, d.KamajiImage, kamajiMaxMinor)))
 	}
 	if err := checkImageReference(v.KindNodeImage); err != nil {
 		errs = append(errs, field.Invalid(p.Child("kindNodeImage"), v.KindNodeImage, fmt.Sprintf(

@@ -43,7 +43,7 @@ func TestVersionStrings(t *testing.T) {
 	} {
 		t.Run(tc.field+"="+tc.value, func(t *testing.T) {
 			src := "versions:\n  " + tc.field + ": " + quoteYAML(tc.value) + "\n" + labWith("l", "a: w")
-			wantProblems(t, src, YAML, tc.want)
+			wantProblems(t, src, formatYAML, tc.want)
 		})
 	}
 }

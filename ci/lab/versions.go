@@ -38,7 +38,7 @@ type Versions struct {
 
 // WorkerImages maps each supported tenant Kubernetes version to the
 // kindest/node image published for kind v0.33.0 (pinned by digest). A tenant
-// version is supported when Kamaji accepts it (minor <= KamajiMaxMinor) and a
+// version is supported when Kamaji accepts it (minor <= kamajiMaxMinor) and a
 // worker image exists for it.
 var WorkerImages = map[string]string{
 	"v1.34.11": "kindest/node:v1.34.11@sha256:44e222ee2132dab25ff87301682f89eb82c7880ea3a1bf543bfe9708fd08d67d",
@@ -46,9 +46,9 @@ var WorkerImages = map[string]string{
 	"v1.36.4":  "kindest/node:v1.36.4@sha256:099e049362a1526b2db71494e1947aae99bd16290d7c895f2b7ea312e3cbfaed",
 }
 
-// KamajiMaxMinor is the newest tenant minor Kamaji 26.8.2-edge accepts
+// kamajiMaxMinor is the newest tenant minor Kamaji 26.8.2-edge accepts
 // (upgrade.KubeadmVersion = v1.36.0).
-const KamajiMaxMinor = 36
+const kamajiMaxMinor = 36
 
 // DefaultVersions returns the pinned versions.
 func DefaultVersions() Versions {

@@ -48,7 +48,7 @@ type HAMiScheduler struct {
 	// round-trip before the extender serves (as HAMi's own kind deploy).
 	LeaderElect   bool              `json:"leaderElect"`
 	KubeScheduler HAMiKubeScheduler `json:"kubeScheduler"`
-	Extender      HAMiExtender      `json:"extender"`
+	Extender      hamiExtender      `json:"extender"`
 }
 
 // HAMiKubeScheduler is values.scheduler.kubeScheduler.
@@ -56,8 +56,8 @@ type HAMiKubeScheduler struct {
 	Image HelmImage `json:"image"`
 }
 
-// HAMiExtender is values.scheduler.extender.
-type HAMiExtender struct {
+// hamiExtender is values.scheduler.extender.
+type hamiExtender struct {
 	ExtraArgs []string `json:"extraArgs"`
 }
 
@@ -110,7 +110,7 @@ func HAMiValuesFor(l *lab.Lab, tenant string) (*HAMiValues, error) {
 			KubeScheduler: HAMiKubeScheduler{Image: HelmImage{
 				Registry: "registry.k8s.io", Repository: "kube-scheduler", Tag: l.Versions.KubeSchedulerTag(),
 			}},
-			Extender: HAMiExtender{ExtraArgs: hamiExtraArgs(l)},
+			Extender: hamiExtender{ExtraArgs: hamiExtraArgs(l)},
 		},
 		DevicePlugin:     HAMiDevicePlugin{Enabled: false, DeviceSplitCount: l.HAMi.SplitCount},
 		MockDevicePlugin: HAMiMockDevicePlugin{Enabled: false},

@@ -18,14 +18,14 @@ const (
 	finalizerName      = "gpu-lab-bind-finalizer"
 	finalizerNamespace = "kube-system"
 	finalizerLabPath   = "/etc/gpu-lab/lab.yaml"
-	FinalizerImageRepo = "gpu-lab/labctl"
+	finalizerImageRepo = "gpu-lab/labctl"
 )
 
-// FinalizerImage is the image reference of a labctl binary: content-addressed,
+// finalizerImage is the image reference of a labctl binary: content-addressed,
 // so a rebuilt labctl rolls the Deployment and an unchanged one is reused.
-func FinalizerImage(binary []byte) string {
+func finalizerImage(binary []byte) string {
 	sum := sha256.Sum256(binary)
-	return FinalizerImageRepo + ":" + hex.EncodeToString(sum[:6])
+	return finalizerImageRepo + ":" + hex.EncodeToString(sum[:6])
 }
 
 // finalizerObjects are the tenant objects that run the bind finalizer and
@@ -84,7 +84,7 @@ func finalizerObjects(l *lab.Lab, tenant, image string, labYAML []byte) []any {
 							Name:            "finalizer",
 							Image:           image,
 							ImagePullPolicy: corev1.PullNever,
-							Args:            []string{InternalCommand, FinalizerCommand, "--lab", finalizerLabPath, "--tenant", tenant},
+							Args:            []string{internalCommand, FinalizerCommand, "--lab", finalizerLabPath, "--tenant", tenant},
 							VolumeMounts:    []corev1.VolumeMount{{Name: "lab", MountPath: "/etc/gpu-lab", ReadOnly: true}},
 						}},
 						Volumes: []corev1.Volume{{Name: "lab", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{

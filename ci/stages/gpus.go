@@ -29,20 +29,20 @@ import (
 //     no longer answers "node unregistered".
 type gpusStage struct{}
 
-func (gpusStage) Name() string { return GPUs }
+func (gpusStage) Name() string { return stageGPUs }
 
 func (gpusStage) Plan(e *Env) ([]string, error) {
 	var out []string
 	out = append(out,
-		fmt.Sprintf("check %s is a static linux binary; docker import a one-file rootfs (/labctl, %s) as %s:<sha256 of the binary>", labctlPath(e), nodeimage.ImageChanges[0], FinalizerImageRepo),
+		fmt.Sprintf("check %s is a static linux binary; docker import a one-file rootfs (/labctl, %s) as %s:<sha256 of the binary>", labctlPath(e), nodeimage.ImageChanges[0], finalizerImageRepo),
 	)
 	for _, t := range e.Lab.Tenants {
 		for _, w := range t.Workers {
 			node := e.Lab.NodeName(t.Name, w.Name)
-			out = append(out, fmt.Sprintf("docker save %s:<tag> | docker exec -i %s %s (--local unless the node's ctr is older than 1.7, from docker exec %s ctr --version; the snapshotter from docker exec %s %s)", FinalizerImageRepo, node,
+			out = append(out, fmt.Sprintf("docker save %s:<tag> | docker exec -i %s %s (--local unless the node's ctr is older than 1.7, from docker exec %s ctr --version; the snapshotter from docker exec %s %s)", finalizerImageRepo, node,
 				strings.Join(nodeimage.ContainerdImportCommand("<snapshotter>", "<daemon's platform>", true), " "), node, node, strings.Join(nodeimage.ContainerdConfigDumpCommand, " ")))
 		}
-		objs := finalizerObjects(e.Lab, t.Name, FinalizerImageRepo+":<tag>", []byte("<lab.yaml>"))
+		objs := finalizerObjects(e.Lab, t.Name, finalizerImageRepo+":<tag>", []byte("<lab.yaml>"))
 		var names []string
 		for _, o := range objs {
 			u, err := kube.ToUnstructured(o)
@@ -88,10 +88,10 @@ func (gpusStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	if err != nil {
 		return false, "", nil
 	}
-	img := FinalizerImage(bin)
+	img := finalizerImage(bin)
 	n := 0
 	for _, t := range e.Lab.Tenants {
-		tc, err := e.TenantClients(t.Name)
+		tc, err := e.tenantClients(t.Name)
 		if err != nil {
 			return false, "", nil
 		}
@@ -117,41 +117,41 @@ func (gpusStage) Run(ctx context.Context, e *Env) (string, error) {
 	path := labctlPath(e)
 	bin, err := os.ReadFile(path)
 	if err != nil {
-		return "", fail(GPUs, "labctl binary "+path, "", err)
+		return "", fail(stageGPUs, "labctl binary "+path, "", err)
 	}
 	if err := nodeimage.CheckStaticLinux(bytes.NewReader(bin)); err != nil {
-		return "", fail(GPUs, "labctl binary "+path, "", err)
+		return "", fail(stageGPUs, "labctl binary "+path, "", err)
 	}
-	img := FinalizerImage(bin)
+	img := finalizerImage(bin)
 	if ok, err := e.Docker.ImageExists(ctx, img); err != nil {
-		return "", fail(GPUs, "image "+img, "", err)
+		return "", fail(stageGPUs, "image "+img, "", err)
 	} else if !ok {
 		rootfs, err := nodeimage.ImageRootfs(bin)
 		if err != nil {
-			return "", fail(GPUs, "image "+img, "", err)
+			return "", fail(stageGPUs, "image "+img, "", err)
 		}
 		if err := e.Docker.Import(ctx, bytes.NewReader(rootfs), img, nodeimage.ImageChanges...); err != nil {
-			return "", fail(GPUs, "image "+img, "", err)
+			return "", fail(stageGPUs, "image "+img, "", err)
 		}
 	}
 	labYAML, err := yaml.Marshal(e.Lab)
 	if err != nil {
-		return "", fail(GPUs, "lab file", "", err)
+		return "", fail(stageGPUs, "lab file", "", err)
 	}
 	total := 0
 	for _, t := range e.Lab.Tenants {
-		tc, err := e.TenantClients(t.Name)
+		tc, err := e.tenantClients(t.Name)
 		if err != nil {
-			return "", fail(GPUs, "tenant "+t.Name, "", err)
+			return "", fail(stageGPUs, "tenant "+t.Name, "", err)
 		}
 		for _, w := range t.Workers {
 			node := e.Lab.NodeName(t.Name, w.Name)
 			if err := nodeimage.Load(ctx, e.Docker, node, img); err != nil {
-				return "", fail(GPUs, "image "+img+" in worker "+node, "", err)
+				return "", fail(stageGPUs, "image "+img+" in worker "+node, "", err)
 			}
 		}
-		if err := tc.Applier().ApplyAll(ctx, finalizerObjects(e.Lab, t.Name, img, labYAML)...); err != nil {
-			return "", fail(GPUs, "bind finalizer in tenant "+t.Name, "apply", err)
+		if err := tc.serverSideApplier().ApplyAll(ctx, finalizerObjects(e.Lab, t.Name, img, labYAML)...); err != nil {
+			return "", fail(stageGPUs, "bind finalizer in tenant "+t.Name, "apply", err)
 		}
 		cond, err := e.wait(ctx, e.Timeouts.Rollout, "Deployment "+finalizerName+" in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {
 			d, err := tc.Kube.AppsV1().Deployments(finalizerNamespace).Get(ctx, finalizerName, metav1.GetOptions{})
@@ -162,7 +162,7 @@ func (gpusStage) Run(ctx context.Context, e *Env) (string, error) {
 			return ok, cond, nil
 		})
 		if err != nil {
-			return "", fail(GPUs, "Deployment "+finalizerNamespace+"/"+finalizerName+" in tenant "+t.Name, cond, err)
+			return "", fail(stageGPUs, "Deployment "+finalizerNamespace+"/"+finalizerName+" in tenant "+t.Name, cond, err)
 		}
 		// The finalizer re-asserts the registration every pass, so a
 		// kubelet that zeroed it is waited out; what stays wrong fails here.
@@ -170,13 +170,13 @@ func (gpusStage) Run(ctx context.Context, e *Env) (string, error) {
 			return workersAdvertise(ctx, e, tc, t)
 		})
 		if err != nil {
-			return "", fail(GPUs, "worker Nodes of tenant "+t.Name, cond, err)
+			return "", fail(stageGPUs, "worker Nodes of tenant "+t.Name, cond, err)
 		}
 		cond, err = e.wait(ctx, e.Timeouts.Cards, "HAMi cards in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {
 			return cardsSeen(ctx, e, tc, t.Name)
 		})
 		if err != nil {
-			return "", fail(GPUs, "HAMi scheduler in tenant "+t.Name, cond, err)
+			return "", fail(stageGPUs, "HAMi scheduler in tenant "+t.Name, cond, err)
 		}
 		total += len(wantCards(e, t.Name))
 	}

@@ -12,8 +12,8 @@ import (
 )
 
 func TestFinalizerImage(t *testing.T) {
-	a, b := FinalizerImage([]byte("one")), FinalizerImage([]byte("two"))
-	if a == b || !strings.HasPrefix(a, FinalizerImageRepo+":") || a != FinalizerImage([]byte("one")) {
+	a, b := finalizerImage([]byte("one")), finalizerImage([]byte("two"))
+	if a == b || !strings.HasPrefix(a, finalizerImageRepo+":") || a != finalizerImage([]byte("one")) {
 		t.Errorf("FinalizerImage not content-addressed: %s %s", a, b)
 	}
 }

@@ -66,7 +66,7 @@ func registerWorkers(ctx context.Context, e *Env, tc *Clients, t lab.Tenant) err
 	for _, w := range t.Workers {
 		node := e.Lab.NodeName(t.Name, w.Name)
 		if err := deviceplugin.RegisterNode(ctx, tc.Kube, e.Lab, t.Name, w, node); err != nil {
-			return fail(HAMi, "Node "+node+" in tenant "+t.Name, "registering GPUs before HAMi starts", err)
+			return fail(stageHAMi, "Node "+node+" in tenant "+t.Name, "registering GPUs before HAMi starts", err)
 		}
 	}
 	return nil

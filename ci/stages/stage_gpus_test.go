@@ -60,13 +60,13 @@ func gpusTenants(t *testing.T) (*Env, *fakeDocker, string, map[string]string) {
 		t.Fatal(err)
 	}
 	e.LabctlBinary = bin
-	img := FinalizerImage(staticELF())
+	img := finalizerImage(staticELF())
 
 	tenants := map[string]*Clients{}
 	for _, tn := range e.Lab.Tenants {
 		node := e.Lab.NodeName(tn.Name, tn.Workers[0].Name)
 		d.containers[node] = runningOn(node, "kind", "172.18.0.5")
-		kc := adminConf(t, e.Reach.TenantServer("172.18.0.2", tn.Ports.APIServer))
+		kc := adminConf(t, e.Reach.tenantServer("172.18.0.2", tn.Ports.APIServer))
 		if err := e.State.WriteKubeconfig(tn.Name, kc); err != nil {
 			t.Fatal(err)
 		}

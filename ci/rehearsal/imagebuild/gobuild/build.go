@@ -44,7 +44,7 @@ func Build(ctx context.Context, log *slog.Logger, root string, p Program, estima
 					return "", nil, fmt.Errorf("build %s: copy source %s: %w", p.Name, p.Tree, err)
 				}
 				// the tree's go.sum may lack sums of modules it only needs here
-				return mod, append(append(p.Env(), proxyEnv...), "GOFLAGS=-mod=mod -buildvcs=false"), nil
+				return mod, append(append(p.env(), proxyEnv...), "GOFLAGS=-mod=mod -buildvcs=false"), nil
 			}
 			if err := writeModule(mod, p); err != nil {
 				return "", nil, fmt.Errorf("build %s: %w", p.Name, err)
@@ -56,9 +56,9 @@ func Build(ctx context.Context, log *slog.Logger, root string, p Program, estima
 			if err != nil {
 				return "", nil, fmt.Errorf("build %s: go mod tidy in %s: %w; %s ends with:\n%s", p.Name, mod, err, logPath, bincache.TailFile(logPath, 30))
 			}
-			return mod, append(p.Env(), proxyEnv...), nil
+			return mod, append(p.env(), proxyEnv...), nil
 		},
-		Args:   p.BuildArgs,
+		Args:   p.buildArgs,
 		Count:  func(ctx context.Context, dir string, env []string) int { return countPackages(ctx, dir, p, env) },
 		Rename: p.Rename,
 	}.Build(ctx, log)
@@ -71,7 +71,7 @@ func writeModule(dir string, p Program) error {
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(p.GoMod()), 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "tools.go"), []byte(p.ToolsGo()), 0o644)
+	return os.WriteFile(filepath.Join(dir, "tools.go"), []byte(p.toolsGo()), 0o644)
 }
 
 // run runs a command in dir, appending its output to logf after a line

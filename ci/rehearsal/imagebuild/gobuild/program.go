@@ -85,8 +85,8 @@ func (p Program) goDirective() string {
 	return p.GoDirective
 }
 
-// ToolsGo imports every command, so `go mod tidy` keeps what they need.
-func (p Program) ToolsGo() string {
+// toolsGo imports every command, so `go mod tidy` keeps what they need.
+func (p Program) toolsGo() string {
 	var b strings.Builder
 	b.WriteString("//go:build tools\n\n// Package build only names the commands the rehearsal builds.\npackage build\n\nimport (\n")
 	for _, pkg := range p.Packages {
@@ -96,9 +96,9 @@ func (p Program) ToolsGo() string {
 	return b.String()
 }
 
-// BuildArgs are the `go build` arguments that write the commands into out.
+// buildArgs are the `go build` arguments that write the commands into out.
 // -v prints each package compiled: the progress lines count them.
-func (p Program) BuildArgs(out string) []string {
+func (p Program) buildArgs(out string) []string {
 	args := []string{"build", "-v", "-o", out + "/"}
 	if p.Trimpath {
 		args = append(args, "-trimpath")
@@ -112,9 +112,9 @@ func (p Program) BuildArgs(out string) []string {
 	return append(args, p.Packages...)
 }
 
-// Env is what the go command runs with besides the caller's environment:
+// env is what the go command runs with besides the caller's environment:
 // the wrapper is its own module (no workspace), go.mod is already tidy.
-func (p Program) Env() []string {
+func (p Program) env() []string {
 	cgo := "0"
 	if p.CGO {
 		cgo = "1"
@@ -125,19 +125,19 @@ func (p Program) Env() []string {
 // Key decides the cache entry: the toolchain, the target platform, the
 // wrapper module and the build's arguments and environment.
 func (p Program) Key(goVersion, goos, goarch string) string {
-	parts := []string{goVersion, goos + "/" + goarch, strings.Join(p.Env(), " ")}
+	parts := []string{goVersion, goos + "/" + goarch, strings.Join(p.env(), " ")}
 	if p.LocalProxy != "" {
 		parts = append(parts, "local proxy", p.LocalProxy)
 	}
 	if p.Tree != "" {
 		parts = append(parts, "tree", p.Module, p.Version, p.TreeKey)
 	} else {
-		parts = append(parts, p.GoMod(), p.ToolsGo())
+		parts = append(parts, p.GoMod(), p.toolsGo())
 	}
 	for _, k := range sortedKeys(p.Rename) {
 		parts = append(parts, "rename", k, p.Rename[k])
 	}
-	return cache.Key(append(parts, p.BuildArgs("OUT")...)...)
+	return cache.Key(append(parts, p.buildArgs("OUT")...)...)
 }
 
 // Binaries are the file names go build writes.

@@ -36,7 +36,7 @@ replace (
 
 func TestToolsGoImportsEveryCommand(t *testing.T) {
 	p := Program{Packages: []string{"k8s.io/kubernetes/cmd/kubelet", "k8s.io/kubernetes/cmd/kubeadm"}}
-	got := p.ToolsGo()
+	got := p.toolsGo()
 	for _, w := range []string{"//go:build tools", `_ "k8s.io/kubernetes/cmd/kubelet"`, `_ "k8s.io/kubernetes/cmd/kubeadm"`} {
 		if !strings.Contains(got, w) {
 			t.Errorf("tools.go lacks %q:\n%s", w, got)
@@ -46,15 +46,15 @@ func TestToolsGoImportsEveryCommand(t *testing.T) {
 
 func TestBuildArgsAndEnv(t *testing.T) {
 	p := Program{Packages: []string{"a/cmd/x"}, LDFlags: "-s -w", Tags: []string{"selinux", "notest"}, Trimpath: true}
-	got := strings.Join(p.BuildArgs("/out"), " ")
+	got := strings.Join(p.buildArgs("/out"), " ")
 	if want := "build -v -o /out/ -trimpath -tags selinux,notest -ldflags -s -w a/cmd/x"; got != want {
 		t.Errorf("BuildArgs = %q, want %q", got, want)
 	}
-	if env := strings.Join(p.Env(), " "); !strings.Contains(env, "CGO_ENABLED=0") {
+	if env := strings.Join(p.env(), " "); !strings.Contains(env, "CGO_ENABLED=0") {
 		t.Errorf("a static build's env %q lacks CGO_ENABLED=0", env)
 	}
 	p.CGO = true
-	if env := strings.Join(p.Env(), " "); !strings.Contains(env, "CGO_ENABLED=1") {
+	if env := strings.Join(p.env(), " "); !strings.Contains(env, "CGO_ENABLED=1") {
 		t.Errorf("a cgo build's env %q lacks CGO_ENABLED=1", env)
 	}
 }
