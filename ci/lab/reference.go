@@ -15,6 +15,7 @@ var fieldDocs = map[string]string{
 	"name":                                "Lab name (DNS-1123 label). Prefixes the kind cluster and every worker container.",
 	"versions":                            "Pinned versions; every field left out takes the default shown.",
 	"versions.kindNodeImage":              "Management cluster node image (kind's own default for the kind module); an image reference.",
+	"versions.workerNodeImage":            "Tenants' worker node image; an image reference whose tag, if any, is `versions.kubernetes`. For registries that serve rebuilt node images: a digest pin names one manifest.",
 	"versions.kubernetes":                 "Tenant control-plane and worker Kubernetes version. Supported: " + strings.Join(SupportedKubernetes(), ", ") + ".",
 	"versions.kamajiChart":                "clastix/kamaji chart version, exact SemVer (`0.0.0+latest` is current; the old 1.0.0 chart supports Kubernetes <= v1.30).",
 	"versions.kamajiImage":                "Kamaji controller image tag (an OCI tag).",
@@ -51,7 +52,8 @@ func fieldDefaults() map[string]string {
 	return map[string]string{
 		"apiVersion": "`" + apiVersion + "`", "kind": "`" + kind + "`", "name": "`" + defaultName + "`",
 		"versions.kindNodeImage": "`" + d.KindNodeImage + "`", "versions.kubernetes": "`" + d.Kubernetes + "`",
-		"versions.kamajiChart": "`" + d.KamajiChart + "`", "versions.kamajiImage": "`" + d.KamajiImage + "`",
+		"versions.workerNodeImage": "kind's published image for `versions.kubernetes`",
+		"versions.kamajiChart":     "`" + d.KamajiChart + "`", "versions.kamajiImage": "`" + d.KamajiImage + "`",
 		"versions.certManager": "`" + d.CertManager + "`", "versions.hamiChart": "`" + d.HAMiChart + "`",
 		"versions.hamiImage": "`" + d.HAMiImage + "`", "versions.hamiMockDevicePlugin": "`" + d.HAMiMockDevicePlugin + "`",
 		"versions.konnectivity": "`" + d.Konnectivity + "`",

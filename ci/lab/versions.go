@@ -19,6 +19,11 @@ type Versions struct {
 	KindNodeImage string `json:"kindNodeImage,omitempty"`
 	// Kubernetes is the tenant control-plane and worker version.
 	Kubernetes string `json:"kubernetes,omitempty"`
+	// WorkerNodeImage is the tenants' worker node image; empty means the
+	// image kind publishes for Kubernetes (WorkerImages). A runner whose
+	// registry serves rebuilt node images names them here, as it does the
+	// management node with KindNodeImage: a digest pin is of one manifest.
+	WorkerNodeImage string `json:"workerNodeImage,omitempty"`
 	// KamajiChart is the clastix/kamaji chart version ("0.0.0+latest" is the
 	// only current one; the old 1.0.0 chart supports Kubernetes <= v1.30).
 	KamajiChart string `json:"kamajiChart,omitempty"`
@@ -75,8 +80,14 @@ func SupportedKubernetes() []string {
 	return out
 }
 
-// WorkerImage is the kindest/node image for the tenant version.
-func (v Versions) WorkerImage() string { return WorkerImages[v.Kubernetes] }
+// WorkerImage is the tenants' worker node image: WorkerNodeImage when set,
+// else the kindest/node image published for the tenant version.
+func (v Versions) WorkerImage() string {
+	if v.WorkerNodeImage != "" {
+		return v.WorkerNodeImage
+	}
+	return WorkerImages[v.Kubernetes]
+}
 
 // KubeSchedulerTag is the kube-scheduler image tag HAMi's chart must use: the
 // tenant's own version (HAMi's default would be the management cluster's).
