@@ -197,14 +197,8 @@ func (r *daggerRun) push(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	override, err := NodeImageOverride(r.pushed, l.Versions.KindNodeImage)
-	if err != nil {
-		return err
-	}
-	if override != "" {
-		r.module.Versions = []string{override}
-	}
-	return nil
+	r.module.Versions, err = NodeImageOverrides(r.pushed, l.Versions)
+	return err
 }
 
 func (r *daggerRun) goProxyURL() string {
