@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"os"
@@ -139,4 +140,31 @@ func Stop(ctx context.Context, log *slog.Logger, l Layout) error {
 	}
 	log.Info("registry stopped", "pid", pid)
 	return os.Remove(l.pidFile())
+}
+
+// Remove deletes what Start made in l — its configuration, storage, pid
+// file and log — and then l.Dir if nothing else is in it; a running
+// registry is refused. It is for a caller that made the registry for one
+// run inside a daemon's directory (rehearse dagger run): the daemon
+// removes only its own files, so a registry left there would keep the
+// directory, and the next run would find a daemon directory without its
+// marker.
+func Remove(l Layout) error {
+	if pid, ok := running(l); ok {
+		return fmt.Errorf("the registry in %s is still running (pid %d): stop it first", l.Dir, pid)
+	}
+	for _, p := range []string{l.config(), l.storage(), l.pidFile(), l.log()} {
+		if err := os.RemoveAll(p); err != nil {
+			return fmt.Errorf("remove the registry's %s: %w", p, err)
+		}
+	}
+	if err := os.Remove(l.Dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		left, _ := os.ReadDir(l.Dir)
+		var names []string
+		for _, e := range left {
+			names = append(names, e.Name())
+		}
+		return fmt.Errorf("kept %s: it holds files the registry did not make (%s)", l.Dir, strings.Join(names, ", "))
+	}
+	return nil
 }
