@@ -15,9 +15,9 @@ import (
 	"dagger/gpu-lab/labcmd"
 )
 
-// dind is the Docker daemon of a lab. The entrypoint applies the cgroup v2
-// nesting fix kind nodes need; TLS is off because only bound containers of
-// this session can reach it.
+// dind is the Docker daemon of a lab: the published entrypoint (which
+// applies the cgroup v2 nesting fix kind nodes need) behind
+// labcmd.DindArgs, which opens the devices cgroup on cgroup v1.
 func dind() *dagger.Service {
 	return dag.Container().From(labcmd.DindImage).
 		WithEnvVariable("DOCKER_TLS_CERTDIR", "").
@@ -25,8 +25,7 @@ func dind() *dagger.Service {
 			dagger.ContainerWithMountedCacheOpts{Sharing: dagger.CacheSharingModeLocked}).
 		WithExposedPort(labcmd.DockerPort).
 		AsService(dagger.ContainerAsServiceOpts{
-			Args:                     []string{"dockerd", "--host=tcp://0.0.0.0:" + strconv.Itoa(labcmd.DockerPort), "--host=unix:///var/run/docker.sock", "--tls=false"},
-			UseEntrypoint:            true,
+			Args:                     labcmd.DindArgs(),
 			InsecureRootCapabilities: true,
 		})
 }

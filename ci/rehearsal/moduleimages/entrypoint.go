@@ -5,7 +5,8 @@ package moduleimages
 // docker-library/docker 29/dind/dockerd-entrypoint.sh the module relies on.
 // The module runs it with DOCKER_TLS_CERTDIR="" and the arguments
 // `dockerd --host=tcp://0.0.0.0:2375 --host=unix:///var/run/docker.sock
-// --tls=false` (.dagger/run.go dind: UseEntrypoint, InsecureRootCapabilities).
+// --tls=false` (.dagger/labcmd DindArgs, run through sh after the cgroup v1
+// devices step; .dagger/run.go dind: InsecureRootCapabilities).
 // Kept: no arguments or a first flag means dockerd on the socket and
 // tcp 2375; stale pid files are removed; dockerd runs under docker-init;
 // iptables-legacy is chosen when legacy tables are in use or nf_tables
