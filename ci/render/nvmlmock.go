@@ -247,3 +247,8 @@ func NVMLMockObjects(l *lab.Lab, tenant, image string) ([]any, error) {
 	}
 	return []any{cm, NVMLMockDaemonSet(l, cm, image)}, nil
 }
+
+// HAMiDevicePluginObject is the chart's DaemonSet of the device plugin and
+// vGPU monitor for release "hami" (charts/hami/templates/_helpers.tpl:47-49
+// @v2.10.0 "<fullname>-device-plugin"; the recorded rendering holds it).
+const HAMiDevicePluginObject = HAMiRelease + "-device-plugin"
