@@ -12,8 +12,8 @@ import (
 // Limits that catch typos (a memory in bytes, a count of 100) rather than
 // describe real hardware.
 const (
-	MaxTenants        = 20
-	MaxWorkers        = 10
+	MaxTenants = 20
+	MaxWorkers = 10
 	// MaxCardsPerWorker is real, not a typo guard: every worker's cards are
 	// served to HAMi's device plugin by one instance of NVIDIA's mock NVML
 	// library, which holds at most 8 devices (NVIDIA/k8s-test-infra
