@@ -259,6 +259,8 @@ func (b *builder) kindSpec(rec Recipe) (imagespec.Spec, error) {
 		return kubectl(rec.Ref, version, bin, base), nil
 	case kindKamaji, kindHAMi, kindCertManager, kindCertgen:
 		return b.snapshotSpec(rec)
+	case kindNVMLMock:
+		return b.nvmlMockSpec(rec)
 	case kindUnsupported, kindLabctl, kindNode:
 		return imagespec.Spec{}, fmt.Errorf("image %s is not built by the rehearsal: %s", rec.Ref, rec.Why)
 	}

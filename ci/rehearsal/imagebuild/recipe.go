@@ -26,6 +26,7 @@ const (
 	kindHAMi         Kind = "hami (git)"         // projecthami/hami, from a git snapshot
 	kindCertManager  Kind = "cert-manager (git)" // quay.io/jetstack/cert-manager-<cmd>, from a git snapshot
 	kindCertgen      Kind = "certgen (git)"      // liangjw/kube-webhook-certgen: jet's, from a git snapshot
+	kindNVMLMock     Kind = "nvml-mock (git)"    // ghcr.io/nvidia/nvml-mock: the mock NVML library, from a git snapshot
 	kindUnsupported  Kind = "not built"          // Why says why
 	kindLabctl       Kind = "built by labctl"    // the finalizer image: labctl makes it
 )
@@ -97,6 +98,8 @@ func recipeFor(ref string) Recipe {
 		r.Kind, r.Name = kindCertManager, strings.TrimPrefix(repo, "quay.io/jetstack/cert-manager-")
 	case repo == "docker.io/liangjw/kube-webhook-certgen" && tag == certgenTag:
 		r.Kind = kindCertgen
+	case repo == "ghcr.io/nvidia/nvml-mock" && tag == nvmlMockTag:
+		r.Kind = kindNVMLMock
 	case ref == images.FinalizerRef:
 		r.Kind = kindLabctl
 	default:

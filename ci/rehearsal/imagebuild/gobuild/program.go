@@ -51,6 +51,18 @@ type Program struct {
 	// before the module proxy: modules the proxy refuses, made from git
 	// snapshots and checked against the tree's go.sum by the caller.
 	LocalProxy string
+	// BuildMode is go build's -buildmode ("c-shared": a C shared library).
+	BuildMode string
+	// Output, when set, is the one file go build writes into the output
+	// directory: a c-shared library is no command named by its package.
+	Output string
+	// CGOLDFlags and CGOLDFlagsAllow become CGO_LDFLAGS and
+	// CGO_LDFLAGS_ALLOW: linker flags cgo refuses unless allowed
+	// (--defsym, -soname).
+	CGOLDFlags, CGOLDFlagsAllow string
+	// Vendored builds Tree from its vendor/ directory (-mod=vendor), as
+	// upstream does: no module is downloaded.
+	Vendored bool
 }
 
 // wrapperModule is the module path of every wrapper; it is never published.
@@ -99,7 +111,10 @@ func (p Program) ToolsGo() string {
 // BuildArgs are the `go build` arguments that write the commands into out.
 // -v prints each package compiled: the progress lines count them.
 func (p Program) BuildArgs(out string) []string {
-	args := []string{"build", "-v", "-o", out + "/"}
+	args := []string{"build", "-v", "-o", out + "/" + p.Output}
+	if p.BuildMode != "" {
+		args = append(args, "-buildmode="+p.BuildMode)
+	}
 	if p.Trimpath {
 		args = append(args, "-trimpath")
 	}
@@ -119,7 +134,14 @@ func (p Program) Env() []string {
 	if p.CGO {
 		cgo = "1"
 	}
-	return []string{"CGO_ENABLED=" + cgo, "GOWORK=off", "GOFLAGS=-mod=readonly -buildvcs=false"}
+	env := []string{"CGO_ENABLED=" + cgo, "GOWORK=off", "GOFLAGS=-mod=readonly -buildvcs=false"}
+	if p.CGOLDFlags != "" {
+		env = append(env, "CGO_LDFLAGS="+p.CGOLDFlags)
+	}
+	if p.CGOLDFlagsAllow != "" {
+		env = append(env, "CGO_LDFLAGS_ALLOW="+p.CGOLDFlagsAllow)
+	}
+	return env
 }
 
 // Key decides the cache entry: the toolchain, the target platform, the
@@ -142,6 +164,9 @@ func (p Program) Key(goVersion, goos, goarch string) string {
 
 // Binaries are the file names go build writes.
 func (p Program) Binaries() []string {
+	if p.Output != "" {
+		return []string{p.Output}
+	}
 	out := make([]string, len(p.Packages))
 	for i, pkg := range p.Packages {
 		out[i] = binaryName(pkg)
