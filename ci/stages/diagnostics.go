@@ -31,7 +31,7 @@ import (
 //	tenants/<t>/nodes.yaml     tenant nodes (conditions, annotations)
 //	tenants/<t>/events.txt     tenant events, all namespaces
 //	tenants/<t>/pods.txt       kube-system pods
-//	tenants/<t>/logs/<pod>.log logs of HAMi and the bind finalizer
+//	tenants/<t>/logs/<pod>.log logs of HAMi (its device plugin and vGPU monitor too) and the nvml-mock pods
 //	workers/<node>.log         docker logs and kubelet journal of each worker
 //
 // Only what this state dir made is read from (owner.go): the kind cluster
@@ -100,7 +100,7 @@ func Diagnose(ctx context.Context, e *Env, failed *Error, dir string) error {
 		write(filepath.Join(base, "pods.txt"), []byte(pods.String()))
 		if pl, err := tc.Kube.CoreV1().Pods(render.HAMiNamespace).List(ctx, metav1.ListOptions{}); err == nil {
 			for _, p := range pl.Items {
-				if !strings.HasPrefix(p.Name, render.HAMiRelease+"-") && !strings.HasPrefix(p.Name, finalizerName) {
+				if !strings.HasPrefix(p.Name, render.HAMiRelease+"-") && !strings.HasPrefix(p.Name, render.NVMLMockName) {
 					continue
 				}
 				for _, c := range p.Spec.Containers {
