@@ -110,6 +110,8 @@ var breakages = []breakage{
 		want: "accepted tenant tenant-a's credentials"},
 	{id: "TC-16", why: "the double ignores card memory and cores", on: tenantA, double: hamidouble.Faults{IgnoreMemory: true, IgnoreCores: true},
 		want: "want it to stay Pending"},
+	{id: "TC-20", why: "a DaemonSet named as HAMi's device plugin in every tenant while gpu-lab's registrar writes the Nodes' status", on: []string{"tenant-a", "tenant-b"},
+		setup: claimDevicePlugin, want: "HAMi's device plugin registers no such resource"},
 }
 
 // brokenElsewhere are the cases the seed lab's breakages leave to

@@ -68,6 +68,9 @@ var catalog = []Case{
 	{ID: "TC-17", Title: "Node policy: binpack fills one node, spread on request picks another",
 		Asserts: "on two GPU workers of one tenant, a small pod and then a second one land on the same node under the lab's node policy (--node-scheduler-policy binpack, HAMi's chart default); a third with hami.io/node-scheduler-policy: spread lands on the other, emptier node",
 		Needs:   "a tenant with two GPU workers and hami.splitCount ≥ 2"},
+	{ID: "TC-20", Title: "The kubelet counts HAMi's device plugin's devices: nvidia.com/gpu capacity = allocatable = split × cards",
+		Asserts: "every tenant runs DaemonSet kube-system/hami-device-plugin, and every worker's Node has nvidia.com/gpu in capacity and in allocatable equal to hami.splitCount × its cards, and no nvidia.com/gpumem capacity (the plugin registers only nvidia.com/gpu; another writer of the Node's status would fight it)",
+		Needs:   "HAMi's device plugin on the workers: the real lab runs it; where no tenant does (the local test environment, which has no kubelet) the case is skipped saying so"},
 }
 
 // What the GPU cases need, in the words of --list and skip reasons.

@@ -79,6 +79,7 @@ func (r *runner) plan() []*task {
 		skip15 = "skipped: the lab has one tenant; credentials can only be tried against another tenant"
 	}
 	indep("TC-15", all, r.tc15, skip15)
+	indep("TC-20", all, r.tc20, "")
 
 	var sh *shareCard
 	if hw.Share != nil {
