@@ -52,19 +52,11 @@ type Image struct {
 	// the MutatingAdmissionPolicy the tenants stage installs then
 	// (render.BundlePullPolicyObjects).
 	BundlePullPolicy string
-	// Built means labctl builds it itself (no registry involved).
-	Built bool
 }
 
 // Bundled reports whether the image belongs in a bundle: pulled from a
 // registry and not already inside a node image.
-func (i Image) Bundled() bool { return !i.Built && i.Preloaded == "" }
-
-// FinalizerRef stood for the bind finalizer image, whose tag was the hash of
-// the labctl binary; the real lab no longer runs the finalizer (HAMi's
-// device plugin releases the node lock), so List no longer holds it. The
-// name stays for the rehearsal's recipes (ci/rehearsal/imagebuild).
-const FinalizerRef = "gpu-lab/labctl:<sha256 of labctl>"
+func (i Image) Bundled() bool { return i.Preloaded == "" }
 
 // Upstream sources, at the versions ci/lab pins.
 const (
@@ -270,8 +262,7 @@ func containsRef(list []string, ref string) bool {
 }
 
 // Normalize spells a reference the way Docker and containerd resolve it
-// (docker.Normalize); a string that is no reference (a placeholder such as
-// FinalizerRef) is returned as it is.
+// (docker.Normalize); a string that is no reference is returned as it is.
 func Normalize(ref string) string { return docker.Normalize(ref) }
 
 // Sorted returns the images sorted by stage order, place and reference.

@@ -38,7 +38,7 @@
 //   - ci/internal/kubeconfig: a kubeconfig's server and CA, and the
 //     credentials of a kubeadm join (bootstrap token, CA hash);
 //   - ci/internal/nodeimage: an image from the daemon into a kind node's
-//     containerd, and the one-file image labctl ships itself in;
+//     containerd;
 //   - ci/images (PinnedCharts): which charts the lab installs, at which
 //     pinned versions (also what `labctl images` bundles).
 //

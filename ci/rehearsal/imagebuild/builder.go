@@ -261,7 +261,7 @@ func (b *builder) kindSpec(rec Recipe) (imagespec.Spec, error) {
 		return b.snapshotSpec(rec)
 	case kindNVMLMock:
 		return b.nvmlMockSpec(rec)
-	case kindUnsupported, kindLabctl, kindNode:
+	case kindUnsupported, kindNode:
 		return imagespec.Spec{}, fmt.Errorf("image %s is not built by the rehearsal: %s", rec.Ref, rec.Why)
 	}
 	return imagespec.Spec{}, fmt.Errorf("image %s: no recipe", rec.Ref)

@@ -28,7 +28,6 @@ const (
 	kindCertgen      Kind = "certgen (git)"      // liangjw/kube-webhook-certgen: jet's, from a git snapshot
 	kindNVMLMock     Kind = "nvml-mock (git)"    // ghcr.io/nvidia/nvml-mock: the mock NVML library, from a git snapshot
 	kindUnsupported  Kind = "not built"          // Why says why
-	kindLabctl       Kind = "built by labctl"    // the finalizer image: labctl makes it
 )
 
 // Recipe is what builds one reference.
@@ -100,8 +99,6 @@ func recipeFor(ref string) Recipe {
 		r.Kind = kindCertgen
 	case repo == "ghcr.io/nvidia/nvml-mock" && tag == nvmlMockTag:
 		r.Kind = kindNVMLMock
-	case ref == images.FinalizerRef:
-		r.Kind = kindLabctl
 	default:
 		r.Kind, r.Why = kindUnsupported, "no recipe for "+repo
 		for prefix, why := range notBuilt {
