@@ -15,15 +15,19 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/testenv"
 )
 
-// TC-20 is about HAMi's device plugin, which the local environment cannot
-// run (no kubelet): there it is skipped with this reason, a substring of
-// the suite's.
-const noPluginHere = "no tenant runs HAMi's device plugin"
+// TC-18 and TC-20 are about HAMi's device plugin, which the local
+// environment cannot run (no kubelet): there they are skipped with these
+// reasons, substrings of the suite's.
+var noPluginHere = map[string]string{
+	"TC-18": "does not run HAMi's device plugin",
+	"TC-20": "no tenant runs HAMi's device plugin",
+}
 
-// skippedWithoutPlugin tells whether c is TC-20 skipped for want of the
-// plugin, as it is in the local environment.
+// skippedWithoutPlugin tells whether c is TC-18 or TC-20 skipped for want
+// of the plugin, as they are in the local environment.
 func skippedWithoutPlugin(c results.Case) bool {
-	return c.ID == "TC-20" && c.Status == results.Skipped && strings.Contains(c.Message, noPluginHere)
+	why, ok := noPluginHere[c.ID]
+	return ok && c.Status == results.Skipped && strings.Contains(c.Message, why)
 }
 
 // claimDevicePlugin breaks TC-20's premise in the local environment: every
@@ -33,8 +37,16 @@ func skippedWithoutPlugin(c results.Case) bool {
 // never registers. The case then runs and must fail.
 func claimDevicePlugin(t *testing.T, e *testenv.Env, _ *suite.Config) {
 	t.Helper()
+	claimDevicePluginIn(t, e, e.Tenants()...)
+}
+
+// claimDevicePluginIn creates that DaemonSet in the given tenants only.
+// TC-18 then runs on tenant-a's card: its pod is bound and Running (KWOK)
+// but has no container, so its log never shows HAMi's environment.
+func claimDevicePluginIn(t *testing.T, e *testenv.Env, tenants ...string) {
+	t.Helper()
 	ctx := context.Background()
-	for _, tn := range e.Tenants() {
+	for _, tn := range tenants {
 		kc, err := kubernetes.NewForConfig(e.RESTConfig(tn))
 		if err != nil {
 			t.Fatal(err)
