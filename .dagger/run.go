@@ -77,13 +77,13 @@ func (l *Lab) start(ctx context.Context) (*session, error) {
 	s.ctr = runner
 	bundle, err := l.bundle(ctx)
 	if err != nil {
-		s.record(brokenStep("bundle", err))
+		s.record(labcmd.SetupFailed("bundle", err.Error()))
 		return s, nil
 	}
 	s.ctr = s.ctr.WithMountedDirectory(labcmd.BundleDir, bundle)
 	svc, err := startDind(ctx)
 	if err != nil {
-		s.record(brokenStep("dind", err))
+		s.record(labcmd.SetupFailed("dind", err.Error()))
 		return s, nil
 	}
 	s.svc = svc
@@ -152,7 +152,8 @@ func brokenStep(step string, err error) labcmd.Step {
 	return labcmd.BrokenExec(step, 0, false, "", err.Error())
 }
 
-// record records a step that is not an exec (the daemon failing to start).
+// record records a step that is not an exec (the bundle or the daemon
+// failing).
 func (s *session) record(st labcmd.Step) {
 	s.output[st.Name] = st.Log()
 	s.run.Record(st)

@@ -130,3 +130,33 @@ func TestProgressRecordsBrokenSteps(t *testing.T) {
 		})
 	}
 }
+
+// A bundle the engine could not fetch (recorded from the first real run,
+// 2026-12-06: the registry served no manifest for the worker image's pin)
+// is the module's own preparation failing: its summary says so and names
+// the engine's error, without the exec exit-code explanation that does not
+// apply, and the run stops with EngineErrorCode.
+func TestProgressRecordsSetupFailure(t *testing.T) {
+	const engineErr = `fetching the lab's images, or reading their tarballs' digests (labctl images --bundle-index --archives): failed to resolve image "docker.io/kindest/node:v1.36.4@sha256:099e049362a1526b2db71494e1947aae99bd16290d7c895f2b7ea312e3cbfaed" (platform: "linux/amd64"): docker.io/kindest/node:v1.36.4@sha256:099e049362a1526b2db71494e1947aae99bd16290d7c895f2b7ea312e3cbfaed: not found`
+	var p Progress
+	if p.Record(SetupFailed("bundle", engineErr)) {
+		t.Fatal("Record of a failed bundle said go on")
+	}
+	if p.RunSuite() {
+		t.Error("RunSuite after a failed bundle")
+	}
+	if got := p.ExitCode(0); got != EngineErrorCode {
+		t.Errorf("ExitCode = %d, want %d", got, EngineErrorCode)
+	}
+	summary := p.Summary(func(string) string { return "" })
+	for _, w := range []string{"`bundle` did not finish (exit code 125)", "not done by the engine: fetching the lab's images", "not found", "prepares the lab's images"} {
+		if !strings.Contains(summary, w) {
+			t.Errorf("summary lacks %q:\n%s", w, summary)
+		}
+	}
+	for _, w := range []string{"Docker-in-Docker service may have exited", "Dagger returns an exec's exit code"} {
+		if strings.Contains(summary, w) {
+			t.Errorf("summary of a setup failure says %q:\n%s", w, summary)
+		}
+	}
+}

@@ -16,6 +16,9 @@ type Step struct {
 	// signal, or lost to an engine error such as the Docker-in-Docker
 	// service exiting. Nothing runs after a broken step.
 	Broken string
+	// Setup marks a step that is no exec on the runner but the module's
+	// own preparation (fetching the bundle, starting the daemon).
+	Setup bool
 }
 
 // EngineErrorCode is the exit code recorded for a step that has none of its
@@ -72,6 +75,15 @@ func BrokenExec(name string, code int, hasCode bool, output, engineErr string) S
 		s.Code = EngineErrorCode // never let a broken step read as a pass
 	}
 	return s
+}
+
+// SetupFailed is the step of the module's own preparation (the bundle, the
+// Docker-in-Docker service) that the engine could not do; err says why,
+// e.g. an image the registry does not serve. It has no exit code of its
+// own, so it gets EngineErrorCode.
+func SetupFailed(name, engineErr string) Step {
+	return Step{Name: name, Code: EngineErrorCode, Setup: true,
+		Broken: "not done by the engine: " + strings.TrimSpace(engineErr)}
 }
 
 // Log is the log file of a step: its output, and for a broken step a last

@@ -55,9 +55,15 @@ func BrokenSummary(s Step, tail string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## gpu-lab: step `%s` did not finish (exit code %d)\n\n", s.Name, s.Code)
 	fmt.Fprintf(&b, "It was %s.\n\n", s.Broken)
-	b.WriteString("Dagger returns an exec's exit code only for 0–127 and 192–255; a signal exit (128–191, e.g. 137 for SIGKILL) " +
-		"or the Docker-in-Docker service exiting fails the exec in the engine. The module recorded that instead of failing the call, " +
-		"so these reports still exist.\n\n")
+	if s.Setup {
+		b.WriteString("The module prepares the lab's images, charts and Docker-in-Docker service before any stage runs; " +
+			"the engine's error above says what it could not fetch or start. The module recorded that instead of failing the call, " +
+			"so these reports still exist.\n\n")
+	} else {
+		b.WriteString("Dagger returns an exec's exit code only for 0–127 and 192–255; a signal exit (128–191, e.g. 137 for SIGKILL) " +
+			"or the Docker-in-Docker service exiting fails the exec in the engine. The module recorded that instead of failing the call, " +
+			"so these reports still exist.\n\n")
+	}
 	fmt.Fprintf(&b, "The run stopped there: no later stage and no suite ran, and what the step wrote to the state and report directories is lost. "+
 		"Its output, as far as the engine kept it: `logs/%s.log`.\n", s.Name)
 	if t := strings.TrimSpace(tail); t != "" {

@@ -12,7 +12,7 @@ import (
 // VersionFields are the keys of the lab file's `versions` block
 // (ci/lab.Versions; a test keeps the two in step).
 var VersionFields = []string{
-	"kindNodeImage", "kubernetes", "kamajiChart", "kamajiImage", "certManager",
+	"kindNodeImage", "kubernetes", "workerNodeImage", "kamajiChart", "kamajiImage", "certManager",
 	"hamiChart", "hamiImage", "hamiMockDevicePlugin", "konnectivity",
 }
 

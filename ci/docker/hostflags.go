@@ -56,10 +56,10 @@ func (i DaemonInfo) UsernsRemap() bool {
 	return false
 }
 
-// Rootless reports rootless Docker: a "name=rootless" field in one of the
+// rootless reports rootless Docker: a "name=rootless" field in one of the
 // comma-separated SecurityOptions (kind v0.33.0 info() in
 // pkg/cluster/internal/providers/docker/provider.go).
-func (i DaemonInfo) Rootless() bool {
+func (i DaemonInfo) rootless() bool {
 	for _, o := range i.SecurityOptions {
 		fields, err := csv.NewReader(strings.NewReader(o)).ReadAll()
 		if err != nil {
@@ -76,12 +76,12 @@ func (i DaemonInfo) Rootless() bool {
 	return false
 }
 
-// NeedsDevMapper reports what kind v0.33.0's mountDevMapper (util.go)
+// needsDevMapper reports what kind v0.33.0's mountDevMapper (util.go)
 // decides: mount /dev/mapper for the btrfs, zfs and devicemapper storage
 // drivers, or a btrfs, zfs or xfs backing filesystem, except on rootless
 // Docker, which cannot create device nodes.
-func (i DaemonInfo) NeedsDevMapper() bool {
-	if i.Rootless() {
+func (i DaemonInfo) needsDevMapper() bool {
+	if i.rootless() {
 		return false
 	}
 	switch strings.ToLower(strings.TrimSpace(i.Driver)) {
@@ -182,8 +182,8 @@ type KindNodeHost struct {
 func KindNodeHostFor(info DaemonInfo, proxy ProxyInputs) KindNodeHost {
 	return KindNodeHost{
 		UsernsHost: info.UsernsRemap(),
-		DevMapper:  info.NeedsDevMapper(),
-		Fuse:       info.Rootless(),
+		DevMapper:  info.needsDevMapper(),
+		Fuse:       info.rootless(),
 		ProxyEnv:   nodeProxyEnv(proxy),
 	}
 }

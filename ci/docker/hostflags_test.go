@@ -117,7 +117,7 @@ func TestRecordedDaemonInfo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.Driver != "fuse-overlayfs" || info.UsernsRemap() || info.Rootless() || info.NeedsDevMapper() {
+	if info.Driver != "fuse-overlayfs" || info.UsernsRemap() || info.rootless() || info.needsDevMapper() {
 		t.Errorf("recorded info = %+v", info)
 	}
 	if KindNodeHostFor(info, ProxyInputs{Getenv: env(nil)}).Describe() != "none" {

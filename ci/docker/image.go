@@ -99,7 +99,7 @@ func (c CLI) Save(ctx context.Context, ref string, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("save image %s: %w", ref, err)
 	}
-	if _, err := c.RunIO(ctx, nil, w, t.SaveArgs(ref)...); err != nil {
+	if _, err := c.RunIO(ctx, nil, w, t.saveArgs(ref)...); err != nil {
 		return fmt.Errorf("save image %s (%s): %w", ref, t.Describe(), err)
 	}
 	return nil
@@ -129,7 +129,7 @@ func (c CLI) ImageID(ctx context.Context, ref string) (string, error) {
 // returned: docker prints nothing for a missing image, so the lines left
 // could not be matched to their references. Where Save writes one platform
 // (the containerd image store), the IDs are that platform's, the IDs the
-// saved archives load with (ImageTransfer.ImageIDArgs).
+// saved archives load with (ImageTransfer.imageIDArgs).
 func (c CLI) ImageIDs(ctx context.Context, refs ...string) ([]string, error) {
 	if len(refs) == 0 {
 		return nil, nil
@@ -138,7 +138,7 @@ func (c CLI) ImageIDs(ctx context.Context, refs ...string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("inspect images %s: %w", strings.Join(refs, ", "), err)
 	}
-	out, err := c.Run(ctx, t.ImageIDArgs(refs...)...)
+	out, err := c.Run(ctx, t.imageIDArgs(refs...)...)
 	if err != nil {
 		return nil, fmt.Errorf("inspect images %s: %w", strings.Join(refs, ", "), err)
 	}

@@ -62,11 +62,11 @@ import (
 // io.containerd.snapshotter.v1" under "Storage Driver".
 const containerdSnapshotterDriverType = "io.containerd.snapshotter.v1"
 
-// ContainerdImageStore reports whether the daemon uses the containerd image
+// containerdImageStore reports whether the daemon uses the containerd image
 // store (DriverStatus holds ["driver-type", "io.containerd.snapshotter.v1"]).
 // A graph driver's DriverStatus holds pairs such as ["Backing Filesystem",
 // "extfs"], or nothing (fuse-overlayfs: null in this machine's recording).
-func (i DaemonInfo) ContainerdImageStore() bool {
+func (i DaemonInfo) containerdImageStore() bool {
 	for _, kv := range i.DriverStatus {
 		if len(kv) == 2 && kv[0] == "driver-type" && kv[1] == containerdSnapshotterDriverType {
 			return true
@@ -75,9 +75,9 @@ func (i DaemonInfo) ContainerdImageStore() bool {
 	return false
 }
 
-// VersionInfo is the part of `docker version --format '{{json .}}'` that
+// versionInfo is the part of `docker version --format '{{json .}}'` that
 // decides how images are saved.
-type VersionInfo struct {
+type versionInfo struct {
 	Client struct {
 		Version string `json:"Version"`
 		// APIVersion is the API version the CLI speaks to this daemon:
@@ -97,22 +97,22 @@ type VersionInfo struct {
 }
 
 // parseVersion decodes `docker version --format '{{json .}}'` output.
-func parseVersion(data []byte) (VersionInfo, error) {
-	var v VersionInfo
+func parseVersion(data []byte) (versionInfo, error) {
+	var v versionInfo
 	if err := json.Unmarshal(data, &v); err != nil {
-		return VersionInfo{}, fmt.Errorf("decode docker version: %w", err)
+		return versionInfo{}, fmt.Errorf("decode docker version: %w", err)
 	}
 	if v.Server.Os == "" || v.Server.Arch == "" || v.Client.APIVersion == "" {
-		return VersionInfo{}, fmt.Errorf("docker version: no server platform or API version in %q (is a daemon answering?)", strings.TrimSpace(string(data)))
+		return versionInfo{}, fmt.Errorf("docker version: no server platform or API version in %q (is a daemon answering?)", strings.TrimSpace(string(data)))
 	}
 	return v, nil
 }
 
-// Version reads the client's and the daemon's versions.
-func (c CLI) Version(ctx context.Context) (VersionInfo, error) {
+// version reads the client's and the daemon's versions.
+func (c CLI) version(ctx context.Context) (versionInfo, error) {
 	out, err := c.Run(ctx, "version", "--format", "{{json .}}")
 	if err != nil {
-		return VersionInfo{}, fmt.Errorf("docker version: %w", err)
+		return versionInfo{}, fmt.Errorf("docker version: %w", err)
 	}
 	return parseVersion(out)
 }
@@ -136,31 +136,31 @@ type ImageTransfer struct {
 }
 
 // imageTransferFor decides from the daemon's info and version.
-func imageTransferFor(info DaemonInfo, v VersionInfo) (ImageTransfer, error) {
+func imageTransferFor(info DaemonInfo, v versionInfo) (ImageTransfer, error) {
 	atLeast, err := apiAtLeast(v.Client.APIVersion, savePlatformAPI)
 	if err != nil {
 		return ImageTransfer{}, err
 	}
 	t := ImageTransfer{
 		Platform:        v.Server.Os + "/" + v.Server.Arch,
-		ContainerdStore: info.ContainerdImageStore(),
+		ContainerdStore: info.containerdImageStore(),
 		APIVersion:      v.Client.APIVersion,
 	}
 	t.SavePlatform = t.ContainerdStore && atLeast
 	return t, nil
 }
 
-// SaveArgs is the docker argv that saves ref.
-func (t ImageTransfer) SaveArgs(ref string) []string {
+// saveArgs is the docker argv that saves ref.
+func (t ImageTransfer) saveArgs(ref string) []string {
 	if t.SavePlatform {
 		return []string{"save", "--platform", t.Platform, ref}
 	}
 	return []string{"save", ref}
 }
 
-// ImageIDArgs is the docker argv that prints the ID of each of refs, one a
-// line: the ID an archive SaveArgs writes carries once loaded.
-func (t ImageTransfer) ImageIDArgs(refs ...string) []string {
+// imageIDArgs is the docker argv that prints the ID of each of refs, one a
+// line: the ID an archive saveArgs writes carries once loaded.
+func (t ImageTransfer) imageIDArgs(refs ...string) []string {
 	args := []string{"image", "inspect", "--format", "{{.Id}}"}
 	if t.SavePlatform {
 		args = append(args, "--platform", t.Platform)
@@ -221,7 +221,7 @@ func (c CLI) ImageTransfer(ctx context.Context) (ImageTransfer, error) {
 	if err != nil {
 		return ImageTransfer{}, err
 	}
-	v, err := c.Version(ctx)
+	v, err := c.version(ctx)
 	if err != nil {
 		return ImageTransfer{}, err
 	}

@@ -98,11 +98,11 @@ func TestImageTransferFor(t *testing.T) {
 			if got != tt.want {
 				t.Errorf("ImageTransferFor = %+v, want %+v", got, tt.want)
 			}
-			if args := got.SaveArgs(ref); !reflect.DeepEqual(args, tt.args) {
+			if args := got.saveArgs(ref); !reflect.DeepEqual(args, tt.args) {
 				t.Errorf("SaveArgs = %q, want %q", args, tt.args)
 			}
 			// The IDs are read for the platform exactly when it is saved.
-			ids := got.ImageIDArgs(ref, "b")
+			ids := got.imageIDArgs(ref, "b")
 			want := []string{"image", "inspect", "--format", "{{.Id}}", ref, "b"}
 			if got.SavePlatform {
 				want = []string{"image", "inspect", "--format", "{{.Id}}", "--platform", got.Platform, ref, "b"}

@@ -36,7 +36,7 @@ const (
 	// Bind phases.
 	BindPhaseAllocating = "allocating"
 	BindPhaseSuccess    = "success"
-	BindPhaseFailed     = "failed"
+	bindPhaseFailed     = "failed"
 
 	// Resources.
 	ResourceGPU           = "nvidia.com/gpu"

@@ -21,14 +21,14 @@ import (
 // so it is deliberately not read here.
 const (
 	MetricMemoryLimit = "hami_gpu_memory_limit_bytes"
-	MetricLabelNode   = "node"
-	MetricLabelUUID   = "device_uuid"
-	MetricLabelIndex  = "device_index"
-	MetricLabelType   = "device_type"
+	metricLabelNode   = "node"
+	metricLabelUUID   = "device_uuid"
+	metricLabelIndex  = "device_index"
+	metricLabelType   = "device_type"
 )
 
-// MetricCard is one card as HAMi's scheduler reports it in its metrics.
-type MetricCard struct {
+// metricCard is one card as HAMi's scheduler reports it in its metrics.
+type metricCard struct {
 	UUID  string
 	Node  string
 	Index string
@@ -37,26 +37,26 @@ type MetricCard struct {
 	MemoryLimitBytes int64
 }
 
-// MemoryLimitMiB is the card's memory as registered (HAMi's devmem).
-func (c MetricCard) MemoryLimitMiB() int64 { return c.MemoryLimitBytes / (1 << 20) }
+// memoryLimitMiB is the card's memory as registered (HAMi's devmem).
+func (c metricCard) memoryLimitMiB() int64 { return c.MemoryLimitBytes / (1 << 20) }
 
-// CardsInMetrics lists the cards in a scrape of HAMi's scheduler /metrics
+// cardsInMetrics lists the cards in a scrape of HAMi's scheduler /metrics
 // (Prometheus text format), by UUID. Lines it cannot read are skipped: a
 // scrape is evidence, and a card missing from it is reported by MissingCards.
-func CardsInMetrics(scrape []byte) map[string]MetricCard {
-	cards := map[string]MetricCard{}
+func cardsInMetrics(scrape []byte) map[string]metricCard {
+	cards := map[string]metricCard{}
 	sc := bufio.NewScanner(bytes.NewReader(scrape))
 	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
 	for sc.Scan() {
 		s, ok := parseSample(sc.Text())
-		if !ok || s.name != MetricMemoryLimit || s.labels[MetricLabelUUID] == "" {
+		if !ok || s.name != MetricMemoryLimit || s.labels[metricLabelUUID] == "" {
 			continue
 		}
-		cards[s.labels[MetricLabelUUID]] = MetricCard{
-			UUID:             s.labels[MetricLabelUUID],
-			Node:             s.labels[MetricLabelNode],
-			Index:            s.labels[MetricLabelIndex],
-			Type:             s.labels[MetricLabelType],
+		cards[s.labels[metricLabelUUID]] = metricCard{
+			UUID:             s.labels[metricLabelUUID],
+			Node:             s.labels[metricLabelNode],
+			Index:            s.labels[metricLabelIndex],
+			Type:             s.labels[metricLabelType],
 			MemoryLimitBytes: int64(math.Round(s.value)),
 		}
 	}
@@ -65,7 +65,7 @@ func CardsInMetrics(scrape []byte) map[string]MetricCard {
 
 // MissingCards returns the wanted UUIDs the scrape does not show, sorted.
 func MissingCards(scrape []byte, want []string) []string {
-	seen := CardsInMetrics(scrape)
+	seen := cardsInMetrics(scrape)
 	var miss []string
 	for _, u := range want {
 		if _, ok := seen[u]; !ok {

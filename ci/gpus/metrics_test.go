@@ -37,8 +37,8 @@ func withoutLines(scrape []byte, sub string) []byte {
 }
 
 func TestCardsInRecordedMetrics(t *testing.T) {
-	got := CardsInMetrics(recordedScrape(t))
-	want := map[string]MetricCard{
+	got := cardsInMetrics(recordedScrape(t))
+	want := map[string]metricCard{
 		recordedCard0: {UUID: recordedCard0, Node: recordedNode, Index: "0", Type: "NVIDIA-L4", MemoryLimitBytes: 25769803776},
 		recordedCard1: {UUID: recordedCard1, Node: recordedNode, Index: "1", Type: "NVIDIA-L4", MemoryLimitBytes: 25769803776},
 	}
@@ -46,7 +46,7 @@ func TestCardsInRecordedMetrics(t *testing.T) {
 		t.Fatalf("CardsInMetrics(recorded scrape) =\n%+v\nwant\n%+v", got, want)
 	}
 	// The observer's note: 24576 MiB registered, reported in bytes.
-	if mib := got[recordedCard0].MemoryLimitMiB(); mib != 24576 {
+	if mib := got[recordedCard0].memoryLimitMiB(); mib != 24576 {
 		t.Errorf("MemoryLimitMiB = %d, want 24576", mib)
 	}
 }
@@ -86,7 +86,7 @@ func TestMissingCards(t *testing.T) {
 func TestLegacyMetricsDoNotCount(t *testing.T) {
 	legacy := []byte(`GPUDeviceMemoryLimit{deviceidx="0",deviceuuid="` + recordedCard0 + `",devicetype="NVIDIA-L4",nodeid="` + recordedNode + `",zone="vGPU"} 2.5769803776e+10
 `)
-	if got := CardsInMetrics(legacy); len(got) != 0 {
+	if got := cardsInMetrics(legacy); len(got) != 0 {
 		t.Errorf("CardsInMetrics(legacy only) = %v, want no cards", got)
 	}
 	if ok, cond := SeesAllCards(legacy, []string{recordedCard0}); ok {
@@ -99,26 +99,26 @@ func TestParseSampleForms(t *testing.T) {
 		name string
 		line string
 		ok   bool
-		card MetricCard
+		card metricCard
 	}{
 		{"labels in another order, integer value",
 			`hami_gpu_memory_limit_bytes{zone="vGPU",node="n1",device_uuid="GPU-x",device_type="NVIDIA-A100",device_index="3"} 85899345920`,
-			true, MetricCard{UUID: "GPU-x", Node: "n1", Index: "3", Type: "NVIDIA-A100", MemoryLimitBytes: 85899345920}},
+			true, metricCard{UUID: "GPU-x", Node: "n1", Index: "3", Type: "NVIDIA-A100", MemoryLimitBytes: 85899345920}},
 		{"spaces after commas and a timestamp",
 			`hami_gpu_memory_limit_bytes{device_uuid="GPU-y", node="n2"} 1.048576e+06 1733000000000`,
-			true, MetricCard{UUID: "GPU-y", Node: "n2", MemoryLimitBytes: 1 << 20}},
+			true, metricCard{UUID: "GPU-y", Node: "n2", MemoryLimitBytes: 1 << 20}},
 		{"escaped quote in a label value",
 			`hami_gpu_memory_limit_bytes{device_type="a\"b",device_uuid="GPU-z",node="n"} 0`,
-			true, MetricCard{UUID: "GPU-z", Node: "n", Type: `a"b`}},
-		{"unterminated label set", `hami_gpu_memory_limit_bytes{device_uuid="GPU-q" 1`, false, MetricCard{}},
-		{"no value", `hami_gpu_memory_limit_bytes{device_uuid="GPU-q"}`, false, MetricCard{}},
-		{"no uuid label", `hami_gpu_memory_limit_bytes{node="n"} 1`, false, MetricCard{}},
-		{"a longer name with the same prefix", `hami_gpu_memory_limit_bytes_total{device_uuid="GPU-q"} 1`, false, MetricCard{}},
-		{"comment", `# TYPE hami_gpu_memory_limit_bytes gauge`, false, MetricCard{}},
+			true, metricCard{UUID: "GPU-z", Node: "n", Type: `a"b`}},
+		{"unterminated label set", `hami_gpu_memory_limit_bytes{device_uuid="GPU-q" 1`, false, metricCard{}},
+		{"no value", `hami_gpu_memory_limit_bytes{device_uuid="GPU-q"}`, false, metricCard{}},
+		{"no uuid label", `hami_gpu_memory_limit_bytes{node="n"} 1`, false, metricCard{}},
+		{"a longer name with the same prefix", `hami_gpu_memory_limit_bytes_total{device_uuid="GPU-q"} 1`, false, metricCard{}},
+		{"comment", `# TYPE hami_gpu_memory_limit_bytes gauge`, false, metricCard{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := CardsInMetrics([]byte(tt.line + "\n"))
+			got := cardsInMetrics([]byte(tt.line + "\n"))
 			if !tt.ok {
 				if len(got) != 0 {
 					t.Errorf("CardsInMetrics = %+v, want none", got)

@@ -13,8 +13,8 @@ type Model struct {
 	Type string
 }
 
-// CustomModel is the Model name that takes memory and type from the lab file.
-const CustomModel = "custom"
+// customModel is the Model name that takes memory and type from the lab file.
+const customModel = "custom"
 
 // Catalog lists the models known by name. Memory is the nominal size in MiB
 // (80 GB = 81920), as the seed lab registers it.
@@ -53,8 +53,8 @@ func (w Worker) Cards() []Card {
 	var out []Card
 	for _, g := range w.GPUs {
 		m := Catalog[g.Model]
-		if g.Model == CustomModel {
-			m = Model{Name: CustomModel}
+		if g.Model == customModel {
+			m = Model{Name: customModel}
 		}
 		if g.MemoryMB > 0 {
 			m.MemoryMB = g.MemoryMB

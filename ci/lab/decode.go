@@ -13,7 +13,7 @@ import (
 )
 
 // originUnknownField marks the field.Error of a key the lab types do not
-// have, so ValidationError prints it as "unknown field" rather than with a
+// have, so validationError prints it as "unknown field" rather than with a
 // validation error type.
 const originUnknownField = "unknownField"
 

@@ -55,7 +55,7 @@ func TestLabFileShapeProblems(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse([]byte(tc.yaml))
-			var ve *ValidationError
+			var ve *validationError
 			if !errors.As(err, &ve) {
 				t.Fatalf("want a list of problems, got %v for:\n%s", err, tc.yaml)
 			}

@@ -2,12 +2,12 @@
 // the simulated GPUs on each worker, plus every pinned version the lab uses.
 //
 // A lab comes from a YAML file (JSON, by JSON's rules, when its name ends in
-// .json) of at most MaxFileBytes, decoded strictly, or from the embedded
+// .json) of at most maxFileBytes, decoded strictly, or from the embedded
 // default that reproduces the seed lab (tenant-a with one A100 80GB, tenant-b
 // with two L4 24GB). Load applies defaults and validates in one step, and
 // reports every independent problem once (a value of the wrong kind is not
 // also out of range); every other package receives a *Lab that has already
-// passed Validate.
+// passed validate.
 //
 // Names the lab derives and the stages use (NodeName, ManagementNodeName,
 // the namespaces it installs into, the management kubeconfig's name) live

@@ -11,38 +11,38 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// Format is the syntax of a lab file. Both read into one tree (mappings,
+// format is the syntax of a lab file. Both read into one tree (mappings,
 // lists, json.Number, text, true/false, null) that the shape check walks;
 // each keeps its own rules and its own words in messages.
-type Format int
+type format int
 
 const (
-	// YAML is the default; a JSON document is also valid YAML.
-	YAML Format = iota
-	// JSON is read by JSON's rules: no trailing commas, no comments, and
+	// formatYAML is the default; a JSON document is also valid YAML.
+	formatYAML format = iota
+	// formatJSON is read by JSON's rules: no trailing commas, no comments, and
 	// (as RFC 8259 §4 advises and YAML requires) no key twice in an object.
-	JSON
+	formatJSON
 )
 
-func (f Format) String() string {
-	if f == JSON {
+func (f format) String() string {
+	if f == formatJSON {
 		return "JSON"
 	}
 	return "YAML"
 }
 
-// FormatOf is the format of a lab file by its name: ".json" is JSON,
+// formatOf is the format of a lab file by its name: ".json" is JSON,
 // anything else YAML.
-func FormatOf(path string) Format {
+func formatOf(path string) format {
 	if strings.HasSuffix(strings.ToLower(path), ".json") {
-		return JSON
+		return formatJSON
 	}
-	return YAML
+	return formatYAML
 }
 
 // tree reads data into the generic tree.
-func (f Format) tree(data []byte) (any, error) {
-	if f == JSON {
+func (f format) tree(data []byte) (any, error) {
+	if f == formatJSON {
 		return jsonTree(data)
 	}
 	j, err := yaml.YAMLToJSONStrict(data)

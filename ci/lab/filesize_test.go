@@ -11,22 +11,22 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// largestLab is the largest lab Validate accepts: every list at its
+// largestLab is the largest lab validate accepts: every list at its
 // maximum, every name and type at its longest.
 func largestLab() *Lab {
 	l := &Lab{Name: strings.Repeat("l", 19), Versions: DefaultVersions()}
 	for ti := range MaxTenants {
 		t := Tenant{Name: fmt.Sprintf("%s%02d", strings.Repeat("t", 19), ti)}
-		for wi := range MaxWorkers {
+		for wi := range maxWorkers {
 			w := Worker{Name: fmt.Sprintf("%s%02d", strings.Repeat("w", 19), wi)}
-			for range MaxCardsPerWorker {
-				w.GPUs = append(w.GPUs, GPUGroup{Model: CustomModel, Count: 1, MemoryMB: MaxMemoryMB, Type: "NVIDIA-" + strings.Repeat("x", maxTypeLen-7)})
+			for range maxCardsPerWorker {
+				w.GPUs = append(w.GPUs, GPUGroup{Model: customModel, Count: 1, MemoryMB: maxMemoryMB, Type: "NVIDIA-" + strings.Repeat("x", maxTypeLen-7)})
 			}
 			t.Workers = append(t.Workers, w)
 		}
 		l.Tenants = append(l.Tenants, t)
 	}
-	l.ApplyDefaults()
+	l.applyDefaults()
 	return l
 }
 
@@ -34,27 +34,27 @@ func largestLab() *Lab {
 // full (block YAML, every default spelled out).
 func TestLargestLabFitsTheCap(t *testing.T) {
 	l := largestLab()
-	if errs := l.Validate(); len(errs) > 0 {
+	if errs := l.validate(); len(errs) > 0 {
 		t.Fatalf("the largest lab is not valid: %v", errs)
 	}
 	data, err := yaml.Marshal(l)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(data) > MaxFileBytes*3/4 {
-		t.Errorf("the largest valid lab is %d bytes, too close to the cap of %d", len(data), MaxFileBytes)
+	if len(data) > maxFileBytes*3/4 {
+		t.Errorf("the largest valid lab is %d bytes, too close to the cap of %d", len(data), maxFileBytes)
 	}
 	if _, err := Parse(data); err != nil {
 		t.Errorf("the largest valid lab is refused: %v", err)
 	}
-	t.Logf("the largest valid lab is %d bytes (cap %d)", len(data), MaxFileBytes)
+	t.Logf("the largest valid lab is %d bytes (cap %d)", len(data), maxFileBytes)
 }
 
 // TestFileOverTheCapIsNotRead: one byte over the cap is refused with the
 // reason, before any parsing; at the cap the file is parsed.
 func TestFileOverTheCapIsNotRead(t *testing.T) {
 	dir := t.TempDir()
-	at := append([]byte("tenants: []\n"), bytes.Repeat([]byte(" "), MaxFileBytes-len("tenants: []\n"))...)
+	at := append([]byte("tenants: []\n"), bytes.Repeat([]byte(" "), maxFileBytes-len("tenants: []\n"))...)
 	over := append(bytes.Clone(at), ' ')
 	for name, data := range map[string][]byte{"at.yaml": at, "over.yaml": over} {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {

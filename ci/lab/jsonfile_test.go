@@ -25,7 +25,7 @@ func TestJSONFileFollowsJSONRules(t *testing.T) {
 		{"not an object", `[1]`, `the lab file must be a mapping of fields (apiVersion, kind, name, versions, hami, tenants), not a list`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseFormat([]byte(tc.src), JSON)
+			_, err := parseFormat([]byte(tc.src), formatJSON)
 			if err == nil || err.Error() != tc.want {
 				t.Errorf("ParseFormat(%q, JSON) = %v, want %s", tc.src, err, tc.want)
 			}
@@ -36,7 +36,7 @@ func TestJSONFileFollowsJSONRules(t *testing.T) {
 // TestJSONFileIsValidated: a JSON lab gets the same checks and messages as
 // a YAML one, and a valid one loads by its .json name.
 func TestJSONFileIsValidated(t *testing.T) {
-	wantProblems(t, `{"hami": {"splitCount": "ten"}, "tenants": [{"name": "a", "wrkers": []}]}`, JSON,
+	wantProblems(t, `{"hami": {"splitCount": "ten"}, "tenants": [{"name": "a", "wrkers": []}]}`, formatJSON,
 		`hami.splitCount: Invalid value: "ten": must be a whole number`,
 		`tenants[0].wrkers: unknown field "wrkers": did you mean "workers"? (a tenant has name, ports, workers)`)
 	dir := t.TempDir()

@@ -17,8 +17,8 @@ import (
 //go:embed default-lab.yaml
 var defaultLab []byte
 
-// DefaultYAML is the embedded default lab file.
-func DefaultYAML() []byte { return bytes.Clone(defaultLab) }
+// defaultYAML is the embedded default lab file.
+func defaultYAML() []byte { return bytes.Clone(defaultLab) }
 
 // Default returns the seed lab, defaulted and validated.
 func Default() *Lab {
@@ -29,12 +29,12 @@ func Default() *Lab {
 	return l
 }
 
-// MaxFileBytes caps a lab file. The largest valid lab (MaxTenants tenants
-// of MaxWorkers workers of MaxCardsPerWorker custom GPU groups, every name
+// maxFileBytes caps a lab file. The largest valid lab (MaxTenants tenants
+// of maxWorkers workers of maxCardsPerWorker custom GPU groups, every name
 // and type at its longest) is 228,424 bytes, 0.22 MiB, written out in block
 // YAML (TestLargestLabFitsTheCap); real labs are a few kB. Above the cap the file
 // is not read at all: a 17 MB file once took 19.6 s and 528 MB to report.
-const MaxFileBytes = 1 << 20
+const maxFileBytes = 1 << 20
 
 // Load reads a lab file; an empty path means the embedded default. A file
 // named *.json is read as JSON, any other as YAML.
@@ -50,29 +50,29 @@ func Load(path string) (*Lab, error) {
 		return nil, fmt.Errorf("lab file %s: %w", path, err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("lab file %s: %w", path, err)
 	}
-	l, err := ParseFormat(data, FormatOf(path))
+	l, err := parseFormat(data, formatOf(path))
 	if err != nil {
 		return nil, fmt.Errorf("lab file %s: %w", path, err)
 	}
 	return l, nil
 }
 
-// Parse decodes a YAML (or JSON-as-YAML) lab; see ParseFormat.
-func Parse(data []byte) (*Lab, error) { return ParseFormat(data, YAML) }
+// Parse decodes a YAML (or JSON-as-YAML) lab; see parseFormat.
+func Parse(data []byte) (*Lab, error) { return parseFormat(data, formatYAML) }
 
-// ParseFormat decodes a lab strictly (unknown or duplicate fields are
+// parseFormat decodes a lab strictly (unknown or duplicate fields are
 // errors), applies defaults and validates. Every independent problem comes
 // back together, each once, with its field path: every unknown field (with
 // the name it was probably meant to be), every value of the wrong kind, and
 // every validation error of the rest of the file — but no error that only
 // repeats one of those (a value of the wrong kind is not also out of range).
-func ParseFormat(data []byte, f Format) (*Lab, error) {
-	if len(data) > MaxFileBytes {
-		return nil, fmt.Errorf("the file is larger than %d bytes (1 MiB), far more than the largest valid lab: is it the right file?", MaxFileBytes)
+func parseFormat(data []byte, f format) (*Lab, error) {
+	if len(data) > maxFileBytes {
+		return nil, fmt.Errorf("the file is larger than %d bytes (1 MiB), far more than the largest valid lab: is it the right file?", maxFileBytes)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf("the lab file is empty: write at least `tenants:` (see `labctl plan` for the default lab)")
@@ -91,15 +91,15 @@ func ParseFormat(data []byte, f Format) (*Lab, error) {
 		// file that still does not decode is a bug in the check.
 		return nil, fmt.Errorf("the file does not decode as a lab: %s (fields are listed in README \"Lab file reference\")", decodeMessage(err))
 	}
-	l.ApplyDefaults()
+	l.applyDefaults()
 	errs := s.errs
-	for _, e := range l.Validate() {
+	for _, e := range l.validate() {
 		if !s.consequence(e) {
 			errs = append(errs, e)
 		}
 	}
 	if len(errs) > 0 {
-		return nil, &ValidationError{Errs: errs}
+		return nil, &validationError{Errs: errs}
 	}
 	return &l, nil
 }
@@ -127,53 +127,53 @@ func decodeMessage(err error) string {
 
 // Defaults for fields a lab file may leave out.
 const (
-	DefaultName            = "gpu-lab"
-	DefaultSplitCount      = 10
-	DefaultNodeLockTimeout = "5m"
+	defaultName            = "gpu-lab"
+	defaultSplitCount      = 10
+	defaultNodeLockTimeout = "5m"
 	// The lab's HAMi client rate and kube-scheduler backoff, chosen from
 	// runs of the suite against the real HAMi v2.10.0 scheduler
 	// (HAMI-FACTS.md §5.6): QPS 20 / burst 40 with backoff 1 s / 1 s ran
 	// TC-14 in 10.0-12.4 s against 34-38 s with HAMi's defaults (QPS 5 /
 	// burst 10, kube-scheduler's 1 s / 10 s). Unthrottled (QPS 50) binds
 	// collide on the node lock and, with a long backoff, retry in lock-step.
-	DefaultKubeQPS                  = 20
-	DefaultKubeBurst                = 40
-	DefaultPodInitialBackoffSeconds = 1
-	DefaultPodMaxBackoffSeconds     = 1
-	DefaultAPIServerPort            = 31443
-	DefaultKonnectivityPort         = 31132
+	defaultKubeQPS                  = 20
+	defaultKubeBurst                = 40
+	defaultPodInitialBackoffSeconds = 1
+	defaultPodMaxBackoffSeconds     = 1
+	defaultAPIServerPort            = 31443
+	defaultKonnectivityPort         = 31132
 )
 
-// ApplyDefaults fills omitted fields in place. It is idempotent and leaves
-// invalid values alone for Validate to report.
-func (l *Lab) ApplyDefaults() {
+// applyDefaults fills omitted fields in place. It is idempotent and leaves
+// invalid values alone for validate to report.
+func (l *Lab) applyDefaults() {
 	if l.APIVersion == "" {
-		l.APIVersion = APIVersion
+		l.APIVersion = apiVersion
 	}
 	if l.Kind == "" {
-		l.Kind = Kind
+		l.Kind = kind
 	}
 	if l.Name == "" {
-		l.Name = DefaultName
+		l.Name = defaultName
 	}
 	l.Versions = l.Versions.withDefaults()
 	if l.HAMi.SplitCount == 0 {
-		l.HAMi.SplitCount = DefaultSplitCount
+		l.HAMi.SplitCount = defaultSplitCount
 	}
 	if l.HAMi.NodeLockTimeout == "" {
-		l.HAMi.NodeLockTimeout = DefaultNodeLockTimeout
+		l.HAMi.NodeLockTimeout = defaultNodeLockTimeout
 	}
 	if l.HAMi.KubeQPS == 0 {
-		l.HAMi.KubeQPS = DefaultKubeQPS
+		l.HAMi.KubeQPS = defaultKubeQPS
 	}
 	if l.HAMi.KubeBurst == 0 {
-		l.HAMi.KubeBurst = DefaultKubeBurst
+		l.HAMi.KubeBurst = defaultKubeBurst
 	}
 	if l.HAMi.PodInitialBackoffSeconds == 0 {
-		l.HAMi.PodInitialBackoffSeconds = DefaultPodInitialBackoffSeconds
+		l.HAMi.PodInitialBackoffSeconds = defaultPodInitialBackoffSeconds
 	}
 	if l.HAMi.PodMaxBackoffSeconds == 0 {
-		l.HAMi.PodMaxBackoffSeconds = max(DefaultPodMaxBackoffSeconds, l.HAMi.PodInitialBackoffSeconds)
+		l.HAMi.PodMaxBackoffSeconds = max(defaultPodMaxBackoffSeconds, l.HAMi.PodInitialBackoffSeconds)
 	}
 	l.allocatePorts()
 }

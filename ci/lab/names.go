@@ -7,10 +7,10 @@ import (
 	kindconfig "sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 )
 
-// MaxNodeNameLen bounds a worker's node name: it is also the worker
+// maxNodeNameLen bounds a worker's node name: it is also the worker
 // container's hostname, which the kubelet registers as the node name, and a
 // Linux hostname holds at most 64 bytes (63 for a DNS label).
-const MaxNodeNameLen = 63
+const maxNodeNameLen = 63
 
 // NodeName is the worker's container name, hostname and tenant node name:
 // "<lab>-<tenant>-<worker>". Every package that needs the name asks here.

@@ -58,7 +58,7 @@ func TestNodeNamesCannotCollide(t *testing.T) {
 			[]string{`tenants[0].name: Too long: may not be more than 40 bytes`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			wantProblems(t, tc.src, YAML, tc.want...)
+			wantProblems(t, tc.src, formatYAML, tc.want...)
 		})
 	}
 	if _, err := Parse([]byte(labWith("gpu-lab", "a: b-c", "a-c: b", "control: plane-x"))); err != nil {
@@ -80,7 +80,7 @@ func TestReservedTenantNames(t *testing.T) {
 		"kube-anything":      "Kubernetes keeps namespaces starting with kube- for itself (kube-system, kube-public, kube-node-lease), and a tenant's control plane lives in the management-cluster namespace named after the tenant; choose another tenant name",
 	} {
 		t.Run(name, func(t *testing.T) {
-			wantProblems(t, labWith("l", name+": w"), YAML, `tenants[0].name: Invalid value: "`+name+`": is reserved: `+why)
+			wantProblems(t, labWith("l", name+": w"), formatYAML, `tenants[0].name: Invalid value: "`+name+`": is reserved: `+why)
 		})
 	}
 	for _, ok := range []string{"managements", "kube", "my-kube-x", "cert-manager-2", "tenant-default"} {

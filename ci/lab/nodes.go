@@ -7,7 +7,7 @@ import (
 )
 
 // validateNodeNames checks the name every worker's container gets
-// (NodeName, the one the stages use): at most MaxNodeNameLen characters, no
+// (NodeName, the one the stages use): at most maxNodeNameLen characters, no
 // two workers with one container, and none with the management cluster's
 // node container. Names that are invalid or duplicate on their own are left
 // out: their problem is reported where it is, once.
@@ -33,9 +33,9 @@ func (l *Lab) validateNodeNames(tp *field.Path) field.ErrorList {
 			p := tp.Index(ti).Child("workers").Index(wi)
 			n := l.NodeName(t.Name, w.Name)
 			switch other, taken := seen[n]; {
-			case len(n) > MaxNodeNameLen:
+			case len(n) > maxNodeNameLen:
 				errs = append(errs, field.Invalid(p.Child("name"), w.Name, fmt.Sprintf(
-					"the node name %q (<lab>-<tenant>-<worker>) is %d characters; shorten the lab, tenant or worker name to fit %d", n, len(n), MaxNodeNameLen)))
+					"the node name %q (<lab>-<tenant>-<worker>) is %d characters; shorten the lab, tenant or worker name to fit %d", n, len(n), maxNodeNameLen)))
 			case n == management:
 				errs = append(errs, field.Invalid(p.Child("name"), w.Name, fmt.Sprintf(
 					"the node name %q (<lab>-<tenant>-<worker>) is the management cluster's node container (kind names it <lab>-control-plane); rename the tenant or the worker", n)))

@@ -55,17 +55,17 @@ func TestOnePassListsEveryIndependentProblem(t *testing.T) {
 			[]string{`tenants[0].workers[0].gpus[0].type: Invalid value: "-NVIDIA\n": must be at most 64 printable ASCII characters, not starting with '-' or a space (catalog types are like "NVIDIA-L4")`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			wantProblems(t, tc.src, YAML, tc.want...)
+			wantProblems(t, tc.src, formatYAML, tc.want...)
 		})
 	}
 }
 
-// TestUnallocatedPortIsRequired: Validate on a lab that was not defaulted
+// TestUnallocatedPortIsRequired: validate on a lab that was not defaulted
 // says so instead of calling port 0 out of range.
 func TestUnallocatedPortIsRequired(t *testing.T) {
 	l := Default()
 	l.Tenants[1].Ports.Konnectivity = 0
-	errs := l.Validate()
+	errs := l.validate()
 	if len(errs) != 1 || errs[0].Error() != "tenants[1].ports.konnectivity: Required value: no NodePort was allocated: validate a lab after ApplyDefaults, or set one" {
 		t.Errorf("errors %v", errs)
 	}

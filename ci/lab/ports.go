@@ -2,8 +2,8 @@ package lab
 
 // NodePort range of a default Kubernetes service-node-port-range.
 const (
-	MinNodePort = 30000
-	MaxNodePort = 32767
+	minNodePort = 30000
+	maxNodePort = 32767
 )
 
 // allocatePorts gives every tenant without explicit ports the next free
@@ -22,14 +22,14 @@ func (l *Lab) allocatePorts() {
 		if *p != 0 {
 			return
 		}
-		for ; *from <= MaxNodePort; *from++ {
+		for ; *from <= maxNodePort; *from++ {
 			if !used[*from] {
 				*p, used[*from] = *from, true
 				return
 			}
 		}
 	}
-	api, konn := int32(DefaultAPIServerPort), int32(DefaultKonnectivityPort)
+	api, konn := int32(defaultAPIServerPort), int32(defaultKonnectivityPort)
 	for i := range l.Tenants {
 		next(&l.Tenants[i].Ports.APIServer, &api)
 		next(&l.Tenants[i].Ports.Konnectivity, &konn)

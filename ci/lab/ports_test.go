@@ -63,7 +63,7 @@ func TestPortAllocationManyTenants(t *testing.T) {
 			if other, dup := seen[p]; dup {
 				t.Errorf("port %d given to %s and %s", p, other, tn.Name)
 			}
-			if p < MinNodePort || p > MaxNodePort {
+			if p < minNodePort || p > maxNodePort {
 				t.Errorf("%s: port %d outside the NodePort range", tn.Name, p)
 			}
 			seen[p] = tn.Name
@@ -75,7 +75,7 @@ func TestPortAllocationManyTenants(t *testing.T) {
 func TestApplyDefaultsIdempotent(t *testing.T) {
 	l := Default()
 	before := fmt.Sprintf("%+v", *l)
-	l.ApplyDefaults()
+	l.applyDefaults()
 	if after := fmt.Sprintf("%+v", *l); after != before {
 		t.Errorf("second ApplyDefaults changed the lab:\n%s\n%s", before, after)
 	}

@@ -7,18 +7,18 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// MaxListedProblems is how many problems a ValidationError prints: enough to
+// maxListedProblems is how many problems a validationError prints: enough to
 // fix a file in one pass, few enough that a generated file with thousands of
 // bad entries does not bury the terminal (one 51,010-tenant file printed
 // 100,388 lines). The rest are counted.
-const MaxListedProblems = 50
+const maxListedProblems = 50
 
-// ValidationError carries every problem found in a lab file; it prints one
+// validationError carries every problem found in a lab file; it prints one
 // problem per line so a user can fix them all in one pass.
-type ValidationError struct{ Errs field.ErrorList }
+type validationError struct{ Errs field.ErrorList }
 
-func (e *ValidationError) Error() string {
-	n := min(len(e.Errs), MaxListedProblems)
+func (e *validationError) Error() string {
+	n := min(len(e.Errs), maxListedProblems)
 	lines := make([]string, n, n+1)
 	for i, err := range e.Errs[:n] {
 		if err.Origin == originUnknownField {

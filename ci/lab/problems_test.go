@@ -12,10 +12,10 @@ import (
 // problems parses src and returns its problems, one string each, as the
 // user sees them (without the list's "  - "); it fails the test when src
 // parses or the error is no list of problems.
-func problems(t *testing.T, src string, f Format) []string {
+func problems(t *testing.T, src string, f format) []string {
 	t.Helper()
-	_, err := ParseFormat([]byte(src), f)
-	var ve *ValidationError
+	_, err := parseFormat([]byte(src), f)
+	var ve *validationError
 	if !errors.As(err, &ve) {
 		t.Fatalf("want a list of problems, got %v for:\n%s", err, src)
 	}
@@ -27,7 +27,7 @@ func problems(t *testing.T, src string, f Format) []string {
 }
 
 // wantProblems checks that src has exactly the problems want, in order.
-func wantProblems(t *testing.T, src string, f Format, want ...string) {
+func wantProblems(t *testing.T, src string, f format, want ...string) {
 	t.Helper()
 	got := problems(t, src, f)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -35,8 +35,8 @@ func wantProblems(t *testing.T, src string, f Format, want ...string) {
 	}
 }
 
-func listOf(n int) *ValidationError {
-	ve := &ValidationError{}
+func listOf(n int) *validationError {
+	ve := &validationError{}
 	for i := range n {
 		ve.Errs = append(ve.Errs, field.Invalid(field.NewPath("tenants").Index(i).Child("name"), "X", "bad"))
 	}
@@ -51,12 +51,12 @@ func TestProblemCountIsPluralised(t *testing.T) {
 	}
 }
 
-// TestProblemListIsCapped: the first MaxListedProblems problems are
+// TestProblemListIsCapped: the first maxListedProblems problems are
 // printed, the rest counted.
 func TestProblemListIsCapped(t *testing.T) {
-	for _, n := range []int{MaxListedProblems, MaxListedProblems + 1, 120} {
+	for _, n := range []int{maxListedProblems, maxListedProblems + 1, 120} {
 		lines := strings.Split(listOf(n).Error(), "\n")
-		shown := min(n, MaxListedProblems)
+		shown := min(n, maxListedProblems)
 		if lines[0] != fmt.Sprintf("%d problems in the lab:", n) {
 			t.Errorf("%d problems: heading %q", n, lines[0])
 		}
@@ -81,11 +81,11 @@ func TestThousandsOfTenantsIsOneProblem(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("tenants:\n")
 	n := 0
-	for ; b.Len() < MaxFileBytes-200; n++ {
+	for ; b.Len() < maxFileBytes-200; n++ {
 		fmt.Fprintf(&b, "- {name: t%d, workers: [{name: w, gpus: [{model: L4, count: 1}]}]}\n", n)
 	}
-	if free := 2 * (MaxNodePort - DefaultAPIServerPort + 1); n < free {
+	if free := 2 * (maxNodePort - defaultAPIServerPort + 1); n < free {
 		t.Fatalf("only %d tenants: the allocator would not run out", n)
 	}
-	wantProblems(t, b.String(), YAML, fmt.Sprintf("tenants: Too many: %d: must have at most %d items", n, MaxTenants))
+	wantProblems(t, b.String(), formatYAML, fmt.Sprintf("tenants: Too many: %d: must have at most %d items", n, MaxTenants))
 }

@@ -11,9 +11,9 @@ import (
 var update = flag.Bool("update", false, "rewrite the lab-file reference block in ci/lab/README.md")
 
 // TestReadmeReference keeps ci/lab/README.md's lab-file reference equal to
-// Reference(). Regenerate with: go test ./ci/lab -run TestReadme -update
+// fileReference(). Regenerate with: go test ./ci/lab -run TestReadme -update
 func TestReadmeReference(t *testing.T) {
-	ref, err := Reference()
+	ref, err := fileReference()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func TestReadmeReference(t *testing.T) {
 }
 
 func TestReferenceCoversEveryField(t *testing.T) {
-	ref, err := Reference()
+	ref, err := fileReference()
 	if err != nil {
 		t.Fatal(err)
 	}

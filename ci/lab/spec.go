@@ -1,10 +1,10 @@
 package lab
 
-// APIVersion and Kind identify a lab file; both are optional in the file and
+// apiVersion and kind identify a lab file; both are optional in the file and
 // checked when present, so a file written for a future schema fails loudly.
 const (
-	APIVersion = "gpu-lab.dev/v1alpha1"
-	Kind       = "Lab"
+	apiVersion = "gpu-lab.dev/v1alpha1"
+	kind       = "Lab"
 )
 
 // Lab is one lab: a management cluster hosting one control plane per tenant,

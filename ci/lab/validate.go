@@ -13,17 +13,17 @@ import (
 // describe real hardware.
 const (
 	MaxTenants = 20
-	MaxWorkers = 10
-	// MaxCardsPerWorker is real, not a typo guard: every worker's cards are
+	maxWorkers = 10
+	// maxCardsPerWorker is real, not a typo guard: every worker's cards are
 	// served to HAMi's device plugin by one instance of NVIDIA's mock NVML
 	// library, which holds at most 8 devices (NVIDIA/k8s-test-infra
 	// pkg/gpu/mocknvml/engine/device.go:37@0eeb2ee5 MaxDevices; engine.go:139
 	// stops there, so a ninth card would silently not exist).
-	MaxCardsPerWorker = 8
-	MaxMemoryMB       = 1 << 20 // 1 TiB per card
-	MaxSplitCount     = 100
-	MaxKubeQPS        = 1000
-	MaxBackoffSeconds = 300
+	maxCardsPerWorker = 8
+	maxMemoryMB       = 1 << 20 // 1 TiB per card
+	maxSplitCount     = 100
+	maxKubeQPS        = 1000
+	maxBackoffSeconds = 300
 	maxNameLen        = 40 // container names are <lab>-<tenant>-<worker>
 	// maxTypeLen is far above every catalog type (at most 21 characters):
 	// it stops a pasted blob, not a real card name.
@@ -43,15 +43,15 @@ func printableType(s string) bool {
 	return true
 }
 
-// Validate returns every problem in the lab at once. Each error names the
+// validate returns every problem in the lab at once. Each error names the
 // field path, the bad value and what is accepted.
-func (l *Lab) Validate() field.ErrorList {
+func (l *Lab) validate() field.ErrorList {
 	var errs field.ErrorList
-	if l.APIVersion != APIVersion {
-		errs = append(errs, field.NotSupported(field.NewPath("apiVersion"), l.APIVersion, []string{APIVersion}))
+	if l.APIVersion != apiVersion {
+		errs = append(errs, field.NotSupported(field.NewPath("apiVersion"), l.APIVersion, []string{apiVersion}))
 	}
-	if l.Kind != Kind {
-		errs = append(errs, field.NotSupported(field.NewPath("kind"), l.Kind, []string{Kind}))
+	if l.Kind != kind {
+		errs = append(errs, field.NotSupported(field.NewPath("kind"), l.Kind, []string{kind}))
 	}
 	errs = append(errs, validateName(field.NewPath("name"), l.Name)...)
 	errs = append(errs, l.validateVersions(field.NewPath("versions"))...)
@@ -86,8 +86,8 @@ func (l *Lab) Validate() field.ErrorList {
 				errs = append(errs, field.Required(path, "no NodePort was allocated: validate a lab after ApplyDefaults, or set one"))
 				continue
 			}
-			if pp.port < MinNodePort || pp.port > MaxNodePort {
-				errs = append(errs, field.Invalid(path, pp.port, fmt.Sprintf("must be a NodePort in %d-%d, or omitted to allocate one", MinNodePort, MaxNodePort)))
+			if pp.port < minNodePort || pp.port > maxNodePort {
+				errs = append(errs, field.Invalid(path, pp.port, fmt.Sprintf("must be a NodePort in %d-%d, or omitted to allocate one", minNodePort, maxNodePort)))
 				continue
 			}
 			if other, taken := ports[pp.port]; taken {
@@ -136,13 +136,13 @@ func validateWorkers(p *field.Path, workers []Worker) field.ErrorList {
 	switch {
 	case len(workers) == 0:
 		errs = append(errs, field.Required(p, "a tenant needs at least one worker, e.g. `workers: [{name: worker, gpus: [{model: L4, count: 1}]}]`"))
-	case len(workers) > MaxWorkers:
-		errs = append(errs, field.TooMany(p, len(workers), MaxWorkers))
+	case len(workers) > maxWorkers:
+		errs = append(errs, field.TooMany(p, len(workers), maxWorkers))
 	}
 	names := map[string]int{}
 	for i, w := range workers {
 		wp := p.Index(i)
-		fix := fmt.Sprintf("worker %q holds at most %d cards (NVIDIA's mock NVML library, which HAMi's device plugin reads them through, serves at most %d); put the rest on another worker of the same tenant", w.Name, MaxCardsPerWorker, MaxCardsPerWorker)
+		fix := fmt.Sprintf("worker %q holds at most %d cards (NVIDIA's mock NVML library, which HAMi's device plugin reads them through, serves at most %d); put the rest on another worker of the same tenant", w.Name, maxCardsPerWorker, maxCardsPerWorker)
 		errs = append(errs, validateName(wp.Child("name"), w.Name)...)
 		if j, dup := names[w.Name]; dup && w.Name != "" {
 			errs = append(errs, field.Duplicate(wp.Child("name"), fmt.Sprintf("%s (also workers[%d])", w.Name, j)))
@@ -156,10 +156,10 @@ func validateWorkers(p *field.Path, workers []Worker) field.ErrorList {
 		for gi, g := range w.GPUs {
 			errs = append(errs, validateGroup(gp.Index(gi), g, fix)...)
 			cards += g.Count
-			countsOK = countsOK && g.Count >= 1 && g.Count <= MaxCardsPerWorker
+			countsOK = countsOK && g.Count >= 1 && g.Count <= maxCardsPerWorker
 		}
 		// A group's own bad count is reported on it, not again as the total.
-		if countsOK && cards > MaxCardsPerWorker {
+		if countsOK && cards > maxCardsPerWorker {
 			errs = append(errs, field.Invalid(gp, cards, fix))
 		}
 	}
@@ -167,14 +167,14 @@ func validateWorkers(p *field.Path, workers []Worker) field.ErrorList {
 }
 
 // validateGroup checks one GPU group; tooMany is the message for a count
-// above MaxCardsPerWorker (it names the worker and the fix).
+// above maxCardsPerWorker (it names the worker and the fix).
 func validateGroup(p *field.Path, g GPUGroup, tooMany string) field.ErrorList {
 	var errs field.ErrorList
 	_, known := Catalog[g.Model]
 	switch {
 	case g.Model == "":
 		errs = append(errs, field.Required(p.Child("model"), "one of "+strings.Join(CatalogNames(), ", ")+", or \"custom\" with memoryMB and type"))
-	case g.Model == CustomModel:
+	case g.Model == customModel:
 		if g.MemoryMB == 0 {
 			errs = append(errs, field.Required(p.Child("memoryMB"), "a custom model needs its memory in MB, e.g. 32768"))
 		}
@@ -182,15 +182,15 @@ func validateGroup(p *field.Path, g GPUGroup, tooMany string) field.ErrorList {
 			errs = append(errs, field.Required(p.Child("type"), "a custom model needs HAMi's device type, e.g. \"NVIDIA-Tesla-V100-PCIE-32GB\""))
 		}
 	case !known:
-		errs = append(errs, field.NotSupported(p.Child("model"), g.Model, append(CatalogNames(), CustomModel)))
+		errs = append(errs, field.NotSupported(p.Child("model"), g.Model, append(CatalogNames(), customModel)))
 	}
 	if g.Count < 1 {
 		errs = append(errs, field.Invalid(p.Child("count"), g.Count, "must be at least 1 (the number of cards of this model)"))
-	} else if g.Count > MaxCardsPerWorker {
+	} else if g.Count > maxCardsPerWorker {
 		errs = append(errs, field.Invalid(p.Child("count"), g.Count, tooMany))
 	}
-	if g.MemoryMB < 0 || g.MemoryMB > MaxMemoryMB {
-		errs = append(errs, field.Invalid(p.Child("memoryMB"), g.MemoryMB, fmt.Sprintf("must be between 1 and %d MB (1 TiB); 80 GB is 81920", MaxMemoryMB)))
+	if g.MemoryMB < 0 || g.MemoryMB > maxMemoryMB {
+		errs = append(errs, field.Invalid(p.Child("memoryMB"), g.MemoryMB, fmt.Sprintf("must be between 1 and %d MB (1 TiB); 80 GB is 81920", maxMemoryMB)))
 	}
 	if g.Type != "" && !strings.Contains(strings.ToUpper(g.Type), "NVIDIA") {
 		errs = append(errs, field.Invalid(p.Child("type"), g.Type, "must contain \"NVIDIA\": HAMi's NVIDIA backend ignores cards whose type does not contain it"))
@@ -213,28 +213,28 @@ func validateGroup(p *field.Path, g GPUGroup, tooMany string) field.ErrorList {
 
 func (l *Lab) validateHAMi(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if l.HAMi.SplitCount < 1 || l.HAMi.SplitCount > MaxSplitCount {
-		errs = append(errs, field.Invalid(p.Child("splitCount"), l.HAMi.SplitCount, fmt.Sprintf("must be between 1 and %d (HAMi's default is 10)", MaxSplitCount)))
+	if l.HAMi.SplitCount < 1 || l.HAMi.SplitCount > maxSplitCount {
+		errs = append(errs, field.Invalid(p.Child("splitCount"), l.HAMi.SplitCount, fmt.Sprintf("must be between 1 and %d (HAMi's default is 10)", maxSplitCount)))
 	}
 	d, err := time.ParseDuration(l.HAMi.NodeLockTimeout)
 	if err != nil || d <= 0 {
 		errs = append(errs, field.Invalid(p.Child("nodeLockTimeout"), l.HAMi.NodeLockTimeout, "must be a positive Go duration such as \"5m\" or \"30s\""))
 	}
-	if l.HAMi.KubeQPS < 1 || l.HAMi.KubeQPS > MaxKubeQPS {
-		errs = append(errs, field.Invalid(p.Child("kubeQPS"), l.HAMi.KubeQPS, fmt.Sprintf("must be between 1 and %d (HAMi's default is 5, the lab's %d)", MaxKubeQPS, DefaultKubeQPS)))
+	if l.HAMi.KubeQPS < 1 || l.HAMi.KubeQPS > maxKubeQPS {
+		errs = append(errs, field.Invalid(p.Child("kubeQPS"), l.HAMi.KubeQPS, fmt.Sprintf("must be between 1 and %d (HAMi's default is 5, the lab's %d)", maxKubeQPS, defaultKubeQPS)))
 	}
 	// A bound taken from another field applies only when that field is
 	// valid: a bad kubeQPS is reported once, not again on kubeBurst.
-	qpsOK := l.HAMi.KubeQPS >= 1 && l.HAMi.KubeQPS <= MaxKubeQPS
-	if l.HAMi.KubeBurst < 1 || l.HAMi.KubeBurst > 2*MaxKubeQPS || qpsOK && l.HAMi.KubeBurst < l.HAMi.KubeQPS {
-		errs = append(errs, field.Invalid(p.Child("kubeBurst"), l.HAMi.KubeBurst, fmt.Sprintf("must be between kubeQPS (%d) and %d (HAMi's default is 10, the lab's %d)", l.HAMi.KubeQPS, 2*MaxKubeQPS, DefaultKubeBurst)))
+	qpsOK := l.HAMi.KubeQPS >= 1 && l.HAMi.KubeQPS <= maxKubeQPS
+	if l.HAMi.KubeBurst < 1 || l.HAMi.KubeBurst > 2*maxKubeQPS || qpsOK && l.HAMi.KubeBurst < l.HAMi.KubeQPS {
+		errs = append(errs, field.Invalid(p.Child("kubeBurst"), l.HAMi.KubeBurst, fmt.Sprintf("must be between kubeQPS (%d) and %d (HAMi's default is 10, the lab's %d)", l.HAMi.KubeQPS, 2*maxKubeQPS, defaultKubeBurst)))
 	}
-	initialOK := l.HAMi.PodInitialBackoffSeconds >= 1 && l.HAMi.PodInitialBackoffSeconds <= MaxBackoffSeconds
+	initialOK := l.HAMi.PodInitialBackoffSeconds >= 1 && l.HAMi.PodInitialBackoffSeconds <= maxBackoffSeconds
 	if !initialOK {
-		errs = append(errs, field.Invalid(p.Child("podInitialBackoffSeconds"), l.HAMi.PodInitialBackoffSeconds, fmt.Sprintf("must be between 1 and %d seconds (kube-scheduler's default is 1)", MaxBackoffSeconds)))
+		errs = append(errs, field.Invalid(p.Child("podInitialBackoffSeconds"), l.HAMi.PodInitialBackoffSeconds, fmt.Sprintf("must be between 1 and %d seconds (kube-scheduler's default is 1)", maxBackoffSeconds)))
 	}
-	if l.HAMi.PodMaxBackoffSeconds < 1 || l.HAMi.PodMaxBackoffSeconds > MaxBackoffSeconds || initialOK && l.HAMi.PodMaxBackoffSeconds < l.HAMi.PodInitialBackoffSeconds {
-		errs = append(errs, field.Invalid(p.Child("podMaxBackoffSeconds"), l.HAMi.PodMaxBackoffSeconds, fmt.Sprintf("must be between podInitialBackoffSeconds (%d) and %d seconds (kube-scheduler's default is 10)", l.HAMi.PodInitialBackoffSeconds, MaxBackoffSeconds)))
+	if l.HAMi.PodMaxBackoffSeconds < 1 || l.HAMi.PodMaxBackoffSeconds > maxBackoffSeconds || initialOK && l.HAMi.PodMaxBackoffSeconds < l.HAMi.PodInitialBackoffSeconds {
+		errs = append(errs, field.Invalid(p.Child("podMaxBackoffSeconds"), l.HAMi.PodMaxBackoffSeconds, fmt.Sprintf("must be between podInitialBackoffSeconds (%d) and %d seconds (kube-scheduler's default is 10)", l.HAMi.PodInitialBackoffSeconds, maxBackoffSeconds)))
 	}
 	return errs
 }

@@ -92,7 +92,7 @@ func TestValidationReportsAllErrorsTogether(t *testing.T) {
 		"  - name: Tenant_A\n    ports: {apiServer: 80}\n    workers:\n      - {name: w, gpus: [{model: Z, count: 0}]}\n" +
 		"  - name: b\n    workers: []\n"
 	_, err := Parse([]byte(src))
-	var ve *ValidationError
+	var ve *validationError
 	if !errors.As(err, &ve) {
 		t.Fatalf("want *ValidationError, got %T: %v", err, err)
 	}

@@ -26,12 +26,13 @@ func (l *Lab) validateVersions(p *field.Path) field.ErrorList {
 	if _, ok := WorkerImages[v.Kubernetes]; !ok {
 		errs = append(errs, field.Invalid(p.Child("kubernetes"), v.Kubernetes, fmt.Sprintf(
 			"unsupported tenant Kubernetes version: use one of %s (a kindest/node image must exist for kind %s and Kamaji %s accepts minors up to 1.%d)",
-			strings.Join(SupportedKubernetes(), ", "), KindModuleVersion, d.KamajiImage, KamajiMaxMinor)))
+			strings.Join(SupportedKubernetes(), ", "), KindModuleVersion, d.KamajiImage, kamajiMaxMinor)))
 	}
 	if err := checkImageReference(v.KindNodeImage); err != nil {
 		errs = append(errs, field.Invalid(p.Child("kindNodeImage"), v.KindNodeImage, fmt.Sprintf(
 			"must be an image reference such as %q (%v)", d.KindNodeImage, err)))
 	}
+	errs = append(errs, checkWorkerNodeImage(p.Child("workerNodeImage"), v)...)
 	for _, c := range []struct{ name, value, def string }{
 		{"kamajiChart", v.KamajiChart, d.KamajiChart},
 		{"certManager", v.CertManager, d.CertManager},
@@ -54,6 +55,26 @@ func (l *Lab) validateVersions(p *field.Path) field.ErrorList {
 		}
 	}
 	return errs
+}
+
+// checkWorkerNodeImage holds a set worker node image to an image reference
+// whose tag, if it has one, is the tenants' version: kubeadm joins the
+// workers at versions.kubernetes, and a node image of another version
+// would join kubelets of that other version.
+func checkWorkerNodeImage(p *field.Path, v Versions) field.ErrorList {
+	if v.WorkerNodeImage == "" {
+		return nil
+	}
+	ref, err := reference.ParseNormalizedNamed(v.WorkerNodeImage)
+	if err != nil {
+		return field.ErrorList{field.Invalid(p, v.WorkerNodeImage, fmt.Sprintf(
+			"must be an image reference such as %q (%v), or left out for kind's published image", WorkerImages[DefaultVersions().Kubernetes], err))}
+	}
+	if t, ok := ref.(reference.Tagged); ok && t.Tag() != v.Kubernetes {
+		return field.ErrorList{field.Invalid(p, v.WorkerNodeImage, fmt.Sprintf(
+			"is tagged %s but the workers run versions.kubernetes %s: name a node image of %s, or set versions.kubernetes to %s", t.Tag(), v.Kubernetes, v.Kubernetes, t.Tag()))}
+	}
+	return nil
 }
 
 // checkImageReference accepts what docker and kind accept as an image

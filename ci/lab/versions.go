@@ -19,6 +19,11 @@ type Versions struct {
 	KindNodeImage string `json:"kindNodeImage,omitempty"`
 	// Kubernetes is the tenant control-plane and worker version.
 	Kubernetes string `json:"kubernetes,omitempty"`
+	// WorkerNodeImage is the tenants' worker node image; empty means the
+	// image kind publishes for Kubernetes (WorkerImages). A runner whose
+	// registry serves rebuilt node images names them here, as it does the
+	// management node with KindNodeImage: a digest pin is of one manifest.
+	WorkerNodeImage string `json:"workerNodeImage,omitempty"`
 	// KamajiChart is the clastix/kamaji chart version ("0.0.0+latest" is the
 	// only current one; the old 1.0.0 chart supports Kubernetes <= v1.30).
 	KamajiChart string `json:"kamajiChart,omitempty"`
@@ -38,7 +43,7 @@ type Versions struct {
 
 // WorkerImages maps each supported tenant Kubernetes version to the
 // kindest/node image published for kind v0.33.0 (pinned by digest). A tenant
-// version is supported when Kamaji accepts it (minor <= KamajiMaxMinor) and a
+// version is supported when Kamaji accepts it (minor <= kamajiMaxMinor) and a
 // worker image exists for it.
 var WorkerImages = map[string]string{
 	"v1.34.11": "kindest/node:v1.34.11@sha256:44e222ee2132dab25ff87301682f89eb82c7880ea3a1bf543bfe9708fd08d67d",
@@ -46,9 +51,9 @@ var WorkerImages = map[string]string{
 	"v1.36.4":  "kindest/node:v1.36.4@sha256:099e049362a1526b2db71494e1947aae99bd16290d7c895f2b7ea312e3cbfaed",
 }
 
-// KamajiMaxMinor is the newest tenant minor Kamaji 26.8.2-edge accepts
+// kamajiMaxMinor is the newest tenant minor Kamaji 26.8.2-edge accepts
 // (upgrade.KubeadmVersion = v1.36.0).
-const KamajiMaxMinor = 36
+const kamajiMaxMinor = 36
 
 // DefaultVersions returns the pinned versions.
 func DefaultVersions() Versions {
@@ -75,8 +80,14 @@ func SupportedKubernetes() []string {
 	return out
 }
 
-// WorkerImage is the kindest/node image for the tenant version.
-func (v Versions) WorkerImage() string { return WorkerImages[v.Kubernetes] }
+// WorkerImage is the tenants' worker node image: WorkerNodeImage when set,
+// else the kindest/node image published for the tenant version.
+func (v Versions) WorkerImage() string {
+	if v.WorkerNodeImage != "" {
+		return v.WorkerNodeImage
+	}
+	return WorkerImages[v.Kubernetes]
+}
 
 // KubeSchedulerTag is the kube-scheduler image tag HAMi's chart must use: the
 // tenant's own version (HAMi's default would be the management cluster's).

@@ -39,8 +39,8 @@ func TestSupportedKubernetesHaveWorkerImagesKamajiAccepts(t *testing.T) {
 		if !strings.HasPrefix(img, "kindest/node:"+v+"@sha256:") {
 			t.Errorf("%s: worker image %q is not kindest/node:%s pinned by digest", v, img, v)
 		}
-		if m := minorOf(v); m < 0 || m > KamajiMaxMinor {
-			t.Errorf("%s: minor %d not accepted by Kamaji (max 1.%d)", v, m, KamajiMaxMinor)
+		if m := minorOf(v); m < 0 || m > kamajiMaxMinor {
+			t.Errorf("%s: minor %d not accepted by Kamaji (max 1.%d)", v, m, kamajiMaxMinor)
 		}
 	}
 	for i := 1; i < len(vs); i++ {

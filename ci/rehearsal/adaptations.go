@@ -67,7 +67,7 @@ func Adaptations() []Adaptation {
 			Name:     "management node on the tenants' Kubernetes version",
 			What:     "the rehearsal's default lab (ci/rehearsal/lab.yaml) sets versions.kindNodeImage to kindest/node:v1.36.4, the tenants' version, instead of kind v0.33.0's default v1.37.0; everything else is the seed lab",
 			Reason:   "every image is built here from source, and each Kubernetes version is one long build (kindest/node needs its release binaries): one version instead of two halves the cold build",
-			Evidence: "2026-12-02, 2 cores: the Kubernetes v1.37.0 binaries took 87 min to build here (ci/rehearsal/imagebuild/k8srelease); a user's lab may set the same field (ci/lab/versions.go KindNodeImage)",
+			Evidence: "2026-12-02, 2 busy cores: the Kubernetes v1.37.0 binaries took 87 min to build here (ci/rehearsal/imagebuild/k8srelease); v1.36.4's 12m33s (2026-12-05) and 17m39s (2026-12-06) beside one other build; a user's lab may set the same field (ci/lab/versions.go KindNodeImage)",
 		},
 		{
 			Name:   "node containerd: restrict_oom_score_adj",

@@ -6,5 +6,10 @@
 // Subpackages: hostdaemon starts and stops the private Docker daemon in its
 // own network namespace; capfilter is the OCI runtime wrapper's logic (its
 // entry point is capfilter/runc-capfilter); nodeadapt is what a kind node
-// image needs on this machine; imagebuild builds the lab's images.
+// image needs on this machine; imagebuild builds the lab's images and
+// chartbuild its helm charts from pinned sources; run is `rehearse run`,
+// the lab end to end on the private daemon. For the Dagger path: registry
+// serves images to the engine inside the namespace, daggerbuild builds the
+// dagger CLI and engine, moduleimages the images the module pulls, and
+// daggerrun runs the README's `dagger call` commands against them.
 package rehearsal

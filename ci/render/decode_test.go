@@ -51,7 +51,7 @@ func decodeAll(t *testing.T, name string, l *lab.Lab, o Options) {
 	want := map[string]int{
 		"kind.x-k8s.io/v1alpha4/Cluster":                  1,
 		"v1/Namespace":                                    tenants,
-		KamajiGroupVersion + "/TenantControlPlane":        tenants,
+		kamajiGroupVersion + "/TenantControlPlane":        tenants,
 		"v1/ServiceAccount":                               tenants,
 		"rbac.authorization.k8s.io/v1/ClusterRoleBinding": tenants,
 		"v1/ConfigMap":                                    2 * tenants, // kube-proxy's, nvml-mock's
@@ -155,7 +155,7 @@ func decodeStrict(doc []byte) (string, error) {
 			return id, checkNVMLMockConfigMap(&cm)
 		}
 		return id, checkKubeProxyConfigMap(&cm)
-	case KamajiGroupVersion + "/TenantControlPlane":
+	case kamajiGroupVersion + "/TenantControlPlane":
 		var tcp TenantControlPlane
 		if err := strict(&tcp); err != nil {
 			return id, err

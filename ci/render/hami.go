@@ -51,7 +51,7 @@ type HAMiScheduler struct {
 	// round-trip before the extender serves (as HAMi's own kind deploy).
 	LeaderElect   bool              `json:"leaderElect"`
 	KubeScheduler HAMiKubeScheduler `json:"kubeScheduler"`
-	Extender      HAMiExtender      `json:"extender"`
+	Extender      hamiExtender      `json:"extender"`
 }
 
 // HAMiKubeScheduler is values.scheduler.kubeScheduler.
@@ -59,8 +59,8 @@ type HAMiKubeScheduler struct {
 	Image HelmImage `json:"image"`
 }
 
-// HAMiExtender is values.scheduler.extender.
-type HAMiExtender struct {
+// hamiExtender is values.scheduler.extender.
+type hamiExtender struct {
 	ExtraArgs []string `json:"extraArgs"`
 }
 
@@ -116,7 +116,7 @@ type HAMiMockDevicePlugin struct {
 // matches the tenant version (the chart's default would follow the cluster
 // HAMi is installed into, from a registry this lab cannot reach). HAMi's own
 // device plugin and vGPU monitor run on every worker labelled gpu=on
-// against NVIDIA's mock NVML library (HAMiDevicePluginFor); the mock device
+// against NVIDIA's mock NVML library (hamiDevicePluginFor); the mock device
 // plugin stays off. The scheduler reads the lab's device file, the one the
 // local environment writes. The node lock timeout goes through the
 // extender's --node-lock-timeout flag: in v2.10 the flag's default overrides
@@ -137,9 +137,9 @@ func HAMiValuesFor(l *lab.Lab, tenant string) (*HAMiValues, error) {
 			KubeScheduler: HAMiKubeScheduler{Image: HelmImage{
 				Registry: "registry.k8s.io", Repository: "kube-scheduler", Tag: l.Versions.KubeSchedulerTag(),
 			}},
-			Extender: HAMiExtender{ExtraArgs: hamiExtraArgs(l)},
+			Extender: hamiExtender{ExtraArgs: hamiExtraArgs(l)},
 		},
-		DevicePlugin:     HAMiDevicePluginFor(l),
+		DevicePlugin:     hamiDevicePluginFor(l),
 		MockDevicePlugin: HAMiMockDevicePlugin{Enabled: false},
 		DeviceConfig:     HAMiDeviceConfigValue{Content: string(dev)},
 	}, nil
@@ -157,18 +157,18 @@ const (
 	nvmlMockDriverRootInVar = "/lib/nvml-mock/driver"
 )
 
-// HAMiDevicePluginFor is values.devicePlugin. Both containers load NVML
+// hamiDevicePluginFor is values.devicePlugin. Both containers load NVML
 // with go-nvml's dlopen of libnvidia-ml.so.1 by soname, so LD_LIBRARY_PATH
 // names the library's directory (without it the plugin finds no NVML and
 // exits: fail-on-init-error defaults to true, HAMi cmd/device-plugin/
 // nvidia/main.go:91-96@v2.10.0). MOCK_NVML_CONFIG names the configuration
 // outright (k8s-test-infra pkg/gpu/mocknvml/engine/config.go:65-70
 // @0eeb2ee5), rather than leaving the library to find it from its own path.
-func HAMiDevicePluginFor(l *lab.Lab) HAMiDevicePlugin {
+func hamiDevicePluginFor(l *lab.Lab) HAMiDevicePlugin {
 	env := func(root string) []corev1.EnvVar {
 		return []corev1.EnvVar{
-			{Name: "LD_LIBRARY_PATH", Value: path.Join(root, NVMLMockLibDir)},
-			{Name: "MOCK_NVML_CONFIG", Value: path.Join(root, NVMLMockConfigFile)},
+			{Name: "LD_LIBRARY_PATH", Value: path.Join(root, nvmlMockLibDir)},
+			{Name: "MOCK_NVML_CONFIG", Value: path.Join(root, nvmlMockConfigFile)},
 		}
 	}
 	return HAMiDevicePlugin{

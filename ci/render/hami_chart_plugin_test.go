@@ -73,7 +73,7 @@ func TestChartRunsTheDevicePluginAgainstTheMockLibrary(t *testing.T) {
 		}
 		return ""
 	}
-	want := HAMiDevicePluginFor(lab.Default())
+	want := hamiDevicePluginFor(lab.Default())
 	plugin := daemonSetContainer(t, ds, "device-plugin")
 	env := envOf(plugin)
 	for _, e := range want.ExtraEnvs {

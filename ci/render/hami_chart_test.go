@@ -211,7 +211,7 @@ func TestHAMiDeviceConfigIsTheChartsNvidiaBlock(t *testing.T) {
 		t.Fatalf("rendering has no ConfigMap %s-device", HAMiSchedulerObject)
 	}
 	var chart struct {
-		NVIDIA HAMiNvidiaConfig `json:"nvidia"`
+		NVIDIA nvidiaDeviceConfig `json:"nvidia"`
 	}
 	if err := yaml.Unmarshal([]byte(chartCM.Data["device-config.yaml"]), &chart); err != nil {
 		t.Fatal(err)
@@ -220,7 +220,7 @@ func TestHAMiDeviceConfigIsTheChartsNvidiaBlock(t *testing.T) {
 		t.Fatal("the chart's nvidia block has no MIG profiles: did the decoding miss it?")
 	}
 	chart.NVIDIA.MigProfileAllowlist = nil
-	ours := HAMiDeviceConfigFor(lab.Default())
+	ours := hamiDeviceConfigFor(lab.Default())
 	if !reflect.DeepEqual(chart.NVIDIA, ours.NVIDIA) {
 		t.Errorf("nvidia block:\nchart %+v\nours  %+v", chart.NVIDIA, ours.NVIDIA)
 	}
@@ -228,7 +228,7 @@ func TestHAMiDeviceConfigIsTheChartsNvidiaBlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back HAMiDeviceConfig
+	var back hamiDeviceConfig
 	if err := yaml.UnmarshalStrict(raw, &back); err != nil || !reflect.DeepEqual(back, ours) {
 		t.Errorf("rendered file does not decode back: %v\n%s", err, raw)
 	}

@@ -51,7 +51,7 @@ func TestHAMiDevicePluginEnvNamesTheDriverRoot(t *testing.T) {
 	if "/var"+nvmlMockDriverRootInVar != NVMLMockDriverRoot {
 		t.Fatalf("nvmlMockDriverRootInVar %q is not NVMLMockDriverRoot %q below /var", nvmlMockDriverRootInVar, NVMLMockDriverRoot)
 	}
-	dp := HAMiDevicePluginFor(testLabs(t)["default"])
+	dp := hamiDevicePluginFor(testLabs(t)["default"])
 	for _, tc := range []struct {
 		who  string
 		env  []corev1.EnvVar

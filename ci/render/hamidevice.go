@@ -5,7 +5,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
-// HAMiDeviceConfig is the device file HAMi's extender reads with
+// hamiDeviceConfig is the device file HAMi's extender reads with
 // --device-config-file, in both backends: the local environment writes it,
 // the real lab hands it to chart 2.10.0 as device-config.content, which the
 // chart puts into ConfigMap hami-scheduler-device (key device-config.yaml,
@@ -15,12 +15,12 @@ import (
 // vendors' blocks, which name resources no lab card has, are left out — the
 // chart's vnpus block is what made mock-device-plugin v1.0.1 exit
 // (hamidevice_parse_test.go records why).
-type HAMiDeviceConfig struct {
-	NVIDIA HAMiNvidiaConfig `json:"nvidia"`
+type hamiDeviceConfig struct {
+	NVIDIA nvidiaDeviceConfig `json:"nvidia"`
 }
 
-// HAMiNvidiaConfig is the device configuration's nvidia block.
-type HAMiNvidiaConfig struct {
+// nvidiaDeviceConfig is the device configuration's nvidia block.
+type nvidiaDeviceConfig struct {
 	ResourceCountName            string `json:"resourceCountName"`
 	ResourceMemoryName           string `json:"resourceMemoryName"`
 	ResourceMemoryPercentageName string `json:"resourceMemoryPercentageName"`
@@ -45,11 +45,11 @@ type HAMiNvidiaConfig struct {
 	} `json:"migProfileAllowlist,omitempty"`
 }
 
-// HAMiDeviceConfigFor is the lab's device configuration: the chart's defaults
+// hamiDeviceConfigFor is the lab's device configuration: the chart's defaults
 // (values.yaml at v2.10.0) with the lab's split count. MIG profiles are left
 // out: the lab's simulated cards have no MIG mode.
-func HAMiDeviceConfigFor(l *lab.Lab) HAMiDeviceConfig {
-	return HAMiDeviceConfig{NVIDIA: HAMiNvidiaConfig{
+func hamiDeviceConfigFor(l *lab.Lab) hamiDeviceConfig {
+	return hamiDeviceConfig{NVIDIA: nvidiaDeviceConfig{
 		ResourceCountName:            gpus.ResourceGPU,
 		ResourceMemoryName:           gpus.ResourceGPUMem,
 		ResourceMemoryPercentageName: gpus.ResourceGPUMemPercent,
@@ -65,5 +65,5 @@ func HAMiDeviceConfigFor(l *lab.Lab) HAMiDeviceConfig {
 	}}
 }
 
-// HAMiDeviceConfigYAML renders HAMiDeviceConfigFor as the file the extender reads.
-func HAMiDeviceConfigYAML(l *lab.Lab) ([]byte, error) { return YAML(HAMiDeviceConfigFor(l)) }
+// HAMiDeviceConfigYAML renders hamiDeviceConfigFor as the file the extender reads.
+func HAMiDeviceConfigYAML(l *lab.Lab) ([]byte, error) { return YAML(hamiDeviceConfigFor(l)) }

@@ -85,7 +85,7 @@ func HAMiExtenderArgs(l *lab.Lab, p HAMiPlace) ([]string, error) {
 		"--scheduler-name=" + gpus.SchedulerName,
 		"--metrics-bind-address=" + p.MetricsBind,
 		"--node-scheduler-policy=" + HAMiNodePolicy,
-		"--gpu-scheduler-policy=" + HAMiGPUPolicy,
+		"--gpu-scheduler-policy=" + hamiGPUPolicy,
 		"--force-overwrite-default-scheduler=true",
 		"--device-config-file=" + p.DeviceConfigFile,
 		"--leader-elect=false",
@@ -99,12 +99,12 @@ func HAMiExtenderArgs(l *lab.Lab, p HAMiPlace) ([]string, error) {
 // scheduler.defaultSchedulerPolicy), which the lab keeps.
 const (
 	HAMiNodePolicy = "binpack"
-	HAMiGPUPolicy  = "spread"
+	hamiGPUPolicy  = "spread"
 )
 
-// HAMiNodeLockExpire is chart 2.10.0's scheduler.nodeLockExpire
+// hamiNodeLockExpire is chart 2.10.0's scheduler.nodeLockExpire
 // (charts/hami/values.yaml@v2.10.0), which the lab's values keep.
-const HAMiNodeLockExpire = "5m"
+const hamiNodeLockExpire = "5m"
 
 // HAMiExtenderEnv is the environment chart 2.10.0 gives the extender
 // container (charts/hami/templates/scheduler/deployment.yaml@v2.10.0):
@@ -116,6 +116,6 @@ func HAMiExtenderEnv(p HAMiPlace) []string {
 	return []string{
 		"POD_NAME=" + p.PodName,
 		"POD_NAMESPACE=" + HAMiNamespace,
-		"HAMI_NODELOCK_EXPIRE=" + HAMiNodeLockExpire,
+		"HAMI_NODELOCK_EXPIRE=" + hamiNodeLockExpire,
 	}
 }

@@ -19,12 +19,12 @@ import (
 // nodeRegistration.kubeletExtraArgs in a config file. Writing the file into
 // the worker and running kubeadm is ci/stages' (JoinConfigPath, JoinCommand).
 const (
-	// KubeadmAPIVersion is the kubeadm config API kubeadm v1.36.3 reads
+	// kubeadmAPIVersion is the kubeadm config API kubeadm v1.36.3 reads
 	// (cmd/kubeadm/app/apis/kubeadm/v1beta4, the only non-deprecated one).
-	KubeadmAPIVersion = "kubeadm.k8s.io/v1beta4"
-	// ContainerdSocket is the kindest/node CRI socket kind names as
+	kubeadmAPIVersion = "kubeadm.k8s.io/v1beta4"
+	// containerdSocket is the kindest/node CRI socket kind names as
 	// nodeRegistration.criSocket.
-	ContainerdSocket = "unix:///run/containerd/containerd.sock"
+	containerdSocket = "unix:///run/containerd/containerd.sock"
 )
 
 var (
@@ -126,14 +126,14 @@ func JoinConfiguration(s JoinSpec) ([]byte, error) {
 // values (the token, the CA hash, the worker's address) are not known yet.
 func UncheckedJoinConfiguration(s JoinSpec) ([]byte, error) {
 	return yaml.Marshal(joinConfiguration{
-		APIVersion: KubeadmAPIVersion,
+		APIVersion: kubeadmAPIVersion,
 		Kind:       "JoinConfiguration",
 		Discovery: joinDiscovery{BootstrapToken: bootstrapTokenDiscovery{
 			APIServerEndpoint: s.Endpoint, Token: s.Token, CACertHashes: []string{s.CACertHash},
 		}},
 		NodeRegistration: nodeRegistration{
 			Name:      s.NodeName,
-			CRISocket: ContainerdSocket,
+			CRISocket: containerdSocket,
 			// "node-ip" is the kubelet flag (k8s v1.36.3
 			// cmd/kubelet/app/options/options.go).
 			KubeletExtraArgs: []kubeletArg{{Name: "node-ip", Value: s.NodeIP}},

@@ -17,8 +17,8 @@ import (
 // the ServiceAccount and ClusterRoleBinding are static
 // (manifests.TenantKubeProxyRBAC).
 const (
-	KubeProxyName      = "kube-proxy"
-	KubeProxyNamespace = "kube-system"
+	kubeProxyName      = "kube-proxy"
+	kubeProxyNamespace = "kube-system"
 	kubeProxyConfigDir = "/var/lib/kube-proxy"
 	saDir              = "/var/run/secrets/kubernetes.io/serviceaccount"
 )
@@ -48,7 +48,7 @@ func KubeProxy(l *lab.Lab, tenant string, o Options) (*corev1.ConfigMap, *appsv1
 	if t == nil {
 		return nil, nil, fmt.Errorf("kube-proxy for tenant %q: no such tenant in lab %q", tenant, l.Name)
 	}
-	server, err := TenantEndpoint(l, tenant, o)
+	server, err := tenantEndpoint(l, tenant, o)
 	if err != nil {
 		return nil, nil, fmt.Errorf("kube-proxy: %w", err)
 	}
@@ -78,30 +78,30 @@ func KubeProxy(l *lab.Lab, tenant string, o Options) (*corev1.ConfigMap, *appsv1
 	if err != nil {
 		return nil, nil, fmt.Errorf("kube-proxy for tenant %q: kubeconfig: %w", tenant, err)
 	}
-	labels := map[string]string{"k8s-app": KubeProxyName, LabelLab: l.Name}
+	labels := map[string]string{"k8s-app": kubeProxyName, LabelLab: l.Name}
 	cm := &corev1.ConfigMap{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: metav1.ObjectMeta{Name: KubeProxyName, Namespace: KubeProxyNamespace, Labels: labels},
+		ObjectMeta: metav1.ObjectMeta{Name: kubeProxyName, Namespace: kubeProxyNamespace, Labels: labels},
 		Data:       map[string]string{"config.conf": string(cfgYAML), "kubeconfig.conf": string(kcYAML)},
 	}
 	privileged := true
 	fileOrCreate := corev1.HostPathFileOrCreate
 	ds := &appsv1.DaemonSet{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"},
-		ObjectMeta: metav1.ObjectMeta{Name: KubeProxyName, Namespace: KubeProxyNamespace, Labels: labels},
+		ObjectMeta: metav1.ObjectMeta{Name: kubeProxyName, Namespace: kubeProxyNamespace, Labels: labels},
 		Spec: appsv1.DaemonSetSpec{
-			Selector:       &metav1.LabelSelector{MatchLabels: map[string]string{"k8s-app": KubeProxyName}},
+			Selector:       &metav1.LabelSelector{MatchLabels: map[string]string{"k8s-app": kubeProxyName}},
 			UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{
 					PriorityClassName:  "system-node-critical",
-					ServiceAccountName: KubeProxyName,
+					ServiceAccountName: kubeProxyName,
 					HostNetwork:        true,
 					NodeSelector:       map[string]string{"kubernetes.io/os": "linux"},
 					Tolerations:        []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
 					Containers: []corev1.Container{{
-						Name:            KubeProxyName,
+						Name:            kubeProxyName,
 						Image:           "registry.k8s.io/kube-proxy:" + l.Versions.Kubernetes,
 						ImagePullPolicy: corev1.PullIfNotPresent,
 						Command: []string{"/usr/local/bin/kube-proxy",
@@ -119,7 +119,7 @@ func KubeProxy(l *lab.Lab, tenant string, o Options) (*corev1.ConfigMap, *appsv1
 					}},
 					Volumes: []corev1.Volume{
 						{Name: "kube-proxy", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
-							LocalObjectReference: corev1.LocalObjectReference{Name: KubeProxyName},
+							LocalObjectReference: corev1.LocalObjectReference{Name: kubeProxyName},
 						}}},
 						{Name: "xtables-lock", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{
 							Path: "/run/xtables.lock", Type: &fileOrCreate,

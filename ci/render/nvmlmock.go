@@ -22,8 +22,8 @@ import (
 const (
 	// NVMLMockName names the ConfigMap and the DaemonSet in every tenant.
 	NVMLMockName = "gpu-lab-nvml-mock"
-	// NVMLMockCommit is the pinned source.
-	NVMLMockCommit = "0eeb2ee5"
+	// nvmlMockCommit is the pinned source.
+	nvmlMockCommit = "0eeb2ee5"
 	// NVMLMockImage is the image upstream publishes for that commit: its
 	// workflow pushes ghcr.io/nvidia/nvml-mock on every push to main, tagged
 	// sha-<short commit> (.github/workflows/nvml-mock-publish.yaml:12-22,53,61
@@ -42,20 +42,20 @@ const (
 	// daemonsetnvidia.yaml:203-204,248-250@v2.10.0), and the path upstream's
 	// own DaemonSet uses (deployments/nvml-mock/scripts/setup.sh:11-12@0eeb2ee5).
 	NVMLMockDriverRoot = "/var/lib/nvml-mock/driver"
-	// NVMLMockMaxCards is the library's device limit
+	// nvmlMockMaxCards is the library's device limit
 	// (pkg/gpu/mocknvml/engine/device.go:37@0eeb2ee5 MaxDevices); the lab
-	// file refuses more cards per worker (lab.MaxCardsPerWorker).
-	NVMLMockMaxCards = 8
+	// file refuses more cards per worker (ci/lab's maxCardsPerWorker).
+	nvmlMockMaxCards = 8
 )
 
-// NVMLMockLibDir and NVMLMockConfigFile are the layout the library expects
+// nvmlMockLibDir and nvmlMockConfigFile are the layout the library expects
 // under a driver root: the library in usr/lib64, its configuration in
 // config/config.yaml (pkg/gpu/mocknvml/engine/config.go:161-162,197-200
 // @0eeb2ee5, found through the library's own path when MOCK_NVML_CONFIG is
 // unset; setup.sh:29,41-43 installs it so).
 const (
-	NVMLMockLibDir     = "usr/lib64"
-	NVMLMockConfigFile = "config/config.yaml"
+	nvmlMockLibDir     = "usr/lib64"
+	nvmlMockConfigFile = "config/config.yaml"
 )
 
 // NVMLMockConfig is the library's YAML configuration, the fields the lab
@@ -99,7 +99,7 @@ type NVMLMockPCI struct {
 	BusID string `json:"bus_id"`
 }
 
-// NVMLMockConfigFor is one worker's configuration: its cards as the lab
+// nvmlMockConfigFor is one worker's configuration: its cards as the lab
 // registers them (gpus.Devices), so HAMi's device plugin registers the same
 // cards the local environment's registrar writes:
 //   - name is the card type: the plugin registers the NVML name verbatim
@@ -111,10 +111,10 @@ type NVMLMockPCI struct {
 //   - the UUID the lab derives (gpus.CardUUID), the index and minor number
 //     the card's position, a PCI bus ID per position in the form of
 //     upstream's profiles (configs/mock-nvml-config-a100.yaml:316@0eeb2ee5).
-func NVMLMockConfigFor(l *lab.Lab, tenant string, w lab.Worker) (*NVMLMockConfig, error) {
+func nvmlMockConfigFor(l *lab.Lab, tenant string, w lab.Worker) (*NVMLMockConfig, error) {
 	devs := gpus.Devices(l, tenant, w)
-	if len(devs) > NVMLMockMaxCards {
-		return nil, fmt.Errorf("nvml-mock config of worker %s in tenant %s: %d cards, the mock NVML library serves at most %d", w.Name, tenant, len(devs), NVMLMockMaxCards)
+	if len(devs) > nvmlMockMaxCards {
+		return nil, fmt.Errorf("nvml-mock config of worker %s in tenant %s: %d cards, the mock NVML library serves at most %d", w.Name, tenant, len(devs), nvmlMockMaxCards)
 	}
 	c := &NVMLMockConfig{Version: "1.0", System: NVMLMockSystem{
 		DriverVersion: NVMLMockLibVersion, NVMLVersion: "12." + NVMLMockLibVersion,
@@ -130,17 +130,17 @@ func NVMLMockConfigFor(l *lab.Lab, tenant string, w lab.Worker) (*NVMLMockConfig
 	return c, nil
 }
 
-// NVMLMockConfigMap holds every worker's configuration of a tenant, one key
+// nvmlMockConfigMap holds every worker's configuration of a tenant, one key
 // per Node name (<node>.yaml), which the DaemonSet's pod picks by its own
 // node.
-func NVMLMockConfigMap(l *lab.Lab, tenant string) (*corev1.ConfigMap, error) {
+func nvmlMockConfigMap(l *lab.Lab, tenant string) (*corev1.ConfigMap, error) {
 	_, t := tenantIndex(l, tenant)
 	if t == nil {
 		return nil, fmt.Errorf("nvml-mock config of tenant %q: no such tenant in lab %q", tenant, l.Name)
 	}
 	data := map[string]string{}
 	for _, w := range t.Workers {
-		c, err := NVMLMockConfigFor(l, tenant, w)
+		c, err := nvmlMockConfigFor(l, tenant, w)
 		if err != nil {
 			return nil, err
 		}
@@ -178,17 +178,17 @@ ln -sfn %[5]s "$root/%[2]s/libnvidia-ml.so.1"
 ln -sfn libnvidia-ml.so.1 "$root/%[2]s/libnvidia-ml.so"
 cp "$cfg" "$root/config/.config.yaml.new" && mv -f "$root/config/.config.yaml.new" "$root/%[6]s"
 echo "installed %[5]s and $cfg under %[1]s"
-`, NVMLMockDriverRoot, NVMLMockLibDir, NVMLMockName, NVMLMockImageLibDir, lib, NVMLMockConfigFile)
+`, NVMLMockDriverRoot, nvmlMockLibDir, NVMLMockName, NVMLMockImageLibDir, lib, nvmlMockConfigFile)
 }
 
-// NVMLMockDaemonSet installs the library and the node's configuration on
+// nvmlMockDaemonSet installs the library and the node's configuration on
 // every node labelled gpu=on (the label HAMi's device plugin selects,
 // charts/hami/values.yaml:419-420@v2.10.0) in an init container, then
 // idles: a Ready pod means the node's driver root is complete, which the
 // chart's DaemonSet needs before it starts (its driver-root hostPath has
 // type Directory, daemonsetnvidia.yaml:232-236@v2.10.0). The pod template
 // carries a hash of the ConfigMap, so a changed lab file rolls it.
-func NVMLMockDaemonSet(l *lab.Lab, cm *corev1.ConfigMap, image string) *appsv1.DaemonSet {
+func nvmlMockDaemonSet(l *lab.Lab, cm *corev1.ConfigMap, image string) *appsv1.DaemonSet {
 	keys := make([]string, 0, len(cm.Data))
 	for k := range cm.Data {
 		keys = append(keys, k)
@@ -241,11 +241,11 @@ func NVMLMockDaemonSet(l *lab.Lab, cm *corev1.ConfigMap, image string) *appsv1.D
 
 // NVMLMockObjects are a tenant's nvml-mock objects, in apply order.
 func NVMLMockObjects(l *lab.Lab, tenant, image string) ([]any, error) {
-	cm, err := NVMLMockConfigMap(l, tenant)
+	cm, err := nvmlMockConfigMap(l, tenant)
 	if err != nil {
 		return nil, err
 	}
-	return []any{cm, NVMLMockDaemonSet(l, cm, image)}, nil
+	return []any{cm, nvmlMockDaemonSet(l, cm, image)}, nil
 }
 
 // HAMiDevicePluginObject is the chart's DaemonSet of the device plugin and

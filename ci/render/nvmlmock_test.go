@@ -71,8 +71,8 @@ func checkNVMLMockConfigMap(cm *corev1.ConfigMap) error {
 			sort.Strings(unknown)
 			return fmt.Errorf("ConfigMap %s key %s: paths the mock NVML library does not read: %v", cm.Name, key, unknown)
 		}
-		if devs, _ := m["devices"].([]any); len(devs) == 0 || len(devs) > NVMLMockMaxCards {
-			return fmt.Errorf("ConfigMap %s key %s: %d devices, want 1-%d", cm.Name, key, len(devs), NVMLMockMaxCards)
+		if devs, _ := m["devices"].([]any); len(devs) == 0 || len(devs) > nvmlMockMaxCards {
+			return fmt.Errorf("ConfigMap %s key %s: %d devices, want 1-%d", cm.Name, key, len(devs), nvmlMockMaxCards)
 		}
 	}
 	return nil
@@ -96,7 +96,7 @@ func TestNVMLMockConfigIsTheWorkersCards(t *testing.T) {
 		}},
 	} {
 		w := l.Tenant(tc.tenant).Workers[0]
-		c, err := NVMLMockConfigFor(l, tc.tenant, w)
+		c, err := nvmlMockConfigFor(l, tc.tenant, w)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,8 +109,8 @@ func TestNVMLMockConfigIsTheWorkersCards(t *testing.T) {
 	}
 	// A worker past the library's limit (Validate refuses such a lab file;
 	// the renderer does not trust that it ran).
-	big := lab.Worker{Name: "big", GPUs: []lab.GPUGroup{{Model: "L4", Count: NVMLMockMaxCards + 1}}}
-	if _, err := NVMLMockConfigFor(l, "tenant-a", big); err == nil || !strings.Contains(err.Error(), "at most 8") {
+	big := lab.Worker{Name: "big", GPUs: []lab.GPUGroup{{Model: "L4", Count: nvmlMockMaxCards + 1}}}
+	if _, err := nvmlMockConfigFor(l, "tenant-a", big); err == nil || !strings.Contains(err.Error(), "at most 8") {
 		t.Errorf("9 cards: %v, want an error naming the limit", err)
 	}
 }
@@ -141,26 +141,26 @@ func TestNVMLMockObjects(t *testing.T) {
 		if err := checkNVMLMockConfigMap(cm); err != nil {
 			t.Error(err)
 		}
-		ds := NVMLMockDaemonSet(l, cm, "example.org/nvml-mock:x")
+		ds := nvmlMockDaemonSet(l, cm, "example.org/nvml-mock:x")
 		spec := ds.Spec.Template.Spec
 		if spec.NodeSelector[gpus.LabelGPUNode] != gpus.LabelGPUOn || len(spec.InitContainers) != 1 || spec.InitContainers[0].Image != "example.org/nvml-mock:x" {
 			t.Errorf("%s: DaemonSet pod spec %+v", tn.Name, spec)
 		}
 		script := strings.Join(spec.InitContainers[0].Command, " ")
-		for _, s := range []string{"root=/host" + HAMiDevicePluginFor(l).NvidiaDriverRoot, "/usr/local/lib/libnvidia-ml.so.550.163.01", "libnvidia-ml.so.1", "/etc/nvml-mock/$NODE_NAME.yaml", "config/config.yaml"} {
+		for _, s := range []string{"root=/host" + hamiDevicePluginFor(l).NvidiaDriverRoot, "/usr/local/lib/libnvidia-ml.so.550.163.01", "libnvidia-ml.so.1", "/etc/nvml-mock/$NODE_NAME.yaml", "config/config.yaml"} {
 			if !strings.Contains(script, s) {
 				t.Errorf("%s: install script lacks %q:\n%s", tn.Name, s, script)
 			}
 		}
 	}
 	// The pod template follows the configuration: a changed lab rolls it.
-	a, _ := NVMLMockConfigMap(l, l.Tenants[0].Name)
+	a, _ := nvmlMockConfigMap(l, l.Tenants[0].Name)
 	b := a.DeepCopy()
 	for k := range b.Data {
 		b.Data[k] += "# changed\n"
 		break
 	}
-	if x, y := NVMLMockDaemonSet(l, a, "i").Spec.Template.Annotations, NVMLMockDaemonSet(l, b, "i").Spec.Template.Annotations; fmt.Sprint(x) == fmt.Sprint(y) {
+	if x, y := nvmlMockDaemonSet(l, a, "i").Spec.Template.Annotations, nvmlMockDaemonSet(l, b, "i").Spec.Template.Annotations; fmt.Sprint(x) == fmt.Sprint(y) {
 		t.Errorf("pod template annotations %v unchanged by a changed configuration", x)
 	}
 }

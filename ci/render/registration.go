@@ -75,17 +75,17 @@ func (r *Registration) Apply() *applycorev1.NodeApplyConfiguration {
 		WithStatus(applycorev1.NodeStatus().WithCapacity(r.Capacity).WithAllocatable(r.Allocatable))
 }
 
-// MetadataPatch is a JSON merge patch for the Node (labels and annotations).
-func (r *Registration) MetadataPatch() ([]byte, error) {
+// metadataPatch is a JSON merge patch for the Node (labels and annotations).
+func (r *Registration) metadataPatch() ([]byte, error) {
 	return json.Marshal(map[string]any{"metadata": map[string]any{
 		"labels": r.Labels, "annotations": r.Annotations,
 	}})
 }
 
-// StatusPatch is a JSON merge patch for the Node's status subresource. The
+// statusPatch is a JSON merge patch for the Node's status subresource. The
 // kubelet zeroes every extended resource when its device manager starts
 // afresh (Kubernetes v1.36.4 pkg/kubelet/kubelet_node_status.go:192-206,
 // reconcileExtendedResource), so the registrar re-asserts it.
-func (r *Registration) StatusPatch() ([]byte, error) {
+func (r *Registration) statusPatch() ([]byte, error) {
 	return json.Marshal(map[string]any{"status": map[string]any{"capacity": r.Capacity, "allocatable": r.Allocatable}})
 }

@@ -47,7 +47,7 @@ func TestWorkerRegistrationSeedLab(t *testing.T) {
 				Allocatable map[string]string `json:"allocatable"`
 			} `json:"status"`
 		}
-		sp, _ := r.StatusPatch()
+		sp, _ := r.statusPatch()
 		if err := json.Unmarshal(sp, &patch); err != nil || patch.Status.Capacity[gpus.ResourceGPU] == "" || patch.Status.Allocatable[gpus.ResourceGPU] != patch.Status.Capacity[gpus.ResourceGPU] {
 			t.Errorf("%s: status patch %s (%v), want capacity and allocatable", tc.tenant, sp, err)
 		}
@@ -56,7 +56,7 @@ func TestWorkerRegistrationSeedLab(t *testing.T) {
 				Annotations map[string]string `json:"annotations"`
 			} `json:"metadata"`
 		}
-		mp, _ := r.MetadataPatch()
+		mp, _ := r.metadataPatch()
 		if err := json.Unmarshal(mp, &meta); err != nil || meta.Metadata.Annotations[gpus.AnnoRegister] != r.Annotations[gpus.AnnoRegister] {
 			t.Errorf("%s: metadata patch %s (%v)", tc.tenant, mp, err)
 		}

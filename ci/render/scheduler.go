@@ -25,7 +25,7 @@ func HAMiSchedulerConfig(l *lab.Lab, p HAMiPlace) ([]byte, error) {
 		return nil, fmt.Errorf("scheduler config: place %+v has no extender URL", p)
 	}
 	var managed []schedv1.ExtenderManagedResource
-	for _, r := range HAMiManagedResources {
+	for _, r := range hamiManagedResources {
 		managed = append(managed, schedv1.ExtenderManagedResource{Name: r, IgnoredByScheduler: true})
 	}
 	leaderElect := false
@@ -57,12 +57,12 @@ func HAMiSchedulerConfig(l *lab.Lab, p HAMiPlace) ([]byte, error) {
 	return YAML(cfg)
 }
 
-// HAMiManagedResources are the extender's managedResources in chart 2.10.0
+// hamiManagedResources are the extender's managedResources in chart 2.10.0
 // with its default values (the "hami-vgpu.scheduler.managedResources" helper
 // of charts/hami/templates/_helpers.tpl at v2.10.0, as `helm template`
 // renders it: testdata/hami-chart-2.10.0). The lab only schedules NVIDIA
 // resources; the others are kept so the configuration is the chart's.
-var HAMiManagedResources = []string{
+var hamiManagedResources = []string{
 	gpus.ResourceGPU, gpus.ResourceGPUMem, gpus.ResourceGPUCores, gpus.ResourceGPUMemPercent, gpus.ResourcePriority,
 	"cambricon.com/vmlu",
 	"hygon.com/dcunum", "hygon.com/dcumem", "hygon.com/dcucores",
@@ -87,45 +87,45 @@ func EgressSelector(udsPath string) ([]byte, error) {
 	if udsPath == "" {
 		return nil, fmt.Errorf("egress selector: the konnectivity socket path is required")
 	}
-	return YAML(&EgressSelectorConfiguration{
+	return YAML(&egressSelectorConfiguration{
 		APIVersion: "apiserver.k8s.io/v1beta1",
 		Kind:       "EgressSelectorConfiguration",
-		EgressSelections: []EgressSelection{{
+		EgressSelections: []egressSelection{{
 			Name: "cluster",
-			Connection: EgressConnection{
+			Connection: egressConnection{
 				ProxyProtocol: "GRPC",
-				Transport:     &EgressTransport{UDS: &EgressUDS{UDSName: udsPath}},
+				Transport:     &egressTransport{UDS: &egressUDS{UDSName: udsPath}},
 			},
 		}},
 	})
 }
 
-// EgressSelectorConfiguration mirrors apiserver.k8s.io/v1beta1.
-type EgressSelectorConfiguration struct {
+// egressSelectorConfiguration mirrors apiserver.k8s.io/v1beta1.
+type egressSelectorConfiguration struct {
 	APIVersion       string            `json:"apiVersion"`
 	Kind             string            `json:"kind"`
-	EgressSelections []EgressSelection `json:"egressSelections"`
+	EgressSelections []egressSelection `json:"egressSelections"`
 }
 
-// EgressSelection mirrors apiserver.k8s.io/v1beta1 EgressSelection.
-type EgressSelection struct {
+// egressSelection mirrors apiserver.k8s.io/v1beta1 EgressSelection.
+type egressSelection struct {
 	Name       string           `json:"name"`
-	Connection EgressConnection `json:"connection"`
+	Connection egressConnection `json:"connection"`
 }
 
-// EgressConnection mirrors apiserver.k8s.io/v1beta1 Connection.
-type EgressConnection struct {
+// egressConnection mirrors apiserver.k8s.io/v1beta1 Connection.
+type egressConnection struct {
 	ProxyProtocol string           `json:"proxyProtocol"`
-	Transport     *EgressTransport `json:"transport,omitempty"`
+	Transport     *egressTransport `json:"transport,omitempty"`
 }
 
-// EgressTransport mirrors apiserver.k8s.io/v1beta1 Transport (UDS only).
-type EgressTransport struct {
-	UDS *EgressUDS `json:"uds,omitempty"`
+// egressTransport mirrors apiserver.k8s.io/v1beta1 Transport (UDS only).
+type egressTransport struct {
+	UDS *egressUDS `json:"uds,omitempty"`
 }
 
-// EgressUDS mirrors apiserver.k8s.io/v1beta1 UDSTransport.
-type EgressUDS struct {
+// egressUDS mirrors apiserver.k8s.io/v1beta1 UDSTransport.
+type egressUDS struct {
 	UDSName string `json:"udsName"`
 }
 

@@ -71,7 +71,7 @@ func TestEgressSelectorDecodesStrictly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cfg EgressSelectorConfiguration
+	var cfg egressSelectorConfiguration
 	if err := yaml.UnmarshalStrict(raw, &cfg); err != nil {
 		t.Fatal(err)
 	}

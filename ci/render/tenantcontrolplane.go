@@ -22,8 +22,8 @@ const (
 // Kamaji's default service CIDR.
 const (
 	TenantServiceCIDR = "10.96.0.0/16"
-	TenantDNSIP       = "10.96.0.10"
-	TenantAPIServerIP = "10.96.0.1"
+	tenantDNSIP       = "10.96.0.10"
+	tenantAPIServerIP = "10.96.0.1"
 )
 
 // TenantPodCIDR is the pod CIDR of the i-th tenant (lab.MaxTenants fit).
@@ -32,8 +32,8 @@ func TenantPodCIDR(i int) string { return fmt.Sprintf("10.%d.0.0/16", 100+i) }
 // TenantNamespace is the management-cluster namespace of a tenant's control plane.
 func TenantNamespace(tenant string) string { return tenant }
 
-// KindKubeletCgroupRoot is kind's kubelet cgroupRoot (see kindKubeletPatches).
-const KindKubeletCgroupRoot = "/kubelet"
+// kindKubeletCgroupRoot is kind's kubelet cgroupRoot (see kindKubeletPatches).
+const kindKubeletCgroupRoot = "/kubelet"
 
 // kindKubeletPatches make Kamaji's kubelet-config fit a kindest/node worker,
 // mirroring kind's own KubeletConfiguration (sigs.k8s.io/kind@v0.33.0
@@ -56,7 +56,7 @@ const KindKubeletCgroupRoot = "/kubelet"
 func kindKubeletPatches(o Options) []JSONPatch {
 	p := []JSONPatch{
 		{Op: "add", Path: "/cgroupDriver", Value: "systemd"},
-		{Op: "add", Path: "/cgroupRoot", Value: KindKubeletCgroupRoot},
+		{Op: "add", Path: "/cgroupRoot", Value: kindKubeletCgroupRoot},
 		{Op: "add", Path: "/failSwapOn", Value: false},
 		{Op: "add", Path: "/imageGCHighThresholdPercent", Value: 100},
 		{Op: "add", Path: "/evictionHard", Value: map[string]string{
@@ -100,28 +100,28 @@ func TenantControlPlaneFor(l *lab.Lab, tenant string, o Options) (*TenantControl
 	replicas := int32(1)
 	sans := append([]string{"127.0.0.1", "localhost"}, o.CertSANs...)
 	return &TenantControlPlane{
-		TypeMeta: metav1.TypeMeta{APIVersion: KamajiGroupVersion, Kind: "TenantControlPlane"},
-		Metadata: ObjectMeta{Name: t.Name, Namespace: TenantNamespace(t.Name), Labels: labels},
+		TypeMeta: metav1.TypeMeta{APIVersion: kamajiGroupVersion, Kind: "TenantControlPlane"},
+		Metadata: objectMeta{Name: t.Name, Namespace: TenantNamespace(t.Name), Labels: labels},
 		Spec: TCPSpec{
 			DataStore: "default",
-			ControlPlane: ControlPlane{
-				Deployment: ControlPlaneDeployment{
+			ControlPlane: controlPlane{
+				Deployment: controlPlaneDeployment{
 					Replicas:           &replicas,
-					AdditionalMetadata: &AdditionalMetadata{Labels: labels},
+					AdditionalMetadata: &additionalMetadata{Labels: labels},
 				},
-				Service: ControlPlaneService{ServiceType: "NodePort"},
+				Service: controlPlaneService{ServiceType: "NodePort"},
 			},
 			Kubernetes: KubernetesSpec{
 				Version: l.Versions.Kubernetes,
 				Kubelet: KubeletSpec{ConfigurationJSONPatches: kindKubeletPatches(o)},
 			},
-			NetworkProfile: NetworkProfile{
+			NetworkProfile: networkProfile{
 				Address:       addr,
 				Port:          t.Ports.APIServer,
 				CertSANs:      sans,
 				ServiceCIDR:   TenantServiceCIDR,
 				PodCIDR:       TenantPodCIDR(i),
-				DNSServiceIPs: []string{TenantDNSIP},
+				DNSServiceIPs: []string{tenantDNSIP},
 			},
 			Addons: Addons{
 				CoreDNS: &struct{}{},
@@ -134,8 +134,8 @@ func TenantControlPlaneFor(l *lab.Lab, tenant string, o Options) (*TenantControl
 	}, nil
 }
 
-// TenantEndpoint is where workers and clients reach a tenant API server.
-func TenantEndpoint(l *lab.Lab, tenant string, o Options) (string, error) {
+// tenantEndpoint is where workers and clients reach a tenant API server.
+func tenantEndpoint(l *lab.Lab, tenant string, o Options) (string, error) {
 	_, t := tenantIndex(l, tenant)
 	if t == nil {
 		return "", fmt.Errorf("tenant %q: no such tenant in lab %q", tenant, l.Name)

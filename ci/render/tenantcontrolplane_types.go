@@ -7,19 +7,19 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 // with Kamaji's JSON names (kamaji.clastix.io/v1alpha1: Kamaji 26.8.2-edge
 // api/v1alpha1/groupversion_info.go:17, fields in tenantcontrolplane_types.go).
 
-// KamajiGroupVersion is the TenantControlPlane API version.
-const KamajiGroupVersion = "kamaji.clastix.io/v1alpha1"
+// kamajiGroupVersion is the TenantControlPlane API version.
+const kamajiGroupVersion = "kamaji.clastix.io/v1alpha1"
 
 // TenantControlPlane is a Kamaji tenant control plane.
 type TenantControlPlane struct {
 	metav1.TypeMeta `json:",inline"`
-	Metadata        ObjectMeta `json:"metadata"`
+	Metadata        objectMeta `json:"metadata"`
 	Spec            TCPSpec    `json:"spec"`
 }
 
-// ObjectMeta is the metadata the lab writes (metav1.ObjectMeta would render
+// objectMeta is the metadata the lab writes (metav1.ObjectMeta would render
 // server-owned fields such as creationTimestamp).
-type ObjectMeta struct {
+type objectMeta struct {
 	Name      string            `json:"name"`
 	Namespace string            `json:"namespace,omitempty"`
 	Labels    map[string]string `json:"labels,omitempty"`
@@ -28,32 +28,32 @@ type ObjectMeta struct {
 // TCPSpec is spec of a TenantControlPlane.
 type TCPSpec struct {
 	DataStore      string         `json:"dataStore,omitempty"`
-	ControlPlane   ControlPlane   `json:"controlPlane"`
+	ControlPlane   controlPlane   `json:"controlPlane"`
 	Kubernetes     KubernetesSpec `json:"kubernetes"`
-	NetworkProfile NetworkProfile `json:"networkProfile"`
+	NetworkProfile networkProfile `json:"networkProfile"`
 	Addons         Addons         `json:"addons"`
 }
 
-// ControlPlane is spec.controlPlane.
-type ControlPlane struct {
-	Deployment ControlPlaneDeployment `json:"deployment"`
-	Service    ControlPlaneService    `json:"service"`
+// controlPlane is spec.controlPlane.
+type controlPlane struct {
+	Deployment controlPlaneDeployment `json:"deployment"`
+	Service    controlPlaneService    `json:"service"`
 }
 
-// ControlPlaneDeployment is spec.controlPlane.deployment.
-type ControlPlaneDeployment struct {
+// controlPlaneDeployment is spec.controlPlane.deployment.
+type controlPlaneDeployment struct {
 	Replicas           *int32              `json:"replicas,omitempty"`
-	AdditionalMetadata *AdditionalMetadata `json:"additionalMetadata,omitempty"`
+	AdditionalMetadata *additionalMetadata `json:"additionalMetadata,omitempty"`
 }
 
-// AdditionalMetadata adds labels and annotations to Kamaji-owned objects.
-type AdditionalMetadata struct {
+// additionalMetadata adds labels and annotations to Kamaji-owned objects.
+type additionalMetadata struct {
 	Labels      map[string]string `json:"labels,omitempty"`
 	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
-// ControlPlaneService is spec.controlPlane.service; serviceType is required.
-type ControlPlaneService struct {
+// controlPlaneService is spec.controlPlane.service; serviceType is required.
+type controlPlaneService struct {
 	ServiceType string `json:"serviceType"`
 }
 
@@ -78,8 +78,8 @@ type JSONPatch struct {
 	Value any    `json:"value,omitempty"`
 }
 
-// NetworkProfile is spec.networkProfile.
-type NetworkProfile struct {
+// networkProfile is spec.networkProfile.
+type networkProfile struct {
 	Address       string   `json:"address"`
 	Port          int32    `json:"port"`
 	CertSANs      []string `json:"certSANs,omitempty"`

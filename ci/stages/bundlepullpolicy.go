@@ -21,8 +21,8 @@ import (
 // the API server loads policies asynchronously, and a pod created before
 // that would be pulled Always.
 
-// PullPolicyProbe names the dry-run pod that proves the policy is in force.
-const PullPolicyProbe = "gpu-lab-pull-policy-probe"
+// pullPolicyProbe names the dry-run pod that proves the policy is in force.
+const pullPolicyProbe = "gpu-lab-pull-policy-probe"
 
 // pullPolicyProbeImage is never pulled: the probe is only ever a dry run.
 const pullPolicyProbeImage = "gpu-lab.invalid/pull-policy-probe:dry-run"
@@ -39,7 +39,7 @@ func bundlePullPolicyPlan(e *Env) ([]string, error) {
 	}
 	return []string{
 		fmt.Sprintf("image bundle: apply (Kamaji pulls kube-apiserver and konnectivity-server Always; this makes it IfNotPresent on tenant control-plane pods):\n%s", indent(string(y))),
-		fmt.Sprintf("wait until a dry-run create of Pod %s (labelled like Kamaji's pods, imagePullPolicy Always) in every tenant namespace comes back IfNotPresent (%s)", PullPolicyProbe, e.Timeouts.Rollout),
+		fmt.Sprintf("wait until a dry-run create of Pod %s (labelled like Kamaji's pods, imagePullPolicy Always) in every tenant namespace comes back IfNotPresent (%s)", pullPolicyProbe, e.Timeouts.Rollout),
 	}, nil
 }
 
@@ -77,7 +77,7 @@ func ensureBundlePullPolicy(ctx context.Context, e *Env, mc *Clients) (string, e
 	policy, binding := render.BundlePullPolicyObjects(e.Lab)
 	obj := "MutatingAdmissionPolicy " + policy.Name
 	if err := applyPolicy(ctx, mc, policy, binding); err != nil {
-		return "", fail(Tenants, obj, "apply", err)
+		return "", fail(stageTenants, obj, "apply", err)
 	}
 	for _, t := range e.Lab.Tenants {
 		ns := render.TenantNamespace(t.Name)
@@ -85,7 +85,7 @@ func ensureBundlePullPolicy(ctx context.Context, e *Env, mc *Clients) (string, e
 			return probePullPolicy(ctx, mc, ns)
 		})
 		if err != nil {
-			return "", fail(Tenants, obj, cond, fmt.Errorf("tenant control-plane pods in namespace %s would still be pulled Always: %w", ns, err))
+			return "", fail(stageTenants, obj, cond, fmt.Errorf("tenant control-plane pods in namespace %s would still be pulled Always: %w", ns, err))
 		}
 	}
 	return "tenant control-plane images IfNotPresent (" + obj + ")", nil
@@ -126,8 +126,8 @@ func applyPolicy(ctx context.Context, mc *Clients, policy *admissionregistration
 // imagePullPolicy Always, and reads the policy the API server would store.
 func probePullPolicy(ctx context.Context, mc *Clients, ns string) (bool, string, error) {
 	probe := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: PullPolicyProbe, Namespace: ns, Labels: map[string]string{
-			render.KamajiPodLabelName: PullPolicyProbe, render.KamajiPodLabelComponent: render.KamajiPodComponent,
+		ObjectMeta: metav1.ObjectMeta{Name: pullPolicyProbe, Namespace: ns, Labels: map[string]string{
+			render.KamajiPodLabelName: pullPolicyProbe, render.KamajiPodLabelComponent: render.KamajiPodComponent,
 		}},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{
 			Name: "kube-apiserver", Image: pullPolicyProbeImage, ImagePullPolicy: corev1.PullAlways,
@@ -135,11 +135,11 @@ func probePullPolicy(ctx context.Context, mc *Clients, ns string) (bool, string,
 	}
 	got, err := mc.Kube.CoreV1().Pods(ns).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 	if err != nil {
-		return false, "", fmt.Errorf("dry-run pod %s/%s: %w", ns, PullPolicyProbe, err)
+		return false, "", fmt.Errorf("dry-run pod %s/%s: %w", ns, pullPolicyProbe, err)
 	}
 	if len(got.Spec.Containers) != 1 {
 		b, _ := yaml.Marshal(got.Spec.Containers)
-		return false, "", fmt.Errorf("dry-run pod %s/%s came back with containers %s", ns, PullPolicyProbe, b)
+		return false, "", fmt.Errorf("dry-run pod %s/%s came back with containers %s", ns, pullPolicyProbe, b)
 	}
 	p := got.Spec.Containers[0].ImagePullPolicy
 	if p != render.BundlePullPolicy {

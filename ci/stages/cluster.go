@@ -16,10 +16,10 @@ import (
 // clusterStage creates the kind management cluster.
 type clusterStage struct{}
 
-func (clusterStage) Name() string { return Cluster }
+func (clusterStage) Name() string { return stageCluster }
 
 func (clusterStage) Plan(e *Env) ([]string, error) {
-	cfg, err := render.KindConfig(e.Lab, e.Reach.RenderOptions(render.PlaceholderManagementAddress))
+	cfg, err := render.KindConfig(e.Lab, e.Reach.renderOptions(render.PlaceholderManagementAddress))
 	if err != nil {
 		return nil, err
 	}
@@ -34,27 +34,27 @@ func (clusterStage) Plan(e *Env) ([]string, error) {
 	return []string{
 		fmt.Sprintf("docker image inspect %s || docker pull %s (give up after %s: no registry → fail fast)", e.Lab.Versions.KindNodeImage, e.Lab.Versions.KindNodeImage, e.Timeouts.Pull),
 		fmt.Sprintf("kind create cluster (Go API, docker provider) --name %s --wait %s --config:\n%s", e.Lab.Name, e.Timeouts.ClusterReady, indent(string(y))),
-		fmt.Sprintf("docker container inspect %s → IPv4 on network %s (never the IPv6 one)", e.ControlPlaneContainer(), e.Network),
+		fmt.Sprintf("docker container inspect %s → IPv4 on network %s (never the IPv6 one)", e.controlPlaneContainer(), e.Network),
 		fmt.Sprintf("write %s (server %s), the resolved lab %s and the backend line", e.State.ManagementKubeconfig(), server, e.State.LabPath()),
 	}, nil
 }
 
 func (clusterStage) Check(ctx context.Context, e *Env) (bool, string, error) {
-	ok, err := e.OwnedKindCluster(ctx)
+	ok, err := e.ownedKindCluster(ctx)
 	if err != nil || !ok {
 		return false, "", err
 	}
 	if _, err := os.Stat(e.State.ManagementKubeconfig()); err != nil {
 		return false, "", nil
 	}
-	c, err := e.ManagementClients()
+	c, err := e.managementClients()
 	if err != nil {
 		return false, "", nil
 	}
 	if _, err := c.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{}); err != nil {
 		return false, "", nil
 	}
-	ip, err := e.ManagementIP(ctx)
+	ip, err := e.managementIP(ctx)
 	if err != nil {
 		return false, "", err
 	}
@@ -62,56 +62,56 @@ func (clusterStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 }
 
 func (clusterStage) Run(ctx context.Context, e *Env) (string, error) {
-	exists, err := e.OwnedKindCluster(ctx)
+	exists, err := e.ownedKindCluster(ctx)
 	if err != nil {
-		return "", fail(Cluster, "kind cluster "+e.Lab.Name, "", err)
+		return "", fail(stageCluster, "kind cluster "+e.Lab.Name, "", err)
 	}
 	if !exists {
 		node := e.localImage(e.Lab.Versions.KindNodeImage)
 		if err := e.Docker.EnsureImage(ctx, node, e.Timeouts.Pull); err != nil {
-			return "", fail(Cluster, "image "+e.Lab.Versions.KindNodeImage, "not present on the daemon", err)
+			return "", fail(stageCluster, "image "+e.Lab.Versions.KindNodeImage, "not present on the daemon", err)
 		}
-		cfg, err := render.KindConfig(e.Lab, e.Reach.RenderOptions(render.PlaceholderManagementAddress))
+		cfg, err := render.KindConfig(e.Lab, e.Reach.renderOptions(render.PlaceholderManagementAddress))
 		if err != nil {
-			return "", fail(Cluster, "kind config", "", err)
+			return "", fail(stageCluster, "kind config", "", err)
 		}
 		// A bundle's digest-pinned node image goes by its ID (images.Loaded).
 		for i := range cfg.Nodes {
 			cfg.Nodes[i].Image = e.localImage(cfg.Nodes[i].Image)
 		}
-		if err := e.CreateOwnedKindCluster(ctx, cfg); err != nil {
-			return "", fail(Cluster, "kind cluster "+e.Lab.Name, "create failed", err)
+		if err := e.createOwnedKindCluster(ctx, cfg); err != nil {
+			return "", fail(stageCluster, "kind cluster "+e.Lab.Name, "create failed", err)
 		}
 	}
 	raw, err := e.Kind.KubeConfig(ctx, e.Lab.Name)
 	if err != nil {
-		return "", fail(Cluster, "kind cluster "+e.Lab.Name, "no kubeconfig", err)
+		return "", fail(stageCluster, "kind cluster "+e.Lab.Name, "no kubeconfig", err)
 	}
 	kindServer, err := kubeconfig.Server(raw)
 	if err != nil {
-		return "", fail(Cluster, "kind kubeconfig", "", err)
+		return "", fail(stageCluster, "kind kubeconfig", "", err)
 	}
-	server, err := e.Reach.ManagementServer(kindServer)
+	server, err := e.Reach.managementServer(kindServer)
 	if err != nil {
-		return "", fail(Cluster, "kind kubeconfig", "server "+kindServer, err)
+		return "", fail(stageCluster, "kind kubeconfig", "server "+kindServer, err)
 	}
 	kc, err := kubeconfig.RewriteServer(raw, server)
 	if err != nil {
-		return "", fail(Cluster, "kind kubeconfig", "", err)
+		return "", fail(stageCluster, "kind kubeconfig", "", err)
 	}
 	if err := e.State.WriteManagementKubeconfig(kc); err != nil {
-		return "", fail(Cluster, e.State.ManagementKubeconfig(), "", err)
+		return "", fail(stageCluster, e.State.ManagementKubeconfig(), "", err)
 	}
 	e.forget("")
-	ip, err := e.ManagementIP(ctx)
+	ip, err := e.managementIP(ctx)
 	if err != nil {
-		return "", fail(Cluster, "container "+e.ControlPlaneContainer(), "", err)
+		return "", fail(stageCluster, "container "+e.controlPlaneContainer(), "", err)
 	}
 	if err := e.State.WriteLab(e.Lab); err != nil {
-		return "", fail(Cluster, "state lab.yaml", "", err)
+		return "", fail(stageCluster, "state lab.yaml", "", err)
 	}
 	if err := e.State.WriteBackend(Backend(e.Reach)); err != nil {
-		return "", fail(Cluster, "state backend", "", err)
+		return "", fail(stageCluster, "state backend", "", err)
 	}
 	verb := "created"
 	if exists {

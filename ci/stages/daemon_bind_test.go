@@ -39,14 +39,14 @@ func TestDaemonBindHintForAnAddressTheHostLacks(t *testing.T) {
 	if err := e.State.Claim(state.RealLab); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = c.RemoveContainer(context.Background(), e.ControlPlaneContainer()) })
+	t.Cleanup(func() { _ = c.RemoveContainer(context.Background(), e.controlPlaneContainer()) })
 
 	// The kind config the cluster stage renders for this daemon.
-	cfg, err := render.KindConfig(l, reach.RenderOptions(render.PlaceholderManagementAddress))
+	cfg, err := render.KindConfig(l, reach.renderOptions(render.PlaceholderManagementAddress))
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = e.CreateOwnedKindCluster(ctx, cfg)
+	err = e.createOwnedKindCluster(ctx, cfg)
 	if err == nil {
 		t.Fatal("publishing on 192.0.2.1 succeeded: the daemon's host has that address, pick another for this test")
 	}
@@ -56,7 +56,7 @@ func TestDaemonBindHintForAnAddressTheHostLacks(t *testing.T) {
 			t.Errorf("error %q lacks %q", err, part)
 		}
 	}
-	if rec, _, err := ReadOwnerRecord(e.State); err != nil || len(rec.KindNodes) != 0 {
+	if rec, _, err := readOwnerRecord(e.State); err != nil || len(rec.KindNodes) != 0 {
 		t.Errorf("a failed create was recorded: %+v, %v", rec, err)
 	}
 }

@@ -54,7 +54,7 @@ func TestDaemonOwnershipOfClusterAndWorkers(t *testing.T) {
 	if err := twin.State.Claim(state.RealLab); err != nil {
 		t.Fatal(err)
 	}
-	cp, worker := mine.ControlPlaneContainer(), l.NodeName("tenant-a", "worker")
+	cp, worker := mine.controlPlaneContainer(), l.NodeName("tenant-a", "worker")
 	t.Cleanup(func() {
 		for _, n := range []string{cp, worker} {
 			_ = c.RemoveContainer(context.Background(), n)
@@ -62,17 +62,17 @@ func TestDaemonOwnershipOfClusterAndWorkers(t *testing.T) {
 	})
 
 	// The lab of the first state dir.
-	if err := mine.CreateOwnedKindCluster(ctx, &kind.Cluster{Name: l.Name, Nodes: []kind.Node{{Role: kind.ControlPlaneRole}}}); err != nil {
+	if err := mine.createOwnedKindCluster(ctx, &kind.Cluster{Name: l.Name, Nodes: []kind.Node{{Role: kind.ControlPlaneRole}}}); err != nil {
 		t.Fatal(err)
 	}
-	rec, ok, err := ReadOwnerRecord(mine.State)
+	rec, ok, err := readOwnerRecord(mine.State)
 	if err != nil || !ok {
 		t.Fatalf("owner record: %v, %v", ok, err)
 	}
 	if _, err := c.RunContainer(ctx, docker.RunSpec{Name: worker, Image: img, Labels: ownedWorkerLabels(mine, "tenant-a", rec.ID)}); err != nil {
 		t.Fatal(err)
 	}
-	if owned, err := mine.OwnedKindCluster(ctx); !owned || err != nil {
+	if owned, err := mine.ownedKindCluster(ctx); !owned || err != nil {
 		t.Fatalf("the state dir that made the cluster: owned = %v, %v", owned, err)
 	}
 
@@ -81,16 +81,16 @@ func TestDaemonOwnershipOfClusterAndWorkers(t *testing.T) {
 		t.Fatalf("kind get clusters does not list %s (%v): the test's node container is not what kind looks for", l.Name, err)
 	}
 	// The second state dir refuses everything, naming the object.
-	if owned, err := twin.OwnedKindCluster(ctx); owned || !errors.Is(err, ErrNotOwned) {
+	if owned, err := twin.ownedKindCluster(ctx); owned || !errors.Is(err, errNotOwned) {
 		t.Errorf("second state dir: owned = %v, err = %v; want ErrNotOwned", owned, err)
 	}
-	if _, _, err := (clusterStage{}).Check(ctx, twin); !errors.Is(err, ErrNotOwned) || !strings.Contains(err.Error(), "kind cluster "+l.Name) {
+	if _, _, err := (clusterStage{}).Check(ctx, twin); !errors.Is(err, errNotOwned) || !strings.Contains(err.Error(), "kind cluster "+l.Name) {
 		t.Errorf("second state dir: cluster Check = %v; want a refusal naming the cluster", err)
 	}
-	if _, err := Down(ctx, twin); !errors.Is(err, ErrNotOwned) {
+	if _, err := Down(ctx, twin); !errors.Is(err, errNotOwned) {
 		t.Errorf("second state dir: Down = %v; want the cluster refused", err)
 	}
-	if err := startWorker(ctx, twin, "0123456789abcdef0123456789abcdef", "tenant-a", worker, img, docker.KindNodeHost{}); !errors.Is(err, ErrNotOwned) || !strings.Contains(err.Error(), "container "+worker) {
+	if err := startWorker(ctx, twin, "0123456789abcdef0123456789abcdef", "tenant-a", worker, img, docker.KindNodeHost{}); !errors.Is(err, errNotOwned) || !strings.Contains(err.Error(), "container "+worker) {
 		t.Errorf("second state dir: startWorker = %v; want a refusal naming %s", err, worker)
 	}
 	if calls := spy.touched(); len(calls) != 0 {
@@ -131,7 +131,7 @@ type nodeMaker struct {
 
 func (k nodeMaker) Create(ctx context.Context, cfg *kind.Cluster, _ string) error {
 	_, err := k.c.RunContainer(ctx, docker.RunSpec{Name: cfg.Name + "-control-plane", Image: k.img,
-		Labels: map[string]string{KindClusterLabel: cfg.Name, "io.x-k8s.kind.role": "control-plane"}})
+		Labels: map[string]string{kindClusterLabel: cfg.Name, "io.x-k8s.kind.role": "control-plane"}})
 	return err
 }
 

@@ -61,7 +61,7 @@ func TestDaemonPreflightOnThisHost(t *testing.T) {
 	l := lab.Default()
 	l.Versions.KindNodeImage = img
 	e := &Env{Lab: l, State: state.Dir(t.TempDir()), Docker: c, Kind: &fakeKind{}, Network: "kind", Timeouts: DefaultTimeouts()}
-	_, err = Preflight(ctx, e, Cluster)
+	_, err = Preflight(ctx, e, stageCluster)
 	if err == nil {
 		t.Fatal("preflight passed with an image that has no shell for the probe")
 	}

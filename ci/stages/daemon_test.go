@@ -65,7 +65,7 @@ func TestDaemonManagementIPOnDualStackNetwork(t *testing.T) {
 	if err := e.State.Claim(state.RealLab); err != nil {
 		t.Fatal(err)
 	}
-	cp := e.ControlPlaneContainer()
+	cp := e.controlPlaneContainer()
 	worker := l.Name + "-tenant-a-worker"
 	other := "gpu-lab-test-other-" + suffix
 	t.Cleanup(func() {
@@ -87,7 +87,7 @@ func TestDaemonManagementIPOnDualStackNetwork(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ip, err := e.ManagementIP(ctx)
+	ip, err := e.managementIP(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestDaemonManagementIPOnDualStackNetwork(t *testing.T) {
 	if err != nil || !a.Is4() || !netip.MustParsePrefix(v4).Contains(a) {
 		t.Fatalf("ManagementIP = %q, want an IPv4 address in %s", ip, v4)
 	}
-	opts, err := e.RenderOptions(ctx)
+	opts, err := e.renderOptions(ctx)
 	if err != nil || opts.ManagementAddress != ip {
 		t.Fatalf("RenderOptions = %+v, %v", opts, err)
 	}

@@ -38,7 +38,7 @@ import (
 //	workers/<node>.log         docker logs and kubelet journal of each worker
 //
 // Only what this state dir made is read from (owner.go): the kind cluster
-// when it is this state dir's, the workers it started (OwnedContainers);
+// when it is this state dir's, the workers it started (ownedContainers);
 // a foreign cluster of the lab's name is named in errors.txt instead.
 func Diagnose(ctx context.Context, e *Env, failed *Error, dir string) error {
 	var errs []error
@@ -60,12 +60,12 @@ func Diagnose(ctx context.Context, e *Env, failed *Error, dir string) error {
 	// Only this state dir's cluster and containers (owner.go): a bring-up
 	// that failed because a foreign cluster or container has the lab's
 	// names must not run kind or journalctl against it.
-	if owned, err := e.OwnedKindCluster(ctx); err != nil {
+	if owned, err := e.ownedKindCluster(ctx); err != nil {
 		note(fmt.Errorf("kind export logs: not collected: %w", err))
 	} else if owned {
 		note(e.Kind.CollectLogs(ctx, e.Lab.Name, filepath.Join(dir, "kind")))
 	}
-	if mc, err := e.ManagementClients(); err == nil {
+	if mc, err := e.managementClients(); err == nil {
 		if l, err := mc.Dynamic.Resource(tcpGVR).Namespace("").List(ctx, metav1.ListOptions{}); err == nil {
 			y, err := yaml.Marshal(l.Items)
 			note(err)
@@ -85,7 +85,7 @@ func Diagnose(ctx context.Context, e *Env, failed *Error, dir string) error {
 		note(err)
 	}
 	for _, t := range e.Lab.Tenants {
-		tc, err := e.TenantClients(t.Name)
+		tc, err := e.tenantClients(t.Name)
 		if err != nil {
 			continue // tenant never came up; its TCP status says why
 		}
@@ -105,7 +105,7 @@ func Diagnose(ctx context.Context, e *Env, failed *Error, dir string) error {
 			write(filepath.Join(base, "logs", name), data)
 		}
 	}
-	if names, err := e.OwnedContainers(ctx); err == nil {
+	if names, err := e.ownedContainers(ctx); err == nil {
 		for _, n := range names {
 			var b strings.Builder
 			out, err := e.Docker.Logs(ctx, n)

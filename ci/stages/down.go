@@ -24,7 +24,7 @@ func Down(ctx context.Context, e *Env) (removed []string, err error) {
 		return nil, fmt.Errorf("down: state dir %s was made by `%s`, which has no containers or cluster to remove", e.State, m.Kind.Command())
 	}
 	var errs []error
-	names, lerr := e.OwnedContainers(ctx)
+	names, lerr := e.ownedContainers(ctx)
 	if lerr != nil {
 		errs = append(errs, lerr)
 	}
@@ -35,7 +35,7 @@ func Down(ctx context.Context, e *Env) (removed []string, err error) {
 		}
 		removed = append(removed, "container "+n)
 	}
-	exists, kerr := e.OwnedKindCluster(ctx)
+	exists, kerr := e.ownedKindCluster(ctx)
 	if kerr != nil {
 		errs = append(errs, kerr)
 	}

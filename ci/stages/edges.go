@@ -67,9 +67,9 @@ type Clients struct {
 	applier     *kube.Applier
 }
 
-// Applier applies objects to this cluster with server-side apply; one per
+// serverSideApplier applies objects to this cluster with server-side apply; one per
 // Clients, so its discovery cache lives as long as the cached clients.
-func (c *Clients) Applier() *kube.Applier {
+func (c *Clients) serverSideApplier() *kube.Applier {
 	c.applierOnce.Do(func() { c.applier = kube.NewApplier(c.Dynamic, c.Kube.Discovery()) })
 	return c.applier
 }

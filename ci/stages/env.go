@@ -99,20 +99,20 @@ func (e *Env) poll() time.Duration {
 	return 2 * time.Second
 }
 
-// ControlPlaneContainer is kind's control-plane node container.
-func (e *Env) ControlPlaneContainer() string { return e.Lab.ManagementNodeName() }
+// controlPlaneContainer is kind's control-plane node container.
+func (e *Env) controlPlaneContainer() string { return e.Lab.ManagementNodeName() }
 
-// LabLabel marks every container the lab starts besides kind's own.
-func (e *Env) LabLabel() string { return render.LabelLab + "=" + e.Lab.Name }
+// labLabel marks every container the lab starts besides kind's own.
+func (e *Env) labLabel() string { return render.LabelLab + "=" + e.Lab.Name }
 
-// ManagementIP is the management node's IPv4 address on the kind network.
-func (e *Env) ManagementIP(ctx context.Context) (string, error) {
+// managementIP is the management node's IPv4 address on the kind network.
+func (e *Env) managementIP(ctx context.Context) (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.mgmtIP != "" {
 		return e.mgmtIP, nil
 	}
-	c, err := e.Docker.InspectContainer(ctx, e.ControlPlaneContainer())
+	c, err := e.Docker.InspectContainer(ctx, e.controlPlaneContainer())
 	if err != nil {
 		return "", fmt.Errorf("management node: %w", err)
 	}
@@ -124,22 +124,22 @@ func (e *Env) ManagementIP(ctx context.Context) (string, error) {
 	return e.mgmtIP, nil
 }
 
-// RenderOptions are render's inputs for this lab, with the management IP.
-func (e *Env) RenderOptions(ctx context.Context) (render.Options, error) {
-	ip, err := e.ManagementIP(ctx)
+// renderOptions are render's inputs for this lab, with the management IP.
+func (e *Env) renderOptions(ctx context.Context) (render.Options, error) {
+	ip, err := e.managementIP(ctx)
 	if err != nil {
 		return render.Options{}, err
 	}
-	return e.Reach.RenderOptions(ip), nil
+	return e.Reach.renderOptions(ip), nil
 }
 
-// ManagementClients connects to the management cluster via the state dir.
-func (e *Env) ManagementClients() (*Clients, error) {
+// managementClients connects to the management cluster via the state dir.
+func (e *Env) managementClients() (*Clients, error) {
 	return e.clientsFor("", e.State.ManagementKubeconfig())
 }
 
-// TenantClients connects to a tenant via its kubeconfig in the state dir.
-func (e *Env) TenantClients(tenant string) (*Clients, error) {
+// tenantClients connects to a tenant via its kubeconfig in the state dir.
+func (e *Env) tenantClients(tenant string) (*Clients, error) {
 	return e.clientsFor(tenant, e.State.Kubeconfig(tenant))
 }
 

@@ -180,7 +180,7 @@ func (f *fakeDocker) kindNode(cluster string) docker.Container {
 	}
 	f.seq++
 	c.ID = fmt.Sprintf("%064x", f.seq)
-	c.Config.Labels = map[string]string{KindClusterLabel: cluster, "io.x-k8s.kind.role": "control-plane"}
+	c.Config.Labels = map[string]string{kindClusterLabel: cluster, "io.x-k8s.kind.role": "control-plane"}
 	f.containers[name] = c
 	return c
 }
@@ -195,7 +195,7 @@ func (k *fakeKind) Delete(context.Context, string, string) error {
 		k.docker.mu.Lock()
 		defer k.docker.mu.Unlock()
 		for n, c := range k.docker.containers {
-			if _, ok := c.Config.Labels[KindClusterLabel]; ok {
+			if _, ok := c.Config.Labels[kindClusterLabel]; ok {
 				delete(k.docker.containers, n)
 			}
 		}

@@ -30,7 +30,7 @@ import (
 //     node's register annotation; the scheduler reads it on its 15 s tick).
 type gpusStage struct{}
 
-func (gpusStage) Name() string { return GPUs }
+func (gpusStage) Name() string { return stageGPUs }
 
 func (gpusStage) Plan(e *Env) ([]string, error) {
 	var out []string
@@ -81,7 +81,7 @@ func gates(e *Env, tc *Clients, t lab.Tenant) []struct {
 func (gpusStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	n := 0
 	for _, t := range e.Lab.Tenants {
-		tc, err := e.TenantClients(t.Name)
+		tc, err := e.tenantClients(t.Name)
 		if err != nil {
 			return false, "", nil
 		}
@@ -98,9 +98,9 @@ func (gpusStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 func (gpusStage) Run(ctx context.Context, e *Env) (string, error) {
 	total := 0
 	for _, t := range e.Lab.Tenants {
-		tc, err := e.TenantClients(t.Name)
+		tc, err := e.tenantClients(t.Name)
 		if err != nil {
-			return "", fail(GPUs, "tenant "+t.Name, "", err)
+			return "", fail(stageGPUs, "tenant "+t.Name, "", err)
 		}
 		for i, g := range gates(e, tc, t) {
 			timeout := e.Timeouts.Cards
@@ -109,7 +109,7 @@ func (gpusStage) Run(ctx context.Context, e *Env) (string, error) {
 			}
 			cond, err := e.wait(ctx, timeout, g.what+" in tenant "+t.Name, g.f)
 			if err != nil {
-				return "", fail(GPUs, g.what+" in tenant "+t.Name, cond, err)
+				return "", fail(stageGPUs, g.what+" in tenant "+t.Name, cond, err)
 			}
 		}
 		total += len(wantCards(e, t.Name))

@@ -27,7 +27,7 @@ const (
 // waits for the plugin's registration.
 type hamiStage struct{}
 
-func (hamiStage) Name() string { return HAMi }
+func (hamiStage) Name() string { return stageHAMi }
 
 // valuesFile is where the stage writes a tenant's HAMi values (kept in the
 // state dir so a user can see exactly what was installed).
@@ -94,7 +94,7 @@ func (hamiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 		if ok, err := schedulerConfigInstalled(ctx, e, t.Name); err != nil || !ok {
 			return false, "", nil
 		}
-		if tc, err := e.TenantClients(t.Name); err != nil {
+		if tc, err := e.tenantClients(t.Name); err != nil {
 			return false, "", nil
 		} else if ok, _, err := gpuNodesReady(ctx, e, tc, t); err != nil || !ok {
 			return false, "", nil
@@ -109,34 +109,34 @@ func (hamiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 func (hamiStage) Run(ctx context.Context, e *Env) (string, error) {
 	cfg, err := schedulerConfig(e)
 	if err != nil {
-		return "", fail(HAMi, "kube-scheduler configuration", "", err)
+		return "", fail(stageHAMi, "kube-scheduler configuration", "", err)
 	}
 	if err := e.State.WriteValuesFile(schedulerConfigFile(e), cfg); err != nil {
-		return "", fail(HAMi, schedulerConfigFile(e), "", err)
+		return "", fail(stageHAMi, schedulerConfigFile(e), "", err)
 	}
 	for _, t := range e.Lab.Tenants {
-		tc, err := e.TenantClients(t.Name)
+		tc, err := e.tenantClients(t.Name)
 		if err != nil {
-			return "", fail(HAMi, "tenant "+t.Name, "", err)
+			return "", fail(stageHAMi, "tenant "+t.Name, "", err)
 		}
 		if err := prepareGPUNodes(ctx, e, tc, t); err != nil {
 			return "", err
 		}
 		v, err := render.HAMiValuesFor(e.Lab, t.Name)
 		if err != nil {
-			return "", fail(HAMi, "values for tenant "+t.Name, "", err)
+			return "", fail(stageHAMi, "values for tenant "+t.Name, "", err)
 		}
 		y, err := yaml.Marshal(v)
 		if err != nil {
-			return "", fail(HAMi, "values for tenant "+t.Name, "", err)
+			return "", fail(stageHAMi, "values for tenant "+t.Name, "", err)
 		}
 		vf := valuesFile(e, t.Name)
 		if err := e.State.WriteValuesFile(vf, y); err != nil {
-			return "", fail(HAMi, vf, "", err)
+			return "", fail(stageHAMi, vf, "", err)
 		}
 		c := hamiChart(e, t.Name)
 		if _, err := e.helm(ctx, e.State.Kubeconfig(t.Name), helm.UpgradeInstallArgs(c)...); err != nil {
-			return "", fail(HAMi, "helm release "+c.Namespace+"/"+c.Release+" in tenant "+t.Name, "chart "+c.Chart+" "+c.Version, err)
+			return "", fail(stageHAMi, "helm release "+c.Namespace+"/"+c.Release+" in tenant "+t.Name, "chart "+c.Chart+" "+c.Version, err)
 		}
 	}
 	var conds []string
@@ -145,7 +145,7 @@ func (hamiStage) Run(ctx context.Context, e *Env) (string, error) {
 			return hamiReady(ctx, e, t.Name)
 		})
 		if err != nil {
-			return "", fail(HAMi, "HAMi in tenant "+t.Name, cond, err)
+			return "", fail(stageHAMi, "HAMi in tenant "+t.Name, cond, err)
 		}
 		conds = append(conds, t.Name+": "+cond)
 	}
@@ -153,7 +153,7 @@ func (hamiStage) Run(ctx context.Context, e *Env) (string, error) {
 }
 
 func hamiReady(ctx context.Context, e *Env, tenant string) (bool, string, error) {
-	tc, err := e.TenantClients(tenant)
+	tc, err := e.tenantClients(tenant)
 	if err != nil {
 		return false, "", err
 	}
@@ -179,7 +179,7 @@ func hamiReady(ctx context.Context, e *Env, tenant string) (bool, string, error)
 // a tenant holds the lab's configuration (an install from before the
 // post-renderer, or with other lab settings, does not).
 func schedulerConfigInstalled(ctx context.Context, e *Env, tenant string) (bool, error) {
-	tc, err := e.TenantClients(tenant)
+	tc, err := e.tenantClients(tenant)
 	if err != nil {
 		return false, err
 	}

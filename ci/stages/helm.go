@@ -68,7 +68,7 @@ func HAMiChart(l *lab.Lab, valuesFile, labctl, schedulerConfigFile string, timeo
 	return helm.Chart{
 		Release: render.HAMiRelease, Namespace: render.HAMiNamespace, Chart: id.Name,
 		Repo: id.Repo, Version: id.Version, ValuesFile: valuesFile, Timeout: timeout,
-		PostRenderer: []string{labctl, InternalCommand, PostRenderCommand, "--scheduler-config", schedulerConfigFile},
+		PostRenderer: []string{labctl, internalCommand, PostRenderCommand, "--scheduler-config", schedulerConfigFile},
 	}
 }
 
@@ -80,10 +80,10 @@ func (e *Env) fromBundle(c helm.Chart) helm.Chart {
 	return c
 }
 
-// InternalCommand is the hidden labctl command that groups what the lab's
+// internalCommand is the hidden labctl command that groups what the lab's
 // workers and helm run (`labctl internal …`), so that none of it is a
 // user's command.
-const InternalCommand = "internal"
+const internalCommand = "internal"
 
 // PostRenderCommand is the labctl internal subcommand helm runs as HAMi's
 // post-renderer.

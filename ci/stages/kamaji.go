@@ -18,7 +18,7 @@ var dataStoreGVR = schema.GroupVersionResource{Group: "kamaji.clastix.io", Versi
 // DataStore) into the management cluster.
 type kamajiStage struct{}
 
-func (kamajiStage) Name() string { return Kamaji }
+func (kamajiStage) Name() string { return stageKamaji }
 
 func (kamajiStage) charts(e *Env) []helm.Chart {
 	return []helm.Chart{e.fromBundle(CertManagerChart(e.Lab, e.Timeouts.Helm)), e.fromBundle(KamajiChart(e.Lab, e.Timeouts.Helm))}
@@ -55,20 +55,20 @@ func (s kamajiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 func (s kamajiStage) Run(ctx context.Context, e *Env) (string, error) {
 	for _, c := range s.charts(e) {
 		if _, err := e.helm(ctx, e.State.ManagementKubeconfig(), helm.UpgradeInstallArgs(c)...); err != nil {
-			return "", fail(Kamaji, "helm release "+c.Namespace+"/"+c.Release, "chart "+c.Chart+" "+c.Version, err)
+			return "", fail(stageKamaji, "helm release "+c.Namespace+"/"+c.Release, "chart "+c.Chart+" "+c.Version, err)
 		}
 	}
 	cond, err := e.wait(ctx, e.Timeouts.Rollout, "Kamaji", func(ctx context.Context) (bool, string, error) {
 		return kamajiReady(ctx, e)
 	})
 	if err != nil {
-		return "", fail(Kamaji, "Kamaji in "+KamajiNamespace, cond, err)
+		return "", fail(stageKamaji, "Kamaji in "+KamajiNamespace, cond, err)
 	}
 	return fmt.Sprintf("cert-manager %s, Kamaji %s (chart %s): %s", e.Lab.Versions.CertManager, e.Lab.Versions.KamajiImage, e.Lab.Versions.KamajiChart, cond), nil
 }
 
 func kamajiReady(ctx context.Context, e *Env) (bool, string, error) {
-	c, err := e.ManagementClients()
+	c, err := e.managementClients()
 	if err != nil {
 		return false, "", err
 	}

@@ -71,7 +71,7 @@ func commandOutput(err error) string {
 }
 
 // Exists reports whether kind knows a cluster of that name — anyone's: the
-// stages decide on ownership (Env.OwnedKindCluster), not on this.
+// stages decide on ownership (Env.ownedKindCluster), not on this.
 func (k *KindProvider) Exists(_ context.Context, name string) (bool, error) {
 	names, err := k.Provider.List()
 	if err != nil {

@@ -8,16 +8,16 @@ import (
 
 // Stage names, in order.
 const (
-	Cluster = "cluster"
-	Kamaji  = "kamaji"
-	Tenants = "tenants"
-	Workers = "workers"
-	HAMi    = "hami"
-	GPUs    = "gpus"
+	stageCluster = "cluster"
+	stageKamaji  = "kamaji"
+	stageTenants = "tenants"
+	stageWorkers = "workers"
+	stageHAMi    = "hami"
+	stageGPUs    = "gpus"
 )
 
 // Names lists the stages in the order they run.
-var Names = []string{Cluster, Kamaji, Tenants, Workers, HAMi, GPUs}
+var Names = []string{stageCluster, stageKamaji, stageTenants, stageWorkers, stageHAMi, stageGPUs}
 
 // ValidateOnly checks a --only value.
 func ValidateOnly(only string) error {

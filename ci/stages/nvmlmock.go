@@ -65,27 +65,27 @@ func gpuNodePlan(e *Env, t lab.Tenant) ([]string, error) {
 func prepareGPUNodes(ctx context.Context, e *Env, tc *Clients, t lab.Tenant) error {
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{gpus.LabelGPUNode: gpus.LabelGPUOn}}})
 	if err != nil {
-		return fail(HAMi, "label patch", "", err)
+		return fail(stageHAMi, "label patch", "", err)
 	}
 	for _, w := range t.Workers {
 		node := e.Lab.NodeName(t.Name, w.Name)
 		if _, err := tc.Kube.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-			return fail(HAMi, "Node "+node+" in tenant "+t.Name, "labelling "+gpus.LabelGPUNode+"="+gpus.LabelGPUOn, fmt.Errorf("label Node %s: %w", node, err))
+			return fail(stageHAMi, "Node "+node+" in tenant "+t.Name, "labelling "+gpus.LabelGPUNode+"="+gpus.LabelGPUOn, fmt.Errorf("label Node %s: %w", node, err))
 		}
 	}
 	objs, err := render.NVMLMockObjects(e.Lab, t.Name, render.NVMLMockImage)
 	if err != nil {
-		return fail(HAMi, "nvml-mock objects of tenant "+t.Name, "", err)
+		return fail(stageHAMi, "nvml-mock objects of tenant "+t.Name, "", err)
 	}
-	if err := tc.Applier().ApplyAll(ctx, objs...); err != nil {
-		return fail(HAMi, "nvml-mock in tenant "+t.Name, "apply", err)
+	if err := tc.serverSideApplier().ApplyAll(ctx, objs...); err != nil {
+		return fail(stageHAMi, "nvml-mock in tenant "+t.Name, "apply", err)
 	}
 	what := "DaemonSet " + render.HAMiNamespace + "/" + render.NVMLMockName + " in tenant " + t.Name
 	cond, err := e.wait(ctx, e.Timeouts.Rollout, what, func(ctx context.Context) (bool, string, error) {
 		return daemonSetOnWorkers(ctx, tc, render.HAMiNamespace, render.NVMLMockName, len(t.Workers))
 	})
 	if err != nil {
-		return fail(HAMi, what, cond+" (its init container install logs what it copied, or why not)", err)
+		return fail(stageHAMi, what, cond+" (its init container install logs what it copied, or why not)", err)
 	}
 	return nil
 }

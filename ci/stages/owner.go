@@ -25,7 +25,7 @@ import (
 // name share every container name.
 //
 //   - Worker containers are started by labctl (`docker run`), so they carry
-//     the state dir's owner ID as a Docker label (LabelOwner) next to the lab
+//     the state dir's owner ID as a Docker label (labelOwner) next to the lab
 //     and tenant labels.
 //   - The kind cluster's node containers are created by kind, whose config
 //     has no field for container labels: kind v0.33.0's docker provider puts
@@ -47,22 +47,22 @@ import (
 //     from inside the cluster which state dir made it; the decision does not
 //     depend on it.
 const (
-	// LabelOwner carries the owner ID of the state dir that started the
+	// labelOwner carries the owner ID of the state dir that started the
 	// container (Docker label) or created the cluster (Node label).
-	LabelOwner = "gpu-lab.dev/owner"
-	// KindClusterLabel is the Docker label kind v0.33.0 puts on every node
+	labelOwner = "gpu-lab.dev/owner"
+	// kindClusterLabel is the Docker label kind v0.33.0 puts on every node
 	// container of a cluster, valued with the cluster name (provision.go:140,
 	// constants.go:21).
-	KindClusterLabel = "io.x-k8s.kind.cluster"
+	kindClusterLabel = "io.x-k8s.kind.cluster"
 )
 
-// ErrNotOwned marks a refusal: an object of the lab's name exists that this
+// errNotOwned marks a refusal: an object of the lab's name exists that this
 // state dir did not create.
-var ErrNotOwned = errors.New("not created by labctl from this state dir")
+var errNotOwned = errors.New("not created by labctl from this state dir")
 
-// OwnerRecord is what a state dir created: its owner ID and the kind
+// ownerRecord is what a state dir created: its owner ID and the kind
 // cluster's node containers.
-type OwnerRecord struct {
+type ownerRecord struct {
 	// ID is random (128 bits, hex); it labels every container labctl starts.
 	ID string `json:"id"`
 	// KindCluster is the name of the kind cluster this state dir created.
@@ -72,27 +72,27 @@ type OwnerRecord struct {
 	KindNodes map[string]string `json:"kindNodes,omitempty"`
 }
 
-// ReadOwnerRecord reads the state dir's record; ok is false when it has none.
-func ReadOwnerRecord(d state.Dir) (rec OwnerRecord, ok bool, err error) {
+// readOwnerRecord reads the state dir's record; ok is false when it has none.
+func readOwnerRecord(d state.Dir) (rec ownerRecord, ok bool, err error) {
 	b, ok, err := d.ReadOwnerRecord()
 	if err != nil {
-		return OwnerRecord{}, false, fmt.Errorf("read owner record: %w", err)
+		return ownerRecord{}, false, fmt.Errorf("read owner record: %w", err)
 	}
 	if !ok {
-		return OwnerRecord{}, false, nil
+		return ownerRecord{}, false, nil
 	}
 	if err := json.Unmarshal(b, &rec); err != nil || rec.ID == "" {
 		if err == nil {
 			err = errors.New("no id")
 		}
-		return OwnerRecord{}, false, fmt.Errorf("owner record %s is damaged (%w): labctl cannot tell what this state dir created; remove the lab's objects by hand", d.OwnerRecordPath(), err)
+		return ownerRecord{}, false, fmt.Errorf("owner record %s is damaged (%w): labctl cannot tell what this state dir created; remove the lab's objects by hand", d.OwnerRecordPath(), err)
 	}
 	return rec, true, nil
 }
 
-// WriteOwnerRecord replaces the record through the state dir's own write
+// writeOwnerRecord replaces the record through the state dir's own write
 // (a fresh private temporary file, renamed over it).
-func WriteOwnerRecord(d state.Dir, rec OwnerRecord) error {
+func writeOwnerRecord(d state.Dir, rec ownerRecord) error {
 	b, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return err
@@ -114,27 +114,27 @@ func newOwnerID(r io.Reader) (string, error) {
 
 // ensureOwner returns the state dir's record, creating it (a new ID) when
 // the state dir has none.
-func (e *Env) ensureOwner() (OwnerRecord, error) {
-	rec, ok, err := ReadOwnerRecord(e.State)
+func (e *Env) ensureOwner() (ownerRecord, error) {
+	rec, ok, err := readOwnerRecord(e.State)
 	if err != nil || ok {
 		return rec, err
 	}
 	id, err := newOwnerID(rand.Reader)
 	if err != nil {
-		return OwnerRecord{}, err
+		return ownerRecord{}, err
 	}
-	rec = OwnerRecord{ID: id}
-	return rec, WriteOwnerRecord(e.State, rec)
+	rec = ownerRecord{ID: id}
+	return rec, writeOwnerRecord(e.State, rec)
 }
 
-// KindClusterOwnership decides whether labctl may adopt or delete the kind
+// kindClusterOwnership decides whether labctl may adopt or delete the kind
 // cluster named cluster, whose node containers Docker shows as nodes
 // (every container with kind's cluster label for the name). owned is true
 // when the cluster exists and is this state dir's, false when there is no
-// node container; otherwise the error (wrapping ErrNotOwned) names the
+// node container; otherwise the error (wrapping errNotOwned) names the
 // cluster, why it is not this state dir's, and how to proceed, and owned
 // is false so that no caller acts on it.
-func KindClusterOwnership(rec OwnerRecord, haveRec bool, stateDir state.Dir, cluster string, nodes []docker.Container) (owned bool, err error) {
+func kindClusterOwnership(rec ownerRecord, haveRec bool, stateDir state.Dir, cluster string, nodes []docker.Container) (owned bool, err error) {
 	if len(nodes) == 0 {
 		return false, nil
 	}
@@ -156,26 +156,26 @@ func KindClusterOwnership(rec OwnerRecord, haveRec bool, stateDir state.Dir, clu
 	if why == "" {
 		return true, nil
 	}
-	return false, fmt.Errorf("kind cluster %s exists but %w %s (%s): use another lab name (`name:` in the lab file), or run labctl (`up`, or `down` to remove it) with the --state-dir that created it; if it is yours and no state dir has it, `kind delete cluster --name %s`", cluster, ErrNotOwned, stateDir, why, cluster)
+	return false, fmt.Errorf("kind cluster %s exists but %w %s (%s): use another lab name (`name:` in the lab file), or run labctl (`up`, or `down` to remove it) with the --state-dir that created it; if it is yours and no state dir has it, `kind delete cluster --name %s`", cluster, errNotOwned, stateDir, why, cluster)
 }
 
-// WorkerOwnership decides whether labctl may run commands in, or remove,
+// workerOwnership decides whether labctl may run commands in, or remove,
 // the existing container c as the lab's worker of tenant: it must carry the
 // lab, tenant and owner labels labctl puts on the workers it starts.
-func WorkerOwnership(rec OwnerRecord, haveRec bool, stateDir state.Dir, labName, tenant string, c docker.Container) error {
+func workerOwnership(rec ownerRecord, haveRec bool, stateDir state.Dir, labName, tenant string, c docker.Container) error {
 	name := strings.TrimPrefix(c.Name, "/")
 	l := c.Config.Labels
 	want := map[string]string{render.LabelLab: labName, render.LabelTenant: tenant}
 	if haveRec {
-		want[LabelOwner] = rec.ID
+		want[labelOwner] = rec.ID
 	}
 	var bad []string
-	for _, k := range []string{render.LabelLab, render.LabelTenant, LabelOwner} {
+	for _, k := range []string{render.LabelLab, render.LabelTenant, labelOwner} {
 		got, ok := l[k]
 		switch {
 		case !ok:
 			bad = append(bad, k+" missing")
-		case k == LabelOwner && !haveRec:
+		case k == labelOwner && !haveRec:
 			bad = append(bad, k+"="+got+" (the state dir has no owner record)")
 		case got != want[k]:
 			bad = append(bad, fmt.Sprintf("%s=%s, want %s", k, got, want[k]))
@@ -184,20 +184,20 @@ func WorkerOwnership(rec OwnerRecord, haveRec bool, stateDir state.Dir, labName,
 	if len(bad) == 0 {
 		return nil
 	}
-	return fmt.Errorf("container %s exists but %w %s for lab %s, tenant %s (labels: %s); labctl runs nothing in it and leaves it alone: use another lab or worker name, run labctl (`up`, or `down` to remove it) with the --state-dir that created it, or remove it yourself if it is yours (`docker rm -f %s`)", name, ErrNotOwned, stateDir, labName, tenant, strings.Join(bad, "; "), name)
+	return fmt.Errorf("container %s exists but %w %s for lab %s, tenant %s (labels: %s); labctl runs nothing in it and leaves it alone: use another lab or worker name, run labctl (`up`, or `down` to remove it) with the --state-dir that created it, or remove it yourself if it is yours (`docker rm -f %s`)", name, errNotOwned, stateDir, labName, tenant, strings.Join(bad, "; "), name)
 }
 
 // ownedWorkerLabels are the labels of a worker labctl starts: lab, tenant
 // (workerLabels) and this state dir's owner ID.
 func ownedWorkerLabels(e *Env, tenant, ownerID string) map[string]string {
 	l := workerLabels(e.Lab, tenant)
-	l[LabelOwner] = ownerID
+	l[labelOwner] = ownerID
 	return l
 }
 
 // kindNodes lists the containers kind counts as the cluster's nodes.
 func (e *Env) kindNodes(ctx context.Context, cluster string) ([]docker.Container, error) {
-	names, err := e.Docker.ListContainers(ctx, KindClusterLabel+"="+cluster)
+	names, err := e.Docker.ListContainers(ctx, kindClusterLabel+"="+cluster)
 	if err != nil {
 		return nil, fmt.Errorf("kind cluster %s: %w", cluster, err)
 	}
@@ -216,23 +216,23 @@ func (e *Env) kindNodes(ctx context.Context, cluster string) ([]docker.Container
 	return out, nil
 }
 
-// OwnedKindCluster reports whether the lab's kind cluster exists; it fails
-// (ErrNotOwned, and false) when a cluster of the lab's name exists that
+// ownedKindCluster reports whether the lab's kind cluster exists; it fails
+// (errNotOwned, and false) when a cluster of the lab's name exists that
 // this state dir did not create. It is what the cluster stage and Down ask instead of
 // kind's name lookup.
-func (e *Env) OwnedKindCluster(ctx context.Context) (bool, error) {
+func (e *Env) ownedKindCluster(ctx context.Context) (bool, error) {
 	nodes, err := e.kindNodes(ctx, e.Lab.Name)
 	if err != nil {
 		return false, err
 	}
-	rec, ok, err := ReadOwnerRecord(e.State)
+	rec, ok, err := readOwnerRecord(e.State)
 	if err != nil {
 		return false, err
 	}
-	return KindClusterOwnership(rec, ok, e.State, e.Lab.Name, nodes)
+	return kindClusterOwnership(rec, ok, e.State, e.Lab.Name, nodes)
 }
 
-// CreateOwnedKindCluster creates the kind cluster with the owner ID on its
+// createOwnedKindCluster creates the kind cluster with the owner ID on its
 // Nodes and records its node containers' IDs in the state dir. Only a
 // successful create is recorded: kind v0.33.0 refuses to start when any
 // container carries the cluster's label (alreadyExists,
@@ -240,7 +240,7 @@ func (e *Env) OwnedKindCluster(ctx context.Context) (bool, error) {
 // after a success is one it just made; after a failure kind has deleted
 // what it made (create.go:104-106,137-139) and a foreign cluster that got
 // there first must not be recorded.
-func (e *Env) CreateOwnedKindCluster(ctx context.Context, cfg *kind.Cluster) error {
+func (e *Env) createOwnedKindCluster(ctx context.Context, cfg *kind.Cluster) error {
 	rec, err := e.ensureOwner()
 	if err != nil {
 		return err
@@ -249,7 +249,7 @@ func (e *Env) CreateOwnedKindCluster(ctx context.Context, cfg *kind.Cluster) err
 		if cfg.Nodes[i].Labels == nil {
 			cfg.Nodes[i].Labels = map[string]string{}
 		}
-		cfg.Nodes[i].Labels[LabelOwner] = rec.ID
+		cfg.Nodes[i].Labels[labelOwner] = rec.ID
 	}
 	kubeconfig, err := e.State.ManagementKubeconfigForKind()
 	if err != nil {
@@ -263,27 +263,27 @@ func (e *Env) CreateOwnedKindCluster(ctx context.Context, cfg *kind.Cluster) err
 		return fmt.Errorf("record the new cluster's node containers: %w", err)
 	}
 	if len(nodes) == 0 {
-		return fmt.Errorf("kind cluster %s: kind reported success but Docker lists no container labelled %s=%s", cfg.Name, KindClusterLabel, cfg.Name)
+		return fmt.Errorf("kind cluster %s: kind reported success but Docker lists no container labelled %s=%s", cfg.Name, kindClusterLabel, cfg.Name)
 	}
 	rec.KindCluster, rec.KindNodes = cfg.Name, map[string]string{}
 	for _, n := range nodes {
 		rec.KindNodes[strings.TrimPrefix(n.Name, "/")] = n.ID
 	}
-	if err := WriteOwnerRecord(e.State, rec); err != nil {
+	if err := writeOwnerRecord(e.State, rec); err != nil {
 		return fmt.Errorf("kind cluster %s was created but not recorded as this state dir's (remove it with `kind delete cluster --name %s`): %w", cfg.Name, cfg.Name, err)
 	}
 	return nil
 }
 
-// OwnedContainers are the lab's containers labctl started from this state
+// ownedContainers are the lab's containers labctl started from this state
 // dir (owner and lab labels): the ones Down removes. Containers with the
 // lab's label but another owner belong to another state dir.
-func (e *Env) OwnedContainers(ctx context.Context) ([]string, error) {
-	rec, ok, err := ReadOwnerRecord(e.State)
+func (e *Env) ownedContainers(ctx context.Context) ([]string, error) {
+	rec, ok, err := readOwnerRecord(e.State)
 	if err != nil || !ok {
 		return nil, err
 	}
-	names, err := e.Docker.ListContainers(ctx, LabelOwner+"="+rec.ID)
+	names, err := e.Docker.ListContainers(ctx, labelOwner+"="+rec.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -311,12 +311,12 @@ func shortID(id string) string {
 	return id
 }
 
-// workerOwned is WorkerOwnership with this state dir's record: nil when
+// workerOwned is workerOwnership with this state dir's record: nil when
 // labctl may run commands in the existing container c as tenant's worker.
 func (e *Env) workerOwned(c docker.Container, tenant string) error {
-	rec, ok, err := ReadOwnerRecord(e.State)
+	rec, ok, err := readOwnerRecord(e.State)
 	if err != nil {
 		return err
 	}
-	return WorkerOwnership(rec, ok, e.State, e.Lab.Name, tenant, c)
+	return workerOwnership(rec, ok, e.State, e.Lab.Name, tenant, c)
 }

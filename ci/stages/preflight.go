@@ -9,15 +9,15 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
-// PreflightImages are the images the selected stages start containers from;
+// preflightImages are the images the selected stages start containers from;
 // `labctl up` makes sure the daemon has (or can pull) them before creating
 // anything, so a daemon without registry access fails in seconds.
-func PreflightImages(l *lab.Lab, only string) []string {
+func preflightImages(l *lab.Lab, only string) []string {
 	var out []string
-	if selected(Cluster, only) {
+	if selected(stageCluster, only) {
 		out = append(out, l.Versions.KindNodeImage)
 	}
-	if selected(Workers, only) {
+	if selected(stageWorkers, only) {
 		if img := l.Versions.WorkerImage(); !slices.Contains(out, img) {
 			out = append(out, img)
 		}
@@ -34,7 +34,7 @@ func Preflight(ctx context.Context, e *Env, only string) ([]string, error) {
 	if _, err := e.Docker.Ping(ctx); err != nil {
 		return nil, err
 	}
-	imgs := PreflightImages(e.Lab, only)
+	imgs := preflightImages(e.Lab, only)
 	for _, img := range imgs {
 		if err := e.bundleHolds(ctx, img); err != nil {
 			return nil, err
@@ -50,7 +50,7 @@ func Preflight(ctx context.Context, e *Env, only string) ([]string, error) {
 	}
 	facts := hostFacts{CgroupVersion: info.CgroupVersion}
 	e.Reach.CgroupV1 = info.CgroupVersion == "1"
-	need := Need{}
+	need := need{}
 	// Only node containers are privileged and take the disk: with no node
 	// stage selected nothing is probed.
 	if len(imgs) > 0 {
@@ -78,9 +78,9 @@ func Preflight(ctx context.Context, e *Env, only string) ([]string, error) {
 	return notes, nil
 }
 
-// diskNeed reckons DiskNeed with the daemon's sizes of the bundled images
-// the nodes will import (none without a bundle).
-func (e *Env) diskNeed(ctx context.Context) (Need, error) {
+// Env.diskNeed reckons the package-level diskNeed with the daemon's sizes
+// of the bundled images the nodes will import (none without a bundle).
+func (e *Env) diskNeed(ctx context.Context) (need, error) {
 	sizes := map[string]int64{}
 	if e.Preload != nil {
 		var refs, local []string
@@ -92,7 +92,7 @@ func (e *Env) diskNeed(ctx context.Context) (Need, error) {
 		}
 		got, err := e.Docker.ImageSizes(ctx, local...)
 		if err != nil {
-			return Need{}, err
+			return need{}, err
 		}
 		for i, r := range refs {
 			sizes[r] = got[i]
@@ -102,7 +102,7 @@ func (e *Env) diskNeed(ctx context.Context) (Need, error) {
 	if e.Preload != nil {
 		list = e.Preload.Images
 	}
-	return DiskNeed(e.Lab, list, sizes), nil
+	return diskNeed(e.Lab, list, sizes), nil
 }
 
 // bundleHolds: with a bundle (up --images), a node image the bundle lacks

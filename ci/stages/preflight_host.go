@@ -26,7 +26,7 @@ const (
 // lab's images (no bundle: the nodes pull them). It is an order of
 // magnitude, not a measurement: the two kindest/node images alone are about
 // 1 GB each unpacked (README), already on the daemon when preflight runs,
-// and every node keeps each image it runs twice (see DiskNeed); no image of
+// and every node keeps each image it runs twice (see diskNeed); no image of
 // the lab has been pulled and measured on the development machine, which
 // has no registry access.
 const diskFloor = 10 << 30
@@ -42,13 +42,13 @@ type hostFacts struct {
 	Probe *docker.HostProbe
 }
 
-// Need is free disk the lab asks for, with how it was reckoned.
-type Need struct {
+// need is free disk the lab asks for, with how it was reckoned.
+type need struct {
 	Bytes uint64
 	Basis string
 }
 
-// DiskNeed reckons the space the lab will still take once preflight has run.
+// diskNeed reckons the space the lab will still take once preflight has run.
 // The node images, and with a bundle every bundled image, are on the daemon
 // already (counted in what it has used). Each node then holds the images it
 // runs twice: the image's content and its unpacked snapshot, since neither
@@ -59,9 +59,9 @@ type Need struct {
 // images once, the workers' once per worker, each twice. Without one the
 // sizes cannot be known before the nodes pull: diskFloor. The larger of the
 // two is the need. Containers' own data (etcd, logs) is not counted.
-func DiskNeed(l *lab.Lab, list []images.Image, sizes map[string]int64) Need {
+func diskNeed(l *lab.Lab, list []images.Image, sizes map[string]int64) need {
 	if len(sizes) == 0 {
-		return Need{Bytes: diskFloor, Basis: "no bundle: the images are pulled inside the nodes and their sizes are unknown beforehand; an order-of-magnitude floor"}
+		return need{Bytes: diskFloor, Basis: "no bundle: the images are pulled inside the nodes and their sizes are unknown beforehand; an order-of-magnitude floor"}
 	}
 	workers := 0
 	for _, t := range l.Tenants {
@@ -89,15 +89,15 @@ func DiskNeed(l *lab.Lab, list []images.Image, sizes map[string]int64) Need {
 	}
 	basis := fmt.Sprintf("%d bundled images at the daemon's sizes, twice (content and unpacked) in each node that runs them: the management node and %d workers", counted, workers)
 	if n < diskFloor {
-		return Need{Bytes: diskFloor, Basis: basis + fmt.Sprintf(" = %s, raised to the %s floor", gib(n), gib(diskFloor))}
+		return need{Bytes: diskFloor, Basis: basis + fmt.Sprintf(" = %s, raised to the %s floor", gib(n), gib(diskFloor))}
 	}
-	return Need{Bytes: n, Basis: basis}
+	return need{Bytes: n, Basis: basis}
 }
 
 // hostProblems names every reason the host cannot run the lab, each with
 // what to change; notes are what preflight tells the user besides (the
 // cgroup v1 configuration it applies).
-func hostProblems(f hostFacts, need Need) (problems, notes []string) {
+func hostProblems(f hostFacts, need need) (problems, notes []string) {
 	switch f.CgroupVersion {
 	case "2":
 		notes = append(notes, "cgroup v2")

@@ -12,7 +12,7 @@ import (
 // TestHostProblems: each host the lab cannot run on is named with what to
 // change; a cgroup v1 host is not refused but told what the lab sets.
 func TestHostProblems(t *testing.T) {
-	need := Need{Bytes: 20 << 30, Basis: "test basis"}
+	need := need{Bytes: 20 << 30, Basis: "test basis"}
 	ok := docker.HostProbe{MaxUserWatches: 524288, MaxUserInstances: 512, FreeBytes: 30 << 30}
 	with := func(f func(*docker.HostProbe)) *docker.HostProbe { p := ok; f(&p); return &p }
 	for _, tt := range []struct {
@@ -83,7 +83,7 @@ func TestDiskNeed(t *testing.T) {
 			2*3*gb + 2*4*gb*uint64(workers), "2 bundled images"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got := DiskNeed(l, list, tt.sizes)
+			got := diskNeed(l, list, tt.sizes)
 			if got.Bytes != tt.want || !strings.Contains(got.Basis, tt.basisHas) {
 				t.Fatalf("DiskNeed = %d (%s), want %d (%q)", got.Bytes, got.Basis, tt.want, tt.basisHas)
 			}

@@ -19,12 +19,12 @@ func TestPreflightImages(t *testing.T) {
 		want []string
 	}{
 		{"", []string{node, worker}},
-		{Cluster, []string{node}},
-		{Workers, []string{worker}},
-		{HAMi, nil},
+		{stageCluster, []string{node}},
+		{stageWorkers, []string{worker}},
+		{stageHAMi, nil},
 	}
 	for _, tt := range tests {
-		if got := PreflightImages(l, tt.only); !reflect.DeepEqual(got, tt.want) {
+		if got := preflightImages(l, tt.only); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("PreflightImages(only=%q) = %v, want %v", tt.only, got, tt.want)
 		}
 	}

@@ -52,22 +52,22 @@ func (p *Preload) preloadFor(stage string, place images.Place) []string {
 	return out
 }
 
-// PreloadStage imports the stage's bundled images into every existing node
+// preloadStage imports the stage's bundled images into every existing node
 // that runs them: the management node, and the workers already there (a
-// worker the workers stage starts gets them from PreloadNode). Each node
+// worker the workers stage starts gets them from preloadNode). Each node
 // is checked to be this state dir's first (owner.go): `labctl up --only
 // STAGE --images DIR` reaches here without the cluster or workers stage,
 // and a container named like a lab node may be another state dir's, or
 // no lab's at all.
-func (e *Env) PreloadStage(ctx context.Context, stage string) error {
+func (e *Env) preloadStage(ctx context.Context, stage string) error {
 	if e.Preload == nil {
 		return nil
 	}
 	if refs := e.Preload.preloadFor(stage, images.Management); len(refs) > 0 {
 		if err := e.managementNodeOwned(ctx); err != nil {
-			return fmt.Errorf("preload images into %s: %w", e.ControlPlaneContainer(), err)
+			return fmt.Errorf("preload images into %s: %w", e.controlPlaneContainer(), err)
 		}
-		if err := e.importAll(ctx, e.ControlPlaneContainer(), refs); err != nil {
+		if err := e.importAll(ctx, e.controlPlaneContainer(), refs); err != nil {
 			return err
 		}
 	}
@@ -80,7 +80,7 @@ func (e *Env) PreloadStage(ctx context.Context, stage string) error {
 			node := e.Lab.NodeName(t.Name, w.Name)
 			c, err := e.Docker.InspectContainer(ctx, node)
 			if docker.IsNotFound(err) {
-				continue // the workers stage starts it, then PreloadNode
+				continue // the workers stage starts it, then preloadNode
 			}
 			if err != nil {
 				return fmt.Errorf("preload images into %s: %w", node, err)
@@ -98,19 +98,19 @@ func (e *Env) PreloadStage(ctx context.Context, stage string) error {
 
 // managementNodeOwned: the management node is a node container of this
 // state dir's kind cluster — the cluster is this state dir's
-// (OwnedKindCluster: every container kind lists for it has an ID the state
+// (ownedKindCluster: every container kind lists for it has an ID the state
 // dir recorded) and the container of the node's name is the one recorded
 // under that name.
 func (e *Env) managementNodeOwned(ctx context.Context) error {
-	owned, err := e.OwnedKindCluster(ctx)
+	owned, err := e.ownedKindCluster(ctx)
 	if err != nil {
 		return err
 	}
-	name := e.ControlPlaneContainer()
+	name := e.controlPlaneContainer()
 	if !owned {
 		return fmt.Errorf("kind cluster %s does not exist: run the cluster stage first (`labctl up`)", e.Lab.Name)
 	}
-	rec, _, err := ReadOwnerRecord(e.State)
+	rec, _, err := readOwnerRecord(e.State)
 	if err != nil {
 		return err
 	}
@@ -119,14 +119,14 @@ func (e *Env) managementNodeOwned(ctx context.Context) error {
 		return err
 	}
 	if want := rec.KindNodes[name]; want == "" || want != c.ID {
-		return fmt.Errorf("container %s (ID %s) exists but %w %s: it is not the node container the state dir recorded for kind cluster %s; labctl imports nothing into it", name, shortID(c.ID), ErrNotOwned, e.State, e.Lab.Name)
+		return fmt.Errorf("container %s (ID %s) exists but %w %s: it is not the node container the state dir recorded for kind cluster %s; labctl imports nothing into it", name, shortID(c.ID), errNotOwned, e.State, e.Lab.Name)
 	}
 	return nil
 }
 
-// PreloadNode imports the stage's bundled worker images into one worker of
+// preloadNode imports the stage's bundled worker images into one worker of
 // tenant, once it is checked to be this state dir's.
-func (e *Env) PreloadNode(ctx context.Context, stage, tenant, node string) error {
+func (e *Env) preloadNode(ctx context.Context, stage, tenant, node string) error {
 	if e.Preload == nil {
 		return nil
 	}
@@ -159,7 +159,7 @@ func (e *Env) preloadPlan(stage string) []string {
 	}
 	var out []string
 	if refs := e.Preload.preloadFor(stage, images.Management); len(refs) > 0 {
-		out = append(out, fmt.Sprintf("preload into %s: docker save | ctr import %s", e.ControlPlaneContainer(), strings.Join(refs, " ")))
+		out = append(out, fmt.Sprintf("preload into %s: docker save | ctr import %s", e.controlPlaneContainer(), strings.Join(refs, " ")))
 	}
 	if refs := e.Preload.preloadFor(stage, images.Worker); len(refs) > 0 {
 		out = append(out, fmt.Sprintf("preload into every worker: docker save | ctr import %s", strings.Join(refs, " ")))

@@ -11,32 +11,32 @@ import (
 
 func node(name, id string) docker.Container {
 	c := docker.Container{ID: id, Name: "/" + name}
-	c.Config.Labels = map[string]string{KindClusterLabel: "gpu-lab"}
+	c.Config.Labels = map[string]string{kindClusterLabel: "gpu-lab"}
 	return c
 }
 
 func TestKindClusterOwnership(t *testing.T) {
-	ours := OwnerRecord{ID: "owner1", KindCluster: "gpu-lab", KindNodes: map[string]string{"gpu-lab-control-plane": "aaa"}}
+	ours := ownerRecord{ID: "owner1", KindCluster: "gpu-lab", KindNodes: map[string]string{"gpu-lab-control-plane": "aaa"}}
 	for _, tc := range []struct {
 		name      string
-		rec       OwnerRecord
+		rec       ownerRecord
 		haveRec   bool
 		nodes     []docker.Container
 		wantOwned bool
 		// wantWhy is in the refusal; "" means no refusal.
 		wantWhy string
 	}{
-		{"absent, no record", OwnerRecord{}, false, nil, false, ""},
+		{"absent, no record", ownerRecord{}, false, nil, false, ""},
 		{"absent, recorded earlier", ours, true, nil, false, ""},
 		{"ours", ours, true, []docker.Container{node("gpu-lab-control-plane", "aaa")}, true, ""},
-		{"foreign, no record (name: kind, another checkout)", OwnerRecord{}, false, []docker.Container{node("gpu-lab-control-plane", "bbb")}, false, "the state dir has no owner record"},
-		{"foreign, record without a cluster", OwnerRecord{ID: "owner1"}, true, []docker.Container{node("gpu-lab-control-plane", "bbb")}, false, "records no kind cluster of that name"},
-		{"foreign, recorded cluster of another name", OwnerRecord{ID: "owner1", KindCluster: "other", KindNodes: map[string]string{"gpu-lab-control-plane": "bbb"}}, true, []docker.Container{node("gpu-lab-control-plane", "bbb")}, false, "records no kind cluster of that name"},
+		{"foreign, no record (name: kind, another checkout)", ownerRecord{}, false, []docker.Container{node("gpu-lab-control-plane", "bbb")}, false, "the state dir has no owner record"},
+		{"foreign, record without a cluster", ownerRecord{ID: "owner1"}, true, []docker.Container{node("gpu-lab-control-plane", "bbb")}, false, "records no kind cluster of that name"},
+		{"foreign, recorded cluster of another name", ownerRecord{ID: "owner1", KindCluster: "other", KindNodes: map[string]string{"gpu-lab-control-plane": "bbb"}}, true, []docker.Container{node("gpu-lab-control-plane", "bbb")}, false, "records no kind cluster of that name"},
 		{"recreated under the same name by someone else", ours, true, []docker.Container{node("gpu-lab-control-plane", "bbb")}, false, "node container gpu-lab-control-plane (ID bbb) is not one the state dir recorded"},
 		{"a node kind counts that we did not make", ours, true, []docker.Container{node("gpu-lab-control-plane", "aaa"), node("gpu-lab-worker", "ccc")}, false, "node container gpu-lab-worker"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			owned, err := KindClusterOwnership(tc.rec, tc.haveRec, state.Dir("/s"), "gpu-lab", tc.nodes)
+			owned, err := kindClusterOwnership(tc.rec, tc.haveRec, state.Dir("/s"), "gpu-lab", tc.nodes)
 			if owned != tc.wantOwned {
 				t.Errorf("owned = %v, want %v", owned, tc.wantOwned)
 			}
@@ -46,7 +46,7 @@ func TestKindClusterOwnership(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, ErrNotOwned) {
+			if !errors.Is(err, errNotOwned) {
 				t.Fatalf("err = %v, want ErrNotOwned", err)
 			}
 			for _, part := range []string{"kind cluster gpu-lab", "/s", tc.wantWhy, "another lab name", "--state-dir", "kind delete cluster --name gpu-lab"} {
@@ -59,7 +59,7 @@ func TestKindClusterOwnership(t *testing.T) {
 }
 
 func TestWorkerOwnership(t *testing.T) {
-	rec := OwnerRecord{ID: "owner1"}
+	rec := ownerRecord{ID: "owner1"}
 	labels := func(kv ...string) docker.Container {
 		c := docker.Container{Name: "/gpu-lab-tenant-a-worker"}
 		c.Config.Labels = map[string]string{}
@@ -68,7 +68,7 @@ func TestWorkerOwnership(t *testing.T) {
 		}
 		return c
 	}
-	mine := []string{"gpu-lab.dev/lab", "gpu-lab", "tenant.clastix.io", "tenant-a", LabelOwner, "owner1"}
+	mine := []string{"gpu-lab.dev/lab", "gpu-lab", "tenant.clastix.io", "tenant-a", labelOwner, "owner1"}
 	for _, tc := range []struct {
 		name    string
 		haveRec bool
@@ -77,22 +77,22 @@ func TestWorkerOwnership(t *testing.T) {
 	}{
 		{"ours", true, labels(mine...), ""},
 		{"no labels (someone's container)", true, labels(), "gpu-lab.dev/lab missing"},
-		{"kind's management node (tenant control, worker plane)", true, labels(KindClusterLabel, "gpu-lab", "io.x-k8s.kind.role", "control-plane"), "tenant.clastix.io missing"},
-		{"another tenant's worker (a/b-c against a-b/c)", true, labels("gpu-lab.dev/lab", "gpu-lab", "tenant.clastix.io", "a-b", LabelOwner, "owner1"), "tenant.clastix.io=a-b, want tenant-a"},
-		{"same lab name, another state dir", true, labels("gpu-lab.dev/lab", "gpu-lab", "tenant.clastix.io", "tenant-a", LabelOwner, "owner2"), LabelOwner + "=owner2, want owner1"},
-		{"another lab", true, labels("gpu-lab.dev/lab", "other", "tenant.clastix.io", "tenant-a", LabelOwner, "owner1"), "gpu-lab.dev/lab=other, want gpu-lab"},
-		{"labelled before owner IDs existed", true, labels("gpu-lab.dev/lab", "gpu-lab", "tenant.clastix.io", "tenant-a"), LabelOwner + " missing"},
+		{"kind's management node (tenant control, worker plane)", true, labels(kindClusterLabel, "gpu-lab", "io.x-k8s.kind.role", "control-plane"), "tenant.clastix.io missing"},
+		{"another tenant's worker (a/b-c against a-b/c)", true, labels("gpu-lab.dev/lab", "gpu-lab", "tenant.clastix.io", "a-b", labelOwner, "owner1"), "tenant.clastix.io=a-b, want tenant-a"},
+		{"same lab name, another state dir", true, labels("gpu-lab.dev/lab", "gpu-lab", "tenant.clastix.io", "tenant-a", labelOwner, "owner2"), labelOwner + "=owner2, want owner1"},
+		{"another lab", true, labels("gpu-lab.dev/lab", "other", "tenant.clastix.io", "tenant-a", labelOwner, "owner1"), "gpu-lab.dev/lab=other, want gpu-lab"},
+		{"labelled before owner IDs existed", true, labels("gpu-lab.dev/lab", "gpu-lab", "tenant.clastix.io", "tenant-a"), labelOwner + " missing"},
 		{"state dir without a record", false, labels(mine...), "the state dir has no owner record"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := WorkerOwnership(rec, tc.haveRec, state.Dir("/s"), "gpu-lab", "tenant-a", tc.c)
+			err := workerOwnership(rec, tc.haveRec, state.Dir("/s"), "gpu-lab", "tenant-a", tc.c)
 			if tc.wantBad == "" {
 				if err != nil {
 					t.Errorf("err = %v, want none", err)
 				}
 				return
 			}
-			if !errors.Is(err, ErrNotOwned) {
+			if !errors.Is(err, errNotOwned) {
 				t.Fatalf("err = %v, want ErrNotOwned", err)
 			}
 			for _, part := range []string{"container gpu-lab-tenant-a-worker", tc.wantBad, "runs nothing in it", "docker rm -f gpu-lab-tenant-a-worker"} {

@@ -36,20 +36,20 @@ func TestReachFor(t *testing.T) {
 
 func TestReachRenderOptionsAndServers(t *testing.T) {
 	local, remote := Reach{}, Reach{Host: "docker"}
-	lo := local.RenderOptions("172.18.0.2")
+	lo := local.renderOptions("172.18.0.2")
 	if lo.APIServerAddress != "" || lo.APIServerPort != 0 || lo.PublishNodePorts || len(lo.CertSANs) != 0 || lo.ManagementAddress != "172.18.0.2" {
 		t.Errorf("local options = %+v", lo)
 	}
-	ro := remote.RenderOptions("172.18.0.2")
+	ro := remote.renderOptions("172.18.0.2")
 	if ro.APIServerAddress != "0.0.0.0" || ro.APIServerPort != managementAPIPort || !ro.PublishNodePorts || !reflect.DeepEqual(ro.CertSANs, []string{"docker"}) {
 		t.Errorf("remote options = %+v", ro)
 	}
 	// Named by address: published on that address of the host only.
 	byIP := Reach{Host: "10.0.0.5", Bind: "10.0.0.5"}
-	if o := byIP.RenderOptions("172.18.0.2"); o.APIServerAddress != "10.0.0.5" || !o.PublishNodePorts || !reflect.DeepEqual(o.CertSANs, []string{"10.0.0.5"}) {
+	if o := byIP.renderOptions("172.18.0.2"); o.APIServerAddress != "10.0.0.5" || !o.PublishNodePorts || !reflect.DeepEqual(o.CertSANs, []string{"10.0.0.5"}) {
 		t.Errorf("remote options for a daemon named by address = %+v", o)
 	}
-	if got, err := byIP.ManagementServer("https://10.0.0.5:6443"); err != nil || got != "https://10.0.0.5:6443" {
+	if got, err := byIP.managementServer("https://10.0.0.5:6443"); err != nil || got != "https://10.0.0.5:6443" {
 		t.Errorf("ManagementServer for a daemon named by address = %q, %v", got, err)
 	}
 	tests := []struct {
@@ -63,15 +63,15 @@ func TestReachRenderOptionsAndServers(t *testing.T) {
 		{remote, "https://0.0.0.0", "", true},
 	}
 	for _, tt := range tests {
-		got, err := tt.r.ManagementServer(tt.kindServer)
+		got, err := tt.r.managementServer(tt.kindServer)
 		if (err != nil) != tt.wantErr || got != tt.want {
 			t.Errorf("%+v.ManagementServer(%q) = %q, %v; want %q", tt.r, tt.kindServer, got, err, tt.want)
 		}
 	}
-	if got := local.TenantServer("172.18.0.2", 31443); got != "https://172.18.0.2:31443" {
+	if got := local.tenantServer("172.18.0.2", 31443); got != "https://172.18.0.2:31443" {
 		t.Errorf("local TenantServer = %s", got)
 	}
-	if got := remote.TenantServer("172.18.0.2", 32443); got != "https://docker:32443" {
+	if got := remote.tenantServer("172.18.0.2", 32443); got != "https://docker:32443" {
 		t.Errorf("remote TenantServer = %s", got)
 	}
 }

@@ -57,25 +57,25 @@ func ReachFor(dockerHost string) (Reach, error) {
 	return r, nil
 }
 
-// BindAddress is where a remote daemon publishes the management API server
+// bindAddress is where a remote daemon publishes the management API server
 // and the tenant NodePorts: Bind, or 0.0.0.0 when DOCKER_HOST names the host.
-func (r Reach) BindAddress() string {
+func (r Reach) bindAddress() string {
 	if r.Bind != "" {
 		return r.Bind
 	}
 	return "0.0.0.0"
 }
 
-// RenderOptions are the render inputs that depend on where the daemon is:
+// renderOptions are the render inputs that depend on where the daemon is:
 // a remote daemon needs the management API server on the host's network
-// (BindAddress; kind's default 127.0.0.1 is the remote host's loopback) at
+// (bindAddress; kind's default 127.0.0.1 is the remote host's loopback) at
 // a fixed port, the daemon's hostname in every certificate, and the tenant
 // NodePorts published on the daemon's host at the same address
 // (render.KindConfig gives them the API server's listen address).
-func (r Reach) RenderOptions(managementIP string) render.Options {
+func (r Reach) renderOptions(managementIP string) render.Options {
 	o := render.Options{ManagementAddress: managementIP, CgroupV1: r.CgroupV1}
 	if r.Remote() {
-		o.APIServerAddress = r.BindAddress()
+		o.APIServerAddress = r.bindAddress()
 		o.APIServerPort = managementAPIPort
 		o.CertSANs = []string{r.Host}
 		o.PublishNodePorts = true
@@ -83,10 +83,10 @@ func (r Reach) RenderOptions(managementIP string) render.Options {
 	return o
 }
 
-// ManagementServer is the management API server URL labctl uses, given the
-// one kind wrote (https://127.0.0.1:<port> locally, https://<BindAddress>:6443
+// managementServer is the management API server URL labctl uses, given the
+// one kind wrote (https://127.0.0.1:<port> locally, https://<bindAddress>:6443
 // with a remote daemon).
-func (r Reach) ManagementServer(kindServer string) (string, error) {
+func (r Reach) managementServer(kindServer string) (string, error) {
 	if !r.Remote() {
 		return kindServer, nil
 	}
@@ -97,8 +97,8 @@ func (r Reach) ManagementServer(kindServer string) (string, error) {
 	return fmt.Sprintf("https://%s:%s", r.Host, u.Port()), nil
 }
 
-// TenantServer is the tenant API server URL labctl uses.
-func (r Reach) TenantServer(managementIP string, port int32) string {
+// tenantServer is the tenant API server URL labctl uses.
+func (r Reach) tenantServer(managementIP string, port int32) string {
 	host := managementIP
 	if r.Remote() {
 		host = r.Host

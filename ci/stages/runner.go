@@ -116,7 +116,7 @@ func (r *Runner) Up(ctx context.Context, e *Env) error {
 			continue
 		}
 		r.emit(Event{Stage: name, Kind: EventStart})
-		if err := e.PreloadStage(ctx, name); err != nil {
+		if err := e.preloadStage(ctx, name); err != nil {
 			return r.failed(ctx, e, &recs, name, start, fail(name, "image bundle", "", err))
 		}
 		msg, err = s.Run(ctx, e)

@@ -67,7 +67,7 @@ func TestRunnerRunsInOrderThenSkips(t *testing.T) {
 		t.Fatalf("first up:\n got %v\nwant %v", log, want)
 	}
 	recs, _ := e.State.ReadStages()
-	if len(recs) != len(Names) || recs[0].Name != Cluster || recs[0].Status != StatusDone || recs[5].Name != GPUs {
+	if len(recs) != len(Names) || recs[0].Name != stageCluster || recs[0].Status != StatusDone || recs[5].Name != stageGPUs {
 		t.Fatalf("records after first up = %+v", recs)
 	}
 
@@ -97,7 +97,7 @@ func TestRunnerOnly(t *testing.T) {
 	e, _, _, _ := testEnv(t)
 	var log []string
 	ss := scripted(&log)
-	r := &Runner{Stages: asStages(ss), Only: HAMi}
+	r := &Runner{Stages: asStages(ss), Only: stageHAMi}
 	err := r.Up(context.Background(), e)
 	if err == nil || !strings.Contains(err.Error(), "needs stage cluster") {
 		t.Fatalf("--only hami on an empty state dir: err = %v", err)
@@ -128,7 +128,7 @@ func TestRunnerFailure(t *testing.T) {
 			var log []string
 			ss := scripted(&log)
 			cause := errors.New("not ready after 6m0s")
-			ss[2].runErr = fail(Tenants, "TenantControlPlane tenant-a/tenant-a", "status Provisioning", cause)
+			ss[2].runErr = fail(stageTenants, "TenantControlPlane tenant-a/tenant-a", "status Provisioning", cause)
 			var diagnosed *Error
 			var diagDir string
 			tornDown := false
@@ -155,7 +155,7 @@ func TestRunnerFailure(t *testing.T) {
 					t.Fatalf("a stage after the failure ran: %v", log)
 				}
 			}
-			if diagnosed == nil || diagnosed.Stage != Tenants {
+			if diagnosed == nil || diagnosed.Stage != stageTenants {
 				t.Fatalf("diagnostics not collected for the failed stage: %+v", diagnosed)
 			}
 			if !strings.HasPrefix(diagDir, string(e.State)+"/diagnostics/tenants-") {

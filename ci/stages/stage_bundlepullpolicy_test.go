@@ -248,7 +248,7 @@ func TestTenantsPlanShowsThePolicyOnlyWithABundle(t *testing.T) {
 	text := strings.Join(lines, "\n")
 	policy := strings.Index(text, "kind: MutatingAdmissionPolicy\n")
 	tcp := strings.Index(text, "kind: TenantControlPlane")
-	if policy < 0 || tcp < 0 || policy > tcp || !strings.Contains(text, "dry-run create of Pod "+PullPolicyProbe) {
+	if policy < 0 || tcp < 0 || policy > tcp || !strings.Contains(text, "dry-run create of Pod "+pullPolicyProbe) {
 		t.Errorf("plan with a bundle: policy at %d, TenantControlPlane at %d:\n%s", policy, tcp, text)
 	}
 }

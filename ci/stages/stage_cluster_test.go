@@ -34,7 +34,7 @@ func TestClusterStageRemoteDaemon(t *testing.T) {
 	e, d, k, _ := testEnv(t)
 	e.Reach = Reach{Host: "docker"}
 	d.images[e.Lab.Versions.KindNodeImage] = true
-	d.containers[e.ControlPlaneContainer()] = runningOn(e.ControlPlaneContainer(), "kind", "172.18.0.2")
+	d.containers[e.controlPlaneContainer()] = runningOn(e.controlPlaneContainer(), "kind", "172.18.0.2")
 	k.kubeconfig = kubeconfigFor(t, map[string]string{"kind-gpu-lab": "https://0.0.0.0:6443"}, "kind-gpu-lab")
 
 	msg, err := clusterStage{}.Run(context.Background(), e)
@@ -48,13 +48,13 @@ func TestClusterStageRemoteDaemon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, ok, err := ReadOwnerRecord(e.State)
-	cp := d.containers[e.ControlPlaneContainer()]
-	if err != nil || !ok || rec.KindCluster != "gpu-lab" || rec.KindNodes[e.ControlPlaneContainer()] != cp.ID || cp.ID == "" {
+	rec, ok, err := readOwnerRecord(e.State)
+	cp := d.containers[e.controlPlaneContainer()]
+	if err != nil || !ok || rec.KindCluster != "gpu-lab" || rec.KindNodes[e.controlPlaneContainer()] != cp.ID || cp.ID == "" {
 		t.Errorf("owner record = %+v (%v, %v), want the control-plane container's ID %q", rec, ok, err, cp.ID)
 	}
-	if got := k.created.Nodes[0].Labels[LabelOwner]; got != rec.ID {
-		t.Errorf("kind node label %s = %q, want the owner ID %q", LabelOwner, got, rec.ID)
+	if got := k.created.Nodes[0].Labels[labelOwner]; got != rec.ID {
+		t.Errorf("kind node label %s = %q, want the owner ID %q", labelOwner, got, rec.ID)
 	}
 	if s, _ := kubeconfig.Server(kc); s != "https://docker:6443" {
 		t.Errorf("management kubeconfig server = %s, want https://docker:6443", s)
@@ -81,10 +81,10 @@ func TestClusterStageRemoteDaemon(t *testing.T) {
 func TestDownRemovesEverythingOnce(t *testing.T) {
 	ctx := context.Background()
 	e, d, k, _ := testEnv(t)
-	if err := e.CreateOwnedKindCluster(ctx, &kind.Cluster{Name: e.Lab.Name, Nodes: []kind.Node{{Role: kind.ControlPlaneRole}}}); err != nil {
+	if err := e.createOwnedKindCluster(ctx, &kind.Cluster{Name: e.Lab.Name, Nodes: []kind.Node{{Role: kind.ControlPlaneRole}}}); err != nil {
 		t.Fatal(err)
 	}
-	rec, ok, err := ReadOwnerRecord(e.State)
+	rec, ok, err := readOwnerRecord(e.State)
 	if err != nil || !ok {
 		t.Fatalf("owner record after create: %+v, %v, %v", rec, ok, err)
 	}
@@ -93,7 +93,7 @@ func TestDownRemovesEverythingOnce(t *testing.T) {
 	}
 	// Another checkout's worker of a lab with the same name: lab label, other owner.
 	twin := runningOn("gpu-lab-tenant-b-worker", "kind", "172.18.0.4")
-	twin.Config.Labels = map[string]string{"gpu-lab.dev/lab": "gpu-lab", "tenant.clastix.io": "tenant-b", LabelOwner: "0123456789abcdef0123456789abcdef"}
+	twin.Config.Labels = map[string]string{"gpu-lab.dev/lab": "gpu-lab", "tenant.clastix.io": "tenant-b", labelOwner: "0123456789abcdef0123456789abcdef"}
 	d.containers["gpu-lab-tenant-b-worker"] = twin
 	d.containers["unrelated"] = runningOn("unrelated", "bridge", "172.17.0.2")
 	if err := e.State.WriteKubeconfig("tenant-a", []byte("x")); err != nil {

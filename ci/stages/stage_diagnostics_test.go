@@ -29,12 +29,12 @@ func TestDiagnoseReadsOnlyWhatThisStateDirMade(t *testing.T) {
 		d.containers[name] = c
 	}
 	dir := t.TempDir()
-	_ = Diagnose(context.Background(), e, &Error{Stage: Cluster, Object: "kind cluster " + e.Lab.Name, Condition: "not this state dir's"}, dir)
+	_ = Diagnose(context.Background(), e, &Error{Stage: stageCluster, Object: "kind cluster " + e.Lab.Name, Condition: "not this state dir's"}, dir)
 	if strings.Contains(strings.Join(k.calls, ","), "logs") {
 		t.Error("kind export logs ran against a cluster this state dir did not create")
 	}
 	errs, _ := os.ReadFile(filepath.Join(dir, "errors.txt"))
-	if !strings.Contains(string(errs), "kind export logs: not collected") || !strings.Contains(string(errs), ErrNotOwned.Error()) {
+	if !strings.Contains(string(errs), "kind export logs: not collected") || !strings.Contains(string(errs), errNotOwned.Error()) {
 		t.Errorf("errors.txt does not say why kind's logs are missing:\n%s", errs)
 	}
 	for _, c := range d.calls {

@@ -22,7 +22,7 @@ func TestClusterStageAndDownLeaveAForeignKindCluster(t *testing.T) {
 	}{
 		{"a state dir that never made a cluster", func(*testing.T, *Env) {}, "no owner record"},
 		{"this state dir's cluster was deleted and another took its name", func(t *testing.T, e *Env) {
-			if err := WriteOwnerRecord(e.State, OwnerRecord{ID: "owner1", KindCluster: e.Lab.Name, KindNodes: map[string]string{e.ControlPlaneContainer(): "f00d"}}); err != nil {
+			if err := writeOwnerRecord(e.State, ownerRecord{ID: "owner1", KindCluster: e.Lab.Name, KindNodes: map[string]string{e.controlPlaneContainer(): "f00d"}}); err != nil {
 				t.Fatal(err)
 			}
 		}, "is not one the state dir recorded"},
@@ -36,7 +36,7 @@ func TestClusterStageAndDownLeaveAForeignKindCluster(t *testing.T) {
 			k.exists = true                   // and kind's name lookup sees it
 			refusal := func(what string, err error) {
 				t.Helper()
-				if !errors.Is(err, ErrNotOwned) {
+				if !errors.Is(err, errNotOwned) {
 					t.Fatalf("%s: err = %v, want ErrNotOwned", what, err)
 				}
 				for _, part := range []string{"kind cluster gpu-lab", tc.why, "--state-dir", "kind delete cluster --name gpu-lab"} {
@@ -57,7 +57,7 @@ func TestClusterStageAndDownLeaveAForeignKindCluster(t *testing.T) {
 			if len(k.calls) != 0 {
 				t.Errorf("kind was asked to %v the foreign cluster", k.calls)
 			}
-			if c, ok := d.containers[e.ControlPlaneContainer()]; !ok || c.ID != foreign.ID {
+			if c, ok := d.containers[e.controlPlaneContainer()]; !ok || c.ID != foreign.ID {
 				t.Error("the foreign cluster's node container is gone")
 			}
 		})

@@ -36,14 +36,14 @@ func TestWorkersRefuseAContainerTheyDidNotStart(t *testing.T) {
 		}, true},
 		{"tenant control, worker plane: the management node", func(t *testing.T, e *Env, d *fakeDocker) string {
 			e.Lab.Tenants[0].Name, e.Lab.Tenants[0].Workers[0].Name = "control", "plane"
-			if err := e.State.WriteKubeconfig("control", adminConf(t, e.Reach.TenantServer("172.18.0.2", e.Lab.Tenants[0].Ports.APIServer))); err != nil {
+			if err := e.State.WriteKubeconfig("control", adminConf(t, e.Reach.tenantServer("172.18.0.2", e.Lab.Tenants[0].Ports.APIServer))); err != nil {
 				t.Fatal(err)
 			}
 			cp := d.kindNode(e.Lab.Name) // kind's labels on the management node
 			if n := e.Lab.NodeName("control", "plane"); n != strings.TrimPrefix(cp.Name, "/") {
 				t.Fatalf("worker name %s, want the management node's %s", n, cp.Name)
 			}
-			return e.ControlPlaneContainer()
+			return e.controlPlaneContainer()
 		}, true},
 		{"the lab's own worker from an earlier up", func(t *testing.T, e *Env, d *fakeDocker) string {
 			rec, err := e.ensureOwner()
@@ -74,7 +74,7 @@ func TestWorkersRefuseAContainerTheyDidNotStart(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, ErrNotOwned) || !strings.Contains(err.Error(), "container "+name) {
+			if !errors.Is(err, errNotOwned) || !strings.Contains(err.Error(), "container "+name) {
 				t.Fatalf("err = %v, want a refusal naming container %s", err, name)
 			}
 			if len(touched) != 0 {
@@ -96,7 +96,7 @@ func TestJoinRefusesAContainerItDidNotStart(t *testing.T) {
 	name := e.Lab.NodeName("tenant-a", "worker")
 	d.containers[name] = runningOn(name, "kind", "172.18.0.7")
 	err := joinWorker(context.Background(), e, clients["tenant-a"], e.Lab.Tenants[0], name, "172.18.0.2")
-	if !errors.Is(err, ErrNotOwned) {
+	if !errors.Is(err, errNotOwned) {
 		t.Fatalf("joinWorker = %v, want ErrNotOwned", err)
 	}
 	for _, c := range d.calls {

@@ -51,7 +51,7 @@ func gpusTenants(t *testing.T) *Env {
 		w := tn.Workers[0]
 		node := e.Lab.NodeName(tn.Name, w.Name)
 		d.containers[node] = runningOn(node, "kind", "172.18.0.5")
-		kc := adminConf(t, e.Reach.TenantServer("172.18.0.2", tn.Ports.APIServer))
+		kc := adminConf(t, e.Reach.tenantServer("172.18.0.2", tn.Ports.APIServer))
 		if err := e.State.WriteKubeconfig(tn.Name, kc); err != nil {
 			t.Fatal(err)
 		}

@@ -62,7 +62,7 @@ func joiningEnv(t *testing.T) (*Env, *workerNodes, map[string]*Clients) {
 	d.images[e.Lab.Versions.WorkerImage()] = true
 	clients := map[string]*Clients{}
 	for _, tn := range e.Lab.Tenants {
-		kc := adminConf(t, e.Reach.TenantServer("172.18.0.2", tn.Ports.APIServer))
+		kc := adminConf(t, e.Reach.tenantServer("172.18.0.2", tn.Ports.APIServer))
 		if err := e.State.WriteKubeconfig(tn.Name, kc); err != nil {
 			t.Fatal(err)
 		}

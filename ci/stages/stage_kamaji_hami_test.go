@@ -138,7 +138,7 @@ func TestDiagnoseWritesTheBundle(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	err := Diagnose(context.Background(), e, &Error{Stage: Workers, Object: "Node x", Condition: "Ready=False"}, dir)
+	err := Diagnose(context.Background(), e, &Error{Stage: stageWorkers, Object: "Node x", Condition: "Ready=False"}, dir)
 	if err != nil {
 		t.Logf("partial diagnostics (expected with fakes): %v", err)
 	}

@@ -14,7 +14,7 @@ import (
 // at the record's name.
 func TestOwnerRecordIsMadeOnceAndWrittenSafely(t *testing.T) {
 	e, _, _, _ := testEnv(t)
-	if _, ok, err := ReadOwnerRecord(e.State); ok || err != nil {
+	if _, ok, err := readOwnerRecord(e.State); ok || err != nil {
 		t.Fatalf("fresh state dir: record ok = %v, %v; want none", ok, err)
 	}
 	first, err := e.ensureOwner()
@@ -44,7 +44,7 @@ func TestOwnerRecordIsMadeOnceAndWrittenSafely(t *testing.T) {
 	if err := os.Symlink(victim, e.State.OwnerRecordPath()); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteOwnerRecord(e.State, first); err != nil {
+	if err := writeOwnerRecord(e.State, first); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "mine" {
@@ -63,7 +63,7 @@ func TestOwnerRecordIsMadeOnceAndWrittenSafely(t *testing.T) {
 	if _, err := e.ensureOwner(); err == nil || !strings.Contains(err.Error(), e.State.OwnerRecordPath()) {
 		t.Errorf("damaged record: ensureOwner = %v; want an error naming %s", err, e.State.OwnerRecordPath())
 	}
-	if _, err := e.OwnedContainers(t.Context()); err == nil {
+	if _, err := e.ownedContainers(t.Context()); err == nil {
 		t.Error("damaged record: Down would go on as if the state dir had created nothing")
 	}
 }

@@ -28,7 +28,7 @@ func TestPreflightConfiguresKubeletsOnCgroupV1(t *testing.T) {
 			if said := strings.Contains(strings.Join(notes, "\n"), "failCgroupV1: false"); said != tt.v1 {
 				t.Errorf("notes %q mention failCgroupV1: %v, want %v", notes, said, tt.v1)
 			}
-			o := e.Reach.RenderOptions(render.PlaceholderManagementAddress)
+			o := e.Reach.renderOptions(render.PlaceholderManagementAddress)
 			kc, err := render.KindConfig(e.Lab, o)
 			if err != nil {
 				t.Fatal(err)

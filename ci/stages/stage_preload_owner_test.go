@@ -11,7 +11,7 @@ import (
 // --images DIR` preloads before the stage without the cluster or workers
 // stage having looked at the nodes. A container named like a lab node that
 // this state dir did not make — someone's container, another state dir's
-// worker, a foreign kind cluster's node — is refused (ErrNotOwned) before
+// worker, a foreign kind cluster's node — is refused (errNotOwned) before
 // anything runs in it; the lab's own nodes still get their images.
 func TestPreloadImportsOnlyIntoTheLabsOwnNodes(t *testing.T) {
 	for _, tc := range []struct {
@@ -37,7 +37,7 @@ func TestPreloadImportsOnlyIntoTheLabsOwnNodes(t *testing.T) {
 			return d.kindNode(e.Lab.Name).Name[1:]
 		}},
 		{"a container with the management node's name, no kind cluster", func(t *testing.T, e *Env, d *fakeDocker) string {
-			n := e.ControlPlaneContainer()
+			n := e.controlPlaneContainer()
 			d.containers[n] = runningOn(n, "kind", "172.18.0.2")
 			return n
 		}},
@@ -47,7 +47,7 @@ func TestPreloadImportsOnlyIntoTheLabsOwnNodes(t *testing.T) {
 			foreign := tc.setup(t, e, d)
 			var refused error
 			for _, stage := range Names {
-				if err := e.PreloadStage(context.Background(), stage); err != nil {
+				if err := e.preloadStage(context.Background(), stage); err != nil {
 					refused = err
 					break
 				}
@@ -55,7 +55,7 @@ func TestPreloadImportsOnlyIntoTheLabsOwnNodes(t *testing.T) {
 			if refused == nil || !strings.Contains(refused.Error(), foreign) {
 				t.Fatalf("err = %v, want the preload into %s refused", refused, foreign)
 			}
-			if !errors.Is(refused, ErrNotOwned) && !strings.Contains(refused.Error(), "does not exist") {
+			if !errors.Is(refused, errNotOwned) && !strings.Contains(refused.Error(), "does not exist") {
 				t.Errorf("err = %v, want ErrNotOwned or the missing cluster named", refused)
 			}
 			for _, c := range d.calls {

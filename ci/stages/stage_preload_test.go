@@ -101,13 +101,13 @@ func withBundle(t *testing.T, e *Env, d *fakeDocker) *nodeStores {
 func indexOf(events []string, ev string) int { return slices.Index(events, ev) }
 
 // ownManagementNode makes the management node the node container of a
-// kind cluster this state dir created (as CreateOwnedKindCluster records
+// kind cluster this state dir created (as createOwnedKindCluster records
 // it) and returns the record, whose ID labels the lab's own workers.
-func ownManagementNode(t *testing.T, e *Env, d *fakeDocker) OwnerRecord {
+func ownManagementNode(t *testing.T, e *Env, d *fakeDocker) ownerRecord {
 	t.Helper()
 	cp := d.kindNode(e.Lab.Name)
-	rec := OwnerRecord{ID: "00112233445566778899aabbccddeeff", KindCluster: e.Lab.Name, KindNodes: map[string]string{e.ControlPlaneContainer(): cp.ID}}
-	if err := WriteOwnerRecord(e.State, rec); err != nil {
+	rec := ownerRecord{ID: "00112233445566778899aabbccddeeff", KindCluster: e.Lab.Name, KindNodes: map[string]string{e.controlPlaneContainer(): cp.ID}}
+	if err := writeOwnerRecord(e.State, rec); err != nil {
 		t.Fatal(err)
 	}
 	return rec
@@ -148,7 +148,7 @@ func TestPreloadImportsEveryImageBeforeItsStage(t *testing.T) {
 		}
 		nodes := workers
 		if i.Place == images.Management {
-			nodes = []string{e.ControlPlaneContainer()}
+			nodes = []string{e.controlPlaneContainer()}
 		}
 		run := indexOf(n.events, "run "+i.Stage)
 		for _, node := range nodes {
@@ -188,7 +188,7 @@ func TestPreloadReachesAFreshWorkerBeforeItJoins(t *testing.T) {
 	e, d, fc, _ := managementUp(t)
 	n := withBundle(t, e, d)
 	for _, tn := range e.Lab.Tenants {
-		kc := adminConf(t, e.Reach.TenantServer("172.18.0.2", tn.Ports.APIServer))
+		kc := adminConf(t, e.Reach.tenantServer("172.18.0.2", tn.Ports.APIServer))
 		if err := e.State.WriteKubeconfig(tn.Name, kc); err != nil {
 			t.Fatal(err)
 		}
@@ -202,7 +202,7 @@ func TestPreloadReachesAFreshWorkerBeforeItJoins(t *testing.T) {
 	if _, err := (workersStage{}).Run(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}
-	want := e.Preload.preloadFor(Workers, images.Worker)
+	want := e.Preload.preloadFor(stageWorkers, images.Worker)
 	if len(want) < 2 {
 		t.Fatalf("workers-stage worker images = %v, want CoreDNS and the konnectivity agent at least", want)
 	}
@@ -255,7 +255,7 @@ func chainJoin(prev func(string, []string) ([]byte, error), n *nodeStores, worke
 func TestClusterStageStartsTheBundledNodeImageByID(t *testing.T) {
 	e, d, k, _ := testEnv(t)
 	withBundle(t, e, d)
-	d.containers[e.ControlPlaneContainer()] = runningOn(e.ControlPlaneContainer(), "kind", "172.18.0.2")
+	d.containers[e.controlPlaneContainer()] = runningOn(e.controlPlaneContainer(), "kind", "172.18.0.2")
 	k.kubeconfig = kubeconfigFor(t, map[string]string{"kind-gpu-lab": "https://127.0.0.1:40000"}, "kind-gpu-lab")
 	if _, err := (clusterStage{}).Run(context.Background(), e); err != nil {
 		t.Fatal(err)

@@ -21,7 +21,7 @@ import (
 // managementUp prepares a lab whose cluster and kamaji stages are done.
 func managementUp(t *testing.T) (*Env, *fakeDocker, *fakeClusters, *Clients) {
 	e, d, _, fc := testEnv(t)
-	d.containers[e.ControlPlaneContainer()] = runningOn(e.ControlPlaneContainer(), "kind", "172.18.0.2")
+	d.containers[e.controlPlaneContainer()] = runningOn(e.controlPlaneContainer(), "kind", "172.18.0.2")
 	mk := kubeconfigFor(t, map[string]string{"kind-gpu-lab": "https://127.0.0.1:40000"}, "kind-gpu-lab")
 	if err := e.State.WriteManagementKubeconfig(mk); err != nil {
 		t.Fatal(err)
@@ -91,7 +91,7 @@ func TestTenantsStage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s, _ := kubeconfig.Server(kc); s != e.Reach.TenantServer("172.18.0.2", tn.Ports.APIServer) {
+		if s, _ := kubeconfig.Server(kc); s != e.Reach.tenantServer("172.18.0.2", tn.Ports.APIServer) {
 			t.Errorf("tenant %s kubeconfig server = %s", tn.Name, s)
 		}
 	}
@@ -105,7 +105,7 @@ func TestWorkersStageJoinsAndWaits(t *testing.T) {
 	d.images[e.Lab.Versions.WorkerImage()] = true
 	tenantClients := map[string]*Clients{}
 	for _, tn := range e.Lab.Tenants {
-		kc := adminConf(t, e.Reach.TenantServer("172.18.0.2", tn.Ports.APIServer))
+		kc := adminConf(t, e.Reach.tenantServer("172.18.0.2", tn.Ports.APIServer))
 		if err := e.State.WriteKubeconfig(tn.Name, kc); err != nil {
 			t.Fatal(err)
 		}
@@ -155,12 +155,12 @@ func TestWorkersStageJoinsAndWaits(t *testing.T) {
 	// Every worker carries this state dir's owner ID (Down and every later
 	// exec check it), and nothing ran swapoff: in a privileged worker it
 	// reaches the host's swap devices.
-	rec, ok, err := ReadOwnerRecord(e.State)
+	rec, ok, err := readOwnerRecord(e.State)
 	if err != nil || !ok {
 		t.Fatalf("owner record: %v, %v", ok, err)
 	}
 	for _, s := range d.specs {
-		if s.Labels[LabelOwner] != rec.ID || s.Labels["tenant.clastix.io"] == "" || s.Labels["gpu-lab.dev/lab"] != "gpu-lab" {
+		if s.Labels[labelOwner] != rec.ID || s.Labels["tenant.clastix.io"] == "" || s.Labels["gpu-lab.dev/lab"] != "gpu-lab" {
 			t.Errorf("worker %s labels = %v, want lab, tenant and owner %s", s.Name, s.Labels, rec.ID)
 		}
 	}

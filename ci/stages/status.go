@@ -19,7 +19,7 @@ func TenantStatus(ctx context.Context, e *Env, tenant string) (line string, heal
 		return "no kubeconfig (stage tenants has not run)", false
 	}
 	server, _ := kubeconfig.Server(kc)
-	tc, err := e.TenantClients(tenant)
+	tc, err := e.tenantClients(tenant)
 	if err != nil {
 		return server + ": " + err.Error(), false
 	}

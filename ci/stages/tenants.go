@@ -24,10 +24,10 @@ var tcpGVR = schema.GroupVersionResource{Group: "kamaji.clastix.io", Version: "v
 // admin kubeconfig, rewritten to be reachable from labctl.
 type tenantsStage struct{}
 
-func (tenantsStage) Name() string { return Tenants }
+func (tenantsStage) Name() string { return stageTenants }
 
 func (tenantsStage) Plan(e *Env) ([]string, error) {
-	o := e.Reach.RenderOptions(render.PlaceholderManagementAddress)
+	o := e.Reach.renderOptions(render.PlaceholderManagementAddress)
 	var out []string
 	for _, t := range e.Lab.Tenants {
 		out = append(out, fmt.Sprintf("apply Namespace %s", render.TenantNamespace(t.Name)))
@@ -50,18 +50,18 @@ func (tenantsStage) Plan(e *Env) ([]string, error) {
 		out = append(out,
 			fmt.Sprintf("apply (management address = the control-plane node's IPv4, %s here):\n%s", render.PlaceholderManagementAddress, indent(string(y))),
 			fmt.Sprintf("wait TenantControlPlane %s/%s status.kubernetesResources.version.status == Ready (%s)", ns, t.Name, e.Timeouts.TenantReady),
-			fmt.Sprintf("read Secret %s/%s-admin-kubeconfig key admin.conf, server → %s, write %s", ns, t.Name, e.Reach.TenantServer(render.PlaceholderManagementAddress, t.Ports.APIServer), e.State.Kubeconfig(t.Name)),
+			fmt.Sprintf("read Secret %s/%s-admin-kubeconfig key admin.conf, server → %s, write %s", ns, t.Name, e.Reach.tenantServer(render.PlaceholderManagementAddress, t.Ports.APIServer), e.State.Kubeconfig(t.Name)),
 		)
 	}
 	return out, nil
 }
 
 func (s tenantsStage) Check(ctx context.Context, e *Env) (bool, string, error) {
-	mc, err := e.ManagementClients()
+	mc, err := e.managementClients()
 	if err != nil {
 		return false, "", nil
 	}
-	ip, err := e.ManagementIP(ctx)
+	ip, err := e.managementIP(ctx)
 	if err != nil {
 		return false, "", nil
 	}
@@ -81,7 +81,7 @@ func (s tenantsStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 		if err != nil {
 			return false, "", nil
 		}
-		if srv, err := kubeconfig.Server(kc); err != nil || srv != e.Reach.TenantServer(ip, t.Ports.APIServer) {
+		if srv, err := kubeconfig.Server(kc); err != nil || srv != e.Reach.tenantServer(ip, t.Ports.APIServer) {
 			return false, "", nil
 		}
 		conds = append(conds, t.Name+" Ready")
@@ -90,17 +90,17 @@ func (s tenantsStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 }
 
 func (s tenantsStage) Run(ctx context.Context, e *Env) (string, error) {
-	mc, err := e.ManagementClients()
+	mc, err := e.managementClients()
 	if err != nil {
-		return "", fail(Tenants, "management cluster", "", err)
+		return "", fail(stageTenants, "management cluster", "", err)
 	}
-	opts, err := e.RenderOptions(ctx)
+	opts, err := e.renderOptions(ctx)
 	if err != nil {
-		return "", fail(Tenants, "management node", "", err)
+		return "", fail(stageTenants, "management node", "", err)
 	}
 	for _, t := range e.Lab.Tenants {
-		if err := mc.Applier().ApplyAll(ctx, render.Namespace(e.Lab, t.Name)); err != nil {
-			return "", fail(Tenants, "Namespace "+render.TenantNamespace(t.Name), "apply", err)
+		if err := mc.serverSideApplier().ApplyAll(ctx, render.Namespace(e.Lab, t.Name)); err != nil {
+			return "", fail(stageTenants, "Namespace "+render.TenantNamespace(t.Name), "apply", err)
 		}
 	}
 	// With a bundle, before any control-plane pod exists.
@@ -113,10 +113,10 @@ func (s tenantsStage) Run(ctx context.Context, e *Env) (string, error) {
 		ns := render.TenantNamespace(t.Name)
 		tcp, err := render.TenantControlPlaneFor(e.Lab, t.Name, opts)
 		if err != nil {
-			return "", fail(Tenants, "TenantControlPlane "+ns+"/"+t.Name, "render", err)
+			return "", fail(stageTenants, "TenantControlPlane "+ns+"/"+t.Name, "render", err)
 		}
-		if err := mc.Applier().ApplyAll(ctx, tcp); err != nil {
-			return "", fail(Tenants, "TenantControlPlane "+ns+"/"+t.Name, "apply", err)
+		if err := mc.serverSideApplier().ApplyAll(ctx, tcp); err != nil {
+			return "", fail(stageTenants, "TenantControlPlane "+ns+"/"+t.Name, "apply", err)
 		}
 	}
 	var done []string
@@ -137,31 +137,31 @@ func (s tenantsStage) Run(ctx context.Context, e *Env) (string, error) {
 			return ok, cond, nil
 		})
 		if err != nil {
-			return "", fail(Tenants, obj, cond, err)
+			return "", fail(stageTenants, obj, cond, err)
 		}
 		secretName := kube.TCPAdminSecret(tcp)
 		sec, err := mc.Kube.CoreV1().Secrets(ns).Get(ctx, secretName, metav1.GetOptions{})
 		if err != nil {
-			return "", fail(Tenants, "Secret "+ns+"/"+secretName, cond, err)
+			return "", fail(stageTenants, "Secret "+ns+"/"+secretName, cond, err)
 		}
 		raw := sec.Data["admin.conf"]
 		if len(raw) == 0 {
-			return "", failf(Tenants, "Secret "+ns+"/"+secretName, cond, "no admin.conf key (keys: %s)", secretKeys(sec))
+			return "", failf(stageTenants, "Secret "+ns+"/"+secretName, cond, "no admin.conf key (keys: %s)", secretKeys(sec))
 		}
-		kc, err := kubeconfig.RewriteServer(raw, e.Reach.TenantServer(opts.ManagementAddress, t.Ports.APIServer))
+		kc, err := kubeconfig.RewriteServer(raw, e.Reach.tenantServer(opts.ManagementAddress, t.Ports.APIServer))
 		if err != nil {
-			return "", fail(Tenants, "Secret "+ns+"/"+secretName, "", err)
+			return "", fail(stageTenants, "Secret "+ns+"/"+secretName, "", err)
 		}
 		if err := e.State.WriteKubeconfig(t.Name, kc); err != nil {
-			return "", fail(Tenants, e.State.Kubeconfig(t.Name), "", err)
+			return "", fail(stageTenants, e.State.Kubeconfig(t.Name), "", err)
 		}
 		e.forget(t.Name)
 		// Kamaji's soot controller sets up the admin's RBAC shortly after
 		// Ready (Kamaji 26.8.2-edge e2e/worker_kubeadm_join_test.go:133 retries
 		// for a minute for it): wait until the admin can list nodes.
-		tc, err := e.TenantClients(t.Name)
+		tc, err := e.tenantClients(t.Name)
 		if err != nil {
-			return "", fail(Tenants, "tenant "+t.Name, "", err)
+			return "", fail(stageTenants, "tenant "+t.Name, "", err)
 		}
 		c2, err := e.wait(ctx, e.Timeouts.Rollout, "admin RBAC in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {
 			_, err := tc.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
@@ -171,7 +171,7 @@ func (s tenantsStage) Run(ctx context.Context, e *Env) (string, error) {
 			return true, "admin can list nodes", nil
 		})
 		if err != nil {
-			return "", fail(Tenants, "tenant API "+e.Reach.TenantServer(opts.ManagementAddress, t.Ports.APIServer), c2, err)
+			return "", fail(stageTenants, "tenant API "+e.Reach.tenantServer(opts.ManagementAddress, t.Ports.APIServer), c2, err)
 		}
 		done = append(done, t.Name+" ("+cond+")")
 	}

@@ -56,7 +56,7 @@ func proveTunnel(ctx context.Context, e *Env, tc *Clients, t lab.Tenant) error {
 		return ok, cond, nil
 	})
 	if err != nil {
-		return fail(Workers, "DaemonSet kube-system/"+konnectivityAgentName+" in tenant "+t.Name+" (the konnectivity tunnel's agents)", cond, err)
+		return fail(stageWorkers, "DaemonSet kube-system/"+konnectivityAgentName+" in tenant "+t.Name+" (the konnectivity tunnel's agents)", cond, err)
 	}
 	cond, err = e.wait(ctx, e.Timeouts.Rollout, "CoreDNS in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {
 		d, err := tc.Kube.AppsV1().Deployments("kube-system").Get(ctx, coreDNSName, metav1.GetOptions{})
@@ -67,7 +67,7 @@ func proveTunnel(ctx context.Context, e *Env, tc *Clients, t lab.Tenant) error {
 		return ok, cond, nil
 	})
 	if err != nil {
-		return fail(Workers, "Deployment kube-system/"+coreDNSName+" in tenant "+t.Name, cond, err)
+		return fail(stageWorkers, "Deployment kube-system/"+coreDNSName+" in tenant "+t.Name, cond, err)
 	}
 	for _, w := range t.Workers {
 		node := e.Lab.NodeName(t.Name, w.Name)
@@ -75,7 +75,7 @@ func proveTunnel(ctx context.Context, e *Env, tc *Clients, t lab.Tenant) error {
 			return tunnelRoundTrip(ctx, tc, node)
 		})
 		if err != nil {
-			return fail(Workers, "konnectivity tunnel of tenant "+t.Name+" to "+node,
+			return fail(stageWorkers, "konnectivity tunnel of tenant "+t.Name+" to "+node,
 				cond+" (the tenant API server reaches the kubelet only through konnectivity-server in the control plane and the konnectivity-agent on the workers: see both logs; HAMi's webhook rides the same tunnel)", err)
 		}
 	}

@@ -25,7 +25,7 @@ import (
 // node image) and kube-proxy (with the conntrack fix).
 type workersStage struct{}
 
-func (workersStage) Name() string { return Workers }
+func (workersStage) Name() string { return stageWorkers }
 
 // workerLabels mark a worker container as the lab's and the tenant's, for
 // diagnostics; ownedWorkerLabels adds the owner ID `labctl down` and every
@@ -38,11 +38,11 @@ func (workersStage) Plan(e *Env) ([]string, error) {
 	img := e.Lab.Versions.WorkerImage()
 	out := []string{
 		fmt.Sprintf("docker image inspect %s || docker pull %s (give up after %s)", img, img, e.Timeouts.Pull),
-		fmt.Sprintf("read the owner ID from %s (a new random one when absent); a worker container that already exists is used only when it carries labels %s=%s, %s=<its tenant> and %s=<the owner ID>, otherwise the stage stops before any docker exec", e.State.OwnerRecordPath(), render.LabelLab, e.Lab.Name, render.LabelTenant, LabelOwner),
+		fmt.Sprintf("read the owner ID from %s (a new random one when absent); a worker container that already exists is used only when it carries labels %s=%s, %s=<its tenant> and %s=<the owner ID>, otherwise the stage stops before any docker exec", e.State.OwnerRecordPath(), render.LabelLab, e.Lab.Name, render.LabelTenant, labelOwner),
 	}
 	mgmt := render.PlaceholderManagementAddress
 	for i, t := range e.Lab.Tenants {
-		cm, ds, err := render.KubeProxy(e.Lab, t.Name, e.Reach.RenderOptions(mgmt))
+		cm, ds, err := render.KubeProxy(e.Lab, t.Name, e.Reach.renderOptions(mgmt))
 		if err != nil {
 			return nil, err
 		}
@@ -85,7 +85,7 @@ func (workersStage) Plan(e *Env) ([]string, error) {
 func (workersStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	var names []string
 	for _, t := range e.Lab.Tenants {
-		tc, err := e.TenantClients(t.Name)
+		tc, err := e.tenantClients(t.Name)
 		if err != nil {
 			return false, "", nil
 		}
@@ -114,29 +114,29 @@ func (workersStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 func (s workersStage) Run(ctx context.Context, e *Env) (string, error) {
 	img := e.localImage(e.Lab.Versions.WorkerImage())
 	if err := e.Docker.EnsureImage(ctx, img, e.Timeouts.Pull); err != nil {
-		return "", fail(Workers, "image "+img, "not present on the daemon", err)
+		return "", fail(stageWorkers, "image "+img, "not present on the daemon", err)
 	}
 	owner, err := e.ensureOwner()
 	if err != nil {
-		return "", fail(Workers, "state dir "+string(e.State), "owner record", err)
+		return "", fail(stageWorkers, "state dir "+string(e.State), "owner record", err)
 	}
-	opts, err := e.RenderOptions(ctx)
+	opts, err := e.renderOptions(ctx)
 	if err != nil {
-		return "", fail(Workers, "management node", "", err)
+		return "", fail(stageWorkers, "management node", "", err)
 	}
 	info, err := e.Docker.Info(ctx)
 	if err != nil {
-		return "", fail(Workers, "Docker daemon", "", err)
+		return "", fail(stageWorkers, "Docker daemon", "", err)
 	}
 	net, err := e.Docker.InspectNetwork(ctx, e.Network)
 	if err != nil {
-		return "", fail(Workers, "network "+e.Network, "", err)
+		return "", fail(stageWorkers, "network "+e.Network, "", err)
 	}
 	var ready []string
 	for i, t := range e.Lab.Tenants {
-		tc, err := e.TenantClients(t.Name)
+		tc, err := e.tenantClients(t.Name)
 		if err != nil {
-			return "", fail(Workers, "tenant "+t.Name, "", err)
+			return "", fail(stageWorkers, "tenant "+t.Name, "", err)
 		}
 		host := docker.KindNodeHostFor(info, workerProxyInputs(e, net, i))
 		for _, w := range t.Workers {
@@ -145,8 +145,8 @@ func (s workersStage) Run(ctx context.Context, e *Env) (string, error) {
 			}
 			// Before the join: the node's pods (CNI, kube-proxy, CoreDNS,
 			// konnectivity agent) start as soon as it registers.
-			if err := e.PreloadNode(ctx, Workers, t.Name, e.Lab.NodeName(t.Name, w.Name)); err != nil {
-				return "", fail(Workers, "worker "+e.Lab.NodeName(t.Name, w.Name), "image bundle", err)
+			if err := e.preloadNode(ctx, stageWorkers, t.Name, e.Lab.NodeName(t.Name, w.Name)); err != nil {
+				return "", fail(stageWorkers, "worker "+e.Lab.NodeName(t.Name, w.Name), "image bundle", err)
 			}
 		}
 		if err := tenantNetworking(ctx, e, tc, i, t, opts); err != nil {
@@ -156,7 +156,7 @@ func (s workersStage) Run(ctx context.Context, e *Env) (string, error) {
 			return joinPrerequisitesPresent(ctx, tc.Kube)
 		})
 		if err != nil {
-			return "", fail(Workers, "tenant "+t.Name+" join prerequisites", cond, err)
+			return "", fail(stageWorkers, "tenant "+t.Name+" join prerequisites", cond, err)
 		}
 		for _, w := range t.Workers {
 			if err := joinWorker(ctx, e, tc, t, e.Lab.NodeName(t.Name, w.Name), opts.ManagementAddress); err != nil {
@@ -174,7 +174,7 @@ func (s workersStage) Run(ctx context.Context, e *Env) (string, error) {
 				return ok, cond, nil
 			})
 			if err != nil {
-				return "", fail(Workers, "Node "+name+" in tenant "+t.Name, cond, err)
+				return "", fail(stageWorkers, "Node "+name+" in tenant "+t.Name, cond, err)
 			}
 			ready = append(ready, name)
 		}
@@ -199,7 +199,7 @@ func workerProxyInputs(e *Env, net docker.Network, i int) docker.ProxyInputs {
 			in.Subnets = append(in.Subnets, c.Subnet)
 		}
 	}
-	in.NodeNames = append(in.NodeNames, e.ControlPlaneContainer())
+	in.NodeNames = append(in.NodeNames, e.controlPlaneContainer())
 	for _, t := range e.Lab.Tenants {
 		for _, w := range t.Workers {
 			in.NodeNames = append(in.NodeNames, e.Lab.NodeName(t.Name, w.Name))
@@ -216,20 +216,20 @@ func startWorker(ctx context.Context, e *Env, ownerID, tenant, name, img string,
 	c, err := e.Docker.InspectContainer(ctx, name)
 	if err == nil {
 		if err := e.workerOwned(c, tenant); err != nil {
-			return fail(Workers, "container "+name, "", err)
+			return fail(stageWorkers, "container "+name, "", err)
 		}
 	}
 	switch {
 	case err == nil && c.State.Running:
 	case err == nil:
-		return failf(Workers, "container "+name, "state "+c.State.Status, "exists but is not running: remove it (`labctl down`) and run again")
+		return failf(stageWorkers, "container "+name, "state "+c.State.Status, "exists but is not running: remove it (`labctl down`) and run again")
 	case docker.IsNotFound(err):
 		e.log().Info("starting worker", "container", name, "host additions", host.Describe())
 		if _, err := e.Docker.RunContainer(ctx, docker.KindNodeSpec(name, img, e.Network, ownedWorkerLabels(e, tenant, ownerID), host)); err != nil {
-			return fail(Workers, "container "+name, "", err)
+			return fail(stageWorkers, "container "+name, "", err)
 		}
 	default:
-		return fail(Workers, "container "+name, "", err)
+		return fail(stageWorkers, "container "+name, "", err)
 	}
 	cond, err := e.wait(ctx, e.Timeouts.NodeReady, "containerd in "+name, func(ctx context.Context) (bool, string, error) {
 		out, err := e.Docker.Exec(ctx, name, nil, "systemctl", "is-active", "containerd")
@@ -237,7 +237,7 @@ func startWorker(ctx context.Context, e *Env, ownerID, tenant, name, img string,
 		return err == nil && st == "active", "containerd " + st, nil
 	})
 	if err != nil {
-		return fail(Workers, "container "+name, cond, err)
+		return fail(stageWorkers, "container "+name, cond, err)
 	}
 	return nil
 }
@@ -247,15 +247,15 @@ func startWorker(ctx context.Context, e *Env, ownerID, tenant, name, img string,
 func tenantNetworking(ctx context.Context, e *Env, tc *Clients, i int, t lab.Tenant, opts render.Options) error {
 	rbac, err := manifests.Read(manifests.TenantKubeProxyRBAC)
 	if err != nil {
-		return fail(Workers, "kube-proxy RBAC", "", err)
+		return fail(stageWorkers, "kube-proxy RBAC", "", err)
 	}
 	objs, err := kube.DecodeManifests(rbac)
 	if err != nil {
-		return fail(Workers, "kube-proxy RBAC", "", err)
+		return fail(stageWorkers, "kube-proxy RBAC", "", err)
 	}
 	cm, ds, err := render.KubeProxy(e.Lab, t.Name, opts)
 	if err != nil {
-		return fail(Workers, "kube-proxy", "", err)
+		return fail(stageWorkers, "kube-proxy", "", err)
 	}
 	all := []any{}
 	for _, o := range objs {
@@ -268,18 +268,18 @@ func tenantNetworking(ctx context.Context, e *Env, tc *Clients, i int, t lab.Ten
 	first := e.Lab.NodeName(t.Name, t.Workers[0].Name)
 	raw, err := e.Docker.Exec(ctx, first, nil, "cat", kindnetManifestPath)
 	if err != nil {
-		return fail(Workers, "kindnet manifest in "+first, "", err)
+		return fail(stageWorkers, "kindnet manifest in "+first, "", err)
 	}
 	cni, err := kindnetObjects(raw, render.TenantPodCIDR(i), fmt.Sprintf("%s:%d", opts.ManagementAddress, t.Ports.APIServer))
 	if err != nil {
-		return fail(Workers, "kindnet manifest in "+first, "", err)
+		return fail(stageWorkers, "kindnet manifest in "+first, "", err)
 	}
 	for _, o := range cni {
 		all = append(all, o)
 	}
 	for _, o := range all {
-		if _, err := tc.Applier().Apply(ctx, o); err != nil {
-			return fail(Workers, "tenant "+t.Name+" networking", "", err)
+		if _, err := tc.serverSideApplier().Apply(ctx, o); err != nil {
+			return fail(stageWorkers, "tenant "+t.Name+" networking", "", err)
 		}
 	}
 	return nil
@@ -290,44 +290,44 @@ func joinWorker(ctx context.Context, e *Env, tc *Clients, t lab.Tenant, name, mg
 	if _, err := tc.Kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{}); err == nil {
 		return nil
 	} else if !apierrors.IsNotFound(err) {
-		return fail(Workers, "Node "+name+" in tenant "+t.Name, "", err)
+		return fail(stageWorkers, "Node "+name+" in tenant "+t.Name, "", err)
 	}
 	// kubeadm reset -f below wipes whatever Kubernetes node runs here: only
 	// in a worker labctl started for this tenant from this state dir, checked
 	// before anything is written for it.
 	c, err := e.Docker.InspectContainer(ctx, name)
 	if err != nil {
-		return fail(Workers, "container "+name, "", err)
+		return fail(stageWorkers, "container "+name, "", err)
 	}
 	if err := e.workerOwned(c, t.Name); err != nil {
-		return fail(Workers, "container "+name, "", err)
+		return fail(stageWorkers, "container "+name, "", err)
 	}
 	kc, err := os.ReadFile(e.State.Kubeconfig(t.Name))
 	if err != nil {
-		return fail(Workers, "tenant "+t.Name+" kubeconfig", "", err)
+		return fail(stageWorkers, "tenant "+t.Name+" kubeconfig", "", err)
 	}
 	ca, err := kubeconfig.CA(kc)
 	if err != nil {
-		return fail(Workers, "tenant "+t.Name+" kubeconfig", "", err)
+		return fail(stageWorkers, "tenant "+t.Name+" kubeconfig", "", err)
 	}
 	hash, err := kubeconfig.CACertHash(ca)
 	if err != nil {
-		return fail(Workers, "tenant "+t.Name+" CA", "", err)
+		return fail(stageWorkers, "tenant "+t.Name+" CA", "", err)
 	}
 	id, secret, err := kubeconfig.NewBootstrapToken(rand.Reader)
 	if err != nil {
-		return fail(Workers, "bootstrap token", "", err)
+		return fail(stageWorkers, "bootstrap token", "", err)
 	}
 	if _, err := tc.Kube.CoreV1().Secrets("kube-system").Create(ctx, kubeconfig.BootstrapTokenSecret(id, secret, time.Now().Add(time.Hour)), metav1.CreateOptions{}); err != nil {
-		return fail(Workers, "Secret kube-system/bootstrap-token-"+id+" in tenant "+t.Name, "", err)
+		return fail(stageWorkers, "Secret kube-system/bootstrap-token-"+id+" in tenant "+t.Name, "", err)
 	}
 	ip, err := docker.ContainerIPv4(c, e.Network)
 	if err != nil {
-		return fail(Workers, "container "+name, "", err)
+		return fail(stageWorkers, "container "+name, "", err)
 	}
 	conf, err := render.JoinConfiguration(render.JoinSpec{Endpoint: fmt.Sprintf("%s:%d", mgmtIP, t.Ports.APIServer), Token: id + "." + secret, CACertHash: hash, NodeName: name, NodeIP: ip.String()})
 	if err != nil {
-		return fail(Workers, "join configuration for "+name, "", err)
+		return fail(stageWorkers, "join configuration for "+name, "", err)
 	}
 	// Nothing run here changes the host's kernel (see "The host's kernel"
 	// below).
@@ -337,7 +337,7 @@ func joinWorker(ctx context.Context, e *Env, tc *Clients, t lab.Tenant, name, mg
 	// fails. A reset that fails is reported with the join's failure.
 	resetOut, resetErr := e.Docker.Exec(ctx, name, nil, resetCommand...)
 	if out, err := e.Docker.Exec(ctx, name, bytes.NewReader(conf), "sh", "-c", writeJoinConfigScript); err != nil {
-		return fail(Workers, joinConfigPath+" in "+name, lastLines(string(out), 1), err)
+		return fail(stageWorkers, joinConfigPath+" in "+name, lastLines(string(out), 1), err)
 	}
 	jctx, cancel := context.WithTimeout(ctx, e.joinTimeout())
 	defer cancel()
@@ -346,7 +346,7 @@ func joinWorker(ctx context.Context, e *Env, tc *Clients, t lab.Tenant, name, mg
 		if resetErr != nil {
 			cond = fmt.Sprintf("%s failed before it (%v: %s); %s", strings.Join(resetCommand, " "), resetErr, lastLines(string(resetOut), 1), cond)
 		}
-		return fail(Workers, "kubeadm join of "+name+" to tenant "+t.Name, cond, err)
+		return fail(stageWorkers, "kubeadm join of "+name+" to tenant "+t.Name, cond, err)
 	}
 	return nil
 }

@@ -31,8 +31,8 @@ const envPollEvery = 500 * time.Millisecond
 // mock NVML library's image, which every worker already holds, printing its
 // environment; the case reads the container's log through the tenant API
 // server.
-func (b *shareCard) tc18(ctx context.Context, t *T) error {
-	_, err := t.Client(b.tenant()).AppsV1().DaemonSets(devicePluginNamespace).Get(ctx, devicePluginDaemonSet, metav1.GetOptions{})
+func (b *shareCard) tc18(ctx context.Context, t *caseT) error {
+	_, err := t.client(b.tenant()).AppsV1().DaemonSets(devicePluginNamespace).Get(ctx, devicePluginDaemonSet, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return notApplicable{noAllocate(b.tenant())}
 	}
@@ -71,7 +71,7 @@ func (b *shareCard) tc18(ctx context.Context, t *T) error {
 		return fmt.Errorf("pod %s: %w", ref, err)
 	}
 	w := want.want()
-	t.Step("container main of %s has %s%s=%s, %s=%s, %s=%s: HAMi's Allocate for %d MB + %d%% on %s",
+	t.step("container main of %s has %s%s=%s, %s=%s, %s=%s: HAMi's Allocate for %d MB + %d%% on %s",
 		ref, envMemoryLimitPrefix, "0", w[envMemoryLimitPrefix+"0"], envCoreLimit, w[envCoreLimit], envVisibleDevices, w[envVisibleDevices], p.memMB, p.cores, b.card.ID)
 	return t.deletePod(ctx, ref)
 }
@@ -79,14 +79,14 @@ func (b *shareCard) tc18(ctx context.Context, t *T) error {
 // containerEnv reads the environment a container printed (envDumpCommand)
 // from its log, read again until the end line is there or the bind
 // timeout passes; the error then holds the last read's failure.
-func (t *T) containerEnv(ctx context.Context, ref podRef, container string) (map[string]string, error) {
+func (t *caseT) containerEnv(ctx context.Context, ref podRef, container string) (map[string]string, error) {
 	deadline := time.Now().Add(t.r.tm.Bind)
 	var last string
 	for {
 		// One read may not outlast the deadline: a log the API server
 		// cannot fetch from the kubelet may hang rather than fail.
 		rctx, cancel := context.WithTimeout(ctx, max(time.Until(deadline), envPollEvery))
-		log, err := t.Client(ref.tenant).CoreV1().Pods(ref.namespace).GetLogs(ref.name, &corev1.PodLogOptions{Container: container}).DoRaw(rctx)
+		log, err := t.client(ref.tenant).CoreV1().Pods(ref.namespace).GetLogs(ref.name, &corev1.PodLogOptions{Container: container}).DoRaw(rctx)
 		cancel()
 		if err == nil {
 			env, complete := parseEnvDump(string(log))

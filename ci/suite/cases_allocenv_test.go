@@ -31,7 +31,7 @@ func TestTC18SkippedWithoutThePlugin(t *testing.T) {
 			r.tm.Case, r.tm.Cleanup, r.tm.Bind = 10*time.Second, time.Second, time.Second
 			hw := pickHardware(r.cfg.Lab)
 			b := &shareCard{place: *hw.Share}
-			c := &caseRun{Case: caseByID("TC-18"), tenants: []string{b.tenant()}, run: func(ctx context.Context, t *T) error { return b.tc18(ctx, t) }}
+			c := &caseRun{Case: caseByID("TC-18"), tenants: []string{b.tenant()}, run: func(ctx context.Context, t *caseT) error { return b.tc18(ctx, t) }}
 			res := results.Case{ID: c.ID, Tenants: c.tenants, Started: time.Now()}
 			r.runCase(context.Background(), c, &lane{}, &res)
 			if res.Status != tc.status || !strings.Contains(res.Message, tc.msg) {
@@ -54,7 +54,7 @@ func TestTC18SkippedWithoutThePlugin(t *testing.T) {
 func TestContainerEnvWithoutTheDump(t *testing.T) {
 	r, _ := fakeRunner(nil)
 	r.tm.Bind = 1200 * time.Millisecond
-	tt := &T{r: r, res: &results.Case{ID: "TC-18"}, lane: &lane{}, caseID: "TC-18"}
+	tt := &caseT{r: r, res: &results.Case{ID: "TC-18"}, lane: &lane{}, caseID: "TC-18"}
 	start := time.Now()
 	_, err := tt.containerEnv(context.Background(), podRef{"tenant-a", "ns", "tc18-env-1"}, "main")
 	if err == nil || !strings.Contains(err.Error(), `container main of pod ns/tc18-env-1 did not print its environment within 1.2s: the log has 0 variable(s) and no "gpu-lab-env-end" line yet`) {
@@ -70,7 +70,7 @@ func TestContainerEnvWithoutTheDump(t *testing.T) {
 // (a bundle) needs no registry.
 func TestPodObjectImageAndCommand(t *testing.T) {
 	r, _ := fakeRunner(nil)
-	tt := &T{r: r, res: &results.Case{ID: "TC-18"}, lane: &lane{}, caseID: "TC-18"}
+	tt := &caseT{r: r, res: &results.Case{ID: "TC-18"}, lane: &lane{}, caseID: "TC-18"}
 	c := tt.podObject("tenant-a", "ns", gpuPod{name: "p", gpus: 1, image: "example/env:1", command: envDumpCommand}).Spec.Containers[0]
 	if c.Image != "example/env:1" || strings.Join(c.Command, " ") != strings.Join(envDumpCommand, " ") || c.ImagePullPolicy != "IfNotPresent" {
 		t.Errorf("container = image %q, command %q, pull %q", c.Image, c.Command, c.ImagePullPolicy)

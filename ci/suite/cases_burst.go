@@ -17,7 +17,7 @@ import (
 // of its cards that hold them. Each bind latency is a metric; only the
 // burst timeout fails the case, because real HAMi throttles its API calls
 // and seconds per pod in a burst are normal.
-func tc14(ctx context.Context, t *T, pl placement) error {
+func tc14(ctx context.Context, t *caseT, pl placement) error {
 	s := pl.site
 	at, err := t.locate(ctx, pl)
 	if err != nil {
@@ -28,11 +28,11 @@ func tc14(ctx context.Context, t *T, pl placement) error {
 		mems = append(mems, d.Devmem)
 	}
 	small := smallMBOf(mems)
-	ns, err := t.Namespace(ctx, s.Tenant)
+	ns, err := t.namespace(ctx, s.Tenant)
 	if err != nil {
 		return err
 	}
-	cs := t.Client(s.Tenant)
+	cs := t.client(s.Tenant)
 	bctx, cancel := context.WithTimeout(ctx, t.r.tm.Burst)
 	defer cancel()
 	created := map[string]time.Time{}
@@ -68,7 +68,7 @@ func tc14(ctx context.Context, t *T, pl placement) error {
 		created[p.name] = start
 		names = append(names, p.name)
 	}
-	t.Step("created %d pods (gpu 1, %d MB, %d%% cores) back to back on %s, pinned to %s", burstPods, small, burstCores, at.Node, strings.Join(at.uuids(), ", "))
+	t.step("created %d pods (gpu 1, %d MB, %d%% cores) back to back on %s, pinned to %s", burstPods, small, burstCores, at.Node, strings.Join(at.uuids(), ", "))
 	first := true
 	err = follow(bctx, t.r.relist, func(ctx context.Context) (string, bool, error) {
 		if first {
@@ -121,19 +121,19 @@ func tc14(ctx context.Context, t *T, pl placement) error {
 	}
 	var lat []time.Duration
 	for _, n := range names {
-		t.Metric("bind_seconds."+n, bound[n].Seconds())
+		t.metric("bind_seconds."+n, bound[n].Seconds())
 		lat = append(lat, bound[n])
 	}
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	t.Metric("bind_seconds.max", lat[len(lat)-1].Seconds())
-	t.Metric("bind_seconds.median", lat[len(lat)/2].Seconds())
-	t.Step("all %d pods bound; bind latency median %s, max %s", burstPods, lat[len(lat)/2].Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond))
+	t.metric("bind_seconds.max", lat[len(lat)-1].Seconds())
+	t.metric("bind_seconds.median", lat[len(lat)/2].Seconds())
+	t.step("all %d pods bound; bind latency median %s, max %s", burstPods, lat[len(lat)/2].Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond))
 	// All ten at once is the card's busiest moment: the report draws it.
-	t.Snapshot(ctx, s.Tenant, fmt.Sprintf("TC-14: ten pods on %s", strings.Join(at.uuids(), ", ")))
+	t.snapshot(ctx, s.Tenant, fmt.Sprintf("TC-14: ten pods on %s", strings.Join(at.uuids(), ", ")))
 	// How often a bind lost HAMi's node lock and was retried: what the
 	// lab's client rate and backoff settings trade against each other.
 	if n, err := t.lockFailures(ctx, s.Tenant, ns); err == nil {
-		t.Metric("lock_failures", float64(n))
+		t.metric("lock_failures", float64(n))
 	}
 	return t.deleteCasePods(ctx, s.Tenant, "TC-14")
 }

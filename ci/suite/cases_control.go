@@ -14,7 +14,7 @@ import (
 )
 
 // perTenant runs f for every tenant at once and joins their errors.
-func (t *T) perTenant(f func(tenant string) error) error {
+func (t *caseT) perTenant(f func(tenant string) error) error {
 	p := pool.New().WithErrors()
 	for _, tn := range t.lab().TenantNames() {
 		p.Go(func() error { return f(tn) })
@@ -23,10 +23,10 @@ func (t *T) perTenant(f func(tenant string) error) error {
 }
 
 // TC-01
-func (r *runner) tc01(ctx context.Context, t *T) error {
+func (r *runner) tc01(ctx context.Context, t *caseT) error {
 	want := r.cfg.KubernetesVersion
 	return t.perTenant(func(tn string) error {
-		d := t.Client(tn).Discovery()
+		d := t.client(tn).Discovery()
 		body, err := d.RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
 		if err != nil {
 			return fmt.Errorf("tenant %s: GET /readyz: %w (%s)", tn, err, strings.TrimSpace(string(body)))
@@ -41,15 +41,15 @@ func (r *runner) tc01(ctx context.Context, t *T) error {
 		if err := assert.Version(tn, v.GitVersion, want); err != nil {
 			return err
 		}
-		t.Step("tenant %s: /readyz ok, version %s", tn, v.GitVersion)
+		t.step("tenant %s: /readyz ok, version %s", tn, v.GitVersion)
 		return nil
 	})
 }
 
 // TC-02
-func (r *runner) tc02(ctx context.Context, t *T) error {
+func (r *runner) tc02(ctx context.Context, t *caseT) error {
 	return t.perTenant(func(tn string) error {
-		nodes, err := t.Client(tn).CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		nodes, err := t.client(tn).CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return fmt.Errorf("tenant %s: list nodes: %w", tn, err)
 		}
@@ -81,7 +81,7 @@ func (r *runner) tc02(ctx context.Context, t *T) error {
 			for _, d := range devs {
 				cards = append(cards, fmt.Sprintf("%s %s %d MB", d.ID, d.Type, d.Devmem))
 			}
-			t.Step("tenant %s: worker %s is node %s, Ready, allocatable %s %d, cards: %s", tn, m.Worker.Name, m.Node.Name, gpus.ResourceGPU, want, strings.Join(cards, "; "))
+			t.step("tenant %s: worker %s is node %s, Ready, allocatable %s %d, cards: %s", tn, m.Worker.Name, m.Node.Name, gpus.ResourceGPU, want, strings.Join(cards, "; "))
 		}
 		return nil
 	})
@@ -106,7 +106,7 @@ func readyMessage(n *corev1.Node) string {
 }
 
 // TC-04
-func (r *runner) tc04(ctx context.Context, t *T) error {
+func (r *runner) tc04(ctx context.Context, t *caseT) error {
 	return t.perTenant(func(tn string) error {
 		// Pinned to a node that does not exist: the pod is never scheduled,
 		// so it holds no GPU while the scenarios run.
@@ -117,7 +117,7 @@ func (r *runner) tc04(ctx context.Context, t *T) error {
 		}
 		ref := podRef{tn, p.Namespace, p.Name}
 		defer func() { _ = t.deletePod(context.WithoutCancel(ctx), ref) }()
-		t.Step("tenant %s: created %s asking only %s: %d, no schedulerName", tn, ref, gpus.ResourceGPUMem, seedSmallMB)
+		t.step("tenant %s: created %s asking only %s: %d, no schedulerName", tn, ref, gpus.ResourceGPUMem, seedSmallMB)
 		gpu, hasGPU := p.Spec.Containers[0].Resources.Limits[corev1.ResourceName(gpus.ResourceGPU)]
 		if p.Spec.SchedulerName != gpus.SchedulerName || !hasGPU {
 			return fmt.Errorf("tenant %s: pod %s came back unmutated (schedulerName %q, %s limit %s): the API server did not reach HAMi's webhook, which fails open — check the webhook Service and the Konnectivity tunnel",
@@ -126,7 +126,7 @@ func (r *runner) tc04(ctx context.Context, t *T) error {
 		if gpu.Value() != 1 {
 			return fmt.Errorf("tenant %s: pod %s got %s: %s from the webhook, want 1", tn, ref, gpus.ResourceGPU, gpu.String())
 		}
-		t.Step("tenant %s: the webhook set schedulerName %s and added %s: 1", tn, p.Spec.SchedulerName, gpus.ResourceGPU)
+		t.step("tenant %s: the webhook set schedulerName %s and added %s: 1", tn, p.Spec.SchedulerName, gpus.ResourceGPU)
 		return nil
 	})
 }

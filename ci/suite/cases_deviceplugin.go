@@ -49,11 +49,11 @@ const noDevicePlugin = "no tenant runs HAMi's device plugin (no DaemonSet " + de
 // number into both capacity and allocatable. A nvidia.com/gpumem capacity
 // means something else writes the Node's status, as gpu-lab's registrar
 // does where no plugin runs, and fights the plugin.
-func (r *runner) tc20(ctx context.Context, t *T) error {
+func (r *runner) tc20(ctx context.Context, t *caseT) error {
 	tenants := t.lab().TenantNames()
 	var with, without []string
 	for _, tn := range tenants {
-		_, err := t.Client(tn).AppsV1().DaemonSets(devicePluginNamespace).Get(ctx, devicePluginDaemonSet, metav1.GetOptions{})
+		_, err := t.client(tn).AppsV1().DaemonSets(devicePluginNamespace).Get(ctx, devicePluginDaemonSet, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
 			without = append(without, tn)
@@ -71,7 +71,7 @@ func (r *runner) tc20(ctx context.Context, t *T) error {
 			strings.Join(with, ", "), strings.Join(without, ", "), devicePluginNamespace, devicePluginDaemonSet)
 	}
 	return t.perTenant(func(tn string) error {
-		nodes, err := t.Client(tn).CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		nodes, err := t.client(tn).CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return fmt.Errorf("tenant %s: list nodes: %w", tn, err)
 		}
@@ -84,7 +84,7 @@ func (r *runner) tc20(ctx context.Context, t *T) error {
 			if err := pluginCount(m.Node, want); err != nil {
 				return fmt.Errorf("tenant %s worker %s: %w", tn, m.Worker.Name, err)
 			}
-			t.Step("tenant %s: node %s capacity = allocatable %s = %d (split count %d × %d cards), no %s capacity",
+			t.step("tenant %s: node %s capacity = allocatable %s = %d (split count %d × %d cards), no %s capacity",
 				tn, m.Node.Name, gpus.ResourceGPU, want, r.cfg.Lab.HAMi.SplitCount, len(m.Worker.Cards()), gpus.ResourceGPUMem)
 		}
 		return nil

@@ -15,14 +15,14 @@ import (
 )
 
 // TC-08
-func (r *runner) tc08(ctx context.Context, t *T) error {
+func (r *runner) tc08(ctx context.Context, t *caseT) error {
 	// 1. Every tenant creates marker objects named after itself.
 	err := t.perTenant(func(tn string) error {
-		ns, err := t.Namespace(ctx, tn)
+		ns, err := t.namespace(ctx, tn)
 		if err != nil {
 			return err
 		}
-		cs := t.Client(tn)
+		cs := t.client(tn)
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "marker-" + tn, Namespace: ns, Labels: t.labels(tn)}}
 		if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("tenant %s: create ConfigMap %s/%s: %w", tn, ns, cm.Name, err)
@@ -30,7 +30,7 @@ func (r *runner) tc08(ctx context.Context, t *T) error {
 		if _, err := t.createPod(ctx, tn, gpuPod{name: "marker-" + tn, node: noNode, viaWebhook: true}); err != nil {
 			return err
 		}
-		t.Step("tenant %s: created namespace %s with ConfigMap and pod marker-%s", tn, ns, tn)
+		t.step("tenant %s: created namespace %s with ConfigMap and pod marker-%s", tn, ns, tn)
 		return nil
 	})
 	if err != nil {
@@ -40,7 +40,7 @@ func (r *runner) tc08(ctx context.Context, t *T) error {
 	uuidOwner := map[string]string{}
 	var owners []map[string]bool
 	err = t.perTenant(func(tn string) error {
-		cs := t.Client(tn)
+		cs := t.client(tn)
 		nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return fmt.Errorf("tenant %s: list nodes: %w", tn, err)
@@ -71,13 +71,13 @@ func (r *runner) tc08(ctx context.Context, t *T) error {
 		}
 		owners = append(owners, mine)
 		t.mu.Unlock()
-		sel := metav1.ListOptions{LabelSelector: LabelRun + "=" + r.runID}
+		sel := metav1.ListOptions{LabelSelector: labelRun + "=" + r.runID}
 		pods, err := cs.CoreV1().Pods(metav1.NamespaceAll).List(ctx, sel)
 		if err != nil {
 			return fmt.Errorf("tenant %s: list pods: %w", tn, err)
 		}
 		for _, p := range pods.Items {
-			if o := p.Labels[LabelTenant]; o != tn {
+			if o := p.Labels[labelTenant]; o != tn {
 				return fmt.Errorf("tenant %s lists pod %s/%s, which the suite created in tenant %s", tn, p.Namespace, p.Name, o)
 			}
 		}
@@ -86,7 +86,7 @@ func (r *runner) tc08(ctx context.Context, t *T) error {
 			return fmt.Errorf("tenant %s: list ConfigMaps: %w", tn, err)
 		}
 		for _, c := range cms.Items {
-			if o := c.Labels[LabelTenant]; o != tn {
+			if o := c.Labels[labelTenant]; o != tn {
 				return fmt.Errorf("tenant %s lists ConfigMap %s/%s, which the suite created in tenant %s", tn, c.Namespace, c.Name, o)
 			}
 		}
@@ -95,11 +95,11 @@ func (r *runner) tc08(ctx context.Context, t *T) error {
 			return fmt.Errorf("tenant %s: list namespaces: %w", tn, err)
 		}
 		for _, n := range nss.Items {
-			if o := n.Labels[LabelTenant]; o != tn {
+			if o := n.Labels[labelTenant]; o != tn {
 				return fmt.Errorf("tenant %s lists namespace %s, which the suite created in tenant %s", tn, n.Name, o)
 			}
 		}
-		ns, _ := t.Namespace(ctx, tn)
+		ns, _ := t.namespace(ctx, tn)
 		for _, other := range r.cfg.Lab.TenantNames() {
 			if other == tn {
 				continue
@@ -111,7 +111,7 @@ func (r *runner) tc08(ctx context.Context, t *T) error {
 				return fmt.Errorf("tenant %s: pod %s/marker-%s (created in %s) is visible here (err %v)", tn, ns, other, other, err)
 			}
 		}
-		t.Step("tenant %s sees only its %d node(s), %d card(s), %d %s, and only its own %d suite pod(s), %d ConfigMap(s), %d namespace(s)",
+		t.step("tenant %s sees only its %d node(s), %d card(s), %d %s, and only its own %d suite pod(s), %d ConfigMap(s), %d namespace(s)",
 			tn, len(matched), len(mine), gotGPU, gpus.ResourceGPU, len(pods.Items), len(cms.Items), len(nss.Items))
 		return nil
 	})
@@ -124,13 +124,13 @@ func (r *runner) tc08(ctx context.Context, t *T) error {
 		}
 	}
 	if len(r.cfg.Lab.Tenants) < 2 {
-		t.Step("the lab has one tenant: nothing to compare across tenants")
+		t.step("the lab has one tenant: nothing to compare across tenants")
 	}
 	return nil
 }
 
 // TC-15
-func (r *runner) tc15(ctx context.Context, t *T) error {
+func (r *runner) tc15(ctx context.Context, t *caseT) error {
 	names := r.cfg.Lab.TenantNames()
 	return t.perTenant(func(a string) error {
 		own, err := kubernetes.NewForConfig(r.cfg.Tenants[a])
@@ -157,7 +157,7 @@ func (r *runner) tc15(ctx context.Context, t *T) error {
 			case err == nil:
 				return fmt.Errorf("tenant %s's API server (%s) accepted tenant %s's credentials: tenants must not trust each other's CA or tokens", b, cross.Host, a)
 			case apierrors.IsUnauthorized(err):
-				t.Step("tenant %s's credentials: accepted by %s, rejected by %s with 401 Unauthorized", a, a, b)
+				t.step("tenant %s's credentials: accepted by %s, rejected by %s with 401 Unauthorized", a, a, b)
 			case apierrors.IsForbidden(err):
 				return fmt.Errorf("tenant %s's API server authenticated tenant %s's credentials (403 Forbidden, not 401): %v", b, a, err)
 			default:

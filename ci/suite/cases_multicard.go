@@ -19,7 +19,7 @@ type multiCard struct {
 
 func (m *multiCard) tenant() string { return m.place.Tenant }
 
-func (m *multiCard) locate(ctx context.Context, t *T) error {
+func (m *multiCard) locate(ctx context.Context, t *caseT) error {
 	if m.at.Node != "" {
 		return nil
 	}
@@ -42,13 +42,13 @@ func (m *multiCard) smallPod(name string) gpuPod {
 // boundDevices creates a pod, waits for it to be bound (and for HAMi's
 // node lock to be released, so the case's next pod does not meet it) and
 // returns its devices.
-func (t *T) boundDevices(ctx context.Context, tenant string, p gpuPod) (podRef, []gpus.ContainerDevice, error) {
+func (t *caseT) boundDevices(ctx context.Context, tenant string, p gpuPod) (podRef, []gpus.ContainerDevice, error) {
 	got, err := t.createPod(ctx, tenant, p)
 	if err != nil {
 		return podRef{}, nil, err
 	}
 	ref := podRef{tenant, got.Namespace, got.Name}
-	t.Step("created %s (%s)", ref, p.describeAsk())
+	t.step("created %s (%s)", ref, p.describeAsk())
 	bp, err := t.waitBound(ctx, ref, false)
 	if err != nil {
 		return ref, nil, err
@@ -58,12 +58,12 @@ func (t *T) boundDevices(ctx context.Context, tenant string, p gpuPod) (podRef, 
 	if err != nil {
 		return ref, nil, err
 	}
-	t.Step("pod %s is bound to %s holding %s", ref, bp.Spec.NodeName, bp.Annotations[gpus.AnnoDevicesAllocated])
+	t.step("pod %s is bound to %s holding %s", ref, bp.Spec.NodeName, bp.Annotations[gpus.AnnoDevicesAllocated])
 	return ref, devs, nil
 }
 
 // TC-09
-func (m *multiCard) tc09(ctx context.Context, t *T) error {
+func (m *multiCard) tc09(ctx context.Context, t *caseT) error {
 	if err := m.locate(ctx, t); err != nil {
 		return err
 	}
@@ -79,24 +79,24 @@ func (m *multiCard) tc09(ctx context.Context, t *T) error {
 	if err := assert.OnNode(ref.String(), m.at.Node, devs, m.at.Use); err != nil {
 		return fmt.Errorf("%w (the pod was pinned to %s)", err, strings.Join(m.at.uuids(), ", "))
 	}
-	t.Step("pod %s holds two distinct cards: %s and %s", ref, devs[0].UUID, devs[1].UUID)
-	t.Snapshot(ctx, m.tenant(), fmt.Sprintf("TC-09: a 2-GPU pod holds %s and %s", devs[0].UUID, devs[1].UUID))
+	t.step("pod %s holds two distinct cards: %s and %s", ref, devs[0].UUID, devs[1].UUID)
+	t.snapshot(ctx, m.tenant(), fmt.Sprintf("TC-09: a 2-GPU pod holds %s and %s", devs[0].UUID, devs[1].UUID))
 	return t.deletePod(ctx, ref)
 }
 
 // TC-10: a node-level check that holds no card, so it runs on its own.
-func tc10(ctx context.Context, t *T, s site) error {
+func tc10(ctx context.Context, t *caseT, s site) error {
 	w, err := t.findWorker(ctx, s)
 	if err != nil {
 		return err
 	}
 	p := gpuPod{name: "tc10-too-many", gpus: len(w.Cards) + 1, memMB: smallMBFor(w.Cards[0].Devmem), cores: smallCores, node: w.Node.Name}
-	t.Step("node %s has %d cards; asking %d", w.Node.Name, len(w.Cards), p.gpus)
+	t.step("node %s has %d cards; asking %d", w.Node.Name, len(w.Cards), p.gpus)
 	return t.pending(ctx, s.Tenant, p, gpus.ReasonNodeInsufficientDevice)
 }
 
 // TC-11
-func (m *multiCard) tc11(ctx context.Context, t *T) error {
+func (m *multiCard) tc11(ctx context.Context, t *caseT) error {
 	if err := m.locate(ctx, t); err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func (m *multiCard) tc11(ctx context.Context, t *T) error {
 	if uuids[0] == uuids[1] {
 		return fmt.Errorf("under the default (spread) policy %s and %s both landed on %s, want different cards", refs[0].name, refs[1].name, uuids[0])
 	}
-	t.Step("spread: the two pods are on different cards (%s)", strings.Join(uuids, ", "))
+	t.step("spread: the two pods are on different cards (%s)", strings.Join(uuids, ", "))
 	for _, r := range refs {
 		if err := t.deletePod(ctx, r); err != nil {
 			return err
@@ -133,8 +133,8 @@ func (m *multiCard) tc11(ctx context.Context, t *T) error {
 	if uuids[0] != uuids[1] {
 		return fmt.Errorf("with %s: binpack %s landed on %s and %s on %s, want the same card", gpus.AnnoGPUPolicy, refs[0].name, uuids[0], refs[1].name, uuids[1])
 	}
-	t.Step("binpack: both pods are on %s", uuids[0])
-	t.Snapshot(ctx, m.tenant(), fmt.Sprintf("TC-11: binpack put two pods on %s", uuids[0]))
+	t.step("binpack: both pods are on %s", uuids[0])
+	t.snapshot(ctx, m.tenant(), fmt.Sprintf("TC-11: binpack put two pods on %s", uuids[0]))
 	for _, r := range refs {
 		if err := t.deletePod(ctx, r); err != nil {
 			return err
@@ -144,7 +144,7 @@ func (m *multiCard) tc11(ctx context.Context, t *T) error {
 }
 
 // TC-12
-func tc12(ctx context.Context, t *T, pl placement, lacking string) error {
+func tc12(ctx context.Context, t *caseT, pl placement, lacking string) error {
 	at, err := t.locate(ctx, pl)
 	if err != nil {
 		return err
@@ -153,7 +153,7 @@ func tc12(ctx context.Context, t *T, pl placement, lacking string) error {
 	small := smallMBFor(card.Devmem)
 	p := gpuPod{name: "tc12-lacking", gpus: 1, memMB: small, cores: smallCores, node: at.Node, cards: at.uuids(),
 		annotations: map[string]string{gpus.AnnoUseGPUType: lacking}}
-	t.Step("node %s has no card of type %s", at.Node, lacking)
+	t.step("node %s has no card of type %s", at.Node, lacking)
 	if err := t.pending(ctx, pl.Tenant, p, gpus.ReasonCardTypeMismatch); err != nil {
 		return err
 	}
@@ -174,7 +174,7 @@ func tc12(ctx context.Context, t *T, pl placement, lacking string) error {
 	if err := assert.OnNode(ref.String(), at.Node, devs, at.Use); err != nil {
 		return err
 	}
-	t.Step("asking its card's own type %s, pod %s was bound to card %s", own, ref, devs[0].UUID)
-	t.Snapshot(ctx, pl.Tenant, fmt.Sprintf("TC-12: a %s pod holds %s", own, devs[0].UUID))
+	t.step("asking its card's own type %s, pod %s was bound to card %s", own, ref, devs[0].UUID)
+	t.snapshot(ctx, pl.Tenant, fmt.Sprintf("TC-12: a %s pod holds %s", own, devs[0].UUID))
 	return t.deletePod(ctx, ref)
 }

@@ -24,7 +24,7 @@ const nodePolicySpread = "spread"
 // a second pod joins the busier node, and spread sends a third to the
 // emptier one. The pods are held to the two nodes by node affinity, and the
 // scenario holds every card of both, so no other case moves the scores.
-func tc17(ctx context.Context, t *T, ws []placement) error {
+func tc17(ctx context.Context, t *caseT, ws []placement) error {
 	if render.HAMiNodePolicy != "binpack" {
 		return fmt.Errorf("the lab renders --node-scheduler-policy=%s; this case is written for binpack, HAMi chart 2.10.0's default", render.HAMiNodePolicy)
 	}
@@ -51,12 +51,12 @@ func tc17(ctx context.Context, t *T, ws []placement) error {
 			return podRef{}, "", err
 		}
 		ref := podRef{tenant, got.Namespace, got.Name}
-		t.Step("created %s (%s) on either %s or %s", ref, p.describeAsk(), nodes[0], nodes[1])
+		t.step("created %s (%s) on either %s or %s", ref, p.describeAsk(), nodes[0], nodes[1])
 		bound, err := t.waitBound(ctx, ref, false)
 		if err != nil {
 			return ref, "", err
 		}
-		t.Step("pod %s is bound to %s", ref, bound.Spec.NodeName)
+		t.step("pod %s is bound to %s", ref, bound.Spec.NodeName)
 		return ref, bound.Spec.NodeName, nil
 	}
 	var refs []podRef
@@ -73,7 +73,7 @@ func tc17(ctx context.Context, t *T, ws []placement) error {
 	if second != first {
 		return fmt.Errorf("under the lab's node policy (%s) pod %s went to %s, want %s, the node %s already uses", render.HAMiNodePolicy, ref2, second, first, ref1)
 	}
-	t.Step("binpack (the lab's --node-scheduler-policy): both pods are on %s", first)
+	t.step("binpack (the lab's --node-scheduler-policy): both pods are on %s", first)
 
 	p3 := pod("tc17-spread")
 	p3.annotations = map[string]string{gpus.AnnoNodePolicy: nodePolicySpread}
@@ -85,8 +85,8 @@ func tc17(ctx context.Context, t *T, ws []placement) error {
 	if third == first {
 		return fmt.Errorf("with %s: %s pod %s went to %s with the other two, want the emptier node %s", gpus.AnnoNodePolicy, nodePolicySpread, ref3, third, other(nodes, first))
 	}
-	t.Step("spread on request: pod %s is on %s, the emptier node", ref3, third)
-	t.Snapshot(ctx, tenant, fmt.Sprintf("TC-17: binpack filled %s, spread chose %s", first, third))
+	t.step("spread on request: pod %s is on %s, the emptier node", ref3, third)
+	t.snapshot(ctx, tenant, fmt.Sprintf("TC-17: binpack filled %s, spread chose %s", first, third))
 	for _, r := range refs {
 		if err := t.deletePod(ctx, r); err != nil {
 			return err

@@ -28,7 +28,7 @@ type shareCard struct {
 
 func (b *shareCard) tenant() string { return b.place.Tenant }
 
-func (b *shareCard) locate(ctx context.Context, t *T) error {
+func (b *shareCard) locate(ctx context.Context, t *caseT) error {
 	if b.node != "" {
 		return nil
 	}
@@ -41,7 +41,7 @@ func (b *shareCard) locate(ctx context.Context, t *T) error {
 		return fmt.Errorf("card %s on %s registers %d MB, too little for three slices and a fourth", p.Use[0].ID, p.Node, p.Use[0].Devmem)
 	}
 	b.node, b.card, b.size = p.Node, p.Use[0], size
-	t.Step("card %s (%s, %d MB) on %s: slices of %d MB + %d%%, oversized %d MB", b.card.ID, b.card.Type, b.card.Devmem, b.node, size.SliceMB, sliceCores, size.OversizedMB)
+	t.step("card %s (%s, %d MB) on %s: slices of %d MB + %d%%, oversized %d MB", b.card.ID, b.card.Type, b.card.Devmem, b.node, size.SliceMB, sliceCores, size.OversizedMB)
 	return nil
 }
 
@@ -50,7 +50,7 @@ func (b *shareCard) slice(name string) gpuPod {
 }
 
 // TC-03
-func (b *shareCard) tc03(ctx context.Context, t *T) error {
+func (b *shareCard) tc03(ctx context.Context, t *caseT) error {
 	if err := b.locate(ctx, t); err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func (b *shareCard) tc03(ctx context.Context, t *T) error {
 			return err
 		}
 		b.pods03 = append(b.pods03, podRef{b.tenant(), got.Namespace, got.Name})
-		t.Step("created %s/%s (%s) on node %s", got.Namespace, got.Name, p.describeAsk(), b.node)
+		t.step("created %s/%s (%s) on node %s", got.Namespace, got.Name, p.describeAsk(), b.node)
 	}
 	for _, ref := range b.pods03 {
 		p, err := t.waitBound(ctx, ref, true)
@@ -72,17 +72,17 @@ func (b *shareCard) tc03(ctx context.Context, t *T) error {
 		if p.Spec.NodeName != b.node {
 			return fmt.Errorf("pod %s was bound to %s, want %s", ref, p.Spec.NodeName, b.node)
 		}
-		t.Step("pod %s is bound to %s and Running", ref, p.Spec.NodeName)
+		t.step("pod %s is bound to %s and Running", ref, p.Spec.NodeName)
 	}
 	return nil
 }
 
 // allocations decodes the allocation of each pod.
-func (t *T) allocations(ctx context.Context, refs []podRef) (map[string][]gpus.ContainerDevice, error) {
+func (t *caseT) allocations(ctx context.Context, refs []podRef) (map[string][]gpus.ContainerDevice, error) {
 	out := map[string][]gpus.ContainerDevice{}
 	for _, ref := range refs {
 		t.reference(ref)
-		p, err := t.Client(ref.tenant).CoreV1().Pods(ref.namespace).Get(ctx, ref.name, metav1.GetOptions{})
+		p, err := t.client(ref.tenant).CoreV1().Pods(ref.namespace).Get(ctx, ref.name, metav1.GetOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("tenant %s: get pod %s: %w", ref.tenant, ref, err)
 		}
@@ -96,8 +96,8 @@ func (t *T) allocations(ctx context.Context, refs []podRef) (map[string][]gpus.C
 }
 
 // holders is every live allocation on a node, by pod, as HAMi counts it.
-func (t *T) holders(ctx context.Context, tenant, node string) (map[string][]gpus.ContainerDevice, error) {
-	pods, err := t.Client(tenant).CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+func (t *caseT) holders(ctx context.Context, tenant, node string) (map[string][]gpus.ContainerDevice, error) {
+	pods, err := t.client(tenant).CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("tenant %s: list pods: %w", tenant, err)
 	}
@@ -116,7 +116,7 @@ func (t *T) holders(ctx context.Context, tenant, node string) (map[string][]gpus
 }
 
 // TC-05
-func (b *shareCard) tc05(ctx context.Context, t *T) error {
+func (b *shareCard) tc05(ctx context.Context, t *caseT) error {
 	allocs, err := t.allocations(ctx, b.pods03)
 	if err != nil {
 		return err
@@ -130,7 +130,7 @@ func (b *shareCard) tc05(ctx context.Context, t *T) error {
 			return err
 		}
 	}
-	t.Step("TC-03's three pods all hold card %s (%s, %d MB) on %s", uuid, b.card.Type, b.card.Devmem, b.node)
+	t.step("TC-03's three pods all hold card %s (%s, %d MB) on %s", uuid, b.card.Type, b.card.Devmem, b.node)
 	all, err := t.holders(ctx, b.tenant(), b.node)
 	if err != nil {
 		return err
@@ -139,8 +139,8 @@ func (b *shareCard) tc05(ctx context.Context, t *T) error {
 		return fmt.Errorf("%w (holders: %v)", err, podNames(all))
 	}
 	mem, cores := assert.Totals(uuid, all)
-	t.Step("card %s holds %d MB of %d and %d%% of cores", uuid, mem, b.card.Devmem, cores)
-	t.Snapshot(ctx, b.tenant(), fmt.Sprintf("TC-05: TC-03's three pods share %s", uuid))
+	t.step("card %s holds %d MB of %d and %d%% of cores", uuid, mem, b.card.Devmem, cores)
+	t.snapshot(ctx, b.tenant(), fmt.Sprintf("TC-05: TC-03's three pods share %s", uuid))
 	return nil
 }
 
@@ -155,13 +155,13 @@ func podNames[V any](m map[string]V) []string {
 
 // pending creates a pod and asserts kube-scheduler keeps it Pending for
 // one of the reasons, then deletes it.
-func (t *T) pending(ctx context.Context, tenant string, p gpuPod, reasons ...string) error {
+func (t *caseT) pending(ctx context.Context, tenant string, p gpuPod, reasons ...string) error {
 	got, err := t.createPod(ctx, tenant, p)
 	if err != nil {
 		return err
 	}
 	ref := podRef{tenant, got.Namespace, got.Name}
-	t.Step("created %s (%s)", ref, p.describeAsk())
+	t.step("created %s (%s)", ref, p.describeAsk())
 	msg, err := t.waitVerdict(ctx, ref)
 	if err != nil {
 		return err
@@ -170,28 +170,28 @@ func (t *T) pending(ctx context.Context, tenant string, p gpuPod, reasons ...str
 	if err != nil {
 		return fmt.Errorf("pod %s: %w", ref, err)
 	}
-	t.Step("kube-scheduler keeps %s Pending: %s (PodScheduled=False: %q)", ref, r, msg)
+	t.step("kube-scheduler keeps %s Pending: %s (PodScheduled=False: %q)", ref, r, msg)
 	return t.deletePod(ctx, ref)
 }
 
 // TC-06
-func (b *shareCard) tc06(ctx context.Context, t *T) error {
+func (b *shareCard) tc06(ctx context.Context, t *caseT) error {
 	if err := b.locate(ctx, t); err != nil {
 		return err
 	}
 	mem := b.size.OversizedMB
-	t.Step("card %s has %d MB; asking %d MB", b.card.ID, b.card.Devmem, mem)
+	t.step("card %s has %d MB; asking %d MB", b.card.ID, b.card.Devmem, mem)
 	return t.pending(ctx, b.tenant(), gpuPod{name: "tc06-oversized", gpus: 1, memMB: mem, node: b.node, cards: []string{b.card.ID}}, gpus.ReasonCardInsufficientMemory)
 }
 
 // TC-07
-func (b *shareCard) tc07(ctx context.Context, t *T) error {
+func (b *shareCard) tc07(ctx context.Context, t *caseT) error {
 	allocs, err := t.allocations(ctx, b.pods03)
 	if err != nil {
 		return fmt.Errorf("TC-03's pods are not all in place: %w", err)
 	}
 	mem, cores := assert.Totals(b.card.ID, allocs)
-	t.Step("TC-03's pods hold %d MB and %d%% of %s; a fourth slice still fits by memory (%d ≤ %d) but not by cores (%d > 100)",
+	t.step("TC-03's pods hold %d MB and %d%% of %s; a fourth slice still fits by memory (%d ≤ %d) but not by cores (%d > 100)",
 		mem, cores, b.card.ID, mem+b.size.SliceMB, b.card.Devmem, cores+sliceCores)
 	return t.pending(ctx, b.tenant(), b.slice("tc07-fourth"), gpus.ReasonCardInsufficientCore)
 }
@@ -201,7 +201,7 @@ func (b *shareCard) tc07(ctx context.Context, t *T) error {
 // a few ms after a delete can meet the stale count; such a pod stays
 // Pending until kube-scheduler's 5-minute retry. So when the scheduler
 // refuses it, bindFresh deletes it and tries a fresh pod, a few times.
-func (t *T) bindFresh(ctx context.Context, tenant string, p gpuPod) (*corev1.Pod, error) {
+func (t *caseT) bindFresh(ctx context.Context, tenant string, p gpuPod) (*corev1.Pod, error) {
 	const attempts = 5
 	var last string
 	for i := 1; i <= attempts; i++ {
@@ -212,17 +212,17 @@ func (t *T) bindFresh(ctx context.Context, tenant string, p gpuPod) (*corev1.Pod
 			return nil, err
 		}
 		ref := podRef{tenant, got.Namespace, got.Name}
-		t.Step("created %s (%s)", ref, pi.describeAsk())
+		t.step("created %s (%s)", ref, pi.describeAsk())
 		bound, msg, err := t.waitBoundOrVerdict(ctx, ref)
 		if err != nil {
 			return nil, err
 		}
 		if bound != nil {
-			t.Step("pod %s is bound to %s (%s)", ref, bound.Spec.NodeName, bound.Annotations[gpus.AnnoDevicesAllocated])
+			t.step("pod %s is bound to %s (%s)", ref, bound.Spec.NodeName, bound.Annotations[gpus.AnnoDevicesAllocated])
 			return bound, nil
 		}
 		last = msg
-		t.Step("attempt %d: kube-scheduler refused %s (%q); HAMi may not have dropped a just-deleted pod yet — deleting it and trying a fresh pod", i, ref, msg)
+		t.step("attempt %d: kube-scheduler refused %s (%q); HAMi may not have dropped a just-deleted pod yet — deleting it and trying a fresh pod", i, ref, msg)
 		if err := t.deletePod(ctx, ref); err != nil {
 			return nil, err
 		}
@@ -236,7 +236,7 @@ func (t *T) bindFresh(ctx context.Context, tenant string, p gpuPod) (*corev1.Pod
 }
 
 // TC-13
-func (b *shareCard) tc13(ctx context.Context, t *T) error {
+func (b *shareCard) tc13(ctx context.Context, t *caseT) error {
 	if err := t.deleteCasePods(ctx, b.tenant(), "TC-07"); err != nil {
 		return err
 	}
@@ -256,14 +256,14 @@ func (b *shareCard) tc13(ctx context.Context, t *T) error {
 	if len(devs) != 1 || devs[0].UUID != b.card.ID {
 		return fmt.Errorf("pod %s/%s holds %v, want the card %s that %s released", p.Namespace, p.Name, devs, b.card.ID, victim)
 	}
-	t.Step("the fresh pod holds %s, the card %s released", b.card.ID, victim)
+	t.step("the fresh pod holds %s, the card %s released", b.card.ID, victim)
 	return nil
 }
 
 // emptyCard deletes every pod of this run that holds the card or is
 // pinned to it; other cards of the node belong to other scenarios.
-func (b *shareCard) emptyCard(ctx context.Context, t *T) error {
-	pods, err := t.Client(b.tenant()).CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{LabelSelector: LabelRun + "=" + t.r.runID})
+func (b *shareCard) emptyCard(ctx context.Context, t *caseT) error {
+	pods, err := t.client(b.tenant()).CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{LabelSelector: labelRun + "=" + t.r.runID})
 	if err != nil {
 		return fmt.Errorf("tenant %s: list pods: %w", b.tenant(), err)
 	}
@@ -276,12 +276,12 @@ func (b *shareCard) emptyCard(ctx context.Context, t *T) error {
 			n++
 		}
 	}
-	t.Step("emptied card %s: deleted %d pod(s) of earlier cases", b.card.ID, n)
+	t.step("emptied card %s: deleted %d pod(s) of earlier cases", b.card.ID, n)
 	return nil
 }
 
 // TC-16
-func (b *shareCard) tc16(ctx context.Context, t *T) error {
+func (b *shareCard) tc16(ctx context.Context, t *caseT) error {
 	if err := b.locate(ctx, t); err != nil {
 		return err
 	}
@@ -302,8 +302,8 @@ func (b *shareCard) tc16(ctx context.Context, t *T) error {
 	if err := assert.WholeCard(ref.String(), devs, b.card); err != nil {
 		return fmt.Errorf("%w (HAMi's webhook adds %s: 100 to a plain %s pod; without it the grant has 0 cores)", err, gpus.ResourceGPUCores, gpus.ResourceGPU)
 	}
-	t.Step("%s holds the whole card: %s", ref, whole.Annotations[gpus.AnnoDevicesAllocated])
-	t.Snapshot(ctx, b.tenant(), fmt.Sprintf("TC-16: a whole-card pod holds %s", b.card.ID))
+	t.step("%s holds the whole card: %s", ref, whole.Annotations[gpus.AnnoDevicesAllocated])
+	t.snapshot(ctx, b.tenant(), fmt.Sprintf("TC-16: a whole-card pod holds %s", b.card.ID))
 	small := gpuPod{name: "tc16-blocked", gpus: 1, memMB: b.size.SmallMB, cores: smallCores, node: b.node, cards: []string{b.card.ID}}
 	if err := t.pending(ctx, b.tenant(), small, gpus.ReasonCardInsufficientMemory, gpus.ReasonCardInsufficientCore, gpus.ReasonExclusiveConflict); err != nil {
 		return err
@@ -321,7 +321,7 @@ func (b *shareCard) tc16(ctx context.Context, t *T) error {
 	} else if d[0].UUID != b.card.ID {
 		return fmt.Errorf("pod %s/%s holds %s, want %s", after.Namespace, after.Name, d[0].UUID, b.card.ID)
 	}
-	t.Step("once the whole-card pod was deleted, a slice was bound to %s", b.card.ID)
+	t.step("once the whole-card pod was deleted, a slice was bound to %s", b.card.ID)
 	return nil
 }
 

@@ -44,7 +44,7 @@ func TestFailedCaseKeepsGPUComponentLogs(t *testing.T) {
 	objs = append(objs, labelledDaemonSet(render.NVMLMockName, node, []string{"install"}, []string{"idle"})...)
 	objs = append(objs, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "coredns-5d78c9869d-abcde", Namespace: "kube-system"},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "coredns"}}}})
-	fail := func(context.Context, *T) error { return errors.New("broken") }
+	fail := func(context.Context, *caseT) error { return errors.New("broken") }
 
 	r, _ := fakeRunner(map[string][]runtime.Object{"tenant-a": objs})
 	r.tm.Case, r.tm.Cleanup = 10*time.Second, time.Second

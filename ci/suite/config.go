@@ -34,7 +34,7 @@ type Config struct {
 	// cannot run instead of skipping it; cases left out with Skip are
 	// still skipped.
 	FailOnSkip bool
-	// Timeouts bound every wait; zero fields take DefaultTimeouts.
+	// Timeouts bound every wait; zero fields take defaultTimeouts.
 	Timeouts Timeouts
 	// Log receives progress; nil discards it.
 	Log *slog.Logger
@@ -93,8 +93,8 @@ type Timeouts struct {
 	Broken time.Duration
 }
 
-// DefaultTimeouts are generous for a real lab on 2 cores.
-func DefaultTimeouts() Timeouts {
+// defaultTimeouts are generous for a real lab on 2 cores.
+func defaultTimeouts() Timeouts {
 	return Timeouts{
 		Bind:    90 * time.Second,
 		Verdict: 60 * time.Second,
@@ -108,7 +108,7 @@ func DefaultTimeouts() Timeouts {
 }
 
 func (t Timeouts) withDefaults() Timeouts {
-	d := DefaultTimeouts()
+	d := defaultTimeouts()
 	fill := func(v *time.Duration, def time.Duration) {
 		if *v <= 0 {
 			*v = def

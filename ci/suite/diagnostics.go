@@ -19,7 +19,7 @@ import (
 // the nodes of its tenants, and the logs of HAMi's device plugin and the
 // mock NVML library's pods (writeComponentLogs). Collection errors are reported
 // inside the files, never instead of them.
-func (t *T) diagnostics(ctx context.Context) map[string]string {
+func (t *caseT) diagnostics(ctx context.Context) map[string]string {
 	t.mu.Lock()
 	nss := map[string]string{}
 	for k, v := range t.namespaces {
@@ -38,7 +38,7 @@ func (t *T) diagnostics(ctx context.Context) map[string]string {
 	out := map[string]string{}
 	var events, pods, nodes, logs strings.Builder
 	for _, tn := range sortedSet(tenants) {
-		cs := t.Client(tn)
+		cs := t.client(tn)
 		if ns, ok := nss[tn]; ok {
 			fmt.Fprintf(&events, "# tenant %s, namespace %s\n", tn, ns)
 			if el, err := cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{}); err != nil {
@@ -64,7 +64,7 @@ func (t *T) diagnostics(ctx context.Context) map[string]string {
 		writeComponentLogs(ctx, cs, tn, &logs)
 	}
 	for _, ref := range refs {
-		p, err := t.Client(ref.tenant).CoreV1().Pods(ref.namespace).Get(ctx, ref.name, metav1.GetOptions{})
+		p, err := t.client(ref.tenant).CoreV1().Pods(ref.namespace).Get(ctx, ref.name, metav1.GetOptions{})
 		if err != nil {
 			fmt.Fprintf(&pods, "# tenant %s: pod %s: %v\n", ref.tenant, ref, err)
 			continue

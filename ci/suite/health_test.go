@@ -48,15 +48,15 @@ func TestBrokenComponentStopsOnlyItsTenantsCases(t *testing.T) {
 	r.cfg.Health = b.health
 	waiting := make(chan struct{})
 	release := make(chan struct{})
-	waitForever := func(ctx context.Context, t *T) error {
-		if _, err := t.Namespace(ctx, "tenant-b"); err != nil {
+	waitForever := func(ctx context.Context, t *caseT) error {
+		if _, err := t.namespace(ctx, "tenant-b"); err != nil {
 			return err
 		}
 		close(waiting)
 		<-ctx.Done()
 		return errors.New("pod tc-09/tc09 not bound: " + ctx.Err().Error())
 	}
-	healthy := func(ctx context.Context, t *T) error {
+	healthy := func(ctx context.Context, t *caseT) error {
 		<-release // still running when tenant-b breaks
 		return ctx.Err()
 	}
@@ -120,7 +120,7 @@ func TestFailedCaseNamesComponentDownAtThatMoment(t *testing.T) {
 					return tc.health(tn)
 				}
 			}
-			fails := func(context.Context, *T) error {
+			fails := func(context.Context, *caseT) error {
 				died.Store(true)
 				return errors.New("create pod: connection refused")
 			}
@@ -154,17 +154,17 @@ func TestCleanupOfBrokenTenantIsBoundedAndSaysWhatIsLeft(t *testing.T) {
 		calls.Add(1)
 		return true, nil, errors.New("dial tcp 127.0.0.1:6443: connect: connection refused")
 	})
-	twoNamespaces := func(ctx context.Context, t *T) error {
-		if _, err := t.Namespace(ctx, "tenant-a"); err != nil {
+	twoNamespaces := func(ctx context.Context, t *caseT) error {
+		if _, err := t.namespace(ctx, "tenant-a"); err != nil {
 			return err
 		}
-		if _, err := t.Namespace(ctx, "tenant-b"); err != nil {
+		if _, err := t.namespace(ctx, "tenant-b"); err != nil {
 			return err
 		}
 		return nil
 	}
-	onlyA := func(ctx context.Context, t *T) error {
-		_, err := t.Namespace(ctx, "tenant-a")
+	onlyA := func(ctx context.Context, t *caseT) error {
+		_, err := t.namespace(ctx, "tenant-a")
 		broken.Store(true) // the API server dies after the case made its namespace
 		return err
 	}

@@ -23,7 +23,7 @@ const lockReleaseWait = 2 * time.Second
 // node locked, fails its Bind and waits out kube-scheduler's backoff (1–2 s
 // at the lab's settings, on whole-second ticks): cases that create pods one
 // after another (TC-09, TC-11, TC-12) would spend that, not test placement.
-func (t *T) waitLockReleased(ctx context.Context, ref podRef, node string) {
+func (t *caseT) waitLockReleased(ctx context.Context, ref podRef, node string) {
 	bound := t.r.lockWait
 	if bound <= 0 {
 		bound = lockReleaseWait
@@ -32,12 +32,12 @@ func (t *T) waitLockReleased(ctx context.Context, ref podRef, node string) {
 	// Asked often at first (a release takes tens of milliseconds), then
 	// less, so a slow plugin costs a few requests, not hundreds.
 	for every := 5 * time.Millisecond; ; every = min(2*every, 100*time.Millisecond) {
-		n, err := t.Client(ref.tenant).CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+		n, err := t.client(ref.tenant).CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
 		if err != nil || !gpus.OwnedBy(n.Annotations[gpus.AnnoNodeLock], ref.namespace, ref.name) {
 			return
 		}
 		if time.Now().Add(every).After(deadline) {
-			t.Step("node %s's HAMi lock still names %s %s after the bind; going on", node, ref, bound)
+			t.step("node %s's HAMi lock still names %s %s after the bind; going on", node, ref, bound)
 			return
 		}
 		if sleepCtx(ctx, every) != nil {

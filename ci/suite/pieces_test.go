@@ -58,7 +58,7 @@ func TestBuildState(t *testing.T) {
 	node := registeredNode("gpu-lab-tenant-a-worker", devs)
 	pod := func(name, alloc string, phase corev1.PodPhase) corev1.Pod {
 		return corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", Labels: map[string]string{LabelCase: "TC-03"},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", Labels: map[string]string{labelCase: "TC-03"},
 				Annotations: map[string]string{gpus.AnnoVGPUNode: node.Name, gpus.AnnoDevicesAllocated: alloc}},
 			Status: corev1.PodStatus{Phase: phase},
 		}
@@ -98,7 +98,7 @@ func TestPodObject(t *testing.T) {
 	p := tt.podObject("tenant-a", "ns", gpuPod{name: "p", gpus: 1, memMB: 20000, cores: 30, node: "n1"})
 	lim := p.Spec.Containers[0].Resources.Limits
 	mem := lim[corev1.ResourceName(gpus.ResourceGPUMem)]
-	if p.Spec.SchedulerName != gpus.SchedulerName || mem.Value() != 20000 || len(lim) != 3 || p.Labels[LabelRun] != "test1" {
+	if p.Spec.SchedulerName != gpus.SchedulerName || mem.Value() != 20000 || len(lim) != 3 || p.Labels[labelRun] != "test1" {
 		t.Errorf("pod = %+v", p.Spec)
 	}
 	term := p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[0]

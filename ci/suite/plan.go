@@ -24,7 +24,7 @@ func (r *runner) plan() []*task {
 	var order []string
 	// place adds a case to the scenario on p's cards; a nil p, or a
 	// non-empty impossible, skips it saying which hardware it needs.
-	place := func(p []placement, id string, needs []string, run func(context.Context, *T) error, impossible string) {
+	place := func(p []placement, id string, needs []string, run func(context.Context, *caseT) error, impossible string) {
 		c := &caseRun{Case: caseByID(id), needs: needs, run: run}
 		if len(p) == 0 || impossible != "" {
 			if impossible == "" {
@@ -53,7 +53,7 @@ func (r *runner) plan() []*task {
 		}
 		tk.cases = append(tk.cases, c)
 	}
-	indep := func(id string, tenants []string, run func(context.Context, *T) error, skip string) {
+	indep := func(id string, tenants []string, run func(context.Context, *caseT) error, skip string) {
 		c := &caseRun{Case: caseByID(id), tenants: tenants, run: run, skip: skip}
 		tasks = append(tasks, &task{cases: []*caseRun{c}})
 	}
@@ -85,8 +85,8 @@ func (r *runner) plan() []*task {
 	if hw.Share != nil {
 		sh = &shareCard{place: *hw.Share}
 	}
-	onShare := func(f func(*shareCard, context.Context, *T) error) func(context.Context, *T) error {
-		return func(ctx context.Context, t *T) error { return f(sh, ctx, t) }
+	onShare := func(f func(*shareCard, context.Context, *caseT) error) func(context.Context, *caseT) error {
+		return func(ctx context.Context, t *caseT) error { return f(sh, ctx, t) }
 	}
 	share := one(hw.Share)
 	place(share, "TC-03", nil, onShare((*shareCard).tc03), splitBelow(3))
@@ -107,25 +107,25 @@ func (r *runner) plan() []*task {
 	if hw.Pair != nil {
 		m = &multiCard{place: *hw.Pair}
 	}
-	onPair := func(f func(*multiCard, context.Context, *T) error) func(context.Context, *T) error {
-		return func(ctx context.Context, t *T) error { return f(m, ctx, t) }
+	onPair := func(f func(*multiCard, context.Context, *caseT) error) func(context.Context, *caseT) error {
+		return func(ctx context.Context, t *caseT) error { return f(m, ctx, t) }
 	}
 	place(one(hw.Pair), "TC-09", nil, onPair((*multiCard).tc09), "")
 	place(one(hw.Pair), "TC-11", nil, onPair((*multiCard).tc11), splitBelow(2))
 
 	if hw.Count != nil {
 		s := *hw.Count
-		indep("TC-10", []string{s.Tenant}, func(ctx context.Context, t *T) error { return tc10(ctx, t, s) }, "")
+		indep("TC-10", []string{s.Tenant}, func(ctx context.Context, t *caseT) error { return tc10(ctx, t, s) }, "")
 	} else {
 		indep("TC-10", nil, nil, "skipped: "+noHardware("worker with a card", l))
 	}
-	place(one(hw.Type), "TC-12", nil, func(ctx context.Context, t *T) error {
+	place(one(hw.Type), "TC-12", nil, func(ctx context.Context, t *caseT) error {
 		return tc12(ctx, t, *hw.Type, hw.LackingType)
 	}, "")
-	place(one(hw.Burst), "TC-14", nil, func(ctx context.Context, t *T) error {
+	place(one(hw.Burst), "TC-14", nil, func(ctx context.Context, t *caseT) error {
 		return tc14(ctx, t, *hw.Burst)
 	}, "")
-	place(hw.Nodes, "TC-17", nil, func(ctx context.Context, t *T) error {
+	place(hw.Nodes, "TC-17", nil, func(ctx context.Context, t *caseT) error {
 		return tc17(ctx, t, hw.Nodes)
 	}, "")
 
@@ -145,4 +145,4 @@ func appendNew(list []string, s string) []string {
 }
 
 // lab is the spec of the run.
-func (t *T) lab() *lab.Lab { return t.r.cfg.Lab }
+func (t *caseT) lab() *lab.Lab { return t.r.cfg.Lab }

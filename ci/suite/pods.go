@@ -44,7 +44,7 @@ type gpuPod struct {
 // never scheduled and holds no GPU capacity while other cases run.
 const noNode = "gpu-lab-suite-no-such-node"
 
-func (t *T) podObject(tenant, ns string, p gpuPod) *corev1.Pod {
+func (t *caseT) podObject(tenant, ns string, p gpuPod) *corev1.Pod {
 	limits := corev1.ResourceList{}
 	set := func(name string, v int) {
 		if v > 0 {
@@ -107,12 +107,12 @@ func (t *T) podObject(tenant, ns string, p gpuPod) *corev1.Pod {
 }
 
 // createPod creates a GPU pod in the case's namespace of the tenant.
-func (t *T) createPod(ctx context.Context, tenant string, p gpuPod) (*corev1.Pod, error) {
-	ns, err := t.Namespace(ctx, tenant)
+func (t *caseT) createPod(ctx context.Context, tenant string, p gpuPod) (*corev1.Pod, error) {
+	ns, err := t.namespace(ctx, tenant)
 	if err != nil {
 		return nil, err
 	}
-	got, err := t.Client(tenant).CoreV1().Pods(ns).Create(ctx, t.podObject(tenant, ns, p), metav1.CreateOptions{})
+	got, err := t.client(tenant).CoreV1().Pods(ns).Create(ctx, t.podObject(tenant, ns, p), metav1.CreateOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("tenant %s: create pod %s/%s: %w", tenant, ns, p.name, err)
 	}
@@ -144,9 +144,9 @@ func (p gpuPod) describeAsk() string {
 
 // deletePod deletes a pod without grace and waits until it is gone, so
 // the capacity it held is free in the API (HAMi may still lag, see TC-13).
-func (t *T) deletePod(ctx context.Context, ref podRef) error {
+func (t *caseT) deletePod(ctx context.Context, ref podRef) error {
 	zero := int64(0)
-	err := t.Client(ref.tenant).CoreV1().Pods(ref.namespace).Delete(ctx, ref.name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+	err := t.client(ref.tenant).CoreV1().Pods(ref.namespace).Delete(ctx, ref.name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -157,16 +157,16 @@ func (t *T) deletePod(ctx context.Context, ref podRef) error {
 	if err := t.waitGone(ctx, ref); err != nil {
 		return err
 	}
-	t.Step("pod %s deleted (gone after %s)", ref, time.Since(start).Round(time.Millisecond))
+	t.step("pod %s deleted (gone after %s)", ref, time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
 // deleteCasePods deletes every pod a case created in a tenant and waits
 // until they are gone.
-func (t *T) deleteCasePods(ctx context.Context, tenant, caseID string) error {
-	cs := t.Client(tenant)
+func (t *caseT) deleteCasePods(ctx context.Context, tenant, caseID string) error {
+	cs := t.client(tenant)
 	pods, err := cs.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
-		LabelSelector: LabelRun + "=" + t.r.runID + "," + LabelCase + "=" + caseID,
+		LabelSelector: labelRun + "=" + t.r.runID + "," + labelCase + "=" + caseID,
 	})
 	if err != nil {
 		return fmt.Errorf("tenant %s: list pods of %s: %w", tenant, caseID, err)

@@ -63,7 +63,7 @@ func TestCheckTenantsBoundsEveryProbe(t *testing.T) {
 }
 
 func TestDefaultReachTimeoutAtMostTenSeconds(t *testing.T) {
-	if d := DefaultTimeouts().Reach; d <= 0 || d > 10*time.Second {
+	if d := defaultTimeouts().Reach; d <= 0 || d > 10*time.Second {
 		t.Errorf("default reachability timeout %s, want (0, 10s]", d)
 	}
 }
@@ -146,8 +146,8 @@ func TestExecuteRunsReachableTenantsCases(t *testing.T) {
 	r, _ := fakeRunner(nil)
 	r.reach = map[string]error{"tenant-b": errors.New("tenant tenant-b: API server unreachable: connection refused")}
 	ran := map[string]bool{}
-	mark := func(id string) func(context.Context, *T) error {
-		return func(context.Context, *T) error { ran[id] = true; return nil }
+	mark := func(id string) func(context.Context, *caseT) error {
+		return func(context.Context, *caseT) error { ran[id] = true; return nil }
 	}
 	both := &caseRun{Case: caseByID("TC-01"), tenants: []string{"tenant-a", "tenant-b"}, run: mark("TC-01")}
 	onlyA := fakeCase("TC-03", nil, mark("TC-03"))

@@ -28,7 +28,7 @@ type caseRun struct {
 	skip string
 	// needs are cases of the same scenario whose state this one uses.
 	needs []string
-	run   func(ctx context.Context, t *T) error
+	run   func(ctx context.Context, t *caseT) error
 }
 
 // task is what the pool runs: one scenario (cases in order) or one
@@ -285,7 +285,7 @@ func blockedBy(c *caseRun, status map[string]results.Status) string {
 
 func (r *runner) runCase(ctx context.Context, c *caseRun, l *lane, res *results.Case) {
 	r.log.Info("case start", "id", c.ID, "title", c.Title, "tenants", c.tenants)
-	t := &T{r: r, res: res, lane: l, caseID: c.ID}
+	t := &caseT{r: r, res: res, lane: l, caseID: c.ID}
 	cctx, cancel := context.WithTimeout(ctx, r.tm.Case)
 	hctx, stopCase := context.WithCancelCause(cctx)
 	stopWatch := r.watchHealth(hctx, stopCase, c.tenants)

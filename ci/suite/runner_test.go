@@ -17,7 +17,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/results"
 )
 
-func fakeCase(id string, needs []string, run func(context.Context, *T) error) *caseRun {
+func fakeCase(id string, needs []string, run func(context.Context, *caseT) error) *caseRun {
 	return &caseRun{Case: caseByID(id), tenants: []string{"tenant-a"}, needs: needs, run: run}
 }
 
@@ -25,13 +25,13 @@ func TestExecuteOrderBlockAndCleanup(t *testing.T) {
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "gpu-lab-tenant-a-worker", Annotations: map[string]string{gpus.AnnoRegister: "[]", gpus.AnnoNodeLock: "2026-11-30T00:26:44Z,ns,p"}}}
 	r, fakes := fakeRunner(map[string][]runtime.Object{"tenant-a": {node}})
 	var order []string
-	mark := func(id string, err error) func(context.Context, *T) error {
-		return func(ctx context.Context, t *T) error {
+	mark := func(id string, err error) func(context.Context, *caseT) error {
+		return func(ctx context.Context, t *caseT) error {
 			order = append(order, id)
-			if _, nerr := t.Namespace(ctx, "tenant-a"); nerr != nil {
+			if _, nerr := t.namespace(ctx, "tenant-a"); nerr != nil {
 				return nerr
 			}
-			t.Step("did %s", id)
+			t.step("did %s", id)
 			return err
 		}
 	}
@@ -39,7 +39,7 @@ func TestExecuteOrderBlockAndCleanup(t *testing.T) {
 		fakeCase("TC-03", nil, mark("TC-03", errors.New("three pods: pod x not bound within 1s"))),
 		fakeCase("TC-05", []string{"TC-03"}, mark("TC-05", nil)),
 		fakeCase("TC-06", nil, mark("TC-06", nil)),
-		fakeCase("TC-07", nil, func(context.Context, *T) error { panic("boom") }),
+		fakeCase("TC-07", nil, func(context.Context, *caseT) error { panic("boom") }),
 	}}}
 	run := r.execute(context.Background(), tasks)
 	if got := strings.Join(order, " "); got != "TC-03 TC-06" {
@@ -84,15 +84,15 @@ func TestExecuteInterruptedCleansUp(t *testing.T) {
 	r, fakes := fakeRunner(nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	tasks := []*task{{scenario: "s", cases: []*caseRun{
-		fakeCase("TC-03", nil, func(ctx context.Context, t *T) error {
-			if _, err := t.Namespace(ctx, "tenant-a"); err != nil {
+		fakeCase("TC-03", nil, func(ctx context.Context, t *caseT) error {
+			if _, err := t.namespace(ctx, "tenant-a"); err != nil {
 				return err
 			}
 			cancel() // Ctrl-C while the case runs
 			<-ctx.Done()
 			return ctx.Err()
 		}),
-		fakeCase("TC-05", nil, func(context.Context, *T) error { t.Error("TC-05 ran after the interrupt"); return nil }),
+		fakeCase("TC-05", nil, func(context.Context, *caseT) error { t.Error("TC-05 ran after the interrupt"); return nil }),
 	}}}
 	run := r.execute(ctx, tasks)
 	if !run.Interrupted || run.OK() {
@@ -120,7 +120,7 @@ func TestExecuteParallelAndSerial(t *testing.T) {
 		r.cfg.Serial = serial
 		var running, peak atomic.Int32
 		together := make(chan struct{})
-		slow := func(context.Context, *T) error {
+		slow := func(context.Context, *caseT) error {
 			n := running.Add(1)
 			for {
 				p := peak.Load()

@@ -85,7 +85,7 @@ func buildState(st results.TenantState, nodes []corev1.Node, pods []corev1.Pod, 
 		for _, d := range devs.All() {
 			if c := cardAt[node+"/"+d.UUID]; c != nil {
 				c.Holders = append(c.Holders, results.Slice{
-					Namespace: p.Namespace, Pod: p.Name, Case: p.Labels[LabelCase],
+					Namespace: p.Namespace, Pod: p.Name, Case: p.Labels[labelCase],
 					MemoryMB: d.MemoryMB, Cores: d.Cores, Phase: string(p.Status.Phase), State: sliceState(&p),
 				})
 			}
@@ -105,29 +105,29 @@ func sliceState(p *corev1.Pod) string {
 	return ""
 }
 
-// Snapshot records the tenant's cards now, labelled with the moment. A
+// snapshot records the tenant's cards now, labelled with the moment. A
 // case samples right after its pods were bound, which is before they run:
 // it first waits (within the bind timeout, all pods together) for every
 // bound pod holding a slice to be Running, so the picture shows settled
 // state; a pod still starting then is drawn as "bound, starting".
-func (t *T) Snapshot(ctx context.Context, tenant, moment string) {
+func (t *caseT) snapshot(ctx context.Context, tenant, moment string) {
 	t.settle(ctx, tenant)
 	st, err := t.r.snapshot(ctx, tenant, moment)
 	if err != nil {
-		t.Step("could not sample the cards of %s: %v", tenant, err)
+		t.step("could not sample the cards of %s: %v", tenant, err)
 		return
 	}
 	t.r.addTenantState(st)
-	t.Step("sampled the cards of %s for the report (%s)", tenant, moment)
+	t.step("sampled the cards of %s for the report (%s)", tenant, moment)
 }
 
 // settle waits for the tenant's bound, not yet Running pods that hold a
 // slice. Waiting is best effort: a pod that does not start is recorded as
 // it is, and said in a step.
-func (t *T) settle(ctx context.Context, tenant string) {
-	pods, err := t.Client(tenant).CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+func (t *caseT) settle(ctx context.Context, tenant string) {
+	pods, err := t.client(tenant).CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		t.Step("could not list the pods of %s to wait for them to start: %v", tenant, err)
+		t.step("could not list the pods of %s to wait for them to start: %v", tenant, err)
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.r.tm.Bind)
@@ -138,7 +138,7 @@ func (t *T) settle(ctx context.Context, tenant string) {
 		}
 		ref := podRef{tenant, p.Namespace, p.Name}
 		if _, err := t.waitBound(ctx, ref, true); err != nil {
-			t.Step("pod %s is bound but not Running (%v): the sample draws it as %q", ref, err, results.SliceStarting)
+			t.step("pod %s is bound but not Running (%v): the sample draws it as %q", ref, err, results.SliceStarting)
 		}
 	}
 }

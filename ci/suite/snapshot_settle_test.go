@@ -16,7 +16,7 @@ import (
 )
 
 // A case samples its card right after the bind (TC-16 did, 15 ms after,
-// and drew its whole-card pod Pending): Snapshot waits for a bound pod to
+// and drew its whole-card pod Pending): snapshot waits for a bound pod to
 // run, and says so when it does not.
 func TestSnapshotWaitsForBoundPodsToRun(t *testing.T) {
 	l := lab.Default()
@@ -24,7 +24,7 @@ func TestSnapshotWaitsForBoundPodsToRun(t *testing.T) {
 	node := registeredNode("gpu-lab-tenant-a-worker", devs)
 	bound := func() *corev1.Pod {
 		return &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: "tc16-whole-1", Namespace: "ns", Labels: map[string]string{LabelCase: "TC-16"},
+			ObjectMeta: metav1.ObjectMeta{Name: "tc16-whole-1", Namespace: "ns", Labels: map[string]string{labelCase: "TC-16"},
 				Annotations: map[string]string{gpus.AnnoVGPUNode: node.Name, gpus.AnnoDevicesAllocated: devs[0].ID + ",NVIDIA,81920,100:;"}},
 			Spec:   corev1.PodSpec{NodeName: node.Name},
 			Status: corev1.PodStatus{Phase: corev1.PodPending},
@@ -52,7 +52,7 @@ func TestSnapshotWaitsForBoundPodsToRun(t *testing.T) {
 				r.tm.Bind = 50 * time.Millisecond // it never runs: the bound only ends the wait
 			}
 			tc := newT(r)
-			tc.Snapshot(context.Background(), "tenant-a", "TC-16: a whole-card pod holds "+devs[0].ID)
+			tc.snapshot(context.Background(), "tenant-a", "TC-16: a whole-card pod holds "+devs[0].ID)
 			if len(r.tenants) != 1 {
 				t.Fatalf("%d samples recorded, want 1; steps %+v", len(r.tenants), tc.res.Steps)
 			}

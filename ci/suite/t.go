@@ -19,14 +19,14 @@ import (
 // Labels on every object the suite creates.
 const (
 	LabelSuite  = "gpu-lab.dev/suite"
-	LabelRun    = "gpu-lab.dev/run"
-	LabelCase   = "gpu-lab.dev/case"
-	LabelTenant = "gpu-lab.dev/tenant"
+	labelRun    = "gpu-lab.dev/run"
+	labelCase   = "gpu-lab.dev/case"
+	labelTenant = "gpu-lab.dev/tenant"
 	suiteValue  = "conformance"
 )
 
-// T is a running case's handle: clients, namespaces, steps and metrics.
-type T struct {
+// caseT is a running case's handle: clients, namespaces, steps and metrics.
+type caseT struct {
 	r      *runner
 	res    *results.Case
 	lane   *lane
@@ -50,8 +50,8 @@ type lane struct {
 // laneNamespace is a namespace a case created in a tenant.
 type laneNamespace struct{ tenant, namespace, caseID string }
 
-// Step records an action or a passed assertion, in order.
-func (t *T) Step(format string, args ...any) {
+// step records an action or a passed assertion, in order.
+func (t *caseT) step(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	t.mu.Lock()
 	t.res.Steps = append(t.res.Steps, results.Step{At: time.Now(), Message: msg})
@@ -59,8 +59,8 @@ func (t *T) Step(format string, args ...any) {
 	t.r.log.Debug("step", "case", t.caseID, "msg", msg)
 }
 
-// Metric records a measured number (seconds for durations).
-func (t *T) Metric(name string, v float64) {
+// metric records a measured number (seconds for durations).
+func (t *caseT) metric(name string, v float64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.res.Metrics == nil {
@@ -69,26 +69,26 @@ func (t *T) Metric(name string, v float64) {
 	t.res.Metrics[name] = v
 }
 
-// Client is the tenant's clientset.
-func (t *T) Client(tenant string) kubernetes.Interface { return t.r.clients[tenant] }
+// client is the tenant's clientset.
+func (t *caseT) client(tenant string) kubernetes.Interface { return t.r.clients[tenant] }
 
-// Timeouts are the run's timeouts.
-func (t *T) Timeouts() Timeouts { return t.r.tm }
+// timeouts are the run's timeouts.
+func (t *caseT) timeouts() Timeouts { return t.r.tm }
 
-func (t *T) reference(p podRef) {
+func (t *caseT) reference(p podRef) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.refs = append(t.refs, p)
 }
 
-func (t *T) labels(tenant string) map[string]string {
-	return map[string]string{LabelSuite: suiteValue, LabelRun: t.r.runID, LabelCase: t.caseID, LabelTenant: tenant}
+func (t *caseT) labels(tenant string) map[string]string {
+	return map[string]string{LabelSuite: suiteValue, labelRun: t.r.runID, labelCase: t.caseID, labelTenant: tenant}
 }
 
-// Namespace returns this case's namespace in the tenant, creating it (and
+// namespace returns this case's namespace in the tenant, creating it (and
 // its default ServiceAccount, which pod admission requires) on first use.
 // The scenario deletes it when it ends, so later cases can still read it.
-func (t *T) Namespace(ctx context.Context, tenant string) (string, error) {
+func (t *caseT) namespace(ctx context.Context, tenant string) (string, error) {
 	t.mu.Lock()
 	if ns, ok := t.namespaces[tenant]; ok {
 		t.mu.Unlock()
@@ -96,7 +96,7 @@ func (t *T) Namespace(ctx context.Context, tenant string) (string, error) {
 	}
 	t.mu.Unlock()
 	name := strings.ToLower(t.caseID) + "-" + t.r.runID
-	cs := t.Client(tenant)
+	cs := t.client(tenant)
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: t.labels(tenant)}}
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return "", fmt.Errorf("tenant %s: create namespace %s: %w", tenant, name, err)
@@ -116,7 +116,7 @@ func (t *T) Namespace(ctx context.Context, tenant string) (string, error) {
 	}
 	t.namespaces[tenant] = name
 	t.mu.Unlock()
-	t.Step("namespace %s created in %s", name, tenant)
+	t.step("namespace %s created in %s", name, tenant)
 	return name, nil
 }
 

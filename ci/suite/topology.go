@@ -113,8 +113,8 @@ func matchWorkers(l *lab.Lab, tenant string, nodes []corev1.Node) (matched []wor
 }
 
 // findWorker returns the node of one spec worker, with its registered cards.
-func (t *T) findWorker(ctx context.Context, s site) (workerNode, error) {
-	nodes, err := t.Client(s.Tenant).CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+func (t *caseT) findWorker(ctx context.Context, s site) (workerNode, error) {
+	nodes, err := t.client(s.Tenant).CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return workerNode{}, fmt.Errorf("tenant %s: list nodes: %w", s.Tenant, err)
 	}
@@ -125,7 +125,7 @@ func (t *T) findWorker(ctx context.Context, s site) (workerNode, error) {
 				_, cerr := nodeCards(m.Node)
 				return workerNode{}, cerr
 			}
-			t.Step("worker %s is node %s with %d registered card(s)", s, m.Node.Name, len(m.Cards))
+			t.step("worker %s is node %s with %d registered card(s)", s, m.Node.Name, len(m.Cards))
 			return m, nil
 		}
 	}
@@ -156,7 +156,7 @@ func (p placed) uuids() []string {
 // locate finds the placement's node and the cards it registers under the
 // spec's card indices. Sizes are then taken from the registered cards (what
 // HAMi schedules against), which TC-02 holds to the spec.
-func (t *T) locate(ctx context.Context, p placement) (placed, error) {
+func (t *caseT) locate(ctx context.Context, p placement) (placed, error) {
 	w, err := t.findWorker(ctx, p.site)
 	if err != nil {
 		return placed{}, err

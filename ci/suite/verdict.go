@@ -27,13 +27,13 @@ const verdictLookupTimeout = 10 * time.Second
 // lastFailedScheduling returns, per pod name, the newest FailedScheduling
 // event in a namespace. A failed lookup returns what it has and the error,
 // which the caller reports next to the pods, never instead of them.
-func (t *T) lastFailedScheduling(ctx context.Context, tenant, namespace string) (map[string]*corev1.Event, error) {
+func (t *caseT) lastFailedScheduling(ctx context.Context, tenant, namespace string) (map[string]*corev1.Event, error) {
 	ctx, cancel := context.WithTimeout(ctx, verdictLookupTimeout)
 	defer cancel()
 	// "reason" is a selectable field of core/v1 Events (ToSelectableFields
 	// in pkg/registry/core/event/strategy.go, Kubernetes v1.36.3); the
 	// filter below repeats it for clients that ignore field selectors.
-	l, err := t.Client(tenant).CoreV1().Events(namespace).List(ctx, metav1.ListOptions{
+	l, err := t.client(tenant).CoreV1().Events(namespace).List(ctx, metav1.ListOptions{
 		FieldSelector: fields.OneTermEqualSelector("reason", reasonFailedScheduling).String(),
 	})
 	if err != nil {
@@ -148,10 +148,10 @@ func unboundByVerdict(names []string, last map[string]*corev1.Pod, events map[st
 // node lock in a namespace (FailedScheduling events whose message is one of
 // HAMi's two lock-contention errors), repeats included: kube-scheduler
 // writes events.k8s.io events, whose repeats are a series.
-func (t *T) lockFailures(ctx context.Context, tenant, namespace string) (int, error) {
+func (t *caseT) lockFailures(ctx context.Context, tenant, namespace string) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, verdictLookupTimeout)
 	defer cancel()
-	l, err := t.Client(tenant).CoreV1().Events(namespace).List(ctx, metav1.ListOptions{
+	l, err := t.client(tenant).CoreV1().Events(namespace).List(ctx, metav1.ListOptions{
 		FieldSelector: fields.OneTermEqualSelector("reason", reasonFailedScheduling).String(),
 	})
 	if err != nil {

@@ -23,8 +23,8 @@ func (e *verdictError) Error() string { return e.msg }
 // resource version; when the server ends the watch it lists and watches
 // again. f sees each listed state (nil when the pod does not exist) and
 // every event; it returns done or an error.
-func (t *T) podEvents(ctx context.Context, ref podRef, f func(watch.EventType, *corev1.Pod) (bool, error)) error {
-	cs := t.Client(ref.tenant)
+func (t *caseT) podEvents(ctx context.Context, ref podRef, f func(watch.EventType, *corev1.Pod) (bool, error)) error {
+	cs := t.client(ref.tenant)
 	fs := fields.OneTermEqualSelector("metadata.name", ref.name).String()
 	pods := cs.CoreV1().Pods(ref.namespace)
 	return follow(ctx, t.r.relist, func(ctx context.Context) (string, bool, error) {
@@ -53,7 +53,7 @@ func (t *T) podEvents(ctx context.Context, ref podRef, f func(watch.EventType, *
 
 // watchPod waits until cond says done. It fails at once when cond returns
 // an error, and at the timeout with the pod's last known scheduling state.
-func (t *T) watchPod(parent context.Context, ref podRef, timeout time.Duration, what string, cond func(*corev1.Pod) (bool, error)) (*corev1.Pod, error) {
+func (t *caseT) watchPod(parent context.Context, ref podRef, timeout time.Duration, what string, cond func(*corev1.Pod) (bool, error)) (*corev1.Pod, error) {
 	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	var last *corev1.Pod
@@ -85,7 +85,7 @@ func (t *T) watchPod(parent context.Context, ref podRef, timeout time.Duration, 
 
 // atTimeout describes a pod a wait gave up on, with kube-scheduler's last
 // verdict when it is not bound.
-func (t *T) atTimeout(ctx context.Context, ref podRef, p *corev1.Pod) string {
+func (t *caseT) atTimeout(ctx context.Context, ref podRef, p *corev1.Pod) string {
 	if p == nil || p.Spec.NodeName != "" {
 		return podAtTimeout(p, nil)
 	}
@@ -139,7 +139,7 @@ func describePod(p *corev1.Pod) string {
 
 // waitBound waits until the pod is bound (and Running when running is
 // set). kube-scheduler declaring it unschedulable fails at once.
-func (t *T) waitBound(ctx context.Context, ref podRef, running bool) (*corev1.Pod, error) {
+func (t *caseT) waitBound(ctx context.Context, ref podRef, running bool) (*corev1.Pod, error) {
 	what := "bound"
 	if running {
 		what = "bound and Running"
@@ -161,7 +161,7 @@ func (t *T) waitBound(ctx context.Context, ref podRef, running bool) (*corev1.Po
 
 // waitVerdict waits for kube-scheduler's unschedulable verdict and returns
 // its message. The pod being bound fails at once: it did not stay Pending.
-func (t *T) waitVerdict(ctx context.Context, ref podRef) (string, error) {
+func (t *caseT) waitVerdict(ctx context.Context, ref podRef) (string, error) {
 	var msg string
 	_, err := t.watchPod(ctx, ref, t.r.tm.Verdict, "declared unschedulable by kube-scheduler", func(p *corev1.Pod) (bool, error) {
 		if p.Spec.NodeName != "" {
@@ -176,7 +176,7 @@ func (t *T) waitVerdict(ctx context.Context, ref podRef) (string, error) {
 
 // waitBoundOrVerdict waits for whichever comes first: bound, or declared
 // unschedulable (returned as the message, pod nil).
-func (t *T) waitBoundOrVerdict(ctx context.Context, ref podRef) (*corev1.Pod, string, error) {
+func (t *caseT) waitBoundOrVerdict(ctx context.Context, ref podRef) (*corev1.Pod, string, error) {
 	var msg string
 	p, err := t.watchPod(ctx, ref, t.r.tm.Bind, "bound or declared unschedulable", func(p *corev1.Pod) (bool, error) {
 		if p.Spec.NodeName != "" {
@@ -196,7 +196,7 @@ func (t *T) waitBoundOrVerdict(ctx context.Context, ref podRef) (*corev1.Pod, st
 }
 
 // waitGone waits until the pod no longer exists.
-func (t *T) waitGone(ctx context.Context, ref podRef) error {
+func (t *caseT) waitGone(ctx context.Context, ref podRef) error {
 	ctx, cancel := context.WithTimeout(ctx, t.r.tm.Delete)
 	defer cancel()
 	err := t.podEvents(ctx, ref, func(typ watch.EventType, p *corev1.Pod) (bool, error) {

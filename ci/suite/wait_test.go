@@ -17,8 +17,8 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/results"
 )
 
-func newT(r *runner) *T {
-	return &T{r: r, res: &results.Case{ID: "TC-06"}, lane: &lane{}, caseID: "TC-06"}
+func newT(r *runner) *caseT {
+	return &caseT{r: r, res: &results.Case{ID: "TC-06"}, lane: &lane{}, caseID: "TC-06"}
 }
 
 func pendingPod(name string) *corev1.Pod {

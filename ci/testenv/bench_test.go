@@ -101,7 +101,7 @@ func printTables(tables []string) {
 type bootSamples struct {
 	n          int
 	boot       float64            // seconds, summed over iterations
-	mem, rss   float64            // MiB (MemoryUse.Total, .RSS), summed
+	mem, rss   float64            // MiB (memoryUse.Total, .RSS), summed
 	cpu        float64            // processor seconds of every process at ready, summed
 	inProcess  float64            // MiB of this process (Go runtime Sys), summed
 	kindAnon   map[string]float64 // MiB
@@ -116,12 +116,12 @@ type bootSamples struct {
 // tenant), and each tenant's step timings.
 func (s *bootSamples) add(b *testing.B, e *Env) {
 	b.Helper()
-	mem, err := e.Memory()
+	mem, err := e.memory()
 	if err != nil {
 		_ = e.Stop()
 		b.Fatal(err)
 	}
-	cpu, err := e.CPUTime()
+	cpu, err := e.cpuTime()
 	if err != nil {
 		_ = e.Stop()
 		b.Fatal(err)
@@ -146,7 +146,7 @@ func (s *bootSamples) add(b *testing.B, e *Env) {
 		s.kindCount[kind]++
 	}
 	for _, tn := range e.Tenants() {
-		for _, st := range e.StepTimings(tn) {
+		for _, st := range e.stepTimings(tn) {
 			s.took[st.Step] = append(s.took[st.Step], st.Took)
 			s.done[st.Step] = append(s.done[st.Step], st.Began+st.Took)
 		}
@@ -154,7 +154,7 @@ func (s *bootSamples) add(b *testing.B, e *Env) {
 }
 
 // report reports the means over the iterations as metrics: boot-s,
-// memory-MiB (MemoryUse.Total: every page once), rss-sum-MiB (MemoryUse.RSS,
+// memory-MiB (memoryUse.Total: every page once), rss-sum-MiB (memoryUse.RSS,
 // the sum of VmRSS), inprocess-MiB, processes-cpu-s, and per kind of
 // component <kind>-anon-MiB (its own memory per instance). It returns the
 // mean boot time, memory and RSS sum, and as text the per-kind table

@@ -169,9 +169,9 @@ func (e *Env) countRebind(name string) {
 	e.rebinds[name]++
 }
 
-// Rebinds counts, per component, how often it was started again because
+// rebindCounts counts, per component, how often it was started again because
 // another process took one of its ports.
-func (e *Env) Rebinds() map[string]int {
+func (e *Env) rebindCounts() map[string]int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	out := make(map[string]int, len(e.rebinds))

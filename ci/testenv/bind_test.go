@@ -197,7 +197,7 @@ func TestStartBoundMovesComponentOffTakenPort(t *testing.T) {
 			if !listensOn(p.pid(), []int{a, b}) {
 				t.Errorf("final process does not listen on its ports %d, %d", a, b)
 			}
-			if got := e.Rebinds()["fake"]; got != 1 || movedCalls != 1 {
+			if got := e.rebindCounts()["fake"]; got != 1 || movedCalls != 1 {
 				t.Errorf("rebinds %d, moved called %d times; want 1 and 1", got, movedCalls)
 			}
 			if procs := e.Processes(); len(procs) != 1 || procs[0].PID != p.pid() {

@@ -9,7 +9,7 @@ import (
 // real lab puts into HAMi's chart (render.HAMiSchedulerConfig: the chart's
 // profile and extender, the lab's backoff), with the extender on loopback
 // and the default profile added, because this kube-scheduler is also the
-// tenant's only scheduler (a difference listed in Differences).
+// tenant's only scheduler (a difference listed in differences).
 func schedulerConfig(l *lab.Lab, p render.HAMiPlace) (string, error) {
 	b, err := render.HAMiSchedulerConfig(l, p)
 	return string(b), err

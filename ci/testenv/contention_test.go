@@ -44,7 +44,7 @@ const churnEvery = time.Millisecond
 // moved off a taken port, and the moved API server is what clients reach.
 // (KWOK listens on no port — startKWOK — so there is none to take from it.)
 func checkEveryComponentMoved(t *testing.T, e *Env) {
-	rebinds := e.Rebinds()
+	rebinds := e.rebindCounts()
 	t.Logf("squatter: %d ephemeral binds while the environment started; rebinds %v", squatted.binds, rebinds)
 	for _, c := range []string{"etcd", "solo/konnectivity-server", "solo/kube-apiserver", "solo/konnectivity-agent",
 		"solo/kube-scheduler", "solo/kube-controller-manager", "solo/hami-scheduler"} {

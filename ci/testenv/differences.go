@@ -5,13 +5,13 @@ import (
 	"strings"
 )
 
-// Difference is one way the local test environment runs the lab differently
+// difference is one way the local test environment runs the lab differently
 // from the real lab (kind + Kamaji + HAMi). Everything not listed here runs
 // from the same rendered configuration and the same code in both: the
 // kube-scheduler configuration and HAMi's command line and device file
 // (ci/render), the card UUIDs, types and memory (ci/gpus), the readiness
 // gate "HAMi's /metrics lists every card" (gpus.SeesAllCards), the suite.
-type Difference struct {
+type difference struct {
 	// Short names the difference in the backend line of every report.
 	Short string
 	// Real and Local say what each backend runs.
@@ -23,9 +23,9 @@ type Difference struct {
 	OnlyDouble bool
 }
 
-// Differences is the one list of them; the README's table is generated from
+// differences is the one list of them; the README's table is generated from
 // it (a test keeps them equal) and Backend names each.
-var Differences = []Difference{
+var differences = []difference{
 	{
 		Short:      "HAMi protocol double",
 		Real:       "HAMi v2.10.0's scheduler extender and webhook (image projecthami/hami)",
@@ -87,7 +87,7 @@ var Differences = []Difference{
 // line; double says the protocol double runs as HAMi.
 func differencesLine(double bool) string {
 	var names []string
-	for _, d := range Differences {
+	for _, d := range differences {
 		if d.OnlyDouble && !double {
 			continue
 		}
@@ -96,11 +96,11 @@ func differencesLine(double bool) string {
 	return strings.Join(names, ", ")
 }
 
-// DifferencesMarkdown is the README's table of Differences.
-func DifferencesMarkdown() string {
+// differencesMarkdown is the README's table of differences.
+func differencesMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| difference | real lab | local test environment | why |\n|---|---|---|---|\n")
-	for _, d := range Differences {
+	for _, d := range differences {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", d.Short, d.Real, d.Local, d.Why)
 	}
 	return b.String()

@@ -10,10 +10,10 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the table of differences in ci/testenv/README.md")
 
-// ci/testenv/README.md's table of differences is generated from Differences, and the
+// ci/testenv/README.md's table of differences is generated from differences, and the
 // backend line of every report names each of them.
 func TestDifferencesAreListedOnce(t *testing.T) {
-	want := DifferencesMarkdown()
+	want := differencesMarkdown()
 	got, stale, err := readmeblock.Sync("README.md", "testenv-differences", want, *update)
 	if err != nil {
 		t.Fatal(err)
@@ -21,7 +21,7 @@ func TestDifferencesAreListedOnce(t *testing.T) {
 	if stale {
 		t.Errorf("ci/testenv/README.md's differences table is out of date: run go test ./ci/testenv -run TestDifferences -update\n--- README ---\n%s\n--- generated ---\n%s", got, want)
 	}
-	for _, d := range Differences {
+	for _, d := range differences {
 		if d.Short == "" || d.Real == "" || d.Local == "" || d.Why == "" {
 			t.Errorf("difference %+v lacks a field", d)
 		}

@@ -30,7 +30,7 @@ import (
 )
 
 // Backend describes what the environment runs on; it is written into the
-// state dir and shown in reports, naming every Difference from the real lab.
+// state dir and shown in reports, naming every difference from the real lab.
 // This is the line with the protocol double; Env.Backend names the HAMi
 // scheduler a given environment runs.
 var Backend = backendLine(hamiBackend{double: true, name: DoubleName})

@@ -139,7 +139,7 @@ func (t *tenant) hamiSeesCards(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-// writeAdminToken makes the double's admin token (hamidouble.AdminHandler)
+// writeAdminToken makes the double's admin token (its admin routes check it)
 // and writes it to path as a new 0600 file (one left by an earlier run in
 // the same work dir is removed first, never written through): the double's
 // metrics listener, where its admin routes are, answers any local user,

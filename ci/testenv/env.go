@@ -39,7 +39,7 @@ type Options struct {
 	// double; empty means $GPU_LAB_HAMI_BINARY, then the double.
 	HAMiBinary string
 	// HAMiImage takes HAMi's scheduler binary out of this image through the
-	// Docker daemon (ExtractHAMiScheduler) and runs it like HAMiBinary.
+	// Docker daemon (extractHAMiScheduler) and runs it like HAMiBinary.
 	HAMiImage string
 	// DoubleBinary is a labctl binary whose `labctl internal hami-double` runs the
 	// protocol double; empty builds one from this checkout
@@ -310,9 +310,9 @@ func (e *Env) tenant(name string) *tenant {
 	return t
 }
 
-// Kubeconfig is the tenant's admin kubeconfig (client certificate of the
+// kubeconfig is the tenant's admin kubeconfig (client certificate of the
 // tenant's own CA, group system:masters).
-func (e *Env) Kubeconfig(tenant string) []byte {
+func (e *Env) kubeconfig(tenant string) []byte {
 	return append([]byte(nil), e.tenant(tenant).kubeconfig...)
 }
 

@@ -10,11 +10,11 @@ import (
 	"sort"
 )
 
-// EtcdKeys lists every key under prefix in the shared etcd (through etcd's
+// etcdKeys lists every key under prefix in the shared etcd (through etcd's
 // v3 JSON gateway, keys only), sorted. Each tenant's API server stores its
-// objects under "/<tenant>/", so EtcdKeys(ctx, "/tenant-a/") shows what
+// objects under "/<tenant>/", so etcdKeys(ctx, "/tenant-a/") shows what
 // tenant-a owns and nothing of tenant-b.
-func (e *Env) EtcdKeys(ctx context.Context, prefix string) ([]string, error) {
+func (e *Env) etcdKeys(ctx context.Context, prefix string) ([]string, error) {
 	if prefix == "" {
 		return nil, fmt.Errorf("etcd keys: prefix is empty; pass e.g. \"/tenant-a/\"")
 	}

@@ -24,7 +24,7 @@ type etcdTLS struct {
 	// clientCert/clientKey are the API servers' (--etcd-certfile,
 	// --etcd-keyfile) and this process's.
 	clientCert, clientKey string
-	// config is the client side for this process (health, EtcdKeys).
+	// config is the client side for this process (health, etcdKeys).
 	config *tls.Config
 }
 

@@ -51,7 +51,7 @@ func resolveHAMi(ctx context.Context, opts Options, log *slog.Logger) (hamiBacke
 			return hamiBackend{}, fmt.Errorf("testenv: HAMi's scheduler from image %s: %w", opts.HAMiImage, err)
 		}
 		b.Version = probeHAMiVersion(ctx, b.Path)
-		return hamiBackend{bin: b.Path, name: b.Name()}, nil
+		return hamiBackend{bin: b.Path, name: b.name()}, nil
 	}
 	bin, from := opts.HAMiBinary, "HAMiBinary"
 	if bin == "" {
@@ -88,7 +88,7 @@ func resolveHAMi(ctx context.Context, opts Options, log *slog.Logger) (hamiBacke
 // binaryName is how reports name a HAMi scheduler binary: "HAMi scheduler
 // v2.10.0 (revision 4707fb02c91c) from PATH (sha256:…)" with the version it
 // reports, "HAMi scheduler from PATH (sha256:…)" when it reports none.
-func binaryName(v HAMiVersion, path, sum string) string {
+func binaryName(v hamiVersion, path, sum string) string {
 	version := ""
 	if l := v.label(); l != "" {
 		version = l + " "

@@ -19,16 +19,16 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/testenv/bincache"
 )
 
-// HAMiImageScheduler is where HAMi's images hold the scheduler binary:
+// hamiImageScheduler is where HAMi's images hold the scheduler binary:
 // docker/Dockerfile@v2.10.0 copies the Go build's /k8s-vgpu/bin into the
 // image, and the chart runs `scheduler` from it (PATH has /k8s-vgpu/bin).
-const HAMiImageScheduler = "/k8s-vgpu/bin/scheduler"
+const hamiImageScheduler = "/k8s-vgpu/bin/scheduler"
 
 // imagePullTimeout bounds pulling an image that the daemon lacks.
 const imagePullTimeout = 5 * time.Minute
 
-// HAMiImageBinary is HAMi's scheduler taken out of an image.
-type HAMiImageBinary struct {
+// hamiImageBinary is HAMi's scheduler taken out of an image.
+type hamiImageBinary struct {
 	// Path is the binary in the cache.
 	Path string
 	// Image is the reference asked for; ID the image's ID (sha256:…), which
@@ -39,14 +39,14 @@ type HAMiImageBinary struct {
 	Cached bool
 	// Version is what the binary says it is (`scheduler version`); zero
 	// when not asked or not answered.
-	Version HAMiVersion
+	Version hamiVersion
 }
 
-// Name is how reports name what ran: "HAMi scheduler v2.10.0 from
+// name is how reports name what ran: "HAMi scheduler v2.10.0 from
 // projecthami/hami:v2.10.0@sha256:…", or, for an image without a registry
 // digest, with its ID. The version is the one the binary reports, else the
 // image's tag (a tag is a name, the binary's stamp is what was built).
-func (b HAMiImageBinary) Name() string {
+func (b hamiImageBinary) name() string {
 	version := b.Version.label()
 	if version == "" {
 		version = imageTag(b.Image)
@@ -89,22 +89,17 @@ func withoutDigest(ref string) string {
 	return reference.FamiliarString(out)
 }
 
-// ExtractHAMiScheduler copies HAMiImageScheduler out of image into the
-// binary cache, keyed by the image's ID: `docker create` (the container is
-// never started) and `docker cp`, then the container is removed. An image
-// the daemon lacks is pulled first. A binary already cached for that ID is
-// returned without touching a container.
-func ExtractHAMiScheduler(ctx context.Context, c docker.CLI, image string, log *slog.Logger) (HAMiImageBinary, error) {
-	return extractHAMiScheduler(ctx, c, image, "", log)
-}
-
-// extractHAMiScheduler is ExtractHAMiScheduler into the cache under root
-// (empty: the binary cache, bincache.Root).
-func extractHAMiScheduler(ctx context.Context, c docker.CLI, image, root string, log *slog.Logger) (HAMiImageBinary, error) {
+// extractHAMiScheduler copies HAMiImageScheduler out of image into the
+// cache under root (empty: the binary cache, bincache.Root), keyed by the
+// image's ID: `docker create` (the container is never started) and `docker
+// cp`, then the container is removed. An image the daemon lacks is pulled
+// first. A binary already cached for that ID is returned without touching
+// a container.
+func extractHAMiScheduler(ctx context.Context, c docker.CLI, image, root string, log *slog.Logger) (hamiImageBinary, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	out := HAMiImageBinary{Image: image}
+	out := hamiImageBinary{Image: image}
 	if err := c.EnsureImage(ctx, image, imagePullTimeout); err != nil {
 		// The pull error's own advice names `labctl testenv up`, the command
 		// that is running: only its reason is kept.
@@ -142,12 +137,12 @@ func extractHAMiScheduler(ctx context.Context, c docker.CLI, image, root string,
 	name := "gpu-lab-hami-extract-" + randomSuffix()
 	// A command is given so images without one (imported) can be created;
 	// the container is never started.
-	if _, err := c.Run(ctx, "create", "--name", name, image, HAMiImageScheduler); err != nil {
-		return out, fmt.Errorf("create a container of HAMi image %s to copy %s: %w", image, HAMiImageScheduler, err)
+	if _, err := c.Run(ctx, "create", "--name", name, image, hamiImageScheduler); err != nil {
+		return out, fmt.Errorf("create a container of HAMi image %s to copy %s: %w", image, hamiImageScheduler, err)
 	}
 	defer func() { _ = c.RemoveContainer(context.Background(), name) }()
-	if _, err := c.Run(ctx, "cp", name+":"+HAMiImageScheduler, filepath.Join(partial, "scheduler")); err != nil {
-		return out, fmt.Errorf("copy %s out of HAMi image %s: %w", HAMiImageScheduler, image, err)
+	if _, err := c.Run(ctx, "cp", name+":"+hamiImageScheduler, filepath.Join(partial, "scheduler")); err != nil {
+		return out, fmt.Errorf("copy %s out of HAMi image %s: %w", hamiImageScheduler, image, err)
 	}
 	if err := os.Chmod(filepath.Join(partial, "scheduler"), 0o755); err != nil {
 		return out, err

@@ -72,7 +72,7 @@ func TestParseImageIdentityAndName(t *testing.T) {
 			if err != nil || gotID != id || gotDigest != tc.wantDigest {
 				t.Fatalf("parseImageIdentity = %q, %q, %v; want %q, %q", gotID, gotDigest, err, id, tc.wantDigest)
 			}
-			if got := (HAMiImageBinary{Image: tc.image, ID: gotID, RepoDigest: gotDigest}).Name(); got != tc.wantName {
+			if got := (hamiImageBinary{Image: tc.image, ID: gotID, RepoDigest: gotDigest}).name(); got != tc.wantName {
 				t.Errorf("Name() = %q, want %q", got, tc.wantName)
 			}
 		})
@@ -94,7 +94,7 @@ func importHAMiLikeImage(t *testing.T, c docker.CLI, bin []byte) string {
 			t.Fatal(err)
 		}
 	}
-	if err := tw.WriteHeader(&tar.Header{Name: strings.TrimPrefix(HAMiImageScheduler, "/"), Mode: 0o755, Size: int64(len(bin))}); err != nil {
+	if err := tw.WriteHeader(&tar.Header{Name: strings.TrimPrefix(hamiImageScheduler, "/"), Mode: 0o755, Size: int64(len(bin))}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := tw.Write(bin); err != nil {

@@ -53,7 +53,7 @@ func checkBinaryNamed(t *testing.T, name, bin string) {
 func TestCheckBinaryNamed(t *testing.T) {
 	t.Parallel()
 	sum := strings.Repeat("ab", 32)
-	versions := []HAMiVersion{{}}
+	versions := []hamiVersion{{}}
 	for _, f := range []string{"testdata/hami-v2.10.0-version.txt", "testdata/hami-v2.10.0-unstamped-version.txt"} {
 		out, err := os.ReadFile(f)
 		if err != nil {

@@ -12,8 +12,8 @@ import (
 // hamiVersionTimeout bounds `scheduler version`, which only prints.
 const hamiVersionTimeout = 10 * time.Second
 
-// HAMiVersion is what a HAMi scheduler binary says it is.
-type HAMiVersion struct {
+// hamiVersion is what a HAMi scheduler binary says it is.
+type hamiVersion struct {
 	// Version and Revision are stamped by HAMi's Makefile (-X
 	// …/pkg/version.version=$(VERSION), …revision=$(REVISION)); a plain
 	// `go build` leaves v0.0.0-master and "unknown".
@@ -25,12 +25,12 @@ type HAMiVersion struct {
 // template to stderr) and reads it. A binary that does not answer that way
 // (not HAMi's scheduler, or one that cannot run) gives the zero value: the
 // start then says why it cannot run it.
-func probeHAMiVersion(ctx context.Context, bin string) HAMiVersion {
+func probeHAMiVersion(ctx context.Context, bin string) hamiVersion {
 	ctx, cancel := context.WithTimeout(ctx, hamiVersionTimeout)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, bin, "version").CombinedOutput()
 	if err != nil {
-		return HAMiVersion{}
+		return hamiVersion{}
 	}
 	return parseHAMiVersion(out)
 }
@@ -40,8 +40,8 @@ func probeHAMiVersion(ctx context.Context, bin string) HAMiVersion {
 // "platform:", one a line, value after spaces. Both version and revision
 // must be there, so another program's "version" output is not taken for
 // HAMi's.
-func parseHAMiVersion(out []byte) HAMiVersion {
-	var v HAMiVersion
+func parseHAMiVersion(out []byte) hamiVersion {
+	var v hamiVersion
 	seen := 0
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
@@ -60,7 +60,7 @@ func parseHAMiVersion(out []byte) HAMiVersion {
 		}
 	}
 	if seen != 2 || v.Version == "" || strings.ContainsAny(v.Version, " \t;") {
-		return HAMiVersion{}
+		return hamiVersion{}
 	}
 	return v
 }
@@ -68,7 +68,7 @@ func parseHAMiVersion(out []byte) HAMiVersion {
 // label is how a name shows the version: "v2.10.0", or "v0.0.0-master
 // (unstamped build)" for a binary built without HAMi's Makefile, empty when
 // unknown.
-func (v HAMiVersion) label() string {
+func (v hamiVersion) label() string {
 	// pkg/version/version.go@v2.10.0: version = "v0.0.0-master" unless the
 	// Makefile's GO_BUILD_LDFLAGS set it.
 	if v.Version == "v0.0.0-master" {

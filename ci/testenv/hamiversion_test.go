@@ -24,12 +24,12 @@ func TestHAMiVersionFromRecordedOutput(t *testing.T) {
 	const sum = "828d8378a0e0ffffffffffffffffffffffffffffffffffffffffffffffffffff"
 	cases := []struct {
 		file     string
-		want     HAMiVersion
+		want     hamiVersion
 		wantName string
 	}{
-		{"hami-v2.10.0-version.txt", HAMiVersion{Version: "v2.10.0", Revision: "4707fb02c91c545bc7343ce26dba4c32919f9a3e"},
+		{"hami-v2.10.0-version.txt", hamiVersion{Version: "v2.10.0", Revision: "4707fb02c91c545bc7343ce26dba4c32919f9a3e"},
 			"HAMi scheduler v2.10.0 (revision 4707fb02c91c) from /opt/scheduler (sha256:828d8378a0e0)"},
-		{"hami-v2.10.0-unstamped-version.txt", HAMiVersion{Version: "v0.0.0-master", Revision: "unknown"},
+		{"hami-v2.10.0-unstamped-version.txt", hamiVersion{Version: "v0.0.0-master", Revision: "unknown"},
 			"HAMi scheduler v0.0.0-master (unstamped build) from /opt/scheduler (sha256:828d8378a0e0)"},
 	}
 	for _, tc := range cases {
@@ -56,11 +56,11 @@ func TestHAMiVersionOfOtherPrograms(t *testing.T) {
 		"empty":       "",
 		"no revision": strings.SplitN(real, "\n", 2)[0] + "\n",
 	} {
-		if got := parseHAMiVersion([]byte(out)); got != (HAMiVersion{}) {
+		if got := parseHAMiVersion([]byte(out)); got != (hamiVersion{}) {
 			t.Errorf("%s: parseHAMiVersion = %+v, want nothing", name, got)
 		}
 	}
-	if got := binaryName(HAMiVersion{}, "/opt/scheduler", strings.Repeat("a", 64)); got != "HAMi scheduler from /opt/scheduler (sha256:aaaaaaaaaaaa)" {
+	if got := binaryName(hamiVersion{}, "/opt/scheduler", strings.Repeat("a", 64)); got != "HAMi scheduler from /opt/scheduler (sha256:aaaaaaaaaaaa)" {
 		t.Errorf("name without a version = %q", got)
 	}
 }
@@ -70,12 +70,12 @@ func TestHAMiVersionOfOtherPrograms(t *testing.T) {
 func TestHAMiImageNamedByTheBinarysVersion(t *testing.T) {
 	const id = "sha256:8f0ca6210d91b1cf176d6d0af4c457049b7eea37b78397d902abbc830777c1cb"
 	v := parseHAMiVersion(readTestdata(t, "hami-v2.10.0-unstamped-version.txt"))
-	b := HAMiImageBinary{Image: "projecthami/hami:v2.10.0", ID: id, Version: v}
-	if got, want := b.Name(), "HAMi scheduler v0.0.0-master (unstamped build) from projecthami/hami:v2.10.0 (image "+id+", no registry digest)"; got != want {
+	b := hamiImageBinary{Image: "projecthami/hami:v2.10.0", ID: id, Version: v}
+	if got, want := b.name(), "HAMi scheduler v0.0.0-master (unstamped build) from projecthami/hami:v2.10.0 (image "+id+", no registry digest)"; got != want {
 		t.Errorf("Name() = %q, want %q", got, want)
 	}
-	b.Version = HAMiVersion{}
-	if got := b.Name(); !strings.HasPrefix(got, "HAMi scheduler v2.10.0 from projecthami/hami:v2.10.0 ") {
+	b.Version = hamiVersion{}
+	if got := b.name(); !strings.HasPrefix(got, "HAMi scheduler v2.10.0 from projecthami/hami:v2.10.0 ") {
 		t.Errorf("Name() without a reported version = %q, want the tag", got)
 	}
 }
@@ -95,7 +95,7 @@ func TestProbeHAMiVersionRunsTheBinary(t *testing.T) {
 	if got := probeHAMiVersion(context.Background(), bin); got.Version != "v2.10.0" {
 		t.Errorf("probe = %+v, want v2.10.0", got)
 	}
-	if got := probeHAMiVersion(context.Background(), filepath.Join(dir, "missing")); got != (HAMiVersion{}) {
+	if got := probeHAMiVersion(context.Background(), filepath.Join(dir, "missing")); got != (hamiVersion{}) {
 		t.Errorf("probe of a missing binary = %+v, want nothing", got)
 	}
 }

@@ -46,12 +46,12 @@ func checkTenantsIsolated(t *testing.T, e *Env) {
 			t.Errorf("%s sees %s's ConfigMap", tc.tenant, tc.other)
 		}
 
-		keys, err := e.EtcdKeys(ctx, "/"+tc.tenant+"/")
+		keys, err := e.etcdKeys(ctx, "/"+tc.tenant+"/")
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, want := range []string{
-			"/" + tc.tenant + "/minions/" + NodeName(tc.tenant, "worker"),
+			"/" + tc.tenant + "/minions/" + nodeName(tc.tenant, "worker"),
 			"/" + tc.tenant + "/configmaps/default/owned-by-" + tc.tenant,
 		} {
 			if !contains(keys, want) {

@@ -83,7 +83,7 @@ func (t *tenant) konnectivityReady(ctx context.Context) (bool, error) {
 
 func (t *tenant) workersReady(ctx context.Context) (bool, error) {
 	for _, w := range t.spec.Workers {
-		name := NodeName(t.name(), w.Name)
+		name := nodeName(t.name(), w.Name)
 		n, err := t.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err

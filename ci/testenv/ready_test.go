@@ -40,7 +40,7 @@ func checkTenantsReadyWithGPUWorkers(t *testing.T, e *Env) {
 			t.Errorf("%s has %d nodes, want %d (one per worker)", ts.Name, len(nodes.Items), len(ts.Workers))
 		}
 		for _, w := range ts.Workers {
-			n, err := c.CoreV1().Nodes().Get(ctx, NodeName(ts.Name, w.Name), metav1.GetOptions{})
+			n, err := c.CoreV1().Nodes().Get(ctx, nodeName(ts.Name, w.Name), metav1.GetOptions{})
 			if err != nil {
 				t.Errorf("%s worker %s: %v", ts.Name, w.Name, err)
 				continue

@@ -8,11 +8,11 @@ import (
 	"github.com/prometheus/procfs"
 )
 
-// ResidentMemory returns the resident set size in bytes of every running
+// residentMemory returns the resident set size in bytes of every running
 // process the environment started, by process name (see Processes), and
 // their sum. The in-process parts (HAMi double, bind finalizer) live in the
 // caller's process and are not included. Linux only (reads /proc).
-func (e *Env) ResidentMemory() (total int64, byName map[string]int64, err error) {
+func (e *Env) residentMemory() (total int64, byName map[string]int64, err error) {
 	byName = map[string]int64{}
 	for _, p := range e.Processes() {
 		rss, err := processRSS(p.PID)
@@ -31,9 +31,9 @@ func processRSS(pid int) (int64, error) {
 	return int64(st.VmRSS), err
 }
 
-// ProcessMemory is one process's resident memory, split as
+// processMemory is one process's resident memory, split as
 // /proc/<pid>/status splits VmRSS (proc(5)).
-type ProcessMemory struct {
+type processMemory struct {
 	// Anon is RssAnon + RssShmem: memory of this process alone.
 	Anon int64
 	// File is RssFile: pages of mapped files, here the executable's text
@@ -42,8 +42,8 @@ type ProcessMemory struct {
 	File int64
 }
 
-// MemoryUse is what the environment's processes hold in RAM, in bytes.
-type MemoryUse struct {
+// memoryUse is what the environment's processes hold in RAM, in bytes.
+type memoryUse struct {
 	// Total counts every page once: each process's Anon, plus the File
 	// pages of each executable once (the most any of its instances has
 	// resident, as instances of one binary touch the same pages). This is
@@ -56,15 +56,15 @@ type MemoryUse struct {
 	// binary's resident text for every further instance.
 	RSS int64
 	// ByName is each process's share, by process name (see Processes).
-	ByName map[string]ProcessMemory
+	ByName map[string]processMemory
 }
 
-// Memory measures the resident memory of every running process the
+// memory measures the resident memory of every running process the
 // environment started. The in-process parts (webhook relay, registrar,
 // bind finalizer) live in the caller's process and are not included.
 // Linux only (reads /proc).
-func (e *Env) Memory() (MemoryUse, error) {
-	u := MemoryUse{ByName: map[string]ProcessMemory{}}
+func (e *Env) memory() (memoryUse, error) {
+	u := memoryUse{ByName: map[string]processMemory{}}
 	fileOf := map[string]int64{} // executable → most resident file pages
 	e.mu.Lock()
 	procs := append([]*process(nil), e.procs...)
@@ -78,9 +78,9 @@ func (e *Env) Memory() (MemoryUse, error) {
 			err = fmt.Errorf("VmRSS %d B is not RssAnon + RssFile + RssShmem (%d + %d + %d B): a kernel without them?", st.VmRSS, st.RssAnon, st.RssFile, st.RssShmem)
 		}
 		if err != nil {
-			return MemoryUse{}, fmt.Errorf("resident memory of %s (pid %d): %w", p.name, p.pid(), err)
+			return memoryUse{}, fmt.Errorf("resident memory of %s (pid %d): %w", p.name, p.pid(), err)
 		}
-		pm := ProcessMemory{Anon: int64(st.RssAnon + st.RssShmem), File: int64(st.RssFile)}
+		pm := processMemory{Anon: int64(st.RssAnon + st.RssShmem), File: int64(st.RssFile)}
 		u.ByName[p.name] = pm
 		u.RSS += int64(st.VmRSS)
 		u.Total += pm.Anon
@@ -107,11 +107,11 @@ func readStatus(pid int) (procfs.ProcStatus, error) {
 	return st, err
 }
 
-// CPUTime returns the processor time (user and system) every running
+// cpuTime returns the processor time (user and system) every running
 // process the environment started has used so far, by process name. Unlike
 // a wall-clock boot time it hardly depends on what else the machine runs,
 // so it shows where a start's work goes. Linux only (reads /proc).
-func (e *Env) CPUTime() (map[string]time.Duration, error) {
+func (e *Env) cpuTime() (map[string]time.Duration, error) {
 	out := map[string]time.Duration{}
 	for _, p := range e.Processes() {
 		d, err := processCPU(p.PID)

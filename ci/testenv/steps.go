@@ -18,9 +18,9 @@ type step struct {
 	fn    func(context.Context) error
 }
 
-// StepTiming is how one step of a tenant's start went: when it began after
+// stepTiming is how one step of a tenant's start went: when it began after
 // the tenant's start and how long it took.
-type StepTiming struct {
+type stepTiming struct {
 	Step        string
 	Began, Took time.Duration
 }
@@ -85,17 +85,17 @@ func (t *tenant) runSteps(ctx context.Context, steps []step) error {
 
 func (t *tenant) recordStep(name string, start time.Time, took time.Duration) {
 	t.timingMu.Lock()
-	t.timings = append(t.timings, StepTiming{Step: name, Began: start.Sub(t.began), Took: took})
+	t.timings = append(t.timings, stepTiming{Step: name, Began: start.Sub(t.began), Took: took})
 	t.timingMu.Unlock()
 	t.env.log.Debug("tenant step done", "tenant", t.name(), "step", name,
 		"began", start.Sub(t.began).Round(time.Millisecond).String(), "took", took.Round(time.Millisecond).String())
 }
 
-// StepTimings lists how each step of the tenant's start went, in the order
+// stepTimings lists how each step of the tenant's start went, in the order
 // the steps finished.
-func (e *Env) StepTimings(tenant string) []StepTiming {
+func (e *Env) stepTimings(tenant string) []stepTiming {
 	t := e.tenant(tenant)
 	t.timingMu.Lock()
 	defer t.timingMu.Unlock()
-	return append([]StepTiming(nil), t.timings...)
+	return append([]stepTiming(nil), t.timings...)
 }

@@ -74,7 +74,7 @@ type tenant struct {
 
 	began    time.Time // of up
 	timingMu sync.Mutex
-	timings  []StepTiming
+	timings  []stepTiming
 }
 
 func (t *tenant) name() string { return t.spec.Name }

@@ -35,9 +35,9 @@ type Tunnel struct {
 	AgentDials int64
 }
 
-// ThroughAgent reports whether every connection that reached the webhook
+// throughAgent reports whether every connection that reached the webhook
 // listener can have come from the konnectivity agent, and at least one did.
-func (t Tunnel) ThroughAgent() bool {
+func (t Tunnel) throughAgent() bool {
 	return t.WebhookConnections >= 1 && t.WebhookConnections <= t.AgentDials && t.WebhookConnections <= t.ServerDials
 }
 
@@ -93,11 +93,11 @@ func metricSum(ctx context.Context, port int, name string) (int64, error) {
 	return int64(sum), sc.Err()
 }
 
-// BreakTunnel kills the tenant's konnectivity agent, as if the worker side
+// breakTunnel kills the tenant's konnectivity agent, as if the worker side
 // of the tunnel were lost: the API server can no longer reach HAMi's
 // webhook, and with HAMi's failurePolicy Ignore, GPU pods are admitted
 // unmutated. It exists so a suite case about the tunnel can be shown to fail.
-func (e *Env) BreakTunnel(tenantName string) error {
+func (e *Env) breakTunnel(tenantName string) error {
 	t := e.tenant(tenantName)
 	if t.agent == nil {
 		return fmt.Errorf("tenant %s: no konnectivity agent was started", tenantName)

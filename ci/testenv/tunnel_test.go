@@ -46,7 +46,7 @@ func checkWebhookNeedsTheTunnel(t *testing.T, e *Env) {
 		t.Fatal(err)
 	}
 
-	if err := e.BreakTunnel("solo"); err != nil {
+	if err := e.breakTunnel("solo"); err != nil {
 		t.Fatal(err)
 	}
 	without, err := c.CoreV1().Pods("default").Create(ctx, gpuPod("without-tunnel"), metav1.CreateOptions{})

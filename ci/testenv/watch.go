@@ -12,7 +12,7 @@ const watchInterval = 250 * time.Millisecond
 // exits on its own or is suspended (SIGSTOP), and one when a suspended one
 // runs again: a suite case that then times out against it is explained by
 // the environment itself, naming the component. Components the environment
-// stops on purpose (Stop, BreakTunnel) are not reported.
+// stops on purpose (Stop, breakTunnel) are not reported.
 func (e *Env) watch() {
 	e.wg.Go(func() {
 		t := time.NewTicker(watchInterval)

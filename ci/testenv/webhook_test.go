@@ -59,7 +59,7 @@ func checkGPUPodMutatedThroughKonnectivityAndBound(t *testing.T, e *Env) {
 	if after.WebhookBytes <= before.WebhookBytes {
 		t.Errorf("webhook relay %s received nothing (%d → %d bytes)", after.WebhookAddress, before.WebhookBytes, after.WebhookBytes)
 	}
-	if !after.ThroughAgent() {
+	if !after.throughAgent() {
 		t.Errorf("webhook listener accepted %d connection(s) but the konnectivity server forwarded %d and the agent opened %d dial(s): a call bypassed the tunnel",
 			after.WebhookConnections, after.ServerDials, after.AgentDials)
 	}
@@ -75,7 +75,7 @@ func checkGPUPodMutatedThroughKonnectivityAndBound(t *testing.T, e *Env) {
 	if err != nil {
 		t.Fatalf("pod not Running with bind-phase success: %v; pod: node=%q phase=%s annotations=%v", err, got.Spec.NodeName, got.Status.Phase, got.Annotations)
 	}
-	if want := NodeName(tenant, "worker"); got.Spec.NodeName != want {
+	if want := nodeName(tenant, "worker"); got.Spec.NodeName != want {
 		t.Errorf("pod bound to %q, want %q", got.Spec.NodeName, want)
 	}
 	if v := got.Annotations[gpus.AnnoDevicesToAlloc]; v != gpus.Erased(1) {

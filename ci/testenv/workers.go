@@ -20,8 +20,8 @@ const (
 	kwokNodeValue      = "fake"
 )
 
-// NodeName is the Node of a lab worker in the local environment.
-func NodeName(tenant, worker string) string { return tenant + "-" + worker }
+// nodeName is the Node of a lab worker in the local environment.
+func nodeName(tenant, worker string) string { return tenant + "-" + worker }
 
 // createWorkers creates a Node per lab worker, registers its GPUs with the
 // same product code the real lab runs (deviceplugin.RegisterNode), and starts the
@@ -33,7 +33,7 @@ func (t *tenant) createWorkers(ctx context.Context) error {
 		}
 	}
 	for _, w := range t.spec.Workers {
-		if err := deviceplugin.RegisterNode(ctx, t.client, t.env.lab, t.name(), w, NodeName(t.name(), w.Name)); err != nil {
+		if err := deviceplugin.RegisterNode(ctx, t.client, t.env.lab, t.name(), w, nodeName(t.name(), w.Name)); err != nil {
 			return err
 		}
 	}
@@ -61,7 +61,7 @@ func (t *tenant) createWorkers(ctx context.Context) error {
 // later waits for the tick. deviceplugin.RegisterNode then re-asserts the same
 // values.
 func (t *tenant) createNode(ctx context.Context, w lab.Worker) error {
-	name := NodeName(t.name(), w.Name)
+	name := nodeName(t.name(), w.Name)
 	res := deviceplugin.Resources(gpus.Advertised(t.env.lab, t.name(), w))
 	res[corev1.ResourceCPU] = resource.MustParse("32")
 	res[corev1.ResourceMemory] = resource.MustParse("256Gi")

@@ -17,7 +17,7 @@ func newHAMiDoubleCommand(s streams) *cobra.Command {
 		Use:    "hami-double [HAMi scheduler flags]",
 		Short:  "Run the " + hamidouble.Banner + " with HAMi v2.10.0's scheduler command line",
 		Hidden: true,
-		// HAMi's flags are parsed by hamidouble.ConfigFromArgs, exactly and
+		// HAMi's flags are parsed by hamidouble.Main, exactly and
 		// rejecting unknown ones; cobra must not see them.
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {

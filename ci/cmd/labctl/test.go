@@ -47,7 +47,7 @@ func newTestCommand(s streams) *cobra.Command {
 	var f testFlags
 	cmd := &cobra.Command{
 		Use:   "test",
-		Short: "Run the conformance suite (TC-01..TC-17) against a lab and write reports",
+		Short: "Run the conformance suite (" + caseRange(func(suite.Case) bool { return true }) + ") against a lab and write reports",
 		Long: `Runs the conformance suite against the tenants' API servers, concurrently, and writes
 junit.xml, results.json, summary.md, report.html and diagnostics/ into --report-dir, also when
 cases fail or the run is interrupted. Exits 1 when any case fails.
@@ -83,10 +83,44 @@ its tenants and GPUs (no state dir is read then).
 	fl.StringVar(&f.image, "image", "", "container image of the suite's pods (default "+suite.DefaultImage+")")
 	fl.StringVar(&f.version, "expect-version", "", "Kubernetes version TC-01 expects (default: the state dir's server-version, else the lab's versions.kubernetes)")
 	fl.BoolVar(&f.list, "list", false, "list the cases, what each asserts and the hardware it needs, and exit")
-	fl.BoolVar(&f.failOnSkip, "fail-on-skip", false, "fail (exit 1) when the lab's hardware cannot run one of the seed's eight core cases (TC-01..TC-08), instead of skipping it")
+	core := func(c suite.Case) bool { return c.Core }
+	fl.BoolVar(&f.failOnSkip, "fail-on-skip", false, fmt.Sprintf("fail (exit 1) when the lab's hardware cannot run one of the seed's %d core cases (%s), instead of skipping it", caseCount(core), caseRange(core)))
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log progress to stderr")
 	fl.DurationVar(&f.reachTimeout, "reach-timeout", suite.DefaultReachTimeout, "how long each tenant's API server may take to answer GET /version before its cases fail without running")
 	return cmd
+}
+
+// caseRange names the suite's cases that pick keeps, from the catalog
+// itself so the help cannot fall behind it: "TC-01..TC-08" when they follow
+// one another in the catalog, else their IDs one by one.
+func caseRange(pick func(suite.Case) bool) string {
+	var ids []string
+	contiguous, last := true, -1
+	for i, c := range suite.Cases() {
+		if !pick(c) {
+			continue
+		}
+		if last >= 0 && i != last+1 {
+			contiguous = false
+		}
+		last = i
+		ids = append(ids, c.ID)
+	}
+	if contiguous && len(ids) > 2 {
+		return ids[0] + ".." + ids[len(ids)-1]
+	}
+	return strings.Join(ids, ", ")
+}
+
+// caseCount is how many of the suite's cases pick keeps.
+func caseCount(pick func(suite.Case) bool) int {
+	n := 0
+	for _, c := range suite.Cases() {
+		if pick(c) {
+			n++
+		}
+	}
+	return n
 }
 
 func runSuite(ctx context.Context, s streams, f testFlags) error {

@@ -205,3 +205,27 @@ func TestExplainUnreachable(t *testing.T) {
 		})
 	}
 }
+
+// TestTestHelpNamesTheCatalog: the short help and --fail-on-skip name the
+// cases from suite.Cases(), so a case added to the catalog shows up there.
+func TestTestHelpNamesTheCatalog(t *testing.T) {
+	cs := suite.Cases()
+	var core []string
+	for _, c := range cs {
+		if c.Core {
+			core = append(core, c.ID)
+		}
+	}
+	cmd := newTestCommand(streams{})
+	if want := "(" + cs[0].ID + ".." + cs[len(cs)-1].ID + ")"; !strings.Contains(cmd.Short, want) {
+		t.Errorf("short help %q does not name %s", cmd.Short, want)
+	}
+	usage := cmd.Flags().Lookup("fail-on-skip").Usage
+	if want := fmt.Sprintf("%d core cases (%s..%s)", len(core), core[0], core[len(core)-1]); !strings.Contains(usage, want) {
+		t.Errorf("--fail-on-skip help %q does not name %s", usage, want)
+	}
+	apart := caseRange(func(c suite.Case) bool { return c.ID == cs[0].ID || c.ID == cs[2].ID })
+	if want := cs[0].ID + ", " + cs[2].ID; apart != want {
+		t.Errorf("caseRange of two cases apart = %q, want %q", apart, want)
+	}
+}

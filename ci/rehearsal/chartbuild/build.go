@@ -50,13 +50,13 @@ type Made struct {
 func (o Options) Recipes() ([]Recipe, error) {
 	var rs []Recipe
 	for _, c := range o.Charts {
-		r, err := RecipeFor(c, o.Versions)
+		r, err := recipeFor(c, o.Versions)
 		if err != nil {
 			return nil, err
 		}
 		rs = append(rs, r)
 	}
-	if miss := o.Snapshots.Missing(repos(rs)); len(miss) > 0 {
+	if miss := o.Snapshots.missing(repos(rs)); len(miss) > 0 {
 		return nil, fmt.Errorf("no git directory of %s: pass --git-dir OWNER/NAME=DIR for each (a clone or snapshot holding the tags)", strings.Join(miss, ", "))
 	}
 	if err := prerequisites(o.Helm == ""); err != nil {
@@ -80,7 +80,7 @@ func prerequisites(buildHelm bool) error {
 // any chart is made (buildOne checks again as it extracts).
 func checkSources(ctx context.Context, o Options, rs []Recipe) error {
 	for _, r := range rs {
-		if _, err := o.Snapshots.check(ctx, r.Snapshot()); err != nil {
+		if _, err := o.Snapshots.check(ctx, r.snapshot()); err != nil {
 			return fmt.Errorf("chart %s %s: %w", r.Chart.Name, r.Chart.Version, err)
 		}
 	}
@@ -145,11 +145,11 @@ func Build(ctx context.Context, o Options) ([]Made, error) {
 func logPath(root string) string { return filepath.Join(root, "charts.log") }
 
 func buildOne(ctx context.Context, o Options, h Helm, r Recipe, work string) (Made, error) {
-	gitDir, err := o.Snapshots.Dir(r.Repo)
+	gitDir, err := o.Snapshots.dir(r.Repo)
 	if err != nil {
 		return Made{}, err
 	}
-	if _, err := o.Snapshots.check(ctx, r.Snapshot()); err != nil {
+	if _, err := o.Snapshots.check(ctx, r.snapshot()); err != nil {
 		return Made{}, err
 	}
 	m := Made{Recipe: r, Commit: r.Commit}

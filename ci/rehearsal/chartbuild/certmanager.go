@@ -138,7 +138,7 @@ func certManagerCopied(rel string) bool {
 // of :90 (--app-version=VERSION --version=VERSION).
 func makeCertManager(ctx context.Context, r Recipe, gitDir, work string) (string, []string, error) {
 	src := filepath.Join(work, "src")
-	if err := imagebuild.ExtractSnapshot(ctx, gitDir, r.Snapshot(), src, certManagerChartSrc, certManagerCRDs); err != nil {
+	if err := imagebuild.ExtractSnapshot(ctx, gitDir, r.snapshot(), src, certManagerChartSrc, certManagerCRDs); err != nil {
 		return "", nil, err
 	}
 	version := r.Ref // VERSION = git describe at the tag (Makefile:79-80)

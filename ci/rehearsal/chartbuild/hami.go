@@ -11,24 +11,24 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild"
 )
 
-// HAMiVersions is what HAMi's charts/Makefile update-versions writes into
+// hamiVersions is what HAMi's charts/Makefile update-versions writes into
 // the chart before packaging (HAMi v2.10.0 charts/Makefile:16-31), from
 // VERSION (Makefile.defs:16-18: the file VERSION at the repository's
 // root): Chart.yaml version and appVersion become the version without its
 // "v" (a purely numeric pre-release suffix gets a "g", :27), values.yaml's
 // imageTag becomes VERSION itself.
-type HAMiVersions struct {
+type hamiVersions struct {
 	Chart, AppVersion, ImageTag string
 }
 
 var numericSuffix = regexp.MustCompile(`^([0-9]+\.[0-9]+\.[0-9]+)-([0-9]+)$`)
 
-// hamiVersionsFor is HAMiVersions of a VERSION file's content.
-func hamiVersionsFor(version string) HAMiVersions {
+// hamiVersionsFor is hamiVersions of a VERSION file's content.
+func hamiVersionsFor(version string) hamiVersions {
 	version = strings.TrimSpace(version)
 	chart := strings.TrimLeft(version, "vV")
 	chart = numericSuffix.ReplaceAllString(chart, "${1}-g${2}")
-	return HAMiVersions{Chart: chart, AppVersion: chart, ImageTag: version}
+	return hamiVersions{Chart: chart, AppVersion: chart, ImageTag: version}
 }
 
 // topLevel reads the value of a top-level key of a YAML file before its
@@ -84,7 +84,7 @@ func checkHAMiSource(versionFile, chartYAML, valuesYAML string, want string) err
 // v3.19.0 pkg/downloader/manager.go:160-163 returns at once) and `helm
 // package ./hami` (:44).
 func makeHAMi(ctx context.Context, r Recipe, gitDir, work string) (string, error) {
-	repo, err := imagebuild.CheckSnapshot(ctx, gitDir, r.Snapshot())
+	repo, err := imagebuild.CheckSnapshot(ctx, gitDir, r.snapshot())
 	if err != nil {
 		return "", err
 	}

@@ -8,14 +8,14 @@ import (
 func TestHAMiVersionsFor(t *testing.T) {
 	for _, tt := range []struct {
 		in   string
-		want HAMiVersions
+		want hamiVersions
 	}{
 		// HAMi v2.10.0's VERSION file: "v2.10.0", no final newline.
-		{"v2.10.0", HAMiVersions{"2.10.0", "2.10.0", "v2.10.0"}},
-		{"v2.10.0\n", HAMiVersions{"2.10.0", "2.10.0", "v2.10.0"}},
+		{"v2.10.0", hamiVersions{"2.10.0", "2.10.0", "v2.10.0"}},
+		{"v2.10.0\n", hamiVersions{"2.10.0", "2.10.0", "v2.10.0"}},
 		// charts/Makefile:27: a git short SHA suffix gets a "g".
-		{"v2.9.0-0749842", HAMiVersions{"2.9.0-g0749842", "2.9.0-g0749842", "v2.9.0-0749842"}},
-		{"v2.9.0-rc1", HAMiVersions{"2.9.0-rc1", "2.9.0-rc1", "v2.9.0-rc1"}},
+		{"v2.9.0-0749842", hamiVersions{"2.9.0-g0749842", "2.9.0-g0749842", "v2.9.0-0749842"}},
+		{"v2.9.0-rc1", hamiVersions{"2.9.0-rc1", "2.9.0-rc1", "v2.9.0-rc1"}},
 	} {
 		if got := hamiVersionsFor(tt.in); got != tt.want {
 			t.Errorf("HAMiVersionsFor(%q) = %+v, want %+v", tt.in, got, tt.want)

@@ -111,8 +111,8 @@ type Helm struct {
 	Log *os.File
 }
 
-// Env is the environment helm runs with besides the caller's.
-func (h Helm) Env() []string {
+// env is the environment helm runs with besides the caller's.
+func (h Helm) env() []string {
 	return []string{
 		"HELM_CACHE_HOME=" + filepath.Join(h.Home, "cache"),
 		"HELM_CONFIG_HOME=" + filepath.Join(h.Home, "config"),
@@ -120,22 +120,22 @@ func (h Helm) Env() []string {
 	}
 }
 
-// RepositoryConfig and RepositoryCache are where helm looks for its
+// repositoryConfig and repositoryCache are where helm looks for its
 // repositories and their cached indexes under that home (helm v3.19.0
 // pkg/cli/environment.go:108-109: helmpath.ConfigPath("repositories.yaml"),
 // helmpath.CachePath("repository")).
-func (h Helm) RepositoryConfig() string {
+func (h Helm) repositoryConfig() string {
 	return filepath.Join(h.Home, "config", "repositories.yaml")
 }
 
-func (h Helm) RepositoryCache() string { return filepath.Join(h.Home, "cache", "repository") }
+func (h Helm) repositoryCache() string { return filepath.Join(h.Home, "cache", "repository") }
 
 // Run runs helm in dir and returns its standard output; a failure names the
 // command and quotes its error output.
 func (h Helm) Run(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, h.Binary, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), h.Env()...)
+	cmd.Env = append(os.Environ(), h.env()...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -25,8 +25,8 @@ import (
 // charts/kamaji-etcd/Chart.yaml:2 name kamaji-etcd).
 const kamajiEtcdChartDir = "charts/kamaji-etcd"
 
-// Dependency is one entry of a Chart.yaml's dependencies.
-type Dependency struct {
+// dependency is one entry of a Chart.yaml's dependencies.
+type dependency struct {
 	Name       string `json:"name"`
 	Repository string `json:"repository"`
 	Version    string `json:"version"`
@@ -111,19 +111,19 @@ func etcdReleases(ctx context.Context, repo gitsnap.Repo) ([]EtcdRelease, error)
 }
 
 // kamajiEtcdDependency reads the kamaji-etcd entry of Kamaji's Chart.yaml.
-func kamajiEtcdDependency(chartYAML []byte) (Dependency, error) {
+func kamajiEtcdDependency(chartYAML []byte) (dependency, error) {
 	var c struct {
-		Dependencies []Dependency `json:"dependencies"`
+		Dependencies []dependency `json:"dependencies"`
 	}
 	if err := yaml.Unmarshal(chartYAML, &c); err != nil {
-		return Dependency{}, fmt.Errorf("kamaji Chart.yaml: %w", err)
+		return dependency{}, fmt.Errorf("kamaji Chart.yaml: %w", err)
 	}
 	for _, d := range c.Dependencies {
 		if d.Name == images.KamajiEtcdSubchart {
 			return d, nil
 		}
 	}
-	return Dependency{}, errors.New("kamaji Chart.yaml has no kamaji-etcd dependency")
+	return dependency{}, errors.New("kamaji Chart.yaml has no kamaji-etcd dependency")
 }
 
 // repositoriesYAML is a helm repositories.yaml naming one repository
@@ -144,11 +144,11 @@ func repositoriesYAML(name, url string) []byte {
 // dependency update --skip-refresh` resolves, downloads and writes
 // Chart.lock itself and Chart.yaml stays the published one.
 func makeKamaji(ctx context.Context, log *slog.Logger, h Helm, r Recipe, snaps Snapshots, work string) (string, EtcdRelease, error) {
-	kamaji, err := snaps.check(ctx, r.Snapshot())
+	kamaji, err := snaps.check(ctx, r.snapshot())
 	if err != nil {
 		return "", EtcdRelease{}, err
 	}
-	etcdDir, err := snaps.Dir(KamajiEtcdRepo)
+	etcdDir, err := snaps.dir(KamajiEtcdRepo)
 	if err != nil {
 		return "", EtcdRelease{}, err
 	}
@@ -212,11 +212,11 @@ func makeKamaji(ctx context.Context, log *slog.Logger, h Helm, r Recipe, snaps S
 		return "", EtcdRelease{}, err
 	}
 	const repoName = "clastix" // any name: helm matches the dependency by URL (manager.go:713)
-	if err := writeFile(h.RepositoryConfig(), repositoriesYAML(repoName, dep.Repository)); err != nil {
+	if err := writeFile(h.repositoryConfig(), repositoriesYAML(repoName, dep.Repository)); err != nil {
 		return "", EtcdRelease{}, err
 	}
 	// helmpath.CacheIndexFile(name) = name + "-index.yaml" (pkg/helmpath/home.go:29-35)
-	if err := writeFile(filepath.Join(h.RepositoryCache(), repoName+"-index.yaml"), index); err != nil {
+	if err := writeFile(filepath.Join(h.repositoryCache(), repoName+"-index.yaml"), index); err != nil {
 		return "", EtcdRelease{}, err
 	}
 	if _, err := h.Run(ctx, work, "dependency", "update", "--skip-refresh", dir); err != nil {

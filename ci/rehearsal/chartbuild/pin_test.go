@@ -29,7 +29,7 @@ var hamiChart = images.Chart{Name: render.HAMiChartName, Version: "2.10.0"}
 func TestMakeHAMiRunsNoFilterOfTheGitDir(t *testing.T) {
 	gitDir, commit := hamiSource(t)
 	pwned := gitsnaptest.Poison(t, gitDir)
-	r, err := RecipeFor(hamiChart, lab.Versions{})
+	r, err := recipeFor(hamiChart, lab.Versions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestMakeHAMiRunsNoFilterOfTheGitDir(t *testing.T) {
 // names another commit is refused, naming the move.
 func TestMakeHAMiRefusesAMovedTag(t *testing.T) {
 	gitDir, _ := hamiSource(t)
-	r, err := RecipeFor(hamiChart, lab.Versions{})
+	r, err := recipeFor(hamiChart, lab.Versions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,26 +24,26 @@ const (
 // and .github/workflows/helm.yaml publishes it on every push to master.
 const kamajiLatest = "0.0.0+latest"
 
-// Kind says which upstream publish step a chart's recipe repeats.
-type Kind string
+// kind says which upstream publish step a chart's recipe repeats.
+type kind string
 
 const (
 	// kindHAMi: charts/Makefile `package` (HAMi v2.10.0 charts/Makefile:3,
 	// 44): update-versions, helm dependency update, helm package ./hami.
-	kindHAMi Kind = "hami"
+	kindHAMi kind = "hami"
 	// kindKamaji: stefanprodan/helm-gh-pages, which Kamaji's
 	// .github/workflows/helm.yaml:41-44 runs on charts/: helm dependency
 	// update, then helm package (src/entrypoint.sh:149,166 at 89c6698).
-	kindKamaji Kind = "kamaji"
+	kindKamaji kind = "kamaji"
 	// kindCertManager: make/manifests.mk's $(bin_dir)/cert-manager-$(VERSION).tgz
 	// (cert-manager v1.18.3 make/manifests.mk:89-126).
-	kindCertManager Kind = "cert-manager"
+	kindCertManager kind = "cert-manager"
 )
 
 // Recipe is where one pinned chart comes from and how it is made.
 type Recipe struct {
 	Chart images.Chart
-	Kind  Kind
+	Kind  kind
 	// Repo is the upstream repository, Ref the tag the chart is made from
 	// and Commit the commit the tag is pinned to (imagebuild.PinFor): a
 	// snapshot whose tag names another commit is refused.
@@ -54,7 +54,7 @@ type Recipe struct {
 	Why string
 }
 
-// RecipeFor maps a chart the lab pins to its source. Kamaji's chart has no
+// recipeFor maps a chart the lab pins to its source. Kamaji's chart has no
 // version of its own (every master push republishes 0.0.0+latest), so it is
 // made at the tag of the Kamaji image the lab pins: Kamaji's weekly edge
 // release tags master's head YY.M.WEEK-edge and builds the images from
@@ -63,8 +63,8 @@ type Recipe struct {
 // 07:00 UTC run), which is also master's head in the fetched snapshot: the
 // push of that commit published the last 0.0.0+latest, the chart written
 // for that controller.
-func RecipeFor(c images.Chart, v lab.Versions) (Recipe, error) {
-	r, err := recipeFor(c, v)
+func recipeFor(c images.Chart, v lab.Versions) (Recipe, error) {
+	r, err := unpinnedRecipe(c, v)
 	if err != nil {
 		return Recipe{}, err
 	}
@@ -76,12 +76,12 @@ func RecipeFor(c images.Chart, v lab.Versions) (Recipe, error) {
 	return r, nil
 }
 
-// Snapshot is the pinned source the recipe is made from.
-func (r Recipe) Snapshot() imagebuild.Snapshot {
+// snapshot is the pinned source the recipe is made from.
+func (r Recipe) snapshot() imagebuild.Snapshot {
 	return imagebuild.Snapshot{Repo: r.Repo, Tag: r.Ref, Commit: r.Commit}
 }
 
-func recipeFor(c images.Chart, v lab.Versions) (Recipe, error) {
+func unpinnedRecipe(c images.Chart, v lab.Versions) (Recipe, error) {
 	switch c.Name {
 	case render.HAMiChartName:
 		return Recipe{Chart: c, Kind: kindHAMi, Repo: HAMiRepo, Ref: "v" + strings.TrimPrefix(c.Version, "v"),

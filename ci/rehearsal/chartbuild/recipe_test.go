@@ -14,7 +14,7 @@ import (
 func TestRecipesOfTheSeedLab(t *testing.T) {
 	l := lab.Default()
 	want := []struct {
-		kind                 Kind
+		kind                 kind
 		repo, ref, dir, file string
 	}{
 		{kindCertManager, "cert-manager/cert-manager", "v1.18.3", "deploy/charts/cert-manager", "cert-manager-v1.18.3.tgz"},
@@ -27,7 +27,7 @@ func TestRecipesOfTheSeedLab(t *testing.T) {
 	}
 	var rs []Recipe
 	for i, c := range pinned {
-		r, err := RecipeFor(c, l.Versions)
+		r, err := recipeFor(c, l.Versions)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,8 +57,8 @@ func TestRecipeRefusals(t *testing.T) {
 		{images.Chart{Name: "ingress-nginx", Version: "4.0.0"}, v, "no recipe"},
 		{images.Chart{Name: "hami", Version: "2.11.0"}, v, "Project-HAMi/HAMi v2.11.0 has no pinned commit"},
 	} {
-		if _, err := RecipeFor(tt.c, tt.v); err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("RecipeFor(%v): err %v, want %q", tt.c, err, tt.want)
+		if _, err := recipeFor(tt.c, tt.v); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("recipeFor(%v): err %v, want %q", tt.c, err, tt.want)
 		}
 	}
 }
@@ -68,13 +68,13 @@ func TestGitDirFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d, err := s.Dir("clastix/kamaji"); err != nil || d != "/m/kamaji" {
+	if d, err := s.dir("clastix/kamaji"); err != nil || d != "/m/kamaji" {
 		t.Errorf("Dir = %q, %v", d, err)
 	}
-	if _, err := s.Dir("clastix/kamaji-etcd"); err == nil || !strings.Contains(err.Error(), "--git-dir clastix/kamaji-etcd=DIR") {
+	if _, err := s.dir("clastix/kamaji-etcd"); err == nil || !strings.Contains(err.Error(), "--git-dir clastix/kamaji-etcd=DIR") {
 		t.Errorf("Dir of a missing repository: %v", err)
 	}
-	if got := s.Missing([]string{HAMiRepo, KamajiEtcdRepo, CertManagerRepo}); !reflect.DeepEqual(got, []string{CertManagerRepo, KamajiEtcdRepo}) {
+	if got := s.missing([]string{HAMiRepo, KamajiEtcdRepo, CertManagerRepo}); !reflect.DeepEqual(got, []string{CertManagerRepo, KamajiEtcdRepo}) {
 		t.Errorf("Missing = %v", got)
 	}
 	for _, bad := range []string{"kamaji=/x", "clastix/kamaji", "clastix/kamaji=", "a/b/c=/x"} {

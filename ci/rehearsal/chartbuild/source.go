@@ -22,16 +22,16 @@ func ParseGitDirs(flags []string) (Snapshots, error) {
 	return Snapshots(s), err
 }
 
-// Dir is the git directory of repo, or an error naming the flag to pass.
-func (s Snapshots) Dir(repo string) (string, error) {
+// dir is the git directory of repo, or an error naming the flag to pass.
+func (s Snapshots) dir(repo string) (string, error) {
 	if d, ok := s[repo]; ok {
 		return d, nil
 	}
 	return "", fmt.Errorf("no git directory of %s: pass --git-dir %s=DIR (a clone or snapshot holding its tags)", repo, repo)
 }
 
-// Missing lists the repositories of repos that s has no directory for.
-func (s Snapshots) Missing(repos []string) []string {
+// missing lists the repositories of repos that s has no directory for.
+func (s Snapshots) missing(repos []string) []string {
 	var out []string
 	for _, r := range repos {
 		if _, ok := s[r]; !ok {
@@ -45,7 +45,7 @@ func (s Snapshots) Missing(repos []string) []string {
 // check opens the git directory of snap's repository and checks that it
 // holds the pinned commit, its tag naming it (imagebuild.CheckSnapshot).
 func (s Snapshots) check(ctx context.Context, snap imagebuild.Snapshot) (gitsnap.Repo, error) {
-	dir, err := s.Dir(snap.Repo)
+	dir, err := s.dir(snap.Repo)
 	if err != nil {
 		return gitsnap.Repo{}, err
 	}

@@ -27,8 +27,8 @@ type Values struct {
 	PostRenderer []string
 }
 
-// Args are the helm flags of v; the file is written into dir.
-func (v Values) Args(dir string) ([]string, error) {
+// args are the helm flags of v; the file is written into dir.
+func (v Values) args(dir string) ([]string, error) {
 	var args []string
 	if v.File != nil {
 		f := filepath.Join(dir, "values.yaml")
@@ -275,7 +275,7 @@ func chartAt(files map[string][]byte, dir string) (*Chart, error) {
 // rendered manifests: the chart accepts the lab's values (its schema, its
 // required values, its templates' fail calls) and renders.
 func Template(ctx context.Context, h Helm, archive, release, namespace string, v Values, dir string) ([]byte, error) {
-	args, err := v.Args(dir)
+	args, err := v.args(dir)
 	if err != nil {
 		return nil, err
 	}

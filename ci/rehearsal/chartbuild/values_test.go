@@ -27,7 +27,7 @@ func TestValuesPaths(t *testing.T) {
 	if _, err := (Values{Set: []string{"novalue"}}).Paths(); err == nil {
 		t.Error("a --set without = was accepted")
 	}
-	args, err := Values{Set: []string{"a=1"}, File: []byte("b: 2\n"), PostRenderer: []string{"/bin/labctl", "hami-post-render", "--scheduler-config", "f"}}.Args(t.TempDir())
+	args, err := Values{Set: []string{"a=1"}, File: []byte("b: 2\n"), PostRenderer: []string{"/bin/labctl", "hami-post-render", "--scheduler-config", "f"}}.args(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,7 +80,7 @@ type ModuleOptions struct {
 	Charts string
 	// Versions are --versions overrides: a digest-pinned image the
 	// registry serves under another digest (a built node image) is named
-	// by the digest it is served under (NodeImageOverride).
+	// by the digest it is served under (NodeImageOverrides).
 	Versions []string
 }
 

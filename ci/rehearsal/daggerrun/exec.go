@@ -31,12 +31,14 @@ type CallResult struct {
 // names a container on it), the engine, and no telemetry, update check or
 // nag (none can reach the internet from the namespace; dagger v0.21.8
 // analytics/analytics.go:76 DO_NOT_TRACK, cmd/dagger/main.go:330
-// DAGGER_NO_UPDATE_CHECK, dagql/idtui/frontend.go:67 DAGGER_NO_NAG).
+// DAGGER_NO_UPDATE_CHECK, dagql/idtui/frontend.go:67 DAGGER_NO_NAG). The
+// logs are evidence read as text: NO_COLOR (termenv.EnvNoColor, read at
+// cmd/dagger/main.go:701) keeps ANSI colour codes out of them.
 func (r *daggerRun) env() []string {
 	return append(os.Environ(),
 		"DOCKER_HOST="+r.layout.DockerHost(),
 		"_EXPERIMENTAL_DAGGER_RUNNER_HOST="+r.runner,
-		"DO_NOT_TRACK=1", "DAGGER_NO_UPDATE_CHECK=1", "DAGGER_NO_NAG=1")
+		"DO_NOT_TRACK=1", "DAGGER_NO_UPDATE_CHECK=1", "DAGGER_NO_NAG=1", "NO_COLOR=1")
 }
 
 // command is the dagger CLI with args, inside the daemon's namespace, in

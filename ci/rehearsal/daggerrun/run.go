@@ -162,8 +162,16 @@ func (r *daggerRun) registryUp(ctx context.Context) error {
 	return registry.Start(ctx, r.log, registry.LayoutFor(r.layout.Dir), r.nsPath, filepath.Join(bin, "registry"))
 }
 
+// registryDown stops the registry and removes what it stored: it lives in
+// the daemon's directory for this run only, and the daemon removes only
+// its own files (a kept registry kept the directory without its marker,
+// and the next run refused it).
 func (r *daggerRun) registryDown(ctx context.Context) error {
-	return registry.Stop(ctx, r.log, registry.LayoutFor(r.layout.Dir))
+	l := registry.LayoutFor(r.layout.Dir)
+	if err := registry.Stop(ctx, r.log, l); err != nil {
+		return err
+	}
+	return registry.Remove(l)
 }
 
 // push puts the module's images and the lab's bundle into the registry,
@@ -197,14 +205,8 @@ func (r *daggerRun) push(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	override, err := NodeImageOverride(r.pushed, l.Versions.KindNodeImage)
-	if err != nil {
-		return err
-	}
-	if override != "" {
-		r.module.Versions = []string{override}
-	}
-	return nil
+	r.module.Versions, err = NodeImageOverrides(r.pushed, l.Versions)
+	return err
 }
 
 func (r *daggerRun) goProxyURL() string {

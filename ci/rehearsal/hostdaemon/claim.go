@@ -19,7 +19,7 @@ const markerText = "made by `rehearse daemon up` or `rehearse run`; `rehearse da
 // marker inside — or accepts one an earlier Start made (its data root
 // kept): a directory without the marker is refused, whatever it holds.
 func prepareDir(l Layout) error {
-	if err := MakeTrustedDirs(filepath.Dir(l.Dir)); err != nil {
+	if err := makeTrustedDirs(filepath.Dir(l.Dir)); err != nil {
 		return fmt.Errorf("the daemon's directory %s: %w", l.Dir, err)
 	}
 	err := os.Mkdir(l.Dir, 0o700)
@@ -29,10 +29,10 @@ func prepareDir(l Layout) error {
 	if err != nil {
 		return fmt.Errorf("create the daemon's directory: %w", err)
 	}
-	if err := CheckTrustedDir(l.Dir); err != nil {
+	if err := checkTrustedDir(l.Dir); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(l.Marker(), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := os.OpenFile(l.marker(), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return fmt.Errorf("mark the daemon's directory: %w", err)
 	}
@@ -44,18 +44,18 @@ func prepareDir(l Layout) error {
 }
 
 // checkOurDir fails unless the directory was made by prepareDir: its path
-// is trusted (CheckTrustedDir) and it holds the marker, a regular file of
+// is trusted (checkTrustedDir) and it holds the marker, a regular file of
 // root's.
 func checkOurDir(l Layout) error {
-	if err := CheckTrustedDir(l.Dir); err != nil {
+	if err := checkTrustedDir(l.Dir); err != nil {
 		return fmt.Errorf("the daemon's directory: %w", err)
 	}
-	fi, err := os.Lstat(l.Marker())
+	fi, err := os.Lstat(l.marker())
 	if err != nil || !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s was not made by `rehearse daemon up` or `rehearse run` (it has no marker %s): nothing in it is stopped, unmounted, removed or written; pass the --dir the daemon was started with, or a directory that does not exist yet", l.Dir, filepath.Base(l.Marker()))
+		return fmt.Errorf("%s was not made by `rehearse daemon up` or `rehearse run` (it has no marker %s): nothing in it is stopped, unmounted, removed or written; pass the --dir the daemon was started with, or a directory that does not exist yet", l.Dir, filepath.Base(l.marker()))
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || (st.Uid != 0 && int(st.Uid) != os.Geteuid()) {
-		return fmt.Errorf("the marker %s is not root's: %s was not made by the rehearsal", l.Marker(), l.Dir)
+		return fmt.Errorf("the marker %s is not root's: %s was not made by the rehearsal", l.marker(), l.Dir)
 	}
 	return nil
 }
@@ -110,7 +110,7 @@ func Claim(ctx context.Context, dir, command string, log *slog.Logger) (*Changes
 // checkNotInUse fails while the record's labctl runs, or while a daemon
 // left up on purpose runs.
 func (c *Changes) checkNotInUse() error {
-	rec, dir := c.Record(), c.l.Dir
+	rec, dir := c.record(), c.l.Dir
 	if rec.ownerRunning() {
 		return rec.inUse(dir)
 	}

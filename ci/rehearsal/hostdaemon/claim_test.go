@@ -93,13 +93,13 @@ func TestClaimMakesAPrivateMarkedDirectory(t *testing.T) {
 	if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
 		t.Fatalf("%s: %v, %v; want a directory of mode 0700", dir, fi, err)
 	}
-	if _, err := os.Lstat(c.Layout().Marker()); err != nil {
+	if _, err := os.Lstat(c.layout().marker()); err != nil {
 		t.Fatalf("no marker: %v", err)
 	}
 	if again, err := Claim(context.Background(), dir, "test", nil); err != nil || again != c {
 		t.Fatalf("a second claim in the same process = %p, %v; want the first %p", again, err, c)
 	}
-	rec, err := ReadRecord(c.Layout())
+	rec, err := ReadRecord(c.layout())
 	if err != nil || rec.Owner.PID != os.Getpid() || !rec.Owner.Alive() {
 		t.Fatalf("record %+v, %v: want this process as its owner", rec, err)
 	}
@@ -188,10 +188,10 @@ func TestStartRefusesADirectoryWithAPlantedWrapper(t *testing.T) {
 	if err := os.WriteFile(victim, []byte("precious\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Dir(l.WrapperPath()), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(l.wrapperPath()), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(victim, l.WrapperPath()); err != nil {
+	if err := os.Symlink(victim, l.wrapperPath()); err != nil {
 		t.Fatal(err)
 	}
 	netns := fmt.Sprintf("gpu-lab-pw-%d", os.Getpid())

@@ -11,7 +11,7 @@ import (
 // and the wrapper is the default runtime.
 func TestConfigsKeepEverythingInTheStateDir(t *testing.T) {
 	l := Layout{Dir: "/state"}
-	b, err := DaemonJSON(l, "overlay2", "/state/bin/runc-capfilter", "gpu-lab-rehearsal")
+	b, err := daemonJSON(l, "overlay2", "/state/bin/runc-capfilter", "gpu-lab-rehearsal")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestConfigsKeepEverythingInTheStateDir(t *testing.T) {
 		t.Errorf("storage-driver %q, cgroup-parent %q", cfg.StorageDriver, cfg.CgroupParent)
 	}
 
-	toml := string(ContainerdTOML(l))
+	toml := string(containerdTOML(l))
 	for _, line := range strings.Split(toml, "\n") {
 		k, v, ok := strings.Cut(line, " = ")
 		if !ok || !strings.HasPrefix(v, `"/`) {

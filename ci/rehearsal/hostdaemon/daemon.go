@@ -79,26 +79,26 @@ func Start(ctx context.Context, o Options) (Layout, error) {
 		}
 		return l, err
 	}
-	for _, d := range []string{l.LogDir(), filepath.Dir(l.WrapperPath()), l.ContainerdDir(), l.DataRoot()} {
+	for _, d := range []string{l.LogDir(), filepath.Dir(l.wrapperPath()), l.containerdDir(), l.dataRoot()} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return fail(fmt.Errorf("create the daemon's directory: %w", err))
 		}
 	}
-	driver, err := StorageDriverFor(l.DataRoot())
+	driver, err := storageDriverFor(l.dataRoot())
 	if err != nil {
 		return fail(err)
 	}
-	if err := installWrapper(ctx, o.Wrapper, l.WrapperPath()); err != nil {
+	if err := installWrapper(ctx, o.Wrapper, l.wrapperPath()); err != nil {
 		return fail(err)
 	}
-	dj, err := DaemonJSON(l, driver, l.WrapperPath(), o.Netns)
+	dj, err := daemonJSON(l, driver, l.wrapperPath(), o.Netns)
 	if err != nil {
 		return fail(err)
 	}
-	if err := WriteFileAtomic(l.Dir, filepath.Base(l.DaemonJSON()), dj, 0o644); err != nil {
+	if err := writeFileAtomic(l.Dir, filepath.Base(l.daemonJSON()), dj, 0o644); err != nil {
 		return fail(fmt.Errorf("dockerd's configuration: %w", err))
 	}
-	if err := WriteFileAtomic(l.Dir, filepath.Base(l.ContainerdTOML()), ContainerdTOML(l), 0o644); err != nil {
+	if err := writeFileAtomic(l.Dir, filepath.Base(l.containerdTOML()), containerdTOML(l), 0o644); err != nil {
 		return fail(fmt.Errorf("containerd's configuration: %w", err))
 	}
 	if err := c.startDaemons(ctx, o, driver); err != nil {
@@ -141,14 +141,14 @@ func (c *Changes) startDaemons(ctx context.Context, o Options, driver string) er
 	record := func(p Proc) error {
 		return c.update(func(r *Record) { r.Processes = append(r.Processes, p) })
 	}
-	o.Log.Info("starting containerd", "log", l.ContainerdLog())
-	if _, err := startInNetns(ctx, "containerd", o.Netns, l.ContainerdLog(), l.notifySocket("containerd"), record,
-		"containerd", "--config", l.ContainerdTOML()); err != nil {
+	o.Log.Info("starting containerd", "log", l.containerdLog())
+	if _, err := startInNetns(ctx, "containerd", o.Netns, l.containerdLog(), l.notifySocket("containerd"), record,
+		"containerd", "--config", l.containerdTOML()); err != nil {
 		return err
 	}
 	o.Log.Info("starting dockerd", "log", l.DockerdLog(), "storage-driver", driver)
 	if _, err := startInNetns(ctx, "dockerd", o.Netns, l.DockerdLog(), l.notifySocket("dockerd"), record,
-		"dockerd", "--config-file", l.DaemonJSON()); err != nil {
+		"dockerd", "--config-file", l.daemonJSON()); err != nil {
 		return err
 	}
 	return checkNoDefaultRoute(ctx, o.Netns)

@@ -107,7 +107,7 @@ func TestPrivateDaemonRunsPrivilegedContainers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if left := MountsUnder(mounts, dir); len(left) > 0 {
+	if left := mountsUnder(mounts, dir); len(left) > 0 {
 		t.Fatalf("mounts left: %v", left)
 	}
 	for _, p := range append([]string{dir, NetnsPath(netns)}, cgroupParentDirs(netns)...) {

@@ -8,12 +8,12 @@ import (
 	"strings"
 )
 
-// MountsUnder returns the mount points in a /proc/mounts document that are
+// mountsUnder returns the mount points in a /proc/mounts document that are
 // dir or below it, deepest first (the order to unmount them in). Fields are
 // space separated and the mount point is the second (proc(5) /proc/mounts,
 // fstab(5)); spaces and other special characters in it are octal escapes
 // (\040), which are decoded.
-func MountsUnder(procMounts []byte, dir string) []string {
+func mountsUnder(procMounts []byte, dir string) []string {
 	dir = filepath.Clean(dir)
 	var out []string
 	sc := bufio.NewScanner(bytes.NewReader(procMounts))

@@ -11,7 +11,7 @@ func TestMountsUnderRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := MountsUnder(m, "/tmp/daemon-m/")
+	got := mountsUnder(m, "/tmp/daemon-m/")
 	want := []string{
 		// deepest first; the data root's own bind mount last
 		"/tmp/daemon-m/data-root/overlay2/781d1a827fe95606b9a47c85ae6154c8ca9edb566be36327fb22f294b13ac6f3/merged",
@@ -23,7 +23,7 @@ func TestMountsUnderRecorded(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("MountsUnder = %q\nwant %q", got, want)
 	}
-	if got := MountsUnder(m, "/tmp/daemon"); len(got) != 0 {
+	if got := mountsUnder(m, "/tmp/daemon"); len(got) != 0 {
 		t.Fatalf("a sibling's prefix matched: %q", got)
 	}
 }
@@ -31,7 +31,7 @@ func TestMountsUnderRecorded(t *testing.T) {
 func TestMountsUnderEscapes(t *testing.T) {
 	// proc(5): special characters of a mount point are octal escapes.
 	m := []byte("tmpfs /state/with\\040space tmpfs rw 0 0\ntmpfs /state tmpfs rw 0 0\nshort\n")
-	got := MountsUnder(m, "/state")
+	got := mountsUnder(m, "/state")
 	want := []string{"/state/with space", "/state"}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("MountsUnder = %q, want %q", got, want)

@@ -115,11 +115,11 @@ func release(dir string) {
 	delete(claims, dir)
 }
 
-// Layout is the claimed directory's layout.
-func (c *Changes) Layout() Layout { return c.l }
+// layout is the claimed directory's layout.
+func (c *Changes) layout() Layout { return c.l }
 
-// Record is a copy of the record as it stands.
-func (c *Changes) Record() Record {
+// record is a copy of the record as it stands.
+func (c *Changes) record() Record {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r := c.rec
@@ -142,7 +142,7 @@ func (c *Changes) saveLocked() error {
 	if err != nil {
 		return err
 	}
-	if err := WriteFileAtomic(c.l.Dir, filepath.Base(c.l.RecordFile()), b, 0o600); err != nil {
+	if err := writeFileAtomic(c.l.Dir, filepath.Base(c.l.RecordFile()), b, 0o600); err != nil {
 		return fmt.Errorf("record the rehearsal's host changes: %w", err)
 	}
 	return nil
@@ -179,17 +179,17 @@ func (c *Changes) Leave() error {
 // when they hold nothing else (a kept data root keeps them).
 func (c *Changes) Close() error {
 	release(c.l.Dir)
-	if rec := c.Record(); !rec.empty() || rec.Left {
+	if rec := c.record(); !rec.empty() || rec.Left {
 		return nil
 	}
 	if err := os.Remove(c.l.RecordFile()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	entries, err := os.ReadDir(c.l.Dir)
-	if err != nil || len(entries) != 1 || entries[0].Name() != filepath.Base(c.l.Marker()) {
+	if err != nil || len(entries) != 1 || entries[0].Name() != filepath.Base(c.l.marker()) {
 		return nil
 	}
-	if err := os.Remove(c.l.Marker()); err != nil {
+	if err := os.Remove(c.l.marker()); err != nil {
 		return err
 	}
 	return os.Remove(c.l.Dir)

@@ -48,7 +48,7 @@ func Stop(ctx context.Context, so StopOptions) error {
 		o.Log.Info("no rehearsal daemon directory: nothing to stop", "dir", l.Dir)
 		return nil
 	}
-	rec := c.Record()
+	rec := c.record()
 	if rec.ownerRunning() {
 		return rec.inUse(l.Dir)
 	}
@@ -75,7 +75,7 @@ func Leftovers(l Layout, netns string) error {
 	var left []string
 	if m, err := os.ReadFile("/proc/mounts"); err == nil {
 		for _, root := range l.mountRoots() {
-			for _, mp := range MountsUnder(m, root) {
+			for _, mp := range mountsUnder(m, root) {
 				left = append(left, "mount "+mp)
 			}
 		}
@@ -108,7 +108,7 @@ func unmountLayout(l Layout, log *slog.Logger) error {
 	}
 	var errs []error
 	for _, root := range l.mountRoots() {
-		for _, mp := range MountsUnder(m, root) {
+		for _, mp := range mountsUnder(m, root) {
 			log.Info("unmounting what the daemon left mounted", "mountpoint", mp)
 			if err := unix.Unmount(mp, unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT) {
 				errs = append(errs, fmt.Errorf("unmount %s: %w", mp, err))
@@ -124,14 +124,14 @@ func unmountLayout(l Layout, log *slog.Logger) error {
 func removeLayout(l Layout, keepDataRoot bool, log *slog.Logger) error {
 	paths := l.ownPaths()
 	if !keepDataRoot {
-		paths = append(paths, l.DataRoot(), l.Marker())
+		paths = append(paths, l.dataRoot(), l.marker())
 	}
 	m, err := os.ReadFile("/proc/mounts")
 	if err != nil {
 		return fmt.Errorf("read /proc/mounts: %w", err)
 	}
 	for _, p := range paths {
-		if left := MountsUnder(m, p); len(left) > 0 {
+		if left := mountsUnder(m, p); len(left) > 0 {
 			return fmt.Errorf("%s still has mounts (%s): not removed", p, strings.Join(left, ", "))
 		}
 		if err := os.RemoveAll(p); err != nil {

@@ -63,14 +63,14 @@ func TestStopRefusesADirectoryItDidNotMake(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "home")
 	l := Layout{Dir: dir}
 	user := filepath.Join(dir, "notes.txt")
-	writeFiles(t, map[string]string{user: "mine\n", l.DaemonJSON(): "{}\n", l.ContainerdTOML(): "# mine\n"})
-	holders := []*exec.Cmd{holder(t, user), holder(t, l.DaemonJSON()), holder(t, l.ContainerdTOML())}
+	writeFiles(t, map[string]string{user: "mine\n", l.daemonJSON(): "{}\n", l.containerdTOML(): "# mine\n"})
+	holders := []*exec.Cmd{holder(t, user), holder(t, l.daemonJSON()), holder(t, l.containerdTOML())}
 
 	err := Stop(context.Background(), StopOptions{Dir: dir})
 	if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "not made by") {
 		t.Errorf("Stop of a directory the rehearsal did not make = %v, want a refusal naming %s", err, dir)
 	}
-	for _, p := range []string{user, l.DaemonJSON(), l.ContainerdTOML()} {
+	for _, p := range []string{user, l.daemonJSON(), l.containerdTOML()} {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("the user's %s is gone: %v", p, err)
 		}
@@ -93,15 +93,15 @@ func TestStopRemovesOnlyTheLayoutsPaths(t *testing.T) {
 	}
 	user := filepath.Join(dir, "notes.txt")
 	writeFiles(t, map[string]string{
-		user: "mine\n", l.DaemonJSON(): "{}\n", l.DockerdLog(): "log\n",
-		filepath.Join(l.DataRoot(), "image"): "layer\n", l.WrapperPath(): "#!/bin/sh\n",
+		user: "mine\n", l.daemonJSON(): "{}\n", l.DockerdLog(): "log\n",
+		filepath.Join(l.dataRoot(), "image"): "layer\n", l.wrapperPath(): "#!/bin/sh\n",
 	})
-	proc := holder(t, l.DaemonJSON())
+	proc := holder(t, l.daemonJSON())
 
 	if err := Stop(context.Background(), StopOptions{Dir: dir}); err != nil {
 		t.Fatal(err)
 	}
-	for _, gone := range []string{l.DaemonJSON(), l.LogDir(), l.DataRoot(), filepath.Dir(l.WrapperPath()), l.Marker()} {
+	for _, gone := range []string{l.daemonJSON(), l.LogDir(), l.dataRoot(), filepath.Dir(l.wrapperPath()), l.marker()} {
 		if _, err := os.Lstat(gone); !os.IsNotExist(err) {
 			t.Errorf("%s is left (%v)", gone, err)
 		}

@@ -15,10 +15,10 @@ const (
 	tmpfsMagic   = 0x01021994
 )
 
-// StorageDriverFor picks dockerd's storage driver for a data root:
+// storageDriverFor picks dockerd's storage driver for a data root:
 // overlay2, which the earlier try ran kind nodes with on this machine's
 // ext4; it refuses an overlayfs data root (overlay2 cannot stack on it).
-func StorageDriverFor(dataRoot string) (string, error) {
+func storageDriverFor(dataRoot string) (string, error) {
 	var fs unix.Statfs_t
 	if err := unix.Statfs(dataRoot, &fs); err != nil {
 		return "", fmt.Errorf("statfs the daemon's data root %s: %w", dataRoot, err)

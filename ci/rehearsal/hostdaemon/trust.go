@@ -10,14 +10,14 @@ import (
 	"syscall"
 )
 
-// CheckTrustedDir fails unless dir and every directory above it is a real
+// checkTrustedDir fails unless dir and every directory above it is a real
 // directory (no symlink), owned by root or by this process's user, and not
 // writable by group or others: then no other user can put or swap anything
 // on the way to what root writes or runs there. A root-owned directory with
 // the sticky bit (such as /tmp) is accepted on the way but not as dir: in it
 // only an entry's owner may replace that entry, and the next component is
 // checked on its own.
-func CheckTrustedDir(dir string) error {
+func checkTrustedDir(dir string) error {
 	if !filepath.IsAbs(dir) {
 		return fmt.Errorf("%s: not an absolute path", dir)
 	}
@@ -53,17 +53,17 @@ func checkTrustedComponent(p string, onTheWay bool) error {
 	return nil
 }
 
-// MakeTrustedDirs makes dir and any missing directory above it (mode
+// makeTrustedDirs makes dir and any missing directory above it (mode
 // 0755), each only below a directory that passed the check, then checks the
-// whole path (CheckTrustedDir).
-func MakeTrustedDirs(dir string) error {
+// whole path (checkTrustedDir).
+func makeTrustedDirs(dir string) error {
 	if !filepath.IsAbs(dir) {
 		return fmt.Errorf("%s: not an absolute path", dir)
 	}
 	dir = filepath.Clean(dir)
 	if parent := filepath.Dir(dir); parent != dir {
 		if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
-			if err := MakeTrustedDirs(parent); err != nil {
+			if err := makeTrustedDirs(parent); err != nil {
 				return err
 			}
 			if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
@@ -71,15 +71,15 @@ func MakeTrustedDirs(dir string) error {
 			}
 		}
 	}
-	return CheckTrustedDir(dir)
+	return checkTrustedDir(dir)
 }
 
-// WriteFileAtomic writes data to dir/name through a temporary file made
+// writeFileAtomic writes data to dir/name through a temporary file made
 // with O_EXCL in dir (os.CreateTemp), then renamed over name: nothing that
 // existed at dir/name (a symlink, a file another user made) is written
 // through, and a reader never sees half a file. dir must be checked by the
-// caller (CheckTrustedDir).
-func WriteFileAtomic(dir, name string, data []byte, perm fs.FileMode) error {
+// caller (checkTrustedDir).
+func writeFileAtomic(dir, name string, data []byte, perm fs.FileMode) error {
 	f, err := os.CreateTemp(dir, "."+name+".*.tmp")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", filepath.Join(dir, name), err)

@@ -22,7 +22,7 @@ import (
 // the cgroup parent and the namespace removed, and the kernel limits and
 // host directories last, when no node runs any more.
 func (c *Changes) undo(ctx context.Context, log *slog.Logger) error {
-	rec := c.Record()
+	rec := c.record()
 	if err := c.stopProcesses(ctx, rec, log); err != nil {
 		// The namespace and mounts stay: they still hold a process.
 		return err
@@ -102,7 +102,7 @@ func (c *Changes) stopProcesses(ctx context.Context, rec Record, log *slog.Logge
 // someone changed it meanwhile (then it is theirs and stays).
 func (c *Changes) UndoSysctls(log *slog.Logger) error {
 	var errs []error
-	for _, r := range c.Record().Sysctls {
+	for _, r := range c.record().Sysctls {
 		if cur, err := readInt(r.Path); err == nil && cur == r.New {
 			if err := os.WriteFile(r.Path, []byte(strconv.FormatInt(r.Old, 10)), 0o644); err != nil {
 				errs = append(errs, fmt.Errorf("restore %s to %d: %w", r.Path, r.Old, err))
@@ -120,7 +120,7 @@ func (c *Changes) UndoSysctls(log *slog.Logger) error {
 // error says so).
 func (c *Changes) UndoDirs(log *slog.Logger) error {
 	var errs []error
-	for _, d := range c.Record().Dirs {
+	for _, d := range c.record().Dirs {
 		if err := os.Remove(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, fmt.Errorf("remove %s, which the rehearsal created empty: %w", d, err))
 			continue

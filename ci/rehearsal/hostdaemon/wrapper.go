@@ -9,14 +9,14 @@ import (
 	"strings"
 )
 
-// WrapperPackage is the import path of the runtime wrapper's main package.
-const WrapperPackage = "github.com/gpu-lab/gpu-lab/ci/rehearsal/capfilter/runc-capfilter"
+// wrapperPackage is the import path of the runtime wrapper's main package.
+const wrapperPackage = "github.com/gpu-lab/gpu-lab/ci/rehearsal/capfilter/runc-capfilter"
 
 // BuildWrapper builds runc-capfilter as a static binary (CGO_ENABLED=0: it
 // is also copied into node images, whose C library is not the host's) to
 // out, from the gpu-lab checkout the current directory is in.
 func BuildWrapper(ctx context.Context, out string) error {
-	return BuildStatic(ctx, WrapperPackage, "the runtime wrapper", out)
+	return BuildStatic(ctx, wrapperPackage, "the runtime wrapper", out)
 }
 
 // BuildStatic builds the main package pkg of the gpu-lab checkout the

@@ -94,7 +94,7 @@ func Build(ctx context.Context, o Options, plan Plan) Report {
 	for _, n := range plan.Nodes {
 		b.node(n)
 	}
-	for _, r := range append(append([]Recipe(nil), plan.Bundle...), plan.Extra...) {
+	for _, r := range append(append([]recipe(nil), plan.Bundle...), plan.Extra...) {
 		b.ensure(r.Ref)
 	}
 	var rep Report
@@ -148,7 +148,7 @@ func (b *builder) buildSpec(s imagespec.Spec, logPath string) (id string, reused
 }
 
 // specFor is the image spec of a recipe, building its inputs first.
-func (b *builder) specFor(rec Recipe) (imagespec.Spec, error) {
+func (b *builder) specFor(rec recipe) (imagespec.Spec, error) {
 	switch rec.Kind {
 	case kindServer:
 		bin, err := b.kubernetes(rec.Version)
@@ -212,7 +212,7 @@ func (b *builder) specFor(rec Recipe) (imagespec.Spec, error) {
 }
 
 // kindSpec covers kind's own images and the stand-ins.
-func (b *builder) kindSpec(rec Recipe) (imagespec.Spec, error) {
+func (b *builder) kindSpec(rec recipe) (imagespec.Spec, error) {
 	switch rec.Kind {
 	case kindKindnetd:
 		tree, err := b.kindnetdTree()

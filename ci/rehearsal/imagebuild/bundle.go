@@ -32,7 +32,7 @@ func bundleEntries(p Plan, rep Report) []images.Entry {
 		}
 	}
 	var out []images.Entry
-	for _, rec := range append(append([]Recipe(nil), p.Nodes...), p.Bundle...) {
+	for _, rec := range append(append([]recipe(nil), p.Nodes...), p.Bundle...) {
 		if r, ok := built[rec.Ref]; ok {
 			out = append(out, images.Entry{Ref: rec.Ref, File: images.ArchiveName(rec.Ref), ID: r.ID})
 		}

@@ -17,7 +17,7 @@ import (
 // the local image's ID; an unbuilt image does not enter at all.
 func TestBundleEntriesKeepThePinnedReference(t *testing.T) {
 	node := "kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c8cd566405a265939e3620fc4f5de89adff580ae5"
-	p := Plan{Nodes: []Recipe{recipeFor(node)}, Bundle: []Recipe{recipeFor("registry.k8s.io/coredns/coredns:v1.14.2"), recipeFor("clastix/kamaji:26.8.2-edge")}}
+	p := Plan{Nodes: []recipe{recipeFor(node)}, Bundle: []recipe{recipeFor("registry.k8s.io/coredns/coredns:v1.14.2"), recipeFor("clastix/kamaji:26.8.2-edge")}}
 	rep := Report{Results: []Result{
 		{Ref: node, Local: "kindest/node:v1.37.0", ID: "sha256:n"},
 		{Ref: "registry.k8s.io/coredns/coredns:v1.14.2", Local: "registry.k8s.io/coredns/coredns:v1.14.2", ID: "sha256:c"},
@@ -55,7 +55,7 @@ func TestReportNamesWhatFailedAndItsLog(t *testing.T) {
 	rep := Report{Results: []Result{
 		{Ref: "a:1", Kind: kindCoreDNS, ID: "sha256:0123456789abcdef", Took: 90e9},
 		{Ref: "b:1", Kind: kindUnsupported, Err: errors.New("no recipe"), Log: "/logs/b.log"},
-	}, Differences: differences(Plan{Nodes: []Recipe{recipeFor("kindest/node:v1.36.4@sha256:0")}})}
+	}, Differences: differences(Plan{Nodes: []recipe{recipeFor("kindest/node:v1.36.4@sha256:0")}})}
 	var b strings.Builder
 	rep.Write(&b)
 	out := b.String()

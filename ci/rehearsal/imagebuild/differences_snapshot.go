@@ -6,8 +6,8 @@ import "github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/components"
 // snapshots that the plan holds: only those, so a run of some images
 // lists no adaptation of the others.
 func snapshotDifferences(p Plan) []string {
-	kinds := map[Kind]bool{}
-	for _, r := range append(append([]Recipe(nil), p.Bundle...), p.Extra...) {
+	kinds := map[kind]bool{}
+	for _, r := range append(append([]recipe(nil), p.Bundle...), p.Extra...) {
 		kinds[r.Kind] = true
 	}
 	var out []string

@@ -29,7 +29,7 @@ func TestKubectlVersion(t *testing.T) {
 }
 
 func TestDifferencesNameAKubectlOfAnotherMinor(t *testing.T) {
-	p := Plan{Bundle: []Recipe{recipeFor("clastix/kubectl:v1.35")}, Kubernetes: []string{"v1.36.4"}}
+	p := Plan{Bundle: []recipe{recipeFor("clastix/kubectl:v1.35")}, Kubernetes: []string{"v1.36.4"}}
 	if got := strings.Join(differences(p), "\n"); !strings.Contains(got, "clastix/kubectl:v1.35 holds kubectl v1.36.4") {
 		t.Errorf("differences do not name the stand-in:\n%s", got)
 	}

@@ -22,7 +22,7 @@ const sandboxImage = "registry.k8s.io/pause:3.10"
 
 // node builds one kind node image: its preloaded images, the base node
 // image, then the preload (nodeimage.Preload) under LocalTag(ref).
-func (b *builder) node(rec Recipe) {
+func (b *builder) node(rec recipe) {
 	res := &Result{Ref: rec.Ref, Kind: kindNode, Log: b.logPath("node", rec.Version)}
 	b.results[rec.Ref] = res
 	b.order = append(b.order, rec.Ref)
@@ -36,7 +36,7 @@ func (b *builder) node(rec Recipe) {
 	res.Local, res.ID, res.Reused, res.Took = localTag(rec.Ref), id, reused, time.Since(start)
 }
 
-func (b *builder) buildNode(rec Recipe, logPath string) (string, bool, error) {
+func (b *builder) buildNode(rec recipe, logPath string) (string, bool, error) {
 	version := rec.Version
 	bin, err := b.kubernetes(version)
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 )
 
 // nvmlMockSnapshot is NVIDIA's mock NVML library at the lab's pin: no tag
-// (the fix the lab needs came after v0.3.0, render.NVMLMockCommit says
+// (the fix the lab needs came after v0.3.0, ci/render's nvmlMockCommit says
 // which), the commit is the pin; its time read with `git log -1
 // --format=%at` in the fetched snapshot.
 var nvmlMockSnapshot = Snapshot{Repo: "NVIDIA/k8s-test-infra",
@@ -95,7 +95,7 @@ func nvmlMockImage(ref, binDir, base string) imagespec.Spec {
 }
 
 // nvmlMockSpec builds the library from the snapshot and its image.
-func (b *builder) nvmlMockSpec(rec Recipe) (imagespec.Spec, error) {
+func (b *builder) nvmlMockSpec(rec recipe) (imagespec.Spec, error) {
 	tree, err := b.snapshotTree(nvmlMockSnapshot, nvmlMockPaths, nil)
 	if err != nil {
 		return imagespec.Spec{}, err

@@ -14,15 +14,15 @@ import (
 type Plan struct {
 	// Nodes are the kind node images, in the order listed (management
 	// node first).
-	Nodes []Recipe
+	Nodes []recipe
 	// Bundle are the images a bundle of the lab holds besides the node
 	// images (images.BundleRefs), each with its recipe.
-	Bundle []Recipe
+	Bundle []recipe
 	// Kubernetes are the versions whose release binaries are needed.
 	Kubernetes []string
 	// Extra are images built on request (Only) that the lab's bundle does
 	// not hold, such as a node image's preloads: built, never bundled.
-	Extra []Recipe
+	Extra []recipe
 }
 
 // PlanFor derives the plan from the lab's image list (images.List).
@@ -104,17 +104,17 @@ func (p Plan) Only(refs []string) Plan {
 		want[images.Normalize(r)] = true
 	}
 	known := map[string]bool{}
-	for _, r := range append(append([]Recipe(nil), p.Nodes...), p.Bundle...) {
+	for _, r := range append(append([]recipe(nil), p.Nodes...), p.Bundle...) {
 		known[images.Normalize(r.Ref)], known[images.Normalize(localTag(r.Ref))] = true, true
 	}
-	var extra []Recipe
+	var extra []recipe
 	for _, r := range refs {
 		if !known[images.Normalize(r)] {
 			extra = append(extra, recipeFor(r))
 		}
 	}
-	keep := func(rs []Recipe) []Recipe {
-		var out []Recipe
+	keep := func(rs []recipe) []recipe {
+		var out []recipe
 		for _, r := range rs {
 			if want[images.Normalize(r.Ref)] || want[images.Normalize(localTag(r.Ref))] {
 				out = append(out, r)
@@ -129,7 +129,7 @@ func (p Plan) Only(refs []string) Plan {
 func (p Plan) Write(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "IMAGE\tHOW\tVERSION\tNOTE")
-	for _, r := range append(append(append([]Recipe(nil), p.Nodes...), p.Bundle...), p.Extra...) {
+	for _, r := range append(append(append([]recipe(nil), p.Nodes...), p.Bundle...), p.Extra...) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Ref, r.Kind, r.Version, r.Why)
 	}
 	tw.Flush()

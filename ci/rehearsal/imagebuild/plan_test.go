@@ -35,7 +35,7 @@ func TestPlanOfTheSeedLab(t *testing.T) {
 	if !reflect.DeepEqual(nodes, []string{"kindest/node:v1.37.0", "kindest/node:v1.36.4"}) {
 		t.Errorf("nodes %v", nodes)
 	}
-	kinds := map[Kind]int{}
+	kinds := map[kind]int{}
 	for _, r := range p.Bundle {
 		kinds[r.Kind]++
 		if r.Kind == kindNode {

@@ -69,7 +69,7 @@ var errNotStarted = errors.New("not started: prerequisites missing (above)")
 func notStarted(plan Plan, err error) Report {
 	rep := Report{Stopped: err}
 	seen := map[string]bool{}
-	for _, r := range append(append(append([]Recipe(nil), plan.Nodes...), plan.Bundle...), plan.Extra...) {
+	for _, r := range append(append(append([]recipe(nil), plan.Nodes...), plan.Bundle...), plan.Extra...) {
 		if !seen[r.Ref] {
 			seen[r.Ref] = true
 			rep.Results = append(rep.Results, Result{Ref: r.Ref, Kind: r.Kind, Err: errNotStarted})

@@ -30,11 +30,11 @@ type Snapshot struct {
 	Time time.Time
 }
 
-// Pin is the snapshot as gitsnap checks it.
-func (s Snapshot) Pin() gitsnap.Pin { return gitsnap.Pin{Repo: s.Repo, Tag: s.Tag, Commit: s.Commit} }
+// pin is the snapshot as gitsnap checks it.
+func (s Snapshot) pin() gitsnap.Pin { return gitsnap.Pin{Repo: s.Repo, Tag: s.Tag, Commit: s.Commit} }
 
-// Dir names the snapshot's extracted tree in the cache.
-func (s Snapshot) Dir() string {
+// dir names the snapshot's extracted tree in the cache.
+func (s Snapshot) dir() string {
 	name := strings.ReplaceAll(s.Repo, "/", "+")
 	if s.Tag != "" {
 		name += "-" + s.Tag
@@ -42,9 +42,9 @@ func (s Snapshot) Dir() string {
 	return name + "-" + s.Commit[:12]
 }
 
-// Rev is what the snapshot is called in messages: its tag, else its commit.
-func (s Snapshot) Rev() string {
-	return s.Pin().Rev()
+// rev is what the snapshot is called in messages: its tag, else its commit.
+func (s Snapshot) rev() string {
+	return s.pin().Rev()
 }
 
 // The lab's pinned snapshots (tags as the lab file and charts name them;

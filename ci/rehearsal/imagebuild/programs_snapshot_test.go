@@ -37,10 +37,10 @@ func TestParseGitDirs(t *testing.T) {
 }
 
 func TestSnapshotNames(t *testing.T) {
-	if d := kamajiSnapshot.Dir(); d != "clastix+kamaji-26.8.2-edge-ddbabd87ed0e" {
+	if d := kamajiSnapshot.dir(); d != "clastix+kamaji-26.8.2-edge-ddbabd87ed0e" {
 		t.Errorf("kamaji dir %s", d)
 	}
-	if d, r := certgenSnapshot.Dir(), certgenSnapshot.Rev(); d != "kubernetes+ingress-nginx-54523641a89a" || r != "54523641a89a" {
+	if d, r := certgenSnapshot.dir(), certgenSnapshot.rev(); d != "kubernetes+ingress-nginx-54523641a89a" || r != "54523641a89a" {
 		t.Errorf("untagged snapshot dir %s rev %s", d, r)
 	}
 }
@@ -90,14 +90,14 @@ func TestSnapshotProgramsBuildAsUpstream(t *testing.T) {
 
 func TestSnapshotDifferencesOnlyForPlannedImages(t *testing.T) {
 	join := func(p Plan) string { return strings.Join(differences(p), "\n") }
-	none := join(Plan{Bundle: []Recipe{recipeFor("registry.k8s.io/coredns/coredns:v1.14.2")}})
+	none := join(Plan{Bundle: []recipe{recipeFor("registry.k8s.io/coredns/coredns:v1.14.2")}})
 	if strings.Contains(none, "git snapshots") || strings.Contains(none, "libvgpu") {
 		t.Errorf("differences of a plan without snapshot images name them:\n%s", none)
 	}
-	all := join(Plan{Bundle: []Recipe{
+	all := join(Plan{Bundle: []recipe{
 		recipeFor("clastix/kamaji:26.8.2-edge"), recipeFor("docker.io/projecthami/hami:v2.10.0"),
 		recipeFor("quay.io/jetstack/cert-manager-webhook:v1.18.3"),
-	}, Extra: []Recipe{recipeFor("docker.io/liangjw/kube-webhook-certgen:v1.1.1")}})
+	}, Extra: []recipe{recipeFor("docker.io/liangjw/kube-webhook-certgen:v1.1.1")}})
 	for _, want := range []string{"git snapshots", "/ko-app/kamaji", "libvgpu.so", "/licenses/LICENSE", "stand-in", "admissionregistration/v1beta1"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("differences lack %q:\n%s", want, all)

@@ -7,33 +7,33 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/images"
 )
 
-// Kind is how an image is built.
-type Kind string
+// kind is how an image is built.
+type kind string
 
 const (
-	kindNode         Kind = "kind node"          // kindest/node:<k8s version>
-	kindServer       Kind = "kubernetes server"  // registry.k8s.io/kube-*:<k8s version>
-	kindPause        Kind = "pause"              // registry.k8s.io/pause
-	kindEtcd         Kind = "etcd"               // registry.k8s.io/etcd:<kubeadm tag>
-	kindQuayEtcd     Kind = "etcd (quay)"        // quay.io/coreos/etcd:<version>
-	kindCoreDNS      Kind = "coredns"            // registry.k8s.io/coredns/coredns
-	kindKonnectivity Kind = "konnectivity"       // registry.k8s.io/kas-network-proxy/proxy-*
-	kindKindnetd     Kind = "kindnetd"           // docker.io/kindest/kindnetd
-	kindLocalPath    Kind = "local-path"         // docker.io/kindest/local-path-provisioner
-	kindLocalHelper  Kind = "local-path helper"  // docker.io/kindest/local-path-helper
-	kindKubectl      Kind = "kubectl"            // clastix/kubectl:<major.minor>
-	kindKamaji       Kind = "kamaji (git)"       // clastix/kamaji, from a git snapshot
-	kindHAMi         Kind = "hami (git)"         // projecthami/hami, from a git snapshot
-	kindCertManager  Kind = "cert-manager (git)" // quay.io/jetstack/cert-manager-<cmd>, from a git snapshot
-	kindCertgen      Kind = "certgen (git)"      // liangjw/kube-webhook-certgen: jet's, from a git snapshot
-	kindNVMLMock     Kind = "nvml-mock (git)"    // ghcr.io/nvidia/nvml-mock: the mock NVML library, from a git snapshot
-	kindUnsupported  Kind = "not built"          // Why says why
+	kindNode         kind = "kind node"          // kindest/node:<k8s version>
+	kindServer       kind = "kubernetes server"  // registry.k8s.io/kube-*:<k8s version>
+	kindPause        kind = "pause"              // registry.k8s.io/pause
+	kindEtcd         kind = "etcd"               // registry.k8s.io/etcd:<kubeadm tag>
+	kindQuayEtcd     kind = "etcd (quay)"        // quay.io/coreos/etcd:<version>
+	kindCoreDNS      kind = "coredns"            // registry.k8s.io/coredns/coredns
+	kindKonnectivity kind = "konnectivity"       // registry.k8s.io/kas-network-proxy/proxy-*
+	kindKindnetd     kind = "kindnetd"           // docker.io/kindest/kindnetd
+	kindLocalPath    kind = "local-path"         // docker.io/kindest/local-path-provisioner
+	kindLocalHelper  kind = "local-path helper"  // docker.io/kindest/local-path-helper
+	kindKubectl      kind = "kubectl"            // clastix/kubectl:<major.minor>
+	kindKamaji       kind = "kamaji (git)"       // clastix/kamaji, from a git snapshot
+	kindHAMi         kind = "hami (git)"         // projecthami/hami, from a git snapshot
+	kindCertManager  kind = "cert-manager (git)" // quay.io/jetstack/cert-manager-<cmd>, from a git snapshot
+	kindCertgen      kind = "certgen (git)"      // liangjw/kube-webhook-certgen: jet's, from a git snapshot
+	kindNVMLMock     kind = "nvml-mock (git)"    // ghcr.io/nvidia/nvml-mock: the mock NVML library, from a git snapshot
+	kindUnsupported  kind = "not built"          // Why says why
 )
 
-// Recipe is what builds one reference.
-type Recipe struct {
+// recipe is what builds one reference.
+type recipe struct {
 	Ref  string
-	Kind Kind
+	Kind kind
 	// Name is the component (the binary of a server image, proxy-server
 	// or proxy-agent).
 	Name string
@@ -56,14 +56,14 @@ var notBuilt = map[string]string{
 }
 
 // recipeFor decides how ref (as `labctl images` lists it) is built.
-func recipeFor(ref string) Recipe {
+func recipeFor(ref string) recipe {
 	n := images.Normalize(ref)
 	name, _, _ := strings.Cut(n, "@")
 	repo, tag := name, ""
 	if i := strings.LastIndex(name, ":"); i > strings.LastIndex(name, "/") {
 		repo, tag = name[:i], name[i+1:]
 	}
-	r := Recipe{Ref: ref, Version: tag}
+	r := recipe{Ref: ref, Version: tag}
 	switch {
 	case repo == "docker.io/kindest/node":
 		r.Kind = kindNode

@@ -8,7 +8,7 @@ import (
 func TestRecipeForEveryKindOfReference(t *testing.T) {
 	tests := []struct {
 		ref           string
-		kind          Kind
+		kind          kind
 		name, version string
 	}{
 		{"kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c8cd566405a265939e3620fc4f5de89adff580ae5", kindNode, "", "v1.37.0"},

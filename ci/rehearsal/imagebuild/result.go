@@ -12,7 +12,7 @@ import (
 // Result is what became of one image.
 type Result struct {
 	Ref  string
-	Kind Kind
+	Kind kind
 	// Local is the name the image has on the daemon ("" when not built).
 	Local string
 	ID    string

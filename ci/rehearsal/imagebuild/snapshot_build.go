@@ -13,7 +13,7 @@ import (
 )
 
 // snapshotSpec is the image spec of a recipe built from a git snapshot.
-func (b *builder) snapshotSpec(rec Recipe) (imagespec.Spec, error) {
+func (b *builder) snapshotSpec(rec recipe) (imagespec.Spec, error) {
 	switch rec.Kind {
 	case kindKamaji:
 		s := kamajiSnapshot
@@ -90,7 +90,7 @@ func (b *builder) snapshotSpec(rec Recipe) (imagespec.Spec, error) {
 
 // snapshotSource names a snapshot build for the image's source label.
 func snapshotSource(s Snapshot, what string) string {
-	out := "github.com/" + s.Repo + "@" + s.Rev() + " (git " + s.Commit[:12] + ")"
+	out := "github.com/" + s.Repo + "@" + s.rev() + " (git " + s.Commit[:12] + ")"
 	if what != "" {
 		out += " " + what
 	}
@@ -108,16 +108,16 @@ func (b *builder) snapshotTree(s Snapshot, paths, edit []string) (string, error)
 	gitDir := b.o.GitDirs[s.Repo]
 	if gitDir == "" {
 		return "", fmt.Errorf("%s %s is built from git history (the module proxy does not serve it): give a git directory of github.com/%s holding %s with --git-dir %s=DIR (the fetch tool's snapshot)",
-			s.Repo, s.Rev(), s.Repo, s.Rev(), s.Repo)
+			s.Repo, s.rev(), s.Repo, s.rev(), s.Repo)
 	}
 	if _, err := CheckSnapshot(b.ctx, gitDir, s); err != nil {
 		return "", fmt.Errorf("%w (--git-dir %s=%s)", err, s.Repo, gitDir)
 	}
-	dir := filepath.Join(b.root(), "src", s.Dir())
+	dir := filepath.Join(b.root(), "src", s.dir())
 	if len(paths)+len(edit) > 0 {
 		dir += "-" + cache.Key(append(append([]string{"paths"}, paths...), append([]string{"edit"}, edit...)...)...)
 	}
-	err := cache.Fill(b.ctx, b.o.Log, s.Repo+" "+s.Rev()+" source", dir, func(partial, logPath string) error {
+	err := cache.Fill(b.ctx, b.o.Log, s.Repo+" "+s.rev()+" source", dir, func(partial, logPath string) error {
 		if err := ExtractSnapshot(b.ctx, gitDir, s, partial, paths...); err != nil {
 			return err
 		}
@@ -128,7 +128,7 @@ func (b *builder) snapshotTree(s Snapshot, paths, edit []string) (string, error)
 		cmd.Dir = partial
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			_ = os.WriteFile(logPath, msg, 0o644)
-			return fmt.Errorf("%s %s source: editing the extracted tree: %w: %s", s.Repo, s.Rev(), err, msg)
+			return fmt.Errorf("%s %s source: editing the extracted tree: %w: %s", s.Repo, s.rev(), err, msg)
 		}
 		return nil
 	})

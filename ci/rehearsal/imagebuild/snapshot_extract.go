@@ -13,9 +13,9 @@ import (
 func CheckSnapshot(ctx context.Context, gitDir string, s Snapshot) (gitsnap.Repo, error) {
 	r, err := gitsnap.Open(gitDir)
 	if err != nil {
-		return gitsnap.Repo{}, fmt.Errorf("%s %s: %w", s.Repo, s.Rev(), err)
+		return gitsnap.Repo{}, fmt.Errorf("%s %s: %w", s.Repo, s.rev(), err)
 	}
-	if err := r.Check(ctx, s.Pin()); err != nil {
+	if err := r.Check(ctx, s.pin()); err != nil {
 		if errors.Is(err, gitsnap.ErrMoved) {
 			return gitsnap.Repo{}, fmt.Errorf("%w (the pins are in ci/rehearsal/imagebuild/programs_snapshot.go)", err)
 		}
@@ -35,7 +35,7 @@ func ExtractSnapshot(ctx context.Context, gitDir string, s Snapshot, dst string,
 		return err
 	}
 	if err := r.Extract(ctx, s.Commit, dst, paths...); err != nil {
-		return fmt.Errorf("%s %s: %w", s.Repo, s.Rev(), err)
+		return fmt.Errorf("%s %s: %w", s.Repo, s.rev(), err)
 	}
 	return nil
 }

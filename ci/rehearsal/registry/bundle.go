@@ -13,7 +13,7 @@ import (
 // Pushed is one image put into the registry.
 type Pushed struct {
 	// Ref is the image as the lab or the module names it; Mirror the name
-	// the registry serves it under (MirrorRef of the registry's address as
+	// the registry serves it under (mirrorRef of the registry's address as
 	// the engine reaches it).
 	Ref, Mirror string
 	// Digest is the manifest digest the registry serves. For a
@@ -32,7 +32,7 @@ func (p Pushed) PinMatches() bool {
 
 // PushBundle pushes every image of a bundle (the directory `labctl images
 // save` or `rehearse images` writes, with its index.json) under
-// the names MirrorRef gives for addr, the registry's address as the
+// the names mirrorRef gives for addr, the registry's address as the
 // engine reaches it.
 func PushBundle(ctx context.Context, log *slog.Logger, p Pusher, dir, addr string) ([]Pushed, error) {
 	idx, err := images.ReadIndex(dir)
@@ -52,7 +52,7 @@ func PushBundle(ctx context.Context, log *slog.Logger, p Pusher, dir, addr strin
 
 // PushArchive pushes one image archive as ref's mirror for addr.
 func PushArchive(ctx context.Context, log *slog.Logger, p Pusher, file, ref, addr string) (Pushed, error) {
-	mirror, err := MirrorRef(addr, ref)
+	mirror, err := mirrorRef(addr, ref)
 	if err != nil {
 		return Pushed{}, err
 	}
@@ -62,7 +62,7 @@ func PushArchive(ctx context.Context, log *slog.Logger, p Pusher, file, ref, add
 		i := strings.LastIndex(name, ":")
 		repo, tag = name[:i], name[i+1:]
 	}
-	dg, err := p.Push(ctx, file, repo, tag)
+	dg, err := p.push(ctx, file, repo, tag)
 	if err != nil {
 		return Pushed{}, fmt.Errorf("pushing %s (%s) as %s: %w", ref, file, mirror, err)
 	}

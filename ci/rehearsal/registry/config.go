@@ -16,17 +16,17 @@ type Layout struct{ Dir string }
 // daemonDir.
 func LayoutFor(daemonDir string) Layout { return Layout{Dir: filepath.Join(daemonDir, "registry")} }
 
-func (l Layout) Config() string  { return filepath.Join(l.Dir, "config.yml") }
-func (l Layout) Storage() string { return filepath.Join(l.Dir, "storage") }
-func (l Layout) PidFile() string { return filepath.Join(l.Dir, "registry.pid") }
-func (l Layout) Log() string     { return filepath.Join(l.Dir, "registry.log") }
+func (l Layout) config() string  { return filepath.Join(l.Dir, "config.yml") }
+func (l Layout) storage() string { return filepath.Join(l.Dir, "storage") }
+func (l Layout) pidFile() string { return filepath.Join(l.Dir, "registry.pid") }
+func (l Layout) log() string     { return filepath.Join(l.Dir, "registry.log") }
 
-// Config is the registry's configuration (distribution@v3.1.1
+// config is the registry's configuration (distribution@v3.1.1
 // cmd/registry/config-example.yml's keys): filesystem storage under the
 // layout, every address of the namespace on Port, no auth (only the
 // namespace's own processes reach it), and the storage health check the
 // example enables.
-func Config(l Layout) string {
+func config(l Layout) string {
 	return fmt.Sprintf(`version: 0.1
 log:
   level: info
@@ -46,5 +46,5 @@ health:
     enabled: true
     interval: 10s
     threshold: 3
-`, l.Storage(), Port)
+`, l.storage(), Port)
 }

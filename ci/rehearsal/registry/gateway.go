@@ -7,18 +7,18 @@ import (
 	"strings"
 )
 
-// Bridge is the private daemon's default bridge, whose address is the
+// bridge is the private daemon's default bridge, whose address is the
 // gateway its containers reach the namespace at.
-const Bridge = "docker0"
+const bridge = "docker0"
 
 // Gateway is the bridge's IPv4 address inside the namespace at nsPath.
 // dockerd 20.10's default bridge reports no gateway in `docker network
 // inspect` (its IPAM config holds only the subnet), so the interface is
 // asked.
 func Gateway(ctx context.Context, nsPath string) (string, error) {
-	out, err := exec.CommandContext(ctx, "nsenter", "--net="+nsPath, "ip", "-4", "-o", "addr", "show", "dev", Bridge).CombinedOutput()
+	out, err := exec.CommandContext(ctx, "nsenter", "--net="+nsPath, "ip", "-4", "-o", "addr", "show", "dev", bridge).CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("address of %s in %s (nsenter ip addr): %w: %s", Bridge, nsPath, err, strings.TrimSpace(string(out)))
+		return "", fmt.Errorf("address of %s in %s (nsenter ip addr): %w: %s", bridge, nsPath, err, strings.TrimSpace(string(out)))
 	}
 	return parseGateway(string(out))
 }
@@ -32,5 +32,5 @@ func parseGateway(out string) (string, error) {
 			return addr, nil
 		}
 	}
-	return "", fmt.Errorf("no IPv4 address on %s in %q", Bridge, strings.TrimSpace(out))
+	return "", fmt.Errorf("no IPv4 address on %s in %q", bridge, strings.TrimSpace(out))
 }

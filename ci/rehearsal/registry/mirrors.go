@@ -17,9 +17,9 @@ type RegistryConfig struct {
 	PlainHTTP *bool    `json:"http,omitempty"`
 }
 
-// MirroredHosts are the registries the module's and the lab's images come
+// mirroredHosts are the registries the module's and the lab's images come
 // from; each is mirrored under its own name in the registry.
-var MirroredHosts = []string{"docker.io", "registry.k8s.io", "quay.io", "ghcr.io"}
+var mirroredHosts = []string{"docker.io", "registry.k8s.io", "quay.io", "ghcr.io"}
 
 // Addr is the registry as the daemon's containers reach it: the docker0
 // gateway address of the private daemon's bridge, on Port.
@@ -34,7 +34,7 @@ func Addr(gateway string) string { return net.JoinHostPort(gateway, strconv.Itoa
 // for <path>/<repository>/manifests/<tag> with the repository relative to
 // the origin host (containerd v2.2.3 core/remotes/docker/resolver.go:498,
 // :529) — so docker.io/library/golang:1.26 is asked for as repository
-// docker.io/library/golang of ADDR, the name Push gives it (MirrorRef).
+// docker.io/library/golang of ADDR, the name Push gives it (mirrorRef).
 // The mirror's own entry sets "http": the engine looks it up by the
 // mirror's host (registryhosts.go:44-47) and uses plain HTTP only for
 // localhost unless told (:94-101). Pulls the mirror cannot answer fall
@@ -42,16 +42,16 @@ func Addr(gateway string) string { return net.JoinHostPort(gateway, strconv.Itoa
 func Mirrors(addr string) map[string]RegistryConfig {
 	yes := true
 	out := map[string]RegistryConfig{addr: {PlainHTTP: &yes}}
-	for _, h := range MirroredHosts {
+	for _, h := range mirroredHosts {
 		out[h] = RegistryConfig{Mirrors: []string{addr + "/" + h}}
 	}
 	return out
 }
 
-// MirrorRef is the name under which the registry at addr serves ref, as
+// mirrorRef is the name under which the registry at addr serves ref, as
 // Mirrors makes the engine ask for it: ADDR/<origin host>/<path>, with
 // ref's tag, or its digest when it has no tag.
-func MirrorRef(addr, ref string) (string, error) {
+func mirrorRef(addr, ref string) (string, error) {
 	named, err := reference.ParseNormalizedNamed(ref)
 	if err != nil {
 		return "", fmt.Errorf("image reference %q: %w", ref, err)

@@ -17,13 +17,13 @@ func TestMirrorRefIsWhatTheEngineAsksTheMirrorFor(t *testing.T) {
 		"ghcr.io/x/y@sha256:" + strings.Repeat("b", 64):          addr + "/ghcr.io/x/y@sha256:" + strings.Repeat("b", 64),
 		"clastix/kamaji": addr + "/docker.io/clastix/kamaji:latest",
 	} {
-		got, err := MirrorRef(addr, ref)
+		got, err := mirrorRef(addr, ref)
 		if err != nil || got != want {
-			t.Errorf("MirrorRef(%q) = %q, %v; want %q", ref, got, err, want)
+			t.Errorf("mirrorRef(%q) = %q, %v; want %q", ref, got, err, want)
 		}
 	}
-	if _, err := MirrorRef(addr, "not a reference"); err == nil {
-		t.Error("MirrorRef of an invalid reference: want an error")
+	if _, err := mirrorRef(addr, "not a reference"); err == nil {
+		t.Error("mirrorRef of an invalid reference: want an error")
 	}
 }
 
@@ -51,7 +51,7 @@ func TestMirrorsSendEachHostToItsPathOverPlainHTTP(t *testing.T) {
 
 func TestConfigPutsStorageUnderTheLayoutAndListensOnPort(t *testing.T) {
 	l := LayoutFor("/work/rh/d")
-	c := Config(l)
+	c := config(l)
 	for _, want := range []string{"rootdirectory: /work/rh/d/registry/storage\n", "addr: 0.0.0.0:5000\n", "version: 0.1\n"} {
 		if !strings.Contains(c, want) {
 			t.Errorf("config lacks %q:\n%s", want, c)

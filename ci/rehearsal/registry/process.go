@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"os"
@@ -26,18 +27,18 @@ func Start(ctx context.Context, log *slog.Logger, l Layout, nsPath, binary strin
 		log.Info("registry already running", "pid", pid, "dir", l.Dir)
 		return waitReady(ctx, l, nsPath, pid)
 	}
-	if err := os.MkdirAll(l.Storage(), 0o755); err != nil {
+	if err := os.MkdirAll(l.storage(), 0o755); err != nil {
 		return fmt.Errorf("registry state %s: %w", l.Dir, err)
 	}
-	if err := os.WriteFile(l.Config(), []byte(Config(l)), 0o644); err != nil {
+	if err := os.WriteFile(l.config(), []byte(config(l)), 0o644); err != nil {
 		return fmt.Errorf("registry config: %w", err)
 	}
-	logf, err := os.OpenFile(l.Log(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logf, err := os.OpenFile(l.log(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
 	defer logf.Close()
-	cmd := exec.Command("nsenter", "--net="+nsPath, "--", binary, "serve", l.Config())
+	cmd := exec.Command("nsenter", "--net="+nsPath, "--", binary, "serve", l.config())
 	// autoexport's default OTLP exporter would only log failed sends to
 	// an absent collector (distribution@v3.1.1 tracing/tracing.go:44).
 	cmd.Env = append(os.Environ(), "OTEL_TRACES_EXPORTER=none")
@@ -48,10 +49,10 @@ func Start(ctx context.Context, log *slog.Logger, l Layout, nsPath, binary strin
 	}
 	pid := cmd.Process.Pid
 	go func() { _ = cmd.Wait() }() // reaps it should it exit while we run
-	if err := os.WriteFile(l.PidFile(), []byte(strconv.Itoa(pid)+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(l.pidFile(), []byte(strconv.Itoa(pid)+"\n"), 0o644); err != nil {
 		return err
 	}
-	log.Info("registry started", "pid", pid, "port", Port, "storage", l.Storage(), "log", l.Log())
+	log.Info("registry started", "pid", pid, "port", Port, "storage", l.storage(), "log", l.log())
 	return waitReady(ctx, l, nsPath, pid)
 }
 
@@ -70,10 +71,10 @@ func waitReady(ctx context.Context, l Layout, nsPath string, pid int) error {
 			}
 		}
 		if !alive(pid) {
-			return fmt.Errorf("the registry (pid %d) exited; %s ends with:\n%s", pid, l.Log(), bincache.TailFile(l.Log(), 20))
+			return fmt.Errorf("the registry (pid %d) exited; %s ends with:\n%s", pid, l.log(), bincache.TailFile(l.log(), 20))
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the registry (pid %d) does not answer %s after 30 s (last error %v); log %s", pid, u, err, l.Log())
+			return fmt.Errorf("the registry (pid %d) does not answer %s after 30 s (last error %v); log %s", pid, u, err, l.log())
 		}
 		select {
 		case <-ctx.Done():
@@ -86,7 +87,7 @@ func waitReady(ctx context.Context, l Layout, nsPath string, pid int) error {
 // running is l's registry process, when its pid file names a live process
 // serving l's config (a reused pid is not ours).
 func running(l Layout) (int, bool) {
-	b, err := os.ReadFile(l.PidFile())
+	b, err := os.ReadFile(l.pidFile())
 	if err != nil {
 		return 0, false
 	}
@@ -95,7 +96,7 @@ func running(l Layout) (int, bool) {
 		return 0, false
 	}
 	cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	if err != nil || !bytes.Contains(cmdline, []byte(l.Config())) {
+	if err != nil || !bytes.Contains(cmdline, []byte(l.config())) {
 		return 0, false
 	}
 	return pid, alive(pid)
@@ -116,7 +117,7 @@ func alive(pid int) bool {
 func Stop(ctx context.Context, log *slog.Logger, l Layout) error {
 	pid, ok := running(l)
 	if !ok {
-		_ = os.Remove(l.PidFile())
+		_ = os.Remove(l.pidFile())
 		log.Info("registry not running", "dir", l.Dir)
 		return nil
 	}
@@ -138,5 +139,32 @@ func Stop(ctx context.Context, log *slog.Logger, l Layout) error {
 		return fmt.Errorf("the registry (pid %d) is still running after SIGKILL", pid)
 	}
 	log.Info("registry stopped", "pid", pid)
-	return os.Remove(l.PidFile())
+	return os.Remove(l.pidFile())
+}
+
+// Remove deletes what Start made in l — its configuration, storage, pid
+// file and log — and then l.Dir if nothing else is in it; a running
+// registry is refused. It is for a caller that made the registry for one
+// run inside a daemon's directory (rehearse dagger run): the daemon
+// removes only its own files, so a registry left there would keep the
+// directory, and the next run would find a daemon directory without its
+// marker.
+func Remove(l Layout) error {
+	if pid, ok := running(l); ok {
+		return fmt.Errorf("the registry in %s is still running (pid %d): stop it first", l.Dir, pid)
+	}
+	for _, p := range []string{l.config(), l.storage(), l.pidFile(), l.log()} {
+		if err := os.RemoveAll(p); err != nil {
+			return fmt.Errorf("remove the registry's %s: %w", p, err)
+		}
+	}
+	if err := os.Remove(l.Dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		left, _ := os.ReadDir(l.Dir)
+		var names []string
+		for _, e := range left {
+			names = append(names, e.Name())
+		}
+		return fmt.Errorf("kept %s: it holds files the registry did not make (%s)", l.Dir, strings.Join(names, ", "))
+	}
+	return nil
 }

@@ -2,9 +2,9 @@ package registry
 
 import "github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/gobuild"
 
-// Version is the registry built: the one moby v29.7.2's own tests run
+// version is the registry built: the one moby v29.7.2's own tests run
 // (moby@docker-v29.7.2 Dockerfile:31 REGISTRY_VERSION=3.1.1).
-const Version = "v3.1.1"
+const version = "v3.1.1"
 
 const module = "github.com/distribution/distribution/v3"
 
@@ -13,9 +13,9 @@ const module = "github.com/distribution/distribution/v3"
 // rehearsal's other programs.
 func Program() gobuild.Program {
 	return gobuild.Program{
-		Name: "registry-" + Version, Module: module, Version: Version,
+		Name: "registry-" + version, Module: module, Version: version,
 		Packages:    []string{module + "/cmd/registry"},
-		LDFlags:     "-s -w -X " + module + "/version.version=" + Version + " -X " + module + "/version.mainpkg=" + module,
+		LDFlags:     "-s -w -X " + module + "/version.version=" + version + " -X " + module + "/version.mainpkg=" + module,
 		Trimpath:    true,
 		GoDirective: "1.25.0",
 	}

@@ -42,12 +42,12 @@ type manifest struct {
 	Manifests []descriptor `json:"manifests,omitempty"`
 }
 
-// Push puts the image in the archive at file into repository repo with
+// push puts the image in the archive at file into repository repo with
 // tag, and returns the digest of the manifest (or index) the tag names.
 // An OCI layout's manifests go up byte for byte, so their digests stay
 // the archive's; a docker save archive (manifest.json only) gets an OCI
 // manifest made here from its config and layers.
-func (p Pusher) Push(ctx context.Context, file, repo, tag string) (string, error) {
+func (p Pusher) push(ctx context.Context, file, repo, tag string) (string, error) {
 	a, err := openArchive(file)
 	if err != nil {
 		return "", err

@@ -64,7 +64,7 @@ func TestPushOfADockerSaveArchiveMakesAnOCIManifestOfItsConfigAndLayers(t *testi
 	srv := httptest.NewServer(f)
 	defer srv.Close()
 	p := Pusher{Client: srv.Client(), Host: strings.TrimPrefix(srv.URL, "http://")}
-	dg, err := p.Push(context.Background(), "testdata/docker-20.10.24-save-tiny.tar", "docker.io/library/tiny", "v1")
+	dg, err := p.push(context.Background(), "testdata/docker-20.10.24-save-tiny.tar", "docker.io/library/tiny", "v1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestPushOfADockerSaveArchiveMakesAnOCIManifestOfItsConfigAndLayers(t *testi
 	}
 	// A second push finds every blob there and uploads none again.
 	n := f.uploads
-	if _, err := p.Push(context.Background(), "testdata/docker-20.10.24-save-tiny.tar", "docker.io/library/tiny", "v1"); err != nil || f.uploads != n {
+	if _, err := p.push(context.Background(), "testdata/docker-20.10.24-save-tiny.tar", "docker.io/library/tiny", "v1"); err != nil || f.uploads != n {
 		t.Fatalf("second push: %v, %d uploads (was %d)", err, f.uploads, n)
 	}
 }

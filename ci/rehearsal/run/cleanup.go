@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// Made is what one rehearsal has made so far: what cleanup must undo.
-type Made struct {
+// made is what one rehearsal has made so far: what cleanup must undo.
+type made struct {
 	// LibModules: the rehearsal created the empty /lib/modules.
 	LibModules bool
 	// Daemon: the private daemon (and its namespace) was started.
@@ -17,18 +17,18 @@ type Made struct {
 	// StateParent: its parent too (the work directory).
 	State, StateParent bool
 	// Limits are the kernel limits the rehearsal raised.
-	Limits []Raised
+	Limits []raised
 }
 
-// Action is one cleanup step.
-type Action string
+// action is one cleanup step.
+type action string
 
 const (
-	actLabDown          Action = "labctl down"
-	actStopDaemon       Action = "stop the private daemon"
-	actRemoveState      Action = "remove labctl's state directory"
-	actRemoveLibModules Action = "remove /lib/modules"
-	actRestoreLimits    Action = "restore the kernel limits"
+	actLabDown          action = "labctl down"
+	actStopDaemon       action = "stop the private daemon"
+	actRemoveState      action = "remove labctl's state directory"
+	actRemoveLibModules action = "remove /lib/modules"
+	actRestoreLimits    action = "restore the kernel limits"
 )
 
 // cleanupPlan is what is undone, in order: the lab is taken down by labctl
@@ -39,11 +39,11 @@ const (
 // the reports; /lib/modules and the kernel limits last, when no node runs
 // any more. With
 // keep nothing is undone.
-func cleanupPlan(m Made, keep bool) []Action {
+func cleanupPlan(m made, keep bool) []action {
 	if keep {
 		return nil
 	}
-	var out []Action
+	var out []action
 	if m.Lab && m.Daemon {
 		out = append(out, actLabDown)
 	}
@@ -66,7 +66,7 @@ func cleanupPlan(m Made, keep bool) []Action {
 // in the order CleanupPlan would run them. The daemon, the kernel limits
 // and /lib/modules are in the record of the daemon directory: one `daemon
 // down` undoes them all.
-func keptCommands(m Made, p Paths, libModules string) []string {
+func keptCommands(m made, p Paths, libModules string) []string {
 	var out, host []string
 	if m.Daemon {
 		host = append(host, "the private daemon and namespace "+p.Netns)
@@ -93,7 +93,7 @@ func keptCommands(m Made, p Paths, libModules string) []string {
 }
 
 // describe is a cleanup action's line in the report.
-func describe(a Action, err error) string {
+func describe(a action, err error) string {
 	if err != nil {
 		return fmt.Sprintf("%s: FAILED: %s", a, strings.ReplaceAll(err.Error(), "\n", " "))
 	}

@@ -9,19 +9,19 @@ import (
 // What is undone depends on what was made, in an order where labctl down
 // runs while the daemon still does, and nothing is undone when kept.
 func TestCleanupPlan(t *testing.T) {
-	all := Made{LibModules: true, Daemon: true, Lab: true, State: true, Limits: []Raised{{Path: "/proc/sys/fs/inotify/max_user_instances", Old: 128, New: 512}}}
+	all := made{LibModules: true, Daemon: true, Lab: true, State: true, Limits: []raised{{Path: "/proc/sys/fs/inotify/max_user_instances", Old: 128, New: 512}}}
 	for _, tc := range []struct {
 		name string
-		m    Made
+		m    made
 		keep bool
-		want []Action
+		want []action
 	}{
-		{"everything", all, false, []Action{actLabDown, actStopDaemon, actRemoveState, actRemoveLibModules, actRestoreLimits}},
+		{"everything", all, false, []action{actLabDown, actStopDaemon, actRemoveState, actRemoveLibModules, actRestoreLimits}},
 		{"kept", all, true, nil},
-		{"daemon failed to start", Made{LibModules: true, State: true}, false, []Action{actRemoveState, actRemoveLibModules}},
-		{"/lib/modules existed", Made{Daemon: true, Lab: true, State: true}, false, []Action{actLabDown, actStopDaemon, actRemoveState}},
-		{"up never started", Made{Daemon: true, State: true}, false, []Action{actStopDaemon, actRemoveState}},
-		{"nothing made", Made{}, false, nil},
+		{"daemon failed to start", made{LibModules: true, State: true}, false, []action{actRemoveState, actRemoveLibModules}},
+		{"/lib/modules existed", made{Daemon: true, Lab: true, State: true}, false, []action{actLabDown, actStopDaemon, actRemoveState}},
+		{"up never started", made{Daemon: true, State: true}, false, []action{actStopDaemon, actRemoveState}},
+		{"nothing made", made{}, false, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := cleanupPlan(tc.m, tc.keep); !slices.Equal(got, tc.want) {
@@ -33,8 +33,8 @@ func TestCleanupPlan(t *testing.T) {
 
 // A kept rehearsal says how to remove each thing it left, in order.
 func TestKeptCommands(t *testing.T) {
-	got := keptCommands(Made{LibModules: true, Daemon: true, Lab: true, State: true,
-		Limits: []Raised{{Path: "/proc/sys/fs/inotify/max_user_instances", Old: 128, New: 512}}}, testPaths, libModules)
+	got := keptCommands(made{LibModules: true, Daemon: true, Lab: true, State: true,
+		Limits: []raised{{Path: "/proc/sys/fs/inotify/max_user_instances", Old: 128, New: 512}}}, testPaths, libModules)
 	want := []string{
 		"the lab: DOCKER_HOST=unix:///cache/daemon/docker.sock LABCTL_HELM=/cache/bin/helm nsenter --net=/var/run/netns/gpu-lab-rehearsal -- /tmp/labctl down --state-dir /cache/run/state",
 		"labctl's state directory: rm -r /cache/run/state",
@@ -51,11 +51,11 @@ func TestRaisePlan(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		cur  map[string]int64
-		want []Raised
+		want []raised
 	}{
-		{"this machine", map[string]int64{w: 192530, i: 128}, []Raised{{Path: w, Old: 192530, New: 524288}, {Path: i, Old: 128, New: 512}}},
+		{"this machine", map[string]int64{w: 192530, i: 128}, []raised{{Path: w, Old: 192530, New: 524288}, {Path: i, Old: 128, New: 512}}},
 		{"enough", map[string]int64{w: 524288, i: 8192}, nil},
-		{"one low", map[string]int64{w: 1 << 20, i: 128}, []Raised{{Path: i, Old: 128, New: 512}}},
+		{"one low", map[string]int64{w: 1 << 20, i: 128}, []raised{{Path: i, Old: 128, New: 512}}},
 	} {
 		if got := raisePlan(tc.cur, InotifyLimits); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: RaisePlan = %+v, want %+v", tc.name, got, tc.want)

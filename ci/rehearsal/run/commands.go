@@ -7,28 +7,28 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
 )
 
-// Step names one labctl command of the rehearsal; it is also the name of
+// step names one labctl command of the rehearsal; it is also the name of
 // its log in the reports directory (labctl-STEP.log).
-type Step string
+type step string
 
 const (
-	stepUp   Step = "up"
-	stepTest Step = "test"
-	stepDown Step = "down"
+	stepUp   step = "up"
+	stepTest step = "test"
+	stepDown step = "down"
 )
 
-// Command is one process the rehearsal runs: argv and the environment it
+// command is one process the rehearsal runs: argv and the environment it
 // is given on top of the rehearsal's own (Env replaces a variable of the
 // same name).
-type Command struct {
-	Step Step
+type command struct {
+	Step step
 	Args []string
 	Env  []string
 }
 
 // String is the command as a maintainer would type it, for logs and the
 // report.
-func (c Command) String() string {
+func (c command) String() string {
 	return strings.Join(append(append([]string(nil), c.Env...), c.Args...), " ")
 }
 
@@ -81,30 +81,30 @@ func (p Paths) lab(args []string) []string {
 // keep is passed on: a failed stage then leaves the lab up for inspection
 // (labctl's --keep); without it labctl tears the failed lab down itself,
 // after writing its diagnostics.
-func up(p Paths, keep bool) Command {
+func up(p Paths, keep bool) command {
 	args := p.lab([]string{p.Labctl, "up", "--images", p.Bundle, "--state-dir", p.State, "--verbose"})
 	if keep {
 		args = append(args, "--keep")
 	}
-	return Command{Step: stepUp, Args: inNetns(p.Netns, args...), Env: p.env()}
+	return command{Step: stepUp, Args: inNetns(p.Netns, args...), Env: p.env()}
 }
 
 // test is `labctl test --state-dir STATE --report-dir REPORTS` in the
 // namespace: the lab file and the backend come from the state directory
 // `labctl up` wrote.
-func test(p Paths) Command {
+func test(p Paths) command {
 	args := []string{p.Labctl, "test", "--state-dir", p.State, "--report-dir", p.Reports, "--verbose"}
-	return Command{Step: stepTest, Args: inNetns(p.Netns, args...), Env: p.env()}
+	return command{Step: stepTest, Args: inNetns(p.Netns, args...), Env: p.env()}
 }
 
 // down is `labctl down --state-dir STATE` in the namespace.
-func down(p Paths) Command {
+func down(p Paths) command {
 	args := []string{p.Labctl, "down", "--state-dir", p.State}
-	return Command{Step: stepDown, Args: inNetns(p.Netns, args...), Env: p.env()}
+	return command{Step: stepDown, Args: inNetns(p.Netns, args...), Env: p.env()}
 }
 
 // logFile is where the output of a step is kept, in the reports directory.
-func logFile(reports string, s Step) string {
+func logFile(reports string, s step) string {
 	return filepath.Join(reports, "labctl-"+string(s)+".log")
 }
 

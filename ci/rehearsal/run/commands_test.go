@@ -23,7 +23,7 @@ func TestCommandLines(t *testing.T) {
 	withFile.LabFile = "/labs/big.yaml"
 	for _, tc := range []struct {
 		name string
-		c    Command
+		c    command
 		want []string
 	}{
 		{"up", up(testPaths, false), []string{"/tmp/labctl", "up", "--images", "/cache/bundle", "--state-dir", "/cache/run/state", "--verbose"}},

@@ -10,8 +10,8 @@ import (
 
 // Daemon starts and stops the private Docker daemon.
 type Daemon interface {
-	Start(ctx context.Context) (hostdaemon.Layout, error)
-	Stop(ctx context.Context) error
+	start(ctx context.Context) (hostdaemon.Layout, error)
+	stop(ctx context.Context) error
 }
 
 // PrivateDaemon is the real Daemon: hostdaemon in its namespace.
@@ -22,14 +22,14 @@ type PrivateDaemon struct {
 	Log     *slog.Logger
 }
 
-func (d PrivateDaemon) Start(ctx context.Context) (hostdaemon.Layout, error) {
+func (d PrivateDaemon) start(ctx context.Context) (hostdaemon.Layout, error) {
 	return hostdaemon.Start(ctx, hostdaemon.Options{Dir: d.Dir, Netns: d.Netns, Wrapper: d.Wrapper, Log: d.Log})
 }
 
-// Stop removes everything of the daemon, its data root too: the bundle is
+// stop removes everything of the daemon, its data root too: the bundle is
 // loaded anew by the next rehearsal, as a user's first `labctl up
 // --images` loads it.
-func (d PrivateDaemon) Stop(ctx context.Context) error {
+func (d PrivateDaemon) stop(ctx context.Context) error {
 	return hostdaemon.Stop(ctx, hostdaemon.StopOptions{Dir: d.Dir, Netns: d.Netns, Log: d.Log})
 }
 

@@ -117,13 +117,13 @@ func (rh *runState) cleanup(ctx context.Context) error {
 		var err error
 		switch a {
 		case actLabDown:
-			var res StepResult
+			var res stepResult
 			if res, err = rh.step(ctx, down(rh.o.Paths)); err == nil && res.ExitCode != 0 {
 				err = fmt.Errorf("labctl down exited %d: %s (its log: %s)", res.ExitCode, lastLines(res.Tail, 3), res.Log)
 			}
 		case actStopDaemon:
 			rh.watch("stopping the private daemon")
-			err = rh.d.Daemon.Stop(ctx)
+			err = rh.d.Daemon.stop(ctx)
 			rh.watch("")
 		case actRemoveState:
 			err = os.RemoveAll(rh.o.State)

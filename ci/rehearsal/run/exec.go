@@ -13,27 +13,27 @@ import (
 	"time"
 )
 
-// Usage is how a process ended and what it used.
-type Usage struct {
+// usage is how a process ended and what it used.
+type usage struct {
 	Wall     time.Duration
 	MaxRSS   int64 // bytes
 	ExitCode int
 }
 
-// Stream says which output of a process a line came from.
-type Stream string
+// stream says which output of a process a line came from.
+type stream string
 
 const (
-	stdout Stream = "stdout"
-	stderr Stream = "stderr"
+	stdout stream = "stdout"
+	stderr stream = "stderr"
 )
 
 // Executor runs one command to its end, writing all its output to log and
 // handing each line to line as it comes. A process that ran and exited
-// non-zero is not an error: Usage.ExitCode says so. An error means it
+// non-zero is not an error: usage.ExitCode says so. An error means it
 // could not be run or waited for.
 type Executor interface {
-	Run(ctx context.Context, c Command, log io.Writer, line func(Stream, string)) (Usage, error)
+	run(ctx context.Context, c command, log io.Writer, line func(stream, string)) (usage, error)
 }
 
 // Processes is the real Executor.
@@ -44,12 +44,12 @@ type Processes struct{}
 // diagnostics first (ci/stages Runner).
 const stopGrace = 3 * time.Minute
 
-// Run starts argv with the rehearsal's environment plus c.Env. On
+// run starts argv with the rehearsal's environment plus c.Env. On
 // cancellation it sends SIGINT (labctl's own interruption) and kills only
 // after stopGrace.
-func (Processes) Run(ctx context.Context, c Command, log io.Writer, line func(Stream, string)) (Usage, error) {
+func (Processes) run(ctx context.Context, c command, log io.Writer, line func(stream, string)) (usage, error) {
 	if len(c.Args) == 0 {
-		return Usage{}, errors.New("run: empty command")
+		return usage{}, errors.New("run: empty command")
 	}
 	cmd := exec.CommandContext(ctx, c.Args[0], c.Args[1:]...)
 	cmd.Env = mergeEnv(os.Environ(), c.Env)
@@ -65,7 +65,7 @@ func (Processes) Run(ctx context.Context, c Command, log io.Writer, line func(St
 	errw.Close()
 	<-outDone
 	<-errDone
-	u := Usage{Wall: time.Since(start)}
+	u := usage{Wall: time.Since(start)}
 	if cmd.ProcessState != nil {
 		u.ExitCode = cmd.ProcessState.ExitCode()
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {

@@ -26,12 +26,12 @@ type world struct {
 	mu     sync.Mutex
 	events []string
 	// exit is each step's exit code; an up that fails writes diagnostics.
-	exit map[Step]int
+	exit map[step]int
 	// failedCase makes the suite fail that case.
 	failedCase string
 	// during is called while labctl up runs, after its first line.
 	during func()
-	// daemon is the layout Start fakes a daemon in (its log only).
+	// daemon is the layout start fakes a daemon in (its log only).
 	daemon hostdaemon.Layout
 }
 
@@ -41,7 +41,7 @@ func (w *world) record(e string) {
 	w.events = append(w.events, e)
 }
 
-func (w *world) Run(_ context.Context, c Command, log io.Writer, line func(Stream, string)) (Usage, error) {
+func (w *world) run(_ context.Context, c command, log io.Writer, line func(stream, string)) (usage, error) {
 	w.record("labctl " + string(c.Step))
 	state := argAfter(c.Args, "--state-dir")
 	code := w.exit[c.Step]
@@ -56,10 +56,10 @@ func (w *world) Run(_ context.Context, c Command, log io.Writer, line func(Strea
 			rec = append(rec, stageRecord{"tenants", "failed", 300 * time.Second, `tenants: tenant-a: TenantControlPlane kamaji-system/tenant-a not Ready after 5m0s: status.kubernetesResources.version.status=Provisioning`})
 			diag := filepath.Join(state, "diagnostics", "tenants-20261202T150000Z")
 			if err := os.MkdirAll(diag, 0o755); err != nil {
-				return Usage{}, err
+				return usage{}, err
 			}
 			if err := os.WriteFile(filepath.Join(diag, "tcp.yaml"), []byte("kind: TenantControlPlane\n"), 0o644); err != nil {
-				return Usage{}, err
+				return usage{}, err
 			}
 			line(stdout, "✗ tenants     5m0.0s  "+rec[2].msg)
 			line(stderr, "labctl: stage tenants: "+rec[2].msg)
@@ -72,10 +72,10 @@ func (w *world) Run(_ context.Context, c Command, log io.Writer, line func(Strea
 		}
 	}
 	fmt.Fprintln(log, "output of", c.Step)
-	return Usage{Wall: 2 * time.Second, MaxRSS: 80 << 20, ExitCode: code}, nil
+	return usage{Wall: 2 * time.Second, MaxRSS: 80 << 20, ExitCode: code}, nil
 }
 
-func (w *world) Start(context.Context) (hostdaemon.Layout, error) {
+func (w *world) start(context.Context) (hostdaemon.Layout, error) {
 	w.record("daemon start")
 	if err := os.MkdirAll(w.daemon.LogDir(), 0o755); err != nil {
 		return w.daemon, err
@@ -83,19 +83,19 @@ func (w *world) Start(context.Context) (hostdaemon.Layout, error) {
 	return w.daemon, os.WriteFile(w.daemon.DockerdLog(), []byte("level=info msg=\"API listen\"\n"), 0o644)
 }
 
-func (w *world) Stop(context.Context) error { w.record("daemon stop"); return nil }
+func (w *world) stop(context.Context) error { w.record("daemon stop"); return nil }
 
-func (w *world) Host(context.Context, Paths) HostInfo {
-	return HostInfo{Kernel: "6.18.44", Cgroup: "v1", Docker: "20.10.24+dfsg1", Containerd: "containerd 1.6.20", Runc: "runc version 1.1.5", Helm: "v3.19"}
+func (w *world) host(context.Context, Paths) hostInfo {
+	return hostInfo{Kernel: "6.18.44", Cgroup: "v1", Docker: "20.10.24+dfsg1", Containerd: "containerd 1.6.20", Runc: "runc version 1.1.5", Helm: "v3.19"}
 }
-func (w *world) LabctlVersion(context.Context, string) string {
+func (w *world) labctlVersion(context.Context, string) string {
 	return "labctl development build\ncommit 2e22de3\n"
 }
-func (w *world) ImageLabels(_ context.Context, _ Paths, name string) (map[string]string, error) {
+func (w *world) imageLabels(_ context.Context, _ Paths, name string) (map[string]string, error) {
 	return map[string]string{buildKeyLabel: "k", buildSourceLabel: "source of " + name}, nil
 }
-func (w *world) Sample(Paths) Sample { return Sample{DiskBytes: 7 << 30, MemoryPeakBytes: 3 << 30} }
-func (w *world) DaemonPeakRSS(Paths) map[string]int64 {
+func (w *world) sample(Paths) sample { return sample{DiskBytes: 7 << 30, MemoryPeakBytes: 3 << 30} }
+func (w *world) daemonPeakRSS(Paths) map[string]int64 {
 	return map[string]int64{"dockerd": 200 << 20, "containerd": 90 << 20}
 }
 

@@ -13,8 +13,8 @@ import (
 	"syscall"
 )
 
-// Sample is one measurement taken while the lab runs.
-type Sample struct {
+// sample is one measurement taken while the lab runs.
+type sample struct {
 	// DiskBytes is the disk the daemon's state directory (images,
 	// containers, the nodes' /var volumes) and labctl's state directory
 	// use, in allocated blocks.
@@ -25,14 +25,14 @@ type Sample struct {
 }
 
 // max is the larger of each field.
-func (s Sample) max(o Sample) Sample {
-	return Sample{DiskBytes: max(s.DiskBytes, o.DiskBytes), MemoryPeakBytes: max(s.MemoryPeakBytes, o.MemoryPeakBytes)}
+func (s sample) max(o sample) sample {
+	return sample{DiskBytes: max(s.DiskBytes, o.DiskBytes), MemoryPeakBytes: max(s.MemoryPeakBytes, o.MemoryPeakBytes)}
 }
 
 // memoryPeakFile is the file where the kernel keeps the peak memory usage
-// of the cgroup the private daemon puts every container under (daemon.json
-// cgroup-parent, hostdaemon.DaemonJSON). On cgroup v1 it is the memory
-// hierarchy's memory.max_usage_in_bytes ("max memory usage recorded",
+// of the cgroup the private daemon puts every container under
+// (cgroup-parent in the daemon.json hostdaemon writes). On cgroup v1 it is
+// the memory hierarchy's memory.max_usage_in_bytes ("max memory usage recorded",
 // Linux Documentation/admin-guide/cgroup-v1/memory.rst), which counts the
 // children when memory.use_hierarchy is 1 (it is at the root here, kernel
 // 6.18); on v2 memory.peak (cgroup-v2.rst). Both include page

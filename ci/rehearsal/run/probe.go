@@ -14,16 +14,16 @@ import (
 // Probe reads what the report says about the machine and the lab: it runs
 // short commands and reads files, and never changes anything.
 type Probe interface {
-	// Host are the versions of what runs the lab.
-	Host(ctx context.Context, p Paths) HostInfo
-	// LabctlVersion is `labctl version` of the binary that runs the lab.
-	LabctlVersion(ctx context.Context, labctl string) string
-	// ImageLabels are the labels of an image on the private daemon.
-	ImageLabels(ctx context.Context, p Paths, name string) (map[string]string, error)
-	// Sample measures disk and the containers' memory peak now.
-	Sample(p Paths) Sample
-	// DaemonPeakRSS is dockerd's and containerd's VmHWM by name.
-	DaemonPeakRSS(p Paths) map[string]int64
+	// host are the versions of what runs the lab.
+	host(ctx context.Context, p Paths) hostInfo
+	// labctlVersion is `labctl version` of the binary that runs the lab.
+	labctlVersion(ctx context.Context, labctl string) string
+	// imageLabels are the labels of an image on the private daemon.
+	imageLabels(ctx context.Context, p Paths, name string) (map[string]string, error)
+	// sample measures disk and the containers' memory peak now.
+	sample(p Paths) sample
+	// daemonPeakRSS is dockerd's and containerd's VmHWM by name.
+	daemonPeakRSS(p Paths) map[string]int64
 }
 
 // HostProbe is the real Probe.
@@ -56,13 +56,13 @@ func firstLine(ctx context.Context, env []string, argv ...string) string {
 	return s
 }
 
-func (h HostProbe) Host(ctx context.Context, p Paths) HostInfo {
+func (h HostProbe) host(ctx context.Context, p Paths) hostInfo {
 	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
 	cg := "v1 (/sys/fs/cgroup holds one hierarchy per controller)"
 	if h.v2() {
 		cg = "v2 (unified)"
 	}
-	return HostInfo{
+	return hostInfo{
 		Kernel:     strings.TrimSpace(string(kernel)),
 		Cgroup:     cg,
 		Docker:     firstLine(ctx, p.env(), "docker", "version", "--format", "{{.Server.Version}}"),
@@ -72,7 +72,7 @@ func (h HostProbe) Host(ctx context.Context, p Paths) HostInfo {
 	}
 }
 
-func (HostProbe) LabctlVersion(ctx context.Context, labctl string) string {
+func (HostProbe) labctlVersion(ctx context.Context, labctl string) string {
 	b, err := exec.CommandContext(ctx, labctl, "version").CombinedOutput()
 	if err != nil {
 		return fmt.Sprintf("unknown (`%s version`: %v)", labctl, err)
@@ -80,7 +80,7 @@ func (HostProbe) LabctlVersion(ctx context.Context, labctl string) string {
 	return string(b)
 }
 
-func (HostProbe) ImageLabels(ctx context.Context, p Paths, name string) (map[string]string, error) {
+func (HostProbe) imageLabels(ctx context.Context, p Paths, name string) (map[string]string, error) {
 	cmd := exec.CommandContext(ctx, "docker", "image", "inspect", "--format", "{{json .Config.Labels}}", name)
 	cmd.Env = mergeEnv(os.Environ(), p.env())
 	b, err := cmd.Output()
@@ -104,14 +104,14 @@ func parseLabels(b []byte) (map[string]string, error) {
 	return m, nil
 }
 
-func (h HostProbe) Sample(p Paths) Sample {
-	var s Sample
+func (h HostProbe) sample(p Paths) sample {
+	var s sample
 	s.DiskBytes, _ = diskUsage(p.Daemon.Dir, p.State)
 	s.MemoryPeakBytes, _ = readInt(memoryPeakFile(h.root(), p.Netns, h.v2()))
 	return s
 }
 
-func (HostProbe) DaemonPeakRSS(p Paths) map[string]int64 {
+func (HostProbe) daemonPeakRSS(p Paths) map[string]int64 {
 	rec, err := hostdaemon.ReadRecord(p.Daemon)
 	if err != nil {
 		return nil

@@ -41,7 +41,7 @@ func (h *heartbeat) saw(now time.Time, line string) {
 // due returns the still-running message when the step has been quiet for
 // Quiet or longer at now, and counts the message as a line (the next one
 // is due Quiet later).
-func (h *heartbeat) due(now time.Time, s Sample) (string, bool) {
+func (h *heartbeat) due(now time.Time, s sample) (string, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if now.Sub(h.last) < quiet {

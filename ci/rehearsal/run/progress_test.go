@@ -10,7 +10,7 @@ import (
 // one per Quiet, naming its elapsed time, last line and the measurements.
 func TestHeartbeat(t *testing.T) {
 	t0 := time.Date(2026, 12, 2, 15, 0, 0, 0, time.UTC)
-	s := Sample{DiskBytes: 3 << 30, MemoryPeakBytes: 1536 << 20}
+	s := sample{DiskBytes: 3 << 30, MemoryPeakBytes: 1536 << 20}
 	for _, tc := range []struct {
 		name    string
 		line    time.Duration // when the step printed, after t0 (<0: never)

@@ -22,31 +22,31 @@ type Report struct {
 	// Labctl is `labctl version` of the binary that ran the lab,
 	// verbatim: its commit and every pinned version.
 	Labctl string
-	Host   HostInfo
+	Host   hostInfo
 	Bundle string
-	Images []ImageSource
+	Images []imageSource
 	Charts []images.ChartEntry
 	// Adaptations are rehearsal.Adaptations() plus those of this run.
 	Adaptations []rehearsal.Adaptation
-	Steps       []StepResult
+	Steps       []stepResult
 	// Stages are labctl up's own records (its state directory's
 	// stages.json).
 	Stages []state.StageRecord
 	Suite  *Suite
-	Peak   Peak
+	Peak   peak
 	// Failure is the error that ended the rehearsal early, if any.
 	Failure string
 	// Cleanup says what was removed, or what was kept and how to remove it.
 	Cleanup []string
 }
 
-// HostInfo are the versions of what runs the lab on this machine.
-type HostInfo struct {
+// hostInfo are the versions of what runs the lab on this machine.
+type hostInfo struct {
 	Kernel, Cgroup, Docker, Containerd, Runc, Helm string
 }
 
-// ImageSource is one image of the bundle and where it came from.
-type ImageSource struct {
+// imageSource is one image of the bundle and where it came from.
+type imageSource struct {
 	Ref, ID string
 	// Source is upstream's name of the content when the rehearsal's image
 	// build made the image from source (its label); empty otherwise.
@@ -57,9 +57,9 @@ type ImageSource struct {
 	Err string
 }
 
-// StepResult is one labctl command as it ran.
-type StepResult struct {
-	Step     Step
+// stepResult is one labctl command as it ran.
+type stepResult struct {
+	Step     step
 	Command  string
 	Wall     time.Duration
 	MaxRSS   int64 // bytes, the process's own peak (getrusage)
@@ -77,9 +77,9 @@ type Suite struct {
 	FailedCases []string
 }
 
-// Peak are the run's peaks.
-type Peak struct {
-	Sample
+// peak are the run's peaks.
+type peak struct {
+	sample
 	// Samples is how many disk samples the disk peak is the largest of.
 	Samples int
 	// DaemonRSS is dockerd's and containerd's VmHWM, by name.
@@ -88,8 +88,8 @@ type Peak struct {
 	BundleBytes int64
 }
 
-// Markdown renders the report.
-func (r Report) Markdown() string {
+// markdown renders the report.
+func (r Report) markdown() string {
 	var b strings.Builder
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	w("# Rehearsal of the real lab, %s\n\n", r.Date.UTC().Format("2006-01-02 15:04 MST"))

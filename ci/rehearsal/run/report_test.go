@@ -8,13 +8,13 @@ import (
 // Each image says whether the rehearsal built it from source, and a
 // figure that was not taken says so instead of a number.
 func TestReportImagesAndFigures(t *testing.T) {
-	r := Report{Images: []ImageSource{
+	r := Report{Images: []imageSource{
 		{Ref: "a:1", ID: "sha256:0123456789abcdef", Built: true, Source: "k8s.io/kubernetes@v1.36.4"},
 		{Ref: "b:1", Built: true},
 		{Ref: "c:1", ID: "sha256:ff"},
 		{Ref: "d:1", Err: "docker image inspect d:1: exit status 1: No such image"},
 	}}
-	md := r.Markdown()
+	md := r.markdown()
 	for _, want := range []string{
 		"| a:1 | 0123456789ab | yes: k8s.io/kubernetes@v1.36.4 |",
 		"| b:1 | — | yes |",

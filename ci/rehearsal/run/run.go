@@ -49,7 +49,7 @@ type runState struct {
 	d    Deps
 	log  *slog.Logger
 	r    *Report
-	made Made
+	made made
 	// reports is the reports directory, every file written through it;
 	// changes is the claim on the daemon directory, whose record lists
 	// what the run changed on the host before it is changed.
@@ -58,7 +58,7 @@ type runState struct {
 
 	mu       sync.Mutex
 	hb       *heartbeat
-	peak     Sample
+	peak     sample
 	samples  int
 	sampled  time.Time
 	stopTick func()
@@ -94,19 +94,19 @@ func Run(ctx context.Context, o Options, d Deps) (Report, error) {
 	if rh.made.Daemon {
 		// The last measurement, while the lab and the daemon still run:
 		// cleanup removes the cgroup that holds the kernel's peak.
-		s := d.Probe.Sample(o.Paths)
-		r.Peak.DaemonRSS = d.Probe.DaemonPeakRSS(o.Paths)
+		s := d.Probe.sample(o.Paths)
+		r.Peak.DaemonRSS = d.Probe.daemonPeakRSS(o.Paths)
 		rh.mu.Lock()
 		rh.peak, rh.samples = rh.peak.max(s), rh.samples+1
 		rh.mu.Unlock()
 	}
 	rh.mu.Lock()
-	r.Peak.Sample, r.Peak.Samples = rh.peak, rh.samples
+	r.Peak.sample, r.Peak.Samples = rh.peak, rh.samples
 	rh.mu.Unlock()
 	cerr := rh.cleanup(context.WithoutCancel(ctx))
 	rh.stopTick()
 	if rh.reports != nil {
-		if werr := writeIn(rh.reports, ReportFile, strings.NewReader(r.Markdown())); werr != nil {
+		if werr := writeIn(rh.reports, ReportFile, strings.NewReader(r.markdown())); werr != nil {
 			cerr = errors.Join(cerr, fmt.Errorf("write the rehearsal report: %w", werr))
 		}
 		rh.reports.Close()
@@ -150,14 +150,14 @@ func (rh *runState) run(ctx context.Context) error {
 		return err
 	}
 	rh.watch("starting the private daemon")
-	_, err = rh.d.Daemon.Start(ctx)
+	_, err = rh.d.Daemon.start(ctx)
 	rh.watch("")
 	if err != nil {
 		return fmt.Errorf("start the private daemon: %w", err)
 	}
 	rh.made.Daemon = true
-	rh.r.Host = rh.d.Probe.Host(ctx, p)
-	rh.r.Labctl = rh.d.Probe.LabctlVersion(ctx, p.Labctl)
+	rh.r.Host = rh.d.Probe.host(ctx, p)
+	rh.r.Labctl = rh.d.Probe.labctlVersion(ctx, p.Labctl)
 
 	rh.made.Lab = true
 	up, err := rh.step(ctx, up(p, rh.o.Keep))
@@ -228,7 +228,7 @@ func (rh *runState) bundle() (images.Index, error) {
 
 // suiteError is nil when the suite ran and passed; otherwise it names the
 // failed cases, or says why there are no results.
-func suiteError(test StepResult, s *Suite) error {
+func suiteError(test stepResult, s *Suite) error {
 	switch {
 	case s == nil:
 		return fmt.Errorf("labctl test wrote no results.json (exit %d): %s (its log: %s)", test.ExitCode, lastLines(test.Tail, 3), test.Log)

@@ -44,7 +44,7 @@ func TestRunKeep(t *testing.T) {
 	if _, err := os.Stat(o.LibModulesDir); !os.IsNotExist(err) {
 		t.Errorf("%s left after daemon down (%v)", o.LibModulesDir, err)
 	}
-	md := rep.Markdown()
+	md := rep.markdown()
 	for _, want := range []string{"kept (--keep); remove the lab: ", "rehearse daemon down --dir " + o.Daemon.Dir, "the empty " + o.LibModulesDir, o.Limits[0].Path + " raised from 192530", "- failed TC-02: pod stayed Pending"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)

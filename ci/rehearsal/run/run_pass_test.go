@@ -55,7 +55,7 @@ func TestRunPasses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(md) != rep.Markdown() {
+	if string(md) != rep.markdown() {
 		t.Error("rehearsal.md is not the returned report")
 	}
 	for _, w := range []string{

@@ -59,7 +59,7 @@ func TestRealRehearsal(t *testing.T) {
 	}
 	d := Deps{Exec: Processes{}, Daemon: PrivateDaemon{Dir: p.Daemon.Dir, Netns: p.Netns, Log: o.Log}, Probe: HostProbe{}}
 	rep, err := Run(context.Background(), o, d)
-	t.Logf("rehearsal report %s:\n%s", filepath.Join(reports, ReportFile), rep.Markdown())
+	t.Logf("rehearsal report %s:\n%s", filepath.Join(reports, ReportFile), rep.markdown())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 // step and labctl's own stage message, the lab's diagnostics and the
 // daemon's logs are kept in the reports, and everything is still removed.
 func TestRunUpFails(t *testing.T) {
-	w := &world{t: t, exit: map[Step]int{stepUp: 1}}
+	w := &world{t: t, exit: map[step]int{stepUp: 1}}
 	o, d := setup(t, w)
 	rep, err := Run(context.Background(), o, d)
 	if err == nil {
@@ -39,7 +39,7 @@ func TestRunUpFails(t *testing.T) {
 	if _, err := os.Stat(o.State); !os.IsNotExist(err) {
 		t.Errorf("state directory left behind (%v)", err)
 	}
-	md := rep.Markdown()
+	md := rep.markdown()
 	for _, want := range []string{"**The rehearsal did not finish:** labctl up failed", "| tenants | failed | 5m0s |", "The suite did not run", "## Last lines of labctl up", "labctl: stage tenants:"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)

@@ -23,10 +23,10 @@ type labelReader func(name string) (map[string]string, error)
 // loaded the bundle. An image is looked up by the ID its index entry
 // records when there is one: a digest-pinned reference is known to the
 // daemon only by its ID once loaded (ci/images Loaded).
-func imageSources(entries []images.Entry, labels labelReader) []ImageSource {
-	out := make([]ImageSource, 0, len(entries))
+func imageSources(entries []images.Entry, labels labelReader) []imageSource {
+	out := make([]imageSource, 0, len(entries))
 	for _, e := range entries {
-		s := ImageSource{Ref: e.Ref, ID: e.ID}
+		s := imageSource{Ref: e.Ref, ID: e.ID}
 		name := e.ID
 		if name == "" {
 			name = e.Ref
@@ -43,5 +43,5 @@ func imageSources(entries []images.Entry, labels labelReader) []ImageSource {
 }
 
 func (d Deps) labels(ctx context.Context, p Paths) labelReader {
-	return func(name string) (map[string]string, error) { return d.Probe.ImageLabels(ctx, p, name) }
+	return func(name string) (map[string]string, error) { return d.Probe.imageLabels(ctx, p, name) }
 }

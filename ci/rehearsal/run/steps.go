@@ -12,9 +12,9 @@ const tailLines = 20
 // step runs one labctl command, its output into its log in the reports
 // directory, its stdout lines relayed as progress, and watched by the
 // heartbeat. An error means it could not be run at all.
-func (rh *runState) step(ctx context.Context, c Command) (StepResult, error) {
+func (rh *runState) step(ctx context.Context, c command) (stepResult, error) {
 	logPath := logFile(rh.o.Reports, c.Step)
-	res := StepResult{Step: c.Step, Command: c.String(), Log: logPath, ExitCode: -1}
+	res := stepResult{Step: c.Step, Command: c.String(), Log: logPath, ExitCode: -1}
 	f, err := createIn(rh.reports, filepath.Base(logPath))
 	if err != nil {
 		return res, fmt.Errorf("labctl %s: its log: %w", c.Step, err)
@@ -24,7 +24,7 @@ func (rh *runState) step(ctx context.Context, c Command) (StepResult, error) {
 	rh.log.Info("running labctl "+string(c.Step), "command", c.String(), "log", logPath)
 	hb := rh.watch("labctl " + string(c.Step))
 	var tail []string
-	u, err := rh.d.Exec.Run(ctx, c, f, func(s Stream, line string) {
+	u, err := rh.d.Exec.run(ctx, c, f, func(s stream, line string) {
 		hb.saw(rh.d.now(), line)
 		rh.mu.Lock()
 		tail = append(tail, line)
@@ -98,7 +98,7 @@ func (rh *runState) tick() {
 		rh.inflight.Add(1)
 		go func() {
 			defer rh.inflight.Done()
-			s := rh.d.Probe.Sample(rh.o.Paths)
+			s := rh.d.Probe.sample(rh.o.Paths)
 			rh.mu.Lock()
 			rh.peak, rh.samples, rh.sampled, rh.sampling = rh.peak.max(s), rh.samples+1, now, false
 			rh.mu.Unlock()

@@ -27,16 +27,16 @@ var InotifyLimits = []Sysctl{
 	{Path: "/proc/sys/fs/inotify/max_user_instances", Min: 512},
 }
 
-// Raised is a limit the rehearsal raised: restored to Old afterwards.
-type Raised = hostdaemon.Raised
+// raised is a limit the rehearsal raised: restored to Old afterwards.
+type raised = hostdaemon.Raised
 
 // raisePlan is which limits to raise, given their current values: those
 // below their minimum, to exactly it.
-func raisePlan(current map[string]int64, want []Sysctl) []Raised {
-	var out []Raised
+func raisePlan(current map[string]int64, want []Sysctl) []raised {
+	var out []raised
 	for _, s := range want {
 		if cur, ok := current[s.Path]; ok && cur < s.Min {
-			out = append(out, Raised{Path: s.Path, Old: cur, New: s.Min})
+			out = append(out, raised{Path: s.Path, Old: cur, New: s.Min})
 		}
 	}
 	return out
@@ -45,7 +45,7 @@ func raisePlan(current map[string]int64, want []Sysctl) []Raised {
 // RaiseLimits raises the limits below their minimum and returns what it
 // changed (also on error, so that it is restored). Each is recorded with
 // its old value before it is written.
-func RaiseLimits(want []Sysctl, ch *hostdaemon.Changes) ([]Raised, error) {
+func RaiseLimits(want []Sysctl, ch *hostdaemon.Changes) ([]raised, error) {
 	cur := map[string]int64{}
 	for _, s := range want {
 		n, err := readInt(s.Path)
@@ -54,7 +54,7 @@ func RaiseLimits(want []Sysctl, ch *hostdaemon.Changes) ([]Raised, error) {
 		}
 		cur[s.Path] = n
 	}
-	var done []Raised
+	var done []raised
 	for _, r := range raisePlan(cur, want) {
 		if err := ch.AddSysctl(r); err != nil {
 			return done, err

@@ -33,10 +33,10 @@ type State struct {
 	Faults      Faults        `json:"faults"`
 }
 
-// State reports the double's configuration, counters and faults.
-func (d *Double) State() State {
-	return State{Config: d.cfg, Throttled: d.throttle != nil, CountedPods: d.CountedPods(),
-		Throttle: d.ThrottleStats(), Faults: d.currentFaults()}
+// state reports the double's configuration, counters and faults.
+func (d *double) state() State {
+	return State{Config: d.cfg, Throttled: d.throttle != nil, CountedPods: d.countedPods(),
+		Throttle: d.throttleStats(), Faults: d.currentFaults()}
 }
 
 // AdminTokenFileEnv names the environment variable holding the path of the
@@ -44,9 +44,9 @@ func (d *Double) State() State {
 // of the double run as a program (`labctl internal hami-double`).
 const AdminTokenFileEnv = "GPU_LAB_DOUBLE_ADMIN_TOKEN_FILE"
 
-// ReadAdminToken reads the token from the file named by AdminTokenFileEnv;
+// readAdminToken reads the token from the file named by AdminTokenFileEnv;
 // "" when the variable is unset (the admin routes are then off).
-func ReadAdminToken(getenv func(string) string) (string, error) {
+func readAdminToken(getenv func(string) string) (string, error) {
 	path := getenv(AdminTokenFileEnv)
 	if path == "" {
 		return "", nil
@@ -62,20 +62,20 @@ func ReadAdminToken(getenv func(string) string) (string, error) {
 	return token, nil
 }
 
-// AdminHandler serves GET AdminPrefix+"state" and PUT AdminPrefix+"faults"
+// adminHandler serves GET AdminPrefix+"state" and PUT AdminPrefix+"faults"
 // (a JSON Faults, replacing the current ones) to requests carrying
 // Config.AdminToken as a bearer token, and refuses every other one: the
 // metrics listener is on loopback, where any local user can connect, and
 // a fault changes what the tenant's scheduler decides.
-func (d *Double) AdminHandler() http.Handler {
+func (d *double) adminHandler() http.Handler {
 	return requireToken(d.cfg.AdminToken, d.adminRoutes())
 }
 
-func (d *Double) adminRoutes() http.Handler {
+func (d *double) adminRoutes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+AdminPrefix+"state", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(d.State())
+		_ = json.NewEncoder(w).Encode(d.state())
 	})
 	mux.HandleFunc("PUT "+AdminPrefix+"faults", func(w http.ResponseWriter, r *http.Request) {
 		var f Faults
@@ -85,7 +85,7 @@ func (d *Double) adminRoutes() http.Handler {
 			http.Error(w, fmt.Sprintf("%s: faults: %v", Banner, err), http.StatusBadRequest)
 			return
 		}
-		d.SetFaults(f)
+		d.setFaults(f)
 		w.WriteHeader(http.StatusNoContent)
 	})
 	return mux
@@ -109,7 +109,7 @@ func requireToken(token string, next http.Handler) http.Handler {
 }
 
 // Remote controls a double running in another process through its admin
-// routes, as a test would control a Double in-process.
+// routes, as the package's tests control a double in-process.
 type Remote struct {
 	// URL is http://<--metrics-bind-address>, without a trailing slash.
 	URL string

@@ -16,7 +16,7 @@ import (
 func TestRemoteControlsTheDouble(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Config{NodeLockTimeout: 7 * time.Minute, AdminToken: "the-token"})
-	srv := httptest.NewServer(e.d.AdminHandler())
+	srv := httptest.NewServer(e.d.adminHandler())
 	defer srv.Close()
 	r := &Remote{URL: srv.URL, Token: "the-token"}
 
@@ -34,8 +34,8 @@ func TestRemoteControlsTheDouble(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !s.Faults.IgnoreMemory || s.Config.NodeLockTimeout != e.d.Config().NodeLockTimeout || s.CountedPods != e.d.CountedPods() {
-		t.Errorf("state %+v does not match the double (lock timeout %s, %d pods)", s, e.d.Config().NodeLockTimeout, e.d.CountedPods())
+	if !s.Faults.IgnoreMemory || s.Config.NodeLockTimeout != e.d.config().NodeLockTimeout || s.CountedPods != e.d.countedPods() {
+		t.Errorf("state %+v does not match the double (lock timeout %s, %d pods)", s, e.d.config().NodeLockTimeout, e.d.countedPods())
 	}
 	if err := r.SetFaults(Faults{}); err != nil {
 		t.Fatal(err)
@@ -60,7 +60,7 @@ func TestRemoteControlsTheDouble(t *testing.T) {
 func TestAdminRoutesNeedTheToken(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Config{AdminToken: "the-token"})
-	srv := httptest.NewServer(e.d.AdminHandler())
+	srv := httptest.NewServer(e.d.adminHandler())
 	defer srv.Close()
 	for _, c := range []struct{ name, token string }{{"no token", ""}, {"another token", "not-the-token"}, {"the token as a prefix", "the-toke"}} {
 		r := &Remote{URL: srv.URL, Token: c.token}
@@ -76,7 +76,7 @@ func TestAdminRoutesNeedTheToken(t *testing.T) {
 	}
 
 	off := newEnv(t, Config{})
-	offSrv := httptest.NewServer(off.d.AdminHandler())
+	offSrv := httptest.NewServer(off.d.adminHandler())
 	defer offSrv.Close()
 	if err := (&Remote{URL: offSrv.URL}).SetFaults(Faults{IgnoreMemory: true}); err == nil || !strings.Contains(err.Error(), AdminTokenFileEnv) {
 		t.Errorf("a double without a token took faults from a request without one: %v", err)
@@ -86,7 +86,7 @@ func TestAdminRoutesNeedTheToken(t *testing.T) {
 	}
 }
 
-// ReadAdminToken takes the file's content without surrounding white
+// readAdminToken takes the file's content without surrounding white
 // space, and refuses an unreadable or empty file naming the variable.
 func TestReadAdminToken(t *testing.T) {
 	t.Parallel()
@@ -107,7 +107,7 @@ func TestReadAdminToken(t *testing.T) {
 		{"empty file", empty, "", "is empty"},
 		{"missing file", filepath.Join(dir, "none"), "", AdminTokenFileEnv},
 	} {
-		got, err := ReadAdminToken(func(k string) string {
+		got, err := readAdminToken(func(k string) string {
 			if k == AdminTokenFileEnv {
 				return c.path
 			}

@@ -36,7 +36,7 @@ func TestEveryLogLineSaysItIsADouble(t *testing.T) {
 	p := slicePod(e, "p", nodeA)
 	e.schedule(p, nodeA)
 	e.schedule(slicePod(e, "q", nodeA), nodeA) // contention: a warning path
-	e.d.SetFaults(Faults{})
+	e.d.setFaults(Faults{})
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	if len(lines) < 5 {
 		t.Fatalf("only %d log lines: %q", len(lines), buf.String())
@@ -50,12 +50,12 @@ func TestEveryLogLineSaysItIsADouble(t *testing.T) {
 
 func TestStartAndReadiness(t *testing.T) {
 	t.Parallel()
-	d := New(Config{})
-	if err := d.Start(context.Background()); err == nil || !strings.Contains(err.Error(), "Config.Client") {
+	d := newDouble(Config{})
+	if err := d.start(context.Background()); err == nil || !strings.Contains(err.Error(), "Config.Client") {
 		t.Errorf("Start without a client: %v, want an error naming Config.Client", err)
 	}
 	e := newEnv(t, Config{})
-	if err := e.d.Start(e.ctx); err == nil {
+	if err := e.d.start(e.ctx); err == nil {
 		t.Error("second Start succeeded, want an error")
 	}
 	for path, want := range map[string]int{"/healthz": http.StatusOK, "/readyz": http.StatusOK} {
@@ -69,12 +69,12 @@ func TestStartAndReadiness(t *testing.T) {
 		}
 	}
 	rec := httptest.NewRecorder()
-	New(Config{}).Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+	newDouble(Config{}).handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
 	if rec.Code != http.StatusServiceUnavailable {
 		t.Errorf("readyz before Start = %d, want 503", rec.Code)
 	}
 	rec = httptest.NewRecorder()
-	e.d.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/filter", strings.NewReader("{")))
+	e.d.handler().ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/filter", strings.NewReader("{")))
 	if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), Banner) {
 		t.Errorf("bad filter body: %d %q, want 400 naming the double", rec.Code, rec.Body.String())
 	}

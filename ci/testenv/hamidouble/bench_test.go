@@ -32,6 +32,6 @@ func BenchmarkFitNode(b *testing.B) {
 	n := l4Node()
 	req := slice(1, 1000, 10)
 	for b.Loop() {
-		FitNode(n, req, Faults{})
+		fitNode(n, req, Faults{})
 	}
 }

@@ -19,22 +19,22 @@ import (
 
 func eventScheme() *runtime.Scheme { return scheme.Scheme }
 
-func (d *Double) serveBind(w http.ResponseWriter, r *http.Request) {
+func (d *double) serveBind(w http.ResponseWriter, r *http.Request) {
 	var args extenderv1.ExtenderBindingArgs
 	if err := json.NewDecoder(r.Body).Decode(&args); err != nil || args.PodName == "" || args.Node == "" {
 		http.Error(w, fmt.Sprintf("%s: body is not ExtenderBindingArgs with podName and node (%v)", Banner, err), http.StatusBadRequest)
 		return
 	}
-	writeJSON(w, d.Bind(r.Context(), &args))
+	writeJSON(w, d.bind(r.Context(), &args))
 }
 
-// Bind is HAMi's Bind verb (Scheduler.Bind, pkg/scheduler/scheduler.go
+// bind is HAMi's Bind verb (Scheduler.Bind, pkg/scheduler/scheduler.go
 // @v2.10.0) with its API calls: the pod and node come from the informer
 // caches; take the node lock (GPU pods only), PATCH the pod with
 // bind-phase=allocating and bind-time, POST the Binding, and emit
 // BindingSucceed. On failure release the lock if it names this pod and emit
 // BindingFailed with the error.
-func (d *Double) Bind(ctx context.Context, args *extenderv1.ExtenderBindingArgs) *extenderv1.ExtenderBindingResult {
+func (d *double) bind(ctx context.Context, args *extenderv1.ExtenderBindingArgs) *extenderv1.ExtenderBindingResult {
 	key := args.PodNamespace + "/" + args.PodName
 	pod, err := d.pods.Pods(args.PodNamespace).Get(args.PodName)
 	if err != nil {
@@ -44,11 +44,11 @@ func (d *Double) Bind(ctx context.Context, args *extenderv1.ExtenderBindingArgs)
 	}
 	if _, err := d.nodes.Get(args.Node); err != nil {
 		d.forget(pod.UID)
-		d.recorder.Event(pod, corev1.EventTypeWarning, EventBindingFailed, fmt.Sprintf("failed to get node %s", args.Node))
+		d.recorder.Event(pod, corev1.EventTypeWarning, eventBindingFailed, fmt.Sprintf("failed to get node %s", args.Node))
 		return &extenderv1.ExtenderBindingResult{Error: err.Error()}
 	}
-	req, err := ReadPodRequestWith(pod, d.requestDefaults())
-	gpu := err == nil && req.HasGPU()
+	req, err := readPodRequestWith(pod, d.requestDefaults())
+	gpu := err == nil && req.hasGPU()
 	if gpu && !d.currentFaults().NoNodeLock {
 		err = d.lockNode(ctx, args.Node, pod.Namespace, pod.Name)
 	}
@@ -67,16 +67,16 @@ func (d *Double) Bind(ctx context.Context, args *extenderv1.ExtenderBindingArgs)
 				d.log.Warn(Banner+": bind: release node lock", "node", args.Node, "err", rerr)
 			}
 		}
-		d.recorder.Event(pod, corev1.EventTypeWarning, EventBindingFailed, err.Error())
+		d.recorder.Event(pod, corev1.EventTypeWarning, eventBindingFailed, err.Error())
 		d.log.Debug(Banner+": bind failed", "pod", key, "node", args.Node, "err", err)
 		return &extenderv1.ExtenderBindingResult{Error: err.Error()}
 	}
-	d.recorder.Eventf(pod, corev1.EventTypeNormal, EventBindingSucceed, "Successfully binding node [%s] to %s", args.Node, key)
+	d.recorder.Eventf(pod, corev1.EventTypeNormal, eventBindingSucceed, "Successfully binding node [%s] to %s", args.Node, key)
 	d.log.Debug(Banner+": bound", "pod", key, "node", args.Node)
 	return &extenderv1.ExtenderBindingResult{}
 }
 
-func (d *Double) markAllocating(ctx context.Context, pod *corev1.Pod) error {
+func (d *double) markAllocating(ctx context.Context, pod *corev1.Pod) error {
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{
 		gpus.AnnoBindPhase: gpus.BindPhaseAllocating,
 		gpus.AnnoBindTime:  strconv.FormatInt(d.now().Unix(), 10),

@@ -56,7 +56,7 @@ func TestAPICallsPerVerb(t *testing.T) {
 	if got, want := e.calls(mark), []string{"get nodes", "get pods", "get nodes"}; !slices.Equal(got, want) {
 		t.Errorf("contended Bind calls %q, want %q", got, want)
 	}
-	e.waitEvent("p1", EventBindingSucceed, "Successfully binding node [worker-b] to ns/p1")
+	e.waitEvent("p1", eventBindingSucceed, "Successfully binding node [worker-b] to ns/p1")
 }
 
 // TestDeleteRaceFault: with ForgetDeletedAfter a deleted pod still counts
@@ -67,7 +67,7 @@ func TestDeleteRaceFault(t *testing.T) {
 	delays := make(chan time.Duration, 4)
 	forgets := make(chan func(), 4)
 	e.d.afterFunc = func(d time.Duration, f func()) { delays <- d; forgets <- f }
-	e.d.SetFaults(Faults{ForgetDeletedAfter: 2 * time.Second})
+	e.d.setFaults(Faults{ForgetDeletedAfter: 2 * time.Second})
 	fillA100(e)
 	if err := e.c.CoreV1().Pods("ns").Delete(e.ctx, "a1", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -96,7 +96,7 @@ func TestDeleteRaceUntilFilteredFault(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Config{})
 	e.d.afterFunc = func(time.Duration, func()) { t.Error("the fault scheduled a timed forget") }
-	e.d.SetFaults(Faults{KeepDeletedUntilFiltered: true})
+	e.d.setFaults(Faults{KeepDeletedUntilFiltered: true})
 	fillA100(e)
 	del := func(name string) {
 		t.Helper()
@@ -113,18 +113,18 @@ func TestDeleteRaceUntilFilteredFault(t *testing.T) {
 	if fr := e.filter(fresh, nodeA); fr.NodeNames == nil || len(*fr.NodeNames) != 1 {
 		t.Fatalf("second Filter: %v, want the fresh pod to fit", fr.FailedNodes)
 	}
-	before := e.d.CountedPods()
+	before := e.d.countedPods()
 	del("a2")
 	e.sync("marker2") // +1 counted
-	if n := e.d.CountedPods(); n != before {
+	if n := e.d.countedPods(); n != before {
 		t.Errorf("a pod deleted after the race was met: %d pods counted, want %d (a2 forgotten at once)", n, before)
 	}
-	e.d.SetFaults(Faults{KeepDeletedUntilFiltered: true})
+	e.d.setFaults(Faults{KeepDeletedUntilFiltered: true})
 	del("a3")
 	e.sync("marker3")
-	before = e.d.CountedPods()
-	e.d.SetFaults(Faults{})
-	if n := e.d.CountedPods(); n != before-1 {
+	before = e.d.countedPods()
+	e.d.setFaults(Faults{})
+	if n := e.d.countedPods(); n != before-1 {
 		t.Errorf("faults off: %d pods counted, want %d (the deleted a3, kept by the re-armed fault, forgotten)", n, before-1)
 	}
 }

@@ -7,20 +7,20 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
 )
 
-// ManagedResources are the NVIDIA resources HAMi's chart lists in the
+// managedResources are the NVIDIA resources HAMi's chart lists in the
 // scheduler extender's managedResources, each ignoredByScheduler: true.
-var ManagedResources = []string{
+var managedResources = []string{
 	gpus.ResourceGPU, gpus.ResourceGPUMem, gpus.ResourceGPUCores, gpus.ResourceGPUMemPercent, gpus.ResourcePriority,
 }
 
-// MutatingWebhook returns the webhook configuration HAMi's chart installs
+// mutatingWebhook returns the webhook configuration HAMi's chart installs
 // (chart 2.10.0 templates/scheduler/webhook.yaml: entry vgpu.hami.io at
 // :25, CREATE pods, failurePolicy Ignore (values.yaml:210),
 // admissionReviewVersions v1beta1 at :11-12, 10 s timeout at :72), pointing at the given
 // Service and excluding pods and namespaces labelled hami.io/webhook=ignore
 // through objectSelector and namespaceSelector. name is the configuration's
 // name (the chart uses "<release>-webhook").
-func MutatingWebhook(name string, svc admissionregistrationv1.ServiceReference, caBundle []byte) *admissionregistrationv1.MutatingWebhookConfiguration {
+func mutatingWebhook(name string, svc admissionregistrationv1.ServiceReference, caBundle []byte) *admissionregistrationv1.MutatingWebhookConfiguration {
 	path := "/webhook"
 	if svc.Path == nil {
 		svc.Path = &path

@@ -9,11 +9,11 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
 )
 
-// DeviceConfig is the part of HAMi's device config file (the chart's
+// deviceConfig is the part of HAMi's device config file (the chart's
 // ConfigMap <release>-scheduler-device, key device-config.yaml) the double
 // uses: the nvidia section's field names of NvidiaConfig and
 // NodeDefaultConfig (pkg/device/nvidia/device.go@v2.10.0).
-type DeviceConfig struct {
+type deviceConfig struct {
 	DeviceSplitCount int
 	DefaultMemory    int
 	DefaultCores     int
@@ -36,22 +36,22 @@ type deviceConfigFile struct {
 	} `json:"nvidia"`
 }
 
-// LoadDeviceConfig reads a device config file. Unknown keys are ignored, as
+// loadDeviceConfig reads a device config file. Unknown keys are ignored, as
 // HAMi's yaml.Unmarshal ignores them (config.LoadConfig). Resource names
 // other than the nvidia.com/* ones the double knows are refused: the double
 // cannot honour them.
-func LoadDeviceConfig(path string) (DeviceConfig, error) {
+func loadDeviceConfig(path string) (deviceConfig, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return DeviceConfig{}, fmt.Errorf("%s: device config (--device-config-file): %w", Banner, err)
+		return deviceConfig{}, fmt.Errorf("%s: device config (--device-config-file): %w", Banner, err)
 	}
 	var file deviceConfigFile
 	if err := yaml.Unmarshal(raw, &file); err != nil {
-		return DeviceConfig{}, fmt.Errorf("%s: device config %s: %w", Banner, path, err)
+		return deviceConfig{}, fmt.Errorf("%s: device config %s: %w", Banner, path, err)
 	}
 	n := file.Nvidia
 	if n == nil {
-		return DeviceConfig{}, fmt.Errorf("%s: device config %s has no nvidia section; the double models only NVIDIA devices", Banner, path)
+		return deviceConfig{}, fmt.Errorf("%s: device config %s has no nvidia section; the double models only NVIDIA devices", Banner, path)
 	}
 	for field, got := range map[string][2]string{
 		"resourceCountName":            {n.ResourceCountName, gpus.ResourceGPU},
@@ -61,9 +61,9 @@ func LoadDeviceConfig(path string) (DeviceConfig, error) {
 		"resourcePriorityName":         {n.ResourcePriorityName, gpus.ResourcePriority},
 	} {
 		if got[0] != "" && got[0] != got[1] {
-			return DeviceConfig{}, fmt.Errorf("%s: device config %s: nvidia.%s is %q; the double only knows %q", Banner, path, field, got[0], got[1])
+			return deviceConfig{}, fmt.Errorf("%s: device config %s: nvidia.%s is %q; the double only knows %q", Banner, path, field, got[0], got[1])
 		}
 	}
-	return DeviceConfig{DeviceSplitCount: n.DeviceSplitCount, DefaultMemory: int(n.DefaultMemory),
+	return deviceConfig{DeviceSplitCount: n.DeviceSplitCount, DefaultMemory: int(n.DefaultMemory),
 		DefaultCores: int(n.DefaultCores), DefaultGPUNum: int(n.DefaultGPUNum), MemoryFactor: int(n.MemoryFactor)}, nil
 }

@@ -11,9 +11,9 @@
 // must never be presented as HAMi or as a product feature.
 //
 // The local test environment runs it as its own process with HAMi's command
-// line, `labctl internal hami-double <HAMi's flags>` (ConfigFromArgs, then
-// ListenAndServe: HAMi's routes on --http_bind over TLS, /metrics and the
-// test controls of AdminHandler on --metrics-bind-address, the client from
+// line, `labctl internal hami-double <HAMi's flags>` (configFromArgs, then
+// listenAndServe: HAMi's routes on --http_bind over TLS, /metrics and the
+// test controls of adminHandler on --metrics-bind-address, the client from
 // KUBECONFIG as HAMi's), so a real HAMi scheduler binary can take its place
 // unchanged; tests drive its faults through Remote, with the token the
 // environment writes into the tenant's directory (AdminTokenFileEnv): the
@@ -27,10 +27,10 @@
 // them together.
 //
 //	behaviour                 observed                                   modelled (switch)                                 test
-//	command line              chart args + extraArgs (§1, §5.5)          ConfigFromArgs: pflag set with HAMi's flags,      TestConfigFromChartArgs,
+//	command line              chart args + extraArgs (§1, §5.5)          configFromArgs: pflag set with HAMi's flags,      TestConfigFromChartArgs,
 //	                                                                     types, defaults; unknown flag → error naming it;  TestConfigFromArgsDefaults,
 //	                                                                     unmodelled flags listed, logged at Start          TestConfigFromArgsRejects
-//	device config             chart default: split 10, defaultMemory 0,  LoadDeviceConfig; defaultMemory/Cores/GPUNum,    TestConfigFromChartArgs,
+//	device config             chart default: split 10, defaultMemory 0,  loadDeviceConfig; defaultMemory/Cores/GPUNum,    TestConfigFromChartArgs,
 //	                          defaultCores 0, defaultGPUNum 1 (§5.1)      memoryFactor shape requests                       TestDeviceConfigDefaultsReachFilter
 //	registration              node add + fixed 15 s ticker; annotation   same (Config.RegisterInterval; RegisterInstantly  TestFilterWaitsForTheFirstPass,
 //	                          changes wait for the tick (§5.2)           reads cards live; Faults.NeverRegister)           TestAnnotationChangesWaitForTheTick,
@@ -56,12 +56,12 @@
 //	Filter reasons, events    §2, §3c–§3k                                reason strings, FailedNodes, events               TestSeedScenario, TestFilterTenantB,
 //	                                                                                                                       fit_test.go
 //	node lock                 both contention texts, steal rules §3a/§3b LockNode/SetNodeLock/ReleaseNodeLock rules        TestBindContention, TestDecideLock
-//	node policy               source only (node_policy.go, score.go):    PickNode: usage score before the pod, last of     TestPickNodeByPolicy, TestNodePolicyOfAPod,
+//	node policy               source only (node_policy.go, score.go):    pickNode: usage score before the pod, last of     TestPickNodeByPolicy, TestNodePolicyOfAPod,
 //	                          binpack busiest node, "spread" emptiest;   the sort wins; annotation wins when present       TestNodePolicyThroughFilter
 //	                          hami.io/node-scheduler-policy overrides    (Faults.InvertNodePolicy, IgnoreNodePolicyAnnotation)
 //	use-gpuuuid / nouse       source only (devices.go CheckUUID)         exact, trimmed comma list, after the type check;  TestUseGPUUUID
 //	                                                                     reasons joined as common.GenReason
-//	webhook                   mutations of §5.1                          Mutate (Faults.NoMutation)                        TestMutate
+//	webhook                   mutations of §5.1                          mutate (Faults.NoMutation)                        TestMutate
 //	phantom usage             Pending pods that passed Filter count      same                                              TestPhantomUsageAndRefilter
 //
 // # Where it knowingly differs from HAMi
@@ -79,7 +79,7 @@
 //   - HAMi polls its synced flag every 100 ms before Filter; the double
 //     wakes at once.
 //   - Namespaces labelled hami.io/webhook=ignore are excluded by the
-//     webhook configuration's namespaceSelector (MutatingWebhook builds it),
+//     webhook configuration's namespaceSelector (mutatingWebhook builds it),
 //     exactly like HAMi's chart; the handler itself only checks the pod's
 //     own label (the objectSelector's rule, repeated for safety).
 //   - ResourceQuota checks (webhook, Filter, hami_resource_quota_* metrics)

@@ -24,8 +24,8 @@ import (
 // nobody mistakes the double for HAMi.
 const Banner = "HAMi protocol test double (not HAMi)"
 
-// Double is a HAMi protocol test double: webhook and scheduler extender.
-type Double struct {
+// double is a HAMi protocol test double: webhook and scheduler extender.
+type double struct {
 	cfg    Config
 	log    *slog.Logger
 	faults atomic.Pointer[Faults]
@@ -68,14 +68,14 @@ type podUsage struct {
 	deleted bool
 }
 
-// New returns a Double; call Start before serving Handler.
-func New(cfg Config) *Double {
+// newDouble returns a double; call start before serving handler.
+func newDouble(cfg Config) *double {
 	cfg = withDefaults(cfg)
 	log := cfg.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	d := &Double{cfg: cfg, log: log.With("component", Banner), usage: map[types.UID]podUsage{}}
+	d := &double{cfg: cfg, log: log.With("component", Banner), usage: map[types.UID]podUsage{}}
 	d.reg.init()
 	d.faults.Store(&Faults{})
 	d.events = record.NewBroadcaster()
@@ -95,7 +95,7 @@ func withDefaults(cfg Config) Config {
 		cfg.SchedulerName = "hami-scheduler"
 	}
 	if cfg.NodeLockTimeout == 0 {
-		cfg.NodeLockTimeout = DefaultNodeLockTimeout
+		cfg.NodeLockTimeout = defaultNodeLockTimeout
 	}
 	if cfg.GPUPolicy == "" {
 		cfg.GPUPolicy = "spread"
@@ -114,28 +114,28 @@ func withDefaults(cfg Config) Config {
 		cfg.MemoryFactor = 1
 	}
 	if cfg.KubeQPS == 0 {
-		cfg.KubeQPS = DefaultKubeQPS
+		cfg.KubeQPS = defaultKubeQPS
 	}
 	if cfg.KubeBurst == 0 {
-		cfg.KubeBurst = DefaultKubeBurst
+		cfg.KubeBurst = defaultKubeBurst
 	}
 	if cfg.RegisterInterval == 0 {
 		cfg.RegisterInterval = DefaultRegisterInterval
 	}
 	if cfg.HTTPBind == "" {
-		cfg.HTTPBind = DefaultHTTPBind
+		cfg.HTTPBind = defaultHTTPBind
 	}
 	if cfg.MetricsBindAddress == "" {
-		cfg.MetricsBindAddress = DefaultMetricsBindAddress
+		cfg.MetricsBindAddress = defaultMetricsBindAddress
 	}
 	return cfg
 }
 
-// Config is the configuration the double runs with, defaults filled in.
-func (d *Double) Config() Config { return d.cfg }
+// config is the configuration the double runs with, defaults filled in.
+func (d *double) config() Config { return d.cfg }
 
-// SetFaults replaces the injected faults; safe to call at any time.
-func (d *Double) SetFaults(f Faults) {
+// setFaults replaces the injected faults; safe to call at any time.
+func (d *double) setFaults(f Faults) {
 	d.faults.Store(&f)
 	d.mu.Lock()
 	d.raceArmed = f.KeepDeletedUntilFiltered
@@ -146,12 +146,12 @@ func (d *Double) SetFaults(f Faults) {
 	d.log.Info(Banner+": faults set", "faults", fmt.Sprintf("%+v", f))
 }
 
-func (d *Double) currentFaults() Faults { return *d.faults.Load() }
+func (d *double) currentFaults() Faults { return *d.faults.Load() }
 
-// Start builds the double's client, starts the registration loop, the pod
+// start builds the double's client, starts the registration loop, the pod
 // and node informers and the event sink, and returns once the caches are
 // synced. Everything stops when ctx is done.
-func (d *Double) Start(ctx context.Context) error {
+func (d *double) start(ctx context.Context) error {
 	client, err := d.buildClient()
 	if err != nil {
 		return err
@@ -213,10 +213,10 @@ func (d *Double) Start(ctx context.Context) error {
 	return nil
 }
 
-// Handler serves HAMi's routes: POST /webhook, POST /filter, POST /bind,
-// GET /healthz and /readyz. /metrics is served apart (MetricsHandler), as
+// handler serves HAMi's routes: POST /webhook, POST /filter, POST /bind,
+// GET /healthz and /readyz. /metrics is served apart (metricsHandler), as
 // HAMi serves it on --metrics-bind-address.
-func (d *Double) Handler() http.Handler {
+func (d *double) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /webhook", d.serveWebhook)
 	mux.HandleFunc("POST /filter", d.serveFilter)

@@ -33,11 +33,11 @@ func TestFaultsThroughRoutes(t *testing.T) {
 			if fr := e.filter(p, tc.node); fr.FailedNodes[tc.node] != tc.reason {
 				t.Fatalf("faithful: %v, want %s", fr.FailedNodes, tc.reason)
 			}
-			e.d.SetFaults(tc.fault)
+			e.d.setFaults(tc.fault)
 			if fr := e.filter(p, tc.node); fr.NodeNames == nil || len(*fr.NodeNames) != 1 {
 				t.Fatalf("with %s: %v, want the pod to fit", tc.name, fr.FailedNodes)
 			}
-			e.d.SetFaults(Faults{})
+			e.d.setFaults(Faults{})
 			if fr := e.filter(p, tc.node); fr.FailedNodes[tc.node] != tc.reason {
 				t.Fatalf("after clearing the fault: %v, want %s", fr.FailedNodes, tc.reason)
 			}

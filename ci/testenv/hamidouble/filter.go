@@ -21,24 +21,24 @@ import (
 
 // HAMi's event reasons.
 const (
-	EventFilteringSucceed = "FilteringSucceed"
-	EventFilteringFailed  = "FilteringFailed"
-	EventBindingSucceed   = "BindingSucceed"
-	EventBindingFailed    = "BindingFailed"
+	eventFilteringSucceed = "FilteringSucceed"
+	eventFilteringFailed  = "FilteringFailed"
+	eventBindingSucceed   = "BindingSucceed"
+	eventBindingFailed    = "BindingFailed"
 )
 
-func (d *Double) serveFilter(w http.ResponseWriter, r *http.Request) {
+func (d *double) serveFilter(w http.ResponseWriter, r *http.Request) {
 	var args extenderv1.ExtenderArgs
 	if err := json.NewDecoder(r.Body).Decode(&args); err != nil || args.Pod == nil {
 		http.Error(w, fmt.Sprintf("%s: body is not ExtenderArgs with a pod (%v)", Banner, err), http.StatusBadRequest)
 		return
 	}
-	writeJSON(w, d.Filter(r.Context(), &args))
+	writeJSON(w, d.filter(r.Context(), &args))
 }
 
-// Filter is HAMi's Filter verb (HAMi v2.10.0 pkg/scheduler/scheduler.go:1067). On success it has already
+// filter is HAMi's Filter verb (HAMi v2.10.0 pkg/scheduler/scheduler.go:1067). On success it has already
 // annotated and labelled the pod and counts it as usage.
-func (d *Double) Filter(ctx context.Context, args *extenderv1.ExtenderArgs) *extenderv1.ExtenderFilterResult {
+func (d *double) filter(ctx context.Context, args *extenderv1.ExtenderArgs) *extenderv1.ExtenderFilterResult {
 	pod := args.Pod
 	var names []string
 	if args.NodeNames != nil {
@@ -49,12 +49,12 @@ func (d *Double) Filter(ctx context.Context, args *extenderv1.ExtenderArgs) *ext
 		}
 	}
 	f := d.currentFaults()
-	req, err := ReadPodRequestWith(pod, d.requestDefaults())
+	req, err := readPodRequestWith(pod, d.requestDefaults())
 	if err != nil {
 		d.log.Warn(Banner+": filter: bad request", "pod", podKey(pod), "err", err)
 		return &extenderv1.ExtenderFilterResult{Error: err.Error()}
 	}
-	if !req.HasGPU() {
+	if !req.hasGPU() {
 		return &extenderv1.ExtenderFilterResult{Nodes: args.Nodes, NodeNames: args.NodeNames}
 	}
 
@@ -68,17 +68,17 @@ func (d *Double) Filter(ctx context.Context, args *extenderv1.ExtenderArgs) *ext
 	d.mu.Lock()
 	// A pod's own earlier allocation is dropped before it is filtered again.
 	delete(d.usage, pod.UID)
-	fits := make([]NodeFit, 0, len(names))
+	fits := make([]nodeFit, 0, len(names))
 	for _, name := range names {
 		cards, registered := d.nodeCards(name, f)
 		if !registered {
 			// getNodesUsage's FailedNodes value (pkg/scheduler/scheduler.go@v2.10.0).
-			fits = append(fits, NodeFit{Node: name, Reason: ReasonNodeUnregistered})
+			fits = append(fits, nodeFit{Node: name, Reason: reasonNodeUnregistered})
 			continue
 		}
-		fits = append(fits, FitNode(cards, req, f))
+		fits = append(fits, fitNode(cards, req, f))
 	}
-	best, ok := PickNode(fits, f.nodePolicy(req))
+	best, ok := pickNode(fits, f.nodePolicy(req))
 	if ok {
 		devs := best.Devices.Encode()
 		d.usage[pod.UID] = podUsage{Namespace: pod.Namespace, Name: pod.Name, Node: best.Node, Devices: devs}
@@ -91,7 +91,7 @@ func (d *Double) Filter(ctx context.Context, args *extenderv1.ExtenderArgs) *ext
 
 	failed := extenderv1.FailedNodesMap{}
 	for _, fit := range fits {
-		if !fit.Fits() {
+		if !fit.fits() {
 			failed[fit.Node] = fit.Reason
 		}
 	}
@@ -113,11 +113,11 @@ func (d *Double) Filter(ctx context.Context, args *extenderv1.ExtenderArgs) *ext
 	}
 	var scores []string
 	for _, fit := range fits {
-		if fit.Fits() {
+		if fit.fits() {
 			scores = append(scores, fmt.Sprintf("%s:%.2f", fit.Node, fit.Score))
 		}
 	}
-	d.recorder.Eventf(pod, corev1.EventTypeNormal, EventFilteringSucceed, "find fit node(%s), %d nodes not fit, %d nodes fit(%s)",
+	d.recorder.Eventf(pod, corev1.EventTypeNormal, eventFilteringSucceed, "find fit node(%s), %d nodes not fit, %d nodes fit(%s)",
 		best.Node, len(failed), len(scores), strings.Join(scores, ","))
 	d.log.Debug(Banner+": filter: fit", "pod", podKey(pod), "node", best.Node, "devices", devs)
 	res := &extenderv1.ExtenderFilterResult{NodeNames: &[]string{best.Node}, FailedNodes: failed}
@@ -133,12 +133,12 @@ func (d *Double) Filter(ctx context.Context, args *extenderv1.ExtenderArgs) *ext
 	return res
 }
 
-// ReasonNodeUnregistered is Filter's FailedNodes value for a node HAMi has
+// reasonNodeUnregistered is Filter's FailedNodes value for a node HAMi has
 // not registered (yet); kube-scheduler shows it as "1 node unregistered".
-const ReasonNodeUnregistered = "node unregistered"
+const reasonNodeUnregistered = "node unregistered"
 
 // node returns the node from the informer cache.
-func (d *Double) node(name string) (*corev1.Node, error) {
+func (d *double) node(name string) (*corev1.Node, error) {
 	if d.nodes == nil {
 		return nil, fmt.Errorf("node %s not found: informer not started", name)
 	}
@@ -151,7 +151,7 @@ func (d *Double) node(name string) (*corev1.Node, error) {
 
 // annotateFiltered writes Filter's side effects onto the pod (HAMi v2.10.0
 // pkg/scheduler/scheduler.go:1125-1139): vgpu-node (annotation and label), vgpu-time and both device strings.
-func (d *Double) annotateFiltered(ctx context.Context, pod *corev1.Pod, node, devs string) error {
+func (d *double) annotateFiltered(ctx context.Context, pod *corev1.Pod, node, devs string) error {
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
 		"annotations": map[string]string{
 			gpus.AnnoVGPUNode:         node,
@@ -171,7 +171,7 @@ func (d *Double) annotateFiltered(ctx context.Context, pod *corev1.Pod, node, de
 // recordFilterFailure emits HAMi's failure events: one per card-level reason
 // ("N nodes Reason(node,…)"), then "no available node, N nodes do not meet".
 // Node-level reasons get no event of their own (HAMI-FACTS.md §4.3).
-func (d *Double) recordFilterFailure(pod *corev1.Pod, fits []NodeFit) {
+func (d *double) recordFilterFailure(pod *corev1.Pod, fits []nodeFit) {
 	byReason := map[string][]string{}
 	for _, fit := range fits {
 		for _, r := range fit.CardReasons {
@@ -184,9 +184,9 @@ func (d *Double) recordFilterFailure(pod *corev1.Pod, fits []NodeFit) {
 	}
 	sort.Strings(reasons)
 	for _, r := range reasons {
-		d.recorder.Eventf(pod, corev1.EventTypeWarning, EventFilteringFailed, "%d nodes %s(%s)", len(byReason[r]), r, strings.Join(byReason[r], ","))
+		d.recorder.Eventf(pod, corev1.EventTypeWarning, eventFilteringFailed, "%d nodes %s(%s)", len(byReason[r]), r, strings.Join(byReason[r], ","))
 	}
-	d.recorder.Eventf(pod, corev1.EventTypeWarning, EventFilteringFailed, "no available node, %d nodes do not meet", len(fits))
+	d.recorder.Eventf(pod, corev1.EventTypeWarning, eventFilteringFailed, "no available node, %d nodes do not meet", len(fits))
 }
 
 func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }

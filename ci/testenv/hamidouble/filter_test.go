@@ -38,7 +38,7 @@ func TestFilterTenantB(t *testing.T) {
 	if fr := e.filter(three, nodeB); fr.FailedNodes[nodeB] != "NodeInsufficientDevice" {
 		t.Errorf("gpu:3: %v, want NodeInsufficientDevice", fr.FailedNodes)
 	}
-	e.waitEvent("j", EventFilteringFailed, "no available node, 1 nodes do not meet")
+	e.waitEvent("j", eventFilteringFailed, "no available node, 1 nodes do not meet")
 	evs, _ := e.c.CoreV1().Events("ns").List(e.ctx, metav1.ListOptions{})
 	for _, ev := range evs.Items {
 		if ev.InvolvedObject.Name == "j" && ev.Message != "no available node, 1 nodes do not meet" {
@@ -50,7 +50,7 @@ func TestFilterTenantB(t *testing.T) {
 	if fr := e.filter(typed, nodeB); fr.FailedNodes[nodeB] != "2/2 CardTypeMismatch" {
 		t.Errorf("use-gputype A100 on L4: %v, want 2/2 CardTypeMismatch", fr.FailedNodes)
 	}
-	e.waitEvent("k", EventFilteringFailed, "1 nodes CardTypeMismatch(worker-b)")
+	e.waitEvent("k", eventFilteringFailed, "1 nodes CardTypeMismatch(worker-b)")
 }
 
 // TestFilterNodesForm: without nodeCacheCapable kube-scheduler sends whole
@@ -70,7 +70,7 @@ func TestFilterNodesForm(t *testing.T) {
 	if res.FailedNodes[nodeB] != "2/2 CardInsufficientMemory" {
 		t.Errorf("worker-b: %q, want 2/2 CardInsufficientMemory", res.FailedNodes[nodeB])
 	}
-	e.waitEvent("p", EventFilteringSucceed, "find fit node(worker-a), 1 nodes not fit, 1 nodes fit(worker-a:0.00)")
+	e.waitEvent("p", eventFilteringSucceed, "find fit node(worker-a), 1 nodes not fit, 1 nodes fit(worker-a:0.00)")
 }
 
 // TestNodePolicy: with two fitting nodes, binpack picks the busier node and

@@ -9,8 +9,8 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
 )
 
-// Card is one registered NVIDIA card with its current usage.
-type Card struct {
+// card is one registered NVIDIA card with its current usage.
+type card struct {
 	UUID       string
 	Index      int
 	Type       string
@@ -23,16 +23,16 @@ type Card struct {
 	UsedCores  int
 }
 
-// NodeCards is a node as Filter sees it: its NVIDIA cards with usage, and
+// nodeCards is a node as Filter sees it: its NVIDIA cards with usage, and
 // the UUIDs cordoned through hami.io/device-cordon.
-type NodeCards struct {
+type nodeCards struct {
 	Name     string
-	Cards    []Card
+	Cards    []card
 	Cordoned []string
 }
 
-// NodeFit is the outcome of fitting one pod onto one node.
-type NodeFit struct {
+// nodeFit is the outcome of fitting one pod onto one node.
+type nodeFit struct {
 	Node string
 	// Devices is the grant per container when the pod fits.
 	Devices gpus.PodDevices
@@ -48,15 +48,15 @@ type NodeFit struct {
 	CardReasons []string
 }
 
-// Fits reports whether the pod fits the node.
-func (f NodeFit) Fits() bool { return f.Reason == "" }
+// fits reports whether the pod fits the node.
+func (f nodeFit) fits() bool { return f.Reason == "" }
 
 // scoreWeight is HAMi's default weight of each usage term.
 const scoreWeight = 10
 
-// NodeScore is HAMi's node usage score: 10·(grants/slots + cores/total cores
+// nodeScore is HAMi's node usage score: 10·(grants/slots + cores/total cores
 // + memory/total memory), summed over the node's cards.
-func NodeScore(cards []Card) float64 {
+func nodeScore(cards []card) float64 {
 	var used, usedCores, usedMem, total, totalCores, totalMem int
 	for _, c := range cards {
 		used += c.Used
@@ -70,7 +70,7 @@ func NodeScore(cards []Card) float64 {
 }
 
 // cardScore is the same score for one card; it orders cards for the GPU policy.
-func cardScore(c Card) float64 {
+func cardScore(c card) float64 {
 	return scoreWeight * (ratio(c.Used, c.Count) + ratio(c.UsedCores, c.TotalCores) + ratio(c.UsedMem, c.TotalMem))
 }
 
@@ -81,14 +81,14 @@ func ratio(a, b int) float64 {
 	return float64(a) / float64(b)
 }
 
-// FitNode decides whether the pod fits the node and on which cards, the way
+// fitNode decides whether the pod fits the node and on which cards, the way
 // HAMi's Filter does (v2.10.0 pkg/scheduler/score.go:81, fitInDevices): containers in order, each one's cards
 // ordered by the GPU policy (spread: most-loaded first; binpack:
 // least-loaded first; equal scores keep index order) and then walked from the
 // end, checking each card in HAMi's order. Usage granted to one container
 // counts for the next.
-func FitNode(n NodeCards, req PodRequest, faults Faults) NodeFit {
-	out := NodeFit{Node: n.Name, Score: NodeScore(n.Cards)}
+func fitNode(n nodeCards, req podRequest, faults Faults) nodeFit {
+	out := nodeFit{Node: n.Name, Score: nodeScore(n.Cards)}
 	cards := slices.Clone(n.Cards)
 	policy := req.GPUPolicy
 	if faults.IgnorePolicy && policy == "binpack" {
@@ -147,7 +147,7 @@ func FitNode(n NodeCards, req PodRequest, faults Faults) NodeFit {
 
 // checkCard runs HAMi's per-card checks in order and returns the memory the
 // grant would take, or the first failing reason.
-func checkCard(c Card, cordoned []string, cr ContainerRequest, req PodRequest, policy string, f Faults) (int, string) {
+func checkCard(c card, cordoned []string, cr containerRequest, req podRequest, policy string, f Faults) (int, string) {
 	switch {
 	case !c.Health:
 		return 0, gpus.ReasonCardNotHealth
@@ -220,7 +220,7 @@ func cardReasons(failed map[string]int, total int) (string, []string) {
 	return strings.Join(parts, ", "), reasons
 }
 
-// PickNode chooses among fitting nodes by node policy, as HAMi's Filter
+// pickNode chooses among fitting nodes by node policy, as HAMi's Filter
 // does (pkg/scheduler/scheduler.go@v2.10.0: sort.Sort(nodeScores), then the
 // last entry): NodeScoreList.Less (pkg/scheduler/policy/node_policy.go
 // @v2.10.0) sorts descending for "spread" and ascending for anything else
@@ -230,15 +230,15 @@ func cardReasons(failed map[string]int, total int) (string, []string) {
 // pkg/device/nvidia/device.go@v2.10.0). On equal scores the later node in
 // the candidate list wins here; in HAMi the list is built by one goroutine
 // per node, so which of equal nodes wins is not defined.
-func PickNode(fits []NodeFit, nodePolicy string) (NodeFit, bool) {
-	var ok []NodeFit
+func pickNode(fits []nodeFit, nodePolicy string) (nodeFit, bool) {
+	var ok []nodeFit
 	for _, f := range fits {
-		if f.Fits() {
+		if f.fits() {
 			ok = append(ok, f)
 		}
 	}
 	if len(ok) == 0 {
-		return NodeFit{}, false
+		return nodeFit{}, false
 	}
 	sort.SliceStable(ok, func(a, b int) bool {
 		if nodePolicy == "spread" {
@@ -251,7 +251,7 @@ func PickNode(fits []NodeFit, nodePolicy string) (NodeFit, bool) {
 
 // nodePolicy is the node policy Filter applies to the request, after the
 // node-policy faults.
-func (f Faults) nodePolicy(req PodRequest) string {
+func (f Faults) nodePolicy(req podRequest) string {
 	policy := req.NodePolicy
 	if f.IgnoreNodePolicyAnnotation {
 		policy = req.DefaultNodePolicy

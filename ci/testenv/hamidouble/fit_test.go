@@ -8,21 +8,21 @@ import (
 )
 
 // The seed lab's cards: tenant-a one A100 80GB, tenant-b two L4 24GB.
-func a100Node() NodeCards {
-	return NodeCards{Name: "worker-a", Cards: []Card{
+func a100Node() nodeCards {
+	return nodeCards{Name: "worker-a", Cards: []card{
 		{UUID: "GPU-a100-0", Index: 0, Type: "NVIDIA-A100-SXM4-80GB", Health: true, Count: 10, TotalMem: 81920, TotalCores: 100},
 	}}
 }
 
-func l4Node() NodeCards {
-	return NodeCards{Name: "worker-b", Cards: []Card{
+func l4Node() nodeCards {
+	return nodeCards{Name: "worker-b", Cards: []card{
 		{UUID: "GPU-l4-0", Index: 0, Type: "NVIDIA-L4", Health: true, Count: 10, TotalMem: 24576, TotalCores: 100},
 		{UUID: "GPU-l4-1", Index: 1, Type: "NVIDIA-L4", Health: true, Count: 10, TotalMem: 24576, TotalCores: 100},
 	}}
 }
 
 // use adds a grant to the node's usage, as the next Filter would count it.
-func use(n NodeCards, devs gpus.PodDevices) NodeCards {
+func use(n nodeCards, devs gpus.PodDevices) nodeCards {
 	for _, g := range devs.All() {
 		for i := range n.Cards {
 			if n.Cards[i].UUID == g.UUID {
@@ -37,21 +37,21 @@ func use(n NodeCards, devs gpus.PodDevices) NodeCards {
 
 // slice is one container asking for nums cards with mem MB (0 = unset) and
 // cores %, read the way Filter reads it.
-func slice(nums, mem, cores int) PodRequest {
-	cr := ContainerRequest{Nums: nums, MemMB: mem, MemPercent: percentUnset, Cores: cores}
+func slice(nums, mem, cores int) podRequest {
+	cr := containerRequest{Nums: nums, MemMB: mem, MemPercent: percentUnset, Cores: cores}
 	if mem == 0 {
 		cr.MemPercent = 100
 	}
-	return PodRequest{Containers: []ContainerRequest{cr}, GPUPolicy: "spread", NodePolicy: "binpack"}
+	return podRequest{Containers: []containerRequest{cr}, GPUPolicy: "spread", NodePolicy: "binpack"}
 }
 
-func withPolicy(r PodRequest, p string) PodRequest { r.GPUPolicy = p; return r }
+func withPolicy(r podRequest, p string) podRequest { r.GPUPolicy = p; return r }
 
-func withTypes(r PodRequest, use ...string) PodRequest { r.UseTypes = use; return r }
+func withTypes(r podRequest, use ...string) podRequest { r.UseTypes = use; return r }
 
 // step is one pod in a sequence; fits pods are counted for the next step.
 type step struct {
-	req        PodRequest
+	req        podRequest
 	wantDevs   string // encoded grant when it fits
 	wantReason string // FailedNodes value when it does not
 }
@@ -61,7 +61,7 @@ func TestFitSequences(t *testing.T) {
 	shared := slice(1, 20000, 30)
 	cases := []struct {
 		name   string
-		node   NodeCards
+		node   nodeCards
 		faults Faults
 		steps  []step
 	}{
@@ -133,8 +133,8 @@ func TestFitSequences(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			node := tc.node
 			for i, s := range tc.steps {
-				fit := FitNode(node, s.req, tc.faults)
-				if got := fit.Devices.Encode(); fit.Fits() != (s.wantReason == "") || got != s.wantDevs || fit.Reason != s.wantReason {
+				fit := fitNode(node, s.req, tc.faults)
+				if got := fit.Devices.Encode(); fit.fits() != (s.wantReason == "") || got != s.wantDevs || fit.Reason != s.wantReason {
 					t.Fatalf("pod %d: devices %q reason %q, want devices %q reason %q", i+1, got, fit.Reason, s.wantDevs, s.wantReason)
 				}
 				node = use(node, fit.Devices)
@@ -148,9 +148,9 @@ func TestSplitCount(t *testing.T) {
 	for _, f := range []Faults{{}, {IgnoreSplitCount: true}} {
 		node := a100Node()
 		for range 10 {
-			node = use(node, FitNode(node, slice(1, 100, 1), f).Devices)
+			node = use(node, fitNode(node, slice(1, 100, 1), f).Devices)
 		}
-		fit := FitNode(node, slice(1, 100, 1), f)
+		fit := fitNode(node, slice(1, 100, 1), f)
 		want := "1/1 CardTimeSlicingExhausted"
 		if f.IgnoreSplitCount {
 			want = ""
@@ -165,23 +165,23 @@ func TestCardChecksInOrder(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name string
-		mod  func(*NodeCards)
-		req  PodRequest
+		mod  func(*nodeCards)
+		req  podRequest
 		want string
 	}{
-		{"unhealthy before everything", func(n *NodeCards) { n.Cards[0].Health = false }, withTypes(slice(1, 90000, 0), "H100"), "1/1 CardNotHealth"},
-		{"cordoned before type", func(n *NodeCards) { n.Cordoned = []string{"GPU-a100-0"} }, withTypes(slice(1, 90000, 0), "H100"), "1/1 CardCordoned"},
-		{"type before memory", func(*NodeCards) {}, withTypes(slice(1, 90000, 0), "H100"), "1/1 CardTypeMismatch"},
-		{"uuid before memory", func(*NodeCards) {}, PodRequest{Containers: slice(1, 90000, 0).Containers, NoUseUUIDs: []string{"GPU-a100-0"}}, "1/1 CardUuidMismatch"},
-		{"memory before cores", func(n *NodeCards) { n.Cards[0].UsedCores = 100; n.Cards[0].Used = 1 }, slice(1, 90000, 10), "1/1 CardInsufficientMemory"},
-		{"compute exhausted for a zero-core pod", func(n *NodeCards) { n.Cards[0].UsedCores = 100; n.Cards[0].Used = 1 }, slice(1, 10, 0), "1/1 CardComputeUnitsExhausted"},
-		{"nouse-gputype is a case-insensitive substring", func(*NodeCards) {}, PodRequest{Containers: slice(1, 10, 0).Containers, NoUseTypes: []string{"a100"}}, "1/1 CardTypeMismatch"},
+		{"unhealthy before everything", func(n *nodeCards) { n.Cards[0].Health = false }, withTypes(slice(1, 90000, 0), "H100"), "1/1 CardNotHealth"},
+		{"cordoned before type", func(n *nodeCards) { n.Cordoned = []string{"GPU-a100-0"} }, withTypes(slice(1, 90000, 0), "H100"), "1/1 CardCordoned"},
+		{"type before memory", func(*nodeCards) {}, withTypes(slice(1, 90000, 0), "H100"), "1/1 CardTypeMismatch"},
+		{"uuid before memory", func(*nodeCards) {}, podRequest{Containers: slice(1, 90000, 0).Containers, NoUseUUIDs: []string{"GPU-a100-0"}}, "1/1 CardUuidMismatch"},
+		{"memory before cores", func(n *nodeCards) { n.Cards[0].UsedCores = 100; n.Cards[0].Used = 1 }, slice(1, 90000, 10), "1/1 CardInsufficientMemory"},
+		{"compute exhausted for a zero-core pod", func(n *nodeCards) { n.Cards[0].UsedCores = 100; n.Cards[0].Used = 1 }, slice(1, 10, 0), "1/1 CardComputeUnitsExhausted"},
+		{"nouse-gputype is a case-insensitive substring", func(*nodeCards) {}, podRequest{Containers: slice(1, 10, 0).Containers, NoUseTypes: []string{"a100"}}, "1/1 CardTypeMismatch"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			n := a100Node()
 			tc.mod(&n)
-			if got := FitNode(n, tc.req, Faults{}).Reason; got != tc.want {
+			if got := fitNode(n, tc.req, Faults{}).Reason; got != tc.want {
 				t.Errorf("reason %q, want %q", got, tc.want)
 			}
 		})
@@ -193,12 +193,12 @@ func TestMultiContainer(t *testing.T) {
 	// An init container without GPUs, two app containers with slices: the
 	// grant has one entry per container and the second container sees the
 	// first one's usage.
-	req := PodRequest{GPUPolicy: "spread", Containers: []ContainerRequest{
+	req := podRequest{GPUPolicy: "spread", Containers: []containerRequest{
 		{},
 		{Nums: 1, MemMB: 1000, MemPercent: percentUnset, Cores: 10},
 		{Nums: 1, MemMB: 1000, MemPercent: percentUnset, Cores: 10},
 	}}
-	fit := FitNode(l4Node(), req, Faults{})
+	fit := fitNode(l4Node(), req, Faults{})
 	if got, want := fit.Devices.Encode(), ";GPU-l4-1,NVIDIA,1000,10:;GPU-l4-0,NVIDIA,1000,10:;"; got != want {
 		t.Errorf("devices %q, want %q", got, want)
 	}
@@ -209,20 +209,20 @@ func TestNodeScoreAndPick(t *testing.T) {
 	node := a100Node()
 	scores := []string{}
 	for range 3 {
-		scores = append(scores, fmt.Sprintf("%.2f", NodeScore(node.Cards)))
-		node = use(node, FitNode(node, slice(1, 20000, 30), Faults{}).Devices)
+		scores = append(scores, fmt.Sprintf("%.2f", nodeScore(node.Cards)))
+		node = use(node, fitNode(node, slice(1, 20000, 30), Faults{}).Devices)
 	}
 	if fmt.Sprint(scores) != "[0.00 6.44 12.88]" {
 		t.Errorf("scores before each pod = %v, want [0.00 6.44 12.88] (as observed on HAMi)", scores)
 	}
-	fits := []NodeFit{{Node: "empty", Score: 0}, {Node: "busy", Score: 5}, {Node: "full", Score: 9, Reason: "1/1 CardInsufficientCore"}}
-	if got, _ := PickNode(fits, "binpack"); got.Node != "busy" {
+	fits := []nodeFit{{Node: "empty", Score: 0}, {Node: "busy", Score: 5}, {Node: "full", Score: 9, Reason: "1/1 CardInsufficientCore"}}
+	if got, _ := pickNode(fits, "binpack"); got.Node != "busy" {
 		t.Errorf("binpack picked %s, want busy", got.Node)
 	}
-	if got, _ := PickNode(fits, "spread"); got.Node != "empty" {
+	if got, _ := pickNode(fits, "spread"); got.Node != "empty" {
 		t.Errorf("spread picked %s, want empty", got.Node)
 	}
-	if _, ok := PickNode(fits[2:], "binpack"); ok {
+	if _, ok := pickNode(fits[2:], "binpack"); ok {
 		t.Error("PickNode chose a node that does not fit")
 	}
 }
@@ -231,7 +231,7 @@ func TestMixedCardReasons(t *testing.T) {
 	t.Parallel()
 	n := l4Node()
 	n.Cordoned = []string{"GPU-l4-0"}
-	fit := FitNode(n, slice(1, 30000, 0), Faults{})
+	fit := fitNode(n, slice(1, 30000, 0), Faults{})
 	if want := "1/2 CardCordoned, 1/2 CardInsufficientMemory"; fit.Reason != want {
 		t.Errorf("reason %q, want %q", fit.Reason, want)
 	}

@@ -42,19 +42,19 @@ func newSchedulerFlags() *schedulerFlags {
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false
 	// cmd/scheduler/main.go@v2.10.0 init().
-	fs.StringVar(&f.httpBind, "http_bind", DefaultHTTPBind, "http server bind address")
+	fs.StringVar(&f.httpBind, "http_bind", defaultHTTPBind, "http server bind address")
 	fs.StringVar(&f.certFile, "cert_file", "", "tls cert file")
 	fs.StringVar(&f.keyFile, "key_file", "", "tls key file")
 	fs.StringVar(&f.schedulerName, "scheduler-name", "", "the name to be added to pod.spec.schedulerName if not empty")
 	fs.StringVar(&f.nodePolicy, "node-scheduler-policy", "binpack", "node scheduler policy")
 	fs.StringVar(&f.gpuPolicy, "gpu-scheduler-policy", "spread", "GPU scheduler policy")
-	fs.StringVar(&f.metricsBind, "metrics-bind-address", DefaultMetricsBindAddress, "The TCP address that the scheduler should bind to for serving prometheus metrics")
+	fs.StringVar(&f.metricsBind, "metrics-bind-address", defaultMetricsBindAddress, "The TCP address that the scheduler should bind to for serving prometheus metrics")
 	fs.StringToString("node-label-selector", nil, "key=value pairs separated by commas")
-	fs.Float32Var(&f.kubeQPS, "kube-qps", DefaultKubeQPS, "QPS to use while talking with kube-apiserver.")
-	fs.IntVar(&f.kubeBurst, "kube-burst", DefaultKubeBurst, "Burst to use while talking with kube-apiserver.")
+	fs.Float32Var(&f.kubeQPS, "kube-qps", defaultKubeQPS, "QPS to use while talking with kube-apiserver.")
+	fs.IntVar(&f.kubeBurst, "kube-burst", defaultKubeBurst, "Burst to use while talking with kube-apiserver.")
 	fs.Int("kube-timeout", 0, "Timeout to use while talking with kube-apiserver.")
 	fs.Bool("profiling", false, "Enable pprof profiling via HTTP server")
-	fs.DurationVar(&f.nodeLockTimeout, "node-lock-timeout", DefaultNodeLockTimeout, "timeout for node locks")
+	fs.DurationVar(&f.nodeLockTimeout, "node-lock-timeout", defaultNodeLockTimeout, "timeout for node locks")
 	fs.Duration("node-lock-retry-timeout", 28*time.Second, "timeout for retrying LockNode when contended by another PodGroup member")
 	fs.BoolVar(&f.forceOverwrite, "force-overwrite-default-scheduler", true, "Overwrite schedulerName in Pod Spec when set to default-scheduler")
 	fs.Bool("leader-elect", false, "The pod of hami-scheduler enable leader select")
@@ -137,7 +137,7 @@ func (l level) Set(s string) error {
 	return nil
 }
 
-// ConfigFromArgs parses HAMi v2.10.0's scheduler command line (the
+// configFromArgs parses HAMi v2.10.0's scheduler command line (the
 // arguments after the program name) into a Config, reading the device
 // config file it names. It fails as HAMi would: on a flag HAMi does not
 // define (the error names it), a value of the wrong type, a positional
@@ -146,7 +146,7 @@ func (l level) Set(s string) error {
 // --kube-qps (client-go refuses to build the client). Flags HAMi accepts but
 // the double does not model are listed in Config.Unmodelled. Rest, Client
 // and Log are left for the caller.
-func ConfigFromArgs(args []string) (Config, error) {
+func configFromArgs(args []string) (Config, error) {
 	f := newSchedulerFlags()
 	if err := f.fs.Parse(args); err != nil {
 		return Config{}, fmt.Errorf("%s: HAMi scheduler command line: %w", Banner, err)
@@ -160,7 +160,7 @@ func ConfigFromArgs(args []string) (Config, error) {
 	if f.deviceConfigFile == "" {
 		return Config{}, fmt.Errorf("%s: --device-config-file is required: HAMi v2.10.0 exits without a device config (config.InitDevices); pass the chart's device-config.yaml", Banner)
 	}
-	dev, err := LoadDeviceConfig(f.deviceConfigFile)
+	dev, err := loadDeviceConfig(f.deviceConfigFile)
 	if err != nil {
 		return Config{}, err
 	}

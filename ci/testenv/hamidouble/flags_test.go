@@ -26,7 +26,7 @@ var chartArgs = []string{
 
 func TestConfigFromChartArgs(t *testing.T) {
 	t.Parallel()
-	c, err := ConfigFromArgs(chartArgs)
+	c, err := configFromArgs(chartArgs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestConfigFromChartArgs(t *testing.T) {
 // TestConfigFromArgsDefaults: the flag defaults of cmd/scheduler/main.go@v2.10.0.
 func TestConfigFromArgsDefaults(t *testing.T) {
 	t.Parallel()
-	c, err := ConfigFromArgs([]string{"--device-config-file", chartDeviceConfig})
+	c, err := configFromArgs([]string{"--device-config-file", chartDeviceConfig})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestConfigFromArgsDefaults(t *testing.T) {
 		!*c.ForceOverwriteDefaultScheduler || c.LegacyMetrics || c.SchedulerName != "" || len(c.Unmodelled) != 0 {
 		t.Errorf("defaults = %+v", c)
 	}
-	c, err = ConfigFromArgs([]string{"--device-config-file", chartDeviceConfig, "--legacy-metrics=true", "--v=2", "-v", "3"})
+	c, err = configFromArgs([]string{"--device-config-file", chartDeviceConfig, "--legacy-metrics=true", "--v=2", "-v", "3"})
 	if err != nil || !c.LegacyMetrics || !slices.Contains(c.Unmodelled, "--v=3") {
 		t.Errorf("legacy metrics and -v forms: %+v, %v", c, err)
 	}
@@ -101,7 +101,7 @@ func TestConfigFromArgsRejects(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ConfigFromArgs(tc.args)
+			_, err := configFromArgs(tc.args)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), Banner) {
 				t.Errorf("ConfigFromArgs(%q) error %v, want one naming %q", tc.args, err, tc.want)
 			}

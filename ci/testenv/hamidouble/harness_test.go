@@ -29,7 +29,7 @@ type env struct {
 	t      testing.TB
 	ctx    context.Context
 	c      *fake.Clientset
-	d      *Double
+	d      *double
 	srv    *httptest.Server
 	lab    *lab.Lab
 	labels map[string]string
@@ -86,13 +86,13 @@ func newUnregisteredEnv(t testing.TB, cfg Config) *env {
 		}
 	}
 	cfg.Client = c
-	d := New(cfg)
+	d := newDouble(cfg)
 	tick := make(chan time.Time)
 	d.newTicker = func(time.Duration) (<-chan time.Time, func()) { return tick, func() {} }
-	if err := d.Start(ctx); err != nil {
+	if err := d.start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(d.Handler())
+	srv := httptest.NewServer(d.handler())
 	t.Cleanup(srv.Close)
 	return &env{t: t, ctx: ctx, c: c, d: d, srv: srv, lab: l, tick: tick}
 }

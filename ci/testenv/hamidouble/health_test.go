@@ -27,7 +27,7 @@ func TestHandshakeHealth(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			h, c, w := HandshakeHealth(tc.value, now, tc.allocatable)
+			h, c, w := handshakeHealth(tc.value, now, tc.allocatable)
 			if h != tc.healthy || c != tc.changed || w != tc.write {
 				t.Errorf("HandshakeHealth(%q, alloc %d) = %v,%v,%v, want %v,%v,%v", tc.value, tc.allocatable, h, c, w, tc.healthy, tc.changed, tc.write)
 			}
@@ -43,23 +43,23 @@ func TestNvidiaHealth(t *testing.T) {
 		name             string
 		current          int64
 		anno             string
-		st               RegisterState
+		st               registerState
 		hsHealthy, hsChg bool
 		healthy, update  bool
-		next             RegisterState
+		next             registerState
 	}{
-		{"never reported, allocatable 0: the handshake decides", 0, "A", RegisterState{}, true, true, true, true, RegisterState{}},
-		{"never reported, allocatable 0, handshake expired", 0, "A", RegisterState{}, false, false, false, false, RegisterState{}},
-		{"reported, allocatable now 0: unhealthy", 0, "A", RegisterState{20, "A"}, true, false, false, false, RegisterState{0, "A"}},
-		{"first allocatable: register", 20, "A", RegisterState{}, true, false, true, true, RegisterState{20, "A"}},
-		{"allocatable changed: register again", 10, "A", RegisterState{20, "A"}, true, false, true, true, RegisterState{10, "A"}},
-		{"annotation changed: register again", 20, "B", RegisterState{20, "A"}, true, false, true, true, RegisterState{20, "B"}},
-		{"nothing changed", 20, "A", RegisterState{20, "A"}, true, false, true, false, RegisterState{20, "A"}},
-		{"nothing changed but handshake just written", 20, "A", RegisterState{20, "A"}, true, true, true, true, RegisterState{20, "A"}},
+		{"never reported, allocatable 0: the handshake decides", 0, "A", registerState{}, true, true, true, true, registerState{}},
+		{"never reported, allocatable 0, handshake expired", 0, "A", registerState{}, false, false, false, false, registerState{}},
+		{"reported, allocatable now 0: unhealthy", 0, "A", registerState{20, "A"}, true, false, false, false, registerState{0, "A"}},
+		{"first allocatable: register", 20, "A", registerState{}, true, false, true, true, registerState{20, "A"}},
+		{"allocatable changed: register again", 10, "A", registerState{20, "A"}, true, false, true, true, registerState{10, "A"}},
+		{"annotation changed: register again", 20, "B", registerState{20, "A"}, true, false, true, true, registerState{20, "B"}},
+		{"nothing changed", 20, "A", registerState{20, "A"}, true, false, true, false, registerState{20, "A"}},
+		{"nothing changed but handshake just written", 20, "A", registerState{20, "A"}, true, true, true, true, registerState{20, "A"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			h, u, next := NvidiaHealth(tc.current, tc.anno, tc.st, tc.hsHealthy, tc.hsChg)
+			h, u, next := nvidiaHealth(tc.current, tc.anno, tc.st, tc.hsHealthy, tc.hsChg)
 			if h != tc.healthy || u != tc.update || next != tc.next {
 				t.Errorf("NvidiaHealth = %v,%v,%+v, want %v,%v,%+v", h, u, next, tc.healthy, tc.update, tc.next)
 			}

@@ -16,18 +16,18 @@ import (
 func Main(ctx context.Context, args []string, getenv func(string) string, logw io.Writer) error {
 	log := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelInfo})).With("component", Banner)
 	klog.SetSlogLogger(log)
-	cfg, err := ConfigFromArgs(args)
+	cfg, err := configFromArgs(args)
 	if err != nil {
 		return err
 	}
-	rc, from, err := RestConfigLikeHAMi(getenv)
+	rc, from, err := restConfigLikeHAMi(getenv)
 	if err != nil {
 		return err
 	}
-	if cfg.AdminToken, err = ReadAdminToken(getenv); err != nil {
+	if cfg.AdminToken, err = readAdminToken(getenv); err != nil {
 		return err
 	}
 	cfg.Rest, cfg.Log = rc, log
 	log.Info(Banner+": client configuration", "from", from, "server", rc.Host)
-	return ListenAndServe(ctx, cfg)
+	return listenAndServe(ctx, cfg)
 }

@@ -13,9 +13,9 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
 )
 
-// DoubleVersion is the version label of the double's hami_build_info, so a
+// doubleVersion is the version label of the double's hami_build_info, so a
 // scrape never passes for HAMi's.
-const DoubleVersion = "protocol-double"
+const doubleVersion = "protocol-double"
 
 // metricZone is the zone label HAMi's scheduler wraps its cluster metrics in
 // (NewClusterManager("vGPU", …), cmd/scheduler/metrics.go@v2.10.0).
@@ -29,15 +29,15 @@ const mib = 1024 * 1024
 type metric struct {
 	name, legacy             string
 	labels, legacyLabels     []string
-	value                    func(Card) float64
-	labelValues, legacyValue func(node string, c Card) []string
+	value                    func(card) float64
+	labelValues, legacyValue func(node string, c card) []string
 }
 
-func cardLabels(node string, c Card) []string {
+func cardLabels(node string, c card) []string {
 	return []string{node, c.UUID, fmt.Sprint(c.Index), c.Type}
 }
 
-func cardLabelsWithCores(node string, c Card) []string {
+func cardLabelsWithCores(node string, c card) []string {
 	return []string{node, c.UUID, fmt.Sprint(c.Index), fmt.Sprint(c.TotalCores), c.Type}
 }
 
@@ -49,42 +49,42 @@ var (
 // cardMetrics are collectNodeMetrics' per-card families, in HAMi's order.
 var cardMetrics = []metric{
 	{name: "hami_gpu_memory_limit_bytes", legacy: "GPUDeviceMemoryLimit", labels: cardLabelNames, legacyLabels: legacyNames,
-		value: func(c Card) float64 { return float64(c.TotalMem) * mib }, labelValues: cardLabels},
+		value: func(c card) float64 { return float64(c.TotalMem) * mib }, labelValues: cardLabels},
 	{name: "hami_gpu_core_limit_ratio", legacy: "GPUDeviceCoreLimit", labels: cardLabelNames, legacyLabels: legacyNames,
-		value: func(c Card) float64 { return float64(c.TotalCores) }, labelValues: cardLabels},
+		value: func(c card) float64 { return float64(c.TotalCores) }, labelValues: cardLabels},
 	{name: "hami_gpu_memory_allocated_bytes", legacy: "GPUDeviceMemoryAllocated",
 		labels:       []string{"node", "device_uuid", "device_index", "device_cores", "device_type"},
 		legacyLabels: []string{"nodeid", "deviceuuid", "deviceidx", "devicecores", "devicetype"},
-		value:        func(c Card) float64 { return float64(c.UsedMem) * mib }, labelValues: cardLabelsWithCores},
+		value:        func(c card) float64 { return float64(c.UsedMem) * mib }, labelValues: cardLabelsWithCores},
 	{name: "hami_gpu_shared_count", legacy: "GPUDeviceSharedNum", labels: cardLabelNames, legacyLabels: legacyNames,
-		value: func(c Card) float64 { return float64(c.Used) }, labelValues: cardLabels},
+		value: func(c card) float64 { return float64(c.Used) }, labelValues: cardLabels},
 	{name: "hami_gpu_core_allocated_ratio", legacy: "GPUDeviceCoreAllocated", labels: cardLabelNames, legacyLabels: legacyNames,
-		value: func(c Card) float64 { return float64(c.UsedCores) }, labelValues: cardLabels},
+		value: func(c card) float64 { return float64(c.UsedCores) }, labelValues: cardLabels},
 	{name: "hami_node_gpu_overview", legacy: "nodeGPUOverview",
 		labels:       []string{"node", "device_uuid", "device_index", "device_cores", "device_memory_limit", "device_type"},
 		legacyLabels: []string{"nodeid", "deviceuuid", "deviceidx", "devicecores", "devicememorylimit", "devicetype"},
-		value:        func(c Card) float64 { return float64(c.UsedMem) * mib },
-		labelValues: func(node string, c Card) []string {
+		value:        func(c card) float64 { return float64(c.UsedMem) * mib },
+		labelValues: func(node string, c card) []string {
 			return []string{node, c.UUID, fmt.Sprint(c.Index), fmt.Sprint(c.TotalCores), fmt.Sprint(c.TotalMem), c.Type}
 		}},
 	{name: "hami_node_gpu_memory_allocated_ratio", legacy: "nodeGPUMemoryPercentage", labels: cardLabelNames,
 		legacyLabels: []string{"nodeid", "deviceuuid", "deviceidx"},
-		value:        func(c Card) float64 { return ratio(c.UsedMem, c.TotalMem) }, labelValues: cardLabels,
-		legacyValue: func(node string, c Card) []string { return cardLabels(node, c)[:3] }},
+		value:        func(c card) float64 { return ratio(c.UsedMem, c.TotalMem) }, labelValues: cardLabels,
+		legacyValue: func(node string, c card) []string { return cardLabels(node, c)[:3] }},
 }
 
-// MetricsHandler serves GET /metrics like HAMi's scheduler on
+// metricsHandler serves GET /metrics like HAMi's scheduler on
 // --metrics-bind-address: hami_build_info (version "protocol-double") and,
 // per registered card, the families above with zone="vGPU"; per container
 // grant hami_vgpu_memory_allocated_bytes and hami_vgpu_core_allocated_ratio.
 // Card families come from the usage snapshot of the last registration pass,
 // as HAMi's come from overviewstatus; only registered cards appear.
-func (d *Double) MetricsHandler() http.Handler {
+func (d *double) metricsHandler() http.Handler {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "hami_build_info",
 		Help: "hami build metadata exposed as labels with a constant value of 1.",
-		ConstLabels: prometheus.Labels{"version": DoubleVersion, "revision": "unknown", "build_date": "unknown",
+		ConstLabels: prometheus.Labels{"version": doubleVersion, "revision": "unknown", "build_date": "unknown",
 			"go_version": runtime.Version(), "compiler": runtime.Compiler, "platform": runtime.GOOS + "/" + runtime.GOARCH},
 	}, func() float64 { return 1 }))
 	prometheus.WrapRegistererWith(prometheus.Labels{"zone": metricZone}, reg).MustRegister(collector{d})
@@ -93,7 +93,7 @@ func (d *Double) MetricsHandler() http.Handler {
 	return mux
 }
 
-type collector struct{ d *Double }
+type collector struct{ d *double }
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) { prometheus.DescribeByCollect(c, ch) }
 
@@ -121,7 +121,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 
 // collectContainers is collectContainerMetrics: one sample per container
 // grant of every pod HAMi counts.
-func (d *Double) collectContainers(ch chan<- prometheus.Metric, legacy bool) {
+func (d *double) collectContainers(ch chan<- prometheus.Metric, legacy bool) {
 	d.mu.Lock()
 	usage := make([]podUsage, 0, len(d.usage))
 	for _, u := range d.usage {
@@ -156,8 +156,8 @@ func send(ch chan<- prometheus.Metric, name string, labelNames []string, v float
 // metricNodes returns the nodes whose cards /metrics lists: the last pass's
 // snapshot; live cards with RegisterInstantly; every annotated card with the
 // MetricsBeforeRegistration fault.
-func (d *Double) metricNodes() []NodeCards {
-	var out []NodeCards
+func (d *double) metricNodes() []nodeCards {
+	var out []nodeCards
 	if d.cfg.RegisterInstantly || d.currentFaults().MetricsBeforeRegistration {
 		if d.nodes == nil {
 			return nil
@@ -167,7 +167,7 @@ func (d *Double) metricNodes() []NodeCards {
 		for _, n := range nodes {
 			devs, err := gpus.DecodeRegister(n.Annotations[gpus.AnnoRegister])
 			if err == nil && len(devs) > 0 {
-				out = append(out, d.withUsage(NodeCards{Name: n.Name, Cards: cardsOf(devs, false)}))
+				out = append(out, d.withUsage(nodeCards{Name: n.Name, Cards: cardsOf(devs, false)}))
 			}
 		}
 		d.mu.Unlock()

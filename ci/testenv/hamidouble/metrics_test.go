@@ -48,7 +48,7 @@ func parseScrape(t *testing.T, text string) []sample {
 func (e *env) scrape() []sample {
 	e.t.Helper()
 	rec := httptest.NewRecorder()
-	e.d.MetricsHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	e.d.metricsHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	body, _ := io.ReadAll(rec.Body)
 	return parseScrape(e.t.(*testing.T), string(body))
 }
@@ -117,8 +117,8 @@ func TestMetricsMatchTheRealScrape(t *testing.T) {
 		}
 	}
 	for _, s := range got {
-		if s.name == "hami_build_info" && s.labels["version"] != DoubleVersion {
-			t.Errorf("hami_build_info version %q, want %q", s.labels["version"], DoubleVersion)
+		if s.name == "hami_build_info" && s.labels["version"] != doubleVersion {
+			t.Errorf("hami_build_info version %q, want %q", s.labels["version"], doubleVersion)
 		}
 	}
 }
@@ -156,11 +156,11 @@ func TestMetricsListOnlyRegisteredCards(t *testing.T) {
 	if got := cardsListed(e.scrape()); len(got) != 0 {
 		t.Errorf("before registration: %v, want no card", got)
 	}
-	e.d.SetFaults(Faults{MetricsBeforeRegistration: true})
+	e.d.setFaults(Faults{MetricsBeforeRegistration: true})
 	if got := cardsListed(e.scrape()); len(got) != 3 {
 		t.Errorf("MetricsBeforeRegistration: %v, want all three cards", got)
 	}
-	e.d.SetFaults(Faults{})
+	e.d.setFaults(Faults{})
 	e.register()
 	want := []string{e.uuid(nodeA, 0), e.uuid(nodeB, 0), e.uuid(nodeB, 1)}
 	sort.Strings(want)
@@ -227,7 +227,7 @@ func TestReadinessGateReadsTheDouble(t *testing.T) {
 	want := []string{e.uuid(nodeA, 0), e.uuid(nodeB, 0), e.uuid(nodeB, 1)}
 	raw := func() []byte {
 		rec := httptest.NewRecorder()
-		e.d.MetricsHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		e.d.metricsHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 		return rec.Body.Bytes()
 	}
 	if missing := gpus.MissingCards(raw(), want); len(missing) != 3 {

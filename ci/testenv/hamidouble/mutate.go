@@ -10,8 +10,8 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
 )
 
-// MutateOptions are the webhook settings of HAMi's chart.
-type MutateOptions struct {
+// mutateOptions are the webhook settings of HAMi's chart.
+type mutateOptions struct {
 	SchedulerName string // hami-scheduler
 	DefaultGPUNum int    // 1
 	// ForceOverwriteDefaultScheduler lets the webhook replace
@@ -19,40 +19,40 @@ type MutateOptions struct {
 	ForceOverwriteDefaultScheduler bool
 }
 
-// Mutation is the webhook's decision for one pod.
-type Mutation struct {
+// mutation is the webhook's decision for one pod.
+type mutation struct {
 	// Denied is the refusal message; "" allows the pod.
 	Denied string
 	// Patch is the JSON patch to apply (nil when nothing changes).
-	Patch []PatchOp
+	Patch []patchOp
 }
 
-// PatchOp is one RFC 6902 operation.
-type PatchOp struct {
+// patchOp is one RFC 6902 operation.
+type patchOp struct {
 	Op    string `json:"op"`
 	Path  string `json:"path"`
 	Value any    `json:"value,omitempty"`
 }
 
-// Mutate applies HAMi's webhook rules (v2.10.0 pkg/scheduler/webhook.go:53,
+// mutate applies HAMi's webhook rules (v2.10.0 pkg/scheduler/webhook.go:53,
 // pkg/device/nvidia/device.go:347) to a pod, in HAMi's
 // order: deny a pod without containers; leave pods for other schedulers
 // alone; per container add nvidia.com/gpu when only gpumem/gpucores/
 // percentage limits are given and default an exclusive card (gpucores 100)
 // when cores and memory are absent; then deny privileged GPU pods, set the
 // scheduler name, and deny GPU pods that already name a node.
-func Mutate(pod *corev1.Pod, o MutateOptions) Mutation {
+func mutate(pod *corev1.Pod, o mutateOptions) mutation {
 	if len(pod.Spec.Containers) == 0 {
-		return Mutation{Denied: "pod has no containers"}
+		return mutation{Denied: "pod has no containers"}
 	}
 	if pod.Labels[gpus.LabelWebhookIgnore] == gpus.WebhookIgnoreValue {
-		return Mutation{}
+		return mutation{}
 	}
 	if s := pod.Spec.SchedulerName; s != "" && s != o.SchedulerName &&
 		!(s == corev1.DefaultSchedulerName && o.ForceOverwriteDefaultScheduler) {
-		return Mutation{}
+		return mutation{}
 	}
-	var ops []PatchOp
+	var ops []patchOp
 	hasGPU := false
 	privileged := ""
 	mutate := func(kind string, ctrs []corev1.Container) error {
@@ -69,28 +69,28 @@ func Mutate(pod *corev1.Pod, o MutateOptions) Mutation {
 			if changed {
 				res := c.Resources.DeepCopy()
 				res.Limits = limits
-				ops = append(ops, PatchOp{Op: "add", Path: fmt.Sprintf("/spec/%s/%d/resources", kind, i), Value: res})
+				ops = append(ops, patchOp{Op: "add", Path: fmt.Sprintf("/spec/%s/%d/resources", kind, i), Value: res})
 			}
 		}
 		return nil
 	}
 	if err := mutate("initContainers", pod.Spec.InitContainers); err != nil {
-		return Mutation{Denied: err.Error()}
+		return mutation{Denied: err.Error()}
 	}
 	if err := mutate("containers", pod.Spec.Containers); err != nil {
-		return Mutation{Denied: err.Error()}
+		return mutation{Denied: err.Error()}
 	}
 	if !hasGPU {
-		return Mutation{Patch: ops}
+		return mutation{Patch: ops}
 	}
 	if privileged != "" {
-		return Mutation{Denied: fmt.Sprintf("container %s is privileged", privileged)}
+		return mutation{Denied: fmt.Sprintf("container %s is privileged", privileged)}
 	}
 	if pod.Spec.NodeName != "" {
-		return Mutation{Denied: "pod has node assigned"}
+		return mutation{Denied: "pod has node assigned"}
 	}
-	ops = append(ops, PatchOp{Op: "add", Path: "/spec/schedulerName", Value: o.SchedulerName})
-	return Mutation{Patch: ops}
+	ops = append(ops, patchOp{Op: "add", Path: "/spec/schedulerName", Value: o.SchedulerName})
+	return mutation{Patch: ops}
 }
 
 // mutateLimits returns the container's limits after HAMi's NVIDIA rules,
@@ -125,7 +125,7 @@ func mutateLimits(in corev1.ResourceList, defaultGPUNum int) (corev1.ResourceLis
 }
 
 // marshalPatch renders the JSON patch of a mutation.
-func marshalPatch(ops []PatchOp) ([]byte, error) {
+func marshalPatch(ops []patchOp) ([]byte, error) {
 	if len(ops) == 0 {
 		return nil, nil
 	}

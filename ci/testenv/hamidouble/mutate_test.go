@@ -30,7 +30,7 @@ func podWith(l corev1.ResourceList) *corev1.Pod {
 // applied returns the pod's first container limits and scheduler name after
 // the mutation's patch (the patch only ever sets whole resources and the
 // scheduler name, so applying it by hand is exact).
-func applied(t *testing.T, pod *corev1.Pod, m Mutation) (corev1.ResourceList, string) {
+func applied(t *testing.T, pod *corev1.Pod, m mutation) (corev1.ResourceList, string) {
 	t.Helper()
 	lim, sched := pod.Spec.Containers[0].Resources.Limits, pod.Spec.SchedulerName
 	for _, op := range m.Patch {
@@ -53,7 +53,7 @@ func applied(t *testing.T, pod *corev1.Pod, m Mutation) (corev1.ResourceList, st
 
 func TestMutate(t *testing.T) {
 	t.Parallel()
-	opts := MutateOptions{SchedulerName: "hami-scheduler", DefaultGPUNum: 1, ForceOverwriteDefaultScheduler: true}
+	opts := mutateOptions{SchedulerName: "hami-scheduler", DefaultGPUNum: 1, ForceOverwriteDefaultScheduler: true}
 	privileged := true
 	cases := []struct {
 		name       string
@@ -111,7 +111,7 @@ func TestMutate(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			m := Mutate(tc.pod, opts)
+			m := mutate(tc.pod, opts)
 			if tc.wantDenied != "" {
 				if m.Denied == "" || !strings.Contains(m.Denied, tc.wantDenied) {
 					t.Fatalf("denied %q, want a denial containing %q", m.Denied, tc.wantDenied)
@@ -148,11 +148,11 @@ func TestReadPodRequest(t *testing.T) {
 	p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "pct", Resources: corev1.ResourceRequirements{
 		Requests: limits("nvidia.com/gpu", "1", "nvidia.com/gpumem-percentage", "50")}})
 	p.Annotations = map[string]string{"hami.io/gpu-scheduler-policy": "binpack", "nvidia.com/use-gputype": "A100, H100"}
-	r, err := ReadPodRequest(p, "spread", "binpack")
+	r, err := readPodRequest(p, "spread", "binpack")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []ContainerRequest{{}, {Nums: 1, MemMB: 20000, MemPercent: percentUnset, Cores: 30}, {Nums: 1, MemPercent: 50}}
+	want := []containerRequest{{}, {Nums: 1, MemMB: 20000, MemPercent: percentUnset, Cores: 30}, {Nums: 1, MemPercent: 50}}
 	if len(r.Containers) != 3 || r.Containers[0] != want[0] || r.Containers[1] != want[1] || r.Containers[2] != want[2] {
 		t.Errorf("containers %+v, want %+v", r.Containers, want)
 	}
@@ -160,7 +160,7 @@ func TestReadPodRequest(t *testing.T) {
 		t.Errorf("policies/types = %s %s %v", r.GPUPolicy, r.NodePolicy, r.UseTypes)
 	}
 	bad := podWith(limits("nvidia.com/gpu", "1", "nvidia.com/gpumem", "1.5"))
-	if _, err := ReadPodRequest(bad, "spread", "binpack"); err == nil {
+	if _, err := readPodRequest(bad, "spread", "binpack"); err == nil {
 		t.Error("non-integer gpumem accepted, want an error")
 	}
 }

@@ -19,44 +19,44 @@ import (
 // errContention is the suffix of both of HAMi's contention messages.
 var errContention = errors.New("node lock contention")
 
-// LockDecision is what Bind does about an existing node lock.
-type LockDecision int
+// lockDecision is what Bind does about an existing node lock.
+type lockDecision int
 
 const (
-	// LockFree: no lock; take it.
-	LockFree LockDecision = iota
-	// LockHeld: the lock already names this pod.
-	LockHeld
-	// LockSteal: expired, or its owner pod is gone (dangling); release and take it.
-	LockSteal
-	// LockContended: held by another live pod within the timeout.
-	LockContended
+	// lockFree: no lock; take it.
+	lockFree lockDecision = iota
+	// lockHeld: the lock already names this pod.
+	lockHeld
+	// lockSteal: expired, or its owner pod is gone (dangling); release and take it.
+	lockSteal
+	// lockContended: held by another live pod within the timeout.
+	lockContended
 )
 
-// DecideLock applies HAMi's LockNode rules (v2.10.0
+// decideLock applies HAMi's LockNode rules (v2.10.0
 // pkg/util/nodelock/nodelock.go:241) to an existing lock
 // value: empty → free; expired (older than timeout) → steal; naming this pod
 // → held; naming a pod that no longer exists → steal; otherwise contended.
 // An unparseable value is treated as expired, so a corrupt lock cannot wedge
 // a node forever.
-func DecideLock(value, namespace, pod string, now time.Time, timeout time.Duration, ownerExists func(ns, name string) bool) LockDecision {
+func decideLock(value, namespace, pod string, now time.Time, timeout time.Duration, ownerExists func(ns, name string) bool) lockDecision {
 	if value == "" {
-		return LockFree
+		return lockFree
 	}
 	l, err := gpus.ParseLock(value)
 	if err != nil || now.Sub(l.Time) > timeout {
-		return LockSteal
+		return lockSteal
 	}
 	if l.Pod != "" && l.Namespace == namespace && l.Pod == pod {
-		return LockHeld
+		return lockHeld
 	}
 	if l.Pod != "" && !ownerExists(l.Namespace, l.Pod) {
-		return LockSteal
+		return lockSteal
 	}
-	return LockContended
+	return lockContended
 }
 
-func (d *Double) nodeMutex(node string) *sync.Mutex {
+func (d *double) nodeMutex(node string) *sync.Mutex {
 	m, _ := d.nodeLocks.LoadOrStore(node, &sync.Mutex{})
 	return m.(*sync.Mutex)
 }
@@ -65,7 +65,7 @@ func (d *Double) nodeMutex(node string) *sync.Mutex {
 // calls (nodelock.LockNode, pkg/util/nodelock/nodelock.go@v2.10.0): GET the
 // node; if locked, GET the owner pod when needed, release a stale lock;
 // then SetNodeLock.
-func (d *Double) lockNode(ctx context.Context, node, namespace, pod string) error {
+func (d *double) lockNode(ctx context.Context, node, namespace, pod string) error {
 	n, err := d.client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
 	if err != nil {
 		return fmt.Errorf("lock node %s: %w", node, err)
@@ -82,14 +82,14 @@ func (d *Double) lockNode(ctx context.Context, node, namespace, pod string) erro
 		}
 		return !apierrors.IsNotFound(err)
 	}
-	decision := DecideLock(value, namespace, pod, d.now(), d.cfg.NodeLockTimeout, exists)
+	decision := decideLock(value, namespace, pod, d.now(), d.cfg.NodeLockTimeout, exists)
 	if lookupErr != nil {
 		return fmt.Errorf("lock node %s: get lock owner: %w", node, lookupErr)
 	}
 	switch decision {
-	case LockHeld:
+	case lockHeld:
 		return nil
-	case LockContended:
+	case lockContended:
 		return fmt.Errorf("node %s has been locked within %v: %w", node, d.cfg.NodeLockTimeout, errContention)
 	}
 	d.log.Debug(Banner+": releasing expired or dangling node lock", "node", node, "lock", value)
@@ -102,7 +102,7 @@ func (d *Double) lockNode(ctx context.Context, node, namespace, pod string) erro
 // setNodeLock is SetNodeLock: under the in-process per-node mutex, GET the
 // node (a lock that appeared meanwhile is contention, "is locked"), then in
 // a retry loop GET it again and PATCH the lock with its resourceVersion.
-func (d *Double) setNodeLock(ctx context.Context, node, namespace, pod string) error {
+func (d *double) setNodeLock(ctx context.Context, node, namespace, pod string) error {
 	m := d.nodeMutex(node)
 	m.Lock()
 	defer m.Unlock()
@@ -141,7 +141,7 @@ func (d *Double) setNodeLock(ctx context.Context, node, namespace, pod string) e
 // releaseNodeLock is ReleaseNodeLock: GET the node; unless skipOwnerCheck,
 // leave a lock that names another pod alone; otherwise GET it again and
 // PATCH the lock away with its resourceVersion.
-func (d *Double) releaseNodeLock(ctx context.Context, node, namespace, pod string, skipOwnerCheck bool) error {
+func (d *double) releaseNodeLock(ctx context.Context, node, namespace, pod string, skipOwnerCheck bool) error {
 	m := d.nodeMutex(node)
 	m.Lock()
 	defer m.Unlock()
@@ -178,7 +178,7 @@ func (d *Double) releaseNodeLock(ctx context.Context, node, namespace, pod strin
 
 // patchLock sets (value != nil) or removes the lock with a merge patch that
 // carries the node's resourceVersion (optimistic concurrency).
-func (d *Double) patchLock(ctx context.Context, node, rv string, value *string) error {
+func (d *double) patchLock(ctx context.Context, node, rv string, value *string) error {
 	var v any
 	if value != nil {
 		v = *value

@@ -19,21 +19,21 @@ func TestDecideLock(t *testing.T) {
 	cases := []struct {
 		name  string
 		value string
-		want  LockDecision
+		want  lockDecision
 	}{
-		{"no lock", "", LockFree},
-		{"own lock", gpus.LockValue(now.Add(-time.Minute), "ns", "me"), LockHeld},
-		{"other live pod within timeout", gpus.LockValue(now.Add(-time.Minute), "ns", "other"), LockContended},
-		{"same name other namespace", gpus.LockValue(now.Add(-time.Minute), "other-ns", "me"), LockContended},
-		{"expired", gpus.LockValue(now.Add(-5*time.Minute-time.Second), "ns", "other"), LockSteal},
-		{"dangling owner", gpus.LockValue(now.Add(-time.Minute), "ns", "gone"), LockSteal},
-		{"legacy within timeout", now.Add(-time.Minute).Format(time.RFC3339), LockContended},
-		{"legacy expired", now.Add(-6 * time.Minute).Format(time.RFC3339), LockSteal},
-		{"unparseable", "garbage", LockSteal},
+		{"no lock", "", lockFree},
+		{"own lock", gpus.LockValue(now.Add(-time.Minute), "ns", "me"), lockHeld},
+		{"other live pod within timeout", gpus.LockValue(now.Add(-time.Minute), "ns", "other"), lockContended},
+		{"same name other namespace", gpus.LockValue(now.Add(-time.Minute), "other-ns", "me"), lockContended},
+		{"expired", gpus.LockValue(now.Add(-5*time.Minute-time.Second), "ns", "other"), lockSteal},
+		{"dangling owner", gpus.LockValue(now.Add(-time.Minute), "ns", "gone"), lockSteal},
+		{"legacy within timeout", now.Add(-time.Minute).Format(time.RFC3339), lockContended},
+		{"legacy expired", now.Add(-6 * time.Minute).Format(time.RFC3339), lockSteal},
+		{"unparseable", "garbage", lockSteal},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := DecideLock(tc.value, "ns", "me", now, 5*time.Minute, alive); got != tc.want {
+			if got := decideLock(tc.value, "ns", "me", now, 5*time.Minute, alive); got != tc.want {
 				t.Errorf("DecideLock(%q) = %v, want %v", tc.value, got, tc.want)
 			}
 		})
@@ -59,7 +59,7 @@ func TestBindContention(t *testing.T) {
 	if errText != want {
 		t.Fatalf("second bind error %q, want %q", errText, want)
 	}
-	e.waitEvent("p2", EventBindingFailed, want)
+	e.waitEvent("p2", eventBindingFailed, want)
 	if got := e.pod("p2"); got.Spec.NodeName != "" || got.Annotations[gpus.AnnoBindPhase] != "" {
 		t.Errorf("contended pod: nodeName %q bind-phase %q, want unbound", got.Spec.NodeName, got.Annotations[gpus.AnnoBindPhase])
 	}
@@ -136,7 +136,7 @@ func TestSetNodeLockRace(t *testing.T) {
 func TestNoNodeLockFault(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Config{})
-	e.d.SetFaults(Faults{NoNodeLock: true})
+	e.d.setFaults(Faults{NoNodeLock: true})
 	for _, name := range []string{"p1", "p2"} {
 		if _, errText := e.schedule(slicePod(e, name, nodeB), nodeB); errText != "" {
 			t.Fatalf("%s with NoNodeLock: %s", name, errText)

@@ -14,7 +14,7 @@ import (
 // included, is binpack.
 func TestPickNodeByPolicy(t *testing.T) {
 	t.Parallel()
-	fits := []NodeFit{{Node: "empty", Score: 0}, {Node: "busy", Score: 6.44}, {Node: "full", Score: 12.88, Reason: "1/1 CardInsufficientCore"}}
+	fits := []nodeFit{{Node: "empty", Score: 0}, {Node: "busy", Score: 6.44}, {Node: "full", Score: 12.88, Reason: "1/1 CardInsufficientCore"}}
 	tests := []struct{ policy, want string }{
 		{"binpack", "busy"},
 		{"spread", "empty"},
@@ -23,7 +23,7 @@ func TestPickNodeByPolicy(t *testing.T) {
 		{"topology-aware", "busy"},
 	}
 	for _, tt := range tests {
-		if got, ok := PickNode(fits, tt.policy); !ok || got.Node != tt.want {
+		if got, ok := pickNode(fits, tt.policy); !ok || got.Node != tt.want {
 			t.Errorf("policy %q picked %q, want %q", tt.policy, got.Node, tt.want)
 		}
 	}
@@ -54,7 +54,7 @@ func TestNodePolicyOfAPod(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			req, err := ReadPodRequestWith(pod(tt.annotations), RequestDefaults{GPUPolicy: "spread", NodePolicy: "binpack", MemoryFactor: 1})
+			req, err := readPodRequestWith(pod(tt.annotations), requestDefaults{GPUPolicy: "spread", NodePolicy: "binpack", MemoryFactor: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,7 +63,7 @@ func TestNodePolicyOfAPod(t *testing.T) {
 			}
 		})
 	}
-	req, _ := ReadPodRequestWith(pod(map[string]string{gpus.AnnoGPUPolicy: ""}), RequestDefaults{GPUPolicy: "spread", NodePolicy: "binpack"})
+	req, _ := readPodRequestWith(pod(map[string]string{gpus.AnnoGPUPolicy: ""}), requestDefaults{GPUPolicy: "spread", NodePolicy: "binpack"})
 	if req.GPUPolicy != "" {
 		t.Errorf("an empty gpu-scheduler-policy annotation gave %q, want it kept (HAMi tests the key with ok)", req.GPUPolicy)
 	}
@@ -87,7 +87,7 @@ func TestNodePolicyThroughFilter(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, Config{})
-			e.d.SetFaults(tt.faults)
+			e.d.setFaults(tt.faults)
 			// The first pod may only go to worker-a, so the start is fixed.
 			e.filter(e.gpuPod("first", nodeA, small, nil), nodeA)
 			fr := e.filter(e.gpuPod("second", nodeA, small, nil), nodeA, nodeB)
@@ -113,11 +113,11 @@ func TestNodePolicyThroughFilter(t *testing.T) {
 // common.GenReason sorts them.
 func TestUseGPUUUID(t *testing.T) {
 	t.Parallel()
-	h100s := NodeCards{Name: "dgx"}
+	h100s := nodeCards{Name: "dgx"}
 	for i := range 8 {
-		h100s.Cards = append(h100s.Cards, Card{UUID: "GPU-h100-" + string(rune('0'+i)), Index: i, Type: "NVIDIA-H100-80GB-HBM3", Health: true, Count: 10, TotalMem: 81920, TotalCores: 100})
+		h100s.Cards = append(h100s.Cards, card{UUID: "GPU-h100-" + string(rune('0'+i)), Index: i, Type: "NVIDIA-H100-80GB-HBM3", Health: true, Count: 10, TotalMem: 81920, TotalCores: 100})
 	}
-	pin := func(r PodRequest, use, noUse []string) PodRequest { r.UseUUIDs, r.NoUseUUIDs = use, noUse; return r }
+	pin := func(r podRequest, use, noUse []string) podRequest { r.UseUUIDs, r.NoUseUUIDs = use, noUse; return r }
 	cases := []struct {
 		name  string
 		steps []step
@@ -143,9 +143,9 @@ func TestUseGPUUUID(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			node := h100s
-			node.Cards = append([]Card(nil), h100s.Cards...)
+			node.Cards = append([]card(nil), h100s.Cards...)
 			for i, s := range tc.steps {
-				fit := FitNode(node, s.req, Faults{})
+				fit := fitNode(node, s.req, Faults{})
 				if got := fit.Devices.Encode(); got != s.wantDevs || fit.Reason != s.wantReason {
 					t.Fatalf("pod %d: devices %q reason %q, want devices %q reason %q", i+1, got, fit.Reason, s.wantDevs, s.wantReason)
 				}

@@ -11,28 +11,28 @@ import (
 // HAMi v2.10.0's defaults for the behaviours the double models. Each is cited
 // where HAMi defines it.
 const (
-	// DefaultKubeQPS and DefaultKubeBurst: --kube-qps / --kube-burst default
+	// defaultKubeQPS and defaultKubeBurst: --kube-qps / --kube-burst default
 	// to client.DefaultQPS / DefaultBurst (cmd/scheduler/main.go@v2.10.0),
 	// which are client-go's rest.DefaultQPS 5 and rest.DefaultBurst 10
 	// (pkg/util/client/options.go@v2.10.0).
-	DefaultKubeQPS   float32 = 5
-	DefaultKubeBurst int     = 10
+	defaultKubeQPS   float32 = 5
+	defaultKubeBurst int     = 10
 	// DefaultRegisterInterval is RegisterFromNodeAnnotations' fixed
 	// time.NewTicker(time.Second * 15) (pkg/scheduler/scheduler.go@v2.10.0).
 	DefaultRegisterInterval = 15 * time.Second
-	// DefaultNodeLockTimeout is --node-lock-timeout's default
+	// defaultNodeLockTimeout is --node-lock-timeout's default
 	// (cmd/scheduler/main.go@v2.10.0).
-	DefaultNodeLockTimeout = 5 * time.Minute
-	// DefaultMetricsBindAddress is --metrics-bind-address's default.
-	DefaultMetricsBindAddress = ":9395"
-	// DefaultHTTPBind is --http_bind's default.
-	DefaultHTTPBind = "127.0.0.1:8080"
+	defaultNodeLockTimeout = 5 * time.Minute
+	// defaultMetricsBindAddress is --metrics-bind-address's default.
+	defaultMetricsBindAddress = ":9395"
+	// defaultHTTPBind is --http_bind's default.
+	defaultHTTPBind = "127.0.0.1:8080"
 )
 
-// Config configures a Double. Zero values take HAMi's defaults (the flag
+// Config configures a double. Zero values take HAMi's defaults (the flag
 // defaults of cmd/scheduler/main.go@v2.10.0 and the chart's device config),
 // except SchedulerName, which defaults to the chart's hami-scheduler.
-// ConfigFromArgs fills it from HAMi's command line.
+// configFromArgs fills it from HAMi's command line.
 type Config struct {
 	// Rest reaches the tenant's API server. The double builds its own
 	// clientset from a copy with QPS/Burst set to KubeQPS/KubeBurst, so its
@@ -43,7 +43,7 @@ type Config struct {
 	// The double does not throttle calls made through it. Set Rest or
 	// Client, not both.
 	Client kubernetes.Interface `json:"-"`
-	// AdminToken is what a request to the admin routes (AdminHandler) must
+	// AdminToken is what a request to the admin routes (adminHandler) must
 	// carry as "Authorization: Bearer <token>"; empty turns those routes
 	// off. Not a HAMi flag: the program reads it from the file named by
 	// $GPU_LAB_DOUBLE_ADMIN_TOKEN_FILE (AdminTokenFileEnv).
@@ -89,7 +89,7 @@ type Config struct {
 
 	// HTTPBind, CertFile and KeyFile are --http_bind, --cert_file and
 	// --key_file; MetricsBindAddress is --metrics-bind-address. Only
-	// ListenAndServe uses them.
+	// listenAndServe uses them.
 	HTTPBind           string
 	CertFile, KeyFile  string
 	MetricsBindAddress string

@@ -45,7 +45,7 @@ type registry struct {
 	cards        map[string][]gpus.DeviceInfo // node → registered devices
 	reported     map[string]int64             // node → allocatable nvidia.com/gpu last seen
 	reportedAnno map[string]string            // node → register annotation last seen
-	overview     map[string]NodeCards         // node → usage at the last pass
+	overview     map[string]nodeCards         // node → usage at the last pass
 	notify       chan struct{}
 	synced       chan struct{}
 	syncOnce     sync.Once
@@ -54,7 +54,7 @@ type registry struct {
 
 func (r *registry) init() {
 	r.cards, r.reported, r.reportedAnno = map[string][]gpus.DeviceInfo{}, map[string]int64{}, map[string]string{}
-	r.overview = map[string]NodeCards{}
+	r.overview = map[string]nodeCards{}
 	r.notify = make(chan struct{}, 1)
 	r.synced = make(chan struct{})
 }
@@ -76,7 +76,7 @@ func (r *registry) registered(node string) ([]gpus.DeviceInfo, bool) {
 // doNodeNotify). Adds delivered while the caches sync are dropped: HAMi's
 // loop skips them because the scheduler has not started yet, so nodes that
 // exist at start register at the first tick.
-func (d *Double) onNodeAdd() {
+func (d *double) onNodeAdd() {
 	if !d.ready.Load() {
 		return
 	}
@@ -86,7 +86,7 @@ func (d *Double) onNodeAdd() {
 	}
 }
 
-func (d *Double) onNodeDelete(obj any) {
+func (d *double) onNodeDelete(obj any) {
 	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = t.Obj
 	}
@@ -104,7 +104,7 @@ func (d *Double) onNodeDelete(obj any) {
 
 // registrationLoop is RegisterFromNodeAnnotations: a pass on every node add
 // and on every tick of a fixed ticker.
-func (d *Double) registrationLoop(ctx context.Context) {
+func (d *double) registrationLoop(ctx context.Context) {
 	tick, stop := d.newTicker(d.cfg.RegisterInterval)
 	defer stop()
 	for {
@@ -125,7 +125,7 @@ func (d *Double) registrationLoop(ctx context.Context) {
 // write missing handshakes, decide health and whether to (re)register from
 // allocatable nvidia.com/gpu and the register annotation, then take the
 // usage snapshot /metrics serves.
-func (d *Double) registerPass(ctx context.Context) {
+func (d *double) registerPass(ctx context.Context) {
 	f := d.currentFaults()
 	nodes, err := d.nodes.List(labels.Everything())
 	if err != nil {
@@ -140,7 +140,7 @@ func (d *Double) registerPass(ctx context.Context) {
 	d.reg.markSynced()
 }
 
-func (d *Double) registerNode(ctx context.Context, n *corev1.Node, f Faults) {
+func (d *double) registerNode(ctx context.Context, n *corev1.Node, f Faults) {
 	now := d.now()
 	q := n.Status.Allocatable[gpus.ResourceGPU]
 	current := q.Value()
@@ -150,7 +150,7 @@ func (d *Double) registerNode(ctx context.Context, n *corev1.Node, f Faults) {
 		if key == gpus.AnnoHandshake {
 			alloc = current
 		}
-		h, c, write := HandshakeHealth(n.Annotations[key], now, alloc)
+		h, c, write := handshakeHealth(n.Annotations[key], now, alloc)
 		if write && !f.NoHandshake {
 			d.writeHandshake(ctx, n.Name, key, now)
 		}
@@ -164,8 +164,8 @@ func (d *Double) registerNode(ctx context.Context, n *corev1.Node, f Faults) {
 		derr = errNoGPU
 	}
 	d.reg.mu.Lock()
-	st := RegisterState{Reported: d.reg.reported[n.Name], ReportedAnno: d.reg.reportedAnno[n.Name]}
-	healthy, update, st := NvidiaHealth(current, anno, st, healthy, changed)
+	st := registerState{Reported: d.reg.reported[n.Name], ReportedAnno: d.reg.reportedAnno[n.Name]}
+	healthy, update, st := nvidiaHealth(current, anno, st, healthy, changed)
 	if f.IgnoreRegistrationGate {
 		_, known := d.reg.cards[n.Name]
 		healthy, update = true, !known || st.ReportedAnno != anno
@@ -194,22 +194,22 @@ func (d *Double) registerNode(ctx context.Context, n *corev1.Node, f Faults) {
 
 // snapshot takes the usage of every registered node, as register() stores
 // getNodesUsage's result in overviewstatus for the metrics collector.
-func (d *Double) snapshot() {
+func (d *double) snapshot() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.reg.mu.Lock()
 	defer d.reg.mu.Unlock()
-	d.reg.overview = map[string]NodeCards{}
+	d.reg.overview = map[string]nodeCards{}
 	for name, devs := range d.reg.cards {
-		d.reg.overview[name] = d.withUsage(NodeCards{Name: name, Cards: cardsOf(devs, false)})
+		d.reg.overview[name] = d.withUsage(nodeCards{Name: name, Cards: cardsOf(devs, false)})
 	}
 }
 
-// HandshakeHealth is device.CheckHealth (pkg/device/devices.go@v2.10.0) for
+// handshakeHealth is device.CheckHealth (pkg/device/devices.go@v2.10.0) for
 // one handshake value: no "Requesting" value yet → healthy, changed, and the
 // caller writes one; a value younger than 60 s, unparsable, or with
 // allocatable > 0 → healthy, unchanged; otherwise unhealthy.
-func HandshakeHealth(value string, now time.Time, allocatable int64) (healthy, changed, write bool) {
+func handshakeHealth(value string, now time.Time, allocatable int64) (healthy, changed, write bool) {
 	if !strings.Contains(value, "Requesting") {
 		return true, true, true
 	}
@@ -224,34 +224,34 @@ func HandshakeHealth(value string, now time.Time, allocatable int64) (healthy, c
 	return false, false, false
 }
 
-// RegisterState is what HAMi's NVIDIA device remembers of a node between
+// registerState is what HAMi's NVIDIA device remembers of a node between
 // passes (ReportedGPUNum, ReportedRegisterAnnos).
-type RegisterState struct {
+type registerState struct {
 	Reported     int64
 	ReportedAnno string
 }
 
-// NvidiaHealth is NvidiaGPUDevices.CheckHealth (pkg/device/nvidia/device.go
+// nvidiaHealth is NvidiaGPUDevices.CheckHealth (pkg/device/nvidia/device.go
 // @v2.10.0): with allocatable 0 a never-reported node follows its handshake
 // and a reported one turns unhealthy; a changed allocatable count
 // re-registers; a changed register annotation re-registers; otherwise the
 // handshake decides.
-func NvidiaHealth(current int64, anno string, st RegisterState, handshakeHealthy, handshakeChanged bool) (healthy, update bool, next RegisterState) {
+func nvidiaHealth(current int64, anno string, st registerState, handshakeHealthy, handshakeChanged bool) (healthy, update bool, next registerState) {
 	switch {
 	case current == 0 && st.Reported == 0:
 		return handshakeHealthy, handshakeChanged, st
 	case current == 0:
-		return false, handshakeChanged, RegisterState{Reported: current, ReportedAnno: anno}
+		return false, handshakeChanged, registerState{Reported: current, ReportedAnno: anno}
 	case st.Reported != current:
-		return true, true, RegisterState{Reported: current, ReportedAnno: anno}
+		return true, true, registerState{Reported: current, ReportedAnno: anno}
 	case st.ReportedAnno != anno:
-		return handshakeHealthy, true, RegisterState{Reported: st.Reported, ReportedAnno: anno}
+		return handshakeHealthy, true, registerState{Reported: st.Reported, ReportedAnno: anno}
 	}
 	return handshakeHealthy, handshakeChanged, st
 }
 
 // writeHandshake is util.GetNode + util.PatchNodeAnnotations (two API calls).
-func (d *Double) writeHandshake(ctx context.Context, node, key string, now time.Time) {
+func (d *double) writeHandshake(ctx context.Context, node, key string, now time.Time) {
 	if _, err := d.client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{}); err != nil {
 		d.log.Warn(Banner+": handshake: get node", "node", node, "err", err)
 		return
@@ -261,7 +261,7 @@ func (d *Double) writeHandshake(ctx context.Context, node, key string, now time.
 
 // removeHandshake is NodeCleanUp's util.MarkAnnotationsToDelete: get the
 // node, then patch the NVIDIA handshake away.
-func (d *Double) removeHandshake(ctx context.Context, node string) {
+func (d *double) removeHandshake(ctx context.Context, node string) {
 	if _, err := d.client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{}); err != nil {
 		d.log.Warn(Banner+": node cleanup: get node", "node", node, "err", err)
 		return
@@ -269,7 +269,7 @@ func (d *Double) removeHandshake(ctx context.Context, node string) {
 	d.patchNodeAnnotation(ctx, node, gpus.AnnoHandshake, nil)
 }
 
-func (d *Double) patchNodeAnnotation(ctx context.Context, node, key string, value any) {
+func (d *double) patchNodeAnnotation(ctx context.Context, node, key string, value any) {
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{key: value}}})
 	if _, err := d.client.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		d.log.Warn(Banner+": patch node annotation", "node", node, "key", key, "err", err)

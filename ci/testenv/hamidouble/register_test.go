@@ -69,7 +69,7 @@ func TestFilterWaitsForTheFirstPass(t *testing.T) {
 	ctx, cancel := context.WithCancel(e.ctx)
 	cancel()
 	names := []string{nodeB}
-	if res := e.d.Filter(ctx, &extenderv1.ExtenderArgs{Pod: p, NodeNames: &names}); res.Error != "context cancelled" {
+	if res := e.d.filter(ctx, &extenderv1.ExtenderArgs{Pod: p, NodeNames: &names}); res.Error != "context cancelled" {
 		t.Fatalf("Filter before the first pass: %+v, want error \"context cancelled\"", res)
 	}
 	e.register()
@@ -106,21 +106,21 @@ func TestNodeAddedBeforeItsAnnotation(t *testing.T) {
 	}
 	waitFor(t, "the pass the node add triggers", func() bool { return e.d.reg.passes.Load() > before })
 	p := slicePod(e, "p", "late")
-	if fr := e.filter(p, "late"); fr.FailedNodes["late"] != ReasonNodeUnregistered {
-		t.Fatalf("unannotated node: %v, want %q", fr.FailedNodes, ReasonNodeUnregistered)
+	if fr := e.filter(p, "late"); fr.FailedNodes["late"] != reasonNodeUnregistered {
+		t.Fatalf("unannotated node: %v, want %q", fr.FailedNodes, reasonNodeUnregistered)
 	}
 	if err := deviceplugin.RegisterNode(e.ctx, e.c, e.lab, "tenant-b", e.lab.Tenants[1].Workers[0], "late"); err != nil {
 		t.Fatal(err)
 	}
 	e.editNode("late", func(*corev1.Node) {}, false)
-	if fr := e.filter(p, "late"); fr.FailedNodes["late"] != ReasonNodeUnregistered {
-		t.Fatalf("annotated between ticks: %v, want %q until the tick", fr.FailedNodes, ReasonNodeUnregistered)
+	if fr := e.filter(p, "late"); fr.FailedNodes["late"] != reasonNodeUnregistered {
+		t.Fatalf("annotated between ticks: %v, want %q until the tick", fr.FailedNodes, reasonNodeUnregistered)
 	}
 	e.register()
 	if fr := e.filter(p, "late"); fr.NodeNames == nil || len(*fr.NodeNames) != 1 {
 		t.Fatalf("after the tick: %v, want the pod to fit", fr.FailedNodes)
 	}
-	e.waitEvent("p", EventFilteringFailed, "no available node, 1 nodes do not meet")
+	e.waitEvent("p", eventFilteringFailed, "no available node, 1 nodes do not meet")
 }
 
 // TestAllocatableZeroUnregisters: a registered node whose allocatable
@@ -130,7 +130,7 @@ func TestAllocatableZeroUnregisters(t *testing.T) {
 	t.Parallel()
 	for _, ignore := range []bool{false, true} {
 		e := newEnv(t, Config{})
-		e.d.SetFaults(Faults{IgnoreRegistrationGate: ignore})
+		e.d.setFaults(Faults{IgnoreRegistrationGate: ignore})
 		e.editNode(nodeA, func(n *corev1.Node) { n.Status.Allocatable[gpus.ResourceGPU] = resource.MustParse("0") }, true)
 		e.register()
 		p := slicePod(e, "p", nodeA)
@@ -141,8 +141,8 @@ func TestAllocatableZeroUnregisters(t *testing.T) {
 			}
 			continue
 		}
-		if fr.FailedNodes[nodeA] != ReasonNodeUnregistered {
-			t.Errorf("allocatable 0: %v, want %q", fr.FailedNodes, ReasonNodeUnregistered)
+		if fr.FailedNodes[nodeA] != reasonNodeUnregistered {
+			t.Errorf("allocatable 0: %v, want %q", fr.FailedNodes, reasonNodeUnregistered)
 		}
 		n, _ := e.c.CoreV1().Nodes().Get(e.ctx, nodeA, metav1.GetOptions{})
 		if v, ok := n.Annotations[gpus.AnnoHandshake]; ok {
@@ -160,7 +160,7 @@ func TestHandshakeAnnotations(t *testing.T) {
 	for _, off := range []bool{false, true} {
 		e := newUnregisteredEnv(t, Config{})
 		e.d.now = func() time.Time { return at }
-		e.d.SetFaults(Faults{NoHandshake: off})
+		e.d.setFaults(Faults{NoHandshake: off})
 		e.register()
 		// The next pass reads nodes from the informer: until it has the
 		// handshakes just written, that pass would write them again (seen
@@ -192,10 +192,10 @@ func TestHandshakeAnnotations(t *testing.T) {
 func TestNeverRegister(t *testing.T) {
 	t.Parallel()
 	e := newUnregisteredEnv(t, Config{})
-	e.d.SetFaults(Faults{NeverRegister: true})
+	e.d.setFaults(Faults{NeverRegister: true})
 	e.register()
-	if fr := e.filter(slicePod(e, "p", nodeA), nodeA); fr.FailedNodes[nodeA] != ReasonNodeUnregistered {
-		t.Errorf("NeverRegister: %v, want %q", fr.FailedNodes, ReasonNodeUnregistered)
+	if fr := e.filter(slicePod(e, "p", nodeA), nodeA); fr.FailedNodes[nodeA] != reasonNodeUnregistered {
+		t.Errorf("NeverRegister: %v, want %q", fr.FailedNodes, reasonNodeUnregistered)
 	}
 }
 

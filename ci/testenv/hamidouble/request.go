@@ -12,10 +12,10 @@ import (
 // percentUnset is HAMi's sentinel for "no gpumem-percentage given".
 const percentUnset = 101
 
-// ContainerRequest is one container's NVIDIA request as HAMi's Filter reads
+// containerRequest is one container's NVIDIA request as HAMi's Filter reads
 // it (HAMi v2.10.0 pkg/scheduler/scheduler.go:1069 calls
 // device.Resourcereqs, pkg/device/devices.go:639).
-type ContainerRequest struct {
+type containerRequest struct {
 	// Nums is nvidia.com/gpu: how many cards; 0 means no request.
 	Nums int
 	// MemMB is nvidia.com/gpumem; 0 when memory is given as a percentage.
@@ -26,12 +26,12 @@ type ContainerRequest struct {
 	Cores int
 }
 
-// PodRequest is everything Filter needs from a pod.
-type PodRequest struct {
+// podRequest is everything Filter needs from a pod.
+type podRequest struct {
 	// Containers holds init containers first, then app containers, one entry
 	// per container (Nums 0 for containers without GPUs), matching the
 	// per-container segments of the device string.
-	Containers []ContainerRequest
+	Containers []containerRequest
 	UseTypes   []string
 	NoUseTypes []string
 	UseUUIDs   []string
@@ -45,8 +45,8 @@ type PodRequest struct {
 	DefaultNodePolicy string
 }
 
-// HasGPU reports whether any container asks for an NVIDIA card.
-func (r PodRequest) HasGPU() bool {
+// hasGPU reports whether any container asks for an NVIDIA card.
+func (r podRequest) hasGPU() bool {
 	for _, c := range r.Containers {
 		if c.Nums > 0 {
 			return true
@@ -55,39 +55,39 @@ func (r PodRequest) HasGPU() bool {
 	return false
 }
 
-// RequestDefaults are the settings request parsing takes from HAMi's flags
+// requestDefaults are the settings request parsing takes from HAMi's flags
 // and device config.
-type RequestDefaults struct {
+type requestDefaults struct {
 	GPUPolicy, NodePolicy string // --gpu-scheduler-policy, --node-scheduler-policy
 	// DefaultMemory (MB) and DefaultCores are nvidia.defaultMemory and
 	// nvidia.defaultCores; MemoryFactor multiplies nvidia.com/gpumem.
 	DefaultMemory, DefaultCores, MemoryFactor int
 }
 
-func (d *Double) requestDefaults() RequestDefaults {
-	return RequestDefaults{GPUPolicy: d.cfg.GPUPolicy, NodePolicy: d.cfg.NodePolicy,
+func (d *double) requestDefaults() requestDefaults {
+	return requestDefaults{GPUPolicy: d.cfg.GPUPolicy, NodePolicy: d.cfg.NodePolicy,
 		DefaultMemory: d.cfg.DefaultMemory, DefaultCores: d.cfg.DefaultCores, MemoryFactor: d.cfg.MemoryFactor}
 }
 
-// ReadPodRequest parses a pod's NVIDIA request with the chart's device
+// readPodRequest parses a pod's NVIDIA request with the chart's device
 // config (defaultMemory 0, defaultCores 0, memoryFactor 1).
-func ReadPodRequest(pod *corev1.Pod, defaultGPUPolicy, defaultNodePolicy string) (PodRequest, error) {
-	return ReadPodRequestWith(pod, RequestDefaults{GPUPolicy: defaultGPUPolicy, NodePolicy: defaultNodePolicy, MemoryFactor: 1})
+func readPodRequest(pod *corev1.Pod, defaultGPUPolicy, defaultNodePolicy string) (podRequest, error) {
+	return readPodRequestWith(pod, requestDefaults{GPUPolicy: defaultGPUPolicy, NodePolicy: defaultNodePolicy, MemoryFactor: 1})
 }
 
-// ReadPodRequestWith parses a pod's NVIDIA request (GenerateResourceRequests,
+// readPodRequestWith parses a pod's NVIDIA request (GenerateResourceRequests,
 // pkg/device/nvidia/device.go@v2.10.0): each resource from limits, else
 // requests; gpumem times memoryFactor; when neither gpumem nor
 // gpumem-percentage is set the container asks for defaultMemory MB, or 100 %
 // of the card's memory when that is 0; cores default to defaultCores.
 // Policies fall back to the defaults.
-func ReadPodRequestWith(pod *corev1.Pod, def RequestDefaults) (PodRequest, error) {
-	var r PodRequest
+func readPodRequestWith(pod *corev1.Pod, def requestDefaults) (podRequest, error) {
+	var r podRequest
 	all := append(append([]corev1.Container{}, pod.Spec.InitContainers...), pod.Spec.Containers...)
 	for _, c := range all {
 		cr, err := readContainer(c, def)
 		if err != nil {
-			return PodRequest{}, fmt.Errorf("pod %s/%s: container %s: %w", pod.Namespace, pod.Name, c.Name, err)
+			return podRequest{}, fmt.Errorf("pod %s/%s: container %s: %w", pod.Namespace, pod.Name, c.Name, err)
 		}
 		r.Containers = append(r.Containers, cr)
 	}
@@ -110,19 +110,19 @@ func ReadPodRequestWith(pod *corev1.Pod, def RequestDefaults) (PodRequest, error
 	return r, nil
 }
 
-func readContainer(c corev1.Container, def RequestDefaults) (ContainerRequest, error) {
+func readContainer(c corev1.Container, def requestDefaults) (containerRequest, error) {
 	num, ok, err := resourceInt(c, gpus.ResourceGPU)
 	if err != nil || !ok || num == 0 {
-		return ContainerRequest{}, err
+		return containerRequest{}, err
 	}
-	cr := ContainerRequest{Nums: num, MemPercent: percentUnset}
+	cr := containerRequest{Nums: num, MemPercent: percentUnset}
 	mem, memSet, err := resourceInt(c, gpus.ResourceGPUMem)
 	if err != nil {
-		return ContainerRequest{}, err
+		return containerRequest{}, err
 	}
 	pct, pctSet, err := resourceInt(c, gpus.ResourceGPUMemPercent)
 	if err != nil {
-		return ContainerRequest{}, err
+		return containerRequest{}, err
 	}
 	if memSet {
 		cr.MemMB = mem * max(def.MemoryFactor, 1)
@@ -140,7 +140,7 @@ func readContainer(c corev1.Container, def RequestDefaults) (ContainerRequest, e
 	}
 	cores, coresSet, err := resourceInt(c, gpus.ResourceGPUCores)
 	if err != nil {
-		return ContainerRequest{}, err
+		return containerRequest{}, err
 	}
 	cr.Cores = cores
 	if !coresSet {

@@ -35,22 +35,22 @@ func TestSeedScenario(t *testing.T) {
 		if v, ok := e.lock(nodeA); !ok || !strings.HasSuffix(v, ",ns,"+name) {
 			t.Fatalf("%s: node lock %q, want one naming ns/%s", name, v, name)
 		}
-		e.waitEvent(name, EventBindingSucceed, "Successfully binding node [worker-a] to ns/"+name)
+		e.waitEvent(name, eventBindingSucceed, "Successfully binding node [worker-a] to ns/"+name)
 		if err := deviceplugin.FinishBind(e.ctx, e.c, got); err != nil {
 			t.Fatal(err)
 		}
 	}
-	e.waitEvent("a1", EventFilteringSucceed, "find fit node(worker-a), 0 nodes not fit, 1 nodes fit(worker-a:0.00)")
-	e.waitEvent("a2", EventFilteringSucceed, "find fit node(worker-a), 0 nodes not fit, 1 nodes fit(worker-a:6.44)")
-	e.waitEvent("a3", EventFilteringSucceed, "find fit node(worker-a), 0 nodes not fit, 1 nodes fit(worker-a:12.88)")
+	e.waitEvent("a1", eventFilteringSucceed, "find fit node(worker-a), 0 nodes not fit, 1 nodes fit(worker-a:0.00)")
+	e.waitEvent("a2", eventFilteringSucceed, "find fit node(worker-a), 0 nodes not fit, 1 nodes fit(worker-a:6.44)")
+	e.waitEvent("a3", eventFilteringSucceed, "find fit node(worker-a), 0 nodes not fit, 1 nodes fit(worker-a:12.88)")
 
 	big := e.gpuPod("big", nodeA, limits("nvidia.com/gpu", "1", "nvidia.com/gpumem", "90000"), nil)
 	fr := e.filter(big, nodeA)
 	if fr.FailedNodes[nodeA] != "1/1 CardInsufficientMemory" || len(*fr.NodeNames) != 0 {
 		t.Errorf("90000 MB pod: %+v, want FailedNodes worker-a: 1/1 CardInsufficientMemory", fr)
 	}
-	e.waitEvent("big", EventFilteringFailed, "1 nodes CardInsufficientMemory(worker-a)")
-	e.waitEvent("big", EventFilteringFailed, "no available node, 1 nodes do not meet")
+	e.waitEvent("big", eventFilteringFailed, "1 nodes CardInsufficientMemory(worker-a)")
+	e.waitEvent("big", eventFilteringFailed, "no available node, 1 nodes do not meet")
 	if a := e.pod("big").Annotations; a[gpus.AnnoVGPUNode] != "" {
 		t.Errorf("refused pod was annotated: %v", a)
 	}
@@ -59,5 +59,5 @@ func TestSeedScenario(t *testing.T) {
 	if fr := e.filter(a4, nodeA); fr.FailedNodes[nodeA] != "1/1 CardInsufficientCore" {
 		t.Errorf("fourth 30%% pod: FailedNodes %v, want 1/1 CardInsufficientCore", fr.FailedNodes)
 	}
-	e.waitEvent("a4", EventFilteringFailed, "1 nodes CardInsufficientCore(worker-a)")
+	e.waitEvent("a4", eventFilteringFailed, "1 nodes CardInsufficientCore(worker-a)")
 }

@@ -14,16 +14,16 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-// ListenAndServe runs the double the way HAMi v2.10.0's scheduler runs
+// listenAndServe runs the double the way HAMi v2.10.0's scheduler runs
 // (cmd/scheduler/main.go@v2.10.0, start()): build the client and start the
 // informers, then serve /metrics on --metrics-bind-address, then HAMi's
 // routes on --http_bind — over TLS from --cert_file/--key_file when both are
 // given, else plain HTTP, as HAMi does. The metrics listener also serves the
-// double's test controls (AdminHandler). It returns when ctx ends (nil) or
+// double's test controls (adminHandler). It returns when ctx ends (nil) or
 // a listener fails; a lost bind's error says "address already in use", as
 // Go's net package words it for HAMi too.
-func ListenAndServe(ctx context.Context, cfg Config) error {
-	d := New(cfg)
+func listenAndServe(ctx context.Context, cfg Config) error {
+	d := newDouble(cfg)
 	cfg = d.cfg
 	var tlsCfg *tls.Config
 	if cfg.CertFile != "" && cfg.KeyFile != "" {
@@ -33,7 +33,7 @@ func ListenAndServe(ctx context.Context, cfg Config) error {
 		}
 		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
-	if err := d.Start(ctx); err != nil {
+	if err := d.start(ctx); err != nil {
 		return err
 	}
 	metricsLn, err := net.Listen("tcp", cfg.MetricsBindAddress)
@@ -46,12 +46,12 @@ func ListenAndServe(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("%s: --http_bind: %w", Banner, err)
 	}
 	metricsMux := http.NewServeMux()
-	metricsMux.Handle("/metrics", d.MetricsHandler())
-	metricsMux.Handle(AdminPrefix, d.AdminHandler())
+	metricsMux.Handle("/metrics", d.metricsHandler())
+	metricsMux.Handle(AdminPrefix, d.adminHandler())
 	// HAMi's own timeouts on its HTTP server (main.go@v2.10.0).
 	servers := []*http.Server{
 		{Handler: metricsMux, ReadHeaderTimeout: 15 * time.Second},
-		{Handler: d.Handler(), TLSConfig: tlsCfg, ReadHeaderTimeout: 15 * time.Second, ReadTimeout: 60 * time.Second},
+		{Handler: d.handler(), TLSConfig: tlsCfg, ReadHeaderTimeout: 15 * time.Second, ReadTimeout: 60 * time.Second},
 	}
 	errs := make(chan error, 2)
 	go func() { errs <- servers[0].Serve(metricsLn) }()
@@ -80,11 +80,11 @@ func ListenAndServe(ctx context.Context, cfg Config) error {
 	}
 }
 
-// RestConfigLikeHAMi loads the client configuration the way HAMi v2.10.0's
+// restConfigLikeHAMi loads the client configuration the way HAMi v2.10.0's
 // scheduler does (pkg/util/client/client.go@v2.10.0, loadKubeConfig): the
 // file $KUBECONFIG, else $HOME/.kube/config, and when that cannot be built,
 // the in-cluster configuration. It returns which one it used.
-func RestConfigLikeHAMi(getenv func(string) string) (*rest.Config, string, error) {
+func restConfigLikeHAMi(getenv func(string) string) (*rest.Config, string, error) {
 	path := getenv("KUBECONFIG")
 	if path == "" {
 		path = filepath.Join(getenv("HOME"), ".kube", "config")

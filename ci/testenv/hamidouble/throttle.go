@@ -27,7 +27,7 @@ type ThrottleStats struct {
 // token bucket, counted, and bypassed while Faults.NoThrottle is set.
 type throttle struct {
 	flowcontrol.RateLimiter
-	d                          *Double
+	d                          *double
 	requests, throttled, nanos atomic.Int64
 }
 
@@ -56,7 +56,7 @@ func (t *throttle) Accept() { _ = t.Wait(context.Background()) }
 // KubeQPS / KubeBurst, which is what kubernetes.NewForConfig builds for
 // HAMi (client-go kubernetes/clientset.go NewForConfigAndClient); a negative
 // QPS means no limiter, as in client-go.
-func (d *Double) buildClient() (kubernetes.Interface, error) {
+func (d *double) buildClient() (kubernetes.Interface, error) {
 	switch {
 	case d.cfg.Rest != nil && d.cfg.Client != nil:
 		return nil, fmt.Errorf("%s: set Config.Rest or Config.Client, not both", Banner)
@@ -79,9 +79,9 @@ func (d *Double) buildClient() (kubernetes.Interface, error) {
 	return c, nil
 }
 
-// ThrottleStats reports the double's API requests and throttling waits so
+// throttleStats reports the double's API requests and throttling waits so
 // far; all zero when the double was given a pre-built Client.
-func (d *Double) ThrottleStats() ThrottleStats {
+func (d *double) throttleStats() ThrottleStats {
 	if d.throttle == nil {
 		return ThrottleStats{}
 	}

@@ -47,7 +47,7 @@ func TestClientThrottledLikeHAMi(t *testing.T) {
 		{Config{Rest: &rest.Config{Host: srv.URL, QPS: 100, Burst: 200}, KubeQPS: 20, KubeBurst: 40}, 20, 40, true},
 		{Config{Rest: &rest.Config{Host: srv.URL}, KubeQPS: -1}, 0, 0, false},
 	} {
-		d := New(tc.cfg)
+		d := newDouble(tc.cfg)
 		var gotQPS float32
 		var gotBurst int
 		d.newLimiter = func(qps float32, burst int) flowcontrol.RateLimiter {
@@ -67,12 +67,12 @@ func TestClientThrottledLikeHAMi(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if got := d.ThrottleStats().Requests; tc.throttling && got != 12 || served.Load()-before != 12 {
+		if got := d.throttleStats().Requests; tc.throttling && got != 12 || served.Load()-before != 12 {
 			t.Errorf("%+v: %d requests through the limiter, %d served, want 12 each", tc.cfg, got, served.Load()-before)
 		}
 	}
 
-	d := New(Config{Rest: &rest.Config{Host: srv.URL}})
+	d := newDouble(Config{Rest: &rest.Config{Host: srv.URL}})
 	d.newLimiter = func(float32, int) flowcontrol.RateLimiter { return refusingLimiter{} }
 	c, err := d.buildClient()
 	if err != nil {
@@ -81,15 +81,15 @@ func TestClientThrottledLikeHAMi(t *testing.T) {
 	if _, err := c.CoreV1().Nodes().Get(context.Background(), "n", metav1.GetOptions{}); err == nil {
 		t.Error("a request passed a limiter that grants no token")
 	}
-	d.SetFaults(Faults{NoThrottle: true})
+	d.setFaults(Faults{NoThrottle: true})
 	if _, err := c.CoreV1().Nodes().Get(context.Background(), "n", metav1.GetOptions{}); err != nil {
 		t.Errorf("NoThrottle: %v, want the limiter skipped", err)
 	}
 
-	if _, err := New(Config{Rest: &rest.Config{Host: srv.URL}, Client: nil}).buildClient(); err != nil {
+	if _, err := newDouble(Config{Rest: &rest.Config{Host: srv.URL}, Client: nil}).buildClient(); err != nil {
 		t.Error(err)
 	}
-	both := New(Config{Rest: &rest.Config{Host: srv.URL}, Client: newEnv(t, Config{}).c})
+	both := newDouble(Config{Rest: &rest.Config{Host: srv.URL}, Client: newEnv(t, Config{}).c})
 	if _, err := both.buildClient(); err == nil {
 		t.Error("Rest and Client both set: no error")
 	}

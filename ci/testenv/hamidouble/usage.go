@@ -15,7 +15,7 @@ import (
 // onPod counts a pod that carries HAMi's Filter annotations, whatever its
 // bind phase (HAMi counts Pending pods that passed Filter: phantom usage).
 // Finished pods release their cards.
-func (d *Double) onPod(obj any) {
+func (d *double) onPod(obj any) {
 	p, ok := obj.(*corev1.Pod)
 	if !ok {
 		return
@@ -33,7 +33,7 @@ func (d *Double) onPod(obj any) {
 	d.mu.Unlock()
 }
 
-func (d *Double) onPodDelete(obj any) {
+func (d *double) onPodDelete(obj any) {
 	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = t.Obj
 	}
@@ -66,15 +66,15 @@ func (d *Double) onPodDelete(obj any) {
 	}
 }
 
-// CountedPods is how many pods' allocations the double counts as used
+// countedPods is how many pods' allocations the double counts as used
 // (bound, binding, or forgotten late under the delete-race fault).
-func (d *Double) CountedPods() int {
+func (d *double) countedPods() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return len(d.usage)
 }
 
-func (d *Double) forget(uid types.UID) {
+func (d *double) forget(uid types.UID) {
 	d.mu.Lock()
 	delete(d.usage, uid)
 	d.mu.Unlock()
@@ -83,7 +83,7 @@ func (d *Double) forget(uid types.UID) {
 // forgetDeletedLocked forgets the deleted pods still counted
 // (Faults.KeepDeletedUntilFiltered) whose usage match says, and returns how
 // many. Call with d.mu held.
-func (d *Double) forgetDeletedLocked(match func(podUsage) bool) int {
+func (d *double) forgetDeletedLocked(match func(podUsage) bool) int {
 	n := 0
 	for uid, u := range d.usage {
 		if u.deleted && match(u) {
@@ -103,8 +103,8 @@ var errNoGPU = errors.New("no gpu found on node")
 // the live cordon annotation (hami.io/device-cordon takes effect
 // immediately, pkg/device/nvidia/device.go@v2.10.0). ok is false when the
 // node is not registered. Call with d.mu held.
-func (d *Double) nodeCards(name string, f Faults) (NodeCards, bool) {
-	out := NodeCards{Name: name}
+func (d *double) nodeCards(name string, f Faults) (nodeCards, bool) {
+	out := nodeCards{Name: name}
 	live, err := d.node(name)
 	if err == nil {
 		out.Cordoned = splitList(live.Annotations[gpus.AnnoCordon])
@@ -137,13 +137,13 @@ func (d *Double) nodeCards(name string, f Faults) (NodeCards, bool) {
 
 // cardsOf turns registered devices into cards. For Filter only cards whose
 // type contains "NVIDIA" count (getNodeResources); /metrics lists them all.
-func cardsOf(devs []gpus.DeviceInfo, nvidiaOnly bool) []Card {
-	var out []Card
+func cardsOf(devs []gpus.DeviceInfo, nvidiaOnly bool) []card {
+	var out []card
 	for _, dev := range devs {
 		if nvidiaOnly && !strings.Contains(strings.ToLower(dev.Type), "nvidia") {
 			continue
 		}
-		out = append(out, Card{UUID: dev.ID, Index: dev.Index, Type: dev.Type, Health: dev.Health,
+		out = append(out, card{UUID: dev.ID, Index: dev.Index, Type: dev.Type, Health: dev.Health,
 			Count: dev.Count, TotalMem: dev.Devmem, TotalCores: dev.Devcore})
 	}
 	return out
@@ -151,7 +151,7 @@ func cardsOf(devs []gpus.DeviceInfo, nvidiaOnly bool) []Card {
 
 // withUsage adds the usage of every counted pod on the node to its cards.
 // Call with d.mu held.
-func (d *Double) withUsage(n NodeCards) NodeCards {
+func (d *double) withUsage(n nodeCards) nodeCards {
 	byUUID := map[string]int{}
 	for i, c := range n.Cards {
 		byUUID[c.UUID] = i

@@ -40,7 +40,7 @@ func TestDeletedPodReleasesCapacity(t *testing.T) {
 	t.Parallel()
 	for _, keep := range []bool{false, true} {
 		e := newEnv(t, Config{})
-		e.d.SetFaults(Faults{KeepDeletedUsage: keep})
+		e.d.setFaults(Faults{KeepDeletedUsage: keep})
 		fillA100(e)
 		if err := e.c.CoreV1().Pods("ns").Delete(e.ctx, "a1", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)

@@ -15,7 +15,7 @@ import (
 
 // serveWebhook answers an AdmissionReview in the version it was sent in
 // (HAMi's chart registers admission.k8s.io/v1beta1; v1 is accepted too).
-func (d *Double) serveWebhook(w http.ResponseWriter, r *http.Request) {
+func (d *double) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 8<<20))
 	if err != nil {
 		http.Error(w, Banner+": read body: "+err.Error(), http.StatusBadRequest)
@@ -47,7 +47,7 @@ func (d *Double) serveWebhook(w http.ResponseWriter, r *http.Request) {
 		pod.Namespace = req.Namespace
 	}
 	if resp.allowed && !d.currentFaults().NoMutation {
-		m := Mutate(&pod, MutateOptions{SchedulerName: d.cfg.SchedulerName, DefaultGPUNum: d.cfg.DefaultGPUNum, ForceOverwriteDefaultScheduler: *d.cfg.ForceOverwriteDefaultScheduler})
+		m := mutate(&pod, mutateOptions{SchedulerName: d.cfg.SchedulerName, DefaultGPUNum: d.cfg.DefaultGPUNum, ForceOverwriteDefaultScheduler: *d.cfg.ForceOverwriteDefaultScheduler})
 		if m.Denied != "" {
 			resp.allowed, resp.message = false, m.Denied
 		} else if resp.patch, err = marshalPatch(m.Patch); err != nil {

@@ -44,11 +44,11 @@ func TestWebhookVersions(t *testing.T) {
 			if !resp.Allowed || resp.UID != "req-1" || resp.PatchType == nil || *resp.PatchType != admissionv1.PatchTypeJSONPatch {
 				t.Fatalf("response %+v, want allowed with a JSONPatch for uid req-1", resp)
 			}
-			var ops []PatchOp
+			var ops []patchOp
 			if err := json.Unmarshal(resp.Patch, &ops); err != nil {
 				t.Fatal(err)
 			}
-			m := Mutation{Patch: ops}
+			m := mutation{Patch: ops}
 			lim, sched := applied(t, pod, m)
 			if sched != "hami-scheduler" {
 				t.Errorf("schedulerName %q, want hami-scheduler", sched)
@@ -70,7 +70,7 @@ func TestWebhookDenyAndFault(t *testing.T) {
 		t.Errorf("pod with nodeName: %v, want denied with \"pod has node assigned\"", resp)
 	}
 
-	e.d.SetFaults(Faults{NoMutation: true})
+	e.d.setFaults(Faults{NoMutation: true})
 	resp = e.review("admission.k8s.io/v1beta1", podWith(limits("nvidia.com/gpumem", "20000")))["response"].(map[string]any)
 	if resp["allowed"] != true || resp["patch"] != nil {
 		t.Errorf("NoMutation: %v, want allowed without a patch", resp)

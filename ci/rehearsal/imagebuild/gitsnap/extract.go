@@ -114,23 +114,23 @@ func (o *objects) commit(oid string) (Commit, error) {
 var ErrNotFound = errors.New("no such path in the commit")
 
 // lookup walks tree down the components of p.
-func (o *objects) lookup(tree, p string) (Entry, error) {
+func (o *objects) lookup(tree, p string) (entry, error) {
 	clean := path.Clean(p)
 	if p == "" || path.IsAbs(clean) || clean == "." || clean == ".." || strings.HasPrefix(clean, "../") {
-		return Entry{}, fmt.Errorf("path %q is not inside the repository", p)
+		return entry{}, fmt.Errorf("path %q is not inside the repository", p)
 	}
-	cur := Entry{Mode: "40000", OID: tree}
+	cur := entry{Mode: "40000", OID: tree}
 	for _, name := range strings.Split(clean, "/") {
 		if cur.Mode != "40000" {
-			return Entry{}, ErrNotFound
+			return entry{}, ErrNotFound
 		}
 		b, err := o.read(cur.OID, "tree")
 		if err != nil {
-			return Entry{}, err
+			return entry{}, err
 		}
 		es, err := parseTree(cur.OID, b)
 		if err != nil {
-			return Entry{}, err
+			return entry{}, err
 		}
 		found := false
 		for _, e := range es {
@@ -140,7 +140,7 @@ func (o *objects) lookup(tree, p string) (Entry, error) {
 			}
 		}
 		if !found {
-			return Entry{}, ErrNotFound
+			return entry{}, ErrNotFound
 		}
 	}
 	return cur, nil
@@ -178,7 +178,7 @@ func (w writer) tree(oid, dir string) error {
 	return nil
 }
 
-func (w writer) entry(e Entry, rel string) error {
+func (w writer) entry(e entry, rel string) error {
 	switch {
 	case e.Mode == "40000":
 		return w.tree(e.OID, rel)

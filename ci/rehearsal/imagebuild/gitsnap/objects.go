@@ -170,8 +170,8 @@ func signatureTime(sig string) (time.Time, error) {
 	return time.Unix(sec, 0).In(time.FixedZone(f[1], off)), nil
 }
 
-// Entry is one entry of a tree object.
-type Entry struct {
+// entry is one entry of a tree object.
+type entry struct {
 	Mode string
 	Name string
 	OID  string
@@ -180,9 +180,9 @@ type Entry struct {
 // parseTree reads a tree object: entries of "MODE NAME\0" and the raw
 // object name. Names that are empty, "." or "..", or hold a slash, and a
 // name given twice are refused (git fsck refuses them too).
-func parseTree(oid string, body []byte) ([]Entry, error) {
+func parseTree(oid string, body []byte) ([]entry, error) {
 	size := len(oid) / 2
-	var out []Entry
+	var out []entry
 	seen := map[string]bool{}
 	for len(body) > 0 {
 		sp := bytes.IndexByte(body, ' ')
@@ -190,7 +190,7 @@ func parseTree(oid string, body []byte) ([]Entry, error) {
 		if sp < 0 || nul < sp || len(body) < nul+1+size {
 			return nil, fmt.Errorf("tree %s is malformed", oid)
 		}
-		e := Entry{Mode: string(body[:sp]), Name: string(body[sp+1 : nul]), OID: hex.EncodeToString(body[nul+1 : nul+1+size])}
+		e := entry{Mode: string(body[:sp]), Name: string(body[sp+1 : nul]), OID: hex.EncodeToString(body[nul+1 : nul+1+size])}
 		body = body[nul+1+size:]
 		if e.Name == "" || e.Name == "." || e.Name == ".." || strings.ContainsRune(e.Name, '/') || seen[e.Name] {
 			return nil, fmt.Errorf("tree %s has an entry named %q, which git refuses", oid, e.Name)

@@ -79,7 +79,7 @@ func writeModule(dir string, p Program) error {
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(p.GoMod()), 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "tools.go"), []byte(p.ToolsGo()), 0o644)
+	return os.WriteFile(filepath.Join(dir, "tools.go"), []byte(p.toolsGo()), 0o644)
 }
 
 // run runs a command in dir, appending its output to logf after a line

@@ -97,8 +97,8 @@ func (p Program) goDirective() string {
 	return p.GoDirective
 }
 
-// ToolsGo imports every command, so `go mod tidy` keeps what they need.
-func (p Program) ToolsGo() string {
+// toolsGo imports every command, so `go mod tidy` keeps what they need.
+func (p Program) toolsGo() string {
 	var b strings.Builder
 	b.WriteString("//go:build tools\n\n// Package build only names the commands the rehearsal builds.\npackage build\n\nimport (\n")
 	for _, pkg := range p.Packages {
@@ -154,7 +154,7 @@ func (p Program) Key(goVersion, goos, goarch string) string {
 	if p.Tree != "" {
 		parts = append(parts, "tree", p.Module, p.Version, p.TreeKey)
 	} else {
-		parts = append(parts, p.GoMod(), p.ToolsGo())
+		parts = append(parts, p.GoMod(), p.toolsGo())
 	}
 	for _, k := range sortedKeys(p.Rename) {
 		parts = append(parts, "rename", k, p.Rename[k])

@@ -36,7 +36,7 @@ replace (
 
 func TestToolsGoImportsEveryCommand(t *testing.T) {
 	p := Program{Packages: []string{"k8s.io/kubernetes/cmd/kubelet", "k8s.io/kubernetes/cmd/kubeadm"}}
-	got := p.ToolsGo()
+	got := p.toolsGo()
 	for _, w := range []string{"//go:build tools", `_ "k8s.io/kubernetes/cmd/kubelet"`, `_ "k8s.io/kubernetes/cmd/kubeadm"`} {
 		if !strings.Contains(got, w) {
 			t.Errorf("tools.go lacks %q:\n%s", w, got)

@@ -109,9 +109,10 @@ func program(version string, facts gobuild.GoModFacts, released time.Time) (gobu
 	}, nil
 }
 
-// estimate is what a first build of one version took here (2 cores
-// shared with other work); it is said with every progress line.
-const estimate = "about 90 min on 2 busy cores (87 min measured for v1.37.0, 2026-12-02)"
+// estimate is what first builds of one version took on 2 cores: it is
+// said with every progress line, so that a slow build is read against the
+// machine's load rather than taken for a hang.
+const estimate = "13-18 min on 2 cores beside at most one other build, over an hour when they are shared with more"
 
 // Build builds (or finds in the cache under root) version's binaries and
 // returns their directory.

@@ -33,9 +33,9 @@ type Spec struct {
 // defaultMirror is Debian's own archive, as this machine's apt uses it.
 const defaultMirror = "http://deb.debian.org/debian"
 
-// Args are debootstrap's arguments to make s in target, keeping the
+// args are debootstrap's arguments to make s in target, keeping the
 // downloaded packages in debs.
-func (s Spec) Args(debs, target string) []string {
+func (s Spec) args(debs, target string) []string {
 	args := []string{"--variant=" + s.Variant, "--cache-dir=" + debs}
 	if len(s.Include) > 0 {
 		args = append(args, "--include="+strings.Join(s.Include, ","))
@@ -74,7 +74,7 @@ func Make(ctx context.Context, log *slog.Logger, root string, s Spec) (string, e
 			return err
 		}
 		defer logf.Close()
-		args := s.Args(debs, filepath.Join(partial, "fs"))
+		args := s.args(debs, filepath.Join(partial, "fs"))
 		fmt.Fprintf(logf, "# debootstrap %s\n", strings.Join(args, " "))
 		log.Info("making Debian root file system with debootstrap (minutes)", "rootfs", s.Name, "suite", s.Suite, "log", logPath)
 		stop := progress.Speak(ctx, log, "root file system "+s.Name, logPath)

@@ -7,7 +7,7 @@ import (
 
 func TestArgsKeepPackagesInTheCache(t *testing.T) {
 	s := Spec{Name: "n", Suite: "bookworm", Variant: "minbase", Include: []string{"systemd", "containerd"}}
-	got := strings.Join(s.Args("/cache/debs", "/t"), " ")
+	got := strings.Join(s.args("/cache/debs", "/t"), " ")
 	if want := "--variant=minbase --cache-dir=/cache/debs --include=systemd,containerd bookworm /t " + defaultMirror; got != want {
 		t.Errorf("args %q, want %q", got, want)
 	}
