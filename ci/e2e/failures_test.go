@@ -110,6 +110,11 @@ var breakages = []breakage{
 		want: "accepted tenant tenant-a's credentials"},
 	{id: "TC-16", why: "the double ignores card memory and cores", on: tenantA, double: hamidouble.Faults{IgnoreMemory: true, IgnoreCores: true},
 		want: "want it to stay Pending"},
+	{id: "TC-18", why: "a DaemonSet named as HAMi's device plugin in tenant-a, whose card's pods no device plugin allocates (no kubelet)", on: tenantA,
+		setup: func(t *testing.T, e *testenv.Env, _ *suite.Config) { claimDevicePluginIn(t, e, "tenant-a") },
+		want:  "did not print its environment"},
+	{id: "TC-20", why: "a DaemonSet named as HAMi's device plugin in every tenant while gpu-lab's registrar writes the Nodes' status", on: []string{"tenant-a", "tenant-b"},
+		setup: claimDevicePlugin, want: "HAMi's device plugin registers no such resource"},
 }
 
 // brokenElsewhere are the cases the seed lab's breakages leave to

@@ -52,18 +52,11 @@ type Image struct {
 	// the MutatingAdmissionPolicy the tenants stage installs then
 	// (render.BundlePullPolicyObjects).
 	BundlePullPolicy string
-	// Built means labctl builds it itself (no registry involved).
-	Built bool
 }
 
 // Bundled reports whether the image belongs in a bundle: pulled from a
 // registry and not already inside a node image.
-func (i Image) Bundled() bool { return !i.Built && i.Preloaded == "" }
-
-// FinalizerRef stands for the bind finalizer image, whose tag is the hash of
-// the labctl binary (ci/stages' finalizerImage); callers that know the binary
-// replace it.
-const FinalizerRef = "gpu-lab/labctl:<sha256 of labctl>"
+func (i Image) Bundled() bool { return i.Preloaded == "" }
 
 // Upstream sources, at the versions ci/lab pins.
 const (
@@ -85,7 +78,7 @@ const (
 	srcKubeProxy    = "ci/render KubeProxy (the lab's own DaemonSet), IfNotPresent"
 	srcHAMi         = "recorded HAMi chart 2.10.0 rendering (ci/render/testdata/hami-chart-2.10.0): values global.imageTag, scheduler.kubeScheduler.image (the lab turns mockDevicePlugin off: the registrar advertises the GPUs); IfNotPresent. kube-scheduler's tag would follow the tenant cluster's version (HAMi v2.10.0 charts/hami/templates/_helpers.tpl:103-119 resolvedKubeSchedulerTag, .Capabilities.KubeVersion.Version); the lab sets scheduler.kubeScheduler.image.tag (ci/render hami.go)"
 	srcCertgen      = "HAMi v2.10.0 charts/hami/values.yaml scheduler.patch.imageNew docker.io/liangjw/kube-webhook-certgen:v1.1.1, chosen by the cluster's minor >= 22 (templates/scheduler/job-patch/job-createSecret.yaml:40-46, job-patchWebhook.yaml:40; the tenants run v1.34-v1.36), hooks, IfNotPresent"
-	srcFinalizer    = "ci/stages FinalizerImage: docker import of the labctl binary, imported into workers by the gpus stage"
+	srcNVMLMock     = "NVIDIA/k8s-test-infra .github/workflows/nvml-mock-publish.yaml:12-22,53,61@0eeb2ee5 (ghcr.io/nvidia/nvml-mock, tagged sha-<short commit> on every push to main; deployments/nvml-mock/Dockerfile:41 puts the library in /usr/local/lib); ci/render nvmlmock.go DaemonSet gpu-lab-nvml-mock, IfNotPresent"
 )
 
 // Kamaji's control-plane defaults (api/v1alpha1 at 26.8.2-edge).
@@ -208,7 +201,9 @@ func List(l *lab.Lab) ([]Image, error) {
 		}
 	}
 	add(Image{Ref: "docker.io/liangjw/kube-webhook-certgen:v1.1.1", Stage: StageHAMi, Place: Worker, Source: srcCertgen, PullPolicy: "IfNotPresent"})
-	add(Image{Ref: FinalizerRef, Stage: StageGPUs, Place: Worker, Source: srcFinalizer, Built: true, PullPolicy: "IfNotPresent"})
+	// HAMi's device plugin reads the cards through the mock NVML library,
+	// which the hami stage installs on every worker before the chart.
+	add(Image{Ref: render.NVMLMockImage, Stage: StageHAMi, Place: Worker, Source: srcNVMLMock, PullPolicy: "IfNotPresent"})
 	// A lab file names some of these (versions.kindNodeImage whole, the
 	// others' tags): a malformed digest is refused here, not by a pull.
 	for _, i := range out {
@@ -267,8 +262,7 @@ func containsRef(list []string, ref string) bool {
 }
 
 // Normalize spells a reference the way Docker and containerd resolve it
-// (docker.Normalize); a string that is no reference (a placeholder such as
-// FinalizerRef) is returned as it is.
+// (docker.Normalize); a string that is no reference is returned as it is.
 func Normalize(ref string) string { return docker.Normalize(ref) }
 
 // Sorted returns the images sorted by stage order, place and reference.

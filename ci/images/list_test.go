@@ -99,8 +99,8 @@ func TestListHoldsEveryRenderedImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := imagesIn(t, "recorded HAMi chart", rec)
-	if len(got) != 2 {
-		t.Errorf("recorded HAMi chart names %d images, want 2 (scheduler, kube-scheduler; no device plugin): %v", len(got), got)
+	if len(got) != 4 {
+		t.Errorf("recorded HAMi chart names %d images, want 4 (device plugin and vGPU monitor, scheduler extender, kube-scheduler): %v", len(got), got)
 	}
 	for _, ref := range got {
 		if !has(list, ref, Worker) {
@@ -147,7 +147,7 @@ func TestListFollowsTheVersions(t *testing.T) {
 	}
 }
 
-func TestBundledLeavesOutPreloadedAndBuilt(t *testing.T) {
+func TestBundledLeavesOutPreloaded(t *testing.T) {
 	list, err := List(lab.Default())
 	if err != nil {
 		t.Fatal(err)
@@ -164,9 +164,11 @@ func TestBundledLeavesOutPreloadedAndBuilt(t *testing.T) {
 			if !i.Bundled() || i.Place != Management || i.PullPolicy != "Always" || i.BundlePullPolicy != "IfNotPresent" {
 				t.Errorf("the tenant API server runs on the management node, is not preloaded there, and Kamaji pulls it Always (IfNotPresent with a bundle): %+v", i)
 			}
-		case i.Ref == FinalizerRef:
-			if i.Bundled() {
-				t.Errorf("the finalizer image is built, never bundled: %+v", i)
+		case strings.HasPrefix(i.Ref, "gpu-lab/labctl:"):
+			t.Errorf("the real lab runs no bind finalizer, yet the list holds its image: %+v", i)
+		case i.Ref == render.NVMLMockImage:
+			if !i.Bundled() || i.Stage != StageHAMi || i.Place != Worker {
+				t.Errorf("the mock NVML library's image is pulled onto every worker in the hami stage, so bundled: %+v", i)
 			}
 		}
 		if i.Source == "" || i.Stage == "" || i.Place == "" {
@@ -196,7 +198,7 @@ func TestNormalize(t *testing.T) {
 		// A digest alone gets no :latest: the digest names the image.
 		{"kindest/node@" + digest, "docker.io/kindest/node@" + digest},
 		// Not a reference: compared as spelt.
-		{FinalizerRef, FinalizerRef},
+		{"gpu-lab/labctl:<sha256 of labctl>", "gpu-lab/labctl:<sha256 of labctl>"},
 	}
 	for _, tt := range tests {
 		if got := Normalize(tt.in); got != tt.want {
@@ -224,7 +226,7 @@ func TestPullPoliciesAreWhatTheManifestsSay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := os.ReadFile(filepath.Join("..", "render", "testdata", "hami-chart-2.10.0", "tenant-a.yaml"))
+	rec, err := os.ReadFile(filepath.Join("..", "render", "testdata", "hami-chart-2.10.0", "tenant-a-lab-device-file.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

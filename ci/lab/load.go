@@ -31,7 +31,7 @@ func Default() *Lab {
 
 // maxFileBytes caps a lab file. The largest valid lab (MaxTenants tenants
 // of maxWorkers workers of maxCardsPerWorker custom GPU groups, every name
-// and type at its longest) is 446,024 bytes, 0.43 MiB, written out in block
+// and type at its longest) is 228,424 bytes, 0.22 MiB, written out in block
 // YAML (TestLargestLabFitsTheCap); real labs are a few kB. Above the cap the file
 // is not read at all: a 17 MB file once took 19.6 s and 528 MB to report.
 const maxFileBytes = 1 << 20

@@ -38,11 +38,11 @@ var fieldDocs = map[string]string{
 	"tenants[].ports.konnectivity":        "Konnectivity server NodePort; omitted: the next free port from " + fmt.Sprint(defaultKonnectivityPort) + ".",
 	"tenants[].workers":                   "Worker nodes of the tenant, 1-" + fmt.Sprint(maxWorkers) + ".",
 	"tenants[].workers[].name":            "Worker name (DNS-1123 label, unique in its tenant). The node is `<lab>-<tenant>-<worker>`, at most " + fmt.Sprint(maxNodeNameLen) + " characters, unique in the lab and not the management node `<lab>-control-plane`.",
-	"tenants[].workers[].gpus":            "Simulated cards, grouped by model; at most " + fmt.Sprint(maxCardsPerWorker) + " cards per worker.",
+	"tenants[].workers[].gpus":            "Simulated cards, grouped by model; at most " + fmt.Sprint(maxCardsPerWorker) + " cards per worker (NVIDIA's mock NVML library, through which HAMi's device plugin reads them, serves at most " + fmt.Sprint(maxCardsPerWorker) + ").",
 	"tenants[].workers[].gpus[].model":    "A catalog model (below) or `custom`.",
 	"tenants[].workers[].gpus[].count":    "Number of cards of this model (required, at least 1).",
 	"tenants[].workers[].gpus[].memoryMB": "Card memory in MB; overrides the catalog, required for `custom` (at most " + fmt.Sprint(maxMemoryMB) + ").",
-	"tenants[].workers[].gpus[].type":     "HAMi device type; overrides the catalog, required for `custom`; must contain `NVIDIA`, at most " + fmt.Sprint(maxTypeLen) + " printable characters.",
+	"tenants[].workers[].gpus[].type":     "HAMi device type; overrides the catalog, required for `custom`; must start with `NVIDIA` (HAMi registers any other name as `NVIDIA-<name>`), at most " + fmt.Sprint(maxTypeLen) + " printable characters.",
 }
 
 // fieldDefaults are the defaults shown in the reference, from the same

@@ -12,9 +12,14 @@ import (
 // Limits that catch typos (a memory in bytes, a count of 100) rather than
 // describe real hardware.
 const (
-	MaxTenants        = 20
-	maxWorkers        = 10
-	maxCardsPerWorker = 16
+	MaxTenants = 20
+	maxWorkers = 10
+	// maxCardsPerWorker is real, not a typo guard: every worker's cards are
+	// served to HAMi's device plugin by one instance of NVIDIA's mock NVML
+	// library, which holds at most 8 devices (NVIDIA/k8s-test-infra
+	// pkg/gpu/mocknvml/engine/device.go:37@0eeb2ee5 MaxDevices; engine.go:139
+	// stops there, so a ninth card would silently not exist).
+	maxCardsPerWorker = 8
 	maxMemoryMB       = 1 << 20 // 1 TiB per card
 	maxSplitCount     = 100
 	maxKubeQPS        = 1000
@@ -137,6 +142,7 @@ func validateWorkers(p *field.Path, workers []Worker) field.ErrorList {
 	names := map[string]int{}
 	for i, w := range workers {
 		wp := p.Index(i)
+		fix := fmt.Sprintf("worker %q holds at most %d cards (NVIDIA's mock NVML library, which HAMi's device plugin reads them through, serves at most %d); put the rest on another worker of the same tenant", w.Name, maxCardsPerWorker, maxCardsPerWorker)
 		errs = append(errs, validateName(wp.Child("name"), w.Name)...)
 		if j, dup := names[w.Name]; dup && w.Name != "" {
 			errs = append(errs, field.Duplicate(wp.Child("name"), fmt.Sprintf("%s (also workers[%d])", w.Name, j)))
@@ -148,19 +154,21 @@ func validateWorkers(p *field.Path, workers []Worker) field.ErrorList {
 		}
 		cards, countsOK := 0, true
 		for gi, g := range w.GPUs {
-			errs = append(errs, validateGroup(gp.Index(gi), g)...)
+			errs = append(errs, validateGroup(gp.Index(gi), g, fix)...)
 			cards += g.Count
 			countsOK = countsOK && g.Count >= 1 && g.Count <= maxCardsPerWorker
 		}
 		// A group's own bad count is reported on it, not again as the total.
 		if countsOK && cards > maxCardsPerWorker {
-			errs = append(errs, field.Invalid(gp, cards, fmt.Sprintf("a worker may hold at most %d cards", maxCardsPerWorker)))
+			errs = append(errs, field.Invalid(gp, cards, fix))
 		}
 	}
 	return errs
 }
 
-func validateGroup(p *field.Path, g GPUGroup) field.ErrorList {
+// validateGroup checks one GPU group; tooMany is the message for a count
+// above maxCardsPerWorker (it names the worker and the fix).
+func validateGroup(p *field.Path, g GPUGroup, tooMany string) field.ErrorList {
 	var errs field.ErrorList
 	_, known := Catalog[g.Model]
 	switch {
@@ -179,7 +187,7 @@ func validateGroup(p *field.Path, g GPUGroup) field.ErrorList {
 	if g.Count < 1 {
 		errs = append(errs, field.Invalid(p.Child("count"), g.Count, "must be at least 1 (the number of cards of this model)"))
 	} else if g.Count > maxCardsPerWorker {
-		errs = append(errs, field.Invalid(p.Child("count"), g.Count, fmt.Sprintf("must be at most %d cards per worker", maxCardsPerWorker)))
+		errs = append(errs, field.Invalid(p.Child("count"), g.Count, tooMany))
 	}
 	if g.MemoryMB < 0 || g.MemoryMB > maxMemoryMB {
 		errs = append(errs, field.Invalid(p.Child("memoryMB"), g.MemoryMB, fmt.Sprintf("must be between 1 and %d MB (1 TiB); 80 GB is 81920", maxMemoryMB)))
@@ -192,6 +200,13 @@ func validateGroup(p *field.Path, g GPUGroup) field.ErrorList {
 	}
 	if g.Type != "" && !printableType(g.Type) {
 		errs = append(errs, field.Invalid(p.Child("type"), g.Type, fmt.Sprintf("must be at most %d printable ASCII characters, not starting with '-' or a space (catalog types are like \"NVIDIA-L4\")", maxTypeLen)))
+	} else if g.Type != "" && strings.Contains(strings.ToUpper(g.Type), "NVIDIA") && !strings.HasPrefix(g.Type, "NVIDIA") {
+		// The mock NVML library names the card with the type, and HAMi's
+		// device plugin registers a name that does not start with "NVIDIA"
+		// as "NVIDIA-<name>" (HAMi pkg/device-plugin/nvidiadevice/nvinternal/
+		// plugin/register.go:170-173@v2.10.0): the card would register as
+		// another type than the lab file's.
+		errs = append(errs, field.Invalid(p.Child("type"), g.Type, "must start with \"NVIDIA\" (upper case): HAMi's device plugin registers any other name as \"NVIDIA-<name>\", another type than this one"))
 	}
 	return errs
 }

@@ -28,8 +28,11 @@ func Namespace(l *lab.Lab, tenant string) *corev1.Namespace {
 //	management/<tenant>/tenant-control-plane.yaml   Namespace + TenantControlPlane
 //	tenants/<tenant>/kube-proxy-rbac.yaml           static (manifests package)
 //	tenants/<tenant>/kube-proxy.yaml                ConfigMap + DaemonSet
+//	tenants/<tenant>/nvml-mock.yaml                 ConfigMap + DaemonSet: the mock NVML library on each worker
 //	tenants/<tenant>/hami-values.yaml               helm values for chart hami
-//	tenants/<tenant>/gpus/<worker>.yaml             partial Node: GPU registration
+//
+// The GPU registration the local environment writes (WorkerRegistration) is
+// not among them: in the real lab HAMi's device plugin registers the cards.
 func All(l *lab.Lab, o Options) ([]File, error) {
 	var out []File
 	add := func(name string, objs ...any) error {
@@ -72,21 +75,19 @@ func All(l *lab.Lab, o Options) ([]File, error) {
 		if err := add(path.Join(dir, "kube-proxy.yaml"), cm, ds); err != nil {
 			return nil, err
 		}
+		mock, err := NVMLMockObjects(l, t.Name, NVMLMockImage)
+		if err != nil {
+			return nil, err
+		}
+		if err := add(path.Join(dir, "nvml-mock.yaml"), mock...); err != nil {
+			return nil, err
+		}
 		hv, err := HAMiValuesFor(l, t.Name)
 		if err != nil {
 			return nil, err
 		}
 		if err := add(path.Join(dir, "hami-values.yaml"), hv); err != nil {
 			return nil, err
-		}
-		for _, w := range t.Workers {
-			reg, err := WorkerRegistration(l, t.Name, w.Name)
-			if err != nil {
-				return nil, err
-			}
-			if err := add(path.Join(dir, "gpus", w.Name+".yaml"), reg.Apply()); err != nil {
-				return nil, err
-			}
 		}
 	}
 	return out, nil

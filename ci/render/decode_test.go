@@ -48,20 +48,15 @@ func decodeAll(t *testing.T, name string, l *lab.Lab, o Options) {
 		}
 	}
 	tenants := len(l.Tenants)
-	workers := 0
-	for _, tn := range l.Tenants {
-		workers += len(tn.Workers)
-	}
 	want := map[string]int{
 		"kind.x-k8s.io/v1alpha4/Cluster":                  1,
 		"v1/Namespace":                                    tenants,
 		kamajiGroupVersion + "/TenantControlPlane":        tenants,
 		"v1/ServiceAccount":                               tenants,
 		"rbac.authorization.k8s.io/v1/ClusterRoleBinding": tenants,
-		"v1/ConfigMap":                                    tenants,
-		"apps/v1/DaemonSet":                               tenants,
+		"v1/ConfigMap":                                    2 * tenants, // kube-proxy's, nvml-mock's
+		"apps/v1/DaemonSet":                               2 * tenants,
 		"hami-values":                                     tenants,
-		"v1/Node":                                         workers,
 		"admissionregistration.k8s.io/v1/MutatingAdmissionPolicy":        1,
 		"admissionregistration.k8s.io/v1/MutatingAdmissionPolicyBinding": 1,
 	}
@@ -155,6 +150,9 @@ func decodeStrict(doc []byte) (string, error) {
 		var cm corev1.ConfigMap
 		if err := strict(&cm); err != nil {
 			return id, err
+		}
+		if cm.Name == NVMLMockName {
+			return id, checkNVMLMockConfigMap(&cm)
 		}
 		return id, checkKubeProxyConfigMap(&cm)
 	case kamajiGroupVersion + "/TenantControlPlane":

@@ -2,6 +2,9 @@ package render
 
 import (
 	"fmt"
+	"path"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
@@ -68,11 +71,37 @@ type HelmImage struct {
 	Tag        string `json:"tag,omitempty"`
 }
 
-// HAMiDevicePlugin is values.devicePlugin. deviceSplitCount also feeds the
-// scheduler's device config, so it matters with the plugin disabled.
+// HAMiDevicePlugin is values.devicePlugin (charts/hami/values.yaml:276-435
+// @v2.10.0): the chart's real NVIDIA device plugin and vGPU monitor, run
+// against the mock NVML library (nvmlmock.go). deviceSplitCount also feeds
+// the scheduler's device config.
 type HAMiDevicePlugin struct {
 	Enabled          bool `json:"enabled"`
 	DeviceSplitCount int  `json:"deviceSplitCount"`
+	// NvidiaDriverRoot becomes NVIDIA_DRIVER_ROOT and a hostPath (type
+	// Directory) mounted at /driver-root (daemonsetnvidia.yaml:101-104,
+	// 150-156,232-236@v2.10.0).
+	NvidiaDriverRoot string `json:"nvidiaDriverRoot"`
+	// PassDeviceSpecsEnabled and DeviceListStrategy are the chart's defaults
+	// (values.yaml:390-391), set so the values file says why no
+	// /dev/nvidia* is needed: with device specs off and the envvar strategy
+	// Allocate names no device node (HAMi pkg/device-plugin/nvidiadevice/
+	// nvinternal/plugin/server.go:937-942; rm/nvml_devices.go:92-97 would
+	// name /dev/nvidia<minor>).
+	PassDeviceSpecsEnabled bool   `json:"passDeviceSpecsEnabled"`
+	DeviceListStrategy     string `json:"deviceListStrategy"`
+	// ExtraEnvs is a list although the chart's default is {} (values.yaml
+	// :400): the template renders it with toYaml into the container's env
+	// list (daemonsetnvidia.yaml:125-127), and helm keeps the list with a
+	// "cannot overwrite table with non table" warning.
+	ExtraEnvs []corev1.EnvVar `json:"extraEnvs"`
+	Monitor   HAMiMonitor     `json:"monitor"`
+}
+
+// HAMiMonitor is values.devicePlugin.monitor; its extraEnvs render like the
+// plugin's (values.yaml:331, daemonsetnvidia.yaml:185-187@v2.10.0).
+type HAMiMonitor struct {
+	ExtraEnvs []corev1.EnvVar `json:"extraEnvs"`
 }
 
 // HAMiMockDevicePlugin is values.mockDevicePlugin. The lab sets only
@@ -85,12 +114,10 @@ type HAMiMockDevicePlugin struct {
 
 // HAMiValuesFor returns the HAMi values of a tenant. The kube-scheduler image
 // matches the tenant version (the chart's default would follow the cluster
-// HAMi is installed into, from a registry this lab cannot reach). Neither
-// device plugin runs: the real one needs GPUs, and the mock one (v1.0.1)
-// would exit on the chart's own device file (HAMiDeviceConfigYAML says why)
-// and cannot advertise more than about 120,000 MB per worker; the GPU
-// registrar writes the resources it would advertise on each Node instead
-// (gpus.Advertised). The scheduler reads the lab's device file, the one the
+// HAMi is installed into, from a registry this lab cannot reach). HAMi's own
+// device plugin and vGPU monitor run on every worker labelled gpu=on
+// against NVIDIA's mock NVML library (hamiDevicePluginFor); the mock device
+// plugin stays off. The scheduler reads the lab's device file, the one the
 // local environment writes. The node lock timeout goes through the
 // extender's --node-lock-timeout flag: in v2.10 the flag's default overrides
 // the chart's nodeLockExpire (HAMi v2.10.0 cmd/scheduler/main.go:79,114
@@ -112,8 +139,44 @@ func HAMiValuesFor(l *lab.Lab, tenant string) (*HAMiValues, error) {
 			}},
 			Extender: hamiExtender{ExtraArgs: hamiExtraArgs(l)},
 		},
-		DevicePlugin:     HAMiDevicePlugin{Enabled: false, DeviceSplitCount: l.HAMi.SplitCount},
+		DevicePlugin:     hamiDevicePluginFor(l),
 		MockDevicePlugin: HAMiMockDevicePlugin{Enabled: false},
 		DeviceConfig:     HAMiDeviceConfigValue{Content: string(dev)},
 	}, nil
+}
+
+// The paths at which each container of the chart's DaemonSet sees the mock
+// library's driver root: the plugin at /driver-root (daemonsetnvidia.yaml
+// :151-155@v2.10.0), the monitor, which has no such mount, through /hostvar,
+// the host's /var (:203-204,248-250).
+const (
+	hamiPluginDriverRoot  = "/driver-root"
+	hamiMonitorDriverRoot = "/hostvar" + nvmlMockDriverRootInVar
+	// nvmlMockDriverRootInVar is NVMLMockDriverRoot below /var (a test
+	// holds the two together).
+	nvmlMockDriverRootInVar = "/lib/nvml-mock/driver"
+)
+
+// hamiDevicePluginFor is values.devicePlugin. Both containers load NVML
+// with go-nvml's dlopen of libnvidia-ml.so.1 by soname, so LD_LIBRARY_PATH
+// names the library's directory (without it the plugin finds no NVML and
+// exits: fail-on-init-error defaults to true, HAMi cmd/device-plugin/
+// nvidia/main.go:91-96@v2.10.0). MOCK_NVML_CONFIG names the configuration
+// outright (k8s-test-infra pkg/gpu/mocknvml/engine/config.go:65-70
+// @0eeb2ee5), rather than leaving the library to find it from its own path.
+func hamiDevicePluginFor(l *lab.Lab) HAMiDevicePlugin {
+	env := func(root string) []corev1.EnvVar {
+		return []corev1.EnvVar{
+			{Name: "LD_LIBRARY_PATH", Value: path.Join(root, nvmlMockLibDir)},
+			{Name: "MOCK_NVML_CONFIG", Value: path.Join(root, nvmlMockConfigFile)},
+		}
+	}
+	return HAMiDevicePlugin{
+		Enabled:            true,
+		DeviceSplitCount:   l.HAMi.SplitCount,
+		NvidiaDriverRoot:   NVMLMockDriverRoot,
+		DeviceListStrategy: "envvar",
+		ExtraEnvs:          env(hamiPluginDriverRoot),
+		Monitor:            HAMiMonitor{ExtraEnvs: env(hamiMonitorDriverRoot)},
+	}
 }

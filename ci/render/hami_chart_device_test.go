@@ -32,10 +32,11 @@ func kindsAndNames(t *testing.T, rendering []byte) []string {
 }
 
 // helm's real rendering of chart 2.10.0 with the lab's values puts the lab's
-// device file, byte for byte, where HAMi's extender reads it, and renders no
-// device plugin; with the values before (mock plugin on, no content) the
-// same chart rendered the mock plugin's DaemonSet and its own file.
-func TestChartInstallsTheLabDeviceFileAndNoDevicePlugin(t *testing.T) {
+// device file, byte for byte, where HAMi's extender reads it, and renders
+// the real device plugin, not the mock one; with the values before (mock
+// plugin on, no content) the same chart rendered the mock plugin's
+// DaemonSet and its own file.
+func TestChartInstallsTheLabDeviceFileAndTheRealDevicePlugin(t *testing.T) {
 	want, err := HAMiDeviceConfigYAML(lab.Default())
 	if err != nil {
 		t.Fatal(err)
@@ -74,10 +75,8 @@ func TestChartInstallsTheLabDeviceFileAndNoDevicePlugin(t *testing.T) {
 	}
 
 	objs := kindsAndNames(t, rendering)
-	for _, o := range objs {
-		if strings.HasPrefix(o, "DaemonSet/") || strings.Contains(o, "device-plugin") {
-			t.Errorf("the lab's rendering has %s: no device plugin should run", o)
-		}
+	if !slices.Contains(objs, "DaemonSet/"+HAMiDevicePluginObject) || slices.Contains(objs, "DaemonSet/hami-mock-device-plugin") {
+		t.Errorf("the lab's rendering has %v: want DaemonSet/%s and no mock device plugin", objs, HAMiDevicePluginObject)
 	}
 	if before := kindsAndNames(t, chartDefaultRender(t)); !slices.Contains(before, "DaemonSet/hami-mock-device-plugin") {
 		t.Errorf("the rendering with the mock plugin enabled has no DaemonSet/hami-mock-device-plugin (%v): the recordings are mixed up", before)

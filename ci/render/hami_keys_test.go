@@ -20,10 +20,17 @@ var hamiChartKeys = map[string]bool{
 	"scheduler.extender.extraArgs":             true,
 	"devicePlugin.enabled":                     true,
 	"devicePlugin.deviceSplitCount":            true,
-	"mockDevicePlugin.enabled":                 true,
-	"mockDevicePlugin.image.registry":          true,
-	"mockDevicePlugin.image.repository":        true,
-	"mockDevicePlugin.image.tag":               true,
+	// values.yaml:390-393,400 and 331 (devicePlugin.monitor.extraEnvs);
+	// extraEnvs is a list here, a leaf, as the template reads it.
+	"devicePlugin.passDeviceSpecsEnabled": true,
+	"devicePlugin.deviceListStrategy":     true,
+	"devicePlugin.nvidiaDriverRoot":       true,
+	"devicePlugin.extraEnvs":              true,
+	"devicePlugin.monitor.extraEnvs":      true,
+	"mockDevicePlugin.enabled":            true,
+	"mockDevicePlugin.image.registry":     true,
+	"mockDevicePlugin.image.repository":   true,
+	"mockDevicePlugin.image.tag":          true,
 	// values.yaml:556-557; templates/scheduler/device-configmap.yaml:11-12.
 	"device-config.content": true,
 }

@@ -31,7 +31,10 @@ import (
 //	tenants/<t>/nodes.yaml     tenant nodes (conditions, annotations)
 //	tenants/<t>/events.txt     tenant events, all namespaces
 //	tenants/<t>/pods.txt       kube-system pods
-//	tenants/<t>/logs/<pod>.log logs of HAMi and the bind finalizer
+//	tenants/<t>/logs/<pod>_<container>.log
+//	                           logs of HAMi's pods (its device plugin and vGPU
+//	                           monitor too) and the nvml-mock pods, init
+//	                           containers included
 //	workers/<node>.log         docker logs and kubelet journal of each worker
 //
 // Only what this state dir made is read from (owner.go): the kind cluster
@@ -98,15 +101,8 @@ func Diagnose(ctx context.Context, e *Env, failed *Error, dir string) error {
 		podsTable(ctx, tc, "kube-system", &pods, note)
 		write(filepath.Join(base, "events.txt"), []byte(events.String()))
 		write(filepath.Join(base, "pods.txt"), []byte(pods.String()))
-		if pl, err := tc.Kube.CoreV1().Pods(render.HAMiNamespace).List(ctx, metav1.ListOptions{}); err == nil {
-			for _, p := range pl.Items {
-				if !strings.HasPrefix(p.Name, render.HAMiRelease+"-") && !strings.HasPrefix(p.Name, finalizerName) {
-					continue
-				}
-				for _, c := range p.Spec.Containers {
-					write(filepath.Join(base, "logs", p.Name+"_"+c.Name+".log"), podLog(ctx, tc, p.Namespace, p.Name, c.Name))
-				}
-			}
+		for name, data := range componentLogs(ctx, tc, note) {
+			write(filepath.Join(base, "logs", name), data)
 		}
 	}
 	if names, err := e.ownedContainers(ctx); err == nil {
@@ -177,6 +173,30 @@ func eventsTable(ctx context.Context, c *Clients, ns string, w io.Writer, note f
 		fmt.Fprintf(w, "%s\t%s\t%s %s/%s\t%s\t%s\n", ev.LastTimestamp.UTC().Format("15:04:05"), ev.Type,
 			ev.InvolvedObject.Kind, ev.InvolvedObject.Namespace, ev.InvolvedObject.Name, ev.Reason, ev.Message)
 	}
+}
+
+// componentLogs are the logs of every container, init containers included,
+// of the tenant's HAMi pods (the chart names them after release "hami":
+// scheduler, device plugin) and of the mock NVML library's pods, keyed
+// <pod>_<container>.log. The nvml-mock pod's init container is the one that
+// installs the library: when it fails, its log is the only one that says
+// why, and the device plugin on that node then never starts.
+func componentLogs(ctx context.Context, c *Clients, note func(error)) map[string][]byte {
+	pl, err := c.Kube.CoreV1().Pods(render.HAMiNamespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		note(fmt.Errorf("list pods in %q for their logs: %w", render.HAMiNamespace, err))
+		return nil
+	}
+	out := map[string][]byte{}
+	for _, p := range pl.Items {
+		if !strings.HasPrefix(p.Name, render.HAMiRelease+"-") && !strings.HasPrefix(p.Name, render.NVMLMockName+"-") {
+			continue
+		}
+		for _, c2 := range append(append([]corev1.Container(nil), p.Spec.InitContainers...), p.Spec.Containers...) {
+			out[p.Name+"_"+c2.Name+".log"] = podLog(ctx, c, p.Namespace, p.Name, c2.Name)
+		}
+	}
+	return out
 }
 
 func podLog(ctx context.Context, c *Clients, ns, pod, container string) []byte {

@@ -8,12 +8,14 @@
 //   - tenants: one TenantControlPlane per tenant, its kubeconfig;
 //   - workers: one kindest/node container per worker, joined with kubeadm,
 //     kube-proxy and kindnet, Nodes Ready;
-//   - hami: every worker's GPU registration written onto its Node, then HAMi
-//     installed (scheduler and webhook ready; no device plugin);
-//   - gpus: the bind finalizer in every tenant, then the lab's readiness
-//     gates: every worker's allocatable GPU resources are the inventory's
-//     (deviceplugin.AllocatableGaps), HAMi's /metrics lists every card
-//     (gpus.SeesAllCards).
+//   - hami: every worker labelled gpu=on and given NVIDIA's mock NVML
+//     library with its cards (DaemonSet gpu-lab-nvml-mock), then HAMi
+//     installed with its own device plugin and vGPU monitor on those workers
+//     (scheduler and webhook ready);
+//   - gpus: the lab's readiness gates: HAMi's device plugin ready on every
+//     worker, each worker's nvidia.com/gpu capacity and allocatable split ×
+//     cards as the kubelet counts the plugin's devices, HAMi's /metrics
+//     lists every card (gpus.SeesAllCards).
 //
 // Every stage can say what it would do (Plan, for `labctl up --dry-run`),
 // whether its work is already there (Check, so a second `up` skips it and
@@ -36,7 +38,7 @@
 //   - ci/internal/kubeconfig: a kubeconfig's server and CA, and the
 //     credentials of a kubeadm join (bootstrap token, CA hash);
 //   - ci/internal/nodeimage: an image from the daemon into a kind node's
-//     containerd, and the one-file image labctl ships itself in;
+//     containerd;
 //   - ci/images (PinnedCharts): which charts the lab installs, at which
 //     pinned versions (also what `labctl images` bundles).
 //
@@ -64,23 +66,16 @@
 //     its kube-proxy ConfigMap, so kind's fix cannot be patched in, and the
 //     alternative (raising nf_conntrack_max on the Docker host) needs root on
 //     a host labctl may not control (a DinD service).
-//   - Bind finalizer placement: in each tenant, as a one-replica Deployment
-//     of labctl itself (`labctl finalizer`, hidden), not in the labctl
-//     process. The lab then keeps finishing HAMi binds (and re-asserting the
-//     GPU registration) after `labctl up --keep` exits, while a user pokes at
-//     it from `labctl shell`. Its image is made offline: the static labctl
-//     binary in a one-file tar, `docker import`ed, then `docker save`d into
-//     each worker's containerd with `ctr -n k8s.io images import --local
-//     --platform=<the daemon's> --snapshotter=<the worker CRI's>`, as
-//     `kind load` does but for the daemon's platform only and without
-//     containerd's transfer service (ci/internal/nodeimage/containerd.go says
-//     why).
-//   - GPU registration before HAMi starts (registration.go): HAMi v2.10.0
-//     reads a node's cards only in registration passes (Node add, leadership,
-//     a fixed 15 s tick) and rejects pods on an unregistered node in a way
-//     kube-scheduler retries only after 5 minutes. Registering first lets
-//     its first pass see the cards; the gpus stage still waits for HAMi's
-//     metrics to list every card before the lab is ready.
+//   - HAMi's own device plugin (nvmlmock.go, gpus.go): the cards are
+//     registered, Allocate answered and the node lock released by HAMi
+//     v2.10.0's chart DaemonSet, which reads them through NVIDIA's mock
+//     NVML library (k8s-test-infra pkg/gpu/mocknvml at 0eeb2ee5) installed
+//     under /var/lib/nvml-mock/driver from the lab file: no code of
+//     gpu-lab's writes a registration or finishes a bind in the real lab.
+//     HAMi's scheduler reads a node's cards on a fixed 15 s tick, so the
+//     gpus stage waits for its /metrics to list every card. (The local
+//     environment, which has no kubelet, keeps gpu-lab's registrar and bind
+//     finalizer: ci/testenv differences.go.)
 //   - Worker join (join.go, joinconfig.go, workers.go): kubeadm join reads
 //     a JoinConfiguration (/kind/kubeadm.conf, rendered by
 //     render.JoinConfiguration) as kind v0.33.0 joins its own workers,

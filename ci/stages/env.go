@@ -29,8 +29,8 @@ type Env struct {
 	// Network is the Docker network kind uses ("kind", or
 	// KIND_EXPERIMENTAL_DOCKER_NETWORK).
 	Network string
-	// LabctlBinary is the static labctl binary the gpus stage ships into
-	// workers for the in-cluster bind finalizer; default os.Executable().
+	// LabctlBinary is the labctl binary helm runs as HAMi's post-renderer;
+	// default os.Executable().
 	LabctlBinary string
 	Timeouts     Timeouts
 	// Poll is the interval of every wait loop.

@@ -1,74 +1,48 @@
 package stages
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/gpus/deviceplugin"
 	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
-	"github.com/gpu-lab/gpu-lab/ci/internal/nodeimage"
+	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
-// gpusStage runs the bind finalizer in each tenant (which keeps the GPU
-// registration the hami stage wrote asserted), then holds the lab's two
-// readiness gates, so no suite starts on a lab that would fail it for want
-// of registration:
-//   - every worker's Node has in status.allocatable the four GPU resources
-//     of the lab's inventory (gpus.Advertised), which the kubelet admits GPU
-//     pods against; a wrong or missing one fails the stage naming the
-//     tenant, worker, Node, resource, want and got;
+// gpusStage holds the lab's readiness gates once HAMi runs, so no suite
+// starts on a lab that would fail it for want of registration. The cards are
+// registered by HAMi's own device plugin (chart 2.10.0's DaemonSet, against
+// the mock NVML library the hami stage installed): nothing of gpu-lab's
+// writes them. The gates, per tenant:
+//   - DaemonSet hami-device-plugin is ready on every worker;
+//   - every worker's Node has nvidia.com/gpu = split × cards in both
+//     status.capacity and status.allocatable: what the kubelet counts of
+//     the devices the plugin registered (it registers only that resource);
 //   - HAMi's scheduler reports every card in its metrics, so HAMi's Filter
-//     no longer answers "node unregistered".
+//     no longer answers "node unregistered" (the plugin rewrites the
+//     node's register annotation; the scheduler reads it on its 15 s tick).
 type gpusStage struct{}
 
 func (gpusStage) Name() string { return stageGPUs }
 
 func (gpusStage) Plan(e *Env) ([]string, error) {
 	var out []string
-	out = append(out,
-		fmt.Sprintf("check %s is a static linux binary; docker import a one-file rootfs (/labctl, %s) as %s:<sha256 of the binary>", labctlPath(e), nodeimage.ImageChanges[0], finalizerImageRepo),
-	)
 	for _, t := range e.Lab.Tenants {
+		var want []string
 		for _, w := range t.Workers {
-			node := e.Lab.NodeName(t.Name, w.Name)
-			out = append(out, fmt.Sprintf("docker save %s:<tag> | docker exec -i %s %s (--local unless the node's ctr is older than 1.7, from docker exec %s ctr --version; the snapshotter from docker exec %s %s)", finalizerImageRepo, node,
-				strings.Join(nodeimage.ContainerdImportCommand("<snapshotter>", "<daemon's platform>", true), " "), node, node, strings.Join(nodeimage.ContainerdConfigDumpCommand, " ")))
+			want = append(want, fmt.Sprintf("%s=%d", e.Lab.NodeName(t.Name, w.Name), gpus.GPUCapacity(e.Lab, w)))
 		}
-		objs := finalizerObjects(e.Lab, t.Name, finalizerImageRepo+":<tag>", []byte("<lab.yaml>"))
-		var names []string
-		for _, o := range objs {
-			u, err := kube.ToUnstructured(o)
-			if err != nil {
-				return nil, err
-			}
-			names = append(names, kube.ObjectName(u))
-		}
-		out = append(out,
-			fmt.Sprintf("tenant %s: apply %s (runs `labctl finalizer --lab %s --tenant %s`)", t.Name, strings.Join(names, ", "), finalizerLabPath, t.Name),
-			fmt.Sprintf("tenant %s: wait Deployment %s/%s available, then each worker's Node allocatable %s, %s, %s and %s equal to the inventory's, then GET services/%s:<metrics port>/proxy/metrics until %s lists every card UUID (device_uuid)",
-				t.Name, finalizerNamespace, finalizerName, gpus.ResourceGPU, gpus.ResourceGPUMem, gpus.ResourceGPUCores, gpus.ResourceGPUMemPercent, hamiScheduler, gpus.MetricMemoryLimit),
-		)
+		out = append(out, fmt.Sprintf("tenant %s: wait DaemonSet %s/%s ready on %d worker(s), then each worker Node's capacity and allocatable %s (%s), then GET services/%s:<metrics port>/proxy/metrics until %s lists every card UUID (device_uuid)",
+			t.Name, render.HAMiNamespace, render.HAMiDevicePluginObject, len(t.Workers), gpus.ResourceGPU, strings.Join(want, ", "), hamiScheduler, gpus.MetricMemoryLimit))
 	}
 	return out, nil
-}
-
-func labctlPath(e *Env) string {
-	if e.LabctlBinary != "" {
-		return e.LabctlBinary
-	}
-	p, err := os.Executable()
-	if err != nil {
-		return "labctl"
-	}
-	return p
 }
 
 // wantCards lists the card UUIDs of a tenant.
@@ -83,104 +57,122 @@ func wantCards(e *Env, tenant string) []string {
 	return out
 }
 
-func (gpusStage) Check(ctx context.Context, e *Env) (bool, string, error) {
-	bin, err := os.ReadFile(labctlPath(e))
-	if err != nil {
-		return false, "", nil
+// gates are the stage's three conditions for one tenant, in order.
+func gates(e *Env, tc *Clients, t lab.Tenant) []struct {
+	what string
+	f    condFunc
+} {
+	return []struct {
+		what string
+		f    condFunc
+	}{
+		{"DaemonSet " + render.HAMiNamespace + "/" + render.HAMiDevicePluginObject, func(ctx context.Context) (bool, string, error) {
+			return daemonSetOnWorkers(ctx, tc, render.HAMiNamespace, render.HAMiDevicePluginObject, len(t.Workers))
+		}},
+		{"worker Nodes' " + gpus.ResourceGPU, func(ctx context.Context) (bool, string, error) {
+			return workersCounted(ctx, e, tc, t)
+		}},
+		{"HAMi scheduler's cards", func(ctx context.Context) (bool, string, error) {
+			return cardsSeen(ctx, e, tc, t.Name)
+		}},
 	}
-	img := finalizerImage(bin)
+}
+
+func (gpusStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	n := 0
 	for _, t := range e.Lab.Tenants {
 		tc, err := e.tenantClients(t.Name)
 		if err != nil {
 			return false, "", nil
 		}
-		d, err := tc.Kube.AppsV1().Deployments(finalizerNamespace).Get(ctx, finalizerName, metav1.GetOptions{})
-		if err != nil || len(d.Spec.Template.Spec.Containers) == 0 || d.Spec.Template.Spec.Containers[0].Image != img {
-			return false, "", nil
-		}
-		if ok, _ := kube.DeploymentReady(d); !ok {
-			return false, "", nil
-		}
-		if ok, _, err := workersAdvertise(ctx, e, tc, t); err != nil || !ok {
-			return false, "", nil
-		}
-		if ok, _, err := cardsSeen(ctx, e, tc, t.Name); err != nil || !ok {
-			return false, "", nil
+		for _, g := range gates(e, tc, t) {
+			if ok, _, err := g.f(ctx); err != nil || !ok {
+				return false, "", nil
+			}
 		}
 		n += len(wantCards(e, t.Name))
 	}
-	return true, fmt.Sprintf("HAMi sees all %d cards; bind finalizer %s running in every tenant", n, img), nil
+	return true, fmt.Sprintf("HAMi sees all %d cards, registered by HAMi's device plugin in every tenant", n), nil
 }
 
 func (gpusStage) Run(ctx context.Context, e *Env) (string, error) {
-	path := labctlPath(e)
-	bin, err := os.ReadFile(path)
-	if err != nil {
-		return "", fail(stageGPUs, "labctl binary "+path, "", err)
-	}
-	if err := nodeimage.CheckStaticLinux(bytes.NewReader(bin)); err != nil {
-		return "", fail(stageGPUs, "labctl binary "+path, "", err)
-	}
-	img := finalizerImage(bin)
-	if ok, err := e.Docker.ImageExists(ctx, img); err != nil {
-		return "", fail(stageGPUs, "image "+img, "", err)
-	} else if !ok {
-		rootfs, err := nodeimage.ImageRootfs(bin)
-		if err != nil {
-			return "", fail(stageGPUs, "image "+img, "", err)
-		}
-		if err := e.Docker.Import(ctx, bytes.NewReader(rootfs), img, nodeimage.ImageChanges...); err != nil {
-			return "", fail(stageGPUs, "image "+img, "", err)
-		}
-	}
-	labYAML, err := yaml.Marshal(e.Lab)
-	if err != nil {
-		return "", fail(stageGPUs, "lab file", "", err)
-	}
 	total := 0
 	for _, t := range e.Lab.Tenants {
 		tc, err := e.tenantClients(t.Name)
 		if err != nil {
 			return "", fail(stageGPUs, "tenant "+t.Name, "", err)
 		}
-		for _, w := range t.Workers {
-			node := e.Lab.NodeName(t.Name, w.Name)
-			if err := nodeimage.Load(ctx, e.Docker, node, img); err != nil {
-				return "", fail(stageGPUs, "image "+img+" in worker "+node, "", err)
+		for i, g := range gates(e, tc, t) {
+			timeout := e.Timeouts.Cards
+			if i == 0 {
+				timeout = e.Timeouts.Rollout
 			}
-		}
-		if err := tc.serverSideApplier().ApplyAll(ctx, finalizerObjects(e.Lab, t.Name, img, labYAML)...); err != nil {
-			return "", fail(stageGPUs, "bind finalizer in tenant "+t.Name, "apply", err)
-		}
-		cond, err := e.wait(ctx, e.Timeouts.Rollout, "Deployment "+finalizerName+" in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {
-			d, err := tc.Kube.AppsV1().Deployments(finalizerNamespace).Get(ctx, finalizerName, metav1.GetOptions{})
+			cond, err := e.wait(ctx, timeout, g.what+" in tenant "+t.Name, g.f)
 			if err != nil {
-				return false, "", err
+				return "", fail(stageGPUs, g.what+" in tenant "+t.Name, cond, err)
 			}
-			ok, cond := kube.DeploymentReady(d)
-			return ok, cond, nil
-		})
-		if err != nil {
-			return "", fail(stageGPUs, "Deployment "+finalizerNamespace+"/"+finalizerName+" in tenant "+t.Name, cond, err)
-		}
-		// The finalizer re-asserts the registration every pass, so a
-		// kubelet that zeroed it is waited out; what stays wrong fails here.
-		cond, err = e.wait(ctx, e.Timeouts.Cards, "allocatable GPU resources in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {
-			return workersAdvertise(ctx, e, tc, t)
-		})
-		if err != nil {
-			return "", fail(stageGPUs, "worker Nodes of tenant "+t.Name, cond, err)
-		}
-		cond, err = e.wait(ctx, e.Timeouts.Cards, "HAMi cards in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {
-			return cardsSeen(ctx, e, tc, t.Name)
-		})
-		if err != nil {
-			return "", fail(stageGPUs, "HAMi scheduler in tenant "+t.Name, cond, err)
 		}
 		total += len(wantCards(e, t.Name))
 	}
-	return fmt.Sprintf("HAMi sees all %d cards; bind finalizer %s running in every tenant", total, img), nil
+	return fmt.Sprintf("HAMi sees all %d cards, registered by HAMi's device plugin in every tenant", total), nil
+}
+
+// daemonSetOnWorkers: the DaemonSet is ready (kube.DaemonSetReady) and
+// scheduled on as many nodes as the tenant has workers.
+func daemonSetOnWorkers(ctx context.Context, tc *Clients, ns, name string, workers int) (bool, string, error) {
+	ds, err := tc.Kube.AppsV1().DaemonSets(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return false, "DaemonSet " + name + ": " + err.Error(), nil
+	}
+	ok, cond := kube.DaemonSetReady(ds)
+	if ok && int(ds.Status.DesiredNumberScheduled) != workers {
+		return false, fmt.Sprintf("%s, on %d node(s), want the %d worker(s) labelled %s=%s", cond, ds.Status.DesiredNumberScheduled, workers, gpus.LabelGPUNode, gpus.LabelGPUOn), nil
+	}
+	return ok, cond, nil
+}
+
+// workersCounted is the kubelet gate for one tenant: every worker's Node
+// carries the plugin's count (countGap).
+func workersCounted(ctx context.Context, e *Env, tc *Clients, t lab.Tenant) (bool, string, error) {
+	var gaps []string
+	for _, w := range t.Workers {
+		node := e.Lab.NodeName(t.Name, w.Name)
+		n, err := tc.Kube.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+		if err != nil {
+			return false, "", fmt.Errorf("read Node %s of worker %s in tenant %s: %w", node, w.Name, t.Name, err)
+		}
+		if err := countGap(t.Name, w.Name, n, int64(gpus.GPUCapacity(e.Lab, w))); err != nil {
+			gaps = append(gaps, err.Error())
+		}
+	}
+	if len(gaps) > 0 {
+		return false, strings.Join(gaps, "; "), nil
+	}
+	return true, "every worker's " + gpus.ResourceGPU + " is split × cards", nil
+}
+
+// countGap is nil when the Node's status.capacity and status.allocatable
+// both hold nvidia.com/gpu = want, else names the worker, its Node and what
+// each has. HAMi's plugin lists deviceSplitCount kubelet devices per card
+// (HAMi pkg/device-plugin/nvidiadevice/nvinternal/plugin/server.go:1135-1137,
+// rm/devices.go:195-213@v2.10.0), and the kubelet puts their number into
+// both.
+func countGap(tenant, worker string, n *corev1.Node, want int64) error {
+	res := []gpus.Resource{{Name: gpus.ResourceGPU, Value: want}}
+	var parts []string
+	for _, l := range []struct {
+		field string
+		list  corev1.ResourceList
+	}{{"capacity", n.Status.Capacity}, {"allocatable", n.Status.Allocatable}} {
+		for _, m := range deviceplugin.Mismatches(l.list, res) {
+			parts = append(parts, l.field+" "+m.String())
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return fmt.Errorf("tenant %s worker %s (Node %s): %s (HAMi's device plugin on the node registers them with the kubelet: read its log, pod %s-* container device-plugin)",
+		tenant, worker, n.Name, strings.Join(parts, "; "), render.HAMiDevicePluginObject)
 }
 
 // cardsSeen scrapes HAMi's scheduler metrics through the tenant API server's

@@ -19,13 +19,12 @@ const (
 	hamiWebhook   = render.HAMiRelease + "-webhook"
 )
 
-// hamiStage registers every worker's GPUs on its Node (registration
-// annotation, label gpu=on, and the four GPU resources of gpus.Advertised in
-// status) so HAMi finds them when it starts (registration.go says why the
-// order matters), then installs HAMi into every tenant with the rendered
-// values and waits for the scheduler and its webhook. No device plugin runs:
-// the values disable both of the chart's (render.HAMiValuesFor says why) and
-// the Node's status carries what the mock plugin advertised.
+// hamiStage makes every worker a GPU node for HAMi's own device plugin —
+// label gpu=on, the mock NVML library with the worker's cards
+// (nvmlmock.go) — then installs HAMi into every tenant with the rendered
+// values, which run the chart's device plugin and vGPU monitor on those
+// workers, and waits for the scheduler and its webhook. The gpus stage
+// waits for the plugin's registration.
 type hamiStage struct{}
 
 func (hamiStage) Name() string { return stageHAMi }
@@ -69,11 +68,11 @@ func (hamiStage) Plan(e *Env) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		reg, err := registrationPlan(e, t)
+		prep, err := gpuNodePlan(e, t)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, reg...)
+		out = append(out, prep...)
 		out = append(out,
 			fmt.Sprintf("write %s:\n%s", valuesFile(e, t.Name), indent(string(y))),
 			"helm --kubeconfig "+e.State.Kubeconfig(t.Name)+" "+strings.Join(helm.UpgradeInstallArgs(hamiChart(e, t.Name)), " "),
@@ -97,7 +96,7 @@ func (hamiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 		}
 		if tc, err := e.tenantClients(t.Name); err != nil {
 			return false, "", nil
-		} else if ok, _, err := workersRegistered(ctx, e, tc, t); err != nil || !ok {
+		} else if ok, _, err := gpuNodesReady(ctx, e, tc, t); err != nil || !ok {
 			return false, "", nil
 		}
 		if ok, _, err := hamiReady(ctx, e, t.Name); err != nil || !ok {
@@ -120,7 +119,7 @@ func (hamiStage) Run(ctx context.Context, e *Env) (string, error) {
 		if err != nil {
 			return "", fail(stageHAMi, "tenant "+t.Name, "", err)
 		}
-		if err := registerWorkers(ctx, e, tc, t); err != nil {
+		if err := prepareGPUNodes(ctx, e, tc, t); err != nil {
 			return "", err
 		}
 		v, err := render.HAMiValuesFor(e.Lab, t.Name)

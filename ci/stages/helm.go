@@ -88,7 +88,3 @@ const internalCommand = "internal"
 // PostRenderCommand is the labctl internal subcommand helm runs as HAMi's
 // post-renderer.
 const PostRenderCommand = "hami-post-render"
-
-// FinalizerCommand is the labctl internal subcommand the finalizer
-// Deployment runs in every tenant.
-const FinalizerCommand = "finalizer"

@@ -13,8 +13,7 @@ import (
 // Preload is an image bundle already loaded into the lab's Docker daemon
 // (`labctl up --images DIR`). Before a stage runs, each of its images is
 // imported from the daemon into the containerd of every node that runs it
-// (the path the gpus stage takes for the finalizer image: docker save | ctr
-// import), and a worker gets its images right after it starts, before it
+// (docker save | ctr import), and a worker gets its images right after it starts, before it
 // joins. Every pod spec that names a bundled image asks IfNotPresent (see
 // images.List's PullPolicy), so the kubelet finds it and never pulls —
 // Kamaji's kube-apiserver and konnectivity-server, which Kamaji

@@ -2,17 +2,16 @@ package stages
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	kubefake "k8s.io/client-go/kubernetes/fake"
@@ -20,24 +19,8 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
-	"github.com/gpu-lab/gpu-lab/ci/gpus/deviceplugin"
-	"github.com/gpu-lab/gpu-lab/ci/internal/nodeimage"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
-
-// staticELF is the smallest file debug/elf accepts as a static x86-64
-// executable: a 64-byte header, no program headers, no sections.
-func staticELF() []byte {
-	h := make([]byte, 64)
-	copy(h, []byte{0x7f, 'E', 'L', 'F', 2, 1, 1})
-	binary.LittleEndian.PutUint16(h[16:], 2)  // ET_EXEC
-	binary.LittleEndian.PutUint16(h[18:], 62) // EM_X86_64
-	binary.LittleEndian.PutUint32(h[20:], 1)  // EV_CURRENT
-	binary.LittleEndian.PutUint16(h[52:], 64) // e_ehsize
-	binary.LittleEndian.PutUint16(h[54:], 56) // e_phentsize
-	binary.LittleEndian.PutUint16(h[58:], 64) // e_shentsize
-	return h
-}
 
 type proxyBody []byte
 
@@ -46,104 +29,66 @@ func (p proxyBody) Stream(context.Context) (io.ReadCloser, error) {
 	return nil, nil
 }
 
-// gpusTenants is a lab whose tenants are ready for stage gpus: each worker
-// registered by the hami stage (deviceplugin.RegisterNode), the finalizer
-// Deployment the stage applies available, HAMi's scheduler Service serving
-// the recorded real scrape for the registered cards (after one empty scrape),
-// and each worker's containerd reporting its snapshotter. It returns the
-// env, the fake daemon, the finalizer image and the snapshotter per worker.
-func gpusTenants(t *testing.T) (*Env, *fakeDocker, string, map[string]string) {
+// readyDaemonSet is a DaemonSet as the API server reports it once ready on
+// n nodes.
+func readyDaemonSet(name string, n int32) *appsv1.DaemonSet {
+	return &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: render.HAMiNamespace, Generation: 1},
+		Status:     appsv1.DaemonSetStatus{ObservedGeneration: 1, DesiredNumberScheduled: n, NumberReady: n, UpdatedNumberScheduled: n},
+	}
+}
+
+// gpusTenants is a lab whose tenants are as HAMi's device plugin leaves
+// them: its DaemonSet ready on the worker, the kubelet's nvidia.com/gpu
+// count of the plugin's devices in the Node's capacity and allocatable, and
+// HAMi's scheduler Service serving the recorded real scrape for the lab's
+// cards (after one empty scrape: the scheduler's tick has not come yet).
+func gpusTenants(t *testing.T) *Env {
 	t.Helper()
 	e, d, _, _ := managementUp(t)
-	bin := filepath.Join(t.TempDir(), "labctl")
-	if err := os.WriteFile(bin, staticELF(), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	e.LabctlBinary = bin
-	img := finalizerImage(staticELF())
-
-	tenants := map[string]*Clients{}
+	e.clients = map[string]*Clients{}
 	for _, tn := range e.Lab.Tenants {
-		node := e.Lab.NodeName(tn.Name, tn.Workers[0].Name)
+		w := tn.Workers[0]
+		node := e.Lab.NodeName(tn.Name, w.Name)
 		d.containers[node] = runningOn(node, "kind", "172.18.0.5")
 		kc := adminConf(t, e.Reach.tenantServer("172.18.0.2", tn.Ports.APIServer))
 		if err := e.State.WriteKubeconfig(tn.Name, kc); err != nil {
 			t.Fatal(err)
 		}
-		// In a real tenant the Deployment the stage applies becomes available
-		// and HAMi's scheduler reports the registered cards; the fake
-		// clientset stands in for both.
-		ready := &appsv1.Deployment{
-			ObjectMeta: metav1.ObjectMeta{Name: finalizerName, Namespace: finalizerNamespace, Generation: 1},
-			Spec: appsv1.DeploymentSpec{Replicas: i32(1), Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
-				Containers: []corev1.Container{{Name: "finalizer", Image: img}}}}},
-			Status: appsv1.DeploymentStatus{ObservedGeneration: 1, AvailableReplicas: 1, UpdatedReplicas: 1},
-		}
+		count := resource.MustParse(fmt.Sprint(gpus.GPUCapacity(e.Lab, w)))
+		nodeObj := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}, Status: corev1.NodeStatus{
+			Capacity:    corev1.ResourceList{gpus.ResourceGPU: count},
+			Allocatable: corev1.ResourceList{gpus.ResourceGPU: count},
+		}}
 		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: hamiScheduler, Namespace: render.HAMiNamespace},
 			Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "monitor", Port: 31993, TargetPort: intstr.FromInt32(9395)}}}}
-		nodeObj := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}}
-		c := newFakeClients(ready, svc, nodeObj)
-		// The hami stage registered the GPUs before installing HAMi.
-		if err := deviceplugin.RegisterNode(context.Background(), c.Kube, e.Lab, tn.Name, tn.Workers[0], node); err != nil {
-			t.Fatal(err)
-		}
+		c := newFakeClients(readyDaemonSet(render.HAMiDevicePluginObject, 1), svc, nodeObj)
 		scrapes := 0
+		cards := wantCards(e, tn.Name)
 		c.Kube.(*kubefake.Clientset).PrependProxyReactor("services", func(a k8stesting.Action) (bool, restclient.ResponseWrapper, error) {
 			scrapes++
 			if scrapes == 1 {
 				return true, proxyBody(""), nil // scheduler has not registered the node yet
 			}
-			// Reactors run under the fake's lock: read the tracker directly.
-			obj, err := c.Kube.(*kubefake.Clientset).Tracker().Get(corev1.SchemeGroupVersion.WithResource("nodes"), "", node)
-			if err != nil {
-				return true, nil, err
-			}
-			devs, err := gpus.DecodeRegister(obj.(*corev1.Node).Annotations[gpus.AnnoRegister])
-			if err != nil {
-				return true, nil, err
-			}
-			var uuids []string
-			for _, dv := range devs {
-				uuids = append(uuids, dv.ID)
-			}
-			scrape, err := recordedHAMiScrape(node, uuids)
+			scrape, err := recordedHAMiScrape(node, cards)
 			if err != nil {
 				return true, nil, err
 			}
 			return true, proxyBody(scrape), nil
 		})
-		tenants[tn.Name] = c
-		e.clients = map[string]*Clients{}
+		e.clients[tn.Name] = c
 	}
-	for name, c := range tenants {
-		e.clients[name] = c
-	}
-	// Each worker's containerd reports its snapshotter: the recorded kind
-	// node dump, and for tenant-b's worker the same dump after the
-	// entrypoint's sed to "native" (what kindest/node does on zfs).
-	dump, err := os.ReadFile("../internal/nodeimage/testdata/containerd-config-dump-kind-node-v2.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantSnapshotter := map[string]string{
-		e.Lab.NodeName("tenant-a", "worker"): "overlayfs",
-		e.Lab.NodeName("tenant-b", "worker"): "native",
-	}
-	d.execOut = func(container string, cmd []string) ([]byte, error) {
-		if strings.Join(cmd, " ") == strings.Join(nodeimage.ContainerdConfigDumpCommand, " ") {
-			return []byte(strings.Replace(string(dump), `snapshotter = "overlayfs"`, `snapshotter = "`+wantSnapshotter[container]+`"`, 1)), nil
-		}
-		return nil, nil
-	}
-
-	return e, d, img, wantSnapshotter
+	return e
 }
 
 func TestGPUsStage(t *testing.T) {
-	e, d, img, wantSnapshotter := gpusTenants(t)
+	e := gpusTenants(t)
 	// A failure bound, not a timing assertion: a stage that cannot read the
 	// scrape fails here instead of hanging the test for minutes.
 	e.Timeouts.Cards = 20 * time.Second
+	if done, _, _ := (gpusStage{}).Check(context.Background(), e); done {
+		t.Error("Check before any scrape lists the cards: done")
+	}
 	msg, err := gpusStage{}.Run(context.Background(), e)
 	if err != nil {
 		t.Fatal(err)
@@ -151,23 +96,53 @@ func TestGPUsStage(t *testing.T) {
 	if !strings.Contains(msg, "HAMi sees all 3 cards") {
 		t.Errorf("summary = %s", msg)
 	}
-	if !d.images[img] {
-		t.Errorf("finalizer image %s not imported", img)
-	}
-	imports := 0
-	for _, c := range d.calls {
-		for node, sn := range wantSnapshotter {
-			if c == "exec "+node+" "+strings.Join(nodeimage.ContainerdImportCommand(sn, fakePlatform, true), " ") {
-				imports++
-			}
-		}
-	}
-	if imports != 2 {
-		t.Errorf("containerd imports with the worker's snapshotter = %d, want one per worker:\n%s", imports, strings.Join(d.calls, "\n"))
-	}
 	done, why, err := gpusStage{}.Check(context.Background(), e)
 	if err != nil || !done {
 		t.Fatalf("Check after Run = %v (%s), %v", done, why, err)
+	}
+}
+
+// The stage fails, naming what is missing, when HAMi's device plugin does
+// not run on the worker or the kubelet does not count its devices; Check
+// agrees.
+func TestGPUsStageGatesOnTheDevicePlugin(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name    string
+		breakIt func(t *testing.T, c *Clients, node string)
+		want    []string
+	}{
+		{"plugin scheduled on no node", func(t *testing.T, c *Clients, _ string) {
+			if _, err := c.Kube.AppsV1().DaemonSets(render.HAMiNamespace).UpdateStatus(ctx, readyDaemonSet(render.HAMiDevicePluginObject, 0), metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"stage gpus", "DaemonSet kube-system/hami-device-plugin in tenant tenant-b", "scheduled on no node"}},
+		{"kubelet counts no devices", func(t *testing.T, c *Clients, node string) {
+			n, _ := c.Kube.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+			n.Status.Allocatable[gpus.ResourceGPU] = resource.MustParse("0")
+			if _, err := c.Kube.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"stage gpus", "tenant tenant-b worker worker (Node gpu-lab-tenant-b-worker): allocatable nvidia.com/gpu want 20, got 0", "container device-plugin"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := gpusTenants(t)
+			// A failure bound: nothing in the fake tenant repairs it.
+			e.Timeouts.Cards, e.Timeouts.Rollout = 300*time.Millisecond, 300*time.Millisecond
+			tc.breakIt(t, e.clients["tenant-b"], e.Lab.NodeName("tenant-b", "worker"))
+			_, err := gpusStage{}.Run(ctx, e)
+			if err == nil {
+				t.Fatal("stage gpus passed")
+			}
+			for _, part := range tc.want {
+				if !strings.Contains(err.Error(), part) {
+					t.Errorf("error %q lacks %q", err, part)
+				}
+			}
+			if done, _, _ := (gpusStage{}).Check(ctx, e); done {
+				t.Error("Check: done, want not done")
+			}
+		})
 	}
 }
 

@@ -85,6 +85,7 @@ func TestHAMiStageWaitsForSchedulerAndWebhook(t *testing.T) {
 		}
 		c := newFakeClients(
 			&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}},
+			readyDaemonSet(render.NVMLMockName, 1),
 			&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: hamiScheduler, Namespace: render.HAMiNamespace},
 				Spec: appsv1.DeploymentSpec{Replicas: i32(1)}, Status: appsv1.DeploymentStatus{AvailableReplicas: 1, UpdatedReplicas: 1}},
 			webhook,
@@ -110,11 +111,12 @@ func TestHAMiStageWaitsForSchedulerAndWebhook(t *testing.T) {
 		if err != nil || !strings.Contains(string(data), "--node-lock-timeout=") {
 			t.Errorf("values file %s: %v\n%s", vf, err, data)
 		}
-		// No device plugin; HAMi reads the lab's device file.
+		// HAMi's own device plugin against the mock library, not the mock
+		// plugin; HAMi reads the lab's device file.
 		dev, _ := render.HAMiDeviceConfigYAML(e.Lab)
 		var v render.HAMiValues
-		if err := yaml.Unmarshal(data, &v); err != nil || v.MockDevicePlugin.Enabled || v.DevicePlugin.Enabled || v.DeviceConfig.Content != string(dev) {
-			t.Errorf("values file %s: want both device plugins off and device-config.content the lab's device file (%v):\n%s", vf, err, data)
+		if err := yaml.Unmarshal(data, &v); err != nil || v.MockDevicePlugin.Enabled || !v.DevicePlugin.Enabled || v.DevicePlugin.NvidiaDriverRoot != render.NVMLMockDriverRoot || v.DeviceConfig.Content != string(dev) {
+			t.Errorf("values file %s: want the device plugin on the mock library's driver root, the mock plugin off and device-config.content the lab's device file (%v):\n%s", vf, err, data)
 		}
 	}
 	if len(h.calls) != 2 || !strings.HasPrefix(h.calls[0], "tenant-a.yaml: upgrade --install hami hami") || !strings.Contains(h.calls[1], "--values "+valuesFile(e, "tenant-b")) {

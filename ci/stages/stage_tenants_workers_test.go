@@ -216,10 +216,9 @@ func TestRealStagesPlanTheDefaultLab(t *testing.T) {
 		"until Kamaji has written what kubeadm join reads", "give up after 15m0s",
 		"what kind adds for the host, from docker info and the environment: --userns=host",
 		"DaemonSet kube-system/konnectivity-agent", "prove the konnectivity tunnel of tenant tenant-b",
-		"--snapshotter=<snapshotter>", "containerd config dump",
 		"conntrack.maxPerCore: 0",
-		"--version 2.10.0", "hami.io/node-nvidia-register=", `"devmem":81920`, `"devmem":24576`,
-		"ctr --namespace=k8s.io images import",
+		"--version 2.10.0", "label Node(s) gpu-lab-tenant-a-worker gpu=on", "gpu-lab-nvml-mock", "ghcr.io/nvidia/nvml-mock:sha-0eeb2ee", "/var/lib/nvml-mock/driver",
+		"DaemonSet kube-system/hami-device-plugin ready on 1 worker(s)", "nvidia.com/gpu (gpu-lab-tenant-b-worker=20)",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("plan lacks %q", want)

@@ -68,6 +68,12 @@ var catalog = []Case{
 	{ID: "TC-17", Title: "Node policy: binpack fills one node, spread on request picks another",
 		Asserts: "on two GPU workers of one tenant, a small pod and then a second one land on the same node under the lab's node policy (--node-scheduler-policy binpack, HAMi's chart default); a third with hami.io/node-scheduler-policy: spread lands on the other, emptier node",
 		Needs:   "a tenant with two GPU workers and hami.splitCount ≥ 2"},
+	{ID: "TC-18", Title: "A GPU pod's container gets HAMi's Allocate environment: memory and core limits as requested",
+		Asserts: "a pod asking TC-03's slice (20000 MB + 30% on 80 GB) pinned to the emptied card runs and prints its environment; its container log has CUDA_DEVICE_MEMORY_LIMIT_0 = the request in HAMi's unit (20000m), CUDA_DEVICE_SM_LIMIT = the cores (30), NVIDIA_VISIBLE_DEVICES = the card HAMi allocated, and no second card's limit — what HAMi's device plugin sets in Allocate (plugin/server.go:833-837, :1057-1058@v2.10.0)",
+		Needs:   needsShare + "; HAMi's device plugin on the card's worker: the real lab runs it; where the card's tenant does not (the local test environment, which has no kubelet) the case is skipped saying so"},
+	{ID: "TC-20", Title: "The kubelet counts HAMi's device plugin's devices: nvidia.com/gpu capacity = allocatable = split × cards",
+		Asserts: "every tenant runs DaemonSet kube-system/hami-device-plugin, and every worker's Node has nvidia.com/gpu in capacity and in allocatable equal to hami.splitCount × its cards, and no nvidia.com/gpumem capacity (the plugin registers only nvidia.com/gpu; another writer of the Node's status would fight it)",
+		Needs:   "HAMi's device plugin on the workers: the real lab runs it; where no tenant does (the local test environment, which has no kubelet) the case is skipped saying so"},
 }
 
 // What the GPU cases need, in the words of --list and skip reasons.

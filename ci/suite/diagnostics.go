@@ -15,8 +15,9 @@ import (
 
 // diagnostics collects, for a failed case, what a person needs to see why:
 // the events of its namespaces, the YAML of its pods (and of the other
-// cases' pods it looked at) with HAMi's annotations, and the GPU
-// annotations of the nodes of its tenants. Collection errors are reported
+// cases' pods it looked at) with HAMi's annotations, the GPU annotations of
+// the nodes of its tenants, and the logs of HAMi's device plugin and the
+// mock NVML library's pods (writeComponentLogs). Collection errors are reported
 // inside the files, never instead of them.
 func (t *caseT) diagnostics(ctx context.Context) map[string]string {
 	t.mu.Lock()
@@ -35,7 +36,7 @@ func (t *caseT) diagnostics(ctx context.Context) map[string]string {
 		tenants[tn] = true
 	}
 	out := map[string]string{}
-	var events, pods, nodes strings.Builder
+	var events, pods, nodes, logs strings.Builder
 	for _, tn := range sortedSet(tenants) {
 		cs := t.client(tn)
 		if ns, ok := nss[tn]; ok {
@@ -60,6 +61,7 @@ func (t *caseT) diagnostics(ctx context.Context) map[string]string {
 				writeNode(&nodes, tn, &n)
 			}
 		}
+		writeComponentLogs(ctx, cs, tn, &logs)
 	}
 	for _, ref := range refs {
 		p, err := t.client(ref.tenant).CoreV1().Pods(ref.namespace).Get(ctx, ref.name, metav1.GetOptions{})
@@ -77,6 +79,9 @@ func (t *caseT) diagnostics(ctx context.Context) map[string]string {
 	}
 	if nodes.Len() > 0 {
 		out["nodes.txt"] = nodes.String()
+	}
+	if logs.Len() > 0 {
+		out[componentLogsFile] = logs.String()
 	}
 	return out
 }

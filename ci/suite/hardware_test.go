@@ -150,7 +150,7 @@ func TestPlanDefaultLab(t *testing.T) {
 			}
 		}
 	}
-	if got := strings.Join(order, " "); got != "TC-03 TC-05 TC-06 TC-07 TC-13 TC-16 TC-12" {
+	if got := strings.Join(order, " "); got != "TC-03 TC-05 TC-06 TC-07 TC-13 TC-16 TC-18 TC-12" {
 		t.Errorf("tenant-a scenario = %s", got)
 	}
 	// TC-14 holds both of tenant-b's cards, as the pair does: one scenario.

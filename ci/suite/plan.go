@@ -79,6 +79,7 @@ func (r *runner) plan() []*task {
 		skip15 = "skipped: the lab has one tenant; credentials can only be tried against another tenant"
 	}
 	indep("TC-15", all, r.tc15, skip15)
+	indep("TC-20", all, r.tc20, "")
 
 	var sh *shareCard
 	if hw.Share != nil {
@@ -94,6 +95,13 @@ func (r *runner) plan() []*task {
 	place(share, "TC-07", []string{"TC-03"}, onShare((*shareCard).tc07), splitBelow(4))
 	place(share, "TC-13", []string{"TC-03"}, onShare((*shareCard).tc13), splitBelow(3))
 	place(share, "TC-16", nil, onShare((*shareCard).tc16), "")
+	// TC-18's needs add the device plugin, which is checked as it runs;
+	// without the card the skip names the card alone.
+	noShare := ""
+	if share == nil {
+		noShare = noHardware(strings.TrimPrefix(needsShare, "a "), l)
+	}
+	place(share, "TC-18", nil, onShare((*shareCard).tc18), noShare)
 
 	var m *multiCard
 	if hw.Pair != nil {

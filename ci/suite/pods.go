@@ -30,6 +30,10 @@ type gpuPod struct {
 	// beside this one undisturbed.
 	cards       []string
 	annotations map[string]string
+	// image and command replace the suite's image and its entrypoint
+	// (TC-18 prints its environment); the image is asked IfNotPresent.
+	image   string
+	command []string
 	// viaWebhook leaves schedulerName empty so HAMi's webhook must set it
 	// (TC-04). Other pods name hami-scheduler themselves, so a broken
 	// webhook shows in TC-04 alone rather than in every case.
@@ -73,6 +77,10 @@ func (t *caseT) podObject(tenant, ns string, p gpuPod) *corev1.Pod {
 			TerminationGracePeriodSeconds: &zero,
 			AutomountServiceAccountToken:  &no,
 		},
+	}
+	if p.image != "" {
+		c := &pod.Spec.Containers[0]
+		c.Image, c.Command, c.ImagePullPolicy = p.image, p.command, corev1.PullIfNotPresent
 	}
 	if !p.viaWebhook {
 		pod.Spec.SchedulerName = gpus.SchedulerName

@@ -306,6 +306,10 @@ func (r *runner) runCase(ctx context.Context, c *caseRun, l *lane, res *results.
 		res.Status = results.Passed
 		return
 	}
+	if msg, ok := skippedBy(err); ok && ctx.Err() == nil {
+		res.Status, res.Message = results.Skipped, msg
+		return
+	}
 	res.Status = results.Failed
 	if down == nil && ctx.Err() == nil {
 		// The component may have died since the last look: the failure

@@ -8,9 +8,9 @@ import (
 // difference is one way the local test environment runs the lab differently
 // from the real lab (kind + Kamaji + HAMi). Everything not listed here runs
 // from the same rendered configuration and the same code in both: the
-// kube-scheduler configuration and HAMi's command line (ci/render), the GPU
-// registrar and the bind finalizer (ci/gpus), the readiness gate "HAMi's
-// /metrics lists every card" (gpus.SeesAllCards), the suite.
+// kube-scheduler configuration and HAMi's command line and device file
+// (ci/render), the card UUIDs, types and memory (ci/gpus), the readiness
+// gate "HAMi's /metrics lists every card" (gpus.SeesAllCards), the suite.
 type difference struct {
 	// Short names the difference in the backend line of every report.
 	Short string
@@ -41,7 +41,7 @@ var differences = []difference{
 	},
 	{
 		Short: "KWOK workers",
-		Real:  "kindest/node containers joined with kubeadm, kubelet, containerd, kube-proxy, no device plugin (gpu-lab's registrar writes the GPU resources on each Node)",
+		Real:  "kindest/node containers joined with kubeadm, kubelet, containerd, kube-proxy, each running HAMi's device plugin and vGPU monitor against NVIDIA's mock NVML library",
 		Local: "Node objects kept Ready by KWOK; pods get Running without containers",
 		Why:   "no images and no privileged containers; the suite asserts scheduling, not workloads",
 	},
@@ -58,10 +58,16 @@ var differences = []difference{
 		Why:   "the nearest version k8s.io/kubernetes, KWOK v0.8.0 and konnectivity v0.36.0 build at together",
 	},
 	{
+		Short: "gpu-lab's registrar, not HAMi's device plugin",
+		Real:  "HAMi v2.10.0's own device plugin (chart DaemonSet hami-device-plugin) reads each worker's cards from NVIDIA's mock NVML library (k8s-test-infra pkg/gpu/mocknvml at 0eeb2ee5, installed by DaemonSet gpu-lab-nvml-mock from the lab file), registers them (the register annotation; nvidia.com/gpu = split × cards through the kubelet, no gpumem/gpucores resources), answers Allocate (CUDA_DEVICE_MEMORY_LIMIT_<i>, CUDA_DEVICE_SM_LIMIT, NVIDIA_VISIBLE_DEVICES, libvgpu.so mounts) and sets the bind phase and releases the node lock",
+		Local: "gpu-lab's registrar writes the same register annotation plus the four GPU resources (nvidia.com/gpu, gpumem, gpucores, gpumem-percentage) on each Node, and its bind finalizer sets the bind phase and releases the lock as the plugin does; no Allocate, so no container environment; TC-18 and TC-20 are skipped",
+		Why:   "there is no kubelet for a device plugin to register with or to call Allocate; the registrar's formats are HAMi's (ci/gpus), and the real lab proves the plugin's",
+	},
+	{
 		Short: "processes, not pods",
-		Real:  "registrar and bind finalizer as a Deployment of labctl in each tenant; HAMi's metrics read through the tenant API server's service proxy",
-		Local: "the same registrar and finalizer code in the environment's process; HAMi's metrics read from its loopback listener",
-		Why:   "there is no kubelet to run pods; the code and the readiness check are the same",
+		Real:  "HAMi's metrics read through the tenant API server's service proxy",
+		Local: "the registrar and finalizer run in the environment's process; HAMi's metrics read from its loopback listener",
+		Why:   "there is no kubelet to run pods; the readiness check is the same",
 	},
 	{
 		Short: "subset of controllers",

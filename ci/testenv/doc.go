@@ -3,7 +3,8 @@
 // etcd (like Kamaji's shared datastore, one key prefix per tenant) and, per
 // tenant, kube-apiserver, kube-scheduler, kube-controller-manager, a
 // konnectivity server and agent, KWOK keeping the workers' Node objects Ready,
-// the product GPU registrar and bind finalizer from ci/gpus, and a HAMi
+// gpu-lab's GPU registrar and bind finalizer from ci/gpus/deviceplugin in place
+// of HAMi's device plugin (which needs a kubelet; the real lab runs it), and a
 // HAMi scheduler process: by default the HAMi protocol test double
 // (ci/testenv/hamidouble, run as `labctl internal hami-double` with HAMi's command
 // line), or HAMi's real scheduler binary (Options.HAMiBinary, HAMiImage).

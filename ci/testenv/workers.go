@@ -54,12 +54,12 @@ func (t *tenant) createWorkers(ctx context.Context) error {
 // report (KWOK keeps existing capacity when it initialises a node) and with
 // the GPU registration already on it: the annotation, the label and the four
 // GPU resources the registrar writes (gpus.Advertised through
-// deviceplugin.Resources, the real lab's code). HAMi registers a node's
+// deviceplugin.Resources). HAMi registers a node's
 // cards when the Node is added, and otherwise only on its 15 s ticker
 // (RegisterFromNodeAnnotations, pkg/scheduler/scheduler.go@v2.10.0): a Node
 // that arrives with its registration is registered at once, one annotated
 // later waits for the tick. deviceplugin.RegisterNode then re-asserts the same
-// values, as the real lab's registrar does.
+// values.
 func (t *tenant) createNode(ctx context.Context, w lab.Worker) error {
 	name := nodeName(t.name(), w.Name)
 	res := deviceplugin.Resources(gpus.Advertised(t.env.lab, t.name(), w))

@@ -46,7 +46,7 @@ func TestDoubleOnlyUnderInternal(t *testing.T) {
 	if c, _, err := root.Find([]string{"internal", "hami-double"}); err != nil || c.Name() != "hami-double" {
 		t.Errorf("labctl internal hami-double: %v", err)
 	}
-	for _, name := range []string{"hami-double", "finalizer", "hami-post-render"} {
+	for _, name := range []string{"hami-double", "hami-post-render"} {
 		if c, _, err := root.Find([]string{name}); err == nil && c != root {
 			t.Errorf("labctl %s is a top-level command; want it only under internal", name)
 		}

@@ -190,8 +190,6 @@ func printImages(w io.Writer, list []images.Image, sources bool) error {
 	for _, i := range list {
 		how := "bundle"
 		switch {
-		case i.Built:
-			how = "built by labctl"
 		case i.Preloaded != "":
 			how = "preloaded in " + i.Preloaded
 		case i.BundlePullPolicy != "":

@@ -34,7 +34,7 @@ func TestImagesListsEveryImageByStageAndPlace(t *testing.T) {
 		"tenants  management node  registry.k8s.io/kube-apiserver:v1.36.4",
 		"hami     tenant worker    docker.io/projecthami/hami:v2.10.0",
 		"preloaded in kindest/node:v1.36.4@sha256:",
-		"built by labctl",
+		"hami     tenant worker    ghcr.io/nvidia/nvml-mock:sha-0eeb2ee",
 		"registry.k8s.io/kube-apiserver:v1.36.4                                                        Always        bundle (up --images makes it IfNotPresent)",
 	} {
 		if !strings.Contains(out, want) {

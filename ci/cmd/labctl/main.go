@@ -103,17 +103,17 @@ func newRootCommand(s streams) *cobra.Command {
 	return root
 }
 
-// newInternalCommand is `labctl internal …`: the programs the lab's
-// workers, helm and the local test environment run, hidden from a user's
-// help. labctl is shipped into the workers as one binary, so they are
-// subcommands of it, under one name that says they are not a user's.
+// newInternalCommand is `labctl internal …`: the programs helm and the
+// local test environment run, hidden from a user's help. They are
+// subcommands of labctl so that one binary is all either needs, under one
+// name that says they are not a user's.
 func newInternalCommand(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:    "internal",
-		Short:  "Programs the lab runs itself (finalizer, HAMi post-renderer, HAMi protocol double); not for users",
+		Short:  "Programs the lab runs itself (HAMi post-renderer, HAMi protocol double); not for users",
 		Hidden: true,
 	}
-	cmd.AddCommand(newFinalizerCommand(s), newPostRenderCommand(s), newHAMiDoubleCommand(s))
+	cmd.AddCommand(newPostRenderCommand(s), newHAMiDoubleCommand(s))
 	// Hidden is what keeps them out of `labctl --help`; under internal,
 	// which is hidden itself, `labctl internal --help` lists them.
 	for _, c := range cmd.Commands() {

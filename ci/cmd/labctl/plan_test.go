@@ -68,23 +68,30 @@ func TestPlanWritesEveryManifest(t *testing.T) {
 	if !strings.Contains(string(tcp), "address: 10.1.2.3") || !strings.Contains(string(tcp), "- docker") {
 		t.Errorf("flags did not reach the TenantControlPlane:\n%s", tcp)
 	}
-	// The GPU node manifest shows what the registrar applies: the count in
-	// capacity and in allocatable (HAMi reads allocatable).
-	node, err := os.ReadFile(filepath.Join(dir, "tenants", "tenant-b", "gpus", "worker.yaml"))
+	// The nvml-mock manifest holds each worker's cards for the mock NVML
+	// library: tenant-b's one worker, two L4s.
+	mock, err := os.ReadFile(filepath.Join(dir, "tenants", "tenant-b", "nvml-mock.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var gpuNode struct {
-		Status struct {
-			Capacity    map[string]string `json:"capacity"`
-			Allocatable map[string]string `json:"allocatable"`
-		} `json:"status"`
+	docs := strings.Split(string(mock), "\n---\n")
+	var cm struct {
+		Kind string            `json:"kind"`
+		Data map[string]string `json:"data"`
 	}
-	if err := yaml.Unmarshal(node, &gpuNode); err != nil {
+	if err := yaml.Unmarshal([]byte(docs[0]), &cm); err != nil {
 		t.Fatal(err)
 	}
-	if c, a := gpuNode.Status.Capacity["nvidia.com/gpu"], gpuNode.Status.Allocatable["nvidia.com/gpu"]; c != "20" || a != "20" {
-		t.Errorf("GPU node manifest: capacity %q, allocatable %q; want both 20:\n%s", c, a, node)
+	var cfg struct {
+		Devices []struct {
+			Name string `json:"name"`
+		} `json:"devices"`
+	}
+	if err := yaml.Unmarshal([]byte(cm.Data["gpu-lab-tenant-b-worker.yaml"]), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cm.Kind != "ConfigMap" || len(cfg.Devices) != 2 || cfg.Devices[0].Name != "NVIDIA-L4" {
+		t.Errorf("nvml-mock manifest: want a ConfigMap with two NVIDIA-L4 for gpu-lab-tenant-b-worker:\n%s", mock)
 	}
 }
 

@@ -42,8 +42,9 @@ func Mismatches(list corev1.ResourceList, want []gpus.Resource) []Mismatch {
 // AllocatableGaps is the readiness gate of a worker's GPU resources: nil when
 // the Node's status.allocatable carries every resource of gpus.Advertised at
 // its value, else one line naming the worker, its Node and, per resource,
-// what the lab wants and what the Node has. Both backends' readiness checks
-// use it (stage gpus; the local environment's workersReady).
+// what the lab wants and what the Node has. The local environment's
+// readiness check uses it (workersReady); the real lab's stage gpus compares
+// the kubelet's count of HAMi's devices with Mismatches.
 func AllocatableGaps(tenant, worker string, n *corev1.Node, want []gpus.Resource) error {
 	ms := Mismatches(n.Status.Allocatable, want)
 	if len(ms) == 0 {
@@ -53,6 +54,6 @@ func AllocatableGaps(tenant, worker string, n *corev1.Node, want []gpus.Resource
 	for i, m := range ms {
 		parts[i] = m.String()
 	}
-	return fmt.Errorf("tenant %s worker %s (Node %s) allocatable: %s (the GPU registrar — labctl finalizer in the real lab — writes them; a kubelet that re-registered zeroes them until the next pass)",
+	return fmt.Errorf("tenant %s worker %s (Node %s) allocatable: %s (the GPU registrar writes them)",
 		tenant, worker, n.Name, strings.Join(parts, "; "))
 }

@@ -34,7 +34,8 @@ import (
 //
 // Client should not be throttled below the bind rate: each finished bind
 // costs three API calls, so client-go's default QPS 5 / burst 10 would stall
-// a burst of binds for seconds (use QPS ≥ 50). Permissions: FinalizerRules.
+// a burst of binds for seconds (use QPS ≥ 50). It needs get, list, watch and
+// patch on pods and get and patch on nodes.
 type Finalizer struct {
 	Client kubernetes.Interface
 	// Log receives one line per finished bind and per error; nil discards.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -44,11 +43,7 @@ import (
 //   - the kubelet's status updates keep capacity it did not set and copy
 //     each capacity to allocatable (pkg/kubelet/nodestatus/setters.go:297-316).
 //
-// It is idempotent: it only writes what differs, so calling it again is how a
-// caller re-asserts the resources after a kubelet zeroed them (a kubelet
-// registering an existing Node without a device-manager checkpoint zeroes
-// every extended resource, pkg/kubelet/kubelet_node_status.go:192-206 and
-// pkg/kubelet/cm/devicemanager/manager.go:1203-1209; see KeepRegistered).
+// It is idempotent: it only writes what differs.
 func RegisterNode(ctx context.Context, c kubernetes.Interface, l *lab.Lab, tenant string, w lab.Worker, nodeName string) error {
 	if len(w.Cards()) == 0 {
 		return fmt.Errorf("register GPUs on node %s: worker %q of tenant %q has no GPUs in the lab spec", nodeName, w.Name, tenant)
@@ -88,29 +83,6 @@ func Resources(want []gpus.Resource) corev1.ResourceList {
 		out[corev1.ResourceName(r.Name)] = *resource.NewQuantity(r.Value, resource.DecimalSI)
 	}
 	return out
-}
-
-// KeepRegistered calls RegisterNode now and then every interval until ctx is
-// done, so a kubelet that zeroes the GPU resources is corrected within one
-// interval. It returns the first error only if the first registration fails;
-// later errors are retried silently at the next tick (the caller logs through
-// onError when non-nil).
-func KeepRegistered(ctx context.Context, c kubernetes.Interface, l *lab.Lab, tenant string, w lab.Worker, nodeName string, interval time.Duration, onError func(error)) error {
-	if err := RegisterNode(ctx, c, l, tenant, w, nodeName); err != nil {
-		return err
-	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-			if err := RegisterNode(ctx, c, l, tenant, w, nodeName); err != nil && onError != nil && ctx.Err() == nil {
-				onError(err)
-			}
-		}
-	}
 }
 
 func mergePatchNode(ctx context.Context, c kubernetes.Interface, name string, patch any, subresources ...string) error {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -142,35 +141,5 @@ func TestRegisterNodeErrors(t *testing.T) {
 	err = RegisterNode(ctx, c, l, "tenant-a", lab.Worker{Name: "bare"}, "n1")
 	if err == nil || !strings.Contains(err.Error(), "n1") || !strings.Contains(err.Error(), "no GPUs") {
 		t.Errorf("worker without GPUs: err = %v, want an error naming the node and saying it has no GPUs", err)
-	}
-}
-
-// TestKeepRegistered: a kubelet zeroing a GPU resource while the loop runs
-// is corrected at the next tick.
-func TestKeepRegistered(t *testing.T) {
-	l := lab.Default()
-	w := l.Tenants[0].Workers[0]
-	ctx, cancel := context.WithCancel(context.Background())
-	c := fake.NewSimpleClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-a"}})
-	done := make(chan error, 1)
-	go func() { done <- KeepRegistered(ctx, c, l, "tenant-a", w, "worker-a", 10*time.Millisecond, nil) }()
-	want := resource.MustParse("81920") // one A100-80GB
-	allocatable := func() resource.Quantity {
-		n, _ := c.CoreV1().Nodes().Get(ctx, "worker-a", metav1.GetOptions{})
-		return n.Status.Allocatable[gpus.ResourceGPUMem]
-	}
-	waitFor(t, "the first registration", func() bool { q := allocatable(); return q.Cmp(want) == 0 })
-	n, _ := c.CoreV1().Nodes().Get(ctx, "worker-a", metav1.GetOptions{})
-	n.Status.Allocatable[gpus.ResourceGPUMem] = resource.MustParse("0")
-	if _, err := c.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the zeroed count to be re-asserted", func() bool { q := allocatable(); return q.Cmp(want) == 0 })
-	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("KeepRegistered: %v", err)
-	}
-	if err := KeepRegistered(context.Background(), c, l, "tenant-a", w, "absent", time.Second, nil); err == nil || !strings.Contains(err.Error(), "absent") {
-		t.Errorf("first registration of a missing node: %v, want an error naming it", err)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpu-lab/gpu-lab/ci/internal/helm"
-	"github.com/gpu-lab/gpu-lab/ci/internal/nodeimage"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal"
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
@@ -35,7 +34,7 @@ func newRunCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "run",
 		Short: "Run the real lab end to end on this machine: labctl up --images and labctl test on a private Docker daemon",
-		Long: `Builds labctl from this checkout (CGO_ENABLED=0: its binary is shipped into the workers) into
+		Long: `Builds labctl from this checkout (CGO_ENABLED=0) into
 <cache>/bin/labctl, unless --labctl names a built one. Starts the private Docker daemon in its own
 network namespace, then runs that labctl — the same stages and code a user runs — inside that namespace (nsenter --net; DOCKER_HOST is
 the private daemon's socket): labctl up --images BUNDLE, then labctl test. The suite's reports,
@@ -63,9 +62,6 @@ pinned versions; rehearse charts makes them). Needs root.`,
 				if err := hostdaemon.BuildStatic(cmd.Context(), labctlPackage, "labctl", o.Labctl); err != nil {
 					return err
 				}
-			}
-			if err := checkLabctlBinary(o.Labctl); err != nil {
-				return err
 			}
 			if o.Lab, err = lab.Load(o.LabFile); err != nil {
 				return err
@@ -164,19 +160,4 @@ func findHelm(flag, cache string, lookPath func(string) (string, error)) (string
 		return p, nil
 	}
 	return "", fmt.Errorf("no helm: pass --helm, set LABCTL_HELM or install it (GOBIN=%s %s)", filepath.Dir(p), helm.InstallHint)
-}
-
-// checkLabctlBinary fails early unless the binary can be shipped into the
-// workers as labctl up does with itself (nodeimage.CheckStaticLinux): a
-// --labctl built without CGO_ENABLED=0 is refused before anything starts.
-func checkLabctlBinary(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("labctl binary to rehearse: %w", err)
-	}
-	defer f.Close()
-	if err := nodeimage.CheckStaticLinux(f); err != nil {
-		return fmt.Errorf("labctl binary %s: %w (build it with CGO_ENABLED=0 go build -o bin/labctl ./ci/cmd/labctl, or leave --labctl out and rehearse builds one)", path, err)
-	}
-	return nil
 }

@@ -21,8 +21,8 @@ func BuildWrapper(ctx context.Context, out string) error {
 
 // BuildStatic builds the main package pkg of the gpu-lab checkout the
 // current directory is in as a static binary (CGO_ENABLED=0) to out: the
-// runtime wrapper, and the labctl the rehearsal runs (shipped into the
-// workers, whose C library is not the host's). what names the binary in
+// runtime wrapper (copied into node images, whose C library is not the
+// host's), and the labctl the rehearsal runs. what names the binary in
 // errors.
 func BuildStatic(ctx context.Context, pkg, what, out string) error {
 	gomod, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()

@@ -259,7 +259,9 @@ func (b *builder) kindSpec(rec recipe) (imagespec.Spec, error) {
 		return kubectl(rec.Ref, version, bin, base), nil
 	case kindKamaji, kindHAMi, kindCertManager, kindCertgen:
 		return b.snapshotSpec(rec)
-	case kindUnsupported, kindLabctl, kindNode:
+	case kindNVMLMock:
+		return b.nvmlMockSpec(rec)
+	case kindUnsupported, kindNode:
 		return imagespec.Spec{}, fmt.Errorf("image %s is not built by the rehearsal: %s", rec.Ref, rec.Why)
 	}
 	return imagespec.Spec{}, fmt.Errorf("image %s: no recipe", rec.Ref)

@@ -74,7 +74,7 @@ var (
 
 // pinned are every snapshot the rehearsal builds from, images and charts.
 func pinned() []Snapshot {
-	return []Snapshot{kamajiSnapshot, hamiSnapshot, certManagerSnapshot, certgenSnapshot, kamajiEtcdSnapshot, kindnetdSnapshot, kubeNetworkPoliciesSnapshot}
+	return []Snapshot{kamajiSnapshot, hamiSnapshot, certManagerSnapshot, certgenSnapshot, kamajiEtcdSnapshot, kindnetdSnapshot, kubeNetworkPoliciesSnapshot, nvmlMockSnapshot}
 }
 
 // PinFor is the pinned snapshot of repo at tag, or an error saying how to

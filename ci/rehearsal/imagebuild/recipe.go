@@ -26,8 +26,8 @@ const (
 	kindHAMi         kind = "hami (git)"         // projecthami/hami, from a git snapshot
 	kindCertManager  kind = "cert-manager (git)" // quay.io/jetstack/cert-manager-<cmd>, from a git snapshot
 	kindCertgen      kind = "certgen (git)"      // liangjw/kube-webhook-certgen: jet's, from a git snapshot
+	kindNVMLMock     kind = "nvml-mock (git)"    // ghcr.io/nvidia/nvml-mock: the mock NVML library, from a git snapshot
 	kindUnsupported  kind = "not built"          // Why says why
-	kindLabctl       kind = "built by labctl"    // the finalizer image: labctl makes it
 )
 
 // recipe is what builds one reference.
@@ -97,8 +97,8 @@ func recipeFor(ref string) recipe {
 		r.Kind, r.Name = kindCertManager, strings.TrimPrefix(repo, "quay.io/jetstack/cert-manager-")
 	case repo == "docker.io/liangjw/kube-webhook-certgen" && tag == certgenTag:
 		r.Kind = kindCertgen
-	case ref == images.FinalizerRef:
-		r.Kind = kindLabctl
+	case repo == "ghcr.io/nvidia/nvml-mock" && tag == nvmlMockTag:
+		r.Kind = kindNVMLMock
 	default:
 		r.Kind, r.Why = kindUnsupported, "no recipe for "+repo
 		for prefix, why := range notBuilt {

@@ -33,6 +33,8 @@ func TestRecipeForEveryKindOfReference(t *testing.T) {
 		{"projecthami/hami:v2.9.0", kindUnsupported, "", "v2.9.0"},
 		{"docker.io/liangjw/kube-webhook-certgen:v1.1.1", kindCertgen, "", "v1.1.1"},
 		{"docker.io/projecthami/mock-device-plugin:v1.0.1", kindUnsupported, "", "v1.0.1"},
+		{"ghcr.io/nvidia/nvml-mock:sha-0eeb2ee", kindNVMLMock, "", "sha-0eeb2ee"},
+		{"ghcr.io/nvidia/nvml-mock:v0.3.0", kindUnsupported, "", "v0.3.0"},
 		{"localhost:5000/x:1", kindUnsupported, "", "1"},
 	}
 	for _, tc := range tests {

@@ -43,7 +43,11 @@ func (b *builder) snapshotSpec(rec recipe) (imagespec.Spec, error) {
 		if err != nil {
 			return imagespec.Spec{}, err
 		}
-		return components.HAMi(rec.Ref, hamiVersion, snapshotSource(s, "cmd/scheduler, cmd/vGPUmonitor, cmd/device-plugin/nvidia"), bin, tree, base), nil
+		stub, err := libvgpuStub(b.ctx, b)
+		if err != nil {
+			return imagespec.Spec{}, err
+		}
+		return withLibvgpuStub(components.HAMi(rec.Ref, hamiVersion, snapshotSource(s, "cmd/scheduler, cmd/vGPUmonitor, cmd/device-plugin/nvidia"), bin, tree, base), stub), nil
 	case kindCertManager:
 		s := certManagerSnapshot
 		// one extraction for the four command modules: each replaces the

@@ -43,8 +43,16 @@ func Build(ctx context.Context, log *slog.Logger, root string, p Program, estima
 				if err := run(ctx, logf, partial, nil, "cp", "-a", p.Tree, mod); err != nil {
 					return "", nil, fmt.Errorf("build %s: copy source %s: %w", p.Name, p.Tree, err)
 				}
+				if p.Output != "" { // go build -o names a file there, not the directory
+					if err := os.MkdirAll(filepath.Join(partial, "bin"), 0o755); err != nil {
+						return "", nil, fmt.Errorf("build %s: %w", p.Name, err)
+					}
+				}
+				if p.Vendored {
+					return mod, append(p.Env(), "GOFLAGS=-mod=vendor -buildvcs=false"), nil
+				}
 				// the tree's go.sum may lack sums of modules it only needs here
-				return mod, append(append(p.env(), proxyEnv...), "GOFLAGS=-mod=mod -buildvcs=false"), nil
+				return mod, append(append(p.Env(), proxyEnv...), "GOFLAGS=-mod=mod -buildvcs=false"), nil
 			}
 			if err := writeModule(mod, p); err != nil {
 				return "", nil, fmt.Errorf("build %s: %w", p.Name, err)
@@ -56,9 +64,9 @@ func Build(ctx context.Context, log *slog.Logger, root string, p Program, estima
 			if err != nil {
 				return "", nil, fmt.Errorf("build %s: go mod tidy in %s: %w; %s ends with:\n%s", p.Name, mod, err, logPath, bincache.TailFile(logPath, 30))
 			}
-			return mod, append(p.env(), proxyEnv...), nil
+			return mod, append(p.Env(), proxyEnv...), nil
 		},
-		Args:   p.buildArgs,
+		Args:   p.BuildArgs,
 		Count:  func(ctx context.Context, dir string, env []string) int { return countPackages(ctx, dir, p, env) },
 		Rename: p.Rename,
 	}.Build(ctx, log)

@@ -51,6 +51,18 @@ type Program struct {
 	// before the module proxy: modules the proxy refuses, made from git
 	// snapshots and checked against the tree's go.sum by the caller.
 	LocalProxy string
+	// BuildMode is go build's -buildmode ("c-shared": a C shared library).
+	BuildMode string
+	// Output, when set, is the one file go build writes into the output
+	// directory: a c-shared library is no command named by its package.
+	Output string
+	// CGOLDFlags and CGOLDFlagsAllow become CGO_LDFLAGS and
+	// CGO_LDFLAGS_ALLOW: linker flags cgo refuses unless allowed
+	// (--defsym, -soname).
+	CGOLDFlags, CGOLDFlagsAllow string
+	// Vendored builds Tree from its vendor/ directory (-mod=vendor), as
+	// upstream does: no module is downloaded.
+	Vendored bool
 }
 
 // wrapperModule is the module path of every wrapper; it is never published.
@@ -96,10 +108,13 @@ func (p Program) toolsGo() string {
 	return b.String()
 }
 
-// buildArgs are the `go build` arguments that write the commands into out.
+// BuildArgs are the `go build` arguments that write the commands into out.
 // -v prints each package compiled: the progress lines count them.
-func (p Program) buildArgs(out string) []string {
-	args := []string{"build", "-v", "-o", out + "/"}
+func (p Program) BuildArgs(out string) []string {
+	args := []string{"build", "-v", "-o", out + "/" + p.Output}
+	if p.BuildMode != "" {
+		args = append(args, "-buildmode="+p.BuildMode)
+	}
 	if p.Trimpath {
 		args = append(args, "-trimpath")
 	}
@@ -112,20 +127,27 @@ func (p Program) buildArgs(out string) []string {
 	return append(args, p.Packages...)
 }
 
-// env is what the go command runs with besides the caller's environment:
+// Env is what the go command runs with besides the caller's environment:
 // the wrapper is its own module (no workspace), go.mod is already tidy.
-func (p Program) env() []string {
+func (p Program) Env() []string {
 	cgo := "0"
 	if p.CGO {
 		cgo = "1"
 	}
-	return []string{"CGO_ENABLED=" + cgo, "GOWORK=off", "GOFLAGS=-mod=readonly -buildvcs=false"}
+	env := []string{"CGO_ENABLED=" + cgo, "GOWORK=off", "GOFLAGS=-mod=readonly -buildvcs=false"}
+	if p.CGOLDFlags != "" {
+		env = append(env, "CGO_LDFLAGS="+p.CGOLDFlags)
+	}
+	if p.CGOLDFlagsAllow != "" {
+		env = append(env, "CGO_LDFLAGS_ALLOW="+p.CGOLDFlagsAllow)
+	}
+	return env
 }
 
 // Key decides the cache entry: the toolchain, the target platform, the
 // wrapper module and the build's arguments and environment.
 func (p Program) Key(goVersion, goos, goarch string) string {
-	parts := []string{goVersion, goos + "/" + goarch, strings.Join(p.env(), " ")}
+	parts := []string{goVersion, goos + "/" + goarch, strings.Join(p.Env(), " ")}
 	if p.LocalProxy != "" {
 		parts = append(parts, "local proxy", p.LocalProxy)
 	}
@@ -137,11 +159,14 @@ func (p Program) Key(goVersion, goos, goarch string) string {
 	for _, k := range sortedKeys(p.Rename) {
 		parts = append(parts, "rename", k, p.Rename[k])
 	}
-	return cache.Key(append(parts, p.buildArgs("OUT")...)...)
+	return cache.Key(append(parts, p.BuildArgs("OUT")...)...)
 }
 
 // Binaries are the file names go build writes.
 func (p Program) Binaries() []string {
+	if p.Output != "" {
+		return []string{p.Output}
+	}
 	out := make([]string, len(p.Packages))
 	for i, pkg := range p.Packages {
 		out[i] = binaryName(pkg)

@@ -46,15 +46,15 @@ func TestToolsGoImportsEveryCommand(t *testing.T) {
 
 func TestBuildArgsAndEnv(t *testing.T) {
 	p := Program{Packages: []string{"a/cmd/x"}, LDFlags: "-s -w", Tags: []string{"selinux", "notest"}, Trimpath: true}
-	got := strings.Join(p.buildArgs("/out"), " ")
+	got := strings.Join(p.BuildArgs("/out"), " ")
 	if want := "build -v -o /out/ -trimpath -tags selinux,notest -ldflags -s -w a/cmd/x"; got != want {
 		t.Errorf("BuildArgs = %q, want %q", got, want)
 	}
-	if env := strings.Join(p.env(), " "); !strings.Contains(env, "CGO_ENABLED=0") {
+	if env := strings.Join(p.Env(), " "); !strings.Contains(env, "CGO_ENABLED=0") {
 		t.Errorf("a static build's env %q lacks CGO_ENABLED=0", env)
 	}
 	p.CGO = true
-	if env := strings.Join(p.env(), " "); !strings.Contains(env, "CGO_ENABLED=1") {
+	if env := strings.Join(p.Env(), " "); !strings.Contains(env, "CGO_ENABLED=1") {
 		t.Errorf("a cgo build's env %q lacks CGO_ENABLED=1", env)
 	}
 }
@@ -119,5 +119,30 @@ func TestProxyOnlyNeverFallsBackToDirect(t *testing.T) {
 		if got := ProxyOnly(in); got != want {
 			t.Errorf("ProxyOnly(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A C shared library: one named output file, the build mode, and the
+// linker flags cgo refuses unless CGO_LDFLAGS_ALLOW lets them through.
+func TestCSharedBuild(t *testing.T) {
+	p := Program{
+		Packages: []string{"./pkg/lib/bridge"}, CGO: true, BuildMode: "c-shared", Output: "libx.so.1.2",
+		CGOLDFlags: "-Wl,--defsym,a=b -Wl,-soname,libx.so.1", CGOLDFlagsAllow: "--defsym|-soname",
+	}
+	if got, want := strings.Join(p.BuildArgs("/out"), " "), "build -v -o /out/libx.so.1.2 -buildmode=c-shared ./pkg/lib/bridge"; got != want {
+		t.Errorf("BuildArgs = %q, want %q", got, want)
+	}
+	env := strings.Join(p.Env(), "\n")
+	for _, w := range []string{"CGO_ENABLED=1", "CGO_LDFLAGS=-Wl,--defsym,a=b -Wl,-soname,libx.so.1", "CGO_LDFLAGS_ALLOW=--defsym|-soname"} {
+		if !strings.Contains(env, w) {
+			t.Errorf("env lacks %q:\n%s", w, env)
+		}
+	}
+	if b := p.Binaries(); len(b) != 1 || b[0] != "libx.so.1.2" {
+		t.Errorf("Binaries = %v, want the output file", b)
+	}
+	// A command build keeps writing into the directory.
+	if got := (Program{Packages: []string{"a/cmd/x"}}).BuildArgs("/out")[3]; got != "/out/" {
+		t.Errorf("a command build's -o is %q, want the directory /out/", got)
 	}
 }

@@ -1,0 +1,109 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpu-lab/gpu-lab/ci/render"
+	"github.com/gpu-lab/gpu-lab/ci/suite/assert"
+)
+
+// noAllocate is TC-18's skip reason where the card's tenant runs no device
+// plugin: nothing answers the kubelet's Allocate, so no container gets
+// HAMi's environment.
+func noAllocate(tenant string) string {
+	return fmt.Sprintf("tenant %s does not run HAMi's device plugin (no DaemonSet %s/%s): no device plugin answers the kubelet's Allocate, so no container gets HAMi's environment. "+
+		"The local test environment has no kubelet (ci/testenv/README.md, differences)", tenant, devicePluginNamespace, devicePluginDaemonSet)
+}
+
+// envPollEvery spaces the reads of TC-18's container log while the
+// container has not printed its whole environment yet.
+const envPollEvery = 500 * time.Millisecond
+
+// TC-18: a GPU pod's container gets the environment HAMi's device plugin
+// sets in Allocate (allocenv.go cites it). The pod asks TC-03's slice
+// (20000 MB + 30% on an 81920 MB card) on the emptied card and runs the
+// mock NVML library's image, which every worker already holds, printing its
+// environment; the case reads the container's log through the tenant API
+// server.
+func (b *shareCard) tc18(ctx context.Context, t *caseT) error {
+	_, err := t.client(b.tenant()).AppsV1().DaemonSets(devicePluginNamespace).Get(ctx, devicePluginDaemonSet, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return notApplicable{noAllocate(b.tenant())}
+	}
+	if err != nil {
+		return fmt.Errorf("tenant %s: read DaemonSet %s/%s: %w", b.tenant(), devicePluginNamespace, devicePluginDaemonSet, err)
+	}
+	if err := b.locate(ctx, t); err != nil {
+		return err
+	}
+	if err := b.emptyCard(ctx, t); err != nil {
+		return err
+	}
+	p := b.slice("tc18-env")
+	p.image, p.command = render.NVMLMockImage, envDumpCommand
+	bound, err := t.bindFresh(ctx, b.tenant(), p)
+	if err != nil {
+		return err
+	}
+	ref := podRef{b.tenant(), bound.Namespace, bound.Name}
+	devs, err := assert.Allocated(ref.String(), bound.Annotations)
+	if err != nil {
+		return err
+	}
+	if len(devs) != 1 || devs[0].UUID != b.card.ID {
+		return fmt.Errorf("pod %s holds %v, want the card %s it was pinned to", ref, devs, b.card.ID)
+	}
+	if _, err := t.waitBound(ctx, ref, true); err != nil {
+		return err
+	}
+	env, err := t.containerEnv(ctx, ref, "main")
+	if err != nil {
+		return err
+	}
+	want := allocateEnv{memMB: p.memMB, cores: p.cores, uuid: devs[0].UUID}
+	if err := want.check(env); err != nil {
+		return fmt.Errorf("pod %s: %w", ref, err)
+	}
+	w := want.want()
+	t.step("container main of %s has %s%s=%s, %s=%s, %s=%s: HAMi's Allocate for %d MB + %d%% on %s",
+		ref, envMemoryLimitPrefix, "0", w[envMemoryLimitPrefix+"0"], envCoreLimit, w[envCoreLimit], envVisibleDevices, w[envVisibleDevices], p.memMB, p.cores, b.card.ID)
+	return t.deletePod(ctx, ref)
+}
+
+// containerEnv reads the environment a container printed (envDumpCommand)
+// from its log, read again until the end line is there or the bind
+// timeout passes; the error then holds the last read's failure.
+func (t *caseT) containerEnv(ctx context.Context, ref podRef, container string) (map[string]string, error) {
+	deadline := time.Now().Add(t.r.tm.Bind)
+	var last string
+	for {
+		// One read may not outlast the deadline: a log the API server
+		// cannot fetch from the kubelet may hang rather than fail.
+		rctx, cancel := context.WithTimeout(ctx, max(time.Until(deadline), envPollEvery))
+		log, err := t.client(ref.tenant).CoreV1().Pods(ref.namespace).GetLogs(ref.name, &corev1.PodLogOptions{Container: container}).DoRaw(rctx)
+		cancel()
+		if err == nil {
+			env, complete := parseEnvDump(string(log))
+			if complete {
+				return env, nil
+			}
+			last = fmt.Sprintf("the log has %d variable(s) and no %q line yet", len(env), envDumpEnd)
+		} else {
+			last = err.Error()
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("tenant %s: container %s of pod %s did not print its environment within %s: %s", ref.tenant, container, ref, t.r.tm.Bind, last)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("tenant %s: read the log of container %s of pod %s: %w", ref.tenant, container, ref, ctx.Err())
+		case <-time.After(envPollEvery):
+		}
+	}
+}
