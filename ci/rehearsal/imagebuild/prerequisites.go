@@ -22,6 +22,7 @@ type host struct {
 	lookPath func(string) (string, error)
 	uid      func() int
 	ping     func(context.Context) error
+	free     func(string) (uint64, error)
 }
 
 func (h host) orReal(d interface {
@@ -32,6 +33,9 @@ func (h host) orReal(d interface {
 	}
 	if h.uid == nil {
 		h.uid = os.Geteuid
+	}
+	if h.free == nil {
+		h.free = preflight.Free
 	}
 	if h.ping == nil {
 		h.ping = func(ctx context.Context) error { _, err := d.Ping(ctx); return err }
@@ -57,7 +61,7 @@ func prerequisites(ctx context.Context, o Options) error {
 		preflight.Tools(h.lookPath, tools...),
 		preflight.Root(h.uid(), "debootstrap makes the root file systems as root"),
 		preflight.Daemon(h.ping),
-		preflight.FreeDisk(root, minFreeDisk, "--cache"),
+		preflight.FreeDisk(h.free, root, minFreeDisk, "--cache"),
 	)
 }
 

@@ -40,16 +40,23 @@ func TestBuildStartsNothingWithoutItsPrerequisites(t *testing.T) {
 }
 
 // With everything there, nothing is reported (each check reads the host
-// through o.host).
+// through o.host, the free disk too: the test must not depend on the
+// machine's disk, which a rehearsal beside it fills).
 func TestPrerequisitesOfAFullMachine(t *testing.T) {
 	o := Options{Root: t.TempDir(), host: host{
 		lookPath: func(n string) (string, error) { return "/usr/bin/" + n, nil },
 		uid:      func() int { return 0 },
 		ping:     func(context.Context) error { return nil },
+		free:     func(string) (uint64, error) { return minFreeDisk, nil },
 	}}
 	if err := prerequisites(context.Background(), o); err != nil {
 		t.Errorf("Prerequisites on a full machine: %v", err)
 	}
+	o.host.free = func(string) (uint64, error) { return minFreeDisk - 1, nil }
+	if err := prerequisites(context.Background(), o); err == nil || !strings.Contains(err.Error(), "choose another directory with --cache") {
+		t.Errorf("Prerequisites with a byte too little disk: %v", err)
+	}
+	o.host.free = func(string) (uint64, error) { return minFreeDisk, nil }
 	o.host.uid = func() int { return 1000 }
 	if err := prerequisites(context.Background(), o); err == nil || !strings.Contains(err.Error(), "run it with sudo") {
 		t.Errorf("Prerequisites as uid 1000: %v", err)

@@ -110,7 +110,7 @@ func prerequisites(ctx context.Context, o Options) error {
 		preflight.Tools(exec.LookPath, tools...),
 		preflight.Root(os.Geteuid(), "debootstrap makes the root file systems as root"),
 		preflight.Daemon(func(ctx context.Context) error { _, err := o.Docker.Ping(ctx); return err }),
-		preflight.FreeDisk(o.Root, 8<<30, "--cache"),
+		preflight.FreeDisk(preflight.Free, o.Root, 8<<30, "--cache"),
 		seccompStatic,
 		gitDir("--moby-git-dir", o.MobyGitDir, MobyPin),
 		gitDir("--cli-git-dir", o.CLIGitDir, CLIPin),

@@ -74,18 +74,27 @@ func Daemon(ping func(context.Context) error) Check {
 	}
 }
 
+// Free is the space of the file system holding path that an unprivileged
+// process may use.
+func Free(path string) (uint64, error) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(path, &st); err != nil {
+		return 0, err
+	}
+	return st.Bavail * uint64(st.Bsize), nil
+}
+
 // FreeDisk checks that the file system holding dir (or its nearest
-// existing parent) has at least min bytes free for unprivileged use.
-func FreeDisk(dir string, min uint64, flag string) Check {
+// existing parent) has at least min bytes free, as free (Free on a real
+// host) reports it.
+func FreeDisk(free func(string) (uint64, error), dir string, min uint64, flag string) Check {
 	return func(context.Context) string {
 		p := dir
 		for {
-			var st syscall.Statfs_t
-			err := syscall.Statfs(p, &st)
+			n, err := free(p)
 			if err == nil {
-				free := st.Bavail * uint64(st.Bsize)
-				if free < min {
-					return fmt.Sprintf("%s has %.1f GiB free, the build needs at least %.0f GiB: free some, or choose another directory with %s", dir, float64(free)/(1<<30), float64(min)/(1<<30), flag)
+				if n < min {
+					return fmt.Sprintf("%s has %.1f GiB free, the build needs at least %.0f GiB: free some, or choose another directory with %s", dir, float64(n)/(1<<30), float64(min)/(1<<30), flag)
 				}
 				return ""
 			}
