@@ -11,19 +11,23 @@ import (
 // TestDindArgs runs the daemon's start script against a cgroup tree of each
 // version, with a stand-in for the published entrypoint: on cgroup v1 it
 // opens the devices cgroup ("a"), on cgroup v2 it touches nothing, and in
-// both it hands the daemon's arguments over unchanged.
+// both it hands the daemon's arguments over unchanged. The unified-cgroup
+// step mounts, so it is left out here (no unified line in the process's
+// cgroups, or one already mounted) and proven by the rehearsal's run.
 func TestDindArgs(t *testing.T) {
 	args := DindArgs()
 	if args[0] != "sh" || args[1] != "-c" {
 		t.Fatalf("DindArgs = %q, want a sh -c script", args)
 	}
 	for _, tc := range []struct {
-		name     string
-		v2       bool
-		wantOpen bool
+		name          string
+		v2            bool
+		wantOpen      bool
+		cgroup, mount string
 	}{
-		{"cgroup v1", false, true},
-		{"cgroup v2", true, false},
+		{"cgroup v1", false, true, "4:memory:/x\n", ""},
+		{"hybrid cgroup v1, unified mounted", false, true, "4:memory:/x\n0::/x\n", "cgroup2 CG/unified cgroup2 rw 0 0\n"},
+		{"cgroup v2", true, false, "0::/x\n", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -36,7 +40,10 @@ func TestDindArgs(t *testing.T) {
 			bin := filepath.Join(dir, "bin")
 			got := filepath.Join(dir, "args")
 			mustWrite(t, filepath.Join(bin, DindEntrypoint), "#!/bin/sh\nprintf '%s\\n' \"$@\" > "+got+"\n", 0o755)
-			script := strings.ReplaceAll(args[2], cgroupRoot, root)
+			proc := filepath.Join(dir, "proc")
+			mustWrite(t, filepath.Join(proc, "cgroup"), tc.cgroup, 0o644)
+			mustWrite(t, filepath.Join(proc, "mounts"), strings.ReplaceAll(tc.mount, "CG", root), 0o644)
+			script := strings.ReplaceAll(strings.ReplaceAll(args[2], cgroupRoot, root), procSelf, proc)
 			cmd := exec.Command(args[0], append([]string{args[1], script}, args[3:]...)...)
 			cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"))
 			if out, err := cmd.CombinedOutput(); err != nil {
