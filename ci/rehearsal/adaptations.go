@@ -166,10 +166,10 @@ func ModuleAdaptations() []Adaptation {
 			Evidence: "2026-12-05 probe (ci/rehearsal/testdata/runs/2026-12-05-dagger-probe): with the three options `dagger call lab plan` built labctl in the engine from golang:1.26 through the tree and printed the plan (5m12s)",
 		},
 		{
-			Name:     "kind node image named by the digest the registry serves",
-			What:     "the lab file given to the module names versions.kindNodeImage as kindest/node:<tag>@<digest the registry serves> (printed by `rehearse registry push`), not kind's published digest",
+			Name:     "node images named by the digest the registry serves",
+			What:     "every call gets --versions=kindNodeImage=… and --versions=workerNodeImage=… naming kindest/node:<tag>@<digest the registry serves> (daggerrun NodeImageOverrides), not kind's published digest",
 			Reason:   "the module pulls every bundle image through the engine by its reference (.dagger/bundle.go From(e.Ref)), and a digest-pinned pull asks the registry for that digest; the node image built here cannot have the published digest, and a registry serves a manifest only under its own digest",
-			Evidence: "2026-12-05: a recorded archive pushed as kindest/node:v0@sha256:099e0493… (the rehearsal lab's pin) is served as sha256:6ed20d3c…; `docker pull …/docker.io/kindest/node@sha256:099e0493…` fails `manifest unknown`, the served digest pulls",
+			Evidence: "2026-12-05: a recorded archive pushed as kindest/node:v0@sha256:099e0493… (the rehearsal lab's pin) is served as sha256:6ed20d3c…; `docker pull …/docker.io/kindest/node@sha256:099e0493…` fails `manifest unknown`, the served digest pulls; 2026-12-06: with kindNodeImage alone the first real lab-test stopped at the bundle, the engine asking for the worker image's published digest (`failed to resolve image \"docker.io/kindest/node:v1.36.4@sha256:099e…\": not found`); with both, the bundle was fetched and the seed lab passed",
 		},
 	}
 }
