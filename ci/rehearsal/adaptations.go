@@ -125,6 +125,12 @@ func DaggerAdaptations() []Adaptation {
 			Evidence: "issue 37 fact 4; TestEngineConfigJSON renders the file",
 		},
 		{
+			Name:     "Dagger engine garbage collector",
+			What:     fmt.Sprintf("engine up writes engine.json gc reservedSpace=%s and minFreeSpace=%s (daggerbuild.RehearsalGC)", daggerbuild.RehearsalGC.ReservedSpace, daggerbuild.RehearsalGC.MinFreeSpace),
+			Reason:   "upstream's default reserves 10% of the disk capped at 10 GB and prunes whenever less than 20% is free (engine/server/gc.go:377-386,430-433 @v0.21.8); the rehearsal's own images and caches leave less than that free on this disk, so the engine pruned the lab's cache between a cold and a warm call. The keys are upstream's (engine/config/config.go:92-139; docs/current_docs/reference/configuration/engine.mdx @v0.21.8)",
+			Evidence: "2026-12-06 (ci/rehearsal/testdata/findings/2026-12-06-dagger-first-runs/run5-engine-gc.log): after the cold call the engine's disk-pressure collector reclaimed 8,353,285,120 bytes (policy 2, all records), and the second call rebuilt labctl and helm",
+		},
+		{
 			Name:   "Go proxy for the Dagger module's build",
 			What:   fmt.Sprintf("engine up sets %s=http://<the daemon's bridge gateway>:5001 on the engine; there a static GOPROXY file tree made by `rehearse dagger build` (daggerbuild.ModuleProxy) is served", daggerbuild.GoProxyEnv),
 			Reason: "the Go SDK builds the module with the engine's GOPROXY (core/sdk/go_sdk.go:900-906 @v0.21.8), which a container gets only from the engine's _DAGGER_ENGINE_SYSTEMENV_<NAME> (engine/engineutil/executor_spec.go:944-953 @v0.21.8); no proxy is reachable from the namespace",

@@ -17,6 +17,20 @@ type EngineConfig struct {
 	Mirrors map[string][]string
 	// HTTP are registry or mirror hosts spoken to in plain HTTP.
 	HTTP []string
+	// GC sets the garbage collector's space parameters ("gc" →
+	// "reservedSpace", "minFreeSpace", engine/config/config.go:92-139
+	// @v0.21.8); empty keeps the engine's defaults.
+	GC GCSpace
+}
+
+// GCSpace holds DiskSpace values as engine.json takes them: bytes with a
+// unit ("40GB") or a share of the disk ("20%"), parsed by
+// internal/buildkit/cmd/buildkitd/config/gcpolicy.go:46-67 @v0.21.8.
+type GCSpace struct {
+	// ReservedSpace is cache the collector never reclaims.
+	ReservedSpace string `json:"reservedSpace,omitempty"`
+	// MinFreeSpace is the free disk below which the collector prunes.
+	MinFreeSpace string `json:"minFreeSpace,omitempty"`
 }
 
 type registryJSON struct {
@@ -64,13 +78,28 @@ func (c EngineConfig) JSON() ([]byte, error) {
 	for _, h := range c.HTTP {
 		entry(h).HTTP = &yes
 	}
+	var gc *GCSpace
+	if c.GC != (GCSpace{}) {
+		gc = &c.GC
+	}
 	out := struct {
 		LogLevel   string                   `json:"logLevel,omitempty"`
+		GC         *GCSpace                 `json:"gc,omitempty"`
 		Registries map[string]*registryJSON `json:"registries,omitempty"`
-	}{c.LogLevel, regs}
+	}{c.LogLevel, gc, regs}
 	if len(regs) == 0 {
 		out.Registries = nil
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	return append(b, '\n'), err
 }
+
+// RehearsalGC is the rehearsal engine's collector: it keeps up to 40 GB of
+// cache whatever the free disk and prunes only below 10 GB free, the free
+// space the lab's Docker-in-Docker preflight asks for. Upstream's defaults
+// (engine/server/gc.go:377-386,430-433 @v0.21.8: reserve 10% capped at
+// 10 GB, prune below 20% free) pruned 8.35 GB — labctl's and helm's builds
+// among it — right after a cold call on this 252 GB disk with 29 GB free
+// (ci/rehearsal/testdata/findings/2026-12-06-dagger-first-runs), so the
+// warm call rebuilt them.
+var RehearsalGC = GCSpace{ReservedSpace: "40GB", MinFreeSpace: "10GB"}

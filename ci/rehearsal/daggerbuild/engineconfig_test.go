@@ -11,6 +11,11 @@ func TestEngineConfigJSON(t *testing.T) {
 		{"nothing set", EngineConfig{}, "{}\n"},
 		{"log level", EngineConfig{LogLevel: "debug"}, "{\n  \"logLevel\": \"debug\"\n}\n"},
 		{
+			"gc space, the keys of upstream's own example (docs/current_docs/reference/configuration/engine.mdx @v0.21.8)",
+			EngineConfig{GC: GCSpace{ReservedSpace: "40GB", MinFreeSpace: "5GB"}},
+			"{\n  \"gc\": {\n    \"reservedSpace\": \"40GB\",\n    \"minFreeSpace\": \"5GB\"\n  }\n}\n",
+		},
+		{
 			"a mirror in plain HTTP gets its own entry; the origin stays HTTPS",
 			EngineConfig{Mirrors: map[string][]string{"docker.io": {"172.17.0.1:5000"}}, HTTP: []string{"172.17.0.1:5000"}},
 			"{\n  \"registries\": {\n    \"172.17.0.1:5000\": {\n      \"http\": true\n    },\n    \"docker.io\": {\n      \"mirrors\": [\n        \"172.17.0.1:5000\"\n      ]\n    }\n  }\n}\n",

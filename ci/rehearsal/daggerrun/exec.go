@@ -25,6 +25,9 @@ type CallResult struct {
 	// Tail are the call's last lines (the summary a failed call prints).
 	Tail []string
 	Log  string
+	// EngineCache is the engine's state on disk after the call, FreeDisk
+	// the disk's free space then (0: not measured).
+	EngineCache, FreeDisk int64
 }
 
 // env is the dagger CLI's environment: the private daemon (the runner host
@@ -98,6 +101,11 @@ func (r *daggerRun) call(ctx context.Context, c Call) error {
 	<-done
 	stop()
 	res := CallResult{Name: c.Name, Command: line, Wall: time.Since(start), ExitCode: cmd.ProcessState.ExitCode(), Tail: tail, Log: logPath}
+	if used, free, cerr := r.engineCache(ctx); cerr != nil {
+		r.log.Warn("could not measure the engine's cache", "call", c.Name, "err", cerr)
+	} else {
+		res.EngineCache, res.FreeDisk = used, free
+	}
 	r.rep.Calls = append(r.rep.Calls, res)
 	r.log.Info("call finished", "call", c.Name, "exit", res.ExitCode, "wall", res.Wall.Round(time.Second))
 	if kerr := r.keep(c); kerr != nil {

@@ -21,8 +21,10 @@ type Report struct {
 	Calls       []CallResult
 	Adaptations []rehearsal.Adaptation
 	// Suites are the suite's results each kept reports directory holds.
-	Suites  map[string]*run.Suite
-	Failure string
+	Suites map[string]*run.Suite
+	// EngineGC is what the engine's collector reclaimed (nil: not read).
+	EngineGC *EngineGC
+	Failure  string
 }
 
 // Markdown is the report as kept with the evidence.
@@ -46,9 +48,16 @@ func (r Report) Markdown() string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", s.Name, s.Wall.Round(time.Second), res)
 	}
-	b.WriteString("\n## Calls (the README's commands)\n\n| call | command | wall | exit | log |\n|---|---|---|---|---|\n")
+	b.WriteString("\n## Calls (the README's commands)\n\n| call | command | wall | exit | engine cache after | free disk after | log |\n|---|---|---|---|---|---|---|\n")
 	for _, c := range r.Calls {
-		fmt.Fprintf(&b, "| %s | `%s` | %s | %d | %s |\n", c.Name, c.Command, c.Wall.Round(time.Second), c.ExitCode, filepath.Base(c.Log))
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %d | %s | %s | %s |\n", c.Name, c.Command, c.Wall.Round(time.Second), c.ExitCode, gb(c.EngineCache), gb(c.FreeDisk), filepath.Base(c.Log))
+	}
+	switch g := r.EngineGC; {
+	case g == nil:
+	case g.Sweeps == 0:
+		b.WriteString("\nThe engine's garbage collector reclaimed nothing during the run.\n")
+	default:
+		fmt.Fprintf(&b, "\nThe engine's garbage collector reclaimed %s in %d passes (logs/engine-gc.log).\n", gb(g.Reclaimed), g.Sweeps)
 	}
 	if len(r.Suites) > 0 {
 		b.WriteString("\n## Suites\n\n| reports | passed | failed | skipped | wall |\n|---|---|---|---|---|\n")
@@ -62,6 +71,14 @@ func (r Report) Markdown() string {
 		fmt.Fprintf(&b, "- **%s**: %s — %s\n", a.Name, a.What, a.Reason)
 	}
 	return b.String()
+}
+
+// gb is a byte count in GB with two decimals, "-" when not measured.
+func gb(n int64) string {
+	if n == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f GB", float64(n)/1e9)
 }
 
 func orNone(s string) string {

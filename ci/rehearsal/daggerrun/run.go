@@ -247,7 +247,7 @@ func (r *daggerRun) engineUp(ctx context.Context) error {
 		return err
 	}
 	addr := registry.Addr(r.gateway)
-	cfg := daggerbuild.EngineConfig{HTTP: []string{addr}, Mirrors: map[string][]string{}}
+	cfg := daggerbuild.EngineConfig{HTTP: []string{addr}, Mirrors: map[string][]string{}, GC: daggerbuild.RehearsalGC}
 	for host, rc := range registry.Mirrors(addr) {
 		if len(rc.Mirrors) > 0 {
 			cfg.Mirrors[host] = rc.Mirrors
@@ -262,6 +262,9 @@ func (r *daggerRun) engineUp(ctx context.Context) error {
 func (r *daggerRun) engineDown(ctx context.Context) error {
 	if r.layout.Dir == "" {
 		return nil
+	}
+	if err := r.keepEngineGC(ctx); err != nil {
+		r.log.Warn("the engine's collector log is not kept", "err", err)
 	}
 	return daggerbuild.EngineDown(ctx, r.docker())
 }
