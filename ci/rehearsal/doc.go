@@ -11,5 +11,6 @@
 // the lab end to end on the private daemon. For the Dagger path: registry
 // serves images to the engine inside the namespace, daggerbuild builds the
 // dagger CLI and engine, moduleimages the images the module pulls, and
-// daggerrun runs the README's `dagger call` commands against them.
+// daggerrun runs the README's `dagger call` commands against them;
+// owndir removes a directory a tool made only when nothing else is in it.
 package rehearsal

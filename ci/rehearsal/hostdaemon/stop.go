@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/owndir"
 	"golang.org/x/sys/unix"
 )
 
@@ -141,13 +142,8 @@ func removeLayout(l Layout, keepDataRoot bool, log *slog.Logger) error {
 	if keepDataRoot {
 		return nil
 	}
-	if err := os.Remove(l.Dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		var names []string
-		entries, _ := os.ReadDir(l.Dir)
-		for _, e := range entries {
-			names = append(names, e.Name())
-		}
-		log.Warn("kept the daemon's directory: it holds files the daemon did not make", "dir", l.Dir, "files", strings.Join(names, ", "))
+	if err := owndir.RemoveIfEmpty(l.Dir, "the daemon"); err != nil {
+		log.Warn("kept the daemon's directory", "err", err)
 	}
 	return nil
 }

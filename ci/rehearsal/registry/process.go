@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"net/http"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/owndir"
 	"github.com/gpu-lab/gpu-lab/ci/testenv/bincache"
 )
 
@@ -158,13 +158,5 @@ func Remove(l Layout) error {
 			return fmt.Errorf("remove the registry's %s: %w", p, err)
 		}
 	}
-	if err := os.Remove(l.Dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		left, _ := os.ReadDir(l.Dir)
-		var names []string
-		for _, e := range left {
-			names = append(names, e.Name())
-		}
-		return fmt.Errorf("kept %s: it holds files the registry did not make (%s)", l.Dir, strings.Join(names, ", "))
-	}
-	return nil
+	return owndir.RemoveIfEmpty(l.Dir, "the registry")
 }
