@@ -58,8 +58,7 @@ pinned versions; rehearse charts makes them). Needs root.`,
 				return err
 			}
 			if f.labctl == "" {
-				fmt.Fprintf(cmd.ErrOrStderr(), "building labctl from this checkout into %s\n", o.Labctl)
-				if err := hostdaemon.BuildStatic(cmd.Context(), labctlPackage, "labctl", o.Labctl); err != nil {
+				if err := hostdaemon.BuildStatic(cmd.Context(), progressLog(cmd.ErrOrStderr()), labctlPackage, "labctl", o.Labctl); err != nil {
 					return err
 				}
 			}
