@@ -61,6 +61,9 @@ type runner struct {
 	// lockWait bounds the wait for a bound pod's node lock to be released
 	// (lockReleaseWait when zero).
 	lockWait time.Duration
+	// bindWait bounds TC-19's wait, from the bind, for the bind phase
+	// success and the lock's release (bindFinishWait when zero).
+	bindWait time.Duration
 
 	mu      sync.Mutex
 	tenants []results.TenantState
