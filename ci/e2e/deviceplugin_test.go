@@ -17,7 +17,9 @@ import (
 
 // TC-18 and TC-20 are about HAMi's device plugin, which the local
 // environment cannot run (no kubelet): there they are skipped with these
-// reasons, substrings of the suite's.
+// reasons, substrings of the suite's. TC-19 is not: what it checks of the
+// plugin (the bind phase and the lock's release) gpu-lab's bind finalizer
+// does in its place.
 var noPluginHere = map[string]string{
 	"TC-18": "does not run HAMi's device plugin",
 	"TC-20": "no tenant runs HAMi's device plugin",

@@ -54,8 +54,8 @@ var (
 )
 
 // breakages break every case the seed lab runs but those in
-// brokenElsewhere. On the seed lab TC-03, TC-05..07, TC-12, TC-13 and TC-16
-// run on tenant-a's A100, TC-09..11 and TC-14 on tenant-b's L4s (TC-14
+// brokenElsewhere. On the seed lab TC-03, TC-05..07, TC-12, TC-13, TC-16,
+// TC-18 and TC-19 run on tenant-a's A100, TC-09..11 and TC-14 on tenant-b's L4s (TC-14
 // holds that whole worker: HAMi's node lock is per node); TC-01, TC-02,
 // TC-04, TC-08 and TC-15 visit every tenant.
 var breakages = []breakage{
@@ -113,6 +113,12 @@ var breakages = []breakage{
 	{id: "TC-18", why: "a DaemonSet named as HAMi's device plugin in tenant-a, whose card's pods no device plugin allocates (no kubelet)", on: tenantA,
 		setup: func(t *testing.T, e *testenv.Env, _ *suite.Config) { claimDevicePluginIn(t, e, "tenant-a") },
 		want:  "did not print its environment"},
+	// In the local environment gpu-lab's bind finalizer does what HAMi's
+	// device plugin does at the end of Allocate; suspended, nothing
+	// finishes tenant-a's binds.
+	{id: "TC-19", why: "tenant-a's bind finalizer, in the place of HAMi's device plugin, is suspended", on: tenantA,
+		setup: func(t *testing.T, e *testenv.Env, _ *suite.Config) { suspendFinalizer(t, e, "tenant-a") },
+		want:  `hami.io/bind-phase is "allocating" 5s after the bind, want "success"`},
 	{id: "TC-20", why: "a DaemonSet named as HAMi's device plugin in every tenant while gpu-lab's registrar writes the Nodes' status", on: []string{"tenant-a", "tenant-b"},
 		setup: claimDevicePlugin, want: "HAMi's device plugin registers no such resource"},
 }
@@ -352,4 +358,30 @@ func holdLock(t *testing.T, e *testenv.Env, tenant string) {
 	}
 	patch(strconv.Quote(gpus.LockValue(time.Now(), ns, "lock-holder")))
 	t.Cleanup(func() { patch("null") })
+}
+
+// suspendFinalizer suspends gpu-lab's bind finalizer of the tenant until the
+// test ends, then starts it again and removes the node lock the broken
+// case's pod was left holding (nothing released it; HAMi would only on a
+// later bind, after finding the pod gone), so the next test on the tenant
+// binds at once.
+func suspendFinalizer(t *testing.T, e *testenv.Env, tenant string) {
+	t.Helper()
+	cs := clientOf(t, e, tenant)
+	node := nodeOf(t, e, tenant)
+	t.Cleanup(func() {
+		b := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:null}}}`, gpus.AnnoNodeLock)
+		if _, err := cs.CoreV1().Nodes().Patch(context.Background(), node, types.MergePatchType, b, metav1.PatchOptions{}); err != nil {
+			t.Errorf("tenant %s: remove the lock on node %s: %v", tenant, node, err)
+		}
+	})
+	if err := e.Suspend(tenant, testenv.ComponentFinalizer); err != nil {
+		t.Fatalf("tenant %s: suspend the bind finalizer: %v", tenant, err)
+	}
+	// Registered after the lock's removal, so it runs before it.
+	t.Cleanup(func() {
+		if err := e.Resume(tenant, testenv.ComponentFinalizer); err != nil {
+			t.Errorf("tenant %s: resume the bind finalizer: %v", tenant, err)
+		}
+	})
 }

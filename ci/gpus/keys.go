@@ -36,7 +36,7 @@ const (
 	// Bind phases.
 	BindPhaseAllocating = "allocating"
 	BindPhaseSuccess    = "success"
-	bindPhaseFailed     = "failed"
+	BindPhaseFailed     = "failed"
 
 	// Resources.
 	ResourceGPU           = "nvidia.com/gpu"

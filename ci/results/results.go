@@ -61,8 +61,9 @@ type Case struct {
 	// Metrics are numbers the case measured, e.g. bind latencies in seconds.
 	Metrics map[string]float64 `json:"metrics,omitempty"`
 	// Diagnostics are files collected when the case failed (events, node
-	// annotations, pod YAML), by file name; reports write them under
-	// diagnostics/<ID>/.
+	// annotations, pod YAML), and files a case keeps as evidence whether it
+	// passed or not (TC-18's container-env.log), by file name; reports
+	// write them under diagnostics/<ID>/.
 	Diagnostics map[string]string `json:"diagnostics,omitempty"`
 }
 

@@ -5,14 +5,18 @@ import (
 	"testing"
 )
 
-// No recorded run of TC-18 exists yet: the real lab with HAMi's device
-// plugin has not run (ci/e2e/VERIFIED.md). The logs below are therefore
-// not recorded output. They are `env` output as it would read with the
-// variables HAMi v2.10.0 sets, written by hand from server.go's format
-// strings (pkg/device-plugin/nvidiadevice/nvinternal/plugin/server.go:833-837
+// No recorded log of TC-18's container exists yet: the real lab's run with
+// HAMi's device plugin (ci/rehearsal/testdata/runs/2026-12-06-hami-device-plugin)
+// kept only the values TC-18 read, in its steps, not the log. The logs
+// below are therefore not recorded output. They are `env` output as it
+// would read with the variables HAMi v2.10.0 sets, written by hand from
+// server.go's format strings
+// (pkg/device-plugin/nvidiadevice/nvinternal/plugin/server.go:833-837
 // and :1057-1058@v2.10.0: "%vm" of Usedmem in MB, fmt.Sprint of Usedcores,
 // the UUIDs joined by ","), the other lines as a Debian container's env
-// prints them. Replace them with a recorded log once the real lab has run.
+// prints them. TC-18 now keeps the log it read, verbatim, in the run's
+// diagnostics/TC-18/container-env.log (containerEnvFile): copy the next
+// real-lab run's into testdata with its provenance and test on it.
 const (
 	seedCard = "GPU-0f6a3c1e-5b2d-4e8f-9a7c-1d2e3f4a5b6c"
 	// handWrittenEnv: 20000 MB + 30% on seedCard, HAMi's formatting.

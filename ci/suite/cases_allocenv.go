@@ -62,7 +62,12 @@ func (b *shareCard) tc18(ctx context.Context, t *caseT) error {
 	if _, err := t.waitBound(ctx, ref, true); err != nil {
 		return err
 	}
-	env, err := t.containerEnv(ctx, ref, "main")
+	env, raw, err := t.containerEnv(ctx, ref, "main")
+	if raw != "" || err == nil {
+		path := t.keep(containerEnvFile, raw)
+		t.step("kept the log of container main of %s on %s (card %s), %d bytes read through tenant %s's API server, verbatim as %s",
+			ref, bound.Spec.NodeName, devs[0].UUID, len(raw), ref.tenant, path)
+	}
 	if err != nil {
 		return err
 	}
@@ -76,10 +81,18 @@ func (b *shareCard) tc18(ctx context.Context, t *caseT) error {
 	return t.deletePod(ctx, ref)
 }
 
+// containerEnvFile is the diagnostics file in which TC-18 keeps the log it
+// read, verbatim, also when it passes: the parser's tests are on text
+// written from HAMi's format strings (allocenv_test.go), and a real lab's
+// run records what a container there really prints, for the maintainers
+// to copy into testdata with its provenance (the case's steps).
+const containerEnvFile = "container-env.log"
+
 // containerEnv reads the environment a container printed (envDumpCommand)
 // from its log, read again until the end line is there or the bind
-// timeout passes; the error then holds the last read's failure.
-func (t *caseT) containerEnv(ctx context.Context, ref podRef, container string) (map[string]string, error) {
+// timeout passes; the error then holds the last read's failure. raw is the
+// last log read, as the API server returned it ("" when none was).
+func (t *caseT) containerEnv(ctx context.Context, ref podRef, container string) (env map[string]string, raw string, err error) {
 	deadline := time.Now().Add(t.r.tm.Bind)
 	var last string
 	for {
@@ -89,20 +102,21 @@ func (t *caseT) containerEnv(ctx context.Context, ref podRef, container string) 
 		log, err := t.client(ref.tenant).CoreV1().Pods(ref.namespace).GetLogs(ref.name, &corev1.PodLogOptions{Container: container}).DoRaw(rctx)
 		cancel()
 		if err == nil {
-			env, complete := parseEnvDump(string(log))
+			raw = string(log)
+			env, complete := parseEnvDump(raw)
 			if complete {
-				return env, nil
+				return env, raw, nil
 			}
 			last = fmt.Sprintf("the log has %d variable(s) and no %q line yet", len(env), envDumpEnd)
 		} else {
 			last = err.Error()
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("tenant %s: container %s of pod %s did not print its environment within %s: %s", ref.tenant, container, ref, t.r.tm.Bind, last)
+			return nil, raw, fmt.Errorf("tenant %s: container %s of pod %s did not print its environment within %s: %s", ref.tenant, container, ref, t.r.tm.Bind, last)
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("tenant %s: read the log of container %s of pod %s: %w", ref.tenant, container, ref, ctx.Err())
+			return nil, raw, fmt.Errorf("tenant %s: read the log of container %s of pod %s: %w", ref.tenant, container, ref, ctx.Err())
 		case <-time.After(envPollEvery):
 		}
 	}

@@ -87,6 +87,8 @@ type hardware struct {
 	Burst *placement
 	// Nodes: two GPU workers of one tenant, every card of both (TC-17).
 	Nodes []placement
+	// Bind: one card of any worker for one small pod (TC-19).
+	Bind *placement
 }
 
 func sites(l *lab.Lab) []site {
@@ -146,6 +148,7 @@ const (
 	weightPair  = 1
 	weightType  = 1
 	weightBurst = 9 // ten binds contending for one node lock
+	weightBind  = 1 // one small pod
 )
 
 // pickHardware chooses where each GPU case runs.
@@ -223,6 +226,18 @@ func pickHardware(l *lab.Lab) hardware {
 			hw.Nodes = ws[:2]
 			break
 		}
+	}
+
+	// TC-19 needs any one card; chosen last so it changes none of the
+	// choices above, on the card where it waits least.
+	var ones []placement
+	for _, s := range all {
+		for _, c := range ld.leastLoaded(s) {
+			ones = append(ones, placement{site: s, Use: []lab.Card{c}})
+		}
+	}
+	if hw.Bind = ld.cheapest(ones); hw.Bind != nil {
+		ld.add(*hw.Bind, weightBind)
 	}
 	return hw
 }

@@ -27,12 +27,13 @@ func str(p *placement) string {
 
 func TestPickHardwareDefaultLab(t *testing.T) {
 	hw := pickHardware(lab.Default())
-	got := map[string]string{"share": str(hw.Share), "pair": str(hw.Pair), "type": str(hw.Type), "burst": str(hw.Burst)}
+	got := map[string]string{"share": str(hw.Share), "pair": str(hw.Pair), "type": str(hw.Type), "burst": str(hw.Burst), "bind": str(hw.Bind)}
 	want := map[string]string{
 		"share": "tenant-a/worker card 0", // the seed's sharing scenario stays on tenant-a's A100
 		"pair":  "tenant-b/worker cards 0,1",
 		"type":  "tenant-a/worker card 0", // off the burst's worker: HAMi's node lock is per node
 		"burst": "tenant-b/worker card 0", // one L4 holds ten slices (split count 10)
+		"bind":  "tenant-a/worker card 0", // off the burst's worker, as TC-12
 	}
 	for k := range want {
 		if got[k] != want[k] {
@@ -56,23 +57,24 @@ func TestPickHardware(t *testing.T) {
 		yaml                    string
 		share, pair, typ, burst string // "" = none
 		nodes                   string // the TC-17 workers, "" = none
+		bind                    string // TC-19's card
 	}{
 		{"one small card runs the sharing scenario on it", `tenants: [{name: a, workers: [{name: w, gpus: [{model: L4, count: 1}]}]}]`,
-			"a/w card 0", "", "a/w card 0", "a/w card 0", ""},
+			"a/w card 0", "", "a/w card 0", "a/w card 0", "", "a/w card 0"},
 		{"8 × H100 on one worker: the other scenarios on their own cards, the burst holding the worker", `tenants: [{name: a, workers: [{name: w, gpus: [{model: H100-80GB, count: 8}]}]}]`,
-			"a/w card 0", "a/w cards 1,2", "a/w card 3", "a/w card 3", ""},
+			"a/w card 0", "a/w cards 1,2", "a/w card 3", "a/w card 3", "", "a/w card 4"},
 		{"the biggest card shares, the first of equals", `tenants: [{name: a, workers: [{name: w, gpus: [{model: T4, count: 1}, {model: L40S, count: 2}]}]}]`,
-			"a/w card 1", "a/w cards 0,2", "a/w card 0", "a/w card 0", ""},
+			"a/w card 1", "a/w cards 0,2", "a/w card 0", "a/w card 0", "", "a/w card 2"},
 		{"split count 4: TC-14 takes three cards", `{hami: {splitCount: 4}, tenants: [{name: a, workers: [{name: w, gpus: [{model: T4, count: 4}]}]}]}`,
-			"a/w card 0", "a/w cards 1,2", "a/w card 3", "a/w cards 1,2,3", ""},
+			"a/w card 0", "a/w cards 1,2", "a/w card 3", "a/w cards 1,2,3", "", "a/w card 1"},
 		{"burst prefers a free worker", `tenants: [{name: a, workers: [{name: w, gpus: [{model: A100-80GB, count: 1}]}, {name: x, gpus: [{model: L4, count: 2}]}, {name: z, gpus: [{model: T4, count: 1}]}]}]`,
-			"a/w card 0", "a/x cards 0,1", "a/x card 0", "a/z card 0", "a/w card 0 + a/x cards 0,1"},
+			"a/w card 0", "a/x cards 0,1", "a/x card 0", "a/z card 0", "a/w card 0 + a/x cards 0,1", "a/x card 1"},
 		{"two workers of different models in one tenant", `tenants: [{name: a, workers: [{name: t4, gpus: [{model: T4, count: 2}]}, {name: l40s, gpus: [{model: L40S, count: 1}]}]}]`,
-			"a/l40s card 0", "a/t4 cards 0,1", "a/l40s card 0", "a/t4 card 0", "a/t4 cards 0,1 + a/l40s card 0"},
+			"a/l40s card 0", "a/t4 cards 0,1", "a/l40s card 0", "a/t4 card 0", "a/t4 cards 0,1 + a/l40s card 0", "a/l40s card 0"},
 		{"split count 1: no node policy (two pods on one node need two grants)", `{hami: {splitCount: 1}, tenants: [{name: a, workers: [{name: w, gpus: [{model: T4, count: 1}]}, {name: x, gpus: [{model: T4, count: 1}]}]}]}`,
-			"a/w card 0", "", "a/x card 0", "", ""},
+			"a/w card 0", "", "a/x card 0", "", "", "a/x card 0"},
 		{"a 3 MB custom card is too small to share", `tenants: [{name: a, workers: [{name: w, gpus: [{model: custom, count: 1, memoryMB: 3, type: NVIDIA-Tiny}]}]}]`,
-			"", "", "a/w card 0", "", ""},
+			"", "", "a/w card 0", "", "", "a/w card 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -81,10 +83,10 @@ func TestPickHardware(t *testing.T) {
 			for _, p := range hw.Nodes {
 				nodes = append(nodes, p.String())
 			}
-			got := []string{str(hw.Share), str(hw.Pair), str(hw.Type), str(hw.Burst), strings.Join(nodes, " + ")}
-			want := []string{tt.share, tt.pair, tt.typ, tt.burst, tt.nodes}
+			got := []string{str(hw.Share), str(hw.Pair), str(hw.Type), str(hw.Burst), strings.Join(nodes, " + "), str(hw.Bind)}
+			want := []string{tt.share, tt.pair, tt.typ, tt.burst, tt.nodes, tt.bind}
 			if strings.Join(got, " | ") != strings.Join(want, " | ") {
-				t.Errorf("share | pair | type | burst | nodes =\n  %q\nwant\n  %q", got, want)
+				t.Errorf("share | pair | type | burst | nodes | bind =\n  %q\nwant\n  %q", got, want)
 			}
 			if hw.Type != nil && typeMatches(hw.Type.Cards, hw.LackingType) {
 				t.Errorf("LackingType %q matches a card of %s", hw.LackingType, hw.Type)
@@ -150,7 +152,7 @@ func TestPlanDefaultLab(t *testing.T) {
 			}
 		}
 	}
-	if got := strings.Join(order, " "); got != "TC-03 TC-05 TC-06 TC-07 TC-13 TC-16 TC-18 TC-12" {
+	if got := strings.Join(order, " "); got != "TC-03 TC-05 TC-06 TC-07 TC-13 TC-16 TC-18 TC-12 TC-19" {
 		t.Errorf("tenant-a scenario = %s", got)
 	}
 	// TC-14 holds both of tenant-b's cards, as the pair does: one scenario.

@@ -128,6 +128,16 @@ func (r *runner) plan() []*task {
 	place(hw.Nodes, "TC-17", nil, func(ctx context.Context, t *caseT) error {
 		return tc17(ctx, t, hw.Nodes)
 	}, "")
+	// TC-19's needs add what finishes the bind, which every platform has
+	// (HAMi's device plugin, or gpu-lab's finalizer in its place): without
+	// a card the skip names the card alone.
+	noCard := ""
+	if hw.Bind == nil {
+		noCard = noHardware("worker with a card", l)
+	}
+	place(one(hw.Bind), "TC-19", nil, func(ctx context.Context, t *caseT) error {
+		return tc19(ctx, t, *hw.Bind)
+	}, noCard)
 
 	for _, k := range order {
 		tasks = append(tasks, byKey[k])

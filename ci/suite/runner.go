@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"regexp"
 	"runtime/debug"
 	"sort"
@@ -61,6 +62,9 @@ type runner struct {
 	// lockWait bounds the wait for a bound pod's node lock to be released
 	// (lockReleaseWait when zero).
 	lockWait time.Duration
+	// bindWait bounds TC-19's wait, from the bind, for the bind phase
+	// success and the lock's release (bindFinishWait when zero).
+	bindWait time.Duration
 
 	mu      sync.Mutex
 	tenants []results.TenantState
@@ -335,7 +339,13 @@ func (r *runner) runCase(ctx context.Context, c *caseRun, l *lane, res *results.
 	}
 	dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), bound)
 	defer dcancel()
-	res.Diagnostics = t.diagnostics(dctx)
+	// What the case kept (caseT.keep) stays beside what is collected now.
+	collected := t.diagnostics(dctx)
+	if res.Diagnostics == nil {
+		res.Diagnostics = collected
+	} else {
+		maps.Copy(res.Diagnostics, collected)
+	}
 	if down != nil {
 		res.Details = "not running: " + down.err.Error() + "\n\n" + err.Error()
 		res.Diagnostics["health.txt"] = "Components the platform reported not running when the case failed:\n" + down.err.Error() + "\n"

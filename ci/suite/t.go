@@ -69,6 +69,20 @@ func (t *caseT) metric(name string, v float64) {
 	t.res.Metrics[name] = v
 }
 
+// keep records a file the case keeps as evidence whether it passes or
+// fails, beside the diagnostics a failure collects, and returns where the
+// reports put it: results.Case.Diagnostics, which ci/report writes as
+// diagnostics/<case ID>/<name> (a test holds the path to report's).
+func (t *caseT) keep(name, content string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.res.Diagnostics == nil {
+		t.res.Diagnostics = map[string]string{}
+	}
+	t.res.Diagnostics[name] = content
+	return "diagnostics/" + t.caseID + "/" + name
+}
+
 // client is the tenant's clientset.
 func (t *caseT) client(tenant string) kubernetes.Interface { return t.r.clients[tenant] }
 

@@ -60,7 +60,7 @@ var differences = []difference{
 	{
 		Short: "gpu-lab's registrar, not HAMi's device plugin",
 		Real:  "HAMi v2.10.0's own device plugin (chart DaemonSet hami-device-plugin) reads each worker's cards from NVIDIA's mock NVML library (k8s-test-infra pkg/gpu/mocknvml at 0eeb2ee5, installed by DaemonSet gpu-lab-nvml-mock from the lab file), registers them (the register annotation; nvidia.com/gpu = split × cards through the kubelet, no gpumem/gpucores resources), answers Allocate (CUDA_DEVICE_MEMORY_LIMIT_<i>, CUDA_DEVICE_SM_LIMIT, NVIDIA_VISIBLE_DEVICES, libvgpu.so mounts) and sets the bind phase and releases the node lock",
-		Local: "gpu-lab's registrar writes the same register annotation plus the four GPU resources (nvidia.com/gpu, gpumem, gpucores, gpumem-percentage) on each Node, and its bind finalizer sets the bind phase and releases the lock as the plugin does; no Allocate, so no container environment; TC-18 and TC-20 are skipped",
+		Local: "gpu-lab's registrar writes the same register annotation plus the four GPU resources (nvidia.com/gpu, gpumem, gpucores, gpumem-percentage) on each Node, and its bind finalizer sets the bind phase and releases the lock as the plugin does; no Allocate, so no container environment; TC-18 and TC-20 are skipped, TC-19 (bind phase and lock release) checks the finalizer",
 		Why:   "there is no kubelet for a device plugin to register with or to call Allocate; the registrar's formats are HAMi's (ci/gpus), and the real lab proves the plugin's",
 	},
 	{

@@ -5,8 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpu-lab/gpu-lab/ci/suite"
 )
 
 func readRepoFile(t *testing.T, name string) string {
@@ -73,6 +76,22 @@ func TestReadmeFirstCommand(t *testing.T) {
 	for _, want := range []string{"privileged", "Without privileged Docker", "labctl testenv up"} {
 		if !strings.Contains(intro, want) {
 			t.Errorf("the text before the first command lacks %q:\n%s", want, intro)
+		}
+	}
+}
+
+// TestReadmeCountsTheCases: every "<n> cases" of the README is the number
+// of cases the suite runs, so adding a case without the README fails here.
+func TestReadmeCountsTheCases(t *testing.T) {
+	readme := readRepoFile(t, "README.md")
+	counts := regexp.MustCompile(`\b(\d+) cases\b`).FindAllStringSubmatch(readme, -1)
+	if len(counts) < 2 {
+		t.Fatalf("README.md counts the cases %d time(s), want the introduction and the suite's section: %q", len(counts), counts)
+	}
+	want := strconv.Itoa(len(suite.Cases()))
+	for _, c := range counts {
+		if c[1] != want {
+			t.Errorf("README.md says %q, the suite has %s cases", c[0], want)
 		}
 	}
 }
