@@ -34,11 +34,18 @@ func (workersStage) Plan(e *Env) ([]string, error) {
 		fmt.Sprintf("docker image inspect %s || docker pull %s (give up after %s)", img, img, e.Timeouts.Pull),
 		fmt.Sprintf("read the owner ID from %s (a new random one when absent); a worker container that already exists is used only when it carries labels %s=%s, %s=<its tenant> and %s=<the owner ID>, otherwise the stage stops before any docker exec", e.State.OwnerRecordPath(), render.LabelLab, e.Lab.Name, render.LabelTenant, labelOwner),
 	}
+	if len(e.Lab.Tenants) > 1 {
+		out = append(out, "the tenants below run side by side; the first failure stops the others and is the one reported")
+	}
 	mgmt := render.PlaceholderManagementAddress
 	for i, t := range e.Lab.Tenants {
 		cm, ds, err := render.KubeProxy(e.Lab, t.Name, e.Reach.renderOptions(mgmt))
 		if err != nil {
 			return nil, err
+		}
+		out = append(out, fmt.Sprintf("tenant %s: start its workers side by side, each until its containerd is active (%s)", t.Name, e.Timeouts.NodeReady))
+		if e.Preload != nil {
+			out = append(out, fmt.Sprintf("tenant %s: import the bundle's images into each worker as soon as its containerd is active, at most %d workers of the lab at once", t.Name, preloadsAtOnce))
 		}
 		for _, w := range t.Workers {
 			name := e.Lab.NodeName(t.Name, w.Name)
@@ -54,6 +61,7 @@ func (workersStage) Plan(e *Env) ([]string, error) {
 			prereq = append(prereq, o.String())
 		}
 		out = append(out, fmt.Sprintf("wait in tenant %s until Kamaji has written what kubeadm join reads (%s) (%s)", t.Name, strings.Join(prereq, ", "), e.Timeouts.TenantReady))
+		out = append(out, fmt.Sprintf("tenant %s: join its workers side by side, as kind joins its own; each worker:", t.Name))
 		for _, w := range t.Workers {
 			name := e.Lab.NodeName(t.Name, w.Name)
 			conf, err := render.UncheckedJoinConfiguration(render.JoinSpec{
@@ -103,78 +111,4 @@ func (workersStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 		}
 	}
 	return true, "nodes Ready, reached through their tenant's konnectivity tunnel: " + strings.Join(names, ", "), nil
-}
-
-func (s workersStage) Run(ctx context.Context, e *Env) (string, error) {
-	img := e.localImage(e.Lab.Versions.WorkerImage())
-	if err := e.Docker.EnsureImage(ctx, img, e.Timeouts.Pull); err != nil {
-		return "", fail(stageWorkers, "image "+img, "not present on the daemon", err)
-	}
-	owner, err := e.ensureOwner()
-	if err != nil {
-		return "", fail(stageWorkers, "state dir "+string(e.State), "owner record", err)
-	}
-	opts, err := e.renderOptions(ctx)
-	if err != nil {
-		return "", fail(stageWorkers, "management node", "", err)
-	}
-	info, err := e.Docker.Info(ctx)
-	if err != nil {
-		return "", fail(stageWorkers, "Docker daemon", "", err)
-	}
-	net, err := e.Docker.InspectNetwork(ctx, e.Network)
-	if err != nil {
-		return "", fail(stageWorkers, "network "+e.Network, "", err)
-	}
-	var ready []string
-	for i, t := range e.Lab.Tenants {
-		tc, err := e.tenantClients(t.Name)
-		if err != nil {
-			return "", fail(stageWorkers, "tenant "+t.Name, "", err)
-		}
-		host := docker.KindNodeHostFor(info, workerProxyInputs(e, net, i))
-		for _, w := range t.Workers {
-			if err := startWorker(ctx, e, owner.ID, t.Name, e.Lab.NodeName(t.Name, w.Name), img, host); err != nil {
-				return "", err
-			}
-			// Before the join: the node's pods (CNI, kube-proxy, CoreDNS,
-			// konnectivity agent) start as soon as it registers.
-			if err := e.preloadNode(ctx, stageWorkers, t.Name, e.Lab.NodeName(t.Name, w.Name)); err != nil {
-				return "", fail(stageWorkers, "worker "+e.Lab.NodeName(t.Name, w.Name), "image bundle", err)
-			}
-		}
-		if err := tenantNetworking(ctx, e, tc, i, t, opts); err != nil {
-			return "", err
-		}
-		cond, err := e.wait(ctx, e.Timeouts.TenantReady, "Kamaji's join objects in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {
-			return joinPrerequisitesPresent(ctx, tc.Kube)
-		})
-		if err != nil {
-			return "", fail(stageWorkers, "tenant "+t.Name+" join prerequisites", cond, err)
-		}
-		for _, w := range t.Workers {
-			if err := joinWorker(ctx, e, tc, t, e.Lab.NodeName(t.Name, w.Name), opts.ManagementAddress); err != nil {
-				return "", err
-			}
-		}
-		for _, w := range t.Workers {
-			name := e.Lab.NodeName(t.Name, w.Name)
-			cond, err := e.wait(ctx, e.Timeouts.NodeReady, "Node "+name, func(ctx context.Context) (bool, string, error) {
-				n, err := tc.Kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-				if err != nil {
-					return false, "", err
-				}
-				ok, cond := kube.NodeReady(n)
-				return ok, cond, nil
-			})
-			if err != nil {
-				return "", fail(stageWorkers, "Node "+name+" in tenant "+t.Name, cond, err)
-			}
-			ready = append(ready, name)
-		}
-		if err := proveTunnel(ctx, e, tc, t); err != nil {
-			return "", err
-		}
-	}
-	return "joined, Ready and reached through their tenant's konnectivity tunnel: " + strings.Join(ready, ", "), nil
 }
