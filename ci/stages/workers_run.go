@@ -202,11 +202,11 @@ func (r *tenantWorkers) join(ctx context.Context, name string) error {
 // sideBySide runs fn for 0 … n-1 at the same time and returns once every
 // call has returned, so nothing of the stage runs on after it. The first
 // call to fail cancels the others' context, and its error is the one
-// returned. The others' errors are dropped, logged at debug level (labctl
-// -v): once cancelled, each fails on whatever it was waiting for with the
-// cancellation, naming an object that did nothing wrong, and joined to the
-// cause they would bury it. One that failed on its own at the same moment
-// is dropped too; the log keeps it.
+// returned. The others' errors are dropped from the result and logged at
+// debug level (labctl -v): once cancelled, each fails with the
+// cancellation on whatever it was waiting for and names an object that
+// did nothing wrong; joined to the cause, they would bury it. One that
+// failed on its own at the same moment is dropped too; the log keeps it.
 //
 // A call cancelled half-way through a join leaves a worker half-joined,
 // as an interrupted `up` does; the next join of it resets it first
