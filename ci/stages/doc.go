@@ -7,7 +7,8 @@
 //   - kamaji: cert-manager, Kamaji and its datastore;
 //   - tenants: one TenantControlPlane per tenant, its kubeconfig;
 //   - workers: one kindest/node container per worker, joined with kubeadm,
-//     kube-proxy and kindnet, Nodes Ready;
+//     kube-proxy and kindnet, Nodes Ready; the tenants side by side, and
+//     inside a tenant its workers started, then joined, side by side;
 //   - hami: every worker labelled gpu=on and given NVIDIA's mock NVML
 //     library with its cards (DaemonSet gpu-lab-nvml-mock), then HAMi
 //     installed with its own device plugin and vGPU monitor on those workers
@@ -89,6 +90,17 @@
 //     first bootstrap token of a tenant waits for the objects Kamaji's
 //     kubeadm phases write after the TenantControlPlane is Ready
 //     (joinPrerequisites).
+//   - Workers side by side (workers_run.go): the stage's time is waits
+//     (containerd booting, kubeadm's discovery and TLS bootstrap, Nodes
+//     turning Ready), so the tenants run at the same time and, inside a
+//     tenant, its workers start and preload at the same time, then join at
+//     the same time, as kind starts and joins its own nodes. Per tenant the
+//     order stays: all its workers running, then its networking and
+//     Kamaji's join objects, then the joins, then the tunnel. The first
+//     failure cancels the rest and is the error returned; the stage
+//     returns only once everything it started has stopped. Image imports
+//     into workers are the one bound, two at a time across the lab
+//     (preloadsAtOnce): each keeps about a core busy.
 //   - The konnectivity tunnel is proven where the workers join
 //     (tunnel.go): once a tenant's Nodes are Ready, the stage waits for
 //     Kamaji's konnectivity-agent DaemonSet and CoreDNS, then reads one log

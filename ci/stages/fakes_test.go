@@ -33,6 +33,9 @@ type fakeDocker struct {
 	execOut    func(container string, cmd []string) ([]byte, error)
 	// execCtx, when set, sees the context of every exec (its deadline).
 	execCtx func(ctx context.Context, container string, cmd []string)
+	// execWith, when set, answers every exec in place of execOut, with
+	// the exec's context (to block until it is cancelled).
+	execWith func(ctx context.Context, container string, cmd []string) ([]byte, error)
 	// stdin holds what each container's last exec with stdin was given.
 	stdin map[string][]byte
 	// info is what `docker info` says; network what the lab's network
@@ -55,6 +58,8 @@ func (f *fakeDocker) record(s string) { f.mu.Lock(); f.calls = append(f.calls, s
 func (f *fakeDocker) Ping(context.Context) (string, error) { return "fake", nil }
 func (f *fakeDocker) EnsureImage(_ context.Context, ref string, _ time.Duration) error {
 	f.record("ensure " + ref)
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if f.images[ref] {
 		return nil
 	}
@@ -100,6 +105,9 @@ func (f *fakeDocker) Exec(ctx context.Context, name string, stdin io.Reader, cmd
 	if f.execCtx != nil {
 		f.execCtx(ctx, name, cmd)
 	}
+	if f.execWith != nil {
+		return f.execWith(ctx, name, cmd)
+	}
 	if f.execOut != nil {
 		return f.execOut(name, cmd)
 	}
@@ -127,6 +135,8 @@ func (f *fakeDocker) ListContainers(_ context.Context, label string) ([]string, 
 func (f *fakeDocker) Logs(context.Context, string) ([]byte, error) { return []byte("log"), nil }
 func (f *fakeDocker) Import(_ context.Context, _ io.Reader, ref string, _ ...string) error {
 	f.record("import " + ref)
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.images[ref] = true
 	return nil
 }
@@ -135,6 +145,8 @@ func (f *fakeDocker) Save(_ context.Context, ref string, w io.Writer) error {
 	return err
 }
 func (f *fakeDocker) ImageExists(_ context.Context, ref string) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	return f.images[ref], nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,8 +19,10 @@ import (
 // nodeStores simulates each kind node's containerd: what `ctr images ls -q`
 // lists (normalized names), filled by `ctr images import` from what the
 // fake daemon's save wrote. events is the order of imports, stage runs and
-// joins; pulls records any attempt to pull inside a node.
+// joins; pulls records any attempt to pull inside a node. mu guards them:
+// the workers stage preloads and joins workers side by side.
 type nodeStores struct {
+	mu     sync.Mutex
 	d      *fakeDocker
 	dump   []byte
 	store  map[string][]string
@@ -37,6 +40,8 @@ func newNodeStores(t *testing.T, d *fakeDocker) *nodeStores {
 
 func (n *nodeStores) exec(container string, cmd []string) ([]byte, error) {
 	line := strings.Join(cmd, " ")
+	n.mu.Lock()
+	defer n.mu.Unlock()
 	switch {
 	case strings.HasPrefix(line, "ctr --namespace=k8s.io images ls -q"):
 		return []byte(strings.Join(n.store[container], "\n")), nil
@@ -66,6 +71,8 @@ func (s recordingStage) Check(context.Context, *Env) (bool, string, error) {
 	return false, "", nil
 }
 func (s recordingStage) Run(context.Context, *Env) (string, error) {
+	s.n.mu.Lock()
+	defer s.n.mu.Unlock()
 	s.n.events = append(s.n.events, "run "+s.name)
 	return "ok", nil
 }
@@ -239,7 +246,9 @@ func chainJoin(prev func(string, []string) ([]byte, error), n *nodeStores, worke
 		case len(cmd) > 1 && cmd[0] == "cat":
 			return []byte(kindnetRaw), nil
 		case len(cmd) > 1 && cmd[0] == "kubeadm" && cmd[1] == "join":
+			n.mu.Lock()
 			n.events = append(n.events, "join "+container)
+			n.mu.Unlock()
 			_, err := tc.Kube.CoreV1().Nodes().Create(context.Background(), &corev1.Node{
 				ObjectMeta: metav1.ObjectMeta{Name: container},
 				Status:     corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}},

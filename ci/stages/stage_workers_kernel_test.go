@@ -8,7 +8,7 @@ import (
 
 // TestWorkersLeaveTheHostsKernelAlone: a worker is privileged and mounts
 // the host's /lib/modules, so no command the workers stage runs or plans
-// in it loads a kernel module or turns swap off (workers.go, "The host's
+// in it loads a kernel module or turns swap off (join.go, "The host's
 // kernel"); the joins still succeed.
 func TestWorkersLeaveTheHostsKernelAlone(t *testing.T) {
 	e, w, _ := joiningEnv(t)
