@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -92,6 +93,10 @@ func tc19(ctx context.Context, t *caseT, pl placement) error {
 	toRelease := released.Sub(seen.bound)
 	t.step("node %s's %s no longer names %s, %s after the bind was seen (bound %s)", node, gpus.AnnoNodeLock, ref, toRelease.Round(time.Millisecond), wait)
 	t.metric("bind_to_lock_release_seconds", toRelease.Seconds())
+	// A picture of the card while the pod holds it: on a lab where TC-19 is
+	// the only case on a tenant's cards, it is that tenant's only sample of
+	// them in use (TestOtherLabs holds every GPU tenant to one).
+	t.snapshot(ctx, pl.Tenant, fmt.Sprintf("TC-19: a bound pod holds %s", strings.Join(at.uuids(), ",")))
 	return t.deletePod(ctx, ref)
 }
 
