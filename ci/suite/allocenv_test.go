@@ -1,43 +1,41 @@
 package suite
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
 
-// No recorded log of TC-18's container exists yet: the real lab's run with
-// HAMi's device plugin (ci/rehearsal/testdata/runs/2026-12-06-hami-device-plugin)
-// kept only the values TC-18 read, in its steps, not the log. The logs
-// below are therefore not recorded output. They are `env` output as it
-// would read with the variables HAMi v2.10.0 sets, written by hand from
-// server.go's format strings
-// (pkg/device-plugin/nvidiadevice/nvinternal/plugin/server.go:833-837
-// and :1057-1058@v2.10.0: "%vm" of Usedmem in MB, fmt.Sprint of Usedcores,
-// the UUIDs joined by ","), the other lines as a Debian container's env
-// prints them. TC-18 now keeps the log it read, verbatim, in the run's
-// diagnostics/TC-18/container-env.log (containerEnvFile): copy the next
-// real-lab run's into testdata with its provenance and test on it.
+// recordedEnvLog is TC-18's container log as the real lab gave it: HAMi
+// v2.10.0's device plugin on NVIDIA's mock NVML (k8s-test-infra 0eeb2ee5),
+// a pod asking 20000 MB + 30% of tenant-a's A100, kept verbatim by TC-18 in
+// the run's diagnostics/TC-18/container-env.log and copied unchanged
+// (rehearse run at be555bd, 2026-12-06 05:55 UTC;
+// ci/rehearsal/testdata/runs/2026-12-06-bind-phase-joins).
 const (
-	seedCard = "GPU-0f6a3c1e-5b2d-4e8f-9a7c-1d2e3f4a5b6c"
-	// handWrittenEnv: 20000 MB + 30% on seedCard, HAMi's formatting.
-	handWrittenEnv = "HOSTNAME=tc18-env\n" +
-		"CUDA_DEVICE_MEMORY_SHARED_CACHE=/usr/local/vgpu/6b1f3c9e-2a4d-4c1b-8e7f-0a9b8c7d6e5f.cache\n" +
-		"NVIDIA_VISIBLE_DEVICES=" + seedCard + "\n" +
-		"CUDA_DEVICE_MEMORY_LIMIT_0=20000m\n" +
-		"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n" +
-		"CUDA_DEVICE_SM_LIMIT=30\n" +
-		"KUBERNETES_SERVICE_HOST=10.96.0.1\n" +
-		"PWD=/\n" +
-		envDumpEnd + "\n"
+	recordedEnvLog = "testdata/tc18-container-env-2026-12-06.log"
+	// recordedCard is the card HAMi allocated in that run.
+	recordedCard = "GPU-2221470d-18f6-e13f-3063-141f84f789d9"
 )
 
+// recordedEnv reads the recorded log.
+func recordedEnv(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(recordedEnvLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 func TestParseEnvDump(t *testing.T) {
-	env, complete := parseEnvDump(handWrittenEnv)
+	logged := recordedEnv(t)
+	env, complete := parseEnvDump(logged)
 	if !complete {
 		t.Fatal("the end line was not seen")
 	}
 	for name, want := range map[string]string{
-		"CUDA_DEVICE_MEMORY_LIMIT_0": "20000m", "CUDA_DEVICE_SM_LIMIT": "30", "NVIDIA_VISIBLE_DEVICES": seedCard, "PWD": "/",
+		"CUDA_DEVICE_MEMORY_LIMIT_0": "20000m", "CUDA_DEVICE_SM_LIMIT": "30", "NVIDIA_VISIBLE_DEVICES": recordedCard, "PWD": "/",
 	} {
 		if env[name] != want {
 			t.Errorf("%s = %q, want %q", name, env[name], want)
@@ -53,7 +51,7 @@ func TestParseEnvDump(t *testing.T) {
 	}
 	// Without the end line the dump is incomplete: the container has not
 	// (yet) printed all of it.
-	if _, complete := parseEnvDump(strings.TrimSuffix(handWrittenEnv, envDumpEnd+"\n")); complete {
+	if _, complete := parseEnvDump(strings.TrimSuffix(logged, envDumpEnd+"\n")); complete {
 		t.Error("a log without the end line reads as complete")
 	}
 }
@@ -61,8 +59,9 @@ func TestParseEnvDump(t *testing.T) {
 // The check passes on HAMi's formatting of the request and fails, naming
 // the variable, on each way the environment can be wrong.
 func TestAllocateEnvCheck(t *testing.T) {
-	a := allocateEnv{memMB: 20000, cores: 30, uuid: seedCard}
-	env, _ := parseEnvDump(handWrittenEnv)
+	a := allocateEnv{memMB: 20000, cores: 30, uuid: recordedCard}
+	logged := recordedEnv(t)
+	env, _ := parseEnvDump(logged)
 	if err := a.check(env); err != nil {
 		t.Fatalf("HAMi's own formatting of 20000 MB + 30%%: %v", err)
 	}
@@ -74,12 +73,12 @@ func TestAllocateEnvCheck(t *testing.T) {
 		{"whole card's cores", "SM_LIMIT=30", "SM_LIMIT=100", `CUDA_DEVICE_SM_LIMIT="100", want "30"`},
 		{"memory limit unset", "CUDA_DEVICE_MEMORY_LIMIT_0=20000m\n", "", `CUDA_DEVICE_MEMORY_LIMIT_0 unset, want "20000m"`},
 		{"core limit unset", "CUDA_DEVICE_SM_LIMIT=30\n", "", `CUDA_DEVICE_SM_LIMIT unset, want "30"`},
-		{"another card", seedCard + "\n", "GPU-other\n", `NVIDIA_VISIBLE_DEVICES="GPU-other", want "` + seedCard + `"`},
+		{"another card", recordedCard + "\n", "GPU-other\n", `NVIDIA_VISIBLE_DEVICES="GPU-other", want "` + recordedCard + `"`},
 		{"a second card's limit", "PWD=/\n", "PWD=/\nCUDA_DEVICE_MEMORY_LIMIT_1=20000m\n", `CUDA_DEVICE_MEMORY_LIMIT_1="20000m" set for a pod of one card`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			log := strings.Replace(handWrittenEnv, tc.replace, tc.with, 1)
-			if log == handWrittenEnv {
+			log := strings.Replace(logged, tc.replace, tc.with, 1)
+			if log == logged {
 				t.Fatalf("%q not in the log", tc.replace)
 			}
 			env, _ := parseEnvDump(log)
