@@ -11,9 +11,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/daggerbuild"
+	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/preflight"
 )
 
 // EngineGC is what the engine's garbage collector did during the run, read
@@ -75,11 +75,11 @@ func (r *daggerRun) engineCache(ctx context.Context) (used, free int64, err erro
 	if used, err = strconv.ParseInt(f[0], 10, 64); err != nil {
 		return 0, 0, fmt.Errorf("the engine's cache size %q: %w", f[0], err)
 	}
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(r.layout.Dir, &st); err != nil {
+	avail, err := preflight.Free(r.layout.Dir)
+	if err != nil {
 		return used, 0, fmt.Errorf("free disk at %s: %w", r.layout.Dir, err)
 	}
-	return used, int64(st.Bavail) * st.Bsize, nil
+	return used, int64(avail), nil
 }
 
 // keepEngineGC writes the collector's lines of the engine's log into the
