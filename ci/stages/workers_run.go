@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -202,38 +201,26 @@ func (r *tenantWorkers) join(ctx context.Context, name string) error {
 // sideBySide runs fn for 0 … n-1 at the same time and returns once every
 // call has returned, so nothing of the stage runs on after it. The first
 // call to fail cancels the others' context, and its error is the one
-// returned. The others' errors are dropped from the result and logged at
-// debug level (labctl -v): once cancelled, each fails with the
-// cancellation on whatever it was waiting for and names an object that
-// did nothing wrong; joined to the cause, they would bury it. One that
+// returned (conc's WithFirstError). Every failure is logged at debug
+// level (labctl -v); the others' are dropped from the result: once
+// cancelled, each fails with the cancellation on whatever it was waiting
+// for and names an object that did nothing wrong; joined to the cause,
+// they would bury it. One that
 // failed on its own at the same moment is dropped too; the log keeps it.
 //
 // A call cancelled half-way through a join leaves a worker half-joined,
 // as an interrupted `up` does; the next join of it resets it first
 // (joinWorker).
 func sideBySide(ctx context.Context, log *slog.Logger, n int, fn func(ctx context.Context, i int) error) error {
-	var (
-		mu    sync.Mutex
-		first error
-	)
-	p := pool.New().WithContext(ctx).WithCancelOnError()
+	p := pool.New().WithContext(ctx).WithCancelOnError().WithFirstError()
 	for i := range n {
 		p.Go(func(ctx context.Context) error {
 			err := fn(ctx, i)
-			if err == nil {
-				return nil
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if first == nil {
-				first = err
-			} else {
-				log.Debug("dropped: failed after the first failure", "stage", stageWorkers, "err", err, "first", first)
+			if err != nil {
+				log.Debug("a step run side by side failed (only the first failure is returned)", "stage", stageWorkers, "err", err)
 			}
 			return err
 		})
 	}
-	// Wait's error is every call's joined; first is the one to report.
-	_ = p.Wait()
-	return first
+	return p.Wait()
 }
