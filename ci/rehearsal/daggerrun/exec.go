@@ -69,21 +69,22 @@ func (r *daggerRun) call(ctx context.Context, c Call) error {
 	}
 	defer f.Close()
 	line := c.String(r.module)
-	fmt.Fprintf(f, "$ %s\n", line)
+	fmt.Fprintf(f, "$ %s\n# each line below starts with the time since the call started, then dagger's own words\n", line)
 	r.log.Info("running", "call", c.Name, "command", line, "log", logPath)
 	cmd := r.command(ctx, c.Argv(r.module))
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	var mu sync.Mutex
 	var tail []string
-	last := time.Now()
+	start := time.Now()
+	last := start
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		sc := bufio.NewScanner(pr)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
-			fmt.Fprintln(f, sc.Text())
+			fmt.Fprintf(f, "%s %s\n", elapsed(time.Since(start)), sc.Text())
 			mu.Lock()
 			tail = append(tail, sc.Text())
 			if len(tail) > 20 {
@@ -94,7 +95,6 @@ func (r *daggerRun) call(ctx context.Context, c Call) error {
 		}
 		_, _ = io.Copy(io.Discard, pr)
 	}()
-	start := time.Now()
 	stop := r.heartbeat(c.Name, start, &mu, &last, &tail)
 	err = cmd.Run()
 	pw.Close()
@@ -161,6 +161,16 @@ func (r *daggerRun) keep(c Call) error {
 		return fmt.Errorf("keep %s as %s: %w: %s", from, to, err, out)
 	}
 	return nil
+}
+
+// elapsed is a log line's time since its call started, fixed width so the
+// lines stay aligned: dagger's plain progress gives each span's own
+// duration, never when a line was printed, so a slow stretch between spans
+// (a pull, an export, a cache miss) shows only by this prefix.
+func elapsed(d time.Duration) string {
+	d = d.Round(100 * time.Millisecond)
+	m := int(d / time.Minute)
+	return fmt.Sprintf("[+%02d:%04.1f]", m, (d - time.Duration(m)*time.Minute).Seconds())
 }
 
 func lastN(s []string, n int) []string {
