@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -24,6 +25,8 @@ type runFlags struct {
 	daemonDir, netns, wrapper              string
 	keep                                   bool
 	timeout                                time.Duration
+	// fault is --fault: one component fault made while the suite runs.
+	fault string
 }
 
 // labctlPackage is the command `rehearse run` builds and runs the lab with.
@@ -43,6 +46,14 @@ versions, which images were built from source, every host adaptation, each stage
 suite's time, measured peak memory and disk) go to --reports. Then labctl down, the daemon
 stops and everything the rehearsal made is removed, unless --keep.
 
+--fault NAME makes one component fault on the lab's first tenant with a worker while the suite
+runs (issue 43; never by default): when the first case of that tenant starts (or 30 s after
+labctl test began), once. Then it watches the component come back for up to 5 min and writes
+what it did, when, the recovery time and how the suite's failed cases name it into rehearsal.md
+(the commands' output: fault.log). With a fault a failed case fails the rehearsal only when its
+message names nothing of the fault. Faults:
+` + rehrun.FaultHelp() + `
+
 The bundle is the layout labctl images save writes (rehearse images builds it); the
 charts come from the bundle or from --charts (HAMi, Kamaji, cert-manager archives at the
 pinned versions; rehearse charts makes them). Needs root.`,
@@ -50,6 +61,10 @@ pinned versions; rehearse charts makes them). Needs root.`,
   sudo bin/rehearse run --bundle ~/.cache/gpu-lab/rehearsal/bundle --reports ./rehearsal-reports`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// First: a misspelt fault is said before anything else.
+			if _, err := rehrun.ParseFault(f.fault); err != nil {
+				return err
+			}
 			if os.Geteuid() != 0 {
 				return fmt.Errorf("rehearse run needs root: it creates a network namespace, runs dockerd, raises kernel limits and may create /lib/modules (run it with sudo)")
 			}
@@ -66,6 +81,15 @@ pinned versions; rehearse charts makes them). Needs root.`,
 				return err
 			}
 			o.Log = progressLog(cmd.ErrOrStderr())
+			if o.Fault != "" {
+				// The fault's Kubernetes side runs as this binary in the
+				// daemon's namespace (faultkube.go).
+				self, err := os.Executable()
+				if err != nil {
+					return fmt.Errorf("--fault: find this binary to run %s in the namespace: %w", faultKubeName, err)
+				}
+				o.FaultKube = []string{self, "run", faultKubeName}
+			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), f.timeout)
 			defer cancel()
 			d := rehrun.Deps{
@@ -91,6 +115,9 @@ pinned versions; rehearse charts makes them). Needs root.`,
 	fl.StringVar(&f.wrapper, "wrapper", "", "a built runc-capfilter (default: build it from this checkout)")
 	fl.BoolVar(&f.keep, "keep", false, "leave the lab, the daemon and the state up (a failed stage's lab too); the report says how to remove them")
 	fl.DurationVar(&f.timeout, "timeout", 4*time.Hour, "give up after this long (labctl is interrupted and cleans up)")
+	fl.StringVar(&f.fault, "fault", "", "make one component fault while the suite runs, on the lab's first tenant with a worker (default none): one of "+
+		strings.Join(rehrun.FaultNames(), ", "))
+	c.AddCommand(newFaultKubeCommand())
 	return c
 }
 
@@ -98,6 +125,10 @@ pinned versions; rehearse charts makes them). Needs root.`,
 // absolute (labctl runs them in the namespace), defaults under the
 // rehearsal's cache root.
 func (f runFlags) options(lookPath func(string) (string, error)) (rehrun.Options, error) {
+	fault, err := rehrun.ParseFault(f.fault)
+	if err != nil {
+		return rehrun.Options{}, err
+	}
 	defaultDaemon, err := hostdaemon.DefaultDir()
 	if err != nil {
 		return rehrun.Options{}, err
@@ -140,7 +171,7 @@ func (f runFlags) options(lookPath func(string) (string, error)) (rehrun.Options
 			charts = rehrun.DefaultChartsDir(cache)
 		}
 	}
-	return rehrun.Options{Paths: p, Charts: charts, Keep: f.keep}, nil
+	return rehrun.Options{Paths: p, Charts: charts, Keep: f.keep, Fault: fault}, nil
 }
 
 // findHelm is --helm, else $LABCTL_HELM, else helm on PATH, else the one a

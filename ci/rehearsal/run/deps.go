@@ -43,6 +43,16 @@ type Deps struct {
 	// Ticker ticks every HeartbeatCheck while a step runs (time.NewTicker
 	// when nil); stop ends it.
 	Ticker func(d time.Duration) (c <-chan time.Time, stop func())
+	// After is time.After unless a test says otherwise: the fault's
+	// fallback and the pause between two looks at its recovery.
+	After func(d time.Duration) <-chan time.Time
+}
+
+func (d Deps) after(t time.Duration) <-chan time.Time {
+	if d.After != nil {
+		return d.After(t)
+	}
+	return time.After(t)
 }
 
 func (d Deps) ticker(every time.Duration) (<-chan time.Time, func()) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -33,6 +34,16 @@ type world struct {
 	during func()
 	// daemon is the layout start fakes a daemon in (its log only).
 	daemon hostdaemon.Layout
+	// testLines are printed on stderr by labctl test before it writes its
+	// results; duringTest is called after them.
+	testLines  []string
+	duringTest func()
+	// failedMessage is the failed case's message ("pod stayed Pending"
+	// when empty).
+	failedMessage string
+	// fault answers a fault command: it prints the command's lines and
+	// returns its exit code.
+	fault func(c command, line func(stream, string)) int
 }
 
 func (w *world) record(e string) {
@@ -42,7 +53,12 @@ func (w *world) record(e string) {
 }
 
 func (w *world) run(_ context.Context, c command, log io.Writer, line func(stream, string)) (usage, error) {
-	w.record("labctl " + string(c.Step))
+	if c.Step == stepFault {
+		// Without nsenter's prefix: what runs in the namespace.
+		w.record("fault " + strings.Join(c.Args[3:], " "))
+	} else {
+		w.record("labctl " + string(c.Step))
+	}
 	state := argAfter(c.Args, "--state-dir")
 	code := w.exit[c.Step]
 	switch c.Step {
@@ -66,10 +82,24 @@ func (w *world) run(_ context.Context, c command, log io.Writer, line func(strea
 		}
 		writeStages(w.t, state, rec)
 	case stepTest:
-		writeResults(w.t, argAfter(c.Args, "--report-dir"), w.failedCase)
+		for _, l := range w.testLines {
+			line(stderr, l)
+		}
+		if w.duringTest != nil {
+			w.duringTest()
+		}
+		writeResults(w.t, argAfter(c.Args, "--report-dir"), w.failedCase, w.failedMessage)
 		if w.failedCase != "" {
 			code = 1
 		}
+	case stepFault:
+		if w.fault == nil {
+			w.t.Errorf("a fault command ran although the test made no fault: %s", c)
+			return usage{ExitCode: 1}, nil
+		}
+		// As Processes: every line into the log too.
+		code := w.fault(c, func(s stream, l string) { fmt.Fprintln(log, l); line(s, l) })
+		return usage{ExitCode: code}, nil
 	}
 	fmt.Fprintln(log, "output of", c.Step)
 	return usage{Wall: 2 * time.Second, MaxRSS: 80 << 20, ExitCode: code}, nil
@@ -123,12 +153,15 @@ func writeStages(t *testing.T, dir string, recs []stageRecord) {
 	}
 }
 
-func writeResults(t *testing.T, dir, failed string) {
+func writeResults(t *testing.T, dir, failed, message string) {
+	if message == "" {
+		message = "pod stayed Pending"
+	}
 	run := results.Run{Schema: results.SchemaVersion, Lab: "seed", Duration: results.Duration(42 * time.Second)}
 	for _, id := range []string{"TC-01", "TC-02"} {
 		c := results.Case{ID: id, Status: results.Passed}
 		if id == failed {
-			c.Status, c.Message = results.Failed, "pod stayed Pending"
+			c.Status, c.Message = results.Failed, message
 		}
 		run.Cases = append(run.Cases, c)
 	}

@@ -33,7 +33,9 @@ type Report struct {
 	// stages.json).
 	Stages []state.StageRecord
 	Suite  *Suite
-	Peak   peak
+	// Fault is the fault the run made (--fault), nil without one.
+	Fault *FaultRecord
+	Peak  peak
 	// Failure is the error that ended the rehearsal early, if any.
 	Failure string
 	// Cleanup says what was removed, or what was kept and how to remove it.
@@ -145,6 +147,9 @@ func (r Report) markdown() string {
 		for _, c := range r.Suite.FailedCases {
 			w("- failed %s\n", c)
 		}
+	}
+	if r.Fault != nil {
+		r.Fault.markdown(w)
 	}
 	w("\n## Peaks (measured)\n\n")
 	w("- containers' memory (the kernel's peak of the private daemon's cgroup parent, page cache included): %s\n", human(r.Peak.MemoryPeakBytes))

@@ -36,6 +36,11 @@ type Options struct {
 	LibModulesDir string
 	Limits        []Sysctl
 	Log           *slog.Logger
+	// Fault is made once on the lab while the suite runs (none when
+	// empty); FaultKube is argv of `rehearse run fault-kube`, which the
+	// fault's Kubernetes commands run in the namespace (faultkube).
+	Fault     Fault
+	FaultKube []string
 }
 
 // sampleEvery is how often disk and memory are measured while the lab
@@ -55,6 +60,10 @@ type runState struct {
 	// what the run changed on the host before it is changed.
 	reports *os.Root
 	changes *hostdaemon.Changes
+	// fault is Options.Fault on this lab (nil without one); onTestLine,
+	// while labctl test runs, is handed each of its lines.
+	fault      *faultPlan
+	onTestLine func(string)
 
 	mu       sync.Mutex
 	hb       *heartbeat
@@ -121,6 +130,16 @@ func (rh *runState) run(ctx context.Context) error {
 		return fmt.Errorf("reports directory: %w", err)
 	}
 	rh.reports = reports
+	if rh.o.Fault != "" {
+		// Before anything starts: a fault that cannot be made on this lab
+		// is said at once, not after the lab is up.
+		pl, err := planFault(rh.o.Fault, rh.o.Lab, p, rh.o.FaultKube)
+		if err != nil {
+			return err
+		}
+		rh.fault = &pl
+		rh.r.Fault = &FaultRecord{Name: pl.Fault, Tenant: pl.Tenant, What: pl.what()}
+	}
 	idx, err := rh.bundle()
 	if err != nil {
 		return err
@@ -171,10 +190,21 @@ func (rh *runState) run(ctx context.Context) error {
 	if up.ExitCode != 0 {
 		return fmt.Errorf("labctl up failed (exit %d): %s (its log: %s; the lab's diagnostics: %s)", up.ExitCode, lastLines(up.Tail, 3), up.Log, filepath.Join(p.Reports, diagnosticsDir))
 	}
+	var fr *faultRun
+	if rh.fault != nil {
+		fr = rh.startFault(ctx, *rh.fault)
+	}
 	test, err := rh.step(ctx, test(p))
+	if fr != nil {
+		// Its recovery is watched to the end before labctl down.
+		fr.finish()
+	}
 	rh.r.Suite, _ = ReadSuite(p.Reports)
 	if err != nil {
 		return err
+	}
+	if fr != nil {
+		return faultSuiteError(test, rh.r.Suite, *rh.fault, rh.r.Fault)
 	}
 	return suiteError(test, rh.r.Suite)
 }

@@ -31,7 +31,11 @@ func (rh *runState) step(ctx context.Context, c command) (stepResult, error) {
 		if len(tail) > tailLines {
 			tail = tail[1:]
 		}
+		onLine := rh.onTestLine
 		rh.mu.Unlock()
+		if onLine != nil && c.Step == stepTest {
+			onLine(line)
+		}
 		if s == stdout {
 			rh.log.Info(line, "step", string(c.Step))
 		}
