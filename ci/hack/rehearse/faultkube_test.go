@@ -5,8 +5,6 @@ import (
 	"io"
 	"strings"
 	"testing"
-
-	rehrun "github.com/gpu-lab/gpu-lab/ci/rehearsal/run"
 )
 
 // --fault: none by default, a known name into the options, an unknown one
@@ -17,7 +15,7 @@ func TestRehearseRunFaultFlag(t *testing.T) {
 	if o, err := (runFlags{}).options(helm); err != nil || o.Fault != "" {
 		t.Errorf("default: fault %q, %v; want none", o.Fault, err)
 	}
-	if o, err := (runFlags{fault: "etcd-leader"}).options(helm); err != nil || o.Fault != rehrun.FaultEtcdLeader {
+	if o, err := (runFlags{fault: "etcd-leader"}).options(helm); err != nil || o.Fault != "etcd-leader" {
 		t.Errorf("--fault etcd-leader: %q, %v", o.Fault, err)
 	}
 	_, err := (runFlags{fault: "kill-everything"}).options(func(string) (string, error) { return "", errors.New("no helm") })

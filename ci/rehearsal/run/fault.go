@@ -19,10 +19,10 @@ import (
 type Fault string
 
 const (
-	FaultTenantAPIServer Fault = "tenant-apiserver"
-	FaultWorkerRestart   Fault = "worker-restart"
-	FaultHAMiScheduler   Fault = "hami-scheduler"
-	FaultEtcdLeader      Fault = "etcd-leader"
+	faultTenantAPIServer Fault = "tenant-apiserver"
+	faultWorkerRestart   Fault = "worker-restart"
+	faultHAMiScheduler   Fault = "hami-scheduler"
+	faultEtcdLeader      Fault = "etcd-leader"
 )
 
 // faults are the faults in the order help and errors list them, each with
@@ -31,10 +31,10 @@ var faults = []struct {
 	f    Fault
 	what string
 }{
-	{FaultTenantAPIServer, "delete the tenant's control-plane pod (kube-apiserver and its neighbours) in the management cluster"},
-	{FaultWorkerRestart, "docker restart the tenant's first worker container"},
-	{FaultHAMiScheduler, "delete the tenant's HAMi scheduler pod (extender and webhook) in the tenant's cluster"},
-	{FaultEtcdLeader, "delete the kamaji-etcd member pod whose metrics say it leads"},
+	{faultTenantAPIServer, "delete the tenant's control-plane pod (kube-apiserver and its neighbours) in the management cluster"},
+	{faultWorkerRestart, "docker restart the tenant's first worker container"},
+	{faultHAMiScheduler, "delete the tenant's HAMi scheduler pod (extender and webhook) in the tenant's cluster"},
+	{faultEtcdLeader, "delete the kamaji-etcd member pod whose metrics say it leads"},
 }
 
 // FaultNames lists the faults' names.
@@ -149,19 +149,19 @@ func planFault(f Fault, l *lab.Lab, p Paths, kube []string) (faultPlan, error) {
 	// (Go's net and http2 errors, as client-go passes them on).
 	conn := []string{"connection refused", "connection reset", "http2: client connection lost", ": EOF", "unexpected EOF", "i/o timeout"}
 	switch f {
-	case FaultTenantAPIServer:
+	case faultTenantAPIServer:
 		// client-go's errors carry the server's URL, so the tenant's API
 		// server port names it (the kubeconfig labctl up writes points at
 		// the NodePort).
 		pl.own = append([]string{":" + strconv.Itoa(int(pl.APIPort)), "kube-apiserver"}, conn...)
 		pl.component = []string{"api server", "apiserver", "control plane", "unreachable"}
-	case FaultWorkerRestart:
+	case faultWorkerRestart:
 		pl.own = append([]string{pl.Node, "kubelet", "NotReady"}, conn...)
 		pl.component = []string{"worker", "node"}
-	case FaultHAMiScheduler:
+	case faultHAMiScheduler:
 		pl.own = []string{"hami-scheduler", "vgpu.hami.io", "failed calling webhook", "extender"}
 		pl.component = []string{"hami", "webhook", "scheduler"}
-	case FaultEtcdLeader:
+	case faultEtcdLeader:
 		// Every tenant's data is in kamaji-etcd: the tenant is not needed.
 		pl.own = []string{"etcd", "leader"}
 	}
@@ -196,12 +196,12 @@ func (pl faultPlan) names(msg string) (string, bool) {
 // what says what the fault does to this lab, for the report.
 func (pl faultPlan) what() string {
 	switch pl.Fault {
-	case FaultTenantAPIServer:
+	case faultTenantAPIServer:
 		return fmt.Sprintf("delete %s's control-plane pod(s) (%s in namespace %s of the management cluster): its kube-apiserver, scheduler, controller manager and konnectivity server go away until Kamaji's Deployment has a new pod Ready",
 			pl.Tenant, tcpSelector(pl.Tenant), render.TenantNamespace(pl.Tenant))
-	case FaultWorkerRestart:
+	case faultWorkerRestart:
 		return fmt.Sprintf("`docker restart %s` on the private daemon: the worker's kubelet, containerd and every pod on it stop and start again", pl.Node)
-	case FaultHAMiScheduler:
+	case faultHAMiScheduler:
 		return fmt.Sprintf("delete %s's HAMi scheduler pod (%s in namespace %s of the tenant's cluster): HAMi's scheduler extender and its webhook vgpu.hami.io go away until the Deployment has a new pod Ready",
 			pl.Tenant, hamiSelector(), render.HAMiNamespace)
 	default:
@@ -240,7 +240,7 @@ func (pl faultPlan) listPods() command {
 
 // podsOf is the kubeconfig, namespace and selector of the fault's pods.
 func (pl faultPlan) podsOf() (string, string, string) {
-	if pl.Fault == FaultHAMiScheduler {
+	if pl.Fault == faultHAMiScheduler {
 		return pl.tenantKube(), render.HAMiNamespace, hamiSchedulerSelector
 	}
 	return pl.management(), render.TenantNamespace(pl.Tenant), tcpSelector(pl.Tenant)

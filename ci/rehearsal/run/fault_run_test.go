@@ -123,7 +123,7 @@ func wantIn(t *testing.T, what, text string, want ...string) {
 // that names the API server's port does not fail the rehearsal.
 func TestRunFaultTenantAPIServer(t *testing.T) {
 	fw, o, d := newFaultWorld(t, time.Second)
-	o.Fault = FaultTenantAPIServer
+	o.Fault = faultTenantAPIServer
 	fw.testLines = []string{
 		slogLine(t, "suite starting", "lab", "gpu-lab", "tasks", 12),
 		slogLine(t, "case start", "id", "TC-09", "title", "two L4", "tenants", []string{"tenant-b"}),
@@ -187,7 +187,7 @@ func readFile(t *testing.T, p string) string {
 // still taken down.
 func TestRunFaultUnnamedCaseFails(t *testing.T) {
 	fw, o, d := newFaultWorld(t, time.Second)
-	o.Fault = FaultHAMiScheduler
+	o.Fault = faultHAMiScheduler
 	fw.testLines = []string{slogLine(t, "case start", "id", "TC-01", "title", "x", "tenants", []string{"tenant-a"})}
 	fw.duringTest = fw.waitForFault
 	fw.failedCase = "TC-02" // "pod stayed Pending"
@@ -214,7 +214,7 @@ func TestRunFaultUnnamedCaseFails(t *testing.T) {
 // recreated member.
 func TestRunFaultEtcdLeader(t *testing.T) {
 	fw, o, d := newFaultWorld(t, time.Second)
-	o.Fault = FaultEtcdLeader
+	o.Fault = faultEtcdLeader
 	fw.testLines = []string{slogLine(t, "case start", "id", "TC-01", "title", "x", "tenants", []string{"tenant-a"})}
 	fw.duringTest = fw.waitForFault
 	member := func(name, uid string, ready, leads, has bool) faultkube.Line {
@@ -257,7 +257,7 @@ func TestRunFaultEtcdLeader(t *testing.T) {
 // recovered within" the bound, which is no failure by itself.
 func TestRunFaultWorkerRestartFallbackNotRecovered(t *testing.T) {
 	fw, o, d := newFaultWorld(t, 20*time.Second)
-	o.Fault = FaultWorkerRestart
+	o.Fault = faultWorkerRestart
 	fw.testLines = []string{slogLine(t, "case start", "id", "TC-09", "title", "x", "tenants", []string{"tenant-b"})}
 	fw.duringTest = func() {
 		close(fw.fireFallback)
@@ -285,7 +285,7 @@ func TestRunFaultWorkerRestartFallbackNotRecovered(t *testing.T) {
 // fallback: no fault is made, and a rehearsal asked for one fails.
 func TestRunFaultNotMade(t *testing.T) {
 	fw, o, d := newFaultWorld(t, time.Second)
-	o.Fault = FaultTenantAPIServer
+	o.Fault = faultTenantAPIServer
 	fw.fault = fw.answer(func(string, int) []faultkube.Line { return nil })
 	_, err := Run(context.Background(), o, d)
 	if err == nil || !strings.Contains(err.Error(), "the fault tenant-apiserver was not made: labctl test ended before a case of tenant-a started") {

@@ -20,10 +20,10 @@ func TestParseFault(t *testing.T) {
 		err  string
 	}{
 		{"", "", ""},
-		{"tenant-apiserver", FaultTenantAPIServer, ""},
-		{"worker-restart", FaultWorkerRestart, ""},
-		{"hami-scheduler", FaultHAMiScheduler, ""},
-		{"etcd-leader", FaultEtcdLeader, ""},
+		{"tenant-apiserver", faultTenantAPIServer, ""},
+		{"worker-restart", faultWorkerRestart, ""},
+		{"hami-scheduler", faultHAMiScheduler, ""},
+		{"etcd-leader", faultEtcdLeader, ""},
 		{"etcd", "", `--fault "etcd": no such fault; want one of tenant-apiserver, worker-restart, hami-scheduler, etcd-leader (or none)`},
 		{"Tenant-APIServer", "", "no such fault"},
 		{" tenant-apiserver", "", "no such fault"},
@@ -108,7 +108,7 @@ func TestFaultCommands(t *testing.T) {
 	ns := []string{"nsenter", "--net=/var/run/netns/gpu-lab-rehearsal", "--"}
 	kube := []string{"/usr/local/bin/rehearse", "run", "fault-kube"}
 	mgmt, tenant := "/cache/run/state/kubeconfigs/management.yaml", "/cache/run/state/kubeconfigs/tenant-a.yaml"
-	api, hami, etcd, worker := seedPlan(t, FaultTenantAPIServer), seedPlan(t, FaultHAMiScheduler), seedPlan(t, FaultEtcdLeader), seedPlan(t, FaultWorkerRestart)
+	api, hami, etcd, worker := seedPlan(t, faultTenantAPIServer), seedPlan(t, faultHAMiScheduler), seedPlan(t, faultEtcdLeader), seedPlan(t, faultWorkerRestart)
 	if api.Tenant != "tenant-a" || api.Node != "gpu-lab-tenant-a-worker" || api.APIPort != 31443 {
 		t.Errorf("target %s %s %d, want tenant-a, gpu-lab-tenant-a-worker, 31443", api.Tenant, api.Node, api.APIPort)
 	}
@@ -142,19 +142,19 @@ func TestFaultCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pl, err := planFault(FaultWorkerRestart, l, testPaths, kube); err != nil || pl.Node != "gpu-lab-tenant-a-worker" {
+	if pl, err := planFault(faultWorkerRestart, l, testPaths, kube); err != nil || pl.Node != "gpu-lab-tenant-a-worker" {
 		t.Errorf("rehearsal lab: %+v, %v", pl, err)
 	}
 	// A lab whose first tenant has no worker: the first that has one.
 	l.Tenants[0].Workers = nil
-	if pl, err := planFault(FaultHAMiScheduler, l, testPaths, kube); err != nil || pl.Tenant != "tenant-b" || pl.Node != "gpu-lab-tenant-b-worker" {
+	if pl, err := planFault(faultHAMiScheduler, l, testPaths, kube); err != nil || pl.Tenant != "tenant-b" || pl.Node != "gpu-lab-tenant-b-worker" {
 		t.Errorf("first tenant without a worker: %+v, %v", pl, err)
 	}
 	l.Tenants[1].Workers = nil
-	if _, err := planFault(FaultHAMiScheduler, l, testPaths, kube); err == nil || !strings.Contains(err.Error(), "no tenant with a worker") {
+	if _, err := planFault(faultHAMiScheduler, l, testPaths, kube); err == nil || !strings.Contains(err.Error(), "no tenant with a worker") {
 		t.Errorf("no worker anywhere: %v", err)
 	}
-	if _, err := planFault(FaultHAMiScheduler, lab.Default(), testPaths, nil); err == nil || !strings.Contains(err.Error(), "FaultKube is empty") {
+	if _, err := planFault(faultHAMiScheduler, lab.Default(), testPaths, nil); err == nil || !strings.Contains(err.Error(), "FaultKube is empty") {
 		t.Errorf("no fault-kube argv: %v", err)
 	}
 }
@@ -167,20 +167,20 @@ func TestFaultNamedByMessage(t *testing.T) {
 		msg  string
 		want string // "" for not named
 	}{
-		{FaultTenantAPIServer, `TC-03: create pod: Post "https://172.18.0.2:31443/api/v1/namespaces/x/pods": dial tcp 172.18.0.2:31443: connect: connection refused`, ":31443"},
-		{FaultTenantAPIServer, "TC-03: watch pods: http2: client connection lost", "http2: client connection lost"},
-		{FaultTenantAPIServer, "TC-03: tenant-a: API server unreachable", "tenant-a + api server"},
-		{FaultTenantAPIServer, "TC-03: pod stayed Pending", ""},
-		{FaultTenantAPIServer, "TC-09: tenant-b: API server unreachable", ""},
-		{FaultTenantAPIServer, "TC-03: tenant-a: pod stayed Pending", ""},
-		{FaultWorkerRestart, "TC-03: pod x on node gpu-lab-tenant-a-worker: sandbox changed", "gpu-lab-tenant-a-worker"},
-		{FaultWorkerRestart, "TC-03: tenant-a: node not Ready", "tenant-a + node"},
-		{FaultWorkerRestart, "TC-09: tenant-b: node not Ready", ""},
-		{FaultHAMiScheduler, `TC-03: create pod: Internal error occurred: failed calling webhook "vgpu.hami.io": no endpoints`, "vgpu.hami.io"},
-		{FaultHAMiScheduler, "TC-06: pod stayed Pending: scheduler hami-scheduler", "hami-scheduler"},
-		{FaultHAMiScheduler, "TC-06: pod stayed Pending", ""},
-		{FaultEtcdLeader, "TC-09: create pod: etcdserver: leader changed", "etcd"},
-		{FaultEtcdLeader, "TC-09: tenant-b: the server was unable to return a response", ""},
+		{faultTenantAPIServer, `TC-03: create pod: Post "https://172.18.0.2:31443/api/v1/namespaces/x/pods": dial tcp 172.18.0.2:31443: connect: connection refused`, ":31443"},
+		{faultTenantAPIServer, "TC-03: watch pods: http2: client connection lost", "http2: client connection lost"},
+		{faultTenantAPIServer, "TC-03: tenant-a: API server unreachable", "tenant-a + api server"},
+		{faultTenantAPIServer, "TC-03: pod stayed Pending", ""},
+		{faultTenantAPIServer, "TC-09: tenant-b: API server unreachable", ""},
+		{faultTenantAPIServer, "TC-03: tenant-a: pod stayed Pending", ""},
+		{faultWorkerRestart, "TC-03: pod x on node gpu-lab-tenant-a-worker: sandbox changed", "gpu-lab-tenant-a-worker"},
+		{faultWorkerRestart, "TC-03: tenant-a: node not Ready", "tenant-a + node"},
+		{faultWorkerRestart, "TC-09: tenant-b: node not Ready", ""},
+		{faultHAMiScheduler, `TC-03: create pod: Internal error occurred: failed calling webhook "vgpu.hami.io": no endpoints`, "vgpu.hami.io"},
+		{faultHAMiScheduler, "TC-06: pod stayed Pending: scheduler hami-scheduler", "hami-scheduler"},
+		{faultHAMiScheduler, "TC-06: pod stayed Pending", ""},
+		{faultEtcdLeader, "TC-09: create pod: etcdserver: leader changed", "etcd"},
+		{faultEtcdLeader, "TC-09: tenant-b: the server was unable to return a response", ""},
 	} {
 		w, ok := seedPlan(t, tc.f).names(tc.msg)
 		if ok != (tc.want != "") || w != tc.want {

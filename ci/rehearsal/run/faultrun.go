@@ -144,7 +144,7 @@ func (fr *faultRun) watch(ctx context.Context) {
 func (fr *faultRun) inject(ctx context.Context) (time.Time, error) {
 	pl := fr.pl
 	switch pl.Fault {
-	case FaultWorkerRestart:
+	case faultWorkerRestart:
 		at := fr.rh.d.now()
 		if _, err := fr.exec(ctx, pl.restartWorker(), true); err != nil {
 			return at, err
@@ -152,7 +152,7 @@ func (fr *faultRun) inject(ctx context.Context) (time.Time, error) {
 		fr.restarted = fr.rh.d.now()
 		fr.rec.Did = append(fr.rec.Did, fmt.Sprintf("restarted container %s (docker restart returned after %s)", pl.Node, fr.restarted.Sub(at).Round(100*time.Millisecond)))
 		return at, nil
-	case FaultEtcdLeader:
+	case faultEtcdLeader:
 		lines, err := fr.exec(ctx, pl.etcdMembers(), true)
 		if err != nil {
 			return time.Time{}, err
@@ -242,7 +242,7 @@ func (fr *faultRun) watchRecovery(ctx context.Context, at time.Time) {
 func (fr *faultRun) back(ctx context.Context, at time.Time) (bool, string) {
 	pl := fr.pl
 	switch pl.Fault {
-	case FaultWorkerRestart:
+	case faultWorkerRestart:
 		lines, err := fr.exec(ctx, pl.node(), false)
 		if err != nil {
 			return false, err.Error()
@@ -257,7 +257,7 @@ func (fr *faultRun) back(ctx context.Context, at time.Time) (bool, string) {
 			}
 		}
 		return false, "node " + pl.Node + ": no answer"
-	case FaultEtcdLeader:
+	case faultEtcdLeader:
 		lines, err := fr.exec(ctx, pl.etcdMembers(), false)
 		if err != nil {
 			return false, err.Error()
