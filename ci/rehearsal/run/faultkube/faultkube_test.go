@@ -2,9 +2,12 @@ package faultkube
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -106,9 +109,11 @@ func TestMembers(t *testing.T) {
 		testPod("kamaji-system", "kamaji-etcd-1", "e1", etcd, true, false),
 		testPod("kamaji-system", "kamaji-etcd-2", "e2", etcd, false, false),
 	)
+	// Members 0 and 1 answer with what real members said (testdata's
+	// README says how it was recorded).
 	metrics := map[string]raw{
-		"kamaji-etcd-0": {b: []byte("# HELP etcd_server_is_leader x\n# TYPE etcd_server_is_leader gauge\netcd_server_is_leader 0\netcd_server_has_leader 1\n")},
-		"kamaji-etcd-1": {b: []byte("etcd_server_has_leader 1\netcd_server_is_leader 1\netcd_server_is_learner 0\n")},
+		"kamaji-etcd-0": {b: recordedMetrics(t, "kamaji-etcd-0")},
+		"kamaji-etcd-1": {b: recordedMetrics(t, "kamaji-etcd-1")},
 		"kamaji-etcd-2": {err: errors.New("connection refused")},
 	}
 	var asked []string
@@ -139,6 +144,26 @@ func TestMembers(t *testing.T) {
 	if _, err := parseMetrics([]byte("etcd_server_has_leader 1\n")); err == nil {
 		t.Error("metrics without etcd_server_is_leader were accepted")
 	}
+}
+
+// recordedMetrics is one kamaji-etcd member's /metrics as the real lab
+// served it.
+func recordedMetrics(t *testing.T, member string) []byte {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "etcd-v3.6.12-metrics", member+".metrics.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // A node's Ready and its kubelet's last lease renewal.
