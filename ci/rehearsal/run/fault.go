@@ -203,7 +203,7 @@ func (pl faultPlan) what() string {
 		return fmt.Sprintf("`docker restart %s` on the private daemon: the worker's kubelet, containerd and every pod on it stop and start again", pl.Node)
 	case faultHAMiScheduler:
 		return fmt.Sprintf("delete %s's HAMi scheduler pod (%s in namespace %s of the tenant's cluster): HAMi's scheduler extender and its webhook vgpu.hami.io go away until the Deployment has a new pod Ready",
-			pl.Tenant, hamiSelector(), render.HAMiNamespace)
+			pl.Tenant, hamiSchedulerSelector, render.HAMiNamespace)
 	default:
 		return fmt.Sprintf("delete the kamaji-etcd member pod that leads (%s in namespace %s of the management cluster; the leader read from each member's %s on port %d): the members elect another, the StatefulSet recreates the pod",
 			etcdSelector, stages.KamajiNamespace, "etcd_server_is_leader", etcdMetricsPort)
@@ -213,8 +213,6 @@ func (pl faultPlan) what() string {
 func tcpSelector(tenant string) string {
 	return render.KamajiPodLabelName + "=" + tenant + "," + tcpComponentLabel
 }
-
-func hamiSelector() string { return hamiSchedulerSelector }
 
 // The commands a fault runs, all inside the daemon's network namespace with
 // the rehearsal's environment, as labctl runs: the lab's API servers exist
