@@ -45,6 +45,10 @@ const (
 	ResourceGPUMemPercent = "nvidia.com/gpumem-percentage"
 	ResourcePriority      = "nvidia.com/priority"
 
+	// WebhookName is HAMi's mutating webhook, the one entry of its
+	// MutatingWebhookConfiguration (charts/hami/templates/scheduler/webhook.yaml:25).
+	WebhookName = "vgpu.hami.io"
+
 	// SchedulerName is the profile HAMi's webhook sets on GPU pods.
 	SchedulerName = "hami-scheduler"
 	// DeviceVendor is the vendor word in device strings.

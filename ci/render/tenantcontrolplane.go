@@ -26,6 +26,14 @@ const (
 	tenantAPIServerIP = "10.96.0.1"
 )
 
+// KonnectivityAgentName is Kamaji's konnectivity agent DaemonSet in a
+// tenant's kube-system, whose pods carry k8s-app=KonnectivityAgentName
+// (Kamaji 26.8.2-edge internal/resources/konnectivity/constants.go
+// AgentName and AgentNamespace; agent.go:204 sets the label). Every API
+// server → worker connection, HAMi's webhook call among them, goes through
+// one of these pods.
+const KonnectivityAgentName = "konnectivity-agent"
+
 // TenantPodCIDR is the pod CIDR of the i-th tenant (lab.MaxTenants fit).
 func TenantPodCIDR(i int) string { return fmt.Sprintf("10.%d.0.0/16", 100+i) }
 

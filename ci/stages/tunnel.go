@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
 // The tenant's konnectivity tunnel carries every API server → cluster
@@ -22,11 +23,7 @@ import (
 // otherwise show only later, as pods HAMi never mutated. The workers stage
 // proves the tunnel as soon as it can carry anything.
 const (
-	// konnectivityAgentName is Kamaji's agent DaemonSet in kube-system,
-	// whose pods carry k8s-app=konnectivity-agent (Kamaji 26.8.2-edge
-	// internal/resources/konnectivity/constants.go AgentName and
-	// AgentNamespace; agent.go sets the selector).
-	konnectivityAgentName = "konnectivity-agent"
+	konnectivityAgentName = render.KonnectivityAgentName
 	// coreDNSName is the CoreDNS Deployment in kube-system: Kamaji's
 	// coreDNS addon runs kubeadm's DNS phase (internal/kubeadm/addon.go,
 	// dns.EnsureDNSAddon), whose name is kubeadm v1.36.3's

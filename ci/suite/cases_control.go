@@ -120,8 +120,8 @@ func (r *runner) tc04(ctx context.Context, t *caseT) error {
 		t.step("tenant %s: created %s asking only %s: %d, no schedulerName", tn, ref, gpus.ResourceGPUMem, seedSmallMB)
 		gpu, hasGPU := p.Spec.Containers[0].Resources.Limits[corev1.ResourceName(gpus.ResourceGPU)]
 		if p.Spec.SchedulerName != gpus.SchedulerName || !hasGPU {
-			return fmt.Errorf("tenant %s: pod %s came back unmutated (schedulerName %q, %s limit %s): the API server did not reach HAMi's webhook, which fails open — check the webhook Service and the Konnectivity tunnel",
-				tn, ref, p.Spec.SchedulerName, gpus.ResourceGPU, quantityOrAbsent(&gpu, hasGPU))
+			return fmt.Errorf("tenant %s: pod %s came back unmutated (schedulerName %q, %s limit %s): the API server did not reach HAMi's webhook, which fails open — check the webhook Service and the Konnectivity tunnel: %s",
+				tn, ref, p.Spec.SchedulerName, gpus.ResourceGPU, quantityOrAbsent(&gpu, hasGPU), t.webhookRoute(ctx, tn))
 		}
 		if gpu.Value() != 1 {
 			return fmt.Errorf("tenant %s: pod %s got %s: %s from the webhook, want 1", tn, ref, gpus.ResourceGPU, gpu.String())

@@ -21,7 +21,6 @@ const (
 	webhookService   = "hami-scheduler"
 	webhookNamespace = "kube-system"
 	webhookConfig    = "hami-webhook"
-	webhookName      = "vgpu.hami.io"
 	webhookPath      = "/webhook"
 	webhookPortName  = "https"
 	// webhookListenIP is where HAMi's webhook is reached. It is a loopback
@@ -94,7 +93,7 @@ func (t *tenant) registerWebhook(ctx context.Context) error {
 	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: webhookConfig},
 		Webhooks: []admissionregistrationv1.MutatingWebhook{{
-			Name: webhookName,
+			Name: gpus.WebhookName,
 			ClientConfig: admissionregistrationv1.WebhookClientConfig{
 				Service:  &admissionregistrationv1.ServiceReference{Namespace: webhookNamespace, Name: webhookService, Path: &path, Port: &svcPort},
 				CABundle: t.ca.certPEM,
