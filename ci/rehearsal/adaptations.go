@@ -126,9 +126,9 @@ func DaggerAdaptations() []Adaptation {
 		},
 		{
 			Name:     "Dagger engine garbage collector",
-			What:     fmt.Sprintf("engine up writes engine.json gc reservedSpace=%s and minFreeSpace=%s (daggerbuild.RehearsalGC)", daggerbuild.RehearsalGC.ReservedSpace, daggerbuild.RehearsalGC.MinFreeSpace),
-			Reason:   "upstream's default reserves 10% of the disk capped at 10 GB and prunes whenever less than 20% is free (engine/server/gc.go:377-386,430-433 @v0.21.8); the rehearsal's own images and caches leave less than that free on this disk, so the engine pruned the lab's cache between a cold and a warm call. The keys are upstream's (engine/config/config.go:92-139; docs/current_docs/reference/configuration/engine.mdx @v0.21.8)",
-			Evidence: "2026-12-06 (ci/rehearsal/testdata/findings/2026-12-06-dagger-first-runs/run5-engine-gc.log): after the cold call the engine's disk-pressure collector reclaimed 8,353,285,120 bytes (policy 2, all records), and the second call rebuilt labctl and helm",
+			What:     fmt.Sprintf("engine up writes engine.json gc reservedSpace=%s and maxUsedSpace=%s and no minFreeSpace (daggerbuild.RehearsalGC); `rehearse dagger run` checks the free disk before the calls instead", daggerbuild.RehearsalGC.ReservedSpace, daggerbuild.RehearsalGC.MaxUsedSpace),
+			Reason:   "upstream's default reserves 10% of the disk capped at 10 GB and prunes whenever less than 20% is free (engine/server/gc.go:377-386,430-433 @v0.21.8); the rehearsal's own images and caches leave less than that free on this disk, so the engine pruned the lab's cache between a cold and a warm call; a minFreeSpace prunes the same way once the lab in the DinD service fills the disk (pruneTargetBytes asks for the missing free space whatever reservedSpace says, dagql/cache_prune.go:579-611 @v0.21.8). The keys are upstream's (engine/config/config.go:92-139; docs/current_docs/reference/configuration/engine.mdx @v0.21.8)",
+			Evidence: "2026-12-06 (ci/rehearsal/testdata/findings/2026-12-06-dagger-first-runs/run5-engine-gc.log): after the cold call the engine's disk-pressure collector reclaimed 8,353,285,120 bytes (policy 2, all records), and the second call rebuilt labctl and helm; with minFreeSpace=10GB a 1.36 GB target removed 14.09 GB, the call's whole tree (ci/rehearsal/testdata/findings/2026-12-06-dagger-disk)",
 		},
 		{
 			Name:   "Go proxy for the Dagger module's build",

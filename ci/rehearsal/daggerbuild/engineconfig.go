@@ -18,7 +18,7 @@ type EngineConfig struct {
 	// HTTP are registry or mirror hosts spoken to in plain HTTP.
 	HTTP []string
 	// GC sets the garbage collector's space parameters ("gc" →
-	// "reservedSpace", "minFreeSpace", engine/config/config.go:92-139
+	// "reservedSpace", "maxUsedSpace", engine/config/config.go:92-139
 	// @v0.21.8); empty keeps the engine's defaults.
 	GC GCSpace
 }
@@ -29,8 +29,8 @@ type EngineConfig struct {
 type GCSpace struct {
 	// ReservedSpace is cache the collector never reclaims.
 	ReservedSpace string `json:"reservedSpace,omitempty"`
-	// MinFreeSpace is the free disk below which the collector prunes.
-	MinFreeSpace string `json:"minFreeSpace,omitempty"`
+	// MaxUsedSpace is the cache above which the collector prunes.
+	MaxUsedSpace string `json:"maxUsedSpace,omitempty"`
 }
 
 type registryJSON struct {
@@ -95,11 +95,16 @@ func (c EngineConfig) JSON() ([]byte, error) {
 }
 
 // RehearsalGC is the rehearsal engine's collector: it keeps up to 40 GB of
-// cache whatever the free disk and prunes only below 10 GB free, the free
-// space the lab's Docker-in-Docker preflight asks for. Upstream's defaults
-// (engine/server/gc.go:377-386,430-433 @v0.21.8: reserve 10% capped at
-// 10 GB, prune below 20% free) pruned 8.35 GB — labctl's and helm's builds
-// among it — right after a cold call on this 252 GB disk with 29 GB free
-// (ci/rehearsal/testdata/findings/2026-12-06-dagger-first-runs), so the
-// warm call rebuilt them.
-var RehearsalGC = GCSpace{ReservedSpace: "40GB", MinFreeSpace: "10GB"}
+// cache and prunes only what grows past 60 GB, whatever the free disk.
+// Upstream's defaults (engine/server/gc.go:377-386,430-433 @v0.21.8:
+// reserve 10% capped at 10 GB, prune below 20% free) pruned 8.35 GB —
+// labctl's and helm's builds among it — right after a cold call on this
+// 252 GB disk with 29 GB free (ci/rehearsal/testdata/findings/2026-12-06-dagger-first-runs).
+// A minFreeSpace prunes too: below it, pruneTargetBytes (dagql/cache_prune.go:579-611
+// @v0.21.8) asks for the missing free space whatever reservedSpace says, and
+// one candidate frees every result only it holds (applyCandidate, :361-378),
+// so a 1.36 GB target removed the call's whole 14.09 GB tree once the lab in
+// the DinD service filled the disk (ci/rehearsal/testdata/findings/2026-12-06-dagger-disk).
+// So free space is not the collector's business here: `rehearse dagger run`
+// checks it before the calls (daggerrun checkDisk).
+var RehearsalGC = GCSpace{ReservedSpace: "40GB", MaxUsedSpace: "60GB"}

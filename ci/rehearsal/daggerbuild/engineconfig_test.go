@@ -11,9 +11,9 @@ func TestEngineConfigJSON(t *testing.T) {
 		{"nothing set", EngineConfig{}, "{}\n"},
 		{"log level", EngineConfig{LogLevel: "debug"}, "{\n  \"logLevel\": \"debug\"\n}\n"},
 		{
-			"gc space, the keys of upstream's own example (docs/current_docs/reference/configuration/engine.mdx @v0.21.8)",
-			EngineConfig{GC: GCSpace{ReservedSpace: "40GB", MinFreeSpace: "5GB"}},
-			"{\n  \"gc\": {\n    \"reservedSpace\": \"40GB\",\n    \"minFreeSpace\": \"5GB\"\n  }\n}\n",
+			"gc space, the keys of engine/config/config.go:128,132 @v0.21.8",
+			EngineConfig{GC: GCSpace{ReservedSpace: "40GB", MaxUsedSpace: "60GB"}},
+			"{\n  \"gc\": {\n    \"reservedSpace\": \"40GB\",\n    \"maxUsedSpace\": \"60GB\"\n  }\n}\n",
 		},
 		{
 			"a mirror in plain HTTP gets its own entry; the origin stays HTTPS",

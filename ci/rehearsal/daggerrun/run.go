@@ -117,6 +117,7 @@ func (r *daggerRun) steps() []Step {
 		{Name: "push images", Do: r.push},
 		{Name: "Go proxy", Do: r.goProxyUp, Undo: r.goProxyDown},
 		{Name: "engine", Do: r.engineUp, Undo: r.engineDown},
+		{Name: "disk", Do: r.checkDisk},
 		{Name: "fresh clone", Do: r.cloneRepo, Undo: r.removeClone},
 		{Name: "versions", Do: r.versions},
 	}
