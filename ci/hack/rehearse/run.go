@@ -27,6 +27,8 @@ type runFlags struct {
 	timeout                                time.Duration
 	// fault is --fault: one component fault made while the suite runs.
 	fault string
+	// interruptUp is --interrupt-up: STAGE:SIGNAL[+DELAY].
+	interruptUp string
 }
 
 // labctlPackage is the command `rehearse run` builds and runs the lab with.
@@ -53,6 +55,11 @@ what it did, when, the recovery time and how the suite's failed cases name it in
 (the commands' output: fault.log). With a fault a failed case fails the rehearsal only when its
 message names nothing of the fault. Faults:
 ` + rehrun.FaultHelp() + `
+--interrupt-up STAGE:SIGNAL[+DELAY] sends SIGNAL (KILL, INT or TERM) to the first labctl up
+DELAY after it starts STAGE (issue 43; never by default), then runs labctl up again on the same
+state directory, the suite and labctl down as always, and writes into rehearsal.md when the signal
+went, how the first up ended and what the private daemon held after it. The run fails when up
+ended before the signal.
 
 The bundle is the layout labctl images save writes (rehearse images builds it); the
 charts come from the bundle or from --charts (HAMi, Kamaji, cert-manager archives at the
@@ -61,8 +68,12 @@ pinned versions; rehearse charts makes them). Needs root.`,
   sudo bin/rehearse run --bundle ~/.cache/gpu-lab/rehearsal/bundle --reports ./rehearsal-reports`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			// First: a misspelt fault is said before anything else.
+			// First: a misspelt fault or interruption is said before
+			// anything else.
 			if _, err := rehrun.ParseFault(f.fault); err != nil {
+				return err
+			}
+			if _, err := rehrun.ParseInterrupt(f.interruptUp); err != nil {
 				return err
 			}
 			if os.Geteuid() != 0 {
@@ -117,6 +128,7 @@ pinned versions; rehearse charts makes them). Needs root.`,
 	fl.DurationVar(&f.timeout, "timeout", 4*time.Hour, "give up after this long (labctl is interrupted and cleans up)")
 	fl.StringVar(&f.fault, "fault", "", "make one component fault while the suite runs, on the lab's first tenant with a worker (default none): one of "+
 		strings.Join(rehrun.FaultNames(), ", "))
+	fl.StringVar(&f.interruptUp, "interrupt-up", "", "interrupt the first labctl up: STAGE:SIGNAL[+DELAY], e.g. workers:KILL+20s (default none); labctl up then runs again")
 	c.AddCommand(newFaultKubeCommand())
 	return c
 }
@@ -126,6 +138,10 @@ pinned versions; rehearse charts makes them). Needs root.`,
 // rehearsal's cache root.
 func (f runFlags) options(lookPath func(string) (string, error)) (rehrun.Options, error) {
 	fault, err := rehrun.ParseFault(f.fault)
+	if err != nil {
+		return rehrun.Options{}, err
+	}
+	interrupt, err := rehrun.ParseInterrupt(f.interruptUp)
 	if err != nil {
 		return rehrun.Options{}, err
 	}
@@ -171,7 +187,7 @@ func (f runFlags) options(lookPath func(string) (string, error)) (rehrun.Options
 			charts = rehrun.DefaultChartsDir(cache)
 		}
 	}
-	return rehrun.Options{Paths: p, Charts: charts, Keep: f.keep, Fault: fault}, nil
+	return rehrun.Options{Paths: p, Charts: charts, Keep: f.keep, Fault: fault, Interrupt: interrupt}, nil
 }
 
 // findHelm is --helm, else $LABCTL_HELM, else helm on PATH, else the one a

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -24,6 +25,9 @@ type command struct {
 	Step step
 	Args []string
 	Env  []string
+	// Stop is the signal that interrupts it when its context ends
+	// (SIGINT, labctl's own interruption, when nil).
+	Stop os.Signal
 }
 
 // String is the command as a maintainer would type it, for logs and the

@@ -45,15 +45,19 @@ type Processes struct{}
 const stopGrace = 3 * time.Minute
 
 // run starts argv with the rehearsal's environment plus c.Env. On
-// cancellation it sends SIGINT (labctl's own interruption) and kills only
-// after stopGrace.
+// cancellation it sends c.Stop (SIGINT, labctl's own interruption, by
+// default) and kills only after stopGrace.
 func (Processes) run(ctx context.Context, c command, log io.Writer, line func(stream, string)) (usage, error) {
 	if len(c.Args) == 0 {
 		return usage{}, errors.New("run: empty command")
 	}
 	cmd := exec.CommandContext(ctx, c.Args[0], c.Args[1:]...)
 	cmd.Env = mergeEnv(os.Environ(), c.Env)
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	stop := c.Stop
+	if stop == nil {
+		stop = os.Interrupt
+	}
+	cmd.Cancel = func() error { return cmd.Process.Signal(stop) }
 	cmd.WaitDelay = stopGrace
 	var mu sync.Mutex
 	out, outDone := lineWriter(&mu, log, func(s string) { line(stdout, s) })

@@ -44,6 +44,10 @@ type world struct {
 	// fault answers a fault command: it prints the command's lines and
 	// returns its exit code.
 	fault func(c command, line func(stream, string)) int
+	// leftovers is what the daemon holds after an interrupted up.
+	leftovers []string
+	// upEndsFirst makes the interrupted up end before any signal.
+	upEndsFirst bool
 }
 
 func (w *world) record(e string) {
@@ -52,7 +56,7 @@ func (w *world) record(e string) {
 	w.events = append(w.events, e)
 }
 
-func (w *world) run(_ context.Context, c command, log io.Writer, line func(stream, string)) (usage, error) {
+func (w *world) run(ctx context.Context, c command, log io.Writer, line func(stream, string)) (usage, error) {
 	if c.Step == stepFault {
 		// Without nsenter's prefix: what runs in the namespace.
 		w.record("fault " + strings.Join(c.Args[3:], " "))
@@ -62,6 +66,8 @@ func (w *world) run(_ context.Context, c command, log io.Writer, line func(strea
 	state := argAfter(c.Args, "--state-dir")
 	code := w.exit[c.Step]
 	switch c.Step {
+	case stepUpInterrupted:
+		return w.interrupted(ctx, c, log, line)
 	case stepUp:
 		line(stdout, "· cluster  started")
 		if w.during != nil {
@@ -247,4 +253,10 @@ func chartFiles(name, version string) []chartstest.File {
 			chartstest.File{Path: dir + "values.yaml", Data: kamajiEtcdValues})
 	}
 	return files
+}
+
+func (w *world) left(context.Context, Paths) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.leftovers...)
 }

@@ -67,9 +67,11 @@ func (rh *runState) startFault(ctx context.Context, pl faultPlan) *faultRun {
 	} else {
 		fr.log = f
 	}
-	rh.mu.Lock()
-	rh.onTestLine = fr.saw
-	rh.mu.Unlock()
+	rh.setOnLine(func(s step, line string) {
+		if s == stepTest {
+			fr.saw(line)
+		}
+	})
 	go fr.watch(ctx)
 	return fr
 }
@@ -99,9 +101,7 @@ func (fr *faultRun) saw(line string) {
 // finish says labctl test returned and waits for the fault's watch (at
 // most the recovery bound and one command's timeout more).
 func (fr *faultRun) finish() {
-	fr.rh.mu.Lock()
-	fr.rh.onTestLine = nil
-	fr.rh.mu.Unlock()
+	fr.rh.setOnLine(nil)
 	close(fr.testDone)
 	// Up to faultBound more: the heartbeat says the rehearsal still runs.
 	fr.rh.watch("watching the recovery from fault " + string(fr.pl.Fault))

@@ -24,6 +24,9 @@ type Probe interface {
 	sample(p Paths) sample
 	// daemonPeakRSS is dockerd's and containerd's VmHWM by name.
 	daemonPeakRSS(p Paths) map[string]int64
+	// left lists the containers and the networks of its own that the
+	// private daemon holds ("container NAME (STATUS)", "network NAME").
+	left(ctx context.Context, p Paths) []string
 }
 
 // HostProbe is the real Probe.
@@ -128,6 +131,31 @@ func (HostProbe) daemonPeakRSS(p Paths) map[string]int64 {
 		}
 		if n, err := peakRSS(status); err == nil {
 			out[name] = n
+		}
+	}
+	return out
+}
+
+// defaultNetworks are the networks every Docker daemon has.
+var defaultNetworks = map[string]bool{"bridge": true, "host": true, "none": true}
+
+func (HostProbe) left(ctx context.Context, p Paths) []string {
+	var out []string
+	for _, q := range [][]string{
+		{"container", "ls", "--all", "--format", "{{.Names}} ({{.Status}})"},
+		{"network", "ls", "--format", "{{.Name}}"},
+	} {
+		cmd := exec.CommandContext(ctx, "docker", q...)
+		cmd.Env = mergeEnv(os.Environ(), p.env())
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			out = append(out, fmt.Sprintf("(docker %s: %v: %s)", strings.Join(q[:2], " "), err, strings.TrimSpace(string(b))))
+			continue
+		}
+		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			if l = strings.TrimSpace(l); l != "" && !defaultNetworks[l] {
+				out = append(out, q[0]+" "+l)
+			}
 		}
 	}
 	return out

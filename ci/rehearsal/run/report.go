@@ -35,7 +35,10 @@ type Report struct {
 	Suite  *Suite
 	// Fault is the fault the run made (--fault), nil without one.
 	Fault *FaultRecord
-	Peak  peak
+	// Interrupt is the interruption of the first labctl up
+	// (--interrupt-up), nil without one.
+	Interrupt *InterruptRecord
+	Peak      peak
 	// Failure is the error that ended the rehearsal early, if any.
 	Failure string
 	// Cleanup says what was removed, or what was kept and how to remove it.
@@ -129,6 +132,9 @@ func (r Report) markdown() string {
 	w("\n## Steps\n\n| step | wall time | peak RSS | exit | command |\n|---|---|---|---|---|\n")
 	for _, s := range r.Steps {
 		w("| %s | %s | %s | %d | `%s` |\n", s.Step, s.Wall.Round(100*time.Millisecond), human(s.MaxRSS), s.ExitCode, s.Command)
+	}
+	if r.Interrupt != nil {
+		r.Interrupt.markdown(w)
 	}
 	w("\n## Stages of labctl up\n\n")
 	if len(r.Stages) == 0 {

@@ -41,6 +41,8 @@ type Options struct {
 	// fault's Kubernetes commands run in the namespace (faultkube).
 	Fault     Fault
 	FaultKube []string
+	// Interrupt, when set, interrupts the first labctl up (interruptedUp).
+	Interrupt *Interrupt
 }
 
 // sampleEvery is how often disk and memory are measured while the lab
@@ -60,10 +62,10 @@ type runState struct {
 	// what the run changed on the host before it is changed.
 	reports *os.Root
 	changes *hostdaemon.Changes
-	// fault is Options.Fault on this lab (nil without one); onTestLine,
-	// while labctl test runs, is handed each of its lines.
-	fault      *faultPlan
-	onTestLine func(string)
+	// fault is Options.Fault on this lab (nil without one); onLine, when
+	// set, is handed each line of the labctl commands.
+	fault  *faultPlan
+	onLine func(step, string)
 
 	mu       sync.Mutex
 	hb       *heartbeat
@@ -179,6 +181,11 @@ func (rh *runState) run(ctx context.Context) error {
 	rh.r.Labctl = rh.d.Probe.labctlVersion(ctx, p.Labctl)
 
 	rh.made.Lab = true
+	if in := rh.o.Interrupt; in != nil {
+		if err := rh.interruptedUp(ctx, *in); err != nil {
+			return err
+		}
+	}
 	up, err := rh.step(ctx, up(p, rh.o.Keep))
 	// The bundle was loaded first thing: say where each image came from,
 	// also when a stage failed later.

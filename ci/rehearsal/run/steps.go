@@ -31,10 +31,10 @@ func (rh *runState) step(ctx context.Context, c command) (stepResult, error) {
 		if len(tail) > tailLines {
 			tail = tail[1:]
 		}
-		onLine := rh.onTestLine
+		onLine := rh.onLine
 		rh.mu.Unlock()
-		if onLine != nil && c.Step == stepTest {
-			onLine(line)
+		if onLine != nil {
+			onLine(c.Step, line)
 		}
 		if s == stdout {
 			rh.log.Info(line, "step", string(c.Step))
@@ -50,6 +50,14 @@ func (rh *runState) step(ctx context.Context, c command) (stepResult, error) {
 		return res, fmt.Errorf("labctl %s: %w", c.Step, err)
 	}
 	return res, nil
+}
+
+// setOnLine sets (nil: clears) what each line of the labctl commands is
+// handed to.
+func (rh *runState) setOnLine(f func(step, string)) {
+	rh.mu.Lock()
+	rh.onLine = f
+	rh.mu.Unlock()
 }
 
 // watch makes what the step the heartbeat reports on ("" for none).
