@@ -1,9 +1,9 @@
 package run
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
 )
@@ -25,9 +25,9 @@ type command struct {
 	Step step
 	Args []string
 	Env  []string
-	// Stop is the signal that interrupts it when its context ends
-	// (SIGINT, labctl's own interruption, when nil).
-	Stop os.Signal
+	// Stop, when set, is the signal its whole process group gets when its
+	// context ends (else labctl alone gets SIGINT, its own interruption).
+	Stop syscall.Signal
 }
 
 // String is the command as a maintainer would type it, for logs and the

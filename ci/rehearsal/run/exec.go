@@ -45,19 +45,22 @@ type Processes struct{}
 const stopGrace = 3 * time.Minute
 
 // run starts argv with the rehearsal's environment plus c.Env. On
-// cancellation it sends c.Stop (SIGINT, labctl's own interruption, by
-// default) and kills only after stopGrace.
+// cancellation it sends SIGINT (labctl's own interruption), or c.Stop to
+// the command's whole process group, and kills only after stopGrace.
 func (Processes) run(ctx context.Context, c command, log io.Writer, line func(stream, string)) (usage, error) {
 	if len(c.Args) == 0 {
 		return usage{}, errors.New("run: empty command")
 	}
 	cmd := exec.CommandContext(ctx, c.Args[0], c.Args[1:]...)
 	cmd.Env = mergeEnv(os.Environ(), c.Env)
-	stop := c.Stop
-	if stop == nil {
-		stop = os.Interrupt
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	if sig := c.Stop; sig != 0 {
+		// Its own process group, signalled whole: as a terminal's Ctrl-C
+		// reaches labctl and the helm, kubectl and docker it runs, and as a
+		// runner that dies takes them all.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, sig) }
 	}
-	cmd.Cancel = func() error { return cmd.Process.Signal(stop) }
 	cmd.WaitDelay = stopGrace
 	var mu sync.Mutex
 	out, outDone := lineWriter(&mu, log, func(s string) { line(stdout, s) })
