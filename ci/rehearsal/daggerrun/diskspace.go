@@ -9,9 +9,9 @@ import (
 // lab-test call and the calls after it: the module's build, labctl's and
 // helm's, the bundle's images pulled through the engine, and the lab itself
 // inside the Docker-in-Docker service's cache volume (/var/lib/docker,
-// .dagger/run.go). A call whose lab never started left 16.02 GB
-// (ci/rehearsal/testdata/findings/2026-12-06-dagger-disk); the lab adds what
-// its own preflight asks the DinD daemon for.
+// .dagger/run.go), and quick-test's Kubernetes binaries. Measured: 27.26
+// GB after a cold lab-test call, 32.02 GB (29.8 GiB) after the README's six
+// calls (ci/rehearsal/testdata/runs/2026-12-07-dagger).
 const engineBudget = 32 << 30
 
 // diskMargin is kept free beyond the budget: the registry's copy of the
