@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
 // seedTenantAddons gives a tenant what Kamaji's addons run once its workers
@@ -24,7 +26,7 @@ func seedTenantAddons(t *testing.T, c *Clients, workers ...string) {
 	n := int32(len(workers))
 	objs := []runtime.Object{
 		&appsv1.DaemonSet{
-			ObjectMeta: metav1.ObjectMeta{Name: konnectivityAgentName, Namespace: "kube-system"},
+			ObjectMeta: metav1.ObjectMeta{Name: render.KonnectivityAgentName, Namespace: "kube-system"},
 			Status:     appsv1.DaemonSetStatus{DesiredNumberScheduled: n, NumberReady: n, UpdatedNumberScheduled: n},
 		},
 		&appsv1.Deployment{
@@ -34,7 +36,7 @@ func seedTenantAddons(t *testing.T, c *Clients, workers ...string) {
 	}
 	for _, w := range workers {
 		objs = append(objs, &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: konnectivityAgentName + "-" + w, Namespace: "kube-system", Labels: map[string]string{"k8s-app": konnectivityAgentName}},
+			ObjectMeta: metav1.ObjectMeta{Name: render.KonnectivityAgentName + "-" + w, Namespace: "kube-system", Labels: map[string]string{"k8s-app": render.KonnectivityAgentName}},
 			Spec:       corev1.PodSpec{NodeName: w},
 			Status:     corev1.PodStatus{Phase: corev1.PodRunning},
 		})
@@ -97,10 +99,10 @@ func TestWorkersStageProvesTheKonnectivityTunnel(t *testing.T) {
 				broken := tn.Name == "tenant-a"
 				if !tt.agents && broken { // joiningEnv seeds them: take the agents away
 					tracker := c.Kube.(*kubefake.Clientset).Tracker()
-					if err := tracker.Delete(appsv1.SchemeGroupVersion.WithResource("daemonsets"), "kube-system", konnectivityAgentName); err != nil {
+					if err := tracker.Delete(appsv1.SchemeGroupVersion.WithResource("daemonsets"), "kube-system", render.KonnectivityAgentName); err != nil {
 						t.Fatal(err)
 					}
-					if err := tracker.Delete(corev1.SchemeGroupVersion.WithResource("pods"), "kube-system", konnectivityAgentName+"-"+e.Lab.NodeName(tn.Name, "worker")); err != nil {
+					if err := tracker.Delete(corev1.SchemeGroupVersion.WithResource("pods"), "kube-system", render.KonnectivityAgentName+"-"+e.Lab.NodeName(tn.Name, "worker")); err != nil {
 						t.Fatal(err)
 					}
 				}

@@ -23,7 +23,6 @@ import (
 // otherwise show only later, as pods HAMi never mutated. The workers stage
 // proves the tunnel as soon as it can carry anything.
 const (
-	konnectivityAgentName = render.KonnectivityAgentName
 	// coreDNSName is the CoreDNS Deployment in kube-system: Kamaji's
 	// coreDNS addon runs kubeadm's DNS phase (internal/kubeadm/addon.go,
 	// dns.EnsureDNSAddon), whose name is kubeadm v1.36.3's
@@ -34,8 +33,8 @@ const (
 // tunnelPlan is what the proof does, for the plan.
 func tunnelPlan(e *Env, t lab.Tenant) []string {
 	return []string{
-		fmt.Sprintf("wait in tenant %s until DaemonSet kube-system/%s (Kamaji's konnectivity agents) and Deployment kube-system/%s are ready (%s)", t.Name, konnectivityAgentName, coreDNSName, e.Timeouts.Rollout),
-		fmt.Sprintf("prove the konnectivity tunnel of tenant %s: GET pods/log (1 line) of the %s pod on each worker, which the API server fetches from the worker's kubelet through the tunnel (%s)", t.Name, konnectivityAgentName, e.Timeouts.NodeReady),
+		fmt.Sprintf("wait in tenant %s until DaemonSet kube-system/%s (Kamaji's konnectivity agents) and Deployment kube-system/%s are ready (%s)", t.Name, render.KonnectivityAgentName, coreDNSName, e.Timeouts.Rollout),
+		fmt.Sprintf("prove the konnectivity tunnel of tenant %s: GET pods/log (1 line) of the %s pod on each worker, which the API server fetches from the worker's kubelet through the tunnel (%s)", t.Name, render.KonnectivityAgentName, e.Timeouts.NodeReady),
 	}
 }
 
@@ -45,7 +44,7 @@ func tunnelPlan(e *Env, t lab.Tenant) []string {
 // tunnel, the worker and what the API server said.
 func proveTunnel(ctx context.Context, e *Env, tc *Clients, t lab.Tenant) error {
 	cond, err := e.wait(ctx, e.Timeouts.Rollout, "konnectivity agents in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {
-		ds, err := tc.Kube.AppsV1().DaemonSets("kube-system").Get(ctx, konnectivityAgentName, metav1.GetOptions{})
+		ds, err := tc.Kube.AppsV1().DaemonSets("kube-system").Get(ctx, render.KonnectivityAgentName, metav1.GetOptions{})
 		if err != nil {
 			return false, "", err
 		}
@@ -53,7 +52,7 @@ func proveTunnel(ctx context.Context, e *Env, tc *Clients, t lab.Tenant) error {
 		return ok, cond, nil
 	})
 	if err != nil {
-		return fail(stageWorkers, "DaemonSet kube-system/"+konnectivityAgentName+" in tenant "+t.Name+" (the konnectivity tunnel's agents)", cond, err)
+		return fail(stageWorkers, "DaemonSet kube-system/"+render.KonnectivityAgentName+" in tenant "+t.Name+" (the konnectivity tunnel's agents)", cond, err)
 	}
 	cond, err = e.wait(ctx, e.Timeouts.Rollout, "CoreDNS in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {
 		d, err := tc.Kube.AppsV1().Deployments("kube-system").Get(ctx, coreDNSName, metav1.GetOptions{})
@@ -83,7 +82,7 @@ func proveTunnel(ctx context.Context, e *Env, tc *Clients, t lab.Tenant) error {
 // through the API server.
 func tunnelRoundTrip(ctx context.Context, tc *Clients, node string) (bool, string, error) {
 	pods, err := tc.Kube.CoreV1().Pods("kube-system").List(ctx, metav1.ListOptions{
-		LabelSelector: "k8s-app=" + konnectivityAgentName,
+		LabelSelector: "k8s-app=" + render.KonnectivityAgentName,
 		FieldSelector: "spec.nodeName=" + node,
 	})
 	if err != nil {
@@ -96,7 +95,7 @@ func tunnelRoundTrip(ctx context.Context, tc *Clients, node string) (bool, strin
 		}
 	}
 	if len(running) == 0 {
-		return false, fmt.Sprintf("no running %s pod on %s", konnectivityAgentName, node), nil
+		return false, fmt.Sprintf("no running %s pod on %s", render.KonnectivityAgentName, node), nil
 	}
 	one := int64(1)
 	_, err = tc.Kube.CoreV1().Pods("kube-system").GetLogs(running[0], &corev1.PodLogOptions{TailLines: &one}).DoRaw(ctx)
