@@ -9,8 +9,12 @@ import "strconv"
 // The DinD daemon has registry access but starts cold on CI runners, so an
 // image pull gets PullTimeout instead of labctl's fail-fast default.
 // --images hands it the bundle the module fetched through Dagger's cache.
+// --verbose puts labctl's timestamped debug lines (each image load, helm
+// call and wait) into logs/STAGE.log, as the rehearsal's labctl-up.log has
+// them: a stage that is slow or fails in the Docker-in-Docker service can
+// only be explained from there.
 func Up(stage string) []string {
-	return []string{"labctl", "up", "-f", ConfigPath, "--state-dir", StateDir, "--only", stage, "--keep", "--pull-timeout", PullTimeout, "--images", BundleDir}
+	return []string{"labctl", "up", "-f", ConfigPath, "--state-dir", StateDir, "--only", stage, "--keep", "--pull-timeout", PullTimeout, "--images", BundleDir, "--verbose"}
 }
 
 // PullTimeout bounds one image pull by the lab's daemon (a kindest/node

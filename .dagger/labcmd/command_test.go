@@ -13,7 +13,7 @@ func TestCommands(t *testing.T) {
 		got  []string
 		want string
 	}{
-		{"up one stage", Up("kamaji"), "labctl up -f /lab/lab.yaml --state-dir /lab/state --only kamaji --keep --pull-timeout 10m --images /lab/images"},
+		{"up one stage", Up("kamaji"), "labctl up -f /lab/lab.yaml --state-dir /lab/state --only kamaji --keep --pull-timeout 10m --images /lab/images --verbose"},
 		{"test defaults", Test(Suite{}), "labctl test --state-dir /lab/state --report-dir /lab/reports"},
 		{"test run", Test(Suite{Run: "TC-0[1-4]"}), "labctl test --state-dir /lab/state --report-dir /lab/reports --run TC-0[1-4]"},
 		{"test parallel", Test(Suite{Parallel: 3}), "labctl test --state-dir /lab/state --report-dir /lab/reports --parallel 3"},

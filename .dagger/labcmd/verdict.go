@@ -40,9 +40,16 @@ func StageFailure(stage string, code int, tail string) string {
 	return b.String()
 }
 
-// Tail is the last n lines of s, for summaries that must stay short.
+// Tail is the last n lines of s, for summaries that must stay short. It
+// leaves out labctl's debug lines (Up passes --verbose): the full log keeps
+// them, and a summary must show the stage's own words and its error.
 func Tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	var lines []string
+	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		if !debugLine(l) {
+			lines = append(lines, l)
+		}
+	}
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}
@@ -79,4 +86,16 @@ func earlierFailure(stage string, code int) string {
 func wipeNote(code int) string {
 	return fmt.Sprintf("\nNote: clearing what earlier runs left in the cached Docker data root failed (exit code %d, `logs/wipe.log`). "+
 		"A stage that collides with a leftover container, network or volume may have failed because of it.\n", code)
+}
+
+// debugLine is a line labctl's debug logger wrote: log/slog's text handler
+// starts every record with its time and then its level
+// (ci/cmd/labctl/labenv.go, logger).
+func debugLine(l string) bool {
+	rest, ok := strings.CutPrefix(l, "time=")
+	if !ok {
+		return false
+	}
+	_, after, ok := strings.Cut(rest, " ")
+	return ok && strings.HasPrefix(after, "level=DEBUG ")
 }
