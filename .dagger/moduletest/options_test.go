@@ -37,7 +37,7 @@ func (m *module) paramPragmas(fd *ast.FuncDecl) map[string]string {
 
 // The lab's options are declared once, on the constructor: no other
 // function of the module takes a lab file, version overrides, keep-going or
-// the suite's selection (each used to repeat them, and their docs drifted).
+// the suite's selection, so their docs cannot drift apart.
 func TestLabOptionsAreDeclaredOnce(t *testing.T) {
 	m := parseModule(t)
 	options := []string{"config", "versions", "keepGoing", "run", "parallel", "goproxy", "gosumdb"}

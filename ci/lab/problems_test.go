@@ -74,9 +74,9 @@ func TestProblemListIsCapped(t *testing.T) {
 }
 
 // TestThousandsOfTenantsIsOneProblem: a generated file with far too many
-// tenants, all without ports, is one problem. It used to be one line per
-// tenant whose ports the allocator could not fill, blaming ports the user
-// never wrote.
+// tenants, all without ports, is one problem, not one line per tenant
+// whose ports the allocator could not fill (that would blame ports the user
+// never wrote).
 func TestThousandsOfTenantsIsOneProblem(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("tenants:\n")

@@ -76,7 +76,8 @@ func TestDaemonOwnershipOfClusterAndWorkers(t *testing.T) {
 		t.Fatalf("the state dir that made the cluster: owned = %v, %v", owned, err)
 	}
 
-	// What used to decide: kind's own lookup finds the cluster by name.
+	// kind's own lookup finds the cluster by name, so a name alone cannot
+	// tell which state dir made it.
 	if ok, err := kp.Exists(ctx, l.Name); !ok || err != nil {
 		t.Fatalf("kind get clusters does not list %s (%v): the test's node container is not what kind looks for", l.Name, err)
 	}

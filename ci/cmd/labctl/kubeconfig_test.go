@@ -56,9 +56,10 @@ func TestCheckKubeconfigTenants(t *testing.T) {
 	}
 }
 
-// TestTestTargetRejectsUnknownKubeconfigTenant is the reported case:
-// `labctl test --kubeconfig tenant-x=…` against the seed lab used to fail
-// inside the suite with "Tenants has no rest.Config for tenant-a, tenant-b".
+// TestTestTargetRejectsUnknownKubeconfigTenant: `labctl test --kubeconfig
+// tenant-x=…` against the seed lab is refused before the suite starts,
+// naming the lab's tenants, rather than failing inside the suite with
+// "Tenants has no rest.Config for tenant-a, tenant-b".
 func TestTestTargetRejectsUnknownKubeconfigTenant(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "x.kubeconfig")
 	if err := os.WriteFile(p, []byte(kubeconfigYAML), 0o600); err != nil {
