@@ -167,13 +167,13 @@ func ModuleAdaptations() []Adaptation {
 		},
 		{
 			Name:     "module options of a runner without internet access",
-			What:     "every `dagger call` gets --goproxy=http://<the daemon's bridge gateway>:5001 (the Go proxy tree of `rehearse dagger build`), --gosumdb=off and --charts=<the chart archives of `rehearse charts`> before the function (ci/rehearsal/daggerrun Call.Argv); the README's words after them are unchanged",
+			What:     "the clone gets a .env beside dagger.json with GPU_LAB_GOPROXY=http://<the daemon's bridge gateway>:5001 (the Go proxy tree of `rehearse dagger build`), GPU_LAB_GOSUMDB=off and GPU_LAB_CHARTS=<the chart archives of `rehearse charts`> (ci/rehearsal/daggerrun ModuleOptions.DotEnv): Dagger's user defaults for the module's constructor (dagger v0.21.8 core/modulesource.go:1045-1088, core/modfunc.go:553-611), so each README command runs word for word",
 			Reason:   "the module's Go builds (labctl, helm) fetch modules with the options' GOPROXY and GOSUMDB (.dagger/main.go goBuilder), and its bundle pulls the charts from their repositories unless --charts names the archives (.dagger/bundle.go charts); from the namespace neither the public Go proxy, the checksum database nor the chart repositories are reachable. The options are the module's own, documented for any such runner",
-			Evidence: "2026-12-05 probe (ci/rehearsal/testdata/runs/2026-12-05-dagger-probe): with the three options `dagger call lab plan` built labctl in the engine from golang:1.26 through the tree and printed the plan (5m12s)",
+			Evidence: "2026-12-05 probe (ci/rehearsal/testdata/runs/2026-12-05-dagger-probe): with the three options given on the command line, `dagger call lab plan` built labctl in the engine from golang:1.26 through the tree and printed the plan (5m12s); given in .env from 2026-12-07 on (the run's dagger-rehearsal.md quotes the file)",
 		},
 		{
 			Name:     "node images named by the digest the registry serves",
-			What:     "every call gets --versions=kindNodeImage=… and --versions=workerNodeImage=… naming kindest/node:<tag>@<digest the registry serves> (daggerrun NodeImageOverrides), not kind's published digest",
+			What:     "the .env's GPU_LAB_VERSIONS=kindNodeImage=…,workerNodeImage=… names kindest/node:<tag>@<digest the registry serves> (daggerrun NodeImageOverrides), not kind's published digest",
 			Reason:   "the module pulls every bundle image through the engine by its reference (.dagger/bundle.go From(e.Ref)), and a digest-pinned pull asks the registry for that digest; the node image built here cannot have the published digest, and a registry serves a manifest only under its own digest",
 			Evidence: "2026-12-05: a recorded archive pushed as kindest/node:v0@sha256:099e0493… (the rehearsal lab's pin) is served as sha256:6ed20d3c…; `docker pull …/docker.io/kindest/node@sha256:099e0493…` fails `manifest unknown`, the served digest pulls; 2026-12-06: with kindNodeImage alone the first real lab-test stopped at the bundle, the engine asking for the worker image's published digest (`failed to resolve image \"docker.io/kindest/node:v1.36.4@sha256:099e…\": not found`); with both, the bundle was fetched and the seed lab passed",
 		},

@@ -1,6 +1,7 @@
 package daggerrun
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -84,31 +85,50 @@ type ModuleOptions struct {
 	Versions []string
 }
 
-// Argv is the call with the module's options before the function, where
-// the module takes them (`dagger call --goproxy=… lab-test …`); options
-// only the module's constructor knows go to every call.
-func (c Call) Argv(o ModuleOptions) []string {
-	if len(c.Args) == 0 || c.Args[0] != "call" {
-		return slices.Clone(c.Args)
+// DotEnvPrefix is how Dagger names the module's options in a .env file:
+// the module's name from dagger.json in snake case plus "_", matched
+// without regard to case (dagger v0.21.8 core/envfile.go:177-225,
+// Namespace and cutFlexPrefix).
+const DotEnvPrefix = "GPU_LAB_"
+
+// DotEnv is the .env file that gives the options as Dagger's user defaults
+// of the module's constructor: Dagger finds it upwards from the working
+// directory (v0.21.8 core/modulesource.go:981-1088, outerEnvFile and
+// LoadUserDefaults) and applies a default to an argument the command line
+// does not set (core/modfunc.go:185-215, 553-611). So every call runs the
+// README's words unchanged, as a user's runner does with the same file.
+// Values are written bare: one that Dagger would read otherwise (a list
+// value is split at commas, core/modfunc.go:337-343; files are expanded,
+// so `$` is special) is refused.
+func (o ModuleOptions) DotEnv() (string, error) {
+	var b strings.Builder
+	b.WriteString("# The gpu-lab module's options on this runner (Dagger user defaults), written by rehearse dagger run.\n")
+	var errs []error
+	add := func(name, value string) {
+		if value == "" {
+			return
+		}
+		if strings.ContainsAny(value, unsafeInDotEnv) {
+			errs = append(errs, fmt.Errorf("module option %s%s=%q: a .env value here must not contain any of %q", DotEnvPrefix, name, value, unsafeInDotEnv))
+			return
+		}
+		fmt.Fprintf(&b, "%s%s=%s\n", DotEnvPrefix, name, value)
 	}
-	var opts []string
-	if o.GoProxy != "" {
-		opts = append(opts, "--goproxy="+o.GoProxy)
-	}
-	if o.GoSumDB != "" {
-		opts = append(opts, "--gosumdb="+o.GoSumDB)
-	}
-	if o.Charts != "" {
-		opts = append(opts, "--charts="+o.Charts)
-	}
+	add("GOPROXY", o.GoProxy)
+	add("GOSUMDB", o.GoSumDB)
+	add("CHARTS", o.Charts)
 	for _, v := range o.Versions {
-		opts = append(opts, "--versions="+v)
+		if strings.Contains(v, ",") {
+			errs = append(errs, fmt.Errorf("module option %sVERSIONS entry %q: Dagger splits a list at commas", DotEnvPrefix, v))
+		}
 	}
-	argv := append([]string{"call"}, opts...)
-	return append(argv, c.Args[1:]...)
+	add("VERSIONS", strings.Join(o.Versions, ","))
+	if err := errors.Join(errs...); err != nil {
+		return "", err
+	}
+	return b.String(), nil
 }
 
-// String is the command line as run.
-func (c Call) String(o ModuleOptions) string {
-	return fmt.Sprintf("dagger %s", strings.Join(c.Argv(o), " "))
-}
+// unsafeInDotEnv are the characters a bare .env value cannot hold as they
+// are: blanks and line ends, quotes, `$` (expansion), `#` and `\`.
+const unsafeInDotEnv = " \t\n\r\"'`$#\\"

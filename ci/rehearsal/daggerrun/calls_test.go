@@ -1,6 +1,7 @@
 package daggerrun
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -69,28 +70,63 @@ func TestCallsKeepEachReportsDirectoryBeforeItIsWrittenAgain(t *testing.T) {
 	}
 }
 
-func TestArgvPutsTheModuleOptionsBeforeTheFunction(t *testing.T) {
-	c := Call{Args: []string{"call", "lab-test", "export", "--path=reports"}}
+func TestDotEnvGivesTheModuleOptions(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		o    ModuleOptions
-		want []string
+		name    string
+		o       ModuleOptions
+		want    []string
+		wantErr string
 	}{
-		{"none", ModuleOptions{}, []string{"call", "lab-test", "export", "--path=reports"}},
-		{"all", ModuleOptions{GoProxy: "http://10.0.0.1:5001", GoSumDB: "off", Charts: "/c", Versions: []string{"kindNodeImage=kindest/node:v1@sha256:ab"}},
-			[]string{"call", "--goproxy=http://10.0.0.1:5001", "--gosumdb=off", "--charts=/c", "--versions=kindNodeImage=kindest/node:v1@sha256:ab", "lab-test", "export", "--path=reports"}},
+		{"none", ModuleOptions{}, nil, ""},
+		{"all", ModuleOptions{GoProxy: "http://10.0.0.1:5001", GoSumDB: "off", Charts: "/c", Versions: []string{"kindNodeImage=kindest/node:v1@sha256:ab", "workerNodeImage=kindest/node:v1@sha256:cd"}},
+			[]string{"GPU_LAB_GOPROXY=http://10.0.0.1:5001", "GPU_LAB_GOSUMDB=off", "GPU_LAB_CHARTS=/c", "GPU_LAB_VERSIONS=kindNodeImage=kindest/node:v1@sha256:ab,workerNodeImage=kindest/node:v1@sha256:cd"}, ""},
+		{"a comma in a list entry", ModuleOptions{Versions: []string{"a=b,c"}}, nil, "splits a list at commas"},
+		{"a dollar", ModuleOptions{GoProxy: "http://$HOST:5001"}, nil, "GPU_LAB_GOPROXY"},
+		{"a space", ModuleOptions{Charts: "/my charts"}, nil, "GPU_LAB_CHARTS"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := c.Argv(tc.o); !slices.Equal(got, tc.want) {
-				t.Errorf("Argv = %q, want %q", got, tc.want)
+			got, err := tc.o.DotEnv()
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("DotEnv() = %q, %v; want an error naming %q", got, err, tc.wantErr)
+				}
+				return
 			}
-			if got := c.Args; !slices.Equal(got, []string{"call", "lab-test", "export", "--path=reports"}) {
-				t.Errorf("Argv changed the call's own words: %q", got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var vars []string
+			for _, l := range strings.Split(strings.TrimSpace(got), "\n") {
+				if !strings.HasPrefix(l, "#") {
+					vars = append(vars, l)
+				}
+			}
+			if !slices.Equal(vars, tc.want) {
+				t.Errorf("DotEnv() variables = %q, want %q", vars, tc.want)
 			}
 		})
 	}
-	if got := (Call{Args: []string{"core", "version"}}).Argv(ModuleOptions{GoProxy: "x"}); !slices.Equal(got, []string{"core", "version"}) {
-		t.Errorf("a command that is not a call got module options: %q", got)
+}
+
+// DotEnvPrefix is dagger.json's module name as Dagger v0.21.8 turns it
+// into a .env prefix (core/envfile.go cutFlexPrefix: strcase.ToSnake of
+// the name, "_" appended, compared without case): a renamed module fails
+// here instead of silently losing its options.
+func TestDotEnvPrefixIsTheModulesName(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "..", "dagger.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct{ Name string }
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	// strcase.ToSnake of a lower-case name with dashes: dashes become
+	// underscores.
+	want := strings.ReplaceAll(m.Name, "-", "_") + "_"
+	if !strings.EqualFold(DotEnvPrefix, want) {
+		t.Errorf("DotEnvPrefix %q; dagger.json names the module %q, whose .env prefix is %q", DotEnvPrefix, m.Name, want)
 	}
 }
 

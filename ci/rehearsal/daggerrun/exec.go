@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -68,10 +69,10 @@ func (r *daggerRun) call(ctx context.Context, c Call) error {
 		return err
 	}
 	defer f.Close()
-	line := c.String(r.module)
+	line := c.README()
 	fmt.Fprintf(f, "$ %s\n# each line below starts with the time since the call started, then dagger's own words\n", line)
 	r.log.Info("running", "call", c.Name, "command", line, "log", logPath)
-	cmd := r.command(ctx, c.Argv(r.module))
+	cmd := r.command(ctx, slices.Clone(c.Args))
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	var mu sync.Mutex

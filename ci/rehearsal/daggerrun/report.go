@@ -22,6 +22,8 @@ type Report struct {
 	Adaptations []rehearsal.Adaptation
 	// Suites are the suite's results each kept reports directory holds.
 	Suites map[string]*run.Suite
+	// DotEnv is the .env the calls ran with (the module's options).
+	DotEnv string
 	// EngineGC is what the engine's collector reclaimed (nil: not read).
 	EngineGC *EngineGC
 	Failure  string
@@ -47,6 +49,9 @@ func (r Report) Markdown() string {
 			res = strings.ReplaceAll(s.Err.Error(), "\n", " ")
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", s.Name, s.Wall.Round(time.Second), res)
+	}
+	if r.DotEnv != "" {
+		fmt.Fprintf(&b, "\nThe module's options, as Dagger user defaults in the clone's `.env` (logs/dotenv):\n\n```\n%s```\n", r.DotEnv)
 	}
 	b.WriteString("\n## Calls (the README's commands)\n\n| call | command | wall | exit | engine cache after | free disk after | log |\n|---|---|---|---|---|---|---|\n")
 	for _, c := range r.Calls {

@@ -119,6 +119,7 @@ func (r *daggerRun) steps() []Step {
 		{Name: "engine", Do: r.engineUp, Undo: r.engineDown},
 		{Name: "disk", Do: r.checkDisk},
 		{Name: "fresh clone", Do: r.cloneRepo, Undo: r.removeClone},
+		{Name: "module options (.env)", Do: r.writeDotEnv},
 		{Name: "versions", Do: r.versions},
 	}
 	for _, c := range r.o.Calls {
@@ -284,6 +285,21 @@ func (r *daggerRun) cloneRepo(ctx context.Context) error {
 	head, err := exec.CommandContext(ctx, "git", "-C", r.clone, "rev-parse", "HEAD").Output()
 	r.rep.Commit = strings.TrimSpace(string(head))
 	return err
+}
+
+// writeDotEnv gives the module its options as a runner without internet
+// access would: a .env beside dagger.json (ModuleOptions.DotEnv), kept
+// with the evidence. The clone's git status shows it untracked; nothing
+// of the module reads the file.
+func (r *daggerRun) writeDotEnv(context.Context) error {
+	env, err := r.module.DotEnv()
+	if err != nil {
+		return err
+	}
+	r.rep.DotEnv = env
+	return errors.Join(
+		os.WriteFile(filepath.Join(r.clone, ".env"), []byte(env), 0o644),
+		os.WriteFile(filepath.Join(r.o.Evidence, "logs", "dotenv"), []byte(env), 0o644))
 }
 
 func (r *daggerRun) removeClone(context.Context) error {
