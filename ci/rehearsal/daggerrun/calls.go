@@ -36,13 +36,16 @@ var Calls = []Call{
 	{Name: "check-quick-reports", Args: []string{"call", "check-reports", "--reports=quick-reports"}, Verdict: true, Keep: "quick-reports", KeepAs: "quick-reports"},
 }
 
-// Probes are calls a maintainer may add before the README's (`rehearse
-// dagger run --calls`) to find where the module first fails: loading the
-// module (the Go SDK builds it through the Go proxy tree), and a lab
-// function that needs no Docker.
+// Probes are calls a maintainer may add to the README's (`rehearse dagger
+// run --calls`): loading the module (the Go SDK builds it through the Go
+// proxy tree) and a lab function that needs no Docker, to find where the
+// module first fails; and `dagger check`, which both CI recipes run first
+// (.github/workflows/lab.yml, .gitlab-ci.yml): the repository's tests in
+// the engine (the module's +check function, .dagger/check.go).
 var Probes = []Call{
 	{Name: "functions", Args: []string{"functions"}},
 	{Name: "lab-plan", Args: []string{"call", "lab", "plan"}},
+	{Name: "check", Args: []string{"check"}},
 }
 
 // Select returns the calls of Probes and Calls with the given names, in
