@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
@@ -148,12 +149,8 @@ func agentRoute(ctx context.Context, cs kubernetes.Interface, nodes map[string]b
 }
 
 func podReadiness(p *corev1.Pod) string {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return fmt.Sprintf("%s, Ready=%s", p.Status.Phase, c.Status)
-		}
-	}
-	return fmt.Sprintf("%s, no Ready condition", p.Status.Phase)
+	_, cond := kube.PodReady(p)
+	return cond
 }
 
 func nodeCondition(ctx context.Context, cs kubernetes.Interface, name string) string {

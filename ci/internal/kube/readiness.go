@@ -88,6 +88,22 @@ func DaemonSetReady(ds *appsv1.DaemonSet) (bool, string) {
 	return s.NumberReady >= s.DesiredNumberScheduled && s.UpdatedNumberScheduled >= s.DesiredNumberScheduled, cond
 }
 
+// PodReady reads a pod's Ready condition and its phase: ready only when
+// the condition is True and the pod is not being deleted (a terminating
+// pod keeps Ready=True until its containers stop).
+func PodReady(p *corev1.Pod) (bool, string) {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			cond := fmt.Sprintf("%s, Ready=%s", p.Status.Phase, c.Status)
+			if p.DeletionTimestamp != nil {
+				return false, cond + ", terminating"
+			}
+			return c.Status == corev1.ConditionTrue, cond
+		}
+	}
+	return false, fmt.Sprintf("%s, no Ready condition", p.Status.Phase)
+}
+
 // NodeReady reads the Ready condition.
 func NodeReady(n *corev1.Node) (bool, string) {
 	for _, c := range n.Status.Conditions {

@@ -7,6 +7,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -140,5 +141,29 @@ func TestNodeAndWebhookReady(t *testing.T) {
 	w.Webhooks[0].ClientConfig.CABundle = []byte("pem")
 	if ok, _ := WebhookReady(w); !ok {
 		t.Error("with caBundle: not ready")
+	}
+}
+
+func TestPodReady(t *testing.T) {
+	now := metav1.Now()
+	for _, tc := range []struct {
+		name      string
+		pod       corev1.Pod
+		wantReady bool
+		wantCond  string
+	}{
+		{"no condition", corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodPending}}, false, "Pending, no Ready condition"},
+		{"ready", corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}, true, "Running, Ready=True"},
+		{"not ready", corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{
+			{Type: corev1.ContainersReady, Status: corev1.ConditionTrue}, {Type: corev1.PodReady, Status: corev1.ConditionFalse}}}}, false, "Running, Ready=False"},
+		{"terminating", corev1.Pod{ObjectMeta: metav1.ObjectMeta{DeletionTimestamp: &now}, Status: corev1.PodStatus{Phase: corev1.PodRunning,
+			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}, false, "Running, Ready=True, terminating"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ready, cond := PodReady(&tc.pod)
+			if ready != tc.wantReady || cond != tc.wantCond {
+				t.Errorf("PodReady = %v, %q; want %v, %q", ready, cond, tc.wantReady, tc.wantCond)
+			}
+		})
 	}
 }

@@ -29,6 +29,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
 )
 
 // The verbs of `rehearse run fault-kube VERB`.
@@ -178,13 +180,8 @@ func List(ctx context.Context, cs kubernetes.Interface, namespace, selector stri
 }
 
 func pod(p *corev1.Pod) Pod {
-	ready := false
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			ready = c.Status == corev1.ConditionTrue
-		}
-	}
-	return Pod{Name: p.Name, UID: string(p.UID), Ready: ready && p.DeletionTimestamp == nil}
+	ready, _ := kube.PodReady(p)
+	return Pod{Name: p.Name, UID: string(p.UID), Ready: ready}
 }
 
 // Delete deletes the pods matching o.Selector (only o.Name, and only while
