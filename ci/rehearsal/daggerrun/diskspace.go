@@ -29,18 +29,17 @@ func diskShortfall(free, held int64) int64 {
 // checkDisk refuses to start the calls when the engine's disk cannot hold
 // them: short of it, the lab's preflight inside the DinD service refuses
 // and the engine's collector prunes what the next call needs (the finding
-// above). It names the disk, the numbers and what to free.
+// above). It names the disk, the numbers (in GB, as the report's table)
+// and what to free.
 func (r *daggerRun) checkDisk(ctx context.Context) error {
 	held, free, err := r.engineCache(ctx)
 	if err != nil {
 		return err
 	}
-	r.log.Info("disk before the calls", "engine-volume", gib(held), "free", gib(free), "dir", r.layout.Dir)
+	r.log.Info("disk before the calls", "engine-volume", gb(held), "free", gb(free), "dir", r.layout.Dir)
 	if short := diskShortfall(free, held); short > 0 {
 		return fmt.Errorf("the disk of %s has %s free and the engine's volume holds %s; the calls grow the volume to about %s and need %s free besides: free %s on that file system (Go's build cache, `go clean -cache`, is often the largest) and run again",
-			r.layout.Dir, gib(free), gib(held), gib(engineBudget), gib(diskMargin), gib(short))
+			r.layout.Dir, gb(free), gb(held), gb(engineBudget), gb(diskMargin), gb(short))
 	}
 	return nil
 }
-
-func gib(n int64) string { return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30)) }
