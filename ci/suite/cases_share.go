@@ -153,27 +153,6 @@ func podNames[V any](m map[string]V) []string {
 	return out
 }
 
-// pending creates a pod and asserts kube-scheduler keeps it Pending for
-// one of the reasons, then deletes it.
-func (t *caseT) pending(ctx context.Context, tenant string, p gpuPod, reasons ...string) error {
-	got, err := t.createPod(ctx, tenant, p)
-	if err != nil {
-		return err
-	}
-	ref := podRef{tenant, got.Namespace, got.Name}
-	t.step("created %s (%s)", ref, p.describeAsk())
-	msg, err := t.waitVerdict(ctx, ref)
-	if err != nil {
-		return err
-	}
-	r, err := assert.Unschedulable(msg, reasons...)
-	if err != nil {
-		return fmt.Errorf("pod %s: %w", ref, err)
-	}
-	t.step("kube-scheduler keeps %s Pending: %s (PodScheduled=False: %q)", ref, r, msg)
-	return t.deletePod(ctx, ref)
-}
-
 // TC-06
 func (b *shareCard) tc06(ctx context.Context, t *caseT) error {
 	if err := b.locate(ctx, t); err != nil {
