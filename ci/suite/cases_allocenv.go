@@ -13,6 +13,20 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/suite/assert"
 )
 
+// allocEnvCases declares TC-18, the last case of the sharing scenario
+// (cases_share.go) on its card.
+var allocEnvCases = []caseDecl{
+	{
+		Case: Case{ID: "TC-18", Title: "A GPU pod's container gets HAMi's Allocate environment: memory and core limits as requested",
+			Asserts: "a pod asking TC-03's slice (20000 MB + 30% on 80 GB) pinned to the emptied card runs and prints its environment; its container log (kept verbatim as diagnostics/TC-18/container-env.log) has CUDA_DEVICE_MEMORY_LIMIT_0 = the request in HAMi's unit (20000m), CUDA_DEVICE_SM_LIMIT = the cores (30), NVIDIA_VISIBLE_DEVICES = the card HAMi allocated, and no second card's limit — what HAMi's device plugin sets in Allocate (plugin/server.go:833-837, :1057-1058@v2.10.0)",
+			Needs:   needsShare + "; HAMi's device plugin on the card's worker: the real lab runs it; where the card's tenant does not (the local test environment, which has no kubelet) the case is skipped saying so"},
+		// Its needs add the device plugin, which is checked as it runs:
+		// without the card the skip names the card alone.
+		place: onCards(sharingCard, 0, needsShare),
+		run:   func(ctx context.Context, t *caseT, s *stage) error { return s.share.tc18(ctx, t) },
+	},
+}
+
 // noAllocate is TC-18's skip reason where the card's tenant runs no device
 // plugin: nothing answers the kubelet's Allocate, so no container gets
 // HAMi's environment.

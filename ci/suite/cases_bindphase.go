@@ -14,6 +14,20 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
 )
 
+// bindPhaseCases declares TC-19, on one card.
+var bindPhaseCases = []caseDecl{
+	{
+		Case: Case{ID: "TC-19", Title: "A bound GPU pod's bind phase turns success and its node lock is released within seconds",
+			Asserts: "a small slice (1000 MB + 10% on an 80 GB card) pinned to a card is bound to its worker, and within 5s of the bind (as the suite sees it) its hami.io/bind-phase is success and the worker Node's hami.io/mutex.lock no longer names it — what HAMi's device plugin does at the end of Allocate (plugin/util.go:392-405@v2.10.0); bind-phase failed fails at once; the times from the bind to each are reported as metrics, asserted only against the bound",
+			Needs:   "a worker with a card; HAMi's device plugin finishes the bind on the real lab, gpu-lab's bind finalizer in its place in the local test environment, so the case runs in both"},
+		// Its needs add what finishes the bind, which every platform has
+		// (HAMi's device plugin, or gpu-lab's finalizer in its place):
+		// without a card the skip names the card alone.
+		place: onCards(bindCard, 0, "a worker with a card"),
+		run:   func(ctx context.Context, t *caseT, s *stage) error { return tc19(ctx, t, *s.hw.Bind) },
+	},
+}
+
 // What finishes a HAMi bind (HAMi v2.10.0). HAMi's Bind writes
 // hami.io/bind-phase "allocating" and takes the node lock before binding
 // (pkg/scheduler/scheduler.go:1031-1034, :1047-1057@v2.10.0). The device

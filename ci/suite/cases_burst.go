@@ -13,6 +13,17 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 )
 
+// burstCases declares TC-14, which holds its whole worker.
+var burstCases = []caseDecl{
+	{
+		Case: Case{ID: "TC-14", Title: "Ten GPU pods back to back all bind, with no node-lock stall",
+			Asserts: "ten small GPU pods created back to back, pinned to the fewest cards of one worker that hold them, are all bound within the burst timeout (below HAMi's 5-minute node-lock stall); each bind latency is reported as a metric, never asserted",
+			Needs:   "a worker whose cards hold ten small pods at once (one card with hami.splitCount ≥ 10 and 10000 MB does)"},
+		place: onCards(burstWorker, 0, ""),
+		run:   func(ctx context.Context, t *caseT, s *stage) error { return tc14(ctx, t, *s.hw.Burst) },
+	},
+}
+
 // TC-14: ten pods created back to back on one worker, pinned to the fewest
 // of its cards that hold them. Each bind latency is a metric; only the
 // burst timeout fails the case, because real HAMi throttles its API calls

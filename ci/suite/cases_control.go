@@ -13,6 +13,32 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/suite/assert"
 )
 
+// controlCases declares the control-plane cases: each its own task,
+// checking every tenant at once.
+var controlCases = []caseDecl{
+	{
+		Case: Case{ID: "TC-01", Title: "Tenant control planes answer and report the pinned version", Core: true,
+			Asserts: "every tenant API server answers /readyz with ok and reports the Kubernetes version the lab pins",
+			Needs:   "nothing"},
+		place: everyTenant,
+		run:   func(ctx context.Context, t *caseT, s *stage) error { return s.r.tc01(ctx, t) },
+	},
+	{
+		Case: Case{ID: "TC-02", Title: "Workers joined with the spec's GPUs registered", Core: true,
+			Asserts: "every tenant has exactly its own workers, Ready, each with hami.io/node-nvidia-register decoding to the spec's cards (model type, MB, 100% cores, healthy) and allocatable nvidia.com/gpu = split count × cards",
+			Needs:   "nothing"},
+		place: everyTenant,
+		run:   func(ctx context.Context, t *caseT, s *stage) error { return s.r.tc02(ctx, t) },
+	},
+	{
+		Case: Case{ID: "TC-04", Title: "Mutating webhook reached through the Konnectivity tunnel", Core: true,
+			Asserts: "in every tenant, a pod asking only nvidia.com/gpumem comes back from the API server with schedulerName hami-scheduler and nvidia.com/gpu: 1 added; HAMi's webhook fails open, so the mutation is the proof the API server reached it (through the tunnel, the only path from control plane to worker)",
+			Needs:   "nothing"},
+		place: everyTenant,
+		run:   func(ctx context.Context, t *caseT, s *stage) error { return s.r.tc04(ctx, t) },
+	},
+}
+
 // perTenant runs f for every tenant at once and joins their errors.
 func (t *caseT) perTenant(f func(tenant string) error) error {
 	p := pool.New().WithErrors()

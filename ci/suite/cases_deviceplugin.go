@@ -13,6 +13,18 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
 )
 
+// pluginCases declares TC-20, its own task: it looks at every tenant's
+// workers.
+var pluginCases = []caseDecl{
+	{
+		Case: Case{ID: "TC-20", Title: "The kubelet counts HAMi's device plugin's devices: nvidia.com/gpu capacity = allocatable = split × cards",
+			Asserts: "every tenant runs DaemonSet kube-system/hami-device-plugin, and every worker's Node has nvidia.com/gpu in capacity and in allocatable equal to hami.splitCount × its cards, and no nvidia.com/gpumem capacity (the plugin registers only nvidia.com/gpu; another writer of the Node's status would fight it)",
+			Needs:   "HAMi's device plugin on the workers: the real lab runs it; where no tenant does (the local test environment, which has no kubelet) the case is skipped saying so"},
+		place: everyTenant,
+		run:   func(ctx context.Context, t *caseT, s *stage) error { return s.r.tc20(ctx, t) },
+	},
+}
+
 // HAMi's device plugin DaemonSet as chart hami 2.10.0 names it for release
 // "hami" in kube-system (charts/hami/templates/_helpers.tpl:47-49,
 // device-plugin/daemonsetnvidia.yaml:5-6@v2.10.0; ci/render

@@ -14,6 +14,25 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
 )
 
+// isolationCases declares the isolation cases: each its own task, across
+// every tenant.
+var isolationCases = []caseDecl{
+	{
+		Case: Case{ID: "TC-08", Title: "Tenants see only their own nodes, pods, GPUs and objects", Core: true,
+			Asserts: "each tenant's API lists only its own nodes, GPU cards and capacity and only its own suite pods; a namespace, ConfigMap and pod created in one tenant do not exist in any other",
+			Needs:   "nothing (one tenant: only its own view is checked)"},
+		place: everyTenant,
+		run:   func(ctx context.Context, t *caseT, s *stage) error { return s.r.tc08(ctx, t) },
+	},
+	{
+		Case: Case{ID: "TC-15", Title: "A tenant's credentials are rejected by every other tenant",
+			Asserts: "each tenant's credentials work against its own API server and get 401 Unauthorized from every other tenant's API server",
+			Needs:   "two tenants"},
+		place: betweenTenants,
+		run:   func(ctx context.Context, t *caseT, s *stage) error { return s.r.tc15(ctx, t) },
+	},
+}
+
 // TC-08
 func (r *runner) tc08(ctx context.Context, t *caseT) error {
 	// 1. Every tenant creates marker objects named after itself.

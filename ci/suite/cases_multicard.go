@@ -9,6 +9,40 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/suite/assert"
 )
 
+// multiCardCases declares the two-card scenario (TC-09 → TC-11), then TC-10
+// on its own and TC-12 on a card of its own. TC-10 after TC-11 keeps the
+// order the tasks have always started in.
+var multiCardCases = []caseDecl{
+	{
+		Case: Case{ID: "TC-09", Title: "A 2-GPU pod gets two distinct cards",
+			Asserts: "a pod with nvidia.com/gpu: 2, pinned to two cards of one worker, is bound with both, two different registered card UUIDs",
+			Needs:   needsPair},
+		place: onTwoCards(0),
+		run:   func(ctx context.Context, t *caseT, s *stage) error { return s.pair.tc09(ctx, t) },
+	},
+	{
+		Case: Case{ID: "TC-11", Title: "Spread by default, binpack on request",
+			Asserts: "two small pods pinned to the same two cards land on different cards under the default spread policy, and on the same card with hami.io/gpu-scheduler-policy: binpack",
+			Needs:   needsPair + " and hami.splitCount ≥ 2"},
+		place: onTwoCards(2),
+		run:   func(ctx context.Context, t *caseT, s *stage) error { return s.pair.tc11(ctx, t) },
+	},
+	{
+		Case: Case{ID: "TC-10", Title: "A pod asking more GPUs than the node has stays Pending",
+			Asserts: "a pod asking one card more than its worker has is declared unschedulable with NodeInsufficientDevice",
+			Needs:   "a worker with a card"},
+		place: onGPUWorker,
+		run:   func(ctx context.Context, t *caseT, s *stage) error { return tc10(ctx, t, *s.hw.Count) },
+	},
+	{
+		Case: Case{ID: "TC-12", Title: "use-gputype: a model the tenant lacks stays Pending, one it has schedules",
+			Asserts: "a pod with nvidia.com/use-gputype naming a GPU type the worker lacks is declared unschedulable with CardTypeMismatch; naming a card's own type, it is bound to that card",
+			Needs:   "a worker that lacks some GPU type of the lab or the catalog (any worker does, unless it has every type)"},
+		place: onCards(lackingTypeCard, 0, ""),
+		run:   func(ctx context.Context, t *caseT, s *stage) error { return tc12(ctx, t, *s.hw.Type, s.hw.LackingType) },
+	},
+}
+
 // multiCard is the scenario on two cards of one worker: TC-09 → TC-11, each
 // pinning its pods to those two cards and leaving them empty for the next.
 type multiCard struct {

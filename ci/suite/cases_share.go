@@ -14,6 +14,56 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/suite/assert"
 )
 
+// shareCases declares the sharing scenario, run in this order on one card
+// (TC-18, in cases_allocenv.go, ends it).
+var shareCases = []caseDecl{
+	{
+		Case: Case{ID: "TC-03", Title: "Three slices of one card (20000 MB + 30% on 80 GB) are bound and Running", Core: true,
+			Asserts: "three pods of a quarter of the card's memory rounded down to 1000 MB (20000 MB on an 81920 MB card, 4000 on a 16 GB T4) + nvidia.com/gpucores 30, pinned to one card with nvidia.com/use-gpuuuid, are all bound to its worker and Running",
+			Needs:   needsShare + " and hami.splitCount ≥ 3"},
+		place: onShareCard(3),
+		run:   func(ctx context.Context, t *caseT, s *stage) error { return s.share.tc03(ctx, t) },
+	},
+	{
+		Case: Case{ID: "TC-05", Title: "TC-03's pods share one physical card", Core: true,
+			Asserts: "the three TC-03 pods carry the same device UUID in hami.io/vgpu-devices-allocated, the card they were pinned to, and the card's holders total three slices and 90% (60000 MB on 80 GB)",
+			Needs:   "TC-03's card"},
+		place: onShareCard(3),
+		after: []string{"TC-03"},
+		run:   func(ctx context.Context, t *caseT, s *stage) error { return s.share.tc05(ctx, t) },
+	},
+	{
+		Case: Case{ID: "TC-06", Title: "An oversized pod stays Pending with CardInsufficientMemory", Core: true,
+			Asserts: "a pod pinned to the card asking about 10% more memory than the card has (90000 MB on 81920 MB) is declared unschedulable by kube-scheduler with HAMi's CardInsufficientMemory",
+			Needs:   needsShare},
+		place: onShareCard(0),
+		run:   func(ctx context.Context, t *caseT, s *stage) error { return s.share.tc06(ctx, t) },
+	},
+	{
+		Case: Case{ID: "TC-07", Title: "A fourth 30% pod stays Pending with CardInsufficientCore", Core: true,
+			Asserts: "with TC-03's three pods holding 90% of the card, a fourth slice (which would still fit by memory) is declared unschedulable with CardInsufficientCore",
+			Needs:   "TC-03's card and hami.splitCount ≥ 4 (else the fourth is refused for the split count, not cores)"},
+		place: onShareCard(4),
+		after: []string{"TC-03"},
+		run:   func(ctx context.Context, t *caseT, s *stage) error { return s.share.tc07(ctx, t) },
+	},
+	{
+		Case: Case{ID: "TC-13", Title: "Deleting a pod releases its capacity",
+			Asserts: "after one of TC-03's pods is deleted, a fresh slice of the same size is bound to the same card. Real HAMi forgets deleted pods asynchronously, so a pod that was already Pending may wait for kube-scheduler's 5-minute retry: the case uses fresh pods and retries a fresh one if the first still met the stale count",
+			Needs:   "TC-03's card"},
+		place: onShareCard(3),
+		after: []string{"TC-03"},
+		run:   func(ctx context.Context, t *caseT, s *stage) error { return s.share.tc13(ctx, t) },
+	},
+	{
+		Case: Case{ID: "TC-16", Title: "A whole-card pod blocks sharing until deleted",
+			Asserts: "a plain nvidia.com/gpu: 1 pod pinned to the emptied card is granted all of it (all its memory, 100% cores); a small slice then stays Pending, and is bound once the whole-card pod is deleted",
+			Needs:   needsShare},
+		place: onShareCard(0),
+		run:   func(ctx context.Context, t *caseT, s *stage) error { return s.share.tc16(ctx, t) },
+	},
+}
+
 // shareCard is the sharing scenario on one card, sized from it: TC-03 →
 // TC-05 → TC-06 → TC-07 → TC-13 → TC-16, in that order, sharing TC-03's
 // pods. Every pod is pinned to the card, so the worker's other cards stay

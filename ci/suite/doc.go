@@ -1,7 +1,8 @@
 // Package suite is gpu-lab's conformance suite: the seed lab's eight checks
-// and more (the catalog in cases.go; ci/suite/README.md's table is generated
-// from it), run concurrently against any platform given as one rest.Config
-// per tenant plus the lab spec that describes its hardware.
+// and more (each case declared once in its scenario's cases_*.go, gathered
+// in order in cases.go; ci/suite/README.md's table is generated from them),
+// run concurrently against any platform given as one rest.Config per tenant
+// plus the lab spec that describes its hardware.
 //
 // It talks to tenants only through client-go, so the same cases run against
 // the Dagger lab, the local test environment and an existing platform with
