@@ -151,42 +151,70 @@ const (
 	weightBind  = 1 // one small pod
 )
 
-// pickHardware chooses where each GPU case runs.
+// pickHardware chooses where each GPU case runs. Each choice adds its load,
+// so the order of the choices is the order of preference.
 func pickHardware(l *lab.Lab) hardware {
 	var hw hardware
 	all := sites(l)
 	ld := load{}
-	split := l.HAMi.SplitCount
+	if hw.Share = pickShare(all); hw.Share != nil {
+		ld.add(*hw.Share, weightShare)
+	}
+	if hw.Pair = pickPair(all, ld); hw.Pair != nil {
+		ld.add(*hw.Pair, weightPair)
+		hw.Count = &hw.Pair.site
+	} else if len(all) > 0 {
+		hw.Count = &all[0]
+	}
+	// TC-14 before TC-12: it holds a whole worker (WholeNode), and the
+	// shorter case then goes where the burst does not contend with it.
+	if hw.Burst = pickBurst(all, ld, l.HAMi.SplitCount); hw.Burst != nil {
+		ld.add(*hw.Burst, weightBurst)
+	}
+	if hw.Type, hw.LackingType = pickType(l, all, ld); hw.Type != nil {
+		ld.add(*hw.Type, weightType)
+	}
+	hw.Nodes = pickNodes(l, all)
+	// TC-19 needs any one card; chosen last so it changes none of the
+	// choices above, on the card where it waits least.
+	if hw.Bind = pickBind(all, ld); hw.Bind != nil {
+		ld.add(*hw.Bind, weightBind)
+	}
+	return hw
+}
 
-	// The sharing scenario takes the card with the most memory (the first
-	// on ties): on the seed lab, tenant-a's A100.
+// pickShare: the sharing scenario takes the card with the most memory (the
+// first on ties): on the seed lab, tenant-a's A100.
+func pickShare(all []site) *placement {
+	var share *placement
 	for _, s := range all {
 		for _, c := range s.Cards {
-			if _, ok := shareSizesFor(c.MemoryMB); ok && (hw.Share == nil || c.MemoryMB > hw.Share.Use[0].MemoryMB) {
-				hw.Share = &placement{site: s, Use: []lab.Card{c}}
+			if _, ok := shareSizesFor(c.MemoryMB); ok && (share == nil || c.MemoryMB > share.Use[0].MemoryMB) {
+				share = &placement{site: s, Use: []lab.Card{c}}
 			}
 		}
 	}
-	if hw.Share != nil {
-		ld.add(*hw.Share, weightShare)
-	}
+	return share
+}
 
+// pickPair: the two least loaded cards of the worker where they wait least.
+func pickPair(all []site, ld load) *placement {
 	var pairs []placement
 	for _, s := range all {
 		if len(s.Cards) >= 2 {
 			pairs = append(pairs, placement{site: s, Use: ld.leastLoaded(s)[:2]})
 		}
 	}
-	if hw.Pair = ld.cheapest(pairs); hw.Pair != nil {
-		sort.Slice(hw.Pair.Use, func(i, j int) bool { return hw.Pair.Use[i].Index < hw.Pair.Use[j].Index })
-		ld.add(*hw.Pair, weightPair)
-		hw.Count = &hw.Pair.site
-	} else if len(all) > 0 {
-		hw.Count = &all[0]
+	pair := ld.cheapest(pairs)
+	if pair != nil {
+		sort.Slice(pair.Use, func(i, j int) bool { return pair.Use[i].Index < pair.Use[j].Index })
 	}
+	return pair
+}
 
-	// TC-14 before TC-12: it holds a whole worker (WholeNode), and the
-	// shorter case then goes where the burst does not contend with it.
+// pickBurst: the fewest cards of one worker that hold TC-14's pods, the
+// whole worker held.
+func pickBurst(all []site, ld load, split int) *placement {
 	var bursts []placement
 	for _, s := range all {
 		if p, ok := burstCards(s, ld.leastLoaded(s), split); ok {
@@ -194,10 +222,11 @@ func pickHardware(l *lab.Lab) hardware {
 			bursts = append(bursts, p)
 		}
 	}
-	if hw.Burst = ld.cheapest(bursts); hw.Burst != nil {
-		ld.add(*hw.Burst, weightBurst)
-	}
+	return ld.cheapest(bursts)
+}
 
+// pickType: a card of a worker that lacks some GPU type, and that type.
+func pickType(l *lab.Lab, all []site, ld load) (*placement, string) {
 	var types []placement
 	lacking := map[string]string{}
 	for _, s := range all {
@@ -208,13 +237,16 @@ func pickHardware(l *lab.Lab) hardware {
 			}
 		}
 	}
-	if hw.Type = ld.cheapest(types); hw.Type != nil {
-		hw.LackingType = lacking[hw.Type.site.String()]
-		ld.add(*hw.Type, weightType)
+	p := ld.cheapest(types)
+	if p == nil {
+		return nil, ""
 	}
+	return p, lacking[p.site.String()]
+}
 
-	// Node policy needs two nodes HAMi can choose between: the first
-	// tenant with two GPU workers.
+// pickNodes: node policy needs two nodes HAMi can choose between: the
+// first tenant with two GPU workers.
+func pickNodes(l *lab.Lab, all []site) []placement {
 	for _, t := range l.Tenants {
 		var ws []placement
 		for _, s := range all {
@@ -222,24 +254,22 @@ func pickHardware(l *lab.Lab) hardware {
 				ws = append(ws, placement{site: s, Use: s.Cards})
 			}
 		}
-		if len(ws) >= 2 && split >= 2 {
-			hw.Nodes = ws[:2]
-			break
+		if len(ws) >= 2 && l.HAMi.SplitCount >= 2 {
+			return ws[:2]
 		}
 	}
+	return nil
+}
 
-	// TC-19 needs any one card; chosen last so it changes none of the
-	// choices above, on the card where it waits least.
+// pickBind: any one card, where it waits least.
+func pickBind(all []site, ld load) *placement {
 	var ones []placement
 	for _, s := range all {
 		for _, c := range ld.leastLoaded(s) {
 			ones = append(ones, placement{site: s, Use: []lab.Card{c}})
 		}
 	}
-	if hw.Bind = ld.cheapest(ones); hw.Bind != nil {
-		ld.add(*hw.Bind, weightBind)
-	}
-	return hw
+	return ld.cheapest(ones)
 }
 
 // burstCards takes cards of the worker, in the given order, until they
