@@ -53,9 +53,10 @@ func onShareCard(pods int) placeRule { return onCards(sharingCard, pods, "") }
 func onTwoCards(pods int) placeRule { return onCards(cardPair, pods, "") }
 
 // onCards places a case in the scenario on the cards pick chooses. A split
-// count below pods skips it first (HAMi grants a card to at most that many
-// pods), whatever the cards; a lab without the cards skips it saying it
-// has no lacks ("": the case's Needs).
+// count below pods skips it first, whatever the cards: HAMi refuses a card
+// whose pods already number its split count (v2.10.0
+// pkg/device/nvidia/device.go:762, dev.Count <= dev.Used). A lab without
+// the cards skips it saying it has no lacks ("": the case's Needs).
 func onCards(pick func(hardware) []placement, pods int, lacks string) placeRule {
 	return func(s *stage, c Case) spot {
 		if split := s.lab.HAMi.SplitCount; split < pods {
