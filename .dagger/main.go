@@ -41,9 +41,11 @@ type GpuLab struct {
 func New(
 	// The gpu-lab repository (defaults to the repository this module lives
 	// in, without .git, reports, local lab state and the build outputs
-	// .gitignore lists, which would otherwise be uploaded and rebuild labctl).
+	// .gitignore lists, which would otherwise be uploaded and rebuild labctl,
+	// and without a runner's .env: Dagger reads the module's options there
+	// from the host, and it may hold credentials).
 	// +defaultPath="/"
-	// +ignore=[".git", "reports", ".lab", "bin", "**/*.test", "ci/testenv/k8sbin/bin"]
+	// +ignore=[".git", "reports", ".lab", "bin", "**/*.test", "ci/testenv/k8sbin/bin", ".env"]
 	source *dagger.Directory,
 	// Lab file (YAML); defaults to the seed lab: tenant-a with one A100 80GB,
 	// tenant-b with two L4.
