@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpu-lab/gpu-lab/ci/state"
 )
 
 // The daemon's directory is made by Claim, or one Claim made earlier; any
@@ -205,5 +207,40 @@ func TestStartRefusesADirectoryWithAPlantedWrapper(t *testing.T) {
 	}
 	if _, err := os.Lstat(NetnsPath(netns)); !os.IsNotExist(err) {
 		t.Errorf("the namespace was made (%v)", err)
+	}
+}
+
+// A recorded lab state directory is removed only when labctl's marker says
+// labctl made it: one without stays, and the error names it; a missing one
+// is simply forgotten.
+func TestUndoRemovesOnlyLabctlsLabStates(t *testing.T) {
+	base := t.TempDir()
+	l := Layout{Dir: filepath.Join(base, "daemon")}
+	if err := prepareDir(l); err != nil {
+		t.Fatal(err)
+	}
+	labctls, foreign, missing := filepath.Join(base, "labctls"), filepath.Join(base, "foreign"), filepath.Join(base, "missing")
+	if err := state.Dir(labctls).Claim(state.RealLab); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(foreign, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := &Changes{l: l, rec: Record{LabStates: []string{labctls, foreign, missing}}}
+	err := c.undoLabStates(slog.New(slog.DiscardHandler))
+	if err == nil || !strings.Contains(err.Error(), foreign) {
+		t.Fatalf("undoLabStates = %v, want an error naming %s", err, foreign)
+	}
+	if _, err := os.Stat(labctls); !os.IsNotExist(err) {
+		t.Errorf("labctl's state directory is left (%v)", err)
+	}
+	if _, err := os.Stat(filepath.Join(foreign, "notes.txt")); err != nil {
+		t.Errorf("the directory labctl did not make was touched: %v", err)
+	}
+	if got := c.record().LabStates; len(got) != 1 || got[0] != foreign {
+		t.Errorf("record keeps %q, want only %s", got, foreign)
 	}
 }

@@ -44,6 +44,11 @@ type Record struct {
 	// Dirs are host directories made empty (/lib/modules): removed if still
 	// empty.
 	Dirs []string `json:"dirs,omitempty"`
+	// LabStates are labctl state directories of labs built on this daemon,
+	// recorded before labctl makes them. A lab's containers live in the
+	// daemon, so once it is undone such a directory describes nothing:
+	// undo removes it, if labctl's marker says labctl made it.
+	LabStates []string `json:"labStates,omitempty"`
 }
 
 // Raised is a kernel limit raised from Old to New: restored to Old unless
@@ -56,7 +61,8 @@ type Raised struct {
 
 // empty says nothing is recorded that would need undoing.
 func (r Record) empty() bool {
-	return r.Netns == "" && r.CgroupParent == "" && len(r.Processes) == 0 && !r.ShimSocketDirMade && len(r.Sysctls) == 0 && len(r.Dirs) == 0
+	return r.Netns == "" && r.CgroupParent == "" && len(r.Processes) == 0 && !r.ShimSocketDirMade && len(r.Sysctls) == 0 && len(r.Dirs) == 0 &&
+		len(r.LabStates) == 0
 }
 
 // Process returns the recorded process of that name.
@@ -126,6 +132,7 @@ func (c *Changes) record() Record {
 	r.Processes = slices.Clone(r.Processes)
 	r.Sysctls = slices.Clone(r.Sysctls)
 	r.Dirs = slices.Clone(r.Dirs)
+	r.LabStates = slices.Clone(r.LabStates)
 	return r
 }
 
@@ -158,11 +165,19 @@ func (c *Changes) AddDir(dir string) error {
 	return c.update(func(rec *Record) { rec.Dirs = append(rec.Dirs, dir) })
 }
 
-// Forget drops a limit or directory that turned out not to be changed.
+// AddLabState records labctl's state directory of a lab about to be built
+// on this daemon.
+func (c *Changes) AddLabState(dir string) error {
+	return c.update(func(rec *Record) { rec.LabStates = append(rec.LabStates, dir) })
+}
+
+// Forget drops a limit or directory that turned out not to be changed, or
+// a lab state directory removed with its lab.
 func (c *Changes) Forget(path string) error {
 	return c.update(func(rec *Record) {
 		rec.Sysctls = slices.DeleteFunc(rec.Sysctls, func(r Raised) bool { return r.Path == path })
 		rec.Dirs = slices.DeleteFunc(rec.Dirs, func(d string) bool { return d == path })
+		rec.LabStates = slices.DeleteFunc(rec.LabStates, func(d string) bool { return d == path })
 	})
 }
 

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gpu-lab/gpu-lab/ci/state"
 )
 
 // undo reverses what the record lists and logs each thing it undid; the
@@ -57,7 +59,32 @@ func (c *Changes) undo(ctx context.Context, log *slog.Logger) error {
 		}
 		errs = append(errs, c.update(func(r *Record) { r.ShimSocketDirMade = false }))
 	}
-	errs = append(errs, c.UndoSysctls(log), c.UndoDirs(log))
+	errs = append(errs, c.undoLabStates(log), c.UndoSysctls(log), c.UndoDirs(log))
+	return errors.Join(errs...)
+}
+
+// undoLabStates removes the lab state directories recorded, once the
+// daemon that held their labs is gone: labctl would otherwise resume a lab
+// that no longer exists. A directory without labctl's marker is not
+// labctl's to remove: it stays, and the error names it.
+func (c *Changes) undoLabStates(log *slog.Logger) error {
+	var errs []error
+	for _, d := range c.record().LabStates {
+		if _, err := os.Lstat(d); errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, c.Forget(d))
+			continue
+		}
+		if _, err := state.Dir(d).Marker(); err != nil {
+			errs = append(errs, fmt.Errorf("the lab state directory an earlier rehearsal recorded: %w", err))
+			continue
+		}
+		if err := os.RemoveAll(d); err != nil {
+			errs = append(errs, fmt.Errorf("remove the lab state directory %s an earlier rehearsal left: %w", d, err))
+			continue
+		}
+		log.Info("removed the lab state an earlier rehearsal left (its lab went with its daemon)", "dir", d)
+		errs = append(errs, c.Forget(d))
+	}
 	return errors.Join(errs...)
 }
 

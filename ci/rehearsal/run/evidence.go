@@ -127,6 +127,9 @@ func (rh *runState) cleanup(ctx context.Context) error {
 			rh.watch("")
 		case actRemoveState:
 			err = os.RemoveAll(rh.o.State)
+			if err == nil {
+				err = rh.changes.Forget(rh.o.State)
+			}
 			if err == nil && rh.made.StateParent {
 				err = removeEmptyDir(filepath.Dir(rh.o.State))
 			}

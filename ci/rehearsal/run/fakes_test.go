@@ -63,12 +63,16 @@ func (w *world) run(ctx context.Context, c command, log io.Writer, line func(str
 	} else {
 		w.record("labctl " + string(c.Step))
 	}
-	state := argAfter(c.Args, "--state-dir")
+	stateDir := argAfter(c.Args, "--state-dir")
 	code := w.exit[c.Step]
 	switch c.Step {
 	case stepUpInterrupted:
 		return w.interrupted(ctx, c, log, line)
 	case stepUp:
+		// labctl up claims its state directory first (ci/state Claim).
+		if err := state.Dir(stateDir).Claim(state.RealLab); err != nil {
+			return usage{}, err
+		}
 		line(stdout, "· cluster  started")
 		if w.during != nil {
 			w.during()
@@ -76,7 +80,7 @@ func (w *world) run(ctx context.Context, c command, log io.Writer, line func(str
 		rec := []stageRecord{{"cluster", "done", 61 * time.Second, ""}, {"kamaji", "done", 95 * time.Second, ""}}
 		if code != 0 {
 			rec = append(rec, stageRecord{"tenants", "failed", 300 * time.Second, `tenants: tenant-a: TenantControlPlane kamaji-system/tenant-a not Ready after 5m0s: status.kubernetesResources.version.status=Provisioning`})
-			diag := filepath.Join(state, "diagnostics", "tenants-20261202T150000Z")
+			diag := filepath.Join(stateDir, "diagnostics", "tenants-20261202T150000Z")
 			if err := os.MkdirAll(diag, 0o755); err != nil {
 				return usage{}, err
 			}
@@ -86,7 +90,7 @@ func (w *world) run(ctx context.Context, c command, log io.Writer, line func(str
 			line(stdout, "✗ tenants     5m0.0s  "+rec[2].msg)
 			line(stderr, "labctl: stage tenants: "+rec[2].msg)
 		}
-		writeStages(w.t, state, rec)
+		writeStages(w.t, stateDir, rec)
 	case stepTest:
 		for _, l := range w.testLines {
 			line(stderr, l)
@@ -141,7 +145,8 @@ type stageRecord struct {
 	msg          string
 }
 
-// writeStages writes stages.json as labctl up does (ci/state's records).
+// writeStages writes stages.json as labctl up does (ci/state's records),
+// in a state directory it has claimed.
 func writeStages(t *testing.T, dir string, recs []stageRecord) {
 	var out []state.StageRecord
 	for _, r := range recs {
@@ -151,7 +156,7 @@ func writeStages(t *testing.T, dir string, recs []stageRecord) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := state.Dir(dir).Claim(state.RealLab); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "stages.json"), b, 0o644); err != nil {

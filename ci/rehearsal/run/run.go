@@ -146,16 +146,21 @@ func (rh *runState) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := checkStateDir(p.State); err != nil {
-		return err
-	}
 	// Before anything on the host changes: the record of what this run
-	// changes (and the undoing of what a killed one left).
+	// changes (and the undoing of what a killed one left, its lab state
+	// included).
 	if rh.changes, err = hostdaemon.Claim(ctx, p.Daemon.Dir, "rehearse run", rh.log); err != nil {
 		return err
 	}
+	if err := checkStateDir(p.State); err != nil {
+		return err
+	}
 	// labctl up makes the directory (and claims it as its own); the
-	// rehearsal removes it afterwards, once the evidence is copied.
+	// rehearsal removes it afterwards, once the evidence is copied, and
+	// the next rehearsal if this one is killed.
+	if err := rh.changes.AddLabState(p.State); err != nil {
+		return err
+	}
 	rh.made.State = true
 	if _, err := os.Stat(filepath.Dir(p.State)); os.IsNotExist(err) {
 		rh.made.StateParent = true

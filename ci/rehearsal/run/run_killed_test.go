@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
+	"github.com/gpu-lab/gpu-lab/ci/state"
 )
 
 // killedRunDir names the work directory of TestKilledRunHelper; set only
@@ -24,7 +25,7 @@ const killedRunDir = "GPU_LAB_TEST_KILLED_RUN_DIR"
 func TestKilledRunHelper(t *testing.T) {
 	dir := os.Getenv(killedRunDir)
 	if dir == "" {
-		t.Skip("runs only as the process TestKilledRunIsUndoneByTheNext kills")
+		t.Skip("runs only as the process killRunInLabctlUp kills")
 	}
 	w := &world{t: t}
 	w.during = func() {
@@ -38,11 +39,11 @@ func TestKilledRunHelper(t *testing.T) {
 	t.Error("Run returned although labctl up hangs")
 }
 
-// Issue 38's try: `rehearse run` is killed (SIGKILL) while labctl up runs.
-// The next `rehearse daemon down` of its daemon directory finds the record
-// and undoes what it left — the raised limit restored to its old value,
-// the /lib/modules it made removed — and says so.
-func TestKilledRunIsUndoneByTheNext(t *testing.T) {
+// killRunInLabctlUp starts TestKilledRunHelper in a process of its own
+// and kills it (SIGKILL) once its labctl up has claimed the lab's state
+// directory and hangs; it returns the rehearsal's work directory.
+func killRunInLabctlUp(t *testing.T) string {
+	t.Helper()
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledRunHelper$", "-test.count=1")
 	cmd.Env = append(os.Environ(), killedRunDir+"="+dir)
@@ -62,16 +63,27 @@ func TestKilledRunIsUndoneByTheNext(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	// What setupIn gave the killed rehearsal.
-	watches, libModules := filepath.Join(dir, "max_user_watches"), filepath.Join(dir, "lib-modules")
-	if n, _ := readInt(watches); n != 524288 {
-		t.Fatalf("the killed rehearsal had not raised %s (%d)", watches, n)
+	if n, _ := readInt(filepath.Join(dir, "max_user_watches")); n != 524288 {
+		t.Fatalf("the killed rehearsal had not raised its limit (%d)", n)
+	}
+	if _, err := state.Dir(filepath.Join(dir, "run", "state")).Marker(); err != nil {
+		t.Fatalf("the killed rehearsal's labctl up had not claimed its state directory: %v", err)
 	}
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
+	return dir
+}
 
+// Issue 38's try: `rehearse run` is killed (SIGKILL) while labctl up runs.
+// The next `rehearse daemon down` of its daemon directory finds the record
+// and undoes what it left — the raised limit restored to its old value,
+// the /lib/modules it made removed, the lab state directory whose lab
+// went with the daemon removed — and says so.
+func TestKilledRunIsUndoneByTheNext(t *testing.T) {
+	dir := killRunInLabctlUp(t)
+	watches, libModules := filepath.Join(dir, "max_user_watches"), filepath.Join(dir, "lib-modules")
 	var log bytes.Buffer
 	err := hostdaemon.Stop(context.Background(), hostdaemon.StopOptions{Dir: filepath.Join(dir, "daemon"), Log: slog.New(slog.NewTextHandler(&log, nil))})
 	if err != nil {
@@ -80,12 +92,36 @@ func TestKilledRunIsUndoneByTheNext(t *testing.T) {
 	if n, err := readInt(watches); err != nil || n != 192530 {
 		t.Errorf("%s = %d (%v) after daemon down, want its old value 192530", watches, n, err)
 	}
-	if _, err := os.Stat(libModules); !os.IsNotExist(err) {
-		t.Errorf("the /lib/modules the killed rehearsal made is left (%v)", err)
+	for _, gone := range []string{libModules, filepath.Join(dir, "run", "state")} {
+		if _, err := os.Stat(gone); !os.IsNotExist(err) {
+			t.Errorf("%s, which the killed rehearsal made, is left (%v)", gone, err)
+		}
 	}
-	for _, said := range []string{"restored a kernel limit", "removed the empty directory"} {
+	for _, said := range []string{"restored a kernel limit", "removed the empty directory", "removed the lab state an earlier rehearsal left"} {
 		if !strings.Contains(log.String(), said) {
 			t.Errorf("daemon down did not say %q:\n%s", said, log.String())
 		}
+	}
+}
+
+// The next `rehearse run` itself, not only daemon down, undoes what a
+// killed one left — its lab state directory too, which would otherwise be
+// refused as a kept lab — and then runs the lab to its end.
+func TestKilledRunIsUndoneByTheNextRun(t *testing.T) {
+	dir := killRunInLabctlUp(t)
+	w := &world{t: t}
+	o, d := setupIn(t, w, dir)
+	var log bytes.Buffer
+	o.Log = slog.New(slog.NewTextHandler(&log, nil))
+	if _, err := Run(context.Background(), o, d); err != nil {
+		t.Fatalf("the rehearsal after a killed one: %v\n%s", err, log.String())
+	}
+	for _, said := range []string{"undoing what an earlier rehearsal left", "removed the lab state an earlier rehearsal left"} {
+		if !strings.Contains(log.String(), said) {
+			t.Errorf("the next rehearsal did not say %q:\n%s", said, log.String())
+		}
+	}
+	if _, err := os.Stat(o.State); !os.IsNotExist(err) {
+		t.Errorf("the lab state %s is left after the next rehearsal (%v)", o.State, err)
 	}
 }
