@@ -54,11 +54,17 @@ func (Processes) run(ctx context.Context, c command, log io.Writer, line func(st
 	cmd := exec.CommandContext(ctx, c.Args[0], c.Args[1:]...)
 	cmd.Env = mergeEnv(os.Environ(), c.Env)
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	// A rehearsal that is killed (SIGKILL, a lost runner) takes its labctl
+	// with it (prctl PR_SET_PDEATHSIG, kept across nsenter's exec): left
+	// running, it would go on building a lab in a daemon that the next
+	// rehearsal command removes. A rehearsal that is interrupted still
+	// interrupts labctl first and waits for it (Cancel, WaitDelay).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if sig := c.Stop; sig != 0 {
 		// Its own process group, signalled whole: as a terminal's Ctrl-C
 		// reaches labctl and the helm, kubectl and docker it runs, and as a
 		// runner that dies takes them all.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.SysProcAttr.Setpgid = true
 		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, sig) }
 	}
 	cmd.WaitDelay = stopGrace
