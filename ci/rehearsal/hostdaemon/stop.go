@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gpu-lab/gpu-lab/ci/rehearsal/owndir"
@@ -190,4 +191,48 @@ func removeCgroupParent(parent string) (bool, error) {
 		}
 	}
 	return existed, errors.Join(errs...)
+}
+
+// thawCgroups thaws every frozen cgroup below dirs (the containers' cgroup
+// parent in each hierarchy, cgroupParentDirs) and returns the ones it
+// thawed. A frozen task takes a SIGKILL only
+// once thawed, and a pid namespace's init (a kind node's systemd) exits only
+// after every task of its namespace has: runc's systemd cgroup driver on
+// cgroup v1 freezes a container's cgroup while it sets the unit's
+// properties (opencontainers/cgroups v0.0.6 systemd/v1.go:374-396), so a
+// node's containerd killed at that moment leaves it frozen, and stopping
+// the node's processes then hangs (the 2026-12-07 finding). On cgroup v2
+// the file is cgroup.freeze ("1" frozen), on v1 the freezer hierarchy's
+// freezer.state (FROZEN, FREEZING, THAWED).
+func thawCgroups(dirs []string) []string {
+	var files []string
+	for _, d := range dirs {
+		_ = filepath.WalkDir(d, func(path string, e fs.DirEntry, err error) error {
+			if err == nil && !e.IsDir() && (e.Name() == "freezer.state" || e.Name() == "cgroup.freeze") {
+				files = append(files, path)
+			}
+			return nil
+		})
+	}
+	// Parents first: on cgroup v1 a child of a frozen cgroup stays frozen
+	// whatever it is told.
+	slices.SortStableFunc(files, func(a, b string) int {
+		return strings.Count(a, string(filepath.Separator)) - strings.Count(b, string(filepath.Separator))
+	})
+	var thawed []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		state, thaw := strings.TrimSpace(string(b)), "THAWED"
+		frozen := state != "THAWED"
+		if filepath.Base(f) == "cgroup.freeze" {
+			frozen, thaw = state == "1", "0"
+		}
+		if frozen && os.WriteFile(f, []byte(thaw), 0o644) == nil {
+			thawed = append(thawed, filepath.Dir(f))
+		}
+	}
+	return thawed
 }
