@@ -92,6 +92,9 @@ func Claim(ctx context.Context, dir, command string, log *slog.Logger) (*Changes
 		if err := c.undo(ctx, o.Log); err != nil {
 			return nil, fmt.Errorf("undo what an earlier rehearsal left (its record %s): %w", l.RecordFile(), err)
 		}
+		if err := removeDataRoot(l, o.Log); err != nil {
+			return nil, fmt.Errorf("undo what an earlier rehearsal left (its record %s): %w", l.RecordFile(), err)
+		}
 	}
 	me, err := procOf("labctl", os.Getpid())
 	if err != nil {

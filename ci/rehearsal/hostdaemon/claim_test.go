@@ -158,6 +158,14 @@ func TestClaimUndoesAKilledOwnersRecordOnly(t *testing.T) {
 		t.Fatalf("the running owner's limit was changed to %d", n)
 	}
 
+	// The killed owner's daemon left its data root, a lab's container in it.
+	leftContainer := filepath.Join(l.dataRoot(), "containers", "f46a71fb", "config.v2.json")
+	if err := os.MkdirAll(filepath.Dir(leftContainer), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(leftContainer, []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	_ = owner.Process.Kill()
 	_ = owner.Wait()
 	var log bytes.Buffer
@@ -169,7 +177,10 @@ func TestClaimUndoesAKilledOwnersRecordOnly(t *testing.T) {
 	if n, _ := readInt(limit); n != 192530 {
 		t.Errorf("the killed owner's limit is %d, want 192530 restored", n)
 	}
-	for _, said := range []string{"undoing what an earlier rehearsal left", "restored a kernel limit"} {
+	if _, err := os.Stat(l.dataRoot()); !os.IsNotExist(err) {
+		t.Errorf("the killed owner's data root is left (%v): the next daemon would start its containers again", err)
+	}
+	for _, said := range []string{"undoing what an earlier rehearsal left", "restored a kernel limit", "removed the data root an earlier rehearsal left"} {
 		if !strings.Contains(log.String(), said) {
 			t.Errorf("Claim did not say %q:\n%s", said, log.String())
 		}

@@ -236,3 +236,27 @@ func thawCgroups(dirs []string) []string {
 	}
 	return thawed
 }
+
+// removeDataRoot removes the data root a killed rehearsal left. Stop
+// removes it at the end of every run; a killed run leaves it with its
+// lab's containers and networks in it, which the next daemon would start
+// again (on the real lab the next labctl up then met "kind cluster gpu-lab
+// exists but not created by labctl from this state dir").
+func removeDataRoot(l Layout, log *slog.Logger) error {
+	root := l.dataRoot()
+	if _, err := os.Lstat(root); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	m, err := os.ReadFile("/proc/mounts")
+	if err != nil {
+		return fmt.Errorf("read /proc/mounts: %w", err)
+	}
+	if left := mountsUnder(m, root); len(left) > 0 {
+		return fmt.Errorf("the daemon's data root %s still has mounts (%s): not removed", root, strings.Join(left, ", "))
+	}
+	if err := os.RemoveAll(root); err != nil {
+		return fmt.Errorf("remove the daemon's data root %s: %w", root, err)
+	}
+	log.Info("removed the data root an earlier rehearsal left (its lab's containers were in it)", "dir", root)
+	return nil
+}

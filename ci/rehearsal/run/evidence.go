@@ -128,7 +128,11 @@ func (rh *runState) cleanup(ctx context.Context) error {
 		case actRemoveState:
 			err = os.RemoveAll(rh.o.State)
 			if err == nil {
-				err = rh.changes.Forget(rh.o.State)
+				// Stopping the daemon removed its directory, and the
+				// record with it, when nothing else was in it.
+				if ferr := rh.changes.Forget(rh.o.State); !errors.Is(ferr, fs.ErrNotExist) {
+					err = ferr
+				}
 			}
 			if err == nil && rh.made.StateParent {
 				err = removeEmptyDir(filepath.Dir(rh.o.State))
