@@ -2,8 +2,10 @@ package stages
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -26,6 +28,11 @@ func waitLogged(ctx context.Context, timeout, poll time.Duration, log *slog.Logg
 	last := "not observed yet"
 	err := wait.PollUntilContextTimeout(ctx, poll, timeout, true, func(ctx context.Context) (bool, error) {
 		ok, cond, err := f(ctx)
+		if err != nil && endOfWait(ctx, err) {
+			// The wait's own end stopped the request: nothing was seen,
+			// and the last observation is what the stage error names.
+			return false, nil
+		}
 		if err != nil {
 			cond = err.Error()
 		}
@@ -45,6 +52,18 @@ func waitLogged(ctx context.Context, timeout, poll time.Duration, log *slog.Logg
 	default:
 		return last, fmt.Errorf("not ready after %s", timeout)
 	}
+}
+
+// endOfWait says err came from the wait's own deadline or cancellation,
+// not from what was observed: the context ended, or client-go's rate
+// limiter refused to wait for a token past the deadline
+// (golang.org/x/time v0.14.0 rate/rate.go:276, "rate: Wait(n=%d) would
+// exceed context deadline", which wraps no context error). A three-tenant
+// lab on a loaded machine named that as the tenant control plane's "last
+// seen" instead of its status.
+func endOfWait(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) ||
+		strings.Contains(err.Error(), "would exceed context deadline")
 }
 
 // wait is waitLogged with the env's poll interval and logger.
