@@ -82,7 +82,7 @@ func (c *Changes) undoLabStates(log *slog.Logger) error {
 			errs = append(errs, fmt.Errorf("remove the lab state directory %s an earlier rehearsal left: %w", d, err))
 			continue
 		}
-		log.Info("removed the lab state an earlier rehearsal left (its lab went with its daemon)", "dir", d)
+		log.Info("removed the lab state directory (its lab went with its daemon)", "dir", d)
 		errs = append(errs, c.Forget(d))
 	}
 	return errors.Join(errs...)

@@ -97,7 +97,7 @@ func TestKilledRunIsUndoneByTheNext(t *testing.T) {
 			t.Errorf("%s, which the killed rehearsal made, is left (%v)", gone, err)
 		}
 	}
-	for _, said := range []string{"restored a kernel limit", "removed the empty directory", "removed the lab state an earlier rehearsal left"} {
+	for _, said := range []string{"restored a kernel limit", "removed the empty directory", "removed the lab state directory"} {
 		if !strings.Contains(log.String(), said) {
 			t.Errorf("daemon down did not say %q:\n%s", said, log.String())
 		}
@@ -116,7 +116,7 @@ func TestKilledRunIsUndoneByTheNextRun(t *testing.T) {
 	if _, err := Run(context.Background(), o, d); err != nil {
 		t.Fatalf("the rehearsal after a killed one: %v\n%s", err, log.String())
 	}
-	for _, said := range []string{"undoing what an earlier rehearsal left", "removed the lab state an earlier rehearsal left"} {
+	for _, said := range []string{"undoing what an earlier rehearsal left", "removed the lab state directory"} {
 		if !strings.Contains(log.String(), said) {
 			t.Errorf("the next rehearsal did not say %q:\n%s", said, log.String())
 		}
