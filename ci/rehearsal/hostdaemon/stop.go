@@ -128,6 +128,21 @@ func removeLayout(l Layout, keepDataRoot bool, log *slog.Logger) error {
 	if !keepDataRoot {
 		paths = append(paths, l.dataRoot(), l.marker())
 	}
+	if err := removeUnmounted(paths...); err != nil {
+		return err
+	}
+	if keepDataRoot {
+		return nil
+	}
+	if err := owndir.RemoveIfEmpty(l.Dir, "the daemon"); err != nil {
+		log.Warn("kept the daemon's directory", "err", err)
+	}
+	return nil
+}
+
+// removeUnmounted removes each path, refusing (and naming) one that
+// still has something mounted under it.
+func removeUnmounted(paths ...string) error {
 	m, err := os.ReadFile("/proc/mounts")
 	if err != nil {
 		return fmt.Errorf("read /proc/mounts: %w", err)
@@ -139,12 +154,6 @@ func removeLayout(l Layout, keepDataRoot bool, log *slog.Logger) error {
 		if err := os.RemoveAll(p); err != nil {
 			return fmt.Errorf("remove the daemon's %s: %w", p, err)
 		}
-	}
-	if keepDataRoot {
-		return nil
-	}
-	if err := owndir.RemoveIfEmpty(l.Dir, "the daemon"); err != nil {
-		log.Warn("kept the daemon's directory", "err", err)
 	}
 	return nil
 }
@@ -247,15 +256,8 @@ func removeDataRoot(l Layout, log *slog.Logger) error {
 	if _, err := os.Lstat(root); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	m, err := os.ReadFile("/proc/mounts")
-	if err != nil {
-		return fmt.Errorf("read /proc/mounts: %w", err)
-	}
-	if left := mountsUnder(m, root); len(left) > 0 {
-		return fmt.Errorf("the daemon's data root %s still has mounts (%s): not removed", root, strings.Join(left, ", "))
-	}
-	if err := os.RemoveAll(root); err != nil {
-		return fmt.Errorf("remove the daemon's data root %s: %w", root, err)
+	if err := removeUnmounted(root); err != nil {
+		return err
 	}
 	log.Info("removed the data root an earlier rehearsal left (its lab's containers were in it)", "dir", root)
 	return nil

@@ -110,17 +110,17 @@ func (c *Changes) stopProcesses(ctx context.Context, rec Record, log *slog.Logge
 	sort.SliceStable(found, func(i, j int) bool { return found[i].StartTime > found[j].StartTime })
 	seen := map[Proc]bool{}
 	for i, p := range procs {
-		if seen[p] || !p.Alive() {
-			continue
-		}
-		seen[p] = true
-		if i >= len(rec.Processes) && rec.CgroupParent != "" {
+		if i == len(rec.Processes) && rec.CgroupParent != "" {
 			// The daemons are stopped: nothing freezes a container's
 			// cgroup any more, and a frozen one would keep its tasks.
 			for _, cg := range thawCgroups(cgroupParentDirs(rec.CgroupParent)) {
 				log.Info("thawed a frozen cgroup so that its processes can be stopped", "cgroup", cg)
 			}
 		}
+		if seen[p] || !p.Alive() {
+			continue
+		}
+		seen[p] = true
 		log.Info("stopping "+p.Name, "pid", p.PID, "cmdline", cmdline(p.PID))
 		if err := stopProcess(ctx, p, stopGrace); err != nil {
 			errs = append(errs, fmt.Errorf("stop %s: %w", p, err))
