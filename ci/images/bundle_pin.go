@@ -40,7 +40,7 @@ const AllowUnverifiedPinsFlag = "allow-unverified-pins"
 //     digests of the tarball its engine exported from Container.From of
 //     the pinned reference — each resolved the pin by its digest. (The
 //     rehearsal points a pin at a node image it built itself, recording
-//     the build's ID — ci/rehearsal/imagebuild LocalTag, BundleEntries —
+//     the build's ID — ci/hack/rehearsal/imagebuild LocalTag, BundleEntries —
 //     and relies on this too: the index is the writer's word.) Dagger's
 //     export carries its own manifest, not the registry's (dagger
 //     v0.21.8 engine/engineutil/containerimage.go:46-61 builds a new config

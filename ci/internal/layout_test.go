@@ -1,10 +1,13 @@
 // Package internal_test keeps the layout of ci/ what ci/README.md says it is:
-// the shared helpers under ci/internal import nothing above them, and the
-// user's labctl links none of the maintainers' tooling.
+// every entry is documented there, the shared helpers under ci/internal
+// import nothing above them, and the user's labctl links none of the
+// tests and maintainers' tooling.
 package internal_test
 
 import (
+	"os"
 	"os/exec"
+	"path"
 	"strings"
 	"testing"
 )
@@ -54,8 +57,9 @@ func TestInternalImportsNothingAbove(t *testing.T) {
 }
 
 // TestLabctlLinksNoMaintainersTooling: the user's binary holds no package
-// of the rehearsal (image and chart builders, the private daemon) nor of
-// ci/hack; `rehearse` (ci/hack/rehearse) is the command for those.
+// of the maintainers' tooling under ci/hack (the rehearsal's image and
+// chart builders, the private daemon; `rehearse` is their command) nor of
+// the test infrastructure under ci/test.
 func TestLabctlLinksNoMaintainersTooling(t *testing.T) {
 	deps := goList(t, `{{.ImportPath}}`, "-deps", "./ci/cmd/labctl")
 	found := 0
@@ -65,11 +69,41 @@ func TestLabctlLinksNoMaintainersTooling(t *testing.T) {
 			continue
 		}
 		found++
-		if strings.HasPrefix(p, "ci/rehearsal") || strings.HasPrefix(p, "ci/hack") {
-			t.Errorf("labctl links %s: maintainers' tooling belongs to ci/hack/rehearse", p)
+		if strings.HasPrefix(p, "ci/hack/") || strings.HasPrefix(p, "ci/test/") {
+			t.Errorf("labctl links %s: maintainers' tooling and test infrastructure stay out of the user's binary", p)
 		}
 	}
 	if found < 10 {
 		t.Fatalf("only %d gpu-lab packages in labctl's dependencies: %q", found, deps)
+	}
+}
+
+// TestCiLayoutIsDocumented: every entry directly under ci/ — and under
+// ci/test and ci/hack — is named in ci/README.md's tables, so `ls ci` and
+// the layout page cannot drift apart.
+func TestCiLayoutIsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, dir := range []string{"..", "../test", "../hack"} {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			name := path.Join("ci", strings.TrimPrefix(strings.TrimPrefix(dir, ".."), "/"), e.Name())
+			if name == "ci/README.md" || name == "ci/test" || name == "ci/hack" {
+				continue
+			}
+			checked++
+			if !strings.Contains(string(doc), "`"+name+"`") && !strings.Contains(string(doc), "`"+name+"/") {
+				t.Errorf("%s is not in ci/README.md's layout: add a row saying what it is", name)
+			}
+		}
+	}
+	if checked < 15 {
+		t.Fatalf("only %d entries under ci/", checked)
 	}
 }

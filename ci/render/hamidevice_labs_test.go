@@ -14,14 +14,14 @@ import (
 
 // repositoryLabs are the labs the repository's tests run: the seed lab, this
 // package's three-tenant lab, and every lab file written as a string
-// constant in the end-to-end tests (ci/e2e), read from their source so a lab
+// constant in the end-to-end tests (ci/test/e2e), read from their source so a lab
 // added there is covered here without being typed twice.
 func repositoryLabs(t *testing.T) map[string]*lab.Lab {
 	t.Helper()
 	out := testLabs(t)
-	files, err := filepath.Glob(filepath.Join("..", "e2e", "*_test.go"))
+	files, err := filepath.Glob(filepath.Join("..", "test", "e2e", "*_test.go"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no end-to-end test sources in ../e2e: %v", err)
+		t.Fatalf("no end-to-end test sources in ../test/e2e: %v", err)
 	}
 	fset := token.NewFileSet()
 	found := 0
@@ -57,7 +57,7 @@ func repositoryLabs(t *testing.T) map[string]*lab.Lab {
 		}
 	}
 	if found == 0 {
-		t.Fatal("found no lab constant in ../e2e: the end-to-end labs moved; update repositoryLabs")
+		t.Fatal("found no lab constant in ../test/e2e: the end-to-end labs moved; update repositoryLabs")
 	}
 	return out
 }

@@ -109,7 +109,7 @@ func (e *Env) diskNeed(ctx context.Context) (need, error) {
 // and the daemon does not have is the bundle's gap, not a registry problem
 // — said without trying a pull the user chose to avoid (a rehearsal run
 // showed the pull's "no registry access" advice instead:
-// ci/rehearsal/testdata/findings/2026-12-02-preflight-advice-with-bundle).
+// ci/hack/rehearsal/testdata/findings/2026-12-02-preflight-advice-with-bundle).
 func (e *Env) bundleHolds(ctx context.Context, img string) error {
 	if e.Preload == nil || e.Preload.Loaded.Has(img) {
 		return nil

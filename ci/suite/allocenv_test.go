@@ -11,7 +11,7 @@ import (
 // a pod asking 20000 MB + 30% of tenant-a's A100, kept verbatim by TC-18 in
 // the run's diagnostics/TC-18/container-env.log and copied unchanged
 // (rehearse run at be555bd, 2026-12-06 05:55 UTC;
-// ci/rehearsal/testdata/runs/2026-12-06-bind-phase-joins).
+// ci/hack/rehearsal/testdata/runs/2026-12-06-bind-phase-joins).
 const (
 	recordedEnvLog = "testdata/tc18-container-env-2026-12-06.log"
 	// recordedCard is the card HAMi allocated in that run.

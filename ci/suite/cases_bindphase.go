@@ -51,7 +51,7 @@ var bindPhaseCases = []caseDecl{
 // plugin's place held the lock 44 ms median (HAMI-FACTS.md §3b), and on the real
 // lab TC-03's three pods, each bind waiting for the lock of the one before,
 // were bound about 2 s apart
-// (ci/rehearsal/testdata/runs/2026-12-06-hami-device-plugin/results.json).
+// (ci/hack/rehearsal/testdata/runs/2026-12-06-hami-device-plugin/results.json).
 // Only the bound is asserted; the times are the case's metrics.
 const bindFinishWait = 5 * time.Second
 

@@ -25,7 +25,7 @@ func (h *stoppedLineHandler) Handle(_ context.Context, r slog.Record) error {
 }
 
 // The "case stopped" line is logged once the case's context has ended: a
-// test undoing its fault on that line (ci/e2e's etcd fault) can never let
+// test undoing its fault on that line (ci/test/e2e's etcd fault) can never let
 // the stopped case run on.
 func TestCaseStoppedIsLoggedAfterTheCaseStopped(t *testing.T) {
 	r, _ := fakeRunner(nil)

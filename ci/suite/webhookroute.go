@@ -34,7 +34,7 @@ func (t *caseT) webhookRoute(ctx context.Context, tenant string) string {
 // Ready condition of each of those nodes. A case that finds a pod unmutated
 // adds it to its message, so the reader knows which node to look at (a
 // worker restarted under the suite took both the webhook's pod and the
-// tunnel's agent with it, 2026-12-06, ci/rehearsal/testdata/runs/2026-12-06-faults).
+// tunnel's agent with it, 2026-12-06, ci/hack/rehearsal/testdata/runs/2026-12-06-faults).
 // What cannot be read is said in place.
 func webhookRoute(ctx context.Context, cs kubernetes.Interface) string {
 	var parts []string

@@ -12,7 +12,7 @@ import (
 // Listening sockets are asked of the kernel through sock_diag(7) rather than
 // read from /proc/<pid>/net/tcp: the kernel then sends only sockets in
 // LISTEN state (a few dozen), where the /proc tables print every TCP socket
-// of the machine. While ci/e2e runs there are about 1200 of them, and each
+// of the machine. While ci/test/e2e runs there are about 1200 of them, and each
 // starting component is polled every 25 ms (waitBound), so those tables were
 // the largest part of the test binaries' CPU (ci/testenv's
 // profile: 3.3 of 6.2 sampled seconds, nearly all of it in read(2)).

@@ -14,7 +14,7 @@ import (
 // against a recorded table) must name the test's listening socket, by its
 // inode, on its port, in both address families, and the test's connected
 // socket must not be listed at all. Only the test's own sockets are
-// looked at: the machine's other processes (ci/e2e's environments, under
+// looked at: the machine's other processes (ci/test/e2e's environments, under
 // go test) open and close listeners while the test reads, some on the
 // same port numbers on other addresses.
 func TestSockDiagListenersMatchTheProcTables(t *testing.T) {
@@ -88,11 +88,11 @@ func fdInode(t *testing.T, c syscall.Conn) string {
 }
 
 // BenchmarkListeners compares what one poll of waitBound costs with the
-// machine holding many sockets, as while ci/e2e runs (about 1200): the
+// machine holding many sockets, as while ci/test/e2e runs (about 1200): the
 // kernel's LISTEN sockets through sock_diag against the /proc tables of
 // every socket.
 func BenchmarkListeners(b *testing.B) {
-	const conns = 600 // two sockets each: about the 1200 seen during ci/e2e
+	const conns = 600 // two sockets each: about the 1200 seen during ci/test/e2e
 	l, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)

@@ -11,12 +11,12 @@ import (
 // bin/rehearse; ci/hack/rehearse checks those).
 var commandDocs = []string{
 	"README.md",
-	"ci/e2e/README.md",
+	"ci/test/e2e/README.md",
 	"ci/testenv/README.md",
 	"ci/stages/README.md",
 	"ci/render/README.md",
 	"ci/lab/README.md",
-	"ci/e2e/VERIFIED.md",
+	"ci/test/e2e/VERIFIED.md",
 	"ci/stages/TROUBLESHOOTING.md",
 	"ci/suite/README.md",
 	"ci/README.md",

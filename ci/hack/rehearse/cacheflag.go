@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/pflag"
 
-	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/cache"
+	"github.com/gpu-lab/gpu-lab/ci/hack/rehearsal/imagebuild/cache"
 )
 
 // cacheFlag is the --cache flag of rehearse's build commands: the

@@ -12,11 +12,11 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gpu-lab/gpu-lab/ci/hack/rehearsal/chartbuild"
+	"github.com/gpu-lab/gpu-lab/ci/hack/rehearsal/hostdaemon"
+	rehrun "github.com/gpu-lab/gpu-lab/ci/hack/rehearsal/run"
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
-	"github.com/gpu-lab/gpu-lab/ci/rehearsal/chartbuild"
-	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
-	rehrun "github.com/gpu-lab/gpu-lab/ci/rehearsal/run"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 	"github.com/gpu-lab/gpu-lab/ci/stages"
 )

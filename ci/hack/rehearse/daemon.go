@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpu-lab/gpu-lab/ci/rehearsal"
-	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
+	"github.com/gpu-lab/gpu-lab/ci/hack/rehearsal"
+	"github.com/gpu-lab/gpu-lab/ci/hack/rehearsal/hostdaemon"
 )
 
 // newDaemonCommand is `rehearse daemon up|down|env`.

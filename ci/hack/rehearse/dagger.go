@@ -8,13 +8,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
-	"github.com/gpu-lab/gpu-lab/ci/rehearsal"
-	"github.com/gpu-lab/gpu-lab/ci/rehearsal/daggerbuild"
-	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
+	"github.com/gpu-lab/gpu-lab/ci/hack/rehearsal"
+	"github.com/gpu-lab/gpu-lab/ci/hack/rehearsal/daggerbuild"
+	"github.com/gpu-lab/gpu-lab/ci/hack/rehearsal/hostdaemon"
 )
 
 // newRehearseDaggerCommand is `rehearse dagger`: the command glue
-// only; what it does lives in ci/rehearsal/daggerbuild.
+// only; what it does lives in ci/hack/rehearsal/daggerbuild.
 func newRehearseDaggerCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "dagger",

@@ -7,13 +7,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpu-lab/gpu-lab/ci/rehearsal/daggerrun"
-	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/cache"
-	rehrun "github.com/gpu-lab/gpu-lab/ci/rehearsal/run"
+	"github.com/gpu-lab/gpu-lab/ci/hack/rehearsal/daggerrun"
+	"github.com/gpu-lab/gpu-lab/ci/hack/rehearsal/imagebuild/cache"
+	rehrun "github.com/gpu-lab/gpu-lab/ci/hack/rehearsal/run"
 )
 
 // rehearseDaggerRun is `rehearse dagger run`: the glue only; what it does
-// lives in ci/rehearsal/daggerrun.
+// lives in ci/hack/rehearsal/daggerrun.
 func rehearseDaggerRun() *cobra.Command {
 	var (
 		f                                 daemonFlags

@@ -10,7 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/gpu-lab/gpu-lab/ci/rehearsal/run/faultkube"
+	"github.com/gpu-lab/gpu-lab/ci/hack/rehearsal/run/faultkube"
 )
 
 // faultKubeName is the hidden subcommand of `rehearse run` that `rehearse

@@ -9,10 +9,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/hack/rehearsal"
+	"github.com/gpu-lab/gpu-lab/ci/hack/rehearsal/imagebuild"
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
-	"github.com/gpu-lab/gpu-lab/ci/rehearsal"
-	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild"
 )
 
 // newImagesCommand is `rehearse images`.
@@ -92,7 +92,7 @@ difference from upstream's published images.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&file, "file", "f", "", "lab file (YAML or JSON); empty means the rehearsal's lab (ci/rehearsal/lab.yaml: the seed lab with the management node on the tenants' Kubernetes version)")
+	f.StringVarP(&file, "file", "f", "", "lab file (YAML or JSON); empty means the rehearsal's lab (ci/hack/rehearsal/lab.yaml: the seed lab with the management node on the tenants' Kubernetes version)")
 	f.StringVar(&bundle, "bundle", "", "bundle directory to write (default <cache>/bundle); an index.json there is merged")
 	cacheDir.register(f, "")
 	f.StringVar(&kindGit, "kind-git-dir", "", "git directory of kubernetes-sigs/kind holding kindnetd's commit (the module proxy does not serve it)")
@@ -100,7 +100,7 @@ difference from upstream's published images.`,
 	f.StringArrayVar(&gitDirs, "git-dir", nil, "OWNER/NAME=DIR: git directory of a repository built from git history at the lab's tag (the module proxy does not serve it), e.g. clastix/kamaji=/work/.mirror/clastix+kamaji/repo; repeat per repository")
 	f.StringVar(&runc, "node-runc", "", "runc binary the node images' containerd runs (a capability-filtering wrapper added to the node image by the caller)")
 	f.StringArrayVar(&nodeFiles, "node-file", nil, "HOSTPATH:NODEPATH[:MODE] to add to the node images (octal mode, default 0755), e.g. the runc wrapper --node-runc names")
-	f.BoolVar(&nodeAdapt, "node-adapt", true, "adapt node images to this machine (ci/rehearsal/nodeadapt): containerd's restrict_oom_score_adj and the runc wrapper runc-capfilter; =false builds kind's node as published")
+	f.BoolVar(&nodeAdapt, "node-adapt", true, "adapt node images to this machine (ci/hack/rehearsal/nodeadapt): containerd's restrict_oom_score_adj and the runc wrapper runc-capfilter; =false builds kind's node as published")
 	f.StringSliceVar(&only, "only", nil, "build only these `REF`s (as labctl images lists them; a node's tag without the digest matches)")
 	f.BoolVar(&planOnly, "plan", false, "print what would be built and how, build nothing")
 	f.BoolVar(&basesOnly, "bases-only", false, "make only the Debian root file systems and base images (network-bound minutes; can run beside a long build)")

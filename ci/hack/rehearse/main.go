@@ -1,6 +1,6 @@
 // Command rehearse is the maintainers' rehearsal tier: the real lab built
 // from pinned sources and run end to end on a private Docker daemon of this
-// machine (ci/rehearsal/README.md). It is a command of its own, not a
+// machine (ci/hack/rehearsal/README.md). It is a command of its own, not a
 // labctl subcommand, so that the user's labctl neither lists nor links the
 // image and chart builders.
 //

@@ -13,11 +13,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
-	"github.com/gpu-lab/gpu-lab/ci/rehearsal"
-	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
-	"github.com/gpu-lab/gpu-lab/ci/rehearsal/imagebuild/gobuild"
-	"github.com/gpu-lab/gpu-lab/ci/rehearsal/moduleimages"
-	"github.com/gpu-lab/gpu-lab/ci/rehearsal/registry"
+	"github.com/gpu-lab/gpu-lab/ci/hack/rehearsal"
+	"github.com/gpu-lab/gpu-lab/ci/hack/rehearsal/hostdaemon"
+	"github.com/gpu-lab/gpu-lab/ci/hack/rehearsal/imagebuild/gobuild"
+	"github.com/gpu-lab/gpu-lab/ci/hack/rehearsal/moduleimages"
+	"github.com/gpu-lab/gpu-lab/ci/hack/rehearsal/registry"
 )
 
 // newRehearseModuleCommands are the Dagger module's pieces for the

@@ -16,14 +16,14 @@ var rehearsePrefixes = []string{"bin/rehearse ", "go run ./ci/hack/rehearse "}
 // README names a subcommand that exists, with flags it knows and arguments
 // it accepts.
 func TestReadmeCommandsParse(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "rehearsal", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "rehearsal", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := doccmd.Lines(string(b), rehearsePrefixes)
 	// daemon up/down, adaptations, run, charts, images at least.
 	if len(lines) < 6 {
-		t.Fatalf("only %d rehearse command lines found in ci/rehearsal/README.md: %q", len(lines), lines)
+		t.Fatalf("only %d rehearse command lines found in ci/hack/rehearsal/README.md: %q", len(lines), lines)
 	}
 	for _, l := range lines {
 		if err := doccmd.Check(newRehearseCommand(streams{out: io.Discard, errOut: io.Discard}), l, rehearsePrefixes); err != nil {

@@ -11,11 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpu-lab/gpu-lab/ci/hack/rehearsal"
+	"github.com/gpu-lab/gpu-lab/ci/hack/rehearsal/hostdaemon"
+	rehrun "github.com/gpu-lab/gpu-lab/ci/hack/rehearsal/run"
 	"github.com/gpu-lab/gpu-lab/ci/internal/helm"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
-	"github.com/gpu-lab/gpu-lab/ci/rehearsal"
-	"github.com/gpu-lab/gpu-lab/ci/rehearsal/hostdaemon"
-	rehrun "github.com/gpu-lab/gpu-lab/ci/rehearsal/run"
 )
 
 // runFlags are `rehearse run`'s flags.
@@ -118,7 +118,7 @@ pinned versions; rehearse charts makes them). Needs root.`,
 	fl.StringVar(&f.charts, "charts", "", "directory of the chart archives to put into the bundle first (default <cache>/charts when it exists)")
 	fl.StringVar(&f.reports, "reports", "rehearsal-reports", "directory for the suite's reports, the logs and rehearsal.md")
 	fl.StringVar(&f.workDir, "work-dir", "", "directory for labctl's state (default <cache>/run)")
-	fl.StringVarP(&f.file, "file", "f", "", "lab file (default: the rehearsal's lab, ci/rehearsal/lab.yaml: the seed lab with the management node on the tenants' Kubernetes version)")
+	fl.StringVarP(&f.file, "file", "f", "", "lab file (default: the rehearsal's lab, ci/hack/rehearsal/lab.yaml: the seed lab with the management node on the tenants' Kubernetes version)")
 	fl.StringVar(&f.labctl, "labctl", "", "a labctl binary built with CGO_ENABLED=0 to rehearse (default: build it from this checkout into <cache>/bin/labctl)")
 	fl.StringVar(&f.helm, "helm", "", "helm "+helm.Version+" binary (default $LABCTL_HELM, helm on PATH, or <cache>/bin/helm)")
 	fl.StringVar(&f.daemonDir, "daemon-dir", "", "state directory of the private daemon (default ~/.cache/gpu-lab/rehearsal/daemon)")

@@ -18,7 +18,7 @@ func TestGaveUpNamesTheBoundProgressAndLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bound := errors.New("ci/e2e's bound for building the environment's binaries (1h0m0s)")
+	bound := errors.New("ci/test/e2e's bound for building the environment's binaries (1h0m0s)")
 	for _, tc := range []struct {
 		name  string
 		log   string
