@@ -86,10 +86,83 @@ func narrow(dir string) bool {
 	return false
 }
 
-// exportedValues are the exported functions (not methods), constants and
-// variables the package's non-test files declare, with where.
-func exportedValues(files []goFile) map[string]string {
-	out := map[string]string{}
+// exported is one exported package-level name: its kind and the names of
+// the package's own types its surface refers to — a function's signature,
+// a typed constant's or variable's type, a type's definition (only the
+// exported fields of a struct) and its exported methods' signatures.
+type exported struct {
+	kind string
+	refs []string
+}
+
+// identsIn are the unqualified identifiers in the expressions: for a type
+// expression, the names of the package's own types it refers to (and of
+// predeclared ones, which match nothing).
+func identsIn(exprs ...ast.Expr) []string {
+	var out []string
+	for _, e := range exprs {
+		if e == nil {
+			continue
+		}
+		ast.Inspect(e, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				return false // another package's name
+			case *ast.Ident:
+				out = append(out, n.Name)
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// fieldTypes are the types of the fields in the list; with exportedOnly,
+// of the exported and embedded ones only.
+func fieldTypes(l *ast.FieldList, exportedOnly bool) []ast.Expr {
+	var out []ast.Expr
+	if l == nil {
+		return nil
+	}
+	for _, f := range l.List {
+		keep := !exportedOnly || len(f.Names) == 0
+		for _, n := range f.Names {
+			keep = keep || n.IsExported()
+		}
+		if keep {
+			out = append(out, f.Type)
+		}
+	}
+	return out
+}
+
+// typeSurface is what a type definition shows another package.
+func typeSurface(e ast.Expr) []string {
+	switch t := e.(type) {
+	case *ast.StructType:
+		return identsIn(fieldTypes(t.Fields, true)...)
+	case *ast.InterfaceType:
+		return identsIn(fieldTypes(t.Methods, true)...)
+	}
+	return identsIn(e)
+}
+
+// firstValue is the spec's first value, without a leading &.
+func firstValue(s *ast.ValueSpec) ast.Expr {
+	if len(s.Values) == 0 {
+		return nil
+	}
+	if u, ok := s.Values[0].(*ast.UnaryExpr); ok && u.Op == token.AND {
+		return u.X
+	}
+	return s.Values[0]
+}
+
+// exportedNames are the exported functions, types, constants and
+// variables the package's non-test files declare, with their surfaces.
+func exportedNames(files []goFile) map[string]*exported {
+	out := map[string]*exported{}
+	methods := map[string][]string{} // receiver type → its exported methods' surfaces
 	for _, f := range files {
 		if f.test || f.Name.Name == "main" {
 			continue
@@ -97,21 +170,42 @@ func exportedValues(files []goFile) map[string]string {
 		for _, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
+				sig := identsIn(append(fieldTypes(d.Type.Params, false), fieldTypes(d.Type.Results, false)...)...)
 				if d.Recv == nil && d.Name.IsExported() {
-					out[d.Name.Name] = "func"
+					out[d.Name.Name] = &exported{kind: "func", refs: sig}
+				} else if d.Recv != nil && d.Name.IsExported() {
+					for _, r := range identsIn(d.Recv.List[0].Type) {
+						methods[r] = append(methods[r], sig...)
+					}
 				}
 			case *ast.GenDecl:
-				if d.Tok != token.CONST && d.Tok != token.VAR {
-					continue
-				}
+				var last ast.Expr // an iota group's later constants keep the first type
 				for _, s := range d.Specs {
-					for _, n := range s.(*ast.ValueSpec).Names {
-						if n.IsExported() {
-							out[n.Name] = d.Tok.String()
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						if s.Name.IsExported() {
+							out[s.Name.Name] = &exported{kind: "type", refs: typeSurface(s.Type)}
+						}
+					case *ast.ValueSpec:
+						if s.Type != nil || len(s.Values) > 0 {
+							last = s.Type
+						}
+						if lit, ok := firstValue(s).(*ast.CompositeLit); ok && s.Type == nil {
+							last = lit.Type // var X = map[string]T{…}
+						}
+						for _, n := range s.Names {
+							if n.IsExported() {
+								out[n.Name] = &exported{kind: d.Tok.String(), refs: identsIn(last)}
+							}
 						}
 					}
 				}
 			}
+		}
+	}
+	for recv, refs := range methods {
+		if e := out[recv]; e != nil {
+			e.refs = append(e.refs, refs...)
 		}
 	}
 	return out
@@ -130,8 +224,8 @@ func TestExportsAreUsed(t *testing.T) {
 	}
 	module := strings.TrimSuffix(module, "/")
 	dirs := goDirs(t, root)
-	names := map[string]string{}               // import path → package name
-	declared := map[string]map[string]string{} // import path → name → kind
+	names := map[string]string{}                  // import path → package name
+	declared := map[string]map[string]*exported{} // import path → name → declaration
 	for dir, files := range dirs {
 		if !narrow(dir) {
 			continue
@@ -142,7 +236,7 @@ func TestExportsAreUsed(t *testing.T) {
 				names[path] = f.Name.Name
 			}
 		}
-		declared[path] = exportedValues(files)
+		declared[path] = exportedNames(files)
 	}
 	if len(declared) < len(narrowPackages) {
 		t.Fatalf("found %d of the packages in narrowPackages: %v", len(declared), declared)
@@ -179,11 +273,33 @@ func TestExportsAreUsed(t *testing.T) {
 			})
 		}
 	}
+	// What another package names is needed, and so is every type the
+	// surface of a needed name shows.
+	var work []string
+	for u := range used {
+		work = append(work, u)
+	}
+	for len(work) > 0 {
+		u := work[len(work)-1]
+		work = work[:len(work)-1]
+		i := strings.LastIndex(u, ".")
+		p := u[:i]
+		e := declared[p][u[i+1:]]
+		if e == nil {
+			continue
+		}
+		for _, r := range e.refs {
+			if declared[p][r] != nil && !used[p+"."+r] {
+				used[p+"."+r] = true
+				work = append(work, p+"."+r)
+			}
+		}
+	}
 	var unused []string
 	for p, decl := range declared {
-		for n, kind := range decl {
+		for n, e := range decl {
 			if !used[p+"."+n] {
-				unused = append(unused, kind+" "+strings.TrimPrefix(p, module+"/")+"."+n)
+				unused = append(unused, e.kind+" "+strings.TrimPrefix(p, module+"/")+"."+n)
 			}
 		}
 	}

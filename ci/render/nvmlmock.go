@@ -58,20 +58,20 @@ const (
 	nvmlMockConfigFile = "config/config.yaml"
 )
 
-// NVMLMockConfig is the library's YAML configuration, the fields the lab
+// nvmlMockConfig is the library's YAML configuration, the fields the lab
 // sets (pkg/gpu/mocknvml/engine/config_types.go:18-40,192-235@0eeb2ee5).
 // The device count is the length of devices (engine/config.go:94); every
 // field left out takes the library's defaults (an A100's).
-type NVMLMockConfig struct {
+type nvmlMockConfig struct {
 	Version string           `json:"version"`
-	System  NVMLMockSystem   `json:"system"`
-	Devices []NVMLMockDevice `json:"devices"`
+	System  nvmlMockSystem   `json:"system"`
+	Devices []nvmlMockDevice `json:"devices"`
 }
 
-// NVMLMockSystem is the configuration's system block; the values are those
+// nvmlMockSystem is the configuration's system block; the values are those
 // of upstream's own profiles (pkg/gpu/mocknvml/configs/
 // mock-nvml-config-a100.yaml:10-15@0eeb2ee5), the library's version.
-type NVMLMockSystem struct {
+type nvmlMockSystem struct {
 	DriverVersion    string `json:"driver_version"`
 	NVMLVersion      string `json:"nvml_version"`
 	CUDAVersion      string `json:"cuda_version"`
@@ -79,23 +79,23 @@ type NVMLMockSystem struct {
 	CUDAVersionMinor int    `json:"cuda_version_minor"`
 }
 
-// NVMLMockDevice is one card.
-type NVMLMockDevice struct {
+// nvmlMockDevice is one card.
+type nvmlMockDevice struct {
 	Index       int            `json:"index"`
 	UUID        string         `json:"uuid"`
 	MinorNumber int            `json:"minor_number"`
 	Name        string         `json:"name"`
-	Memory      NVMLMockMemory `json:"memory"`
-	PCI         NVMLMockPCI    `json:"pci"`
+	Memory      nvmlMockMemory `json:"memory"`
+	PCI         nvmlMockPCI    `json:"pci"`
 }
 
-// NVMLMockMemory is a card's memory block.
-type NVMLMockMemory struct {
+// nvmlMockMemory is a card's memory block.
+type nvmlMockMemory struct {
 	TotalBytes uint64 `json:"total_bytes"`
 }
 
-// NVMLMockPCI is a card's PCI block.
-type NVMLMockPCI struct {
+// nvmlMockPCI is a card's PCI block.
+type nvmlMockPCI struct {
 	BusID string `json:"bus_id"`
 }
 
@@ -111,20 +111,20 @@ type NVMLMockPCI struct {
 //   - the UUID the lab derives (gpus.CardUUID), the index and minor number
 //     the card's position, a PCI bus ID per position in the form of
 //     upstream's profiles (configs/mock-nvml-config-a100.yaml:316@0eeb2ee5).
-func nvmlMockConfigFor(l *lab.Lab, tenant string, w lab.Worker) (*NVMLMockConfig, error) {
+func nvmlMockConfigFor(l *lab.Lab, tenant string, w lab.Worker) (*nvmlMockConfig, error) {
 	devs := gpus.Devices(l, tenant, w)
 	if len(devs) > nvmlMockMaxCards {
 		return nil, fmt.Errorf("nvml-mock config of worker %s in tenant %s: %d cards, the mock NVML library serves at most %d", w.Name, tenant, len(devs), nvmlMockMaxCards)
 	}
-	c := &NVMLMockConfig{Version: "1.0", System: NVMLMockSystem{
+	c := &nvmlMockConfig{Version: "1.0", System: nvmlMockSystem{
 		DriverVersion: NVMLMockLibVersion, NVMLVersion: "12." + NVMLMockLibVersion,
 		CUDAVersion: "12.4", CUDAVersionMajor: 12, CUDAVersionMinor: 4,
 	}}
 	for _, d := range devs {
-		c.Devices = append(c.Devices, NVMLMockDevice{
+		c.Devices = append(c.Devices, nvmlMockDevice{
 			Index: d.Index, UUID: d.ID, MinorNumber: d.Index, Name: d.Type,
-			Memory: NVMLMockMemory{TotalBytes: uint64(d.Devmem) << 20},
-			PCI:    NVMLMockPCI{BusID: fmt.Sprintf("0000:%02X:00.0", d.Index+1)},
+			Memory: nvmlMockMemory{TotalBytes: uint64(d.Devmem) << 20},
+			PCI:    nvmlMockPCI{BusID: fmt.Sprintf("0000:%02X:00.0", d.Index+1)},
 		})
 	}
 	return c, nil

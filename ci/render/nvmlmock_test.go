@@ -85,14 +85,14 @@ func TestNVMLMockConfigIsTheWorkersCards(t *testing.T) {
 	l := lab.Default()
 	for _, tc := range []struct {
 		tenant, worker string
-		want           []NVMLMockDevice
+		want           []nvmlMockDevice
 	}{
-		{"tenant-a", "worker", []NVMLMockDevice{
-			{Index: 0, UUID: gpus.CardUUID("gpu-lab", "tenant-a", "worker", 0), MinorNumber: 0, Name: "NVIDIA-A100-SXM4-80GB", Memory: NVMLMockMemory{TotalBytes: 81920 * 1024 * 1024}, PCI: NVMLMockPCI{BusID: "0000:01:00.0"}},
+		{"tenant-a", "worker", []nvmlMockDevice{
+			{Index: 0, UUID: gpus.CardUUID("gpu-lab", "tenant-a", "worker", 0), MinorNumber: 0, Name: "NVIDIA-A100-SXM4-80GB", Memory: nvmlMockMemory{TotalBytes: 81920 * 1024 * 1024}, PCI: nvmlMockPCI{BusID: "0000:01:00.0"}},
 		}},
-		{"tenant-b", "worker", []NVMLMockDevice{
-			{Index: 0, UUID: gpus.CardUUID("gpu-lab", "tenant-b", "worker", 0), MinorNumber: 0, Name: "NVIDIA-L4", Memory: NVMLMockMemory{TotalBytes: 24576 * 1024 * 1024}, PCI: NVMLMockPCI{BusID: "0000:01:00.0"}},
-			{Index: 1, UUID: gpus.CardUUID("gpu-lab", "tenant-b", "worker", 1), MinorNumber: 1, Name: "NVIDIA-L4", Memory: NVMLMockMemory{TotalBytes: 24576 * 1024 * 1024}, PCI: NVMLMockPCI{BusID: "0000:02:00.0"}},
+		{"tenant-b", "worker", []nvmlMockDevice{
+			{Index: 0, UUID: gpus.CardUUID("gpu-lab", "tenant-b", "worker", 0), MinorNumber: 0, Name: "NVIDIA-L4", Memory: nvmlMockMemory{TotalBytes: 24576 * 1024 * 1024}, PCI: nvmlMockPCI{BusID: "0000:01:00.0"}},
+			{Index: 1, UUID: gpus.CardUUID("gpu-lab", "tenant-b", "worker", 1), MinorNumber: 1, Name: "NVIDIA-L4", Memory: nvmlMockMemory{TotalBytes: 24576 * 1024 * 1024}, PCI: nvmlMockPCI{BusID: "0000:02:00.0"}},
 		}},
 	} {
 		w := l.Tenant(tc.tenant).Workers[0]
