@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 )
 
 // burstCases declares TC-14, which holds its whole worker.
@@ -43,22 +44,7 @@ func tc14(ctx context.Context, t *caseT, pl placement) error {
 	if err != nil {
 		return err
 	}
-	cs := t.client(s.Tenant)
-	bctx, cancel := context.WithTimeout(ctx, t.r.tm.Burst)
-	defer cancel()
-	created := map[string]time.Time{}
-	var names []string
-	bound := map[string]time.Duration{}
-	last := map[string]*corev1.Pod{}
-	seen := func(p *corev1.Pod) {
-		last[p.Name] = p
-		if start, mine := created[p.Name]; mine && p.Spec.NodeName != "" {
-			if _, ok := bound[p.Name]; !ok {
-				bound[p.Name] = time.Since(start)
-			}
-		}
-	}
-	pods := cs.CoreV1().Pods(ns)
+	pods := t.client(s.Tenant).CoreV1().Pods(ns)
 	// The watch is opened before the first pod is created, so every bind
 	// is seen when it happens.
 	list, err := pods.List(ctx, metav1.ListOptions{})
@@ -69,6 +55,7 @@ func tc14(ctx context.Context, t *caseT, pl placement) error {
 	if err != nil {
 		return fmt.Errorf("tenant %s: watch pods in %s: %w", s.Tenant, ns, err)
 	}
+	b := newBurst()
 	for i := 1; i <= burstPods; i++ {
 		p := gpuPod{name: fmt.Sprintf("tc14-%02d", i), gpus: 1, memMB: small, cores: burstCores, node: at.Node, cards: at.uuids()}
 		start := time.Now()
@@ -76,24 +63,82 @@ func tc14(ctx context.Context, t *caseT, pl placement) error {
 			w.Stop()
 			return err
 		}
-		created[p.name] = start
-		names = append(names, p.name)
+		b.created(p.name, start)
 	}
-	t.step("created %d pods (gpu 1, %d MB, %d%% cores) back to back on %s, pinned to %s", burstPods, small, burstCores, at.Node, strings.Join(at.uuids(), ", "))
+	t.step("created %d pods (gpu 1, %d MB, %d%% cores) back to back on %s, pinned to %s",
+		burstPods, small, burstCores, at.Node, strings.Join(at.uuids(), ", "))
+	if err := b.follow(ctx, t, pods, list.ResourceVersion, w); err != nil {
+		return fmt.Errorf("tenant %s, namespace %s: %w", s.Tenant, ns, err)
+	}
+	if !b.done() {
+		return t.burstStalled(ctx, s.Tenant, ns, b)
+	}
+	lat := b.latencies(t)
+	t.step("all %d pods bound; bind latency median %s, max %s", burstPods,
+		lat[len(lat)/2].Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond))
+	// All ten at once is the card's busiest moment: the report draws it.
+	t.snapshot(ctx, s.Tenant, fmt.Sprintf("TC-14: ten pods on %s", strings.Join(at.uuids(), ", ")))
+	// How often a bind lost HAMi's node lock and was retried: what the
+	// lab's client rate and backoff settings trade against each other.
+	if n, err := t.lockFailures(ctx, s.Tenant, ns); err == nil {
+		t.metric("lock_failures", float64(n))
+	}
+	return t.deleteCasePods(ctx, s.Tenant, "TC-14")
+}
+
+// burst is TC-14's record of its pods: when each was created, how long
+// after that it was first seen bound, and the last state seen of each.
+type burst struct {
+	began time.Time // the burst timeout runs from here, before the first pod
+	names []string
+	start map[string]time.Time
+	bound map[string]time.Duration
+	last  map[string]*corev1.Pod
+}
+
+func newBurst() *burst {
+	return &burst{began: time.Now(), start: map[string]time.Time{}, bound: map[string]time.Duration{}, last: map[string]*corev1.Pod{}}
+}
+
+func (b *burst) created(name string, at time.Time) {
+	b.names = append(b.names, name)
+	b.start[name] = at
+}
+
+// seen records a pod's state; the first time one of the burst's pods has
+// a node, its bind latency.
+func (b *burst) seen(p *corev1.Pod) {
+	b.last[p.Name] = p
+	if start, mine := b.start[p.Name]; mine && p.Spec.NodeName != "" {
+		if _, ok := b.bound[p.Name]; !ok {
+			b.bound[p.Name] = time.Since(start)
+		}
+	}
+}
+
+func (b *burst) done() bool { return len(b.bound) == len(b.names) }
+
+// follow watches the namespace's pods from w (opened at rv, before the
+// pods were created; relisting when the watch ends) until every pod is
+// bound or the burst timeout passes; the end of ctx is an error, the
+// timeout is not (the caller reports what was not bound).
+func (b *burst) follow(ctx context.Context, t *caseT, pods typedcorev1.PodInterface, rv string, w watch.Interface) error {
+	bctx, cancel := context.WithDeadline(ctx, b.began.Add(t.r.tm.Burst))
+	defer cancel()
 	first := true
-	err = follow(bctx, t.r.relist, func(ctx context.Context) (string, bool, error) {
+	err := follow(bctx, t.r.relist, func(ctx context.Context) (string, bool, error) {
 		if first {
 			first = false
-			return list.ResourceVersion, false, nil
+			return rv, false, nil
 		}
 		l, err := pods.List(ctx, metav1.ListOptions{})
 		if err != nil {
-			return "", false, fmt.Errorf("tenant %s: list pods in %s: %w", s.Tenant, ns, err)
+			return "", false, fmt.Errorf("list pods: %w", err)
 		}
 		for i := range l.Items {
-			seen(&l.Items[i])
+			b.seen(&l.Items[i])
 		}
-		return l.ResourceVersion, len(bound) == burstPods, nil
+		return l.ResourceVersion, b.done(), nil
 	}, func(ctx context.Context, rv string) (watch.Interface, error) {
 		if w != nil {
 			ww := w
@@ -103,48 +148,49 @@ func tc14(ctx context.Context, t *caseT, pl placement) error {
 		return pods.Watch(ctx, metav1.ListOptions{ResourceVersion: rv})
 	}, func(ev watch.Event) (bool, error) {
 		if p, ok := ev.Object.(*corev1.Pod); ok {
-			seen(p)
+			b.seen(p)
 		}
-		return len(bound) == burstPods, nil
+		return b.done(), nil
 	})
 	if err != nil && bctx.Err() == nil {
 		return err
 	}
-	if len(bound) < burstPods && ctx.Err() != nil {
-		return fmt.Errorf("stopped waiting after %d of %d pods were bound: %w", len(bound), burstPods, ctx.Err())
+	if !b.done() && ctx.Err() != nil {
+		return fmt.Errorf("stopped waiting after %d of %d pods were bound: %w", len(b.bound), len(b.names), ctx.Err())
 	}
-	if len(bound) < burstPods {
-		var waiting []string
-		for _, n := range names {
-			if _, ok := bound[n]; !ok {
-				waiting = append(waiting, n)
-			}
-		}
-		// What kube-scheduler last said about each pod, not a guess: with
-		// real HAMi a stall was once the node lock, once "node unregistered".
-		events, everr := t.lastFailedScheduling(ctx, s.Tenant, ns)
-		msg := fmt.Sprintf("%d of %d pods were bound within %s; not bound: %s",
-			len(bound), burstPods, t.r.tm.Burst, unboundByVerdict(waiting, last, events))
-		if everr != nil {
-			msg += " (events could not be read: " + everr.Error() + ")"
-		}
-		return errors.New(msg)
-	}
+	return nil
+}
+
+// latencies records each pod's bind latency, and the median and maximum,
+// as metrics, and returns them sorted.
+func (b *burst) latencies(t *caseT) []time.Duration {
 	var lat []time.Duration
-	for _, n := range names {
-		t.metric("bind_seconds."+n, bound[n].Seconds())
-		lat = append(lat, bound[n])
+	for _, n := range b.names {
+		t.metric("bind_seconds."+n, b.bound[n].Seconds())
+		lat = append(lat, b.bound[n])
 	}
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	t.metric("bind_seconds.max", lat[len(lat)-1].Seconds())
 	t.metric("bind_seconds.median", lat[len(lat)/2].Seconds())
-	t.step("all %d pods bound; bind latency median %s, max %s", burstPods, lat[len(lat)/2].Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond))
-	// All ten at once is the card's busiest moment: the report draws it.
-	t.snapshot(ctx, s.Tenant, fmt.Sprintf("TC-14: ten pods on %s", strings.Join(at.uuids(), ", ")))
-	// How often a bind lost HAMi's node lock and was retried: what the
-	// lab's client rate and backoff settings trade against each other.
-	if n, err := t.lockFailures(ctx, s.Tenant, ns); err == nil {
-		t.metric("lock_failures", float64(n))
+	return lat
+}
+
+// burstStalled is the case's failure when the timeout passed first: how
+// many were bound, and for each pod that was not, what kube-scheduler last
+// said of it — not a guess: with real HAMi a stall was once the node lock,
+// once "node unregistered".
+func (t *caseT) burstStalled(ctx context.Context, tenant, ns string, b *burst) error {
+	var waiting []string
+	for _, n := range b.names {
+		if _, ok := b.bound[n]; !ok {
+			waiting = append(waiting, n)
+		}
 	}
-	return t.deleteCasePods(ctx, s.Tenant, "TC-14")
+	events, everr := t.lastFailedScheduling(ctx, tenant, ns)
+	msg := fmt.Sprintf("%d of %d pods were bound within %s; not bound: %s",
+		len(b.bound), len(b.names), t.r.tm.Burst, unboundByVerdict(waiting, b.last, events))
+	if everr != nil {
+		msg += " (events could not be read: " + everr.Error() + ")"
+	}
+	return errors.New(msg)
 }

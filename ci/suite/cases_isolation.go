@@ -7,7 +7,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -33,105 +35,34 @@ var isolationCases = []caseDecl{
 	},
 }
 
-// TC-08
+// TC-08: every tenant creates marker objects named after itself, then
+// every tenant checks it sees only its own nodes, cards, suite objects and
+// markers; a card registered in two tenants fails the case too.
 func (r *runner) tc08(ctx context.Context, t *caseT) error {
-	// 1. Every tenant creates marker objects named after itself.
-	err := t.perTenant(func(tn string) error {
-		ns, err := t.namespace(ctx, tn)
-		if err != nil {
-			return err
-		}
-		cs := t.client(tn)
-		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "marker-" + tn, Namespace: ns, Labels: t.labels(tn)}}
-		if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("tenant %s: create ConfigMap %s/%s: %w", tn, ns, cm.Name, err)
-		}
-		if _, err := t.createPod(ctx, tn, gpuPod{name: "marker-" + tn, node: noNode, viaWebhook: true}); err != nil {
-			return err
-		}
-		t.step("tenant %s: created namespace %s with ConfigMap and pod marker-%s", tn, ns, tn)
-		return nil
-	})
-	if err != nil {
+	if err := t.perTenant(func(tn string) error { return t.createMarkers(ctx, tn) }); err != nil {
 		return err
 	}
-	// 2. Every tenant sees only its own.
 	uuidOwner := map[string]string{}
-	var owners []map[string]bool
-	err = t.perTenant(func(tn string) error {
+	err := t.perTenant(func(tn string) error {
 		cs := t.client(tn)
-		nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return fmt.Errorf("tenant %s: list nodes: %w", tn, err)
-		}
-		matched, extra, err := matchWorkers(r.cfg.Lab, tn, nodes.Items)
+		nodes, cards, gpu, err := r.ownNodesAndCards(ctx, tn, cs)
 		if err != nil {
 			return err
 		}
-		if len(extra) > 0 {
-			return fmt.Errorf("tenant %s lists node(s) %s that are not its workers", tn, strings.Join(extra, ", "))
-		}
-		wantGPU, gotGPU := 0, int64(0)
-		mine := map[string]bool{}
-		for _, m := range matched {
-			wantGPU += gpus.GPUCapacity(r.cfg.Lab, m.Worker)
-			q := m.Node.Status.Allocatable[corev1.ResourceName(gpus.ResourceGPU)]
-			gotGPU += q.Value()
-			for _, d := range m.Cards {
-				mine[d.ID] = true
-			}
-		}
-		if gotGPU != int64(wantGPU) {
-			return fmt.Errorf("tenant %s sees %d allocatable %s in total, its own workers have %d", tn, gotGPU, gpus.ResourceGPU, wantGPU)
-		}
 		t.mu.Lock()
-		for u := range mine {
+		for _, u := range cards {
 			uuidOwner[u] += tn + " "
 		}
-		owners = append(owners, mine)
 		t.mu.Unlock()
-		sel := metav1.ListOptions{LabelSelector: labelRun + "=" + r.runID}
-		pods, err := cs.CoreV1().Pods(metav1.NamespaceAll).List(ctx, sel)
+		objects, err := r.ownSuiteObjects(ctx, tn, cs)
 		if err != nil {
-			return fmt.Errorf("tenant %s: list pods: %w", tn, err)
+			return err
 		}
-		for _, p := range pods.Items {
-			if o := p.Labels[labelTenant]; o != tn {
-				return fmt.Errorf("tenant %s lists pod %s/%s, which the suite created in tenant %s", tn, p.Namespace, p.Name, o)
-			}
+		if err := r.noOtherMarkers(ctx, t, tn, cs); err != nil {
+			return err
 		}
-		cms, err := cs.CoreV1().ConfigMaps(metav1.NamespaceAll).List(ctx, sel)
-		if err != nil {
-			return fmt.Errorf("tenant %s: list ConfigMaps: %w", tn, err)
-		}
-		for _, c := range cms.Items {
-			if o := c.Labels[labelTenant]; o != tn {
-				return fmt.Errorf("tenant %s lists ConfigMap %s/%s, which the suite created in tenant %s", tn, c.Namespace, c.Name, o)
-			}
-		}
-		nss, err := cs.CoreV1().Namespaces().List(ctx, sel)
-		if err != nil {
-			return fmt.Errorf("tenant %s: list namespaces: %w", tn, err)
-		}
-		for _, n := range nss.Items {
-			if o := n.Labels[labelTenant]; o != tn {
-				return fmt.Errorf("tenant %s lists namespace %s, which the suite created in tenant %s", tn, n.Name, o)
-			}
-		}
-		ns, _ := t.namespace(ctx, tn)
-		for _, other := range r.cfg.Lab.TenantNames() {
-			if other == tn {
-				continue
-			}
-			if _, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "marker-"+other, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-				return fmt.Errorf("tenant %s: ConfigMap %s/marker-%s (created in %s) is visible here (err %v)", tn, ns, other, other, err)
-			}
-			if _, err := cs.CoreV1().Pods(ns).Get(ctx, "marker-"+other, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-				return fmt.Errorf("tenant %s: pod %s/marker-%s (created in %s) is visible here (err %v)", tn, ns, other, other, err)
-			}
-		}
-		t.step("tenant %s sees only its %d node(s), %d card(s), %d %s, and only its own %d suite pod(s), %d ConfigMap(s), %d namespace(s)",
-			tn, len(matched), len(mine), gotGPU, gpus.ResourceGPU, len(pods.Items), len(cms.Items), len(nss.Items))
+		t.step("tenant %s sees only its %d node(s), %d card(s), %d %s, and only its own %s",
+			tn, nodes, len(cards), gpu, gpus.ResourceGPU, objects)
 		return nil
 	})
 	if err != nil {
@@ -144,6 +75,113 @@ func (r *runner) tc08(ctx context.Context, t *caseT) error {
 	}
 	if len(r.cfg.Lab.Tenants) < 2 {
 		t.step("the lab has one tenant: nothing to compare across tenants")
+	}
+	return nil
+}
+
+// createMarkers creates, in the tenant's suite namespace, a ConfigMap and
+// a pod named marker-TENANT.
+func (t *caseT) createMarkers(ctx context.Context, tn string) error {
+	ns, err := t.namespace(ctx, tn)
+	if err != nil {
+		return err
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "marker-" + tn, Namespace: ns, Labels: t.labels(tn)}}
+	if _, err := t.client(tn).CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("tenant %s: create ConfigMap %s/%s: %w", tn, ns, cm.Name, err)
+	}
+	if _, err := t.createPod(ctx, tn, gpuPod{name: "marker-" + tn, node: noNode, viaWebhook: true}); err != nil {
+		return err
+	}
+	t.step("tenant %s: created namespace %s with ConfigMap and pod marker-%s", tn, ns, tn)
+	return nil
+}
+
+// ownNodesAndCards checks that the tenant lists only its own workers and,
+// in total, exactly their GPU capacity; it returns how many nodes, the
+// UUIDs of their cards and the allocatable GPUs.
+func (r *runner) ownNodesAndCards(ctx context.Context, tn string, cs kubernetes.Interface) (int, []string, int64, error) {
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return 0, nil, 0, fmt.Errorf("tenant %s: list nodes: %w", tn, err)
+	}
+	matched, extra, err := matchWorkers(r.cfg.Lab, tn, nodes.Items)
+	if err != nil {
+		return 0, nil, 0, err
+	}
+	if len(extra) > 0 {
+		return 0, nil, 0, fmt.Errorf("tenant %s lists node(s) %s that are not its workers", tn, strings.Join(extra, ", "))
+	}
+	want, got := 0, int64(0)
+	var cards []string
+	for _, m := range matched {
+		want += gpus.GPUCapacity(r.cfg.Lab, m.Worker)
+		q := m.Node.Status.Allocatable[corev1.ResourceName(gpus.ResourceGPU)]
+		got += q.Value()
+		for _, d := range m.Cards {
+			cards = append(cards, d.ID)
+		}
+	}
+	if got != int64(want) {
+		return 0, nil, 0, fmt.Errorf("tenant %s sees %d allocatable %s in total, its own workers have %d", tn, got, gpus.ResourceGPU, want)
+	}
+	return len(matched), cards, got, nil
+}
+
+// ownSuiteObjects checks that every pod, ConfigMap and namespace of this
+// run the tenant lists was created in it, and says how many it saw.
+func (r *runner) ownSuiteObjects(ctx context.Context, tn string, cs kubernetes.Interface) (string, error) {
+	sel := metav1.ListOptions{LabelSelector: labelRun + "=" + r.runID}
+	pods, err := cs.CoreV1().Pods(metav1.NamespaceAll).List(ctx, sel)
+	if err != nil {
+		return "", fmt.Errorf("tenant %s: list pods: %w", tn, err)
+	}
+	cms, err := cs.CoreV1().ConfigMaps(metav1.NamespaceAll).List(ctx, sel)
+	if err != nil {
+		return "", fmt.Errorf("tenant %s: list ConfigMaps: %w", tn, err)
+	}
+	nss, err := cs.CoreV1().Namespaces().List(ctx, sel)
+	if err != nil {
+		return "", fmt.Errorf("tenant %s: list namespaces: %w", tn, err)
+	}
+	var counts []string
+	for _, l := range []struct {
+		kind string
+		list runtime.Object
+	}{{"pod", pods}, {"ConfigMap", cms}, {"namespace", nss}} {
+		items, err := meta.ExtractList(l.list)
+		if err != nil {
+			return "", fmt.Errorf("tenant %s: %ss: %w", tn, l.kind, err)
+		}
+		for _, o := range items {
+			m, err := meta.Accessor(o)
+			if err != nil {
+				return "", fmt.Errorf("tenant %s: %ss: %w", tn, l.kind, err)
+			}
+			if owner := m.GetLabels()[labelTenant]; owner != tn {
+				name := strings.TrimPrefix(m.GetNamespace()+"/"+m.GetName(), "/")
+				return "", fmt.Errorf("tenant %s lists %s %s, which the suite created in tenant %s", tn, l.kind, name, owner)
+			}
+		}
+		counts = append(counts, fmt.Sprintf("%d suite %s(s)", len(items), l.kind))
+	}
+	return strings.Join(counts, ", "), nil
+}
+
+// noOtherMarkers checks that no other tenant's marker ConfigMap or pod is
+// visible in this tenant's suite namespace.
+func (r *runner) noOtherMarkers(ctx context.Context, t *caseT, tn string, cs kubernetes.Interface) error {
+	ns, _ := t.namespace(ctx, tn)
+	for _, other := range r.cfg.Lab.TenantNames() {
+		if other == tn {
+			continue
+		}
+		if _, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "marker-"+other, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("tenant %s: ConfigMap %s/marker-%s (created in %s) is visible here (err %v)", tn, ns, other, other, err)
+		}
+		if _, err := cs.CoreV1().Pods(ns).Get(ctx, "marker-"+other, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("tenant %s: pod %s/marker-%s (created in %s) is visible here (err %v)", tn, ns, other, other, err)
+		}
 	}
 	return nil
 }
