@@ -29,6 +29,8 @@ type runFlags struct {
 	fault string
 	// interruptUp is --interrupt-up: STAGE:SIGNAL[+DELAY].
 	interruptUp string
+	// repeat is --repeat: how many rehearsals in a row (a soak).
+	repeat int
 }
 
 // labctlPackage is the command `rehearse run` builds and runs the lab with.
@@ -61,6 +63,11 @@ state directory, the suite and labctl down as always, and writes into rehearsal.
 went, how the first up ended and what the private daemon held after it. The run fails when up
 ended before the signal.
 
+--repeat N runs the whole rehearsal N times in a row from the one bundle (a soak, issue 43): run
+K's reports go to --reports/run-K, and --reports/soak.md has a row per run (result; up, suite and
+down walls; peaks), rewritten after each run. A failed run does not stop the soak; the soak fails
+naming each failed run. Not with --keep, --fault or --interrupt-up.
+
 The bundle is the layout labctl images save writes (rehearse images builds it); the
 charts come from the bundle or from --charts (HAMi, Kamaji, cert-manager archives at the
 pinned versions; rehearse charts makes them). Needs root.`,
@@ -82,6 +89,11 @@ pinned versions; rehearse charts makes them). Needs root.`,
 			o, err := f.options(exec.LookPath)
 			if err != nil {
 				return err
+			}
+			if f.repeat != 1 {
+				if err := rehrun.CheckSoak(o, f.repeat); err != nil {
+					return err
+				}
 			}
 			if f.labctl == "" {
 				if err := hostdaemon.BuildStatic(cmd.Context(), progressLog(cmd.ErrOrStderr()), labctlPackage, "labctl", o.Labctl); err != nil {
@@ -108,6 +120,11 @@ pinned versions; rehearse charts makes them). Needs root.`,
 				Daemon: rehrun.PrivateDaemon{Dir: o.Daemon.Dir, Netns: o.Netns, Wrapper: f.wrapper, Log: o.Log},
 				Probe:  rehrun.HostProbe{},
 			}
+			if f.repeat != 1 {
+				err = rehrun.Soak(ctx, o, d, f.repeat)
+				fmt.Fprintf(cmd.OutOrStdout(), "soak summary: %s\n", filepath.Join(o.Reports, rehrun.SoakFile))
+				return err
+			}
 			_, err = rehrun.Run(ctx, o, d)
 			fmt.Fprintf(cmd.OutOrStdout(), "rehearsal report: %s\n", filepath.Join(o.Reports, rehrun.ReportFile))
 			return err
@@ -129,6 +146,7 @@ pinned versions; rehearse charts makes them). Needs root.`,
 	fl.StringVar(&f.fault, "fault", "", "make one component fault while the suite runs, on the lab's first tenant with a worker (default none): one of "+
 		strings.Join(rehrun.FaultNames(), ", "))
 	fl.StringVar(&f.interruptUp, "interrupt-up", "", "interrupt the first labctl up: STAGE:SIGNAL[+DELAY], e.g. workers:KILL+20s (default none); labctl up then runs again")
+	fl.IntVar(&f.repeat, "repeat", 1, "run the rehearsal this many times in a row (a soak; reports in --reports/run-K, summary in --reports/soak.md)")
 	c.AddCommand(newFaultKubeCommand())
 	return c
 }
