@@ -7,12 +7,14 @@
 #   ci/test/soak.sh [N]            N runs, default 20
 #   SOAK_LOAD=k ci/test/soak.sh    k busy loops (default: one per CPU; 0: none)
 #   SOAK_PKGS='./ci/testenv'  other packages
+#   SOAK_RUN='^TestX$'        only the tests go test -run selects
 #   SOAK_OUT=dir              where each run's output goes (default: a new temp dir)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 runs=${1:-20}
 load=${SOAK_LOAD:-$(nproc)}
 read -r -a pkgs <<<"${SOAK_PKGS:-./ci/test/e2e ./ci/testenv}"
+sel=${SOAK_RUN:-.}
 out=${SOAK_OUT:-$(mktemp -d "${TMPDIR:-/tmp}/gpulab-soak.XXXXXX")}
 mkdir -p "$out"
 
@@ -34,7 +36,7 @@ failed=0
 for ((r = 1; r <= runs; r++)); do
   begin=$(date +%s)
   log="$out/run-$r.log"
-  if go test -count=1 -timeout 30m "${pkgs[@]}" >"$log" 2>&1; then
+  if go test -count=1 -timeout 30m -run "$sel" "${pkgs[@]}" >"$log" 2>&1; then
     verdict=ok
   else
     verdict=FAIL
@@ -45,6 +47,6 @@ for ((r = 1; r <= runs; r++)); do
     grep -E '^(--- FAIL|FAIL|panic:)' "$log" | sed 's/^/    /' | head -20 || true
   fi
 done
-printf 'soak: %d failures / %d runs (%s; %d busy loops on %d CPUs; logs in %s)\n' \
-  "$failed" "$runs" "${pkgs[*]}" "$load" "$(nproc)" "$out"
+printf 'soak: %d failures / %d runs (%s -run %s; %d busy loops on %d CPUs; logs in %s)\n' \
+  "$failed" "$runs" "${pkgs[*]}" "$sel" "$load" "$(nproc)" "$out"
 [ "$failed" -eq 0 ]
