@@ -86,7 +86,7 @@ it with (HAMi's post-renderer is a labctl: --labctl, or one built from this chec
 			}
 			if labctl == "" {
 				labctl = filepath.Join(root, "bin", "labctl")
-				if err := hostdaemon.BuildStatic(cmd.Context(), log, labctlPackage, "labctl", labctl); err != nil {
+				if err := hostdaemon.BuildStatic(cmd.Context(), log, labctlPackage, "labctl", labctl, hostdaemon.StampCommit); err != nil {
 					return err
 				}
 			}

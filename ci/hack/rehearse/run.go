@@ -96,7 +96,7 @@ pinned versions; rehearse charts makes them). Needs root.`,
 				}
 			}
 			if f.labctl == "" {
-				if err := hostdaemon.BuildStatic(cmd.Context(), progressLog(cmd.ErrOrStderr()), labctlPackage, "labctl", o.Labctl); err != nil {
+				if err := hostdaemon.BuildStatic(cmd.Context(), progressLog(cmd.ErrOrStderr()), labctlPackage, "labctl", o.Labctl, hostdaemon.StampCommit); err != nil {
 					return err
 				}
 			}
