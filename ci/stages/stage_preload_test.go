@@ -28,6 +28,9 @@ type nodeStores struct {
 	store  map[string][]string
 	events []string
 	pulls  []string
+	// onImport, when set, is called as an import into container starts,
+	// outside mu; what it returns, when the import has been recorded.
+	onImport func(container string) (done func())
 }
 
 func newNodeStores(t *testing.T, d *fakeDocker) *nodeStores {
@@ -40,6 +43,9 @@ func newNodeStores(t *testing.T, d *fakeDocker) *nodeStores {
 
 func (n *nodeStores) exec(container string, cmd []string) ([]byte, error) {
 	line := strings.Join(cmd, " ")
+	if n.onImport != nil && strings.HasPrefix(line, "ctr --namespace=k8s.io images import") {
+		defer n.onImport(container)()
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	switch {

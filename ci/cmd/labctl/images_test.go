@@ -92,7 +92,7 @@ func TestUpDryRunShowsThePreloading(t *testing.T) {
 	}
 	for _, want := range []string{
 		"preload into gpu-lab-control-plane: docker save | ctr import quay.io/jetstack/cert-manager-controller:v1.18.3",
-		"preload into every worker: docker save | ctr import docker.io/projecthami/hami:v2.10.0",
+		"preload into every worker, 2 at a time: docker save | ctr import docker.io/projecthami/hami:v2.10.0",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dry run lacks %q:\n%s", want, out)
