@@ -2,6 +2,7 @@ package daggerrun
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -55,8 +56,19 @@ func (r *daggerRun) command(ctx context.Context, args []string) *exec.Cmd {
 	return cmd
 }
 
+// dagger runs the CLI with args and returns its standard output only: the
+// CLI writes its progress to standard error (for `dagger core version`,
+// the whole session trace, which the report quoted as the version), and
+// an error carries that instead.
 func (r *daggerRun) dagger(ctx context.Context, args []string) ([]byte, error) {
-	return r.command(ctx, args).CombinedOutput()
+	var stderr bytes.Buffer
+	cmd := r.command(ctx, args)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return out, fmt.Errorf("%w: %s", err, bytes.TrimSpace(stderr.Bytes()))
+	}
+	return out, nil
 }
 
 // call runs one README command, its output into its log with a heartbeat

@@ -314,7 +314,7 @@ func (r *daggerRun) versions(ctx context.Context) error {
 	for _, args := range [][]string{{"version"}, {"core", "version"}} {
 		out, err := r.dagger(ctx, args)
 		if err != nil {
-			return fmt.Errorf("dagger %s: %w: %s", strings.Join(args, " "), err, out)
+			return fmt.Errorf("dagger %s: %w", strings.Join(args, " "), err)
 		}
 		r.rep.Versions = append(r.rep.Versions, "dagger "+strings.Join(args, " ")+": "+strings.TrimSpace(string(out)))
 	}
