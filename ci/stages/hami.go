@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpu-lab/gpu-lab/ci/internal/helm"
 	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
+	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
@@ -59,6 +60,9 @@ func (hamiStage) Plan(e *Env) ([]string, error) {
 	}
 	out := []string{fmt.Sprintf("write %s (put into ConfigMap %s/%s key %s by the post-renderer):\n%s",
 		schedulerConfigFile(e), render.HAMiNamespace, render.HAMiSchedulerObject, render.HAMiSchedulerConfigKey, indent(string(cfg)))}
+	if len(e.Lab.Tenants) > 1 {
+		out = append(out, "the tenants' GPU nodes and helm installs below run side by side; the first failure stops the others and is the one reported; then each tenant's HAMi is waited for")
+	}
 	for _, t := range e.Lab.Tenants {
 		v, err := render.HAMiValuesFor(e.Lab, t.Name)
 		if err != nil {
@@ -114,30 +118,12 @@ func (hamiStage) Run(ctx context.Context, e *Env) (string, error) {
 	if err := e.State.WriteValuesFile(schedulerConfigFile(e), cfg); err != nil {
 		return "", fail(stageHAMi, schedulerConfigFile(e), "", err)
 	}
-	for _, t := range e.Lab.Tenants {
-		tc, err := e.tenantClients(t.Name)
-		if err != nil {
-			return "", fail(stageHAMi, "tenant "+t.Name, "", err)
-		}
-		if err := prepareGPUNodes(ctx, e, tc, t); err != nil {
-			return "", err
-		}
-		v, err := render.HAMiValuesFor(e.Lab, t.Name)
-		if err != nil {
-			return "", fail(stageHAMi, "values for tenant "+t.Name, "", err)
-		}
-		y, err := yaml.Marshal(v)
-		if err != nil {
-			return "", fail(stageHAMi, "values for tenant "+t.Name, "", err)
-		}
-		vf := valuesFile(e, t.Name)
-		if err := e.State.WriteValuesFile(vf, y); err != nil {
-			return "", fail(stageHAMi, vf, "", err)
-		}
-		c := hamiChart(e, t.Name)
-		if _, err := e.helm(ctx, e.State.Kubeconfig(t.Name), helm.UpgradeInstallArgs(c)...); err != nil {
-			return "", fail(stageHAMi, "helm release "+c.Namespace+"/"+c.Release+" in tenant "+t.Name, "chart "+c.Chart+" "+c.Version, err)
-		}
+	// The tenants side by side: each tenant's GPU nodes and its helm
+	// install wait on its own API server and pods, not on the others'.
+	if err := sideBySide(ctx, e.log(), stageHAMi, len(e.Lab.Tenants), func(ctx context.Context, i int) error {
+		return installHAMi(ctx, e, e.Lab.Tenants[i])
+	}); err != nil {
+		return "", err
 	}
 	var conds []string
 	for _, t := range e.Lab.Tenants {
@@ -150,6 +136,35 @@ func (hamiStage) Run(ctx context.Context, e *Env) (string, error) {
 		conds = append(conds, t.Name+": "+cond)
 	}
 	return strings.Join(conds, "; "), nil
+}
+
+// installHAMi makes the tenant's workers GPU nodes and installs HAMi
+// into the tenant with its rendered values.
+func installHAMi(ctx context.Context, e *Env, t lab.Tenant) error {
+	tc, err := e.tenantClients(t.Name)
+	if err != nil {
+		return fail(stageHAMi, "tenant "+t.Name, "", err)
+	}
+	if err := prepareGPUNodes(ctx, e, tc, t); err != nil {
+		return err
+	}
+	v, err := render.HAMiValuesFor(e.Lab, t.Name)
+	if err != nil {
+		return fail(stageHAMi, "values for tenant "+t.Name, "", err)
+	}
+	y, err := yaml.Marshal(v)
+	if err != nil {
+		return fail(stageHAMi, "values for tenant "+t.Name, "", err)
+	}
+	vf := valuesFile(e, t.Name)
+	if err := e.State.WriteValuesFile(vf, y); err != nil {
+		return fail(stageHAMi, vf, "", err)
+	}
+	c := hamiChart(e, t.Name)
+	if _, err := e.helm(ctx, e.State.Kubeconfig(t.Name), helm.UpgradeInstallArgs(c)...); err != nil {
+		return fail(stageHAMi, "helm release "+c.Namespace+"/"+c.Release+" in tenant "+t.Name, "chart "+c.Chart+" "+c.Version, err)
+	}
+	return nil
 }
 
 func hamiReady(ctx context.Context, e *Env, tenant string) (bool, string, error) {

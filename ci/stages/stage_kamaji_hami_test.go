@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,10 +23,17 @@ import (
 )
 
 // okHelm records helm command lines and answers status as deployed.
-type okHelm struct{ calls []string }
+// okHelm answers every call; the hami stage calls it from one goroutine a
+// tenant, so calls is guarded.
+type okHelm struct {
+	mu    sync.Mutex
+	calls []string
+}
 
 func (h *okHelm) Run(_ context.Context, kc string, args ...string) ([]byte, error) {
+	h.mu.Lock()
 	h.calls = append(h.calls, filepath.Base(kc)+": "+strings.Join(args, " "))
+	h.mu.Unlock()
 	if args[0] == "status" {
 		return []byte(`{"name":"` + args[1] + `","info":{"status":"deployed"}}`), nil
 	}
@@ -119,7 +128,9 @@ func TestHAMiStageWaitsForSchedulerAndWebhook(t *testing.T) {
 			t.Errorf("values file %s: want the device plugin on the mock library's driver root, the mock plugin off and device-config.content the lab's device file (%v):\n%s", vf, err, data)
 		}
 	}
-	if len(h.calls) != 2 || !strings.HasPrefix(h.calls[0], "tenant-a.yaml: upgrade --install hami hami") || !strings.Contains(h.calls[1], "--values "+valuesFile(e, "tenant-b")) {
+	// One install a tenant, in whichever order the tenants finished.
+	calls := slices.Sorted(slices.Values(h.calls))
+	if len(calls) != 2 || !strings.HasPrefix(calls[0], "tenant-a.yaml: upgrade --install hami hami") || !strings.Contains(calls[1], "--values "+valuesFile(e, "tenant-b")) {
 		t.Errorf("helm calls = %q", h.calls)
 	}
 }

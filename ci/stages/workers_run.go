@@ -2,12 +2,9 @@ package stages
 
 import (
 	"context"
-	"log/slog"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/sourcegraph/conc/pool"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
 	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
@@ -85,7 +82,7 @@ func (s workersStage) Run(ctx context.Context, e *Env) (string, error) {
 		return "", fail(stageWorkers, "network "+e.Network, "", err)
 	}
 	preloads := make(chan struct{}, preloadsAtOnce)
-	err = sideBySide(ctx, e.log(), len(e.Lab.Tenants), func(ctx context.Context, i int) error {
+	err = sideBySide(ctx, e.log(), stageWorkers, len(e.Lab.Tenants), func(ctx context.Context, i int) error {
 		t := e.Lab.Tenants[i]
 		tc, err := e.tenantClients(t.Name)
 		if err != nil {
@@ -129,7 +126,7 @@ func (r *tenantWorkers) up(ctx context.Context) error {
 	for _, w := range t.Workers {
 		nodes = append(nodes, e.Lab.NodeName(t.Name, w.Name))
 	}
-	if err := sideBySide(ctx, e.log(), len(nodes), func(ctx context.Context, j int) error {
+	if err := sideBySide(ctx, e.log(), stageWorkers, len(nodes), func(ctx context.Context, j int) error {
 		return r.start(ctx, nodes[j])
 	}); err != nil {
 		return err
@@ -143,7 +140,7 @@ func (r *tenantWorkers) up(ctx context.Context) error {
 	if err != nil {
 		return fail(stageWorkers, "tenant "+t.Name+" join prerequisites", cond, err)
 	}
-	if err := sideBySide(ctx, e.log(), len(nodes), func(ctx context.Context, j int) error {
+	if err := sideBySide(ctx, e.log(), stageWorkers, len(nodes), func(ctx context.Context, j int) error {
 		return r.join(ctx, nodes[j])
 	}); err != nil {
 		return err
@@ -196,31 +193,4 @@ func (r *tenantWorkers) join(ctx context.Context, name string) error {
 		return fail(stageWorkers, "Node "+name+" in tenant "+t.Name, cond, err)
 	}
 	return nil
-}
-
-// sideBySide runs fn for 0 … n-1 at the same time and returns once every
-// call has returned, so nothing of the stage runs on after it. The first
-// call to fail cancels the others' context, and its error is the one
-// returned (conc's WithFirstError). Every failure is logged at debug
-// level (labctl -v); the others' are dropped from the result: once
-// cancelled, each fails with the cancellation on whatever it was waiting
-// for and names an object that did nothing wrong; joined to the cause,
-// they would bury it. One that
-// failed on its own at the same moment is dropped too; the log keeps it.
-//
-// A call cancelled half-way through a join leaves a worker half-joined,
-// as an interrupted `up` does; the next join of it resets it first
-// (joinWorker).
-func sideBySide(ctx context.Context, log *slog.Logger, n int, fn func(ctx context.Context, i int) error) error {
-	p := pool.New().WithContext(ctx).WithCancelOnError().WithFirstError()
-	for i := range n {
-		p.Go(func(ctx context.Context) error {
-			err := fn(ctx, i)
-			if err != nil {
-				log.Debug("a step run side by side failed (only the first failure is returned)", "stage", stageWorkers, "err", err)
-			}
-			return err
-		})
-	}
-	return p.Wait()
 }
