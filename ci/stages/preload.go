@@ -133,12 +133,9 @@ func (e *Env) managementNodeOwned(ctx context.Context) error {
 	return nil
 }
 
-// preloadNode imports the stage's bundled worker images into one worker of
-// tenant, once it is checked to be this state dir's.
-func (e *Env) preloadNode(ctx context.Context, stage, tenant, node string) error {
-	if e.Preload == nil {
-		return nil
-	}
+// preloadNode imports refs into one worker of tenant, once it is checked
+// to be this state dir's.
+func (e *Env) preloadNode(ctx context.Context, tenant, node string, refs []string) error {
 	c, err := e.Docker.InspectContainer(ctx, node)
 	if err != nil {
 		return fmt.Errorf("preload images into %s: %w", node, err)
@@ -146,7 +143,7 @@ func (e *Env) preloadNode(ctx context.Context, stage, tenant, node string) error
 	if err := e.workerOwned(c, tenant); err != nil {
 		return fmt.Errorf("preload images into %s: %w", node, err)
 	}
-	return e.importAll(ctx, node, e.Preload.preloadFor(stage, images.Worker))
+	return e.importAll(ctx, node, refs)
 }
 
 func (e *Env) importAll(ctx context.Context, node string, refs []string) error {
