@@ -101,36 +101,57 @@ const (
 // and what ci/render renders for it, in stage order. Images that several
 // tenants share appear once.
 func List(l *lab.Lab) ([]Image, error) {
-	var out []Image
-	seen := map[string]bool{}
-	add := func(i Image) {
-		k := Normalize(i.Ref) + "|" + string(i.Place)
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, i)
-		}
-	}
+	s := &listing{seen: map[string]bool{}}
 	// The images do not depend on addresses; the placeholder renders them.
 	opts := render.Options{ManagementAddress: render.PlaceholderManagementAddress}
+	for _, stage := range []func(*listing, *lab.Lab, render.Options) error{listManagement, listTenants, listWorkers, listHAMi} {
+		if err := stage(s, l, opts); err != nil {
+			return nil, fmt.Errorf("image list: %w", err)
+		}
+	}
+	// A lab file names some of these (versions.kindNodeImage whole, the
+	// others' tags): a malformed digest is refused here, not by a pull.
+	for _, i := range s.out {
+		if err := checkDigest(i.Ref); err != nil {
+			return nil, fmt.Errorf("image list: %w (check the lab file's versions)", err)
+		}
+	}
+	return s.out, nil
+}
+
+// listing is List's result so far: each image once per place.
+type listing struct {
+	out  []Image
+	seen map[string]bool
+}
+
+func (s *listing) add(i Image) {
+	k := Normalize(i.Ref) + "|" + string(i.Place)
+	if !s.seen[k] {
+		s.seen[k] = true
+		s.out = append(s.out, i)
+	}
+}
+
+// listManagement: the cluster and kamaji stages' images.
+func listManagement(s *listing, l *lab.Lab, opts render.Options) error {
 	kc, err := render.KindConfig(l, opts)
 	if err != nil {
-		return nil, fmt.Errorf("image list: %w", err)
+		return err
 	}
 	mgmtImage := kc.Nodes[0].Image
-	mgmtVersion := nodeVersion(mgmtImage)
-	add(Image{Ref: mgmtImage, Stage: StageCluster, Place: OnDaemon, Source: srcKindDefault + "; ci/render KindConfig"})
+	s.add(Image{Ref: mgmtImage, Stage: StageCluster, Place: OnDaemon, Source: srcKindDefault + "; ci/render KindConfig"})
 	// kind's own cluster runs what its node image holds (kubeadm's etcd and
 	// CoreDNS of v1.37 too; their tags are not derived here, and being
 	// preloaded they never go into a bundle).
-	for _, ref := range nodePreloads(mgmtVersion) {
-		add(Image{Ref: ref, Stage: StageCluster, Place: Management, Source: srcNodeBuild, Preloaded: mgmtImage})
+	for _, ref := range nodePreloads(nodeVersion(mgmtImage)) {
+		s.add(Image{Ref: ref, Stage: StageCluster, Place: Management, Source: srcNodeBuild, Preloaded: mgmtImage})
 	}
-
 	cm := "quay.io/jetstack/cert-manager-"
 	for _, c := range []string{"controller", "webhook", "cainjector", "startupapicheck"} {
-		add(Image{Ref: cm + c + ":" + l.Versions.CertManager, Stage: StageKamaji, Place: Management, Source: srcCertManager, PullPolicy: "IfNotPresent"})
+		s.add(Image{Ref: cm + c + ":" + l.Versions.CertManager, Stage: StageKamaji, Place: Management, Source: srcCertManager, PullPolicy: "IfNotPresent"})
 	}
-	add(Image{Ref: "clastix/kamaji:" + l.Versions.KamajiImage, Stage: StageKamaji, Place: Management, Source: srcKamaji, PullPolicy: "IfNotPresent"})
+	s.add(Image{Ref: "clastix/kamaji:" + l.Versions.KamajiImage, Stage: StageKamaji, Place: Management, Source: srcKamaji, PullPolicy: "IfNotPresent"})
 	// Cert-manager's chart v1.18.3 and Kamaji's pick no image from the
 	// cluster's version (cert-manager deploy/charts/cert-manager/templates/
 	// _helpers.tpl:182-188: tag, else appVersion — no template reads
@@ -138,80 +159,91 @@ func List(l *lab.Lab) ([]Image, error) {
 	// charts/kamaji/templates/controller.yaml:53 image.tag, set by the lab);
 	// kamaji-etcd's kubectl would, and the lab pins all of kamaji-etcd's
 	// images (kamajietcd.go).
-	add(Image{Ref: etcdServer.Ref(), Stage: StageKamaji, Place: Management, Source: srcKamajiEtcd, PullPolicy: "IfNotPresent"})
-	add(Image{Ref: etcdJobs.Ref(), Stage: StageKamaji, Place: Management, Source: srcEtcdJobs, PullPolicy: "IfNotPresent"})
-	add(Image{Ref: etcdKubectl.Ref(), Stage: StageKamaji, Place: Management, Source: srcEtcdKubectl, PullPolicy: "IfNotPresent"})
+	s.add(Image{Ref: etcdServer.Ref(), Stage: StageKamaji, Place: Management, Source: srcKamajiEtcd, PullPolicy: "IfNotPresent"})
+	s.add(Image{Ref: etcdJobs.Ref(), Stage: StageKamaji, Place: Management, Source: srcEtcdJobs, PullPolicy: "IfNotPresent"})
+	s.add(Image{Ref: etcdKubectl.Ref(), Stage: StageKamaji, Place: Management, Source: srcEtcdKubectl, PullPolicy: "IfNotPresent"})
+	return nil
+}
 
-	worker := l.Versions.WorkerImage()
+// listTenants: each tenant's control plane, on the management node.
+func listTenants(s *listing, l *lab.Lab, opts render.Options) error {
 	bundlePolicy := string(render.BundlePullPolicy)
 	for _, t := range l.Tenants {
 		tcp, err := render.TenantControlPlaneFor(l, t.Name, opts)
 		if err != nil {
-			return nil, fmt.Errorf("image list: %w", err)
+			return err
 		}
 		v := tcp.Spec.Kubernetes.Version
-		add(Image{Ref: kamajiRegistry + "/kube-apiserver:" + v, Stage: StageTenants, Place: Management, Source: srcKamajiCP, PullPolicy: "Always", BundlePullPolicy: bundlePolicy})
-		add(Image{Ref: kamajiRegistry + "/kube-controller-manager:" + v, Stage: StageTenants, Place: Management, Source: srcKamajiCP, PullPolicy: "IfNotPresent"})
-		add(Image{Ref: kamajiRegistry + "/kube-scheduler:" + v, Stage: StageTenants, Place: Management, Source: srcKamajiCP, PullPolicy: "IfNotPresent"})
+		s.add(Image{Ref: kamajiRegistry + "/kube-apiserver:" + v, Stage: StageTenants, Place: Management, Source: srcKamajiCP, PullPolicy: "Always", BundlePullPolicy: bundlePolicy})
+		s.add(Image{Ref: kamajiRegistry + "/kube-controller-manager:" + v, Stage: StageTenants, Place: Management, Source: srcKamajiCP, PullPolicy: "IfNotPresent"})
+		s.add(Image{Ref: kamajiRegistry + "/kube-scheduler:" + v, Stage: StageTenants, Place: Management, Source: srcKamajiCP, PullPolicy: "IfNotPresent"})
 		if k := tcp.Spec.Addons.Konnectivity; k != nil {
-			add(Image{Ref: konnServerImage + ":" + k.Server.Version, Stage: StageTenants, Place: Management, Source: srcKonnServer, PullPolicy: "Always", BundlePullPolicy: bundlePolicy})
+			s.add(Image{Ref: konnServerImage + ":" + k.Server.Version, Stage: StageTenants, Place: Management, Source: srcKonnServer, PullPolicy: "Always", BundlePullPolicy: bundlePolicy})
 		}
 	}
-	add(Image{Ref: worker, Stage: StageWorkers, Place: OnDaemon, Source: srcWorkerImages})
+	return nil
+}
+
+// listWorkers: the worker node image and what each tenant's workers run
+// before HAMi.
+func listWorkers(s *listing, l *lab.Lab, opts render.Options) error {
+	worker := l.Versions.WorkerImage()
+	s.add(Image{Ref: worker, Stage: StageWorkers, Place: OnDaemon, Source: srcWorkerImages})
 	// A worker runs only the sandbox image and kindnetd (kind's CNI manifest
 	// from the worker image itself, ci/stages kindnet.go) of what its node
 	// image holds; kube-proxy and kube-scheduler follow from ci/render.
-	add(Image{Ref: pauseImage, Stage: StageWorkers, Place: Worker, Source: srcPause, Preloaded: worker})
-	add(Image{Ref: kindnetdImage, Stage: StageWorkers, Place: Worker, Source: srcKindnetd, Preloaded: worker, PullPolicy: "IfNotPresent"})
+	s.add(Image{Ref: pauseImage, Stage: StageWorkers, Place: Worker, Source: srcPause, Preloaded: worker})
+	s.add(Image{Ref: kindnetdImage, Stage: StageWorkers, Place: Worker, Source: srcKindnetd, Preloaded: worker, PullPolicy: "IfNotPresent"})
 	for _, t := range l.Tenants {
 		_, ds, err := render.KubeProxy(l, t.Name, opts)
 		if err != nil {
-			return nil, fmt.Errorf("image list: %w", err)
+			return err
 		}
 		for _, c := range ds.Spec.Template.Spec.Containers {
 			i := Image{Ref: c.Image, Stage: StageWorkers, Place: Worker, Source: srcKubeProxy, PullPolicy: string(c.ImagePullPolicy)}
 			if containsRef(nodePreloads(l.Versions.Kubernetes), c.Image) {
 				i.Preloaded = worker
 			}
-			add(i)
+			s.add(i)
 		}
 		tcp, err := render.TenantControlPlaneFor(l, t.Name, opts)
 		if err != nil {
-			return nil, fmt.Errorf("image list: %w", err)
+			return err
 		}
 		if tcp.Spec.Addons.CoreDNS != nil {
 			// Kamaji's CoreDNS comes from the kubeadm it vendors, not from the
 			// tenant version's kubeadm, so it is bundled even when the worker
 			// image may hold the same one.
-			add(Image{Ref: kamajiRegistry + "/coredns/coredns:" + kubeadmCoreDNSTag, Stage: StageWorkers, Place: Worker, Source: srcCoreDNS, PullPolicy: "IfNotPresent"})
+			s.add(Image{Ref: kamajiRegistry + "/coredns/coredns:" + kubeadmCoreDNSTag, Stage: StageWorkers, Place: Worker, Source: srcCoreDNS, PullPolicy: "IfNotPresent"})
 		}
 		if k := tcp.Spec.Addons.Konnectivity; k != nil {
-			add(Image{Ref: konnAgentImage + ":" + k.Agent.Version, Stage: StageWorkers, Place: Worker, Source: srcKonnAgent, PullPolicy: "IfNotPresent"})
+			s.add(Image{Ref: konnAgentImage + ":" + k.Agent.Version, Stage: StageWorkers, Place: Worker, Source: srcKonnAgent, PullPolicy: "IfNotPresent"})
 		}
+	}
+	return nil
+}
+
+// listHAMi: HAMi's images from each tenant's values, its certgen job and
+// the mock NVML library the hami stage installs on every worker before the
+// chart (HAMi's device plugin reads the cards through it).
+func listHAMi(s *listing, l *lab.Lab, _ render.Options) error {
+	worker := l.Versions.WorkerImage()
+	for _, t := range l.Tenants {
 		hv, err := render.HAMiValuesFor(l, t.Name)
 		if err != nil {
-			return nil, fmt.Errorf("image list: %w", err)
+			return err
 		}
 		for _, ref := range hamiImages(hv) {
 			i := Image{Ref: ref, Stage: StageHAMi, Place: Worker, Source: srcHAMi, PullPolicy: "IfNotPresent"}
 			if containsRef(nodePreloads(l.Versions.Kubernetes), ref) {
 				i.Preloaded = worker
 			}
-			add(i)
+			s.add(i)
 		}
 	}
-	add(Image{Ref: "docker.io/liangjw/kube-webhook-certgen:v1.1.1", Stage: StageHAMi, Place: Worker, Source: srcCertgen, PullPolicy: "IfNotPresent"})
-	// HAMi's device plugin reads the cards through the mock NVML library,
-	// which the hami stage installs on every worker before the chart.
-	add(Image{Ref: render.NVMLMockImage, Stage: StageHAMi, Place: Worker, Source: srcNVMLMock, PullPolicy: "IfNotPresent"})
-	// A lab file names some of these (versions.kindNodeImage whole, the
-	// others' tags): a malformed digest is refused here, not by a pull.
-	for _, i := range out {
-		if err := checkDigest(i.Ref); err != nil {
-			return nil, fmt.Errorf("image list: %w (check the lab file's versions)", err)
-		}
-	}
-	return out, nil
+	s.add(Image{Ref: "docker.io/liangjw/kube-webhook-certgen:v1.1.1", Stage: StageHAMi, Place: Worker, Source: srcCertgen, PullPolicy: "IfNotPresent"})
+	s.add(Image{Ref: render.NVMLMockImage, Stage: StageHAMi, Place: Worker, Source: srcNVMLMock, PullPolicy: "IfNotPresent"})
+	return nil
 }
 
 // hamiImages are the images chart hami 2.10.0 renders from the lab's values

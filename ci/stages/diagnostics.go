@@ -41,98 +41,126 @@ import (
 // when it is this state dir's, the workers it started (ownedContainers);
 // a foreign cluster of the lab's name is named in errors.txt instead.
 func Diagnose(ctx context.Context, e *Env, failed *Error, dir string) error {
-	var errs []error
-	note := func(err error) {
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	write := func(rel string, data []byte) {
-		p := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			note(err)
-			return
-		}
-		note(os.WriteFile(p, data, 0o600))
-	}
-	write("error.txt", []byte(failed.Error()+"\n"))
-
+	b := &diagBundle{dir: dir}
+	b.write("error.txt", []byte(failed.Error()+"\n"))
 	// Only this state dir's cluster and containers (owner.go): a bring-up
 	// that failed because a foreign cluster or container has the lab's
 	// names must not run kind or journalctl against it.
 	if owned, err := e.ownedKindCluster(ctx); err != nil {
-		note(fmt.Errorf("kind export logs: not collected: %w", err))
+		b.note(fmt.Errorf("kind export logs: not collected: %w", err))
 	} else if owned {
-		note(e.Kind.CollectLogs(ctx, e.Lab.Name, filepath.Join(dir, "kind")))
+		b.note(e.Kind.CollectLogs(ctx, e.Lab.Name, filepath.Join(dir, "kind")))
 	}
-	if mc, err := e.managementClients(); err == nil {
-		if l, err := mc.Dynamic.Resource(tcpGVR).Namespace("").List(ctx, metav1.ListOptions{}); err == nil {
-			y, err := yaml.Marshal(l.Items)
-			note(err)
-			write("management/tcp.yaml", y)
-		} else {
-			note(fmt.Errorf("list TenantControlPlanes: %w", err))
-		}
-		nss := append([]string{KamajiNamespace}, e.Lab.TenantNames()...)
-		var pods, events strings.Builder
-		for _, ns := range nss {
-			podsTable(ctx, mc, ns, &pods, note)
-			eventsTable(ctx, mc, ns, &events, note)
-		}
-		write("management/kamaji-pods.txt", []byte(pods.String()))
-		write("management/events.txt", []byte(events.String()))
-	} else {
-		note(err)
-	}
+	b.management(ctx, e)
 	for _, t := range e.Lab.Tenants {
-		tc, err := e.tenantClients(t.Name)
-		if err != nil {
-			continue // tenant never came up; its TCP status says why
-		}
-		base := filepath.Join("tenants", t.Name)
-		if nodes, err := tc.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{}); err == nil {
-			y, _ := yaml.Marshal(nodes.Items)
-			write(filepath.Join(base, "nodes.yaml"), y)
-		} else {
-			note(fmt.Errorf("tenant %s: list nodes: %w", t.Name, err))
-		}
-		var events, pods strings.Builder
-		eventsTable(ctx, tc, "", &events, note)
-		podsTable(ctx, tc, "kube-system", &pods, note)
-		write(filepath.Join(base, "events.txt"), []byte(events.String()))
-		write(filepath.Join(base, "pods.txt"), []byte(pods.String()))
-		for name, data := range componentLogs(ctx, tc, note) {
-			write(filepath.Join(base, "logs", name), data)
-		}
+		b.tenant(ctx, e, t.Name)
 	}
-	if names, err := e.ownedContainers(ctx); err == nil {
-		for _, n := range names {
-			var b strings.Builder
-			out, err := e.Docker.Logs(ctx, n)
-			b.Write(out)
-			if err != nil {
-				fmt.Fprintf(&b, "\n(docker logs: %v)\n", err)
-			}
-			j, err := e.Docker.Exec(ctx, n, nil, "journalctl", "--no-pager", "-u", "kubelet", "-n", "300")
-			b.WriteString("\n--- journalctl -u kubelet ---\n")
-			b.Write(j)
-			if err != nil {
-				fmt.Fprintf(&b, "\n(journalctl: %v)\n", err)
-			}
-			write(filepath.Join("workers", n+".log"), []byte(b.String()))
-		}
+	b.workers(ctx, e)
+	if len(b.errs) == 0 {
+		return nil
+	}
+	var msg strings.Builder
+	for _, err := range b.errs {
+		msg.WriteString(err.Error() + "\n")
+	}
+	b.write("errors.txt", []byte(msg.String()))
+	return errors.Join(b.errs...)
+}
+
+// diagBundle is one diagnostics directory being written: every file it
+// could not collect is an error kept for errors.txt, and the rest goes on.
+type diagBundle struct {
+	dir  string
+	errs []error
+}
+
+func (b *diagBundle) note(err error) {
+	if err != nil {
+		b.errs = append(b.errs, err)
+	}
+}
+
+func (b *diagBundle) write(rel string, data []byte) {
+	p := filepath.Join(b.dir, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		b.note(err)
+		return
+	}
+	b.note(os.WriteFile(p, data, 0o600))
+}
+
+// management writes the TenantControlPlanes, and the pods and events of
+// Kamaji's namespace and of each tenant's namespace.
+func (b *diagBundle) management(ctx context.Context, e *Env) {
+	mc, err := e.managementClients()
+	if err != nil {
+		b.note(err)
+		return
+	}
+	if l, err := mc.Dynamic.Resource(tcpGVR).Namespace("").List(ctx, metav1.ListOptions{}); err == nil {
+		y, err := yaml.Marshal(l.Items)
+		b.note(err)
+		b.write("management/tcp.yaml", y)
 	} else {
-		note(err)
+		b.note(fmt.Errorf("list TenantControlPlanes: %w", err))
 	}
-	if len(errs) > 0 {
-		var b strings.Builder
-		for _, err := range errs {
-			b.WriteString(err.Error() + "\n")
+	var pods, events strings.Builder
+	for _, ns := range append([]string{KamajiNamespace}, e.Lab.TenantNames()...) {
+		podsTable(ctx, mc, ns, &pods, b.note)
+		eventsTable(ctx, mc, ns, &events, b.note)
+	}
+	b.write("management/kamaji-pods.txt", []byte(pods.String()))
+	b.write("management/events.txt", []byte(events.String()))
+}
+
+// tenant writes a tenant's nodes, events, kube-system pods and the logs of
+// HAMi's and nvml-mock's pods; a tenant that never came up has nothing
+// (its TenantControlPlane's status says why).
+func (b *diagBundle) tenant(ctx context.Context, e *Env, name string) {
+	tc, err := e.tenantClients(name)
+	if err != nil {
+		return
+	}
+	base := filepath.Join("tenants", name)
+	if nodes, err := tc.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{}); err == nil {
+		y, _ := yaml.Marshal(nodes.Items)
+		b.write(filepath.Join(base, "nodes.yaml"), y)
+	} else {
+		b.note(fmt.Errorf("tenant %s: list nodes: %w", name, err))
+	}
+	var events, pods strings.Builder
+	eventsTable(ctx, tc, "", &events, b.note)
+	podsTable(ctx, tc, "kube-system", &pods, b.note)
+	b.write(filepath.Join(base, "events.txt"), []byte(events.String()))
+	b.write(filepath.Join(base, "pods.txt"), []byte(pods.String()))
+	for file, data := range componentLogs(ctx, tc, b.note) {
+		b.write(filepath.Join(base, "logs", file), data)
+	}
+}
+
+// workers writes docker logs and the kubelet's journal of each worker this
+// state dir started.
+func (b *diagBundle) workers(ctx context.Context, e *Env) {
+	names, err := e.ownedContainers(ctx)
+	if err != nil {
+		b.note(err)
+		return
+	}
+	for _, n := range names {
+		var w strings.Builder
+		out, err := e.Docker.Logs(ctx, n)
+		w.Write(out)
+		if err != nil {
+			fmt.Fprintf(&w, "\n(docker logs: %v)\n", err)
 		}
-		write("errors.txt", []byte(b.String()))
-		return errors.Join(errs...)
+		j, err := e.Docker.Exec(ctx, n, nil, "journalctl", "--no-pager", "-u", "kubelet", "-n", "300")
+		w.WriteString("\n--- journalctl -u kubelet ---\n")
+		w.Write(j)
+		if err != nil {
+			fmt.Fprintf(&w, "\n(journalctl: %v)\n", err)
+		}
+		b.write(filepath.Join("workers", n+".log"), []byte(w.String()))
 	}
-	return nil
 }
 
 func podsTable(ctx context.Context, c *Clients, ns string, w io.Writer, note func(error)) {

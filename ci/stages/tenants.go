@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
 	"github.com/gpu-lab/gpu-lab/ci/internal/kubeconfig"
+	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
@@ -124,58 +125,69 @@ func (s tenantsStage) Run(ctx context.Context, e *Env) (string, error) {
 		done = append(done, policy)
 	}
 	for _, t := range e.Lab.Tenants {
-		ns := render.TenantNamespace(t.Name)
-		obj := "TenantControlPlane " + ns + "/" + t.Name
-		var tcp *unstructured.Unstructured
-		cond, err := e.wait(ctx, e.Timeouts.TenantReady, obj, func(ctx context.Context) (bool, string, error) {
-			u, err := mc.Dynamic.Resource(tcpGVR).Namespace(ns).Get(ctx, t.Name, metav1.GetOptions{})
-			if err != nil {
-				return false, "", err
-			}
-			tcp = u
-			ok, cond := kube.TCPReady(u)
-			return ok, cond, nil
-		})
+		cond, err := tenantReady(ctx, e, mc, t, opts)
 		if err != nil {
-			return "", fail(stageTenants, obj, cond, err)
-		}
-		secretName := kube.TCPAdminSecret(tcp)
-		sec, err := mc.Kube.CoreV1().Secrets(ns).Get(ctx, secretName, metav1.GetOptions{})
-		if err != nil {
-			return "", fail(stageTenants, "Secret "+ns+"/"+secretName, cond, err)
-		}
-		raw := sec.Data["admin.conf"]
-		if len(raw) == 0 {
-			return "", failf(stageTenants, "Secret "+ns+"/"+secretName, cond, "no admin.conf key (keys: %s)", secretKeys(sec))
-		}
-		kc, err := kubeconfig.RewriteServer(raw, e.Reach.tenantServer(opts.ManagementAddress, t.Ports.APIServer))
-		if err != nil {
-			return "", fail(stageTenants, "Secret "+ns+"/"+secretName, "", err)
-		}
-		if err := e.State.WriteKubeconfig(t.Name, kc); err != nil {
-			return "", fail(stageTenants, e.State.Kubeconfig(t.Name), "", err)
-		}
-		e.forget(t.Name)
-		// Kamaji's soot controller sets up the admin's RBAC shortly after
-		// Ready (Kamaji 26.8.2-edge e2e/worker_kubeadm_join_test.go:133 retries
-		// for a minute for it): wait until the admin can list nodes.
-		tc, err := e.tenantClients(t.Name)
-		if err != nil {
-			return "", fail(stageTenants, "tenant "+t.Name, "", err)
-		}
-		c2, err := e.wait(ctx, e.Timeouts.Rollout, "admin RBAC in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {
-			_, err := tc.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-			if err != nil {
-				return false, "", err
-			}
-			return true, "admin can list nodes", nil
-		})
-		if err != nil {
-			return "", fail(stageTenants, "tenant API "+e.Reach.tenantServer(opts.ManagementAddress, t.Ports.APIServer), c2, err)
+			return "", err
 		}
 		done = append(done, t.Name+" ("+cond+")")
 	}
 	return strings.Join(done, "; "), nil
+}
+
+// tenantReady waits for the tenant's TenantControlPlane to be Ready, writes
+// its admin kubeconfig (the server rewritten to where labctl reaches it)
+// and waits until that admin can list Nodes; it returns the Ready condition.
+func tenantReady(ctx context.Context, e *Env, mc *Clients, t lab.Tenant, opts render.Options) (string, error) {
+	ns := render.TenantNamespace(t.Name)
+	obj := "TenantControlPlane " + ns + "/" + t.Name
+	var tcp *unstructured.Unstructured
+	cond, err := e.wait(ctx, e.Timeouts.TenantReady, obj, func(ctx context.Context) (bool, string, error) {
+		u, err := mc.Dynamic.Resource(tcpGVR).Namespace(ns).Get(ctx, t.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, "", err
+		}
+		tcp = u
+		ok, cond := kube.TCPReady(u)
+		return ok, cond, nil
+	})
+	if err != nil {
+		return "", fail(stageTenants, obj, cond, err)
+	}
+	secretName := kube.TCPAdminSecret(tcp)
+	sec, err := mc.Kube.CoreV1().Secrets(ns).Get(ctx, secretName, metav1.GetOptions{})
+	if err != nil {
+		return "", fail(stageTenants, "Secret "+ns+"/"+secretName, cond, err)
+	}
+	raw := sec.Data["admin.conf"]
+	if len(raw) == 0 {
+		return "", failf(stageTenants, "Secret "+ns+"/"+secretName, cond, "no admin.conf key (keys: %s)", secretKeys(sec))
+	}
+	kc, err := kubeconfig.RewriteServer(raw, e.Reach.tenantServer(opts.ManagementAddress, t.Ports.APIServer))
+	if err != nil {
+		return "", fail(stageTenants, "Secret "+ns+"/"+secretName, "", err)
+	}
+	if err := e.State.WriteKubeconfig(t.Name, kc); err != nil {
+		return "", fail(stageTenants, e.State.Kubeconfig(t.Name), "", err)
+	}
+	e.forget(t.Name)
+	// Kamaji's soot controller sets up the admin's RBAC shortly after
+	// Ready (Kamaji 26.8.2-edge e2e/worker_kubeadm_join_test.go:133 retries
+	// for a minute for it): wait until the admin can list nodes.
+	tc, err := e.tenantClients(t.Name)
+	if err != nil {
+		return "", fail(stageTenants, "tenant "+t.Name, "", err)
+	}
+	c2, err := e.wait(ctx, e.Timeouts.Rollout, "admin RBAC in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {
+		_, err := tc.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, "", err
+		}
+		return true, "admin can list nodes", nil
+	})
+	if err != nil {
+		return "", fail(stageTenants, "tenant API "+e.Reach.tenantServer(opts.ManagementAddress, t.Ports.APIServer), c2, err)
+	}
+	return cond, nil
 }
 
 func secretKeys(s *corev1.Secret) string {
