@@ -147,13 +147,18 @@ func (e *Env) preloadNode(ctx context.Context, tenant, node string, refs []strin
 }
 
 func (e *Env) importAll(ctx context.Context, node string, refs []string) error {
+	var imported []string
 	for _, ref := range refs {
-		if err := nodeimage.Load(ctx, e.Docker, node, ref); err != nil {
+		did, err := nodeimage.Load(ctx, e.Docker, node, ref)
+		if err != nil {
 			return fmt.Errorf("preload image %s into %s: %w", ref, node, err)
 		}
+		if did {
+			imported = append(imported, ref)
+		}
 	}
-	if len(refs) > 0 {
-		e.log().Info("preloaded images", "node", node, "images", strings.Join(refs, " "))
+	if len(imported) > 0 {
+		e.log().Info("preloaded images", "node", node, "images", strings.Join(imported, " "))
 	}
 	return nil
 }

@@ -18,13 +18,19 @@ type Docker interface {
 }
 
 // Load imports the image from the daemon into the node's containerd unless
-// present.
-func Load(ctx context.Context, d Docker, node, img string) error {
+// present, and tells whether it imported it.
+func Load(ctx context.Context, d Docker, node, img string) (bool, error) {
 	out, err := d.Exec(ctx, node, nil, "ctr", "--namespace=k8s.io", "images", "ls", "-q")
 	// ctr lists normalized names (docker.io/..., registry.k8s.io/...).
 	if err == nil && containsLine(string(out), docker.Normalize(img)) {
-		return nil
+		return false, nil
 	}
+	return true, load(ctx, d, node, img)
+}
+
+// load streams `docker save img` into the node's `ctr images import`, with
+// the snapshotter and platform the node's containerd uses.
+func load(ctx context.Context, d Docker, node, img string) error {
 	dump, err := d.Exec(ctx, node, nil, ContainerdConfigDumpCommand...)
 	if err != nil {
 		return fmt.Errorf("read the snapshotter of %s's containerd: %w", node, err)
