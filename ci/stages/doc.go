@@ -100,11 +100,10 @@
 //     failure cancels the rest and is the error returned; the stage
 //     returns only once everything it started has stopped. Image imports
 //     into workers are the one bound, two at a time across the lab
-//     (preloadsAtOnce): each keeps about a core busy. The hami stage's
-//     worker images go into each worker while it joins, in the same slots
-//     (preload_ahead.go); a later stage imports what is still missing into
-//     the workers already there the same way, two at a time (preloadStage).
-//     The hami stage installs into the tenants side by side too.
+//     (preloadsAtOnce): each keeps about a core busy. A later stage's
+//     images go into the workers already there the same way, two at a
+//     time (preloadStage). The hami stage installs into the tenants side
+//     by side too.
 //   - The konnectivity tunnel is proven where the workers join
 //     (tunnel.go): once a tenant's Nodes are Ready, the stage waits for
 //     Kamaji's konnectivity-agent DaemonSet and CoreDNS, then reads one log

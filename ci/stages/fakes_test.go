@@ -38,9 +38,6 @@ type fakeDocker struct {
 	execWith func(ctx context.Context, container string, cmd []string) ([]byte, error)
 	// stdin holds what each container's last exec with stdin was given.
 	stdin map[string][]byte
-	// stdinOf holds the same by container and command ("NAME ctr"): a
-	// worker imports images while it joins, both through stdin.
-	stdinOf map[string][]byte
 	// info is what `docker info` says; network what the lab's network
 	// inspect says; specs every container started.
 	info    docker.DaemonInfo
@@ -102,12 +99,6 @@ func (f *fakeDocker) Exec(ctx context.Context, name string, stdin io.Reader, cmd
 			f.stdin = map[string][]byte{}
 		}
 		f.stdin[name] = b
-		if len(cmd) > 0 {
-			if f.stdinOf == nil {
-				f.stdinOf = map[string][]byte{}
-			}
-			f.stdinOf[name+" "+cmd[0]] = b
-		}
 		f.mu.Unlock()
 	}
 	f.record("exec " + name + " " + strings.Join(cmd, " "))

@@ -133,9 +133,12 @@ func (e *Env) managementNodeOwned(ctx context.Context) error {
 	return nil
 }
 
-// preloadNode imports refs into one worker of tenant, once it is checked
-// to be this state dir's.
-func (e *Env) preloadNode(ctx context.Context, tenant, node string, refs []string) error {
+// preloadNode imports the stage's bundled worker images into one worker of
+// tenant, once it is checked to be this state dir's.
+func (e *Env) preloadNode(ctx context.Context, stage, tenant, node string) error {
+	if e.Preload == nil {
+		return nil
+	}
 	c, err := e.Docker.InspectContainer(ctx, node)
 	if err != nil {
 		return fmt.Errorf("preload images into %s: %w", node, err)
@@ -143,7 +146,7 @@ func (e *Env) preloadNode(ctx context.Context, tenant, node string, refs []strin
 	if err := e.workerOwned(c, tenant); err != nil {
 		return fmt.Errorf("preload images into %s: %w", node, err)
 	}
-	return e.importAll(ctx, node, refs)
+	return e.importAll(ctx, node, e.Preload.preloadFor(stage, images.Worker))
 }
 
 func (e *Env) importAll(ctx context.Context, node string, refs []string) error {

@@ -55,7 +55,7 @@ func (n *nodeStores) exec(container string, cmd []string) ([]byte, error) {
 		return n.dump, nil
 	case strings.HasPrefix(line, "ctr --namespace=k8s.io images import"):
 		n.d.mu.Lock()
-		ref := strings.TrimPrefix(string(n.d.stdinOf[container+" ctr"]), "archive of ")
+		ref := strings.TrimPrefix(string(n.d.stdin[container]), "archive of ")
 		n.d.mu.Unlock()
 		n.store[container] = append(n.store[container], images.Normalize(ref))
 		n.events = append(n.events, "import "+container+" "+ref)
@@ -198,7 +198,20 @@ func TestPreloadImportsEveryImageBeforeItsStage(t *testing.T) {
 // TestPreloadReachesAFreshWorkerBeforeItJoins: the workers stage starts a
 // worker, imports the workers-stage images into it, then joins it.
 func TestPreloadReachesAFreshWorkerBeforeItJoins(t *testing.T) {
-	e, n := freshWorkersWithBundle(t)
+	e, d, fc, _ := managementUp(t)
+	n := withBundle(t, e, d)
+	for _, tn := range e.Lab.Tenants {
+		kc := adminConf(t, e.Reach.tenantServer("172.18.0.2", tn.Ports.APIServer))
+		if err := e.State.WriteKubeconfig(tn.Name, kc); err != nil {
+			t.Fatal(err)
+		}
+		c, _ := fc.connect(kc)
+		seedKamajiJoinObjects(t, c)
+		seedTenantAddons(t, c, e.Lab.NodeName(tn.Name, "worker"))
+		tc := c
+		name := e.Lab.NodeName(tn.Name, "worker")
+		d.execOut = chainJoin(d.execOut, n, name, tc)
+	}
 	if _, err := (workersStage{}).Run(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}
@@ -221,25 +234,6 @@ func TestPreloadReachesAFreshWorkerBeforeItJoins(t *testing.T) {
 	if len(n.pulls) > 0 {
 		t.Errorf("pulled inside nodes: %v", n.pulls)
 	}
-}
-
-// freshWorkersWithBundle is the seed lab up to its tenants, with a bundle
-// and no worker yet; each worker's boot and join are answered (chainJoin).
-func freshWorkersWithBundle(t *testing.T) (*Env, *nodeStores) {
-	t.Helper()
-	e, d, fc, _ := managementUp(t)
-	n := withBundle(t, e, d)
-	for _, tn := range e.Lab.Tenants {
-		kc := adminConf(t, e.Reach.tenantServer("172.18.0.2", tn.Ports.APIServer))
-		if err := e.State.WriteKubeconfig(tn.Name, kc); err != nil {
-			t.Fatal(err)
-		}
-		c, _ := fc.connect(kc)
-		seedKamajiJoinObjects(t, c)
-		seedTenantAddons(t, c, e.Lab.NodeName(tn.Name, "worker"))
-		d.execOut = chainJoin(d.execOut, n, e.Lab.NodeName(tn.Name, "worker"), c)
-	}
-	return e, n
 }
 
 // chainJoin answers the worker's boot and join the way the workers stage

@@ -46,9 +46,6 @@ func (workersStage) Plan(e *Env) ([]string, error) {
 		out = append(out, fmt.Sprintf("tenant %s: start its workers side by side, each until its containerd is active (%s)", t.Name, e.Timeouts.NodeReady))
 		if e.Preload != nil {
 			out = append(out, fmt.Sprintf("tenant %s: import the bundle's images into each worker as soon as its containerd is active, at most %d workers of the lab at once", t.Name, preloadsAtOnce))
-			if refs := e.Preload.workerImagesAfter(stageWorkers); len(refs) > 0 {
-				out = append(out, fmt.Sprintf("tenant %s: once every worker of the lab has its images, import the later stages' worker images into its workers while they join, in the same %d slots (a failure is left to the stage whose images they are): %s", t.Name, preloadsAtOnce, strings.Join(refs, " ")))
-			}
 		}
 		for _, w := range t.Workers {
 			name := e.Lab.NodeName(t.Name, w.Name)

@@ -2,13 +2,11 @@ package stages
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
-	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/render"
@@ -84,7 +82,6 @@ func (s workersStage) Run(ctx context.Context, e *Env) (string, error) {
 		return "", fail(stageWorkers, "network "+e.Network, "", err)
 	}
 	preloads := make(chan struct{}, preloadsAtOnce)
-	starts := newStarts(e.Lab)
 	err = sideBySide(ctx, e.log(), stageWorkers, len(e.Lab.Tenants), func(ctx context.Context, i int) error {
 		t := e.Lab.Tenants[i]
 		tc, err := e.tenantClients(t.Name)
@@ -92,7 +89,7 @@ func (s workersStage) Run(ctx context.Context, e *Env) (string, error) {
 			return fail(stageWorkers, "tenant "+t.Name, "", err)
 		}
 		r := &tenantWorkers{e: e, i: i, t: t, tc: tc, opts: opts, ownerID: owner.ID, img: img,
-			host: docker.KindNodeHostFor(info, workerProxyInputs(e, net, i)), preloads: preloads, starts: starts}
+			host: docker.KindNodeHostFor(info, workerProxyInputs(e, net, i)), preloads: preloads}
 		return r.up(ctx)
 	})
 	if err != nil {
@@ -121,9 +118,6 @@ type tenantWorkers struct {
 	// preloads holds one token per image preload running (preloadsAtOnce),
 	// shared by every tenant.
 	preloads chan struct{}
-	// starts is closed once every worker of the lab has started and taken
-	// its own images (or failed to).
-	starts *starts
 }
 
 func (r *tenantWorkers) up(ctx context.Context) error {
@@ -133,26 +127,10 @@ func (r *tenantWorkers) up(ctx context.Context) error {
 		nodes = append(nodes, e.Lab.NodeName(t.Name, w.Name))
 	}
 	if err := sideBySide(ctx, e.log(), stageWorkers, len(nodes), func(ctx context.Context, j int) error {
-		defer r.starts.done()
 		return r.start(ctx, nodes[j])
 	}); err != nil {
 		return err
 	}
-	aheadCtx, stopAhead := context.WithCancel(ctx)
-	defer stopAhead()
-	ahead := r.preloadAhead(aheadCtx, nodes)
-	err := r.join(ctx, nodes)
-	if err != nil {
-		stopAhead() // a failed tenant reports at once
-	}
-	ahead.Wait()
-	return err
-}
-
-// join applies the tenant's networking, waits for Kamaji's join objects,
-// joins its workers side by side and proves its tunnel.
-func (r *tenantWorkers) join(ctx context.Context, nodes []string) error {
-	e, t := r.e, r.t
 	if err := tenantNetworking(ctx, e, r.tc, r.i, t, r.opts); err != nil {
 		return err
 	}
@@ -163,7 +141,7 @@ func (r *tenantWorkers) join(ctx context.Context, nodes []string) error {
 		return fail(stageWorkers, "tenant "+t.Name+" join prerequisites", cond, err)
 	}
 	if err := sideBySide(ctx, e.log(), stageWorkers, len(nodes), func(ctx context.Context, j int) error {
-		return r.joinOne(ctx, nodes[j])
+		return r.join(ctx, nodes[j])
 	}); err != nil {
 		return err
 	}
@@ -185,26 +163,20 @@ func (r *tenantWorkers) preload(ctx context.Context, name string) error {
 	if r.e.Preload == nil {
 		return nil
 	}
-	refs := r.e.Preload.preloadFor(stageWorkers, images.Worker)
-	if err := r.withSlot(ctx, func() error { return r.e.preloadNode(ctx, r.t.Name, name, refs) }); err != nil {
+	select {
+	case r.preloads <- struct{}{}:
+	case <-ctx.Done():
+		return fail(stageWorkers, "worker "+name, "waiting for its turn to import the image bundle", ctx.Err())
+	}
+	defer func() { <-r.preloads }()
+	if err := r.e.preloadNode(ctx, stageWorkers, r.t.Name, name); err != nil {
 		return fail(stageWorkers, "worker "+name, "image bundle", err)
 	}
 	return nil
 }
 
-// withSlot runs fn once one of the preloadsAtOnce slots is free.
-func (r *tenantWorkers) withSlot(ctx context.Context, fn func() error) error {
-	select {
-	case r.preloads <- struct{}{}:
-	case <-ctx.Done():
-		return fmt.Errorf("waiting for a turn to import images: %w", ctx.Err())
-	}
-	defer func() { <-r.preloads }()
-	return fn()
-}
-
-// joinOne joins the worker and waits for its Node to be Ready.
-func (r *tenantWorkers) joinOne(ctx context.Context, name string) error {
+// join joins the worker and waits for its Node to be Ready.
+func (r *tenantWorkers) join(ctx context.Context, name string) error {
 	e, t := r.e, r.t
 	if err := joinWorker(ctx, e, r.tc, t, name, r.opts.ManagementAddress); err != nil {
 		return err
