@@ -79,7 +79,7 @@ func (hamiStage) Plan(e *Env) ([]string, error) {
 		out = append(out, prep...)
 		out = append(out,
 			fmt.Sprintf("write %s:\n%s", valuesFile(e, t.Name), indent(string(y))),
-			"helm --kubeconfig "+e.State.Kubeconfig(t.Name)+" "+strings.Join(helm.UpgradeInstallArgs(hamiChart(e, t.Name)), " "),
+			"helm --kubeconfig "+e.State.Kubeconfig(t.Name)+" "+strings.Join(helm.UpgradeInstallArgs(hamiChart(e, t.Name)), " ")+pendingPlan,
 			fmt.Sprintf("wait in tenant %s: Deployment %s/%s available, MutatingWebhookConfiguration %s has a caBundle", t.Name, render.HAMiNamespace, hamiScheduler, hamiWebhook),
 		)
 	}
@@ -161,7 +161,7 @@ func installHAMi(ctx context.Context, e *Env, t lab.Tenant) error {
 		return fail(stageHAMi, vf, "", err)
 	}
 	c := hamiChart(e, t.Name)
-	if _, err := e.helm(ctx, e.State.Kubeconfig(t.Name), helm.UpgradeInstallArgs(c)...); err != nil {
+	if err := e.helmInstall(ctx, e.State.Kubeconfig(t.Name), c); err != nil {
 		return fail(stageHAMi, "helm release "+c.Namespace+"/"+c.Release+" in tenant "+t.Name, "chart "+c.Chart+" "+c.Version, err)
 	}
 	return nil

@@ -1,6 +1,8 @@
 package stages
 
 import (
+	"context"
+	"fmt"
 	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
@@ -88,3 +90,25 @@ const internalCommand = "internal"
 // PostRenderCommand is the labctl internal subcommand helm runs as HAMi's
 // post-renderer.
 const PostRenderCommand = "hami-post-render"
+
+// helmInstall runs `helm upgrade --install` for c, first ending a release
+// that an interrupted labctl left pending (helm.Pending), which helm would
+// refuse to upgrade. Only one labctl at a time works on a state dir (its
+// lock, state.Hold), so a pending release of the lab's is no operation
+// still under way.
+func (e *Env) helmInstall(ctx context.Context, kubeconfig string, c helm.Chart) error {
+	if out, err := e.helm(ctx, kubeconfig, helm.StatusArgs(c.Release, c.Namespace)...); err == nil {
+		if st := helm.Pending(out); st != "" {
+			e.log().Info("a helm release was left pending by an interrupted labctl; ending it before installing again",
+				"release", c.Namespace+"/"+c.Release, "status", st, "helm", helm.UnpendArgs(c.Release, c.Namespace, st))
+			if _, err := e.helm(ctx, kubeconfig, helm.UnpendArgs(c.Release, c.Namespace, st)...); err != nil {
+				return fmt.Errorf("end helm release %s/%s, left %s: %w", c.Namespace, c.Release, st, err)
+			}
+		}
+	}
+	_, err := e.helm(ctx, kubeconfig, helm.UpgradeInstallArgs(c)...)
+	return err
+}
+
+// pendingPlan is the dry run's word on helmInstall's first step.
+const pendingPlan = " (a release an interrupted labctl left pending-install is uninstalled first, pending-upgrade or pending-rollback rolled back)"

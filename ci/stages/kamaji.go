@@ -27,7 +27,7 @@ func (kamajiStage) charts(e *Env) []helm.Chart {
 func (s kamajiStage) Plan(e *Env) ([]string, error) {
 	var out []string
 	for _, c := range s.charts(e) {
-		out = append(out, "helm --kubeconfig "+e.State.ManagementKubeconfig()+" "+strings.Join(helm.UpgradeInstallArgs(c), " "))
+		out = append(out, "helm --kubeconfig "+e.State.ManagementKubeconfig()+" "+strings.Join(helm.UpgradeInstallArgs(c), " ")+pendingPlan)
 	}
 	return append(out,
 		fmt.Sprintf("wait Deployment %s/%s available", KamajiNamespace, kamajiDeployment),
@@ -54,7 +54,7 @@ func (s kamajiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 
 func (s kamajiStage) Run(ctx context.Context, e *Env) (string, error) {
 	for _, c := range s.charts(e) {
-		if _, err := e.helm(ctx, e.State.ManagementKubeconfig(), helm.UpgradeInstallArgs(c)...); err != nil {
+		if err := e.helmInstall(ctx, e.State.ManagementKubeconfig(), c); err != nil {
 			return "", fail(stageKamaji, "helm release "+c.Namespace+"/"+c.Release, "chart "+c.Chart+" "+c.Version, err)
 		}
 	}

@@ -66,6 +66,8 @@ func TestKamajiStage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Each install first reads the release's status (helmInstall).
+	h.calls = slices.DeleteFunc(h.calls, func(c string) bool { return strings.HasPrefix(c, "management.yaml: status ") })
 	if len(h.calls) != 2 || !strings.Contains(h.calls[0], "install cert-manager") || !strings.Contains(h.calls[1], "--version 0.0.0+latest") ||
 		!strings.HasPrefix(h.calls[1], "management.yaml: ") {
 		t.Errorf("helm calls = %q", h.calls)
@@ -129,7 +131,7 @@ func TestHAMiStageWaitsForSchedulerAndWebhook(t *testing.T) {
 		}
 	}
 	// One install a tenant, in whichever order the tenants finished.
-	calls := slices.Sorted(slices.Values(h.calls))
+	calls := slices.Sorted(slices.Values(slices.DeleteFunc(h.calls, func(c string) bool { return strings.Contains(c, ".yaml: status ") })))
 	if len(calls) != 2 || !strings.HasPrefix(calls[0], "tenant-a.yaml: upgrade --install hami hami") || !strings.Contains(calls[1], "--values "+valuesFile(e, "tenant-b")) {
 		t.Errorf("helm calls = %q", h.calls)
 	}
