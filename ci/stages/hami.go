@@ -161,7 +161,7 @@ func installHAMi(ctx context.Context, e *Env, t lab.Tenant) error {
 		return fail(stageHAMi, vf, "", err)
 	}
 	c := hamiChart(e, t.Name)
-	if err := e.helmInstall(ctx, e.State.Kubeconfig(t.Name), c); err != nil {
+	if err := e.helmInstall(ctx, e.State.Kubeconfig(t.Name), tc, c); err != nil {
 		return fail(stageHAMi, "helm release "+c.Namespace+"/"+c.Release+" in tenant "+t.Name, "chart "+c.Chart+" "+c.Version, err)
 	}
 	return nil

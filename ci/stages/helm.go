@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/internal/helm"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
@@ -91,18 +94,20 @@ const internalCommand = "internal"
 // post-renderer.
 const PostRenderCommand = "hami-post-render"
 
-// helmInstall runs `helm upgrade --install` for c, first ending a release
+// helmInstall runs `helm upgrade --install` for c, first ending a revision
 // that an interrupted labctl left pending (helm.Pending), which helm would
-// refuse to upgrade. Only one labctl at a time works on a state dir (its
-// lock, state.Hold), so a pending release of the lab's is no operation
-// still under way.
-func (e *Env) helmInstall(ctx context.Context, kubeconfig string, c helm.Chart) error {
+// refuse to upgrade: its record, a Secret in the release's namespace, is
+// deleted through c's cluster's clients, and the install takes over what it
+// made. Only one labctl at a time works on a state dir (its lock,
+// state.Hold), so a pending release of the lab's is no operation still
+// under way.
+func (e *Env) helmInstall(ctx context.Context, kubeconfig string, cl *Clients, c helm.Chart) error {
 	if out, err := e.helm(ctx, kubeconfig, helm.StatusArgs(c.Release, c.Namespace)...); err == nil {
-		if st := helm.Pending(out); st != "" {
-			e.log().Info("a helm release was left pending by an interrupted labctl; ending it before installing again",
-				"release", c.Namespace+"/"+c.Release, "status", st, "helm", helm.UnpendArgs(c.Release, c.Namespace, st))
-			if _, err := e.helm(ctx, kubeconfig, helm.UnpendArgs(c.Release, c.Namespace, st)...); err != nil {
-				return fmt.Errorf("end helm release %s/%s, left %s: %w", c.Namespace, c.Release, st, err)
+		if st, record := helm.Pending(out); st != "" {
+			e.log().Info("a helm release was left pending by an interrupted labctl; deleting that revision's record before installing again",
+				"release", c.Namespace+"/"+c.Release, "status", st, "record", "Secret "+c.Namespace+"/"+record)
+			if err := cl.Kube.CoreV1().Secrets(c.Namespace).Delete(ctx, record, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("delete Secret %s/%s, the record of helm release %s left %s: %w", c.Namespace, record, c.Release, st, err)
 			}
 		}
 	}
@@ -111,4 +116,4 @@ func (e *Env) helmInstall(ctx context.Context, kubeconfig string, c helm.Chart) 
 }
 
 // pendingPlan is the dry run's word on helmInstall's first step.
-const pendingPlan = " (a release an interrupted labctl left pending-install is uninstalled first, pending-upgrade or pending-rollback rolled back)"
+const pendingPlan = " (a revision an interrupted labctl left pending has its record Secret sh.helm.release.v1.RELEASE.vN deleted first)"

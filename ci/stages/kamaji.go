@@ -53,8 +53,12 @@ func (s kamajiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 }
 
 func (s kamajiStage) Run(ctx context.Context, e *Env) (string, error) {
+	mc, err := e.managementClients()
+	if err != nil {
+		return "", fail(stageKamaji, "management cluster", "", err)
+	}
 	for _, c := range s.charts(e) {
-		if err := e.helmInstall(ctx, e.State.ManagementKubeconfig(), c); err != nil {
+		if err := e.helmInstall(ctx, e.State.ManagementKubeconfig(), mc, c); err != nil {
 			return "", fail(stageKamaji, "helm release "+c.Namespace+"/"+c.Release, "chart "+c.Chart+" "+c.Version, err)
 		}
 	}

@@ -96,7 +96,9 @@ func StatusArgs(release, namespace string) []string {
 // Status is the part of `helm status -o json` the lab reads.
 type Status struct {
 	Name string `json:"name"`
-	Info struct {
+	// Version is the release's revision.
+	Version int `json:"version"`
+	Info    struct {
 		Status string `json:"status"`
 	} `json:"info"`
 	Chart struct {

@@ -1,6 +1,9 @@
 package helm
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // A release whose last operation never finished — its helm process killed
 // mid-install, say — stays pending, and helm refuses every later upgrade
@@ -12,25 +15,24 @@ import "encoding/json"
 // pkg/release/status.go:37-41 (IsPending, :47).
 var pendingStatuses = map[string]bool{"pending-install": true, "pending-upgrade": true, "pending-rollback": true}
 
-// Pending reads `helm status -o json` and returns the release's status when
-// it is pending, else "".
-func Pending(statusJSON []byte) string {
+// Pending reads `helm status -o json` and, when the release is pending,
+// returns its status and the name of the Secret helm keeps that revision in
+// (the default storage driver: helm v3.19.0 pkg/storage/driver/secrets.go;
+// the name sh.helm.release.v1.NAME.vREVISION, pkg/storage/storage.go:35,
+// 251-253); else "", "".
+//
+// Deleting that Secret ends the pending revision and nothing else: the
+// objects it made stay, and the next `upgrade --install` adopts them
+// (pkg/action/validate.go:65-92: an object labelled managed-by Helm and
+// annotated with the release's name and namespace is taken into the
+// release) or, for a pending upgrade, upgrades from the revision before,
+// still deployed. Uninstalling instead would wait forever where the chart's
+// controller is gone before the finalizers it owns (Kamaji's DataStore,
+// finalizer kamaji.clastix.io/TenantControlPlane, seen on the rehearsal).
+func Pending(statusJSON []byte) (status, record string) {
 	var r Status
-	if err := json.Unmarshal(statusJSON, &r); err != nil || !pendingStatuses[r.Info.Status] {
-		return ""
+	if err := json.Unmarshal(statusJSON, &r); err != nil || !pendingStatuses[r.Info.Status] || r.Name == "" || r.Version < 1 {
+		return "", ""
 	}
-	return r.Info.Status
-}
-
-// UnpendArgs is the helm command line (without --kubeconfig) that ends a
-// pending release so that `upgrade --install` can run again. An install
-// that never finished is uninstalled: no revision of it was deployed.
-// An upgrade or rollback that never finished is rolled back to the revision
-// before it (`helm rollback` with no revision; pkg/action/rollback.go:108-110
-// takes the current one minus one and checks no pending status).
-func UnpendArgs(release, namespace, status string) []string {
-	if status == "pending-install" {
-		return []string{"uninstall", release, "--namespace", namespace, "--wait"}
-	}
-	return []string{"rollback", release, "--namespace", namespace}
+	return r.Info.Status, fmt.Sprintf("sh.helm.release.v1.%s.v%d", r.Name, r.Version)
 }
