@@ -96,6 +96,8 @@ func TestStagesInstallTheBundledCharts(t *testing.T) {
 	if _, err := (kamajiStage{}).Run(ctx, e); err != nil {
 		t.Fatal(err)
 	}
+	// Each install first reads the release's status (helmInstall).
+	h.calls = slices.DeleteFunc(h.calls, func(c string) bool { return strings.HasPrefix(c, "management.yaml: status ") })
 	if len(h.calls) != 2 ||
 		!strings.HasPrefix(h.calls[0], "management.yaml: upgrade --install cert-manager /b/charts/cert-manager-v1.18.3.tgz --namespace") ||
 		!strings.HasPrefix(h.calls[1], "management.yaml: upgrade --install kamaji /b/charts/kamaji-0.0.0+latest.tgz --namespace") {
