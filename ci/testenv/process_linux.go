@@ -1,6 +1,8 @@
 package testenv
 
 import (
+	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -132,4 +134,39 @@ func suspended(pid int) bool {
 	}
 	st, err := p.Stat()
 	return err == nil && (st.State == "T" || st.State == "t")
+}
+
+// threadStates lists how many of pid's threads are in each state, and the
+// kernel function each thread outside T or t waits in (proc(5): stat,
+// wchan): a group stop ends only once every thread has reached it, and a
+// thread in uninterruptible sleep (D) reaches it when that wait ends. When
+// /proc does not show a SIGSTOPped component stopped, this says which
+// thread held it back.
+func threadStates(pid int) string {
+	threads, err := procfs.AllThreads(pid)
+	if err != nil {
+		return "threads unreadable: " + err.Error()
+	}
+	count := map[string]int{}
+	var held []string
+	for _, t := range threads {
+		st, err := t.Stat()
+		if err != nil {
+			continue
+		}
+		count[st.State]++
+		if st.State != "T" && st.State != "t" {
+			w, _ := t.Wchan()
+			held = append(held, fmt.Sprintf("%d %s %s", t.PID, st.State, w))
+		}
+	}
+	var parts []string
+	for _, s := range slices.Sorted(maps.Keys(count)) {
+		parts = append(parts, fmt.Sprintf("%d %s", count[s], s))
+	}
+	out := "threads: " + strings.Join(parts, ", ")
+	if len(held) > 0 {
+		out += "; not stopped (tid state wchan): " + strings.Join(held, "; ")
+	}
+	return out
 }

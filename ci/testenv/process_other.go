@@ -26,3 +26,5 @@ func listensOn(_ int, ports []int) bool {
 
 // suspended cannot be told without /proc.
 func suspended(int) bool { return false }
+
+func threadStates(int) string { return "" }
