@@ -17,9 +17,10 @@ import (
 // they would bury it. One that
 // failed on its own at the same moment is dropped too; the log keeps it.
 //
-// A call cancelled half-way through a join leaves a worker half-joined,
-// as an interrupted `up` does; the next join of it resets it first
-// (joinWorker).
+// A call cancelled half-way leaves what an interrupted `up` leaves, and the
+// next `up` takes it on as it does then: a half-joined worker is reset
+// before its next join (joinWorker), a helm install left pending has that
+// revision's record deleted before the next install (helmInstall).
 func sideBySide(ctx context.Context, log *slog.Logger, stage string, n int, fn func(ctx context.Context, i int) error) error {
 	p := pool.New().WithContext(ctx).WithCancelOnError().WithFirstError()
 	for i := range n {

@@ -26,9 +26,11 @@ var pendingStatuses = map[string]bool{"pending-install": true, "pending-upgrade"
 // (pkg/action/validate.go:65-92: an object labelled managed-by Helm and
 // annotated with the release's name and namespace is taken into the
 // release) or, for a pending upgrade, upgrades from the revision before,
-// still deployed. Uninstalling instead would wait forever where the chart's
-// controller is gone before the finalizers it owns (Kamaji's DataStore,
-// finalizer kamaji.clastix.io/TenantControlPlane, seen on the rehearsal).
+// still deployed. Uninstalling instead waits out helm's timeout where the
+// chart's controller goes before the finalizers it owns (Kamaji's
+// DataStore, finalizer kamaji.clastix.io/TenantControlPlane: 5 min, then
+// failed, on the rehearsal; ci/hack/rehearsal/testdata/findings/
+// 2026-12-07-helm-pending).
 func Pending(statusJSON []byte) (status, record string) {
 	var r Status
 	if err := json.Unmarshal(statusJSON, &r); err != nil || !pendingStatuses[r.Info.Status] || r.Name == "" || r.Version < 1 {
