@@ -187,12 +187,18 @@ func (e *Env) Resume(tenant, component string) error {
 }
 
 // signalState sends SIGSTOP or SIGCONT and waits until /proc shows the
-// process stopped (want) or running again.
+// process stopped (want) or running again. Calls for one process take
+// turns: the fault test resumes etcd as soon as the suite's health watch
+// has seen it stopped, and that SIGCONT, sent while Suspend was between
+// two looks at /proc, left Suspend waiting for a stop already undone
+// (TestSuspendSeesItsStopThoughAWatcherResumes).
 func (e *Env) signalState(tenant, component string, sig syscall.Signal, want bool) error {
 	p, err := e.component(tenant, component)
 	if err != nil {
 		return err
 	}
+	p.signalMu.Lock()
+	defer p.signalMu.Unlock()
 	if p.exited() {
 		return fmt.Errorf("testenv: %s %s: it is not running (%s)", sigName(sig), p.name, p.exitReason())
 	}

@@ -25,10 +25,14 @@ type process struct {
 	// killOnly skips SIGTERM: konnectivity's agent ignores it.
 	killOnly bool
 
-	done    chan struct{} // closed when the process has exited
-	mu      sync.Mutex
-	waitErr error
-	stopped bool // Stop asked it to exit; an exit is then not a failure
+	done chan struct{} // closed when the process has exited
+	// signalMu holds a Suspend or Resume from its signal until /proc shows
+	// the signal's effect, so one cannot undo the other's signal before
+	// that one has seen it (signalState).
+	signalMu sync.Mutex
+	mu       sync.Mutex
+	waitErr  error
+	stopped  bool // Stop asked it to exit; an exit is then not a failure
 	// bound: it listens on all its ports (startBound). Until then it may
 	// lose a port, exit and be replaced, which is no failure.
 	bound bool

@@ -125,15 +125,42 @@ func listeningSockets(table string) map[int][]string {
 	return out
 }
 
-// suspended reports whether pid is stopped by a signal (state T in
-// /proc/<pid>/stat, proc(5)) or by a tracer (t).
+// suspended reports whether SIGSTOP has taken pid: every thread stopped.
+// Read per thread (proc(5): /proc/<pid>/task/*/stat), not from the leader
+// alone: a group stop is over once every thread has reached it, and until
+// then the others still run the component's code.
 func suspended(pid int) bool {
-	p, err := procfs.NewProc(pid)
+	threads, err := procfs.AllThreads(pid)
 	if err != nil {
 		return false
 	}
-	st, err := p.Stat()
-	return err == nil && (st.State == "T" || st.State == "t")
+	states := make([]string, 0, len(threads))
+	for _, t := range threads {
+		st, err := t.Stat()
+		if err != nil {
+			return false
+		}
+		states = append(states, st.State)
+	}
+	return allStopped(states)
+}
+
+// allStopped tells, from the states of a process's threads (proc(5)
+// stat), whether every one is stopped: T by a signal, t by a tracer. A
+// zombie thread (Z) runs nothing and is left out; a process of zombies
+// alone is not stopped.
+func allStopped(states []string) bool {
+	stopped := 0
+	for _, s := range states {
+		switch s {
+		case "T", "t":
+			stopped++
+		case "Z":
+		default:
+			return false
+		}
+	}
+	return stopped > 0
 }
 
 // threadStates lists how many of pid's threads are in each state, and the

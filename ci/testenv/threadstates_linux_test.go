@@ -38,3 +38,25 @@ func TestThreadStatesNamesWhatHoldsAStopBack(t *testing.T) {
 		t.Errorf("stopped: %q, want \"threads: 1 T\"", got)
 	}
 }
+
+// A process is stopped when every thread is, whatever its leader shows.
+func TestAllStopped(t *testing.T) {
+	for _, c := range []struct {
+		states []string
+		want   bool
+	}{
+		{[]string{"T"}, true},
+		{[]string{"T", "T", "t"}, true},
+		{[]string{"T", "Z"}, true},
+		{[]string{"T", "S"}, false}, // the leader stopped, another thread runs
+		{[]string{"S", "T"}, false}, // the other way round
+		{[]string{"T", "D"}, false}, // stops only when its wait ends
+		{[]string{"T", "R"}, false},
+		{[]string{"Z"}, false},
+		{nil, false},
+	} {
+		if got := allStopped(c.states); got != c.want {
+			t.Errorf("allStopped(%q) = %v, want %v", c.states, got, c.want)
+		}
+	}
+}
