@@ -122,66 +122,92 @@ func tc19(ctx context.Context, t *caseT, pl placement) error {
 func (t *caseT) waitBindSuccess(ctx context.Context, ref podRef, wait time.Duration) (bindSeen, error) {
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	bindTimer := time.AfterFunc(t.r.tm.Bind, func() { cancel(errNotBound) })
-	defer bindTimer.Stop()
-	var phaseTimer *time.Timer
-	defer func() {
-		if phaseTimer != nil {
-			phaseTimer.Stop()
-		}
-	}()
-	var seen bindSeen
-	err := t.podEvents(wctx, ref, func(typ watch.EventType, p *corev1.Pod) (bool, error) {
-		if p == nil {
-			return false, nil
-		}
-		if typ == watch.Deleted {
-			return false, fmt.Errorf("pod %s was deleted while waiting for its bind to finish", ref)
-		}
-		now := time.Now()
-		seen.pod = p
-		if p.Spec.NodeName == "" {
-			if msg, ok := unschedulable(p); ok {
-				return false, &verdictError{fmt.Sprintf("pod %s was declared unschedulable, want it bound: %s", ref, msg)}
-			}
-			return false, nil
-		}
-		if seen.bound.IsZero() {
-			seen.bound = now
-			// Stop fails only when the bind timeout already fired: the
-			// watch is then ending with that cause.
-			if bindTimer.Stop() {
-				phaseTimer = time.AfterFunc(wait, func() { cancel(errBindUnfinished) })
-			}
-		}
-		switch p.Annotations[gpus.AnnoBindPhase] {
-		case gpus.BindPhaseSuccess:
-			seen.success = now
-			return true, nil
-		case gpus.BindPhaseFailed:
-			return false, &verdictError{fmt.Sprintf("pod %s bound to %s has %s=%s: HAMi's device plugin failed its Allocate (PodAllocationFailed, plugin/util.go:407-414@v2.10.0)",
-				ref, p.Spec.NodeName, gpus.AnnoBindPhase, gpus.BindPhaseFailed)}
+	w := &bindWatch{ref: ref, wait: wait, cancel: cancel}
+	w.bindTimer = time.AfterFunc(t.r.tm.Bind, func() { cancel(errNotBound) })
+	defer w.stopTimers()
+	err := t.podEvents(wctx, ref, w.see)
+	if err == nil {
+		return w.seen, nil
+	}
+	return w.seen, t.bindWaitError(ctx, wctx, ref, wait, w.seen, err)
+}
+
+// bindWatch is what waitBindSuccess keeps across the events of its watch.
+type bindWatch struct {
+	ref    podRef
+	wait   time.Duration
+	cancel context.CancelCauseFunc
+	// bindTimer ends the watch with errNotBound until the pod is seen
+	// bound; phaseTimer, started then, ends it with errBindUnfinished.
+	bindTimer, phaseTimer *time.Timer
+	seen                  bindSeen
+}
+
+// stopTimers stops the watch's timers, the phase timer if it started.
+func (w *bindWatch) stopTimers() {
+	if w.phaseTimer != nil {
+		w.phaseTimer.Stop()
+	}
+	w.bindTimer.Stop()
+}
+
+// see takes one event of the pod: done at bind phase success; a
+// verdictError when it is declared unschedulable or its bind phase failed.
+func (w *bindWatch) see(typ watch.EventType, p *corev1.Pod) (bool, error) {
+	if p == nil {
+		return false, nil
+	}
+	if typ == watch.Deleted {
+		return false, fmt.Errorf("pod %s was deleted while waiting for its bind to finish", w.ref)
+	}
+	now := time.Now()
+	w.seen.pod = p
+	if p.Spec.NodeName == "" {
+		if msg, ok := unschedulable(p); ok {
+			return false, &verdictError{fmt.Sprintf("pod %s was declared unschedulable, want it bound: %s", w.ref, msg)}
 		}
 		return false, nil
-	})
-	if err == nil {
-		return seen, nil
 	}
+	if w.seen.bound.IsZero() {
+		w.seen.bound = now
+		// Stop fails only when the bind timeout already fired: the
+		// watch is then ending with that cause.
+		if w.bindTimer.Stop() {
+			w.phaseTimer = time.AfterFunc(w.wait, func() { w.cancel(errBindUnfinished) })
+		}
+	}
+	switch p.Annotations[gpus.AnnoBindPhase] {
+	case gpus.BindPhaseSuccess:
+		w.seen.success = now
+		return true, nil
+	case gpus.BindPhaseFailed:
+		return false, &verdictError{fmt.Sprintf("pod %s bound to %s has %s=%s: "+
+			"HAMi's device plugin failed its Allocate (PodAllocationFailed, plugin/util.go:407-414@v2.10.0)",
+			w.ref, p.Spec.NodeName, gpus.AnnoBindPhase, gpus.BindPhaseFailed)}
+	}
+	return false, nil
+}
+
+// bindWaitError is the error of a watch of the pod's bind that ended
+// without success: a verdict as it is, then the run's interruption, then
+// the cause that ended the watch (wctx's: errNotBound, errBindUnfinished).
+func (t *caseT) bindWaitError(ctx, wctx context.Context, ref podRef, wait time.Duration, seen bindSeen, err error) error {
 	var ve *verdictError
 	if errors.As(err, &ve) {
-		return seen, ve
+		return ve
 	}
 	if ctx.Err() != nil {
-		return seen, fmt.Errorf("stopped waiting for the bind of pod %s to finish (%s): %w", ref, describePod(seen.pod), ctx.Err())
+		return fmt.Errorf("stopped waiting for the bind of pod %s to finish (%s): %w", ref, describePod(seen.pod), ctx.Err())
 	}
 	switch context.Cause(wctx) {
 	case errNotBound:
-		return seen, fmt.Errorf("pod %s not bound within %s (%s)", ref, t.r.tm.Bind, t.atTimeout(ctx, ref, seen.pod))
+		return fmt.Errorf("pod %s not bound within %s (%s)", ref, t.r.tm.Bind, t.atTimeout(ctx, ref, seen.pod))
 	case errBindUnfinished:
-		return seen, fmt.Errorf("pod %s bound to %s: %s is %s %s after the bind, want %q (HAMi's device plugin sets it at the end of Allocate, plugin/util.go:392-405@v2.10.0)",
+		return fmt.Errorf("pod %s bound to %s: %s is %s %s after the bind, want %q "+
+			"(HAMi's device plugin sets it at the end of Allocate, plugin/util.go:392-405@v2.10.0)",
 			ref, seen.pod.Spec.NodeName, gpus.AnnoBindPhase, bindPhaseOf(seen.pod), wait, gpus.BindPhaseSuccess)
 	}
-	return seen, err
+	return err
 }
 
 // bindPhaseOf is a pod's bind phase as a message shows it.

@@ -37,39 +37,19 @@ const nodePolicySpread = "spread"
 // scenario holds every card of both, so no other case moves the scores.
 func tc17(ctx context.Context, t *caseT, ws []placement) error {
 	if render.HAMiNodePolicy != "binpack" {
-		return fmt.Errorf("the lab renders --node-scheduler-policy=%s; this case is written for binpack, HAMi chart 2.10.0's default", render.HAMiNodePolicy)
+		return fmt.Errorf("the lab renders --node-scheduler-policy=%s; this case is written for binpack, HAMi chart 2.10.0's default",
+			render.HAMiNodePolicy)
 	}
 	tenant := ws[0].Tenant
-	var nodes []string
-	var mems []int
-	for _, w := range ws {
-		at, err := t.locate(ctx, w)
-		if err != nil {
-			return err
-		}
-		nodes = append(nodes, at.Node)
-		for _, d := range at.Use {
-			mems = append(mems, d.Devmem)
-		}
+	nodes, mems, err := placementNodes(ctx, t, ws)
+	if err != nil {
+		return err
 	}
 	small := smallMBOf(mems)
 	pod := func(name string) gpuPod {
 		return gpuPod{name: name, gpus: 1, memMB: small, cores: smallCores, nodes: nodes}
 	}
-	bind := func(p gpuPod) (podRef, string, error) {
-		got, err := t.createPod(ctx, tenant, p)
-		if err != nil {
-			return podRef{}, "", err
-		}
-		ref := podRef{tenant, got.Namespace, got.Name}
-		t.step("created %s (%s) on either %s or %s", ref, p.describeAsk(), nodes[0], nodes[1])
-		bound, err := t.waitBound(ctx, ref, false)
-		if err != nil {
-			return ref, "", err
-		}
-		t.step("pod %s is bound to %s", ref, bound.Spec.NodeName)
-		return ref, bound.Spec.NodeName, nil
-	}
+	bind := func(p gpuPod) (podRef, string, error) { return t.bindOnEither(ctx, tenant, p, nodes) }
 	var refs []podRef
 	ref1, first, err := bind(pod("tc17-default-1"))
 	if err != nil {
@@ -82,7 +62,8 @@ func tc17(ctx context.Context, t *caseT, ws []placement) error {
 	}
 	refs = append(refs, ref2)
 	if second != first {
-		return fmt.Errorf("under the lab's node policy (%s) pod %s went to %s, want %s, the node %s already uses", render.HAMiNodePolicy, ref2, second, first, ref1)
+		return fmt.Errorf("under the lab's node policy (%s) pod %s went to %s, want %s, the node %s already uses",
+			render.HAMiNodePolicy, ref2, second, first, ref1)
 	}
 	t.step("binpack (the lab's --node-scheduler-policy): both pods are on %s", first)
 
@@ -94,7 +75,8 @@ func tc17(ctx context.Context, t *caseT, ws []placement) error {
 	}
 	refs = append(refs, ref3)
 	if third == first {
-		return fmt.Errorf("with %s: %s pod %s went to %s with the other two, want the emptier node %s", gpus.AnnoNodePolicy, nodePolicySpread, ref3, third, other(nodes, first))
+		return fmt.Errorf("with %s: %s pod %s went to %s with the other two, want the emptier node %s",
+			gpus.AnnoNodePolicy, nodePolicySpread, ref3, third, other(nodes, first))
 	}
 	t.step("spread on request: pod %s is on %s, the emptier node", ref3, third)
 	t.snapshot(ctx, tenant, fmt.Sprintf("TC-17: binpack filled %s, spread chose %s", first, third))
@@ -104,6 +86,40 @@ func tc17(ctx context.Context, t *caseT, ws []placement) error {
 		}
 	}
 	return nil
+}
+
+// placementNodes are the nodes of the placements, in their order, and the
+// registered memory of every card they use (which sizes TC-17's small pods).
+func placementNodes(ctx context.Context, t *caseT, ws []placement) (nodes []string, mems []int, err error) {
+	for _, w := range ws {
+		at, err := t.locate(ctx, w)
+		if err != nil {
+			return nil, nil, err
+		}
+		nodes = append(nodes, at.Node)
+		for _, d := range at.Use {
+			mems = append(mems, d.Devmem)
+		}
+	}
+	return nodes, mems, nil
+}
+
+// bindOnEither creates the pod, held to the two nodes, and waits for it
+// bound; it returns the pod and the node it is bound to. Once created, the
+// pod is returned even on error.
+func (t *caseT) bindOnEither(ctx context.Context, tenant string, p gpuPod, nodes []string) (podRef, string, error) {
+	got, err := t.createPod(ctx, tenant, p)
+	if err != nil {
+		return podRef{}, "", err
+	}
+	ref := podRef{tenant, got.Namespace, got.Name}
+	t.step("created %s (%s) on either %s or %s", ref, p.describeAsk(), nodes[0], nodes[1])
+	bound, err := t.waitBound(ctx, ref, false)
+	if err != nil {
+		return ref, "", err
+	}
+	t.step("pod %s is bound to %s", ref, bound.Spec.NodeName)
+	return ref, bound.Spec.NodeName, nil
 }
 
 func other(nodes []string, n string) string {

@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
@@ -20,14 +21,7 @@ import (
 // mock NVML library's pods (writeComponentLogs). Collection errors are reported
 // inside the files, never instead of them.
 func (t *caseT) diagnostics(ctx context.Context) map[string]string {
-	t.mu.Lock()
-	nss := map[string]string{}
-	for k, v := range t.namespaces {
-		nss[k] = v
-	}
-	refs := append([]podRef(nil), t.refs...)
-	t.mu.Unlock()
-
+	nss, refs := t.namespacesAndRefs()
 	tenants := map[string]bool{}
 	for _, tn := range t.res.Tenants {
 		tenants[tn] = true
@@ -40,37 +34,12 @@ func (t *caseT) diagnostics(ctx context.Context) map[string]string {
 	for _, tn := range sortedSet(tenants) {
 		cs := t.client(tn)
 		if ns, ok := nss[tn]; ok {
-			fmt.Fprintf(&events, "# tenant %s, namespace %s\n", tn, ns)
-			if el, err := cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{}); err != nil {
-				fmt.Fprintf(&events, "error listing events: %v\n", err)
-			} else {
-				writeEvents(&events, el.Items)
-			}
-			if pl, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{}); err != nil {
-				fmt.Fprintf(&pods, "# tenant %s: error listing pods in %s: %v\n", tn, ns, err)
-			} else {
-				for i := range pl.Items {
-					writePod(&pods, tn, &pl.Items[i])
-				}
-			}
+			writeNamespace(ctx, cs, tn, ns, &events, &pods)
 		}
-		if nl, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{}); err != nil {
-			fmt.Fprintf(&nodes, "# tenant %s: error listing nodes: %v\n", tn, err)
-		} else {
-			for _, n := range nl.Items {
-				writeNode(&nodes, tn, &n)
-			}
-		}
+		writeNodes(ctx, cs, tn, &nodes)
 		writeComponentLogs(ctx, cs, tn, &logs)
 	}
-	for _, ref := range refs {
-		p, err := t.client(ref.tenant).CoreV1().Pods(ref.namespace).Get(ctx, ref.name, metav1.GetOptions{})
-		if err != nil {
-			fmt.Fprintf(&pods, "# tenant %s: pod %s: %v\n", ref.tenant, ref, err)
-			continue
-		}
-		writePod(&pods, ref.tenant, p)
-	}
+	t.writeRefPods(ctx, refs, &pods)
 	if events.Len() > 0 {
 		out["events.txt"] = events.String()
 	}
@@ -84,6 +53,62 @@ func (t *caseT) diagnostics(ctx context.Context) map[string]string {
 		out[componentLogsFile] = logs.String()
 	}
 	return out
+}
+
+// namespacesAndRefs copies, under the case's lock, its namespaces by tenant
+// and the other cases' pods it looked at, so collection does not hold the
+// lock.
+func (t *caseT) namespacesAndRefs() (map[string]string, []podRef) {
+	t.mu.Lock()
+	nss := map[string]string{}
+	for k, v := range t.namespaces {
+		nss[k] = v
+	}
+	refs := append([]podRef(nil), t.refs...)
+	t.mu.Unlock()
+	return nss, refs
+}
+
+// writeNamespace writes the events of the tenant's namespace ns to events
+// and the YAML of its pods to pods.
+func writeNamespace(ctx context.Context, cs kubernetes.Interface, tn, ns string, events, pods *strings.Builder) {
+	fmt.Fprintf(events, "# tenant %s, namespace %s\n", tn, ns)
+	if el, err := cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{}); err != nil {
+		fmt.Fprintf(events, "error listing events: %v\n", err)
+	} else {
+		writeEvents(events, el.Items)
+	}
+	if pl, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{}); err != nil {
+		fmt.Fprintf(pods, "# tenant %s: error listing pods in %s: %v\n", tn, ns, err)
+	} else {
+		for i := range pl.Items {
+			writePod(pods, tn, &pl.Items[i])
+		}
+	}
+}
+
+// writeNodes writes the GPU annotations of each of the tenant's nodes.
+func writeNodes(ctx context.Context, cs kubernetes.Interface, tn string, nodes *strings.Builder) {
+	if nl, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{}); err != nil {
+		fmt.Fprintf(nodes, "# tenant %s: error listing nodes: %v\n", tn, err)
+	} else {
+		for _, n := range nl.Items {
+			writeNode(nodes, tn, &n)
+		}
+	}
+}
+
+// writeRefPods writes the YAML of the other cases' pods the case looked at
+// (caseT.refs), each read again now.
+func (t *caseT) writeRefPods(ctx context.Context, refs []podRef, pods *strings.Builder) {
+	for _, ref := range refs {
+		p, err := t.client(ref.tenant).CoreV1().Pods(ref.namespace).Get(ctx, ref.name, metav1.GetOptions{})
+		if err != nil {
+			fmt.Fprintf(pods, "# tenant %s: pod %s: %v\n", ref.tenant, ref, err)
+			continue
+		}
+		writePod(pods, ref.tenant, p)
+	}
 }
 
 func writeEvents(b *strings.Builder, evs []corev1.Event) {

@@ -45,15 +45,6 @@ type gpuPod struct {
 const noNode = "gpu-lab-suite-no-such-node"
 
 func (t *caseT) podObject(tenant, ns string, p gpuPod) *corev1.Pod {
-	limits := corev1.ResourceList{}
-	set := func(name string, v int) {
-		if v > 0 {
-			limits[corev1.ResourceName(name)] = resource.MustParse(strconv.Itoa(v))
-		}
-	}
-	set(gpus.ResourceGPU, p.gpus)
-	set(gpus.ResourceGPUMem, p.memMB)
-	set(gpus.ResourceGPUCores, p.cores)
 	zero := int64(0)
 	no := false
 	annotations := map[string]string{}
@@ -72,10 +63,11 @@ func (t *caseT) podObject(tenant, ns string, p gpuPod) *corev1.Pod {
 			Containers: []corev1.Container{{
 				Name:      "main",
 				Image:     t.r.cfg.Image,
-				Resources: corev1.ResourceRequirements{Limits: limits},
+				Resources: corev1.ResourceRequirements{Limits: p.limits()},
 			}},
 			TerminationGracePeriodSeconds: &zero,
 			AutomountServiceAccountToken:  &no,
+			Affinity:                      p.affinity(),
 		},
 	}
 	if p.image != "" {
@@ -85,25 +77,47 @@ func (t *caseT) podObject(tenant, ns string, p gpuPod) *corev1.Pod {
 	if !p.viaWebhook {
 		pod.Spec.SchedulerName = gpus.SchedulerName
 	}
+	return pod
+}
+
+// limits are the pod's GPU limits, an amount of 0 left out.
+func (p gpuPod) limits() corev1.ResourceList {
+	limits := corev1.ResourceList{}
+	set := func(name string, v int) {
+		if v > 0 {
+			limits[corev1.ResourceName(name)] = resource.MustParse(strconv.Itoa(v))
+		}
+	}
+	set(gpus.ResourceGPU, p.gpus)
+	set(gpus.ResourceGPUMem, p.memMB)
+	set(gpus.ResourceGPUCores, p.cores)
+	return limits
+}
+
+// affinity pins the pod to its node, else to any of its nodes; nil when it
+// names none.
+func (p gpuPod) affinity() *corev1.Affinity {
 	nodes := p.nodes
 	if p.node != "" {
 		nodes = []string{p.node}
 	}
-	if len(nodes) > 0 {
-		// matchFields on the name works whatever labels the node carries.
-		// The API server allows one value per metadata.name field
-		// selector, so several nodes are several terms (which are ORed).
-		var terms []corev1.NodeSelectorTerm
-		for _, n := range nodes {
-			terms = append(terms, corev1.NodeSelectorTerm{
-				MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{n}}},
-			})
-		}
-		pod.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
-			RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: terms},
-		}}
+	if len(nodes) == 0 {
+		return nil
 	}
-	return pod
+	// matchFields on the name works whatever labels the node carries.
+	// The API server allows one value per metadata.name field
+	// selector, so several nodes are several terms (which are ORed).
+	var terms []corev1.NodeSelectorTerm
+	for _, n := range nodes {
+		terms = append(terms, corev1.NodeSelectorTerm{
+			MatchFields: []corev1.NodeSelectorRequirement{
+				{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{n}},
+			},
+		})
+	}
+	return &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: terms},
+	}}
 }
 
 // createPod creates a GPU pod in the case's namespace of the tenant.

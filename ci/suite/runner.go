@@ -293,14 +293,7 @@ func (r *runner) runCase(ctx context.Context, c *caseRun, l *lane, res *results.
 	cctx, cancel := context.WithTimeout(ctx, r.tm.Case)
 	hctx, stopCase := context.WithCancelCause(cctx)
 	stopWatch := r.watchHealth(hctx, stopCase, c.tenants)
-	err := func() (err error) {
-		defer func() {
-			if p := recover(); p != nil {
-				err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
-			}
-		}()
-		return c.run(hctx, t)
-	}()
+	err := runRecovering(hctx, c, t)
 	stopWatch()
 	down := stoppedBy(hctx)
 	stopCase(nil)
@@ -320,19 +313,50 @@ func (r *runner) runCase(ctx context.Context, c *caseRun, l *lane, res *results.
 		// is then its doing, not the behaviour under test.
 		down = r.health(c.tenants)
 	}
-	switch {
-	case ctx.Err() != nil:
-		res.Message = "interrupted: " + oneLine(err.Error())
-	case down != nil:
-		res.Message = downMessage(down, err)
-	case errors.Is(err, context.DeadlineExceeded) && cctx.Err() != nil:
-		res.Message = fmt.Sprintf("case timeout (%s) exceeded: %s", r.tm.Case, oneLine(err.Error()))
-	default:
-		res.Message = oneLine(err.Error())
-	}
+	res.Message = r.failureMessage(ctx, cctx, down, err)
 	if full := err.Error(); full != res.Message {
 		res.Details = full
 	}
+	r.collectDiagnostics(ctx, t, down)
+	if down != nil {
+		res.Details = "not running: " + down.err.Error() + "\n\n" + err.Error()
+		res.Diagnostics["health.txt"] = "Components the platform reported not running when the case failed:\n" +
+			down.err.Error() + "\n"
+	}
+}
+
+// runRecovering runs the case, a panic in it returned as its error with
+// the stack, so one case's bug fails that case, not the run.
+func runRecovering(ctx context.Context, c *caseRun, t *caseT) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return c.run(ctx, t)
+}
+
+// failureMessage is a failed case's one-line message: whether the run was
+// interrupted, a component was down or the case timed out (cctx is the
+// case's context, under its timeout), and the error's first line.
+func (r *runner) failureMessage(ctx, cctx context.Context, down *componentDown, err error) string {
+	switch {
+	case ctx.Err() != nil:
+		return "interrupted: " + oneLine(err.Error())
+	case down != nil:
+		return downMessage(down, err)
+	case errors.Is(err, context.DeadlineExceeded) && cctx.Err() != nil:
+		return fmt.Sprintf("case timeout (%s) exceeded: %s", r.tm.Case, oneLine(err.Error()))
+	default:
+		return oneLine(err.Error())
+	}
+}
+
+// collectDiagnostics adds a failed case's diagnostics to its result, within
+// Timeouts.Cleanup — at most Timeouts.Broken when a component is down, as a
+// suspended server holds every call until its bound — and also after the
+// run is interrupted.
+func (r *runner) collectDiagnostics(ctx context.Context, t *caseT, down *componentDown) {
 	bound := r.tm.Cleanup
 	if down != nil {
 		bound = min(bound, r.tm.Broken)
@@ -341,14 +365,10 @@ func (r *runner) runCase(ctx context.Context, c *caseRun, l *lane, res *results.
 	defer dcancel()
 	// What the case kept (caseT.keep) stays beside what is collected now.
 	collected := t.diagnostics(dctx)
-	if res.Diagnostics == nil {
-		res.Diagnostics = collected
+	if t.res.Diagnostics == nil {
+		t.res.Diagnostics = collected
 	} else {
-		maps.Copy(res.Diagnostics, collected)
-	}
-	if down != nil {
-		res.Details = "not running: " + down.err.Error() + "\n\n" + err.Error()
-		res.Diagnostics["health.txt"] = "Components the platform reported not running when the case failed:\n" + down.err.Error() + "\n"
+		maps.Copy(t.res.Diagnostics, collected)
 	}
 }
 

@@ -44,46 +44,12 @@ func matchWorkers(l *lab.Lab, tenant string, nodes []corev1.Node) (matched []wor
 	if t == nil {
 		return nil, nil, fmt.Errorf("lab %q has no tenant %s", l.Name, tenant)
 	}
-	used := map[string]bool{}
-	cardsOf := map[string][]gpus.DeviceInfo{}
-	for i := range nodes {
-		cardsOf[nodes[i].Name], _ = nodeCards(&nodes[i])
-	}
-	byUUID := func(w lab.Worker) *corev1.Node {
-		want := map[string]bool{}
-		for _, c := range w.Cards() {
-			want[gpus.CardUUID(l.Name, tenant, w.Name, c.Index)] = true
-		}
-		for i := range nodes {
-			n := &nodes[i]
-			if used[n.Name] || len(cardsOf[n.Name]) == 0 {
-				continue
-			}
-			all := true
-			for _, d := range cardsOf[n.Name] {
-				all = all && want[d.ID]
-			}
-			if all {
-				return n
-			}
-		}
-		return nil
-	}
-	byName := func(w lab.Worker) *corev1.Node {
-		for _, name := range []string{l.NodeName(tenant, w.Name), w.Name} {
-			for i := range nodes {
-				if n := &nodes[i]; !used[n.Name] && n.Name == name {
-					return n
-				}
-			}
-		}
-		return nil
-	}
+	m := newNodeMatcher(l, tenant, nodes)
 	var missing []string
 	for _, w := range t.Workers {
-		n := byUUID(w)
+		n := m.byUUID(w)
 		if n == nil {
-			n = byName(w)
+			n = m.byName(w)
 		}
 		if n == nil && len(t.Workers) == 1 && len(nodes) == 1 {
 			n = &nodes[0]
@@ -92,24 +58,95 @@ func matchWorkers(l *lab.Lab, tenant string, nodes []corev1.Node) (matched []wor
 			missing = append(missing, w.Name)
 			continue
 		}
-		used[n.Name] = true
-		matched = append(matched, workerNode{Worker: w, Node: n, Cards: cardsOf[n.Name]})
+		m.used[n.Name] = true
+		matched = append(matched, workerNode{Worker: w, Node: n, Cards: m.cardsOf[n.Name]})
 	}
-	for _, n := range nodes {
-		if !used[n.Name] {
+	extra = m.unused()
+	if len(missing) > 0 {
+		return matched, extra, noNodeError(l, tenant, missing, nodes)
+	}
+	return matched, extra, nil
+}
+
+// nodeMatcher looks up spec workers among a tenant's nodes; a node once
+// matched (used) is not matched again.
+type nodeMatcher struct {
+	l       *lab.Lab
+	tenant  string
+	nodes   []corev1.Node
+	used    map[string]bool
+	cardsOf map[string][]gpus.DeviceInfo // each node's registered cards
+}
+
+// newNodeMatcher decodes every node's registered cards once; a node
+// without them is matched by name only.
+func newNodeMatcher(l *lab.Lab, tenant string, nodes []corev1.Node) *nodeMatcher {
+	m := &nodeMatcher{l: l, tenant: tenant, nodes: nodes,
+		used: map[string]bool{}, cardsOf: map[string][]gpus.DeviceInfo{}}
+	for i := range nodes {
+		m.cardsOf[nodes[i].Name], _ = nodeCards(&nodes[i])
+	}
+	return m
+}
+
+// byUUID is the unused node whose registered cards all carry the UUIDs
+// gpu-lab gives the worker's cards, or nil.
+func (m *nodeMatcher) byUUID(w lab.Worker) *corev1.Node {
+	want := map[string]bool{}
+	for _, c := range w.Cards() {
+		want[gpus.CardUUID(m.l.Name, m.tenant, w.Name, c.Index)] = true
+	}
+	for i := range m.nodes {
+		n := &m.nodes[i]
+		if m.used[n.Name] || len(m.cardsOf[n.Name]) == 0 {
+			continue
+		}
+		all := true
+		for _, d := range m.cardsOf[n.Name] {
+			all = all && want[d.ID]
+		}
+		if all {
+			return n
+		}
+	}
+	return nil
+}
+
+// byName is the unused node named as gpu-lab names the worker's node, else
+// named as the worker, or nil.
+func (m *nodeMatcher) byName(w lab.Worker) *corev1.Node {
+	for _, name := range []string{m.l.NodeName(m.tenant, w.Name), w.Name} {
+		for i := range m.nodes {
+			if n := &m.nodes[i]; !m.used[n.Name] && n.Name == name {
+				return n
+			}
+		}
+	}
+	return nil
+}
+
+// unused are the names of the nodes no worker matched, sorted.
+func (m *nodeMatcher) unused() []string {
+	var extra []string
+	for _, n := range m.nodes {
+		if !m.used[n.Name] {
 			extra = append(extra, n.Name)
 		}
 	}
 	sort.Strings(extra)
-	if len(missing) > 0 {
-		var names []string
-		for _, n := range nodes {
-			names = append(names, n.Name)
-		}
-		return matched, extra, fmt.Errorf("tenant %s: no node for spec worker(s) %s (nodes: %s; a worker's node is found by its registered card UUIDs or named %s-%s-<worker>)",
-			tenant, strings.Join(missing, ", "), strings.Join(names, ", "), l.Name, tenant)
+	return extra
+}
+
+// noNodeError says which spec workers have no node, what nodes there are
+// and how a worker's node is found.
+func noNodeError(l *lab.Lab, tenant string, missing []string, nodes []corev1.Node) error {
+	var names []string
+	for _, n := range nodes {
+		names = append(names, n.Name)
 	}
-	return matched, extra, nil
+	return fmt.Errorf("tenant %s: no node for spec worker(s) %s "+
+		"(nodes: %s; a worker's node is found by its registered card UUIDs or named %s-%s-<worker>)",
+		tenant, strings.Join(missing, ", "), strings.Join(names, ", "), l.Name, tenant)
 }
 
 // findWorker returns the node of one spec worker, with its registered cards.
