@@ -79,70 +79,93 @@ func (c *shapeChecker) check(p *field.Path, v any, t reflect.Type, noun string) 
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		m, ok := v.(map[string]any)
-		if !ok {
-			return c.wrongType(p, v, "a mapping of fields ("+strings.Join(fieldNames(t), ", ")+")")
-		}
-		fields := fieldsOf(t)
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		out := make(map[string]any, len(m))
-		for _, k := range keys {
-			kp := child(p, k)
-			f, known := fields[k]
-			if !known {
-				c.unknown(p, kp, k, t, noun)
-				continue
-			}
-			if cv, ok := c.check(kp, m[k], f.Type, nounOf(k, f.Type)); ok {
-				out[k] = cv
-			}
-		}
-		return out, true
+		return c.checkStruct(p, v, t, noun)
 	case reflect.Slice:
-		list, ok := v.([]any)
-		if !ok {
-			return c.wrongType(p, v, "a list of "+pluralNoun(nounOf("", t.Elem())))
-		}
-		out := make([]any, len(list))
-		for i, e := range list {
-			// A bad element stays as null so the ones after it keep
-			// their index.
-			out[i], _ = c.check(p.Index(i), e, t.Elem(), nounOf("", t.Elem()))
-		}
-		return out, true
+		return c.checkSlice(p, v, t)
 	case reflect.String:
-		// The decoder turns any scalar into text for a text field (name: 123
-		// is "123"); only a list or a mapping cannot be.
-		switch s := v.(type) {
-		case map[string]any, []any:
-			return c.wrongType(p, v, "text, e.g. "+quoteExample(p))
-		case json.Number:
-			return s.String(), true
-		case bool:
-			return strconv.FormatBool(s), true
-		}
-		return v, true
+		return c.checkString(p, v)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		n, ok := v.(json.Number)
-		if !ok {
-			return c.wrongType(p, v, "a whole number")
-		}
-		if _, err := strconv.ParseInt(n.String(), 10, t.Bits()); err != nil {
-			if _, ferr := strconv.ParseFloat(n.String(), 64); ferr == nil && !strings.ContainsAny(n.String(), ".eE") {
-				return c.wrongType(p, v, fmt.Sprintf("a whole number that fits in %d bits: this one is far too large", t.Bits()))
-			}
-			return c.wrongType(p, v, "a whole number (no fraction or exponent)")
-		}
-		return v, true
+		return c.checkInt(p, v, t)
 	case reflect.Bool:
 		if _, ok := v.(bool); !ok {
 			return c.wrongType(p, v, "true or false")
 		}
 		return v, true
+	}
+	return v, true
+}
+
+// checkStruct checks a mapping against struct type t, key by key in
+// sorted order: an unknown key is reported and left out, as is a value of
+// the wrong kind.
+func (c *shapeChecker) checkStruct(p *field.Path, v any, t reflect.Type, noun string) (any, bool) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return c.wrongType(p, v, "a mapping of fields ("+strings.Join(fieldNames(t), ", ")+")")
+	}
+	fields := fieldsOf(t)
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make(map[string]any, len(m))
+	for _, k := range keys {
+		kp := child(p, k)
+		f, known := fields[k]
+		if !known {
+			c.unknown(p, kp, k, t, noun)
+			continue
+		}
+		if cv, ok := c.check(kp, m[k], f.Type, nounOf(k, f.Type)); ok {
+			out[k] = cv
+		}
+	}
+	return out, true
+}
+
+// checkSlice checks a list against slice type t, element by element.
+func (c *shapeChecker) checkSlice(p *field.Path, v any, t reflect.Type) (any, bool) {
+	list, ok := v.([]any)
+	if !ok {
+		return c.wrongType(p, v, "a list of "+pluralNoun(nounOf("", t.Elem())))
+	}
+	out := make([]any, len(list))
+	for i, e := range list {
+		// A bad element stays as null so the ones after it keep
+		// their index.
+		out[i], _ = c.check(p.Index(i), e, t.Elem(), nounOf("", t.Elem()))
+	}
+	return out, true
+}
+
+// checkString checks a value for a text field.
+func (c *shapeChecker) checkString(p *field.Path, v any) (any, bool) {
+	// The decoder turns any scalar into text for a text field (name: 123
+	// is "123"); only a list or a mapping cannot be.
+	switch s := v.(type) {
+	case map[string]any, []any:
+		return c.wrongType(p, v, "text, e.g. "+quoteExample(p))
+	case json.Number:
+		return s.String(), true
+	case bool:
+		return strconv.FormatBool(s), true
+	}
+	return v, true
+}
+
+// checkInt checks a value for an integer field of type t: a whole number
+// that fits in its bits.
+func (c *shapeChecker) checkInt(p *field.Path, v any, t reflect.Type) (any, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return c.wrongType(p, v, "a whole number")
+	}
+	if _, err := strconv.ParseInt(n.String(), 10, t.Bits()); err != nil {
+		if _, ferr := strconv.ParseFloat(n.String(), 64); ferr == nil && !strings.ContainsAny(n.String(), ".eE") {
+			return c.wrongType(p, v, fmt.Sprintf("a whole number that fits in %d bits: this one is far too large", t.Bits()))
+		}
+		return c.wrongType(p, v, "a whole number (no fraction or exponent)")
 	}
 	return v, true
 }

@@ -42,32 +42,12 @@ func statusEmoji(s results.Status) string {
 func summaryMarkdown(run *results.Run) string {
 	passed, failed, skipped := run.Counts()
 	var b strings.Builder
-	verdict := "✅"
-	if !run.OK() {
-		verdict = "❌"
-	}
-	fmt.Fprintf(&b, "## %s %s: %d passed, %d failed, %d skipped\n\n", verdict, mdInline(suitesName(run)), passed, failed, skipped)
-	fmt.Fprintf(&b, "**Backend:** %s · **Wall time:** %s · **Parallel:** %d", mdInline(orDash(run.Backend)), human(time.Duration(run.Duration)), run.Parallel)
-	if !run.Started.IsZero() {
-		fmt.Fprintf(&b, " · **Started:** %s", run.Started.UTC().Format("2006-01-02 15:04:05 UTC"))
-	}
-	b.WriteString("\n\n")
-	if run.Interrupted {
-		b.WriteString("> [!WARNING]\n> The run was interrupted before every case finished; the reports show what had run.\n\n")
-	}
+	writeSummaryHeader(&b, run, passed, failed, skipped)
 	if len(run.Cases) == 0 {
 		b.WriteString("No case ran.\n")
 		return b.String()
 	}
-	var core []string
-	for i := range run.Cases {
-		if c := &run.Cases[i]; c.Core && c.Status == results.Skipped {
-			core = append(core, c.ID)
-		}
-	}
-	if len(core) > 0 {
-		fmt.Fprintf(&b, "> [!WARNING]\n> Core cases skipped: %s. This lab's hardware cannot prove them (each one's note says what it needs); `labctl test --fail-on-skip` makes this a failure.\n\n", strings.Join(core, ", "))
-	}
+	writeCoreSkipped(&b, run)
 	table := caseTable(run, false)
 	if len(table) > summaryTableBudget {
 		table = caseTable(run, true)
@@ -84,24 +64,67 @@ func summaryMarkdown(run *results.Run) string {
 		if c.Status != results.Failed {
 			continue
 		}
-		var f strings.Builder
-		fmt.Fprintf(&f, "\n#### ❌ %s %s\n\n", mdInline(c.ID), mdInline(c.Title))
-		fmt.Fprintf(&f, "`%s` · %s\n\n", strings.ReplaceAll(className(c), "`", "'"), human(time.Duration(c.Duration)))
-		f.WriteString(fence(orDash(strings.TrimSpace(c.Message))))
-		if out := systemOut(c); out != "" {
-			f.WriteString("\n<details><summary>Steps, details and diagnostics</summary>\n\n")
-			f.WriteString(fence(truncate(out, summaryDetailsMax, "results.json")))
-			f.WriteString("\n</details>\n")
-		}
-		if b.Len()+f.Len() > budget {
-			b.WriteString("\n_More failures are listed in junit.xml, results.json and report.html; this summary stops here to stay under GitHub's size limit._\n")
+		f := failureMarkdown(c)
+		if b.Len()+len(f) > budget {
+			b.WriteString("\n_More failures are listed in junit.xml, results.json and report.html; " +
+				"this summary stops here to stay under GitHub's size limit._\n")
 			break
 		}
-		b.WriteString(f.String())
+		b.WriteString(f)
 	}
 	b.WriteString("\n### Cases\n\n")
 	b.WriteString(table)
 	return b.String()
+}
+
+// writeSummaryHeader writes the summary's title with the verdict and the
+// counts, the run's backend and times, and a warning if it was
+// interrupted.
+func writeSummaryHeader(b *strings.Builder, run *results.Run, passed, failed, skipped int) {
+	verdict := "✅"
+	if !run.OK() {
+		verdict = "❌"
+	}
+	fmt.Fprintf(b, "## %s %s: %d passed, %d failed, %d skipped\n\n", verdict, mdInline(suitesName(run)), passed, failed, skipped)
+	fmt.Fprintf(b, "**Backend:** %s · **Wall time:** %s · **Parallel:** %d",
+		mdInline(orDash(run.Backend)), human(time.Duration(run.Duration)), run.Parallel)
+	if !run.Started.IsZero() {
+		fmt.Fprintf(b, " · **Started:** %s", run.Started.UTC().Format("2006-01-02 15:04:05 UTC"))
+	}
+	b.WriteString("\n\n")
+	if run.Interrupted {
+		b.WriteString("> [!WARNING]\n> The run was interrupted before every case finished; the reports show what had run.\n\n")
+	}
+}
+
+// writeCoreSkipped warns of the core cases the run skipped, if any.
+func writeCoreSkipped(b *strings.Builder, run *results.Run) {
+	var core []string
+	for i := range run.Cases {
+		if c := &run.Cases[i]; c.Core && c.Status == results.Skipped {
+			core = append(core, c.ID)
+		}
+	}
+	if len(core) > 0 {
+		fmt.Fprintf(b, "> [!WARNING]\n> Core cases skipped: %s. "+
+			"This lab's hardware cannot prove them (each one's note says what it needs); "+
+			"`labctl test --fail-on-skip` makes this a failure.\n\n", strings.Join(core, ", "))
+	}
+}
+
+// failureMarkdown is one failed case's section: its title, class and time,
+// its reason, and its steps, details and diagnostics folded.
+func failureMarkdown(c *results.Case) string {
+	var f strings.Builder
+	fmt.Fprintf(&f, "\n#### ❌ %s %s\n\n", mdInline(c.ID), mdInline(c.Title))
+	fmt.Fprintf(&f, "`%s` · %s\n\n", strings.ReplaceAll(className(c), "`", "'"), human(time.Duration(c.Duration)))
+	f.WriteString(fence(orDash(strings.TrimSpace(c.Message))))
+	if out := systemOut(c); out != "" {
+		f.WriteString("\n<details><summary>Steps, details and diagnostics</summary>\n\n")
+		f.WriteString(fence(truncate(out, summaryDetailsMax, "results.json")))
+		f.WriteString("\n</details>\n")
+	}
+	return f.String()
 }
 
 // caseTable is one row per case. A case that did not pass gets its reason

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/client-go/util/workqueue"
@@ -65,19 +66,10 @@ func (f *Finalizer) Run(ctx context.Context) error {
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.FieldSelector = fields.OneTermNotEqualSelector("spec.nodeName", "").String()
 		}))
-	podInformer := factory.Core().V1().Pods()
-	enqueue := func(obj any) {
-		if p, ok := obj.(*corev1.Pod); ok && NeedsFinish(p) {
-			queue.Add(types.NamespacedName{Namespace: p.Namespace, Name: p.Name})
-		}
+	lister, err := queueUnfinished(factory, queue)
+	if err != nil {
+		return err
 	}
-	if _, err := podInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    enqueue,
-		UpdateFunc: func(_, n any) { enqueue(n) },
-	}); err != nil {
-		return fmt.Errorf("bind finalizer: pod informer: %w", err)
-	}
-	lister := podInformer.Lister()
 	factory.Start(ctx.Done())
 	defer factory.Shutdown()
 	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
@@ -91,39 +83,66 @@ func (f *Finalizer) Run(ctx context.Context) error {
 
 	var wg sync.WaitGroup
 	for range workers {
-		wg.Go(func() {
-			for {
-				key, shutdown := queue.Get()
-				if shutdown {
-					return
-				}
-				pod, err := lister.Pods(key.Namespace).Get(key.Name)
-				switch {
-				case apierrors.IsNotFound(err):
-					queue.Forget(key)
-				case err != nil:
-					queue.AddRateLimited(key)
-				case !NeedsFinish(pod):
-					queue.Forget(key)
-				default:
-					if err := FinishBind(ctx, f.Client, pod); err != nil {
-						if ctx.Err() == nil {
-							log.Warn("bind finalizer: retrying", "pod", key.String(), "err", err)
-							queue.AddRateLimited(key)
-						}
-					} else {
-						log.Info("bind finished", "pod", key.String(), "node", pod.Spec.NodeName)
-						queue.Forget(key)
-					}
-				}
-				queue.Done(key)
-			}
-		})
+		wg.Go(func() { f.work(ctx, log, queue, lister) })
 	}
 	<-ctx.Done()
 	queue.ShutDown()
 	wg.Wait()
 	return nil
+}
+
+// bindQueue holds the keys of the pods whose bind is to be finished.
+type bindQueue = workqueue.TypedRateLimitingInterface[types.NamespacedName]
+
+// queueUnfinished has the factory's pod informer put every pod that
+// NeedsFinish, as it is added or updated, on the queue, and returns the
+// informer's lister.
+func queueUnfinished(factory informers.SharedInformerFactory, queue bindQueue) (corelisters.PodLister, error) {
+	podInformer := factory.Core().V1().Pods()
+	enqueue := func(obj any) {
+		if p, ok := obj.(*corev1.Pod); ok && NeedsFinish(p) {
+			queue.Add(types.NamespacedName{Namespace: p.Namespace, Name: p.Name})
+		}
+	}
+	if _, err := podInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    enqueue,
+		UpdateFunc: func(_, n any) { enqueue(n) },
+	}); err != nil {
+		return nil, fmt.Errorf("bind finalizer: pod informer: %w", err)
+	}
+	return podInformer.Lister(), nil
+}
+
+// work finishes the binds of the queued pods, as the cache shows them,
+// until the queue shuts down. A failed finish is retried with backoff
+// unless ctx is done.
+func (f *Finalizer) work(ctx context.Context, log *slog.Logger, queue bindQueue, lister corelisters.PodLister) {
+	for {
+		key, shutdown := queue.Get()
+		if shutdown {
+			return
+		}
+		pod, err := lister.Pods(key.Namespace).Get(key.Name)
+		switch {
+		case apierrors.IsNotFound(err):
+			queue.Forget(key)
+		case err != nil:
+			queue.AddRateLimited(key)
+		case !NeedsFinish(pod):
+			queue.Forget(key)
+		default:
+			if err := FinishBind(ctx, f.Client, pod); err != nil {
+				if ctx.Err() == nil {
+					log.Warn("bind finalizer: retrying", "pod", key.String(), "err", err)
+					queue.AddRateLimited(key)
+				}
+			} else {
+				log.Info("bind finished", "pod", key.String(), "node", pod.Spec.NodeName)
+				queue.Forget(key)
+			}
+		}
+		queue.Done(key)
+	}
 }
 
 // NeedsFinish reports whether a pod is bound by HAMi and waits for the device
