@@ -169,32 +169,17 @@ func (d *double) start(ctx context.Context) error {
 	}
 	d.events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
 	factory := informers.NewSharedInformerFactory(client, 0)
-	podInf := factory.Core().V1().Pods()
-	podReg, err := podInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(o any) { d.onPod(o) },
-		UpdateFunc: func(_, o any) { d.onPod(o) },
-		DeleteFunc: d.onPodDelete,
-	})
+	synced, err := d.handleInformers(factory)
 	if err != nil {
-		return fmt.Errorf("%s: pod informer: %w", Banner, err)
+		return err
 	}
-	d.pods = podInf.Lister()
-	nodeInf := factory.Core().V1().Nodes()
-	nodeReg, err := nodeInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { d.onNodeAdd() },
-		DeleteFunc: d.onNodeDelete,
-	})
-	if err != nil {
-		return fmt.Errorf("%s: node informer: %w", Banner, err)
-	}
-	d.nodes = nodeInf.Lister()
 	// HAMi starts its registration loop, and so its ticker, before its
 	// informers (cmd/scheduler/main.go@v2.10.0: go RegisterFromNodeAnnotations, then Start).
 	go d.registrationLoop(ctx)
 	factory.Start(ctx.Done())
 	// Like HAMi's Start, wait until the handlers have seen the initial
 	// lists too, so the initial node adds never trigger a registration pass.
-	if !cache.WaitForCacheSync(ctx.Done(), podReg.HasSynced, nodeReg.HasSynced) {
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
 		factory.Shutdown()
 		d.events.Shutdown()
 		return fmt.Errorf("%s: pod and node caches did not sync: %w", Banner, ctx.Err())
@@ -211,6 +196,32 @@ func (d *double) start(ctx context.Context) error {
 	}
 	d.log.Info(Banner + ": ready")
 	return nil
+}
+
+// handleInformers adds the double's handlers to the factory's pod and node
+// informers and keeps their listers; it returns what reports the handlers
+// synced.
+func (d *double) handleInformers(factory informers.SharedInformerFactory) ([]cache.InformerSynced, error) {
+	podInf := factory.Core().V1().Pods()
+	podReg, err := podInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { d.onPod(o) },
+		UpdateFunc: func(_, o any) { d.onPod(o) },
+		DeleteFunc: d.onPodDelete,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: pod informer: %w", Banner, err)
+	}
+	d.pods = podInf.Lister()
+	nodeInf := factory.Core().V1().Nodes()
+	nodeReg, err := nodeInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { d.onNodeAdd() },
+		DeleteFunc: d.onNodeDelete,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: node informer: %w", Banner, err)
+	}
+	d.nodes = nodeInf.Lister()
+	return []cache.InformerSynced{podReg.HasSynced, nodeReg.HasSynced}, nil
 }
 
 // handler serves HAMi's routes: POST /webhook, POST /filter, POST /bind,

@@ -40,14 +40,7 @@ func (d *double) serveFilter(w http.ResponseWriter, r *http.Request) {
 // annotated and labelled the pod and counts it as usage.
 func (d *double) filter(ctx context.Context, args *extenderv1.ExtenderArgs) *extenderv1.ExtenderFilterResult {
 	pod := args.Pod
-	var names []string
-	if args.NodeNames != nil {
-		names = *args.NodeNames
-	} else if args.Nodes != nil {
-		for _, n := range args.Nodes.Items {
-			names = append(names, n.Name)
-		}
-	}
+	names := candidateNodes(args)
 	f := d.currentFaults()
 	req, err := readPodRequestWith(pod, d.requestDefaults())
 	if err != nil {
@@ -65,6 +58,45 @@ func (d *double) filter(ctx context.Context, args *extenderv1.ExtenderArgs) *ext
 		return &extenderv1.ExtenderFilterResult{Error: "context cancelled"}
 	}
 
+	fits, best, ok := d.fitAndReserve(pod, names, req, f)
+	failed := failedNodes(fits)
+	if !ok {
+		d.recordFilterFailure(pod, fits)
+		d.log.Debug(Banner+": filter: no node fits", "pod", podKey(pod), "failedNodes", failed)
+		return noFitResult(args, failed)
+	}
+
+	devs := best.Devices.Encode()
+	if err := d.annotateFiltered(ctx, pod, best.Node, devs); err != nil {
+		d.forget(pod.UID)
+		d.log.Warn(Banner+": filter: annotate pod", "pod", podKey(pod), "err", err)
+		return &extenderv1.ExtenderFilterResult{Error: err.Error()}
+	}
+	scores := fitScores(fits)
+	d.recorder.Eventf(pod, corev1.EventTypeNormal, eventFilteringSucceed, "find fit node(%s), %d nodes not fit, %d nodes fit(%s)",
+		best.Node, len(failed), len(scores), strings.Join(scores, ","))
+	d.log.Debug(Banner+": filter: fit", "pod", podKey(pod), "node", best.Node, "devices", devs)
+	return fitResult(args, best.Node, failed)
+}
+
+// candidateNodes are the names of the nodes kube-scheduler asks about, in
+// either form of ExtenderArgs (node names, or whole nodes).
+func candidateNodes(args *extenderv1.ExtenderArgs) []string {
+	var names []string
+	if args.NodeNames != nil {
+		names = *args.NodeNames
+	} else if args.Nodes != nil {
+		for _, n := range args.Nodes.Items {
+			names = append(names, n.Name)
+		}
+	}
+	return names
+}
+
+// fitAndReserve fits the pod's request to each named node and picks one
+// by the node policy; the pick is counted as the pod's usage at once, under
+// the double's lock, so the next Filter sees it.
+func (d *double) fitAndReserve(pod *corev1.Pod, names []string, req podRequest, f Faults) ([]nodeFit, nodeFit, bool) {
 	d.mu.Lock()
 	// A pod's own earlier allocation is dropped before it is filtered again.
 	delete(d.usage, pod.UID)
@@ -88,44 +120,52 @@ func (d *double) filter(ctx context.Context, args *extenderv1.ExtenderArgs) *ext
 		d.raceArmed = false
 	}
 	d.mu.Unlock()
+	return fits, best, ok
+}
 
+// failedNodes are Filter's FailedNodes: each node that does not fit, with
+// its reason.
+func failedNodes(fits []nodeFit) extenderv1.FailedNodesMap {
 	failed := extenderv1.FailedNodesMap{}
 	for _, fit := range fits {
 		if !fit.fits() {
 			failed[fit.Node] = fit.Reason
 		}
 	}
-	if !ok {
-		d.recordFilterFailure(pod, fits)
-		d.log.Debug(Banner+": filter: no node fits", "pod", podKey(pod), "failedNodes", failed)
-		res := &extenderv1.ExtenderFilterResult{FailedNodes: failed, NodeNames: &[]string{}}
-		if args.NodeNames == nil && args.Nodes != nil {
-			res.Nodes, res.NodeNames = &corev1.NodeList{}, nil
-		}
-		return res
-	}
+	return failed
+}
 
-	devs := best.Devices.Encode()
-	if err := d.annotateFiltered(ctx, pod, best.Node, devs); err != nil {
-		d.forget(pod.UID)
-		d.log.Warn(Banner+": filter: annotate pod", "pod", podKey(pod), "err", err)
-		return &extenderv1.ExtenderFilterResult{Error: err.Error()}
+// noFitResult answers that no node fits, in the form kube-scheduler asked
+// in.
+func noFitResult(args *extenderv1.ExtenderArgs, failed extenderv1.FailedNodesMap) *extenderv1.ExtenderFilterResult {
+	res := &extenderv1.ExtenderFilterResult{FailedNodes: failed, NodeNames: &[]string{}}
+	if args.NodeNames == nil && args.Nodes != nil {
+		res.Nodes, res.NodeNames = &corev1.NodeList{}, nil
 	}
+	return res
+}
+
+// fitScores are the nodes that fit with their scores, "node:score", as
+// HAMi's FilteringSucceed event lists them.
+func fitScores(fits []nodeFit) []string {
 	var scores []string
 	for _, fit := range fits {
 		if fit.fits() {
 			scores = append(scores, fmt.Sprintf("%s:%.2f", fit.Node, fit.Score))
 		}
 	}
-	d.recorder.Eventf(pod, corev1.EventTypeNormal, eventFilteringSucceed, "find fit node(%s), %d nodes not fit, %d nodes fit(%s)",
-		best.Node, len(failed), len(scores), strings.Join(scores, ","))
-	d.log.Debug(Banner+": filter: fit", "pod", podKey(pod), "node", best.Node, "devices", devs)
-	res := &extenderv1.ExtenderFilterResult{NodeNames: &[]string{best.Node}, FailedNodes: failed}
+	return scores
+}
+
+// fitResult answers with the one node picked, in the form kube-scheduler
+// asked in.
+func fitResult(args *extenderv1.ExtenderArgs, node string, failed extenderv1.FailedNodesMap) *extenderv1.ExtenderFilterResult {
+	res := &extenderv1.ExtenderFilterResult{NodeNames: &[]string{node}, FailedNodes: failed}
 	if args.NodeNames == nil && args.Nodes != nil {
 		res.NodeNames = nil
 		res.Nodes = &corev1.NodeList{}
 		for _, n := range args.Nodes.Items {
-			if n.Name == best.Node {
+			if n.Name == node {
 				res.Nodes.Items = append(res.Nodes.Items, n)
 			}
 		}

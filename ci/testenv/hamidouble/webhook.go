@@ -34,36 +34,63 @@ func (d *double) serveWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := review.Request
-	var pod corev1.Pod
-	var resp struct {
-		allowed bool
-		message string
-		patch   []byte
+	pod, resp := d.admit(req.Object, req.Namespace)
+	name := pod.Name
+	if name == "" {
+		name = pod.GenerateName + "<generated>"
 	}
+	d.log.Debug(Banner+": webhook", "pod", pod.Namespace+"/"+name, "allowed", resp.allowed, "message", resp.message,
+		"patch", string(resp.patch))
+
+	out, ok := reviewResponse(review.TypeMeta, req.UID, resp)
+	if !ok {
+		http.Error(w, fmt.Sprintf("%s: AdmissionReview apiVersion %q: want %s or %s", Banner, review.APIVersion,
+			admissionv1.SchemeGroupVersion, admissionv1beta1.SchemeGroupVersion), http.StatusBadRequest)
+		return
+	}
+	writeJSON(w, out)
+}
+
+// admission is the webhook's answer for one pod, whatever the review's
+// version.
+type admission struct {
+	allowed bool
+	message string
+	patch   []byte
+}
+
+// admit decodes the review's pod (into the review's namespace when it
+// names none) and, unless Faults.NoMutation, mutates it as HAMi's webhook
+// does: denied, or allowed with a JSON patch.
+func (d *double) admit(object json.RawMessage, namespace string) (corev1.Pod, admission) {
+	var pod corev1.Pod
+	var resp admission
 	resp.allowed = true
-	if err := json.Unmarshal(req.Object, &pod); err != nil {
+	if err := json.Unmarshal(object, &pod); err != nil {
 		resp.allowed, resp.message = false, "decode pod: "+err.Error()
 	} else if pod.Namespace == "" {
-		pod.Namespace = req.Namespace
+		pod.Namespace = namespace
 	}
 	if resp.allowed && !d.currentFaults().NoMutation {
-		m := mutate(&pod, mutateOptions{SchedulerName: d.cfg.SchedulerName, DefaultGPUNum: d.cfg.DefaultGPUNum, ForceOverwriteDefaultScheduler: *d.cfg.ForceOverwriteDefaultScheduler})
+		m := mutate(&pod, mutateOptions{SchedulerName: d.cfg.SchedulerName, DefaultGPUNum: d.cfg.DefaultGPUNum,
+			ForceOverwriteDefaultScheduler: *d.cfg.ForceOverwriteDefaultScheduler})
+		var err error
 		if m.Denied != "" {
 			resp.allowed, resp.message = false, m.Denied
 		} else if resp.patch, err = marshalPatch(m.Patch); err != nil {
 			resp.allowed, resp.message = false, err.Error()
 		}
 	}
-	name := pod.Name
-	if name == "" {
-		name = pod.GenerateName + "<generated>"
-	}
-	d.log.Debug(Banner+": webhook", "pod", pod.Namespace+"/"+name, "allowed", resp.allowed, "message", resp.message, "patch", string(resp.patch))
+	return pod, resp
+}
 
-	var out any
-	switch review.APIVersion {
+// reviewResponse is the AdmissionReview answering with resp in the
+// review's version (typ); ok is false for a version the webhook does not
+// speak.
+func reviewResponse(typ metav1.TypeMeta, uid types.UID, resp admission) (out any, ok bool) {
+	switch typ.APIVersion {
 	case admissionv1.SchemeGroupVersion.String():
-		rv := &admissionv1.AdmissionResponse{UID: req.UID, Allowed: resp.allowed}
+		rv := &admissionv1.AdmissionResponse{UID: uid, Allowed: resp.allowed}
 		if resp.message != "" {
 			rv.Result = &metav1.Status{Status: metav1.StatusFailure, Message: resp.message, Code: http.StatusForbidden}
 		}
@@ -71,9 +98,9 @@ func (d *double) serveWebhook(w http.ResponseWriter, r *http.Request) {
 			pt := admissionv1.PatchTypeJSONPatch
 			rv.Patch, rv.PatchType = resp.patch, &pt
 		}
-		out = admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: rv}
+		return admissionv1.AdmissionReview{TypeMeta: typ, Response: rv}, true
 	case admissionv1beta1.SchemeGroupVersion.String():
-		rv := &admissionv1beta1.AdmissionResponse{UID: req.UID, Allowed: resp.allowed}
+		rv := &admissionv1beta1.AdmissionResponse{UID: uid, Allowed: resp.allowed}
 		if resp.message != "" {
 			rv.Result = &metav1.Status{Status: metav1.StatusFailure, Message: resp.message, Code: http.StatusForbidden}
 		}
@@ -81,13 +108,9 @@ func (d *double) serveWebhook(w http.ResponseWriter, r *http.Request) {
 			pt := admissionv1beta1.PatchTypeJSONPatch
 			rv.Patch, rv.PatchType = resp.patch, &pt
 		}
-		out = admissionv1beta1.AdmissionReview{TypeMeta: review.TypeMeta, Response: rv}
-	default:
-		http.Error(w, fmt.Sprintf("%s: AdmissionReview apiVersion %q: want %s or %s", Banner, review.APIVersion,
-			admissionv1.SchemeGroupVersion, admissionv1beta1.SchemeGroupVersion), http.StatusBadRequest)
-		return
+		return admissionv1beta1.AdmissionReview{TypeMeta: typ, Response: rv}, true
 	}
-	writeJSON(w, out)
+	return nil, false
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
