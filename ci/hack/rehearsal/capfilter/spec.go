@@ -65,6 +65,28 @@ func filterProcess(data json.RawMessage, drop []string) (json.RawMessage, []stri
 	for _, d := range drop {
 		dropSet[d] = true
 	}
+	removedSet, err := filterSets(sets, dropSet)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(removedSet) == 0 {
+		return data, nil, nil
+	}
+	enc, err := json.Marshal(sets)
+	if err != nil {
+		return nil, nil, err
+	}
+	proc["capabilities"] = enc
+	out, err := json.Marshal(proc)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, sortedNames(removedSet), nil
+}
+
+// filterSets deletes the capabilities of dropSet from every set of sets
+// (re-encoding only the sets that change) and returns those it removed.
+func filterSets(sets map[string]json.RawMessage, dropSet map[string]bool) (map[string]bool, error) {
 	removedSet := map[string]bool{}
 	for name, rawSet := range sets {
 		if string(rawSet) == "null" {
@@ -72,7 +94,7 @@ func filterProcess(data json.RawMessage, drop []string) (json.RawMessage, []stri
 		}
 		var caps []string
 		if err := json.Unmarshal(rawSet, &caps); err != nil {
-			return nil, nil, fmt.Errorf("capabilities.%s is not a list of names: %w", name, err)
+			return nil, fmt.Errorf("capabilities.%s is not a list of names: %w", name, err)
 		}
 		kept := make([]string, 0, len(caps))
 		for _, c := range caps {
@@ -87,26 +109,19 @@ func filterProcess(data json.RawMessage, drop []string) (json.RawMessage, []stri
 		}
 		enc, err := json.Marshal(kept)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		sets[name] = enc
 	}
-	if len(removedSet) == 0 {
-		return data, nil, nil
+	return removedSet, nil
+}
+
+// sortedNames are the names of set, sorted.
+func sortedNames(set map[string]bool) []string {
+	names := make([]string, 0, len(set))
+	for c := range set {
+		names = append(names, c)
 	}
-	enc, err := json.Marshal(sets)
-	if err != nil {
-		return nil, nil, err
-	}
-	proc["capabilities"] = enc
-	out, err := json.Marshal(proc)
-	if err != nil {
-		return nil, nil, err
-	}
-	removed := make([]string, 0, len(removedSet))
-	for c := range removedSet {
-		removed = append(removed, c)
-	}
-	sort.Strings(removed)
-	return out, removed, nil
+	sort.Strings(names)
+	return names
 }

@@ -144,85 +144,124 @@ func repositoriesYAML(name, url string) []byte {
 // dependency update --skip-refresh` resolves, downloads and writes
 // Chart.lock itself and Chart.yaml stays the published one.
 func makeKamaji(ctx context.Context, log *slog.Logger, h Helm, r Recipe, snaps Snapshots, work string) (string, EtcdRelease, error) {
-	kamaji, err := snaps.check(ctx, r.snapshot())
+	src, err := kamajiChartSource(ctx, log, r, snaps, work)
 	if err != nil {
 		return "", EtcdRelease{}, err
+	}
+	repoDir, err := packageKamajiEtcd(ctx, h, r, src, work)
+	if err != nil {
+		return "", EtcdRelease{}, err
+	}
+	if err := resolveKamajiEtcd(ctx, h, r, src, repoDir, work); err != nil {
+		return "", EtcdRelease{}, err
+	}
+	return src.dir, src.etcd, nil
+}
+
+// kamajiSource is Kamaji's chart extracted at the image's tag and the
+// kamaji-etcd release its dependency resolved to when it was published.
+type kamajiSource struct {
+	dir     string      // the chart
+	dep     dependency  // its kamaji-etcd dependency
+	etcd    EtcdRelease // the release selected
+	etcdDir string      // kamaji-etcd's git snapshot
+}
+
+// kamajiChartSource extracts charts/kamaji at r's commit under work and
+// selects the kamaji-etcd release its dependency resolved to at that
+// commit's time.
+func kamajiChartSource(ctx context.Context, log *slog.Logger, r Recipe, snaps Snapshots, work string) (kamajiSource, error) {
+	kamaji, err := snaps.check(ctx, r.snapshot())
+	if err != nil {
+		return kamajiSource{}, err
 	}
 	etcdDir, err := snaps.dir(KamajiEtcdRepo)
 	if err != nil {
-		return "", EtcdRelease{}, err
+		return kamajiSource{}, err
 	}
 	etcdRepo, err := gitsnap.Open(etcdDir)
 	if err != nil {
-		return "", EtcdRelease{}, err
+		return kamajiSource{}, err
 	}
 	c, err := kamaji.Commit(ctx, r.Commit)
 	if err != nil {
-		return "", EtcdRelease{}, err
+		return kamajiSource{}, err
 	}
 	commit, cutoff := r.Commit, c.Time
 	src := filepath.Join(work, "src")
 	if err := kamaji.Extract(ctx, r.Commit, src, r.ChartDir); err != nil {
-		return "", EtcdRelease{}, err
+		return kamajiSource{}, err
 	}
 	dir := filepath.Join(src, r.ChartDir)
 	chartYAML, err := os.ReadFile(filepath.Join(dir, "Chart.yaml"))
 	if err != nil {
-		return "", EtcdRelease{}, err
+		return kamajiSource{}, err
 	}
 	dep, err := kamajiEtcdDependency(chartYAML)
 	if err != nil {
-		return "", EtcdRelease{}, fmt.Errorf("kamaji %s: %w", r.Ref, err)
+		return kamajiSource{}, fmt.Errorf("kamaji %s: %w", r.Ref, err)
 	}
 	releases, err := etcdReleases(ctx, etcdRepo)
 	if err != nil {
-		return "", EtcdRelease{}, err
+		return kamajiSource{}, err
 	}
 	etcd, err := selectKamajiEtcd(dep.Version, releases, cutoff)
 	if err != nil {
-		return "", EtcdRelease{}, err
+		return kamajiSource{}, err
 	}
 	log.Info("kamaji chart source", "ref", r.Ref, "commit", commit, "committed", cutoff.Format(time.RFC3339),
 		"kamaji-etcd", etcd.Version, "kamaji-etcd tag", etcd.Tag, "constraint", dep.Version)
+	return kamajiSource{dir: dir, dep: dep, etcd: etcd, etcdDir: etcdDir}, nil
+}
 
-	pin, err := imagebuild.PinFor(KamajiEtcdRepo, etcd.Tag)
+// packageKamajiEtcd packages the selected kamaji-etcd chart from its tag
+// (its pin) into a repository directory under work, and returns it.
+func packageKamajiEtcd(ctx context.Context, h Helm, r Recipe, src kamajiSource, work string) (string, error) {
+	pin, err := imagebuild.PinFor(KamajiEtcdRepo, src.etcd.Tag)
 	if err != nil {
-		return "", EtcdRelease{}, fmt.Errorf("kamaji %s: kamaji-etcd %s resolved: %w", r.Ref, etcd.Version, err)
+		return "", fmt.Errorf("kamaji %s: kamaji-etcd %s resolved: %w", r.Ref, src.etcd.Version, err)
 	}
 	etcdSrc := filepath.Join(work, "etcd-src")
-	if err := imagebuild.ExtractSnapshot(ctx, etcdDir, pin, etcdSrc, kamajiEtcdChartDir); err != nil {
-		return "", EtcdRelease{}, err
+	if err := imagebuild.ExtractSnapshot(ctx, src.etcdDir, pin, etcdSrc, kamajiEtcdChartDir); err != nil {
+		return "", err
 	}
 	repoDir := filepath.Join(work, "repo")
 	if _, err := h.Run(ctx, work, "package", filepath.Join(etcdSrc, kamajiEtcdChartDir), "--destination", repoDir); err != nil {
-		return "", EtcdRelease{}, fmt.Errorf("kamaji-etcd %s: %w", etcd.Tag, err)
+		return "", fmt.Errorf("kamaji-etcd %s: %w", src.etcd.Tag, err)
 	}
+	return repoDir, nil
+}
+
+// resolveKamajiEtcd serves repoDir on loopback, indexed, while `helm
+// dependency update --skip-refresh` resolves the chart's kamaji-etcd
+// from it: helm is told the repository the chart names has that index.
+func resolveKamajiEtcd(ctx context.Context, h Helm, r Recipe, src kamajiSource, repoDir, work string) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return "", EtcdRelease{}, fmt.Errorf("serve the kamaji-etcd chart on loopback: %w", err)
+		return fmt.Errorf("serve the kamaji-etcd chart on loopback: %w", err)
 	}
 	srv := &http.Server{Handler: http.FileServer(http.Dir(repoDir)), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
 	if _, err := h.Run(ctx, work, "repo", "index", repoDir, "--url", "http://"+ln.Addr().String()); err != nil {
-		return "", EtcdRelease{}, err
+		return err
 	}
 	index, err := os.ReadFile(filepath.Join(repoDir, "index.yaml"))
 	if err != nil {
-		return "", EtcdRelease{}, err
+		return err
 	}
 	const repoName = "clastix" // any name: helm matches the dependency by URL (manager.go:713)
-	if err := writeFile(h.repositoryConfig(), repositoriesYAML(repoName, dep.Repository)); err != nil {
-		return "", EtcdRelease{}, err
+	if err := writeFile(h.repositoryConfig(), repositoriesYAML(repoName, src.dep.Repository)); err != nil {
+		return err
 	}
 	// helmpath.CacheIndexFile(name) = name + "-index.yaml" (pkg/helmpath/home.go:29-35)
 	if err := writeFile(filepath.Join(h.repositoryCache(), repoName+"-index.yaml"), index); err != nil {
-		return "", EtcdRelease{}, err
+		return err
 	}
-	if _, err := h.Run(ctx, work, "dependency", "update", "--skip-refresh", dir); err != nil {
-		return "", EtcdRelease{}, fmt.Errorf("kamaji %s: resolve kamaji-etcd %s: %w", r.Ref, etcd.Version, err)
+	if _, err := h.Run(ctx, work, "dependency", "update", "--skip-refresh", src.dir); err != nil {
+		return fmt.Errorf("kamaji %s: resolve kamaji-etcd %s: %w", r.Ref, src.etcd.Version, err)
 	}
-	return dir, etcd, nil
+	return nil
 }
 
 func writeFile(path string, b []byte) error {

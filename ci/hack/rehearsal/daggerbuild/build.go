@@ -59,52 +59,21 @@ func Build(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	rootRoot := filepath.Dir(o.Layout.Root) // the rehearsal cache: root file systems and .debs are shared
 	var r Result
-	var engineBin, cniBin, runcBin, engineFS, sdkFS string
-	steps := []func() error{
-		func() (err error) {
-			var bin string
-			if bin, err = gobuild.Build(ctx, o.Log, o.Layout.Root, CLIProgram(tree, proxy), "about 3–6 min on 2 cores"); err == nil {
-				r.CLI, err = link(filepath.Join(bin, "dagger"), o.Layout.CLI())
-			}
-			return err
-		},
-		func() (err error) {
-			engineBin, err = gobuild.Build(ctx, o.Log, o.Layout.Root, EngineProgram(tree, proxy), "about 10–20 min on 2 busy cores")
-			return err
-		},
-		func() (err error) {
-			cniBin, err = gobuild.Build(ctx, o.Log, o.Layout.Root, CNIProgram(), "a few minutes")
-			return err
-		},
-		func() (err error) {
-			runcBin, err = gobuild.Build(ctx, o.Log, o.Layout.Root, RuncProgram(), "a few minutes")
-			return err
-		},
-		// one after the other: a debootstrap sharing the .deb cache
-		// directory with another running one can stop silently midway
-		func() (err error) {
-			if engineFS, err = rootfs.Make(ctx, o.Log, rootRoot, EngineRootfs); err == nil {
-				sdkFS, err = rootfs.Make(ctx, o.Log, rootRoot, GoSDKRootfs)
-			}
-			return err
-		},
-		func() (err error) { r.GoProxy, err = ModuleProxy(ctx, o); return err },
-	}
-	if err := parallel(steps); err != nil {
-		return r, err
-	}
-	layout, digest, err := GoSDKLayout(ctx, o, sdkFS, filepath.Join(engineBin, "codegen"))
+	p, err := buildParts(ctx, o, tree, proxy, &r)
 	if err != nil {
 		return r, err
 	}
-	base, err := rootfs.Import(ctx, o.Docker, o.Log, EngineRootfs, engineFS)
+	layout, digest, err := GoSDKLayout(ctx, o, p.sdkFS, filepath.Join(p.engineBin, "codegen"))
+	if err != nil {
+		return r, err
+	}
+	base, err := rootfs.Import(ctx, o.Docker, o.Log, EngineRootfs, p.engineFS)
 	if err != nil {
 		return r, err
 	}
 	spec, err := EngineSpec(EngineSpecInputs{
-		Base: base, EngineBin: engineBin, CNIBin: cniBin, Runc: filepath.Join(runcBin, "runc"), CLI: r.CLI,
+		Base: base, EngineBin: p.engineBin, CNIBin: p.cniBin, Runc: filepath.Join(p.runcBin, "runc"), CLI: r.CLI,
 		SDKLayout: layout, SDKManifestDigest: digest,
 	})
 	if err != nil {
@@ -116,6 +85,52 @@ func Build(ctx context.Context, o Options) (Result, error) {
 	}
 	r.EngineImage, err = SaveImage(ctx, o, spec.Ref)
 	return r, err
+}
+
+// parts are what Build makes the engine image of: the engine's, the CNI
+// plugins' and runc's programs, the engine's and the Go SDK runtime's root
+// file systems.
+type parts struct {
+	engineBin, cniBin, runcBin, engineFS, sdkFS string
+}
+
+// buildParts builds the CLI and the module's Go proxy tree (into r) and
+// the engine image's parts, the independent steps side by side.
+func buildParts(ctx context.Context, o Options, tree, proxy string, r *Result) (parts, error) {
+	rootRoot := filepath.Dir(o.Layout.Root) // the rehearsal cache: root file systems and .debs are shared
+	var p parts
+	steps := []func() error{
+		func() (err error) {
+			var bin string
+			if bin, err = gobuild.Build(ctx, o.Log, o.Layout.Root, CLIProgram(tree, proxy), "about 3–6 min on 2 cores"); err == nil {
+				r.CLI, err = link(filepath.Join(bin, "dagger"), o.Layout.CLI())
+			}
+			return err
+		},
+		func() (err error) {
+			p.engineBin, err = gobuild.Build(ctx, o.Log, o.Layout.Root, EngineProgram(tree, proxy), "about 10–20 min on 2 busy cores")
+			return err
+		},
+		func() (err error) {
+			p.cniBin, err = gobuild.Build(ctx, o.Log, o.Layout.Root, CNIProgram(), "a few minutes")
+			return err
+		},
+		func() (err error) {
+			p.runcBin, err = gobuild.Build(ctx, o.Log, o.Layout.Root, RuncProgram(), "a few minutes")
+			return err
+		},
+		// one after the other: a debootstrap sharing the .deb cache
+		// directory with another running one can stop silently midway
+		func() (err error) {
+			if p.engineFS, err = rootfs.Make(ctx, o.Log, rootRoot, EngineRootfs); err == nil {
+				p.sdkFS, err = rootfs.Make(ctx, o.Log, rootRoot, GoSDKRootfs)
+			}
+			return err
+		},
+		func() (err error) { r.GoProxy, err = ModuleProxy(ctx, o); return err },
+	}
+	err := parallel(steps)
+	return p, err
 }
 
 // parallel runs steps side by side and returns their errors joined.

@@ -39,6 +39,24 @@ func ModuleProxy(ctx context.Context, o Options) (string, error) {
 		return "", err
 	}
 	repoDir := filepath.Dir(modDir)
+	key, err := moduleProxyKey(modDir, repoDir)
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(o.Layout.Root, "proxy", "module-"+key)
+	err = cache.Fill(ctx, o.Log, "Go proxy tree of the Dagger module", dir, func(partial, logPath string) error {
+		return fillModuleProxy(ctx, o, modDir, repoDir, partial, logPath)
+	})
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "goproxy"), nil
+}
+
+// moduleProxyKey is the cache key of the module's Go proxy tree: the
+// go.mod and go.sum of the module and of every RepoModules, and what else
+// goes into the tree (the Go SDK's module, helm's).
+func moduleProxyKey(modDir, repoDir string) (string, error) {
 	var parts []string
 	files := []string{filepath.Join(modDir, "go.mod"), filepath.Join(modDir, "go.sum")}
 	for _, m := range RepoModules {
@@ -52,85 +70,115 @@ func ModuleProxy(ctx context.Context, o Options) (string, error) {
 		parts = append(parts, k)
 	}
 	parts = append(parts, GoSDKModule.Path, GoSDKModule.Version, GoSDKModule.Commit, "with .info for every .mod", helm.InstallHint)
-	dir := filepath.Join(o.Layout.Root, "proxy", "module-"+cache.Key(parts...))
-	err = cache.Fill(ctx, o.Log, "Go proxy tree of the Dagger module", dir, func(partial, logPath string) error {
-		tree := filepath.Join(partial, "goproxy")
-		z, err := ZipModule(ctx, o.Snapshots.Dir(GoSDKModule.Repo), GoSDKModule, filepath.Join(partial, "work"))
-		if err != nil {
+	return cache.Key(parts...), nil
+}
+
+// fillModuleProxy makes the tree in partial (cache.Fill's directory, its
+// log at logPath): the Go SDK's module first, then what a fresh module
+// cache downloads for the codegen, the repository's modules and helm,
+// copied from that cache; only the tree stays.
+func fillModuleProxy(ctx context.Context, o Options, modDir, repoDir, partial, logPath string) error {
+	tree := filepath.Join(partial, "goproxy")
+	if err := addGoSDKModule(ctx, o, partial, tree); err != nil {
+		return err
+	}
+	logf, err := os.Create(logPath)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	upstream, err := goEnv(ctx, "GOPROXY")
+	if err != nil {
+		return err
+	}
+	modcache := filepath.Join(partial, "modcache")
+	env := []string{
+		"GOMODCACHE=" + modcache, "GOFLAGS=-mod=mod", "GOWORK=off", "GONOSUMDB=" + GoSDKModule.Path,
+		"GOPROXY=file://" + tree + "," + gobuild.ProxyOnly(upstream),
+	}
+	copyDir := filepath.Join(partial, "module")
+	if err := codegenModules(ctx, logf, logPath, modDir, partial, copyDir, env); err != nil {
+		return err
+	}
+	if err := repoModuleDownloads(ctx, logf, logPath, repoDir, partial, env); err != nil {
+		return err
+	}
+	if err := helmModules(ctx, logf, partial, env); err != nil {
+		return fmt.Errorf("Go proxy tree: %w; %s ends with:\n%s", err, logPath, bincache.TailFile(logPath, 20))
+	}
+	download := filepath.Join(modcache, "cache", "download") + "/."
+	if out, err := exec.CommandContext(ctx, "cp", "-a", "--no-clobber", download, tree).CombinedOutput(); err != nil {
+		return fmt.Errorf("Go proxy tree: copy the module cache's downloads: %w: %s", err, out)
+	}
+	if err := CompleteInfos(tree); err != nil {
+		return fmt.Errorf("Go proxy tree: %w", err)
+	}
+	// the module cache's files are read-only; the cache entry must stay removable
+	_ = exec.CommandContext(ctx, "chmod", "-R", "u+w", modcache).Run()
+	for _, d := range []string{modcache, copyDir, filepath.Join(partial, "work")} {
+		if err := os.RemoveAll(d); err != nil {
 			return err
 		}
-		if err := AddToProxy(tree, z); err != nil {
-			return err
+	}
+	return nil
+}
+
+// addGoSDKModule puts dagger.io/dagger at the commit the Go SDK asks for
+// into tree, zipped from its snapshot (in partial's work directory), and
+// makes the tree answer the query by that commit.
+func addGoSDKModule(ctx context.Context, o Options, partial, tree string) error {
+	z, err := ZipModule(ctx, o.Snapshots.Dir(GoSDKModule.Repo), GoSDKModule, filepath.Join(partial, "work"))
+	if err != nil {
+		return err
+	}
+	if err := AddToProxy(tree, z); err != nil {
+		return err
+	}
+	return AddQuery(tree, z, GoSDKModule.Commit)
+}
+
+// codegenModules does in copyDir, a copy of the module, what the Go SDK's
+// codegen does (`go get dagger.io/dagger@<commit>`, `go mod tidy`), so the
+// module cache of env holds every module they fetch.
+func codegenModules(ctx context.Context, logf *os.File, logPath, modDir, partial, copyDir string, env []string) error {
+	steps := [][]string{
+		{"cp", "-a", modDir, copyDir},
+		{"go", "get", GoSDKModule.Path + "@" + GoSDKModule.Commit},
+		{"go", "mod", "tidy"},
+	}
+	for i, s := range steps {
+		wd := copyDir
+		if i == 0 {
+			wd = partial
 		}
-		if err := AddQuery(tree, z, GoSDKModule.Commit); err != nil {
-			return err
+		if err := runLogged(ctx, logf, wd, env, s...); err != nil {
+			return fmt.Errorf("Go proxy tree: %s: %w; %s ends with:\n%s",
+				strings.Join(s, " "), err, logPath, bincache.TailFile(logPath, 20))
 		}
-		logf, err := os.Create(logPath)
-		if err != nil {
-			return err
-		}
-		defer logf.Close()
-		upstream, err := goEnv(ctx, "GOPROXY")
-		if err != nil {
-			return err
-		}
-		modcache := filepath.Join(partial, "modcache")
-		env := []string{
-			"GOMODCACHE=" + modcache, "GOFLAGS=-mod=mod", "GOWORK=off", "GONOSUMDB=" + GoSDKModule.Path,
-			"GOPROXY=file://" + tree + "," + gobuild.ProxyOnly(upstream),
-		}
-		copyDir := filepath.Join(partial, "module")
-		steps := [][]string{
-			{"cp", "-a", modDir, copyDir},
-			{"go", "get", GoSDKModule.Path + "@" + GoSDKModule.Commit},
-			{"go", "mod", "tidy"},
-		}
-		for i, s := range steps {
-			wd := copyDir
-			if i == 0 {
-				wd = partial
-			}
-			if err := runLogged(ctx, logf, wd, env, s...); err != nil {
-				return fmt.Errorf("Go proxy tree: %s: %w; %s ends with:\n%s", strings.Join(s, " "), err, logPath, bincache.TailFile(logPath, 20))
-			}
-		}
-		for i, m := range RepoModules {
-			// In a copy of go.mod and go.sum: `go mod download all` (the
-			// module graph, no package loaded) adds the hash of every module
-			// it downloads to go.sum, and the checkout is not ours to change.
-			d := filepath.Join(partial, "repo-module-"+strconv.Itoa(i))
-			if err := copyModFiles(filepath.Join(repoDir, m), d); err != nil {
-				return fmt.Errorf("Go proxy tree: %w", err)
-			}
-			if err := runLogged(ctx, logf, d, env, "go", "mod", "download", "all"); err != nil {
-				return fmt.Errorf("Go proxy tree: go mod download all for %s: %w; %s ends with:\n%s", filepath.Join(repoDir, m), err, logPath, bincache.TailFile(logPath, 20))
-			}
-			if err := os.RemoveAll(d); err != nil {
-				return err
-			}
-		}
-		if err := helmModules(ctx, logf, partial, env); err != nil {
-			return fmt.Errorf("Go proxy tree: %w; %s ends with:\n%s", err, logPath, bincache.TailFile(logPath, 20))
-		}
-		if out, err := exec.CommandContext(ctx, "cp", "-a", "--no-clobber", filepath.Join(modcache, "cache", "download")+"/.", tree).CombinedOutput(); err != nil {
-			return fmt.Errorf("Go proxy tree: copy the module cache's downloads: %w: %s", err, out)
-		}
-		if err := CompleteInfos(tree); err != nil {
+	}
+	return nil
+}
+
+// repoModuleDownloads downloads into the module cache of env every module
+// of each of RepoModules (`go mod download all`).
+func repoModuleDownloads(ctx context.Context, logf *os.File, logPath, repoDir, partial string, env []string) error {
+	for i, m := range RepoModules {
+		// In a copy of go.mod and go.sum: `go mod download all` (the
+		// module graph, no package loaded) adds the hash of every module
+		// it downloads to go.sum, and the checkout is not ours to change.
+		d := filepath.Join(partial, "repo-module-"+strconv.Itoa(i))
+		if err := copyModFiles(filepath.Join(repoDir, m), d); err != nil {
 			return fmt.Errorf("Go proxy tree: %w", err)
 		}
-		// the module cache's files are read-only; the cache entry must stay removable
-		_ = exec.CommandContext(ctx, "chmod", "-R", "u+w", modcache).Run()
-		for _, d := range []string{modcache, copyDir, filepath.Join(partial, "work")} {
-			if err := os.RemoveAll(d); err != nil {
-				return err
-			}
+		if err := runLogged(ctx, logf, d, env, "go", "mod", "download", "all"); err != nil {
+			return fmt.Errorf("Go proxy tree: go mod download all for %s: %w; %s ends with:\n%s",
+				filepath.Join(repoDir, m), err, logPath, bincache.TailFile(logPath, 20))
 		}
-		return nil
-	})
-	if err != nil {
-		return "", err
+		if err := os.RemoveAll(d); err != nil {
+			return err
+		}
 	}
-	return filepath.Join(dir, "goproxy"), nil
+	return nil
 }
 
 // RepoModules are the repository's Go modules the Dagger module builds

@@ -41,12 +41,37 @@ func startInNetns(ctx context.Context, what, netns, logPath, notifyPath string, 
 		return 0, fmt.Errorf("open %s's log: %w", what, err)
 	}
 	defer logf.Close()
+	cmd, exited, err := startRecorded(what, netns, notifyPath, logf, started, argv)
+	if err != nil {
+		return 0, err
+	}
+	ready := readiness(conn)
+	select {
+	case err := <-ready:
+		if err != nil {
+			_ = cmd.Process.Kill()
+			return 0, fmt.Errorf("wait for %s's readiness: %w (its log: %s)", what, err, logPath)
+		}
+		return cmd.Process.Pid, nil
+	case err := <-exited:
+		return 0, fmt.Errorf("%s exited before it was ready (%v); its log %s ends with:\n%s", what, err, logPath, tail(logPath, 20))
+	case <-ctx.Done():
+		_ = cmd.Process.Kill()
+		return 0, fmt.Errorf("%s was not ready in time (%w); its log %s ends with:\n%s", what, ctx.Err(), logPath, tail(logPath, 20))
+	}
+}
+
+// startRecorded starts argv in netns as startInNetns says, logging to
+// logf, and hands it to started; exited receives its Wait's error. If
+// started fails, the process is killed and waited for.
+func startRecorded(what, netns, notifyPath string, logf *os.File, started func(Proc) error,
+	argv []string) (*exec.Cmd, <-chan error, error) {
 	cmd := exec.Command("nsenter", append([]string{"--net=" + NetnsPath(netns), "--"}, argv...)...)
 	cmd.Env = append(os.Environ(), "NOTIFY_SOCKET="+notifyPath)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return 0, fmt.Errorf("start %s (nsenter --net=%s %s): %w", what, NetnsPath(netns), strings.Join(argv, " "), err)
+		return nil, nil, fmt.Errorf("start %s (nsenter --net=%s %s): %w", what, NetnsPath(netns), strings.Join(argv, " "), err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
@@ -57,8 +82,14 @@ func startInNetns(ctx context.Context, what, netns, logPath, notifyPath string, 
 	if err != nil {
 		_ = cmd.Process.Kill()
 		<-exited
-		return 0, fmt.Errorf("record %s (pid %d): %w", what, cmd.Process.Pid, err)
+		return nil, nil, fmt.Errorf("record %s (pid %d): %w", what, cmd.Process.Pid, err)
 	}
+	return cmd, exited, nil
+}
+
+// readiness receives nil once conn, the notify socket, is told READY=1,
+// or the error that ended reading it.
+func readiness(conn *net.UnixConn) <-chan error {
 	ready := make(chan error, 1)
 	go func() {
 		buf := make([]byte, 4096)
@@ -76,19 +107,7 @@ func startInNetns(ctx context.Context, what, netns, logPath, notifyPath string, 
 			}
 		}
 	}()
-	select {
-	case err := <-ready:
-		if err != nil {
-			_ = cmd.Process.Kill()
-			return 0, fmt.Errorf("wait for %s's readiness: %w (its log: %s)", what, err, logPath)
-		}
-		return cmd.Process.Pid, nil
-	case err := <-exited:
-		return 0, fmt.Errorf("%s exited before it was ready (%v); its log %s ends with:\n%s", what, err, logPath, tail(logPath, 20))
-	case <-ctx.Done():
-		_ = cmd.Process.Kill()
-		return 0, fmt.Errorf("%s was not ready in time (%w); its log %s ends with:\n%s", what, ctx.Err(), logPath, tail(logPath, 20))
-	}
+	return ready
 }
 
 // tail returns the last n lines of a file, for error messages.

@@ -151,20 +151,7 @@ func (b *builder) buildSpec(s imagespec.Spec, logPath string) (id string, reused
 func (b *builder) specFor(rec recipe) (imagespec.Spec, error) {
 	switch rec.Kind {
 	case kindServer:
-		bin, err := b.kubernetes(rec.Version)
-		if err != nil {
-			return imagespec.Spec{}, err
-		}
-		base := components.StaticBaseRef
-		if rec.Name == "kube-proxy" { // build/common.sh:112: the iptables base
-			base, err = b.iptablesBase()
-		} else {
-			err = b.staticBase()
-		}
-		if err != nil {
-			return imagespec.Spec{}, err
-		}
-		return components.ServerImage(rec.Name, rec.Version, bin, base), nil
+		return b.serverSpec(rec)
 	case kindPause:
 		bin, err := b.pause(rec.Version)
 		if err != nil {
@@ -172,22 +159,7 @@ func (b *builder) specFor(rec recipe) (imagespec.Spec, error) {
 		}
 		return components.Pause(rec.Version, bin), nil
 	case kindEtcd, kindQuayEtcd:
-		version := etcdVersion(rec.Version)
-		bin, err := b.program(etcdProgram(version), "15–30 min on 2 busy cores")
-		if err != nil {
-			return imagespec.Spec{}, err
-		}
-		if rec.Kind == kindQuayEtcd {
-			base, err := b.iptablesBase()
-			if err != nil {
-				return imagespec.Spec{}, err
-			}
-			return quayEtcd(rec.Ref, version, bin, base), nil
-		}
-		if err := b.staticBase(); err != nil {
-			return imagespec.Spec{}, err
-		}
-		return components.Etcd(rec.Version, version, bin), nil
+		return b.etcdSpec(rec)
 	case kindCoreDNS:
 		bin, err := b.program(coreDNSProgram(rec.Version), "10–20 min on 2 busy cores")
 		if err != nil {
@@ -209,6 +181,46 @@ func (b *builder) specFor(rec recipe) (imagespec.Spec, error) {
 	default:
 		return b.kindSpec(rec)
 	}
+}
+
+// serverSpec is the image of a Kubernetes server component (rec.Name),
+// from the release binaries of rec.Version.
+func (b *builder) serverSpec(rec recipe) (imagespec.Spec, error) {
+	bin, err := b.kubernetes(rec.Version)
+	if err != nil {
+		return imagespec.Spec{}, err
+	}
+	base := components.StaticBaseRef
+	if rec.Name == "kube-proxy" { // build/common.sh:112: the iptables base
+		base, err = b.iptablesBase()
+	} else {
+		err = b.staticBase()
+	}
+	if err != nil {
+		return imagespec.Spec{}, err
+	}
+	return components.ServerImage(rec.Name, rec.Version, bin, base), nil
+}
+
+// etcdSpec is etcd's image, registry.k8s.io's or (kindQuayEtcd) quay.io's,
+// etcd built at the version rec.Version names.
+func (b *builder) etcdSpec(rec recipe) (imagespec.Spec, error) {
+	version := etcdVersion(rec.Version)
+	bin, err := b.program(etcdProgram(version), "15–30 min on 2 busy cores")
+	if err != nil {
+		return imagespec.Spec{}, err
+	}
+	if rec.Kind == kindQuayEtcd {
+		base, err := b.iptablesBase()
+		if err != nil {
+			return imagespec.Spec{}, err
+		}
+		return quayEtcd(rec.Ref, version, bin, base), nil
+	}
+	if err := b.staticBase(); err != nil {
+		return imagespec.Spec{}, err
+	}
+	return components.Etcd(rec.Version, version, bin), nil
 }
 
 // kindSpec covers kind's own images and the stand-ins.

@@ -16,76 +16,102 @@ import (
 func (b *builder) snapshotSpec(rec recipe) (imagespec.Spec, error) {
 	switch rec.Kind {
 	case kindKamaji:
-		s := kamajiSnapshot
-		tree, err := b.snapshotTree(s, nil, nil)
-		if err != nil {
-			return imagespec.Spec{}, err
-		}
-		bin, err := b.program(kamajiProgram(tree), "10–20 min on 2 busy cores")
-		if err != nil {
-			return imagespec.Spec{}, err
-		}
-		if err := b.staticBase(); err != nil {
-			return imagespec.Spec{}, err
-		}
-		return components.Kamaji(rec.Ref, snapshotSource(s, ""), filepath.Join(bin, "kamaji")), nil
+		return b.kamajiSpec(rec)
 	case kindHAMi:
-		s := hamiSnapshot
-		tree, err := b.snapshotTree(s, nil, nil)
-		if err != nil {
-			return imagespec.Spec{}, err
-		}
-		bin, err := b.program(hamiProgram(tree), "10–20 min on 2 busy cores")
-		if err != nil {
-			return imagespec.Spec{}, err
-		}
-		base, err := b.iptablesBase()
-		if err != nil {
-			return imagespec.Spec{}, err
-		}
-		stub, err := libvgpuStub(b.ctx, b)
-		if err != nil {
-			return imagespec.Spec{}, err
-		}
-		return withLibvgpuStub(components.HAMi(rec.Ref, hamiVersion, snapshotSource(s, "cmd/scheduler, cmd/vGPUmonitor, cmd/device-plugin/nvidia"), bin, tree, base), stub), nil
+		return b.hamiSpec(rec)
 	case kindCertManager:
-		s := certManagerSnapshot
-		// one extraction for the four command modules: each replaces the
-		// root module by ../../ (cmd/<name>/go.mod:12), which the build's
-		// copy of the command directory no longer has beside it
-		var edits []string
-		for _, c := range certManagerCommands {
-			edits = append(edits, `(cd cmd/`+c+` && go mod edit -replace "github.com/cert-manager/cert-manager=$4")`)
-		}
-		tree, err := b.snapshotTree(s, nil, edits)
-		if err != nil {
-			return imagespec.Spec{}, err
-		}
-		bin, err := b.program(certManagerProgram(rec.Name, filepath.Join(tree, "cmd", rec.Name)), "10–20 min on 2 busy cores for the first, minutes for the others")
-		if err != nil {
-			return imagespec.Spec{}, err
-		}
-		if err := b.staticBase(); err != nil {
-			return imagespec.Spec{}, err
-		}
-		return components.CertManager(rec.Ref, rec.Name, snapshotSource(s, "cmd/"+rec.Name), filepath.Join(bin, rec.Name)), nil
+		return b.certManagerSpec(rec)
 	case kindCertgen:
-		s := certgenSnapshot
-		const dir = "images/kube-webhook-certgen/rootfs"
-		tree, err := b.snapshotTree(s, []string{dir}, nil)
-		if err != nil {
-			return imagespec.Spec{}, err
-		}
-		bin, err := b.program(certgenProgram(filepath.Join(tree, dir)), "3–8 min on 2 busy cores")
-		if err != nil {
-			return imagespec.Spec{}, err
-		}
-		if err := b.staticBase(); err != nil {
-			return imagespec.Spec{}, err
-		}
-		return components.Certgen(rec.Ref, snapshotSource(s, dir)+" (stand-in: ingress-nginx's kube-webhook-certgen v1.1.1)", filepath.Join(bin, "kube-webhook-certgen")), nil
+		return b.certgenSpec(rec)
 	}
 	return imagespec.Spec{}, fmt.Errorf("image %s: no snapshot recipe for kind %q", rec.Ref, rec.Kind)
+}
+
+// kamajiSpec is Kamaji's image, its program built from kamajiSnapshot.
+func (b *builder) kamajiSpec(rec recipe) (imagespec.Spec, error) {
+	s := kamajiSnapshot
+	tree, err := b.snapshotTree(s, nil, nil)
+	if err != nil {
+		return imagespec.Spec{}, err
+	}
+	bin, err := b.program(kamajiProgram(tree), "10–20 min on 2 busy cores")
+	if err != nil {
+		return imagespec.Spec{}, err
+	}
+	if err := b.staticBase(); err != nil {
+		return imagespec.Spec{}, err
+	}
+	return components.Kamaji(rec.Ref, snapshotSource(s, ""), filepath.Join(bin, "kamaji")), nil
+}
+
+// hamiSpec is HAMi's image, its programs built from hamiSnapshot, with
+// the libvgpu stub.
+func (b *builder) hamiSpec(rec recipe) (imagespec.Spec, error) {
+	s := hamiSnapshot
+	tree, err := b.snapshotTree(s, nil, nil)
+	if err != nil {
+		return imagespec.Spec{}, err
+	}
+	bin, err := b.program(hamiProgram(tree), "10–20 min on 2 busy cores")
+	if err != nil {
+		return imagespec.Spec{}, err
+	}
+	base, err := b.iptablesBase()
+	if err != nil {
+		return imagespec.Spec{}, err
+	}
+	stub, err := libvgpuStub(b.ctx, b)
+	if err != nil {
+		return imagespec.Spec{}, err
+	}
+	source := snapshotSource(s, "cmd/scheduler, cmd/vGPUmonitor, cmd/device-plugin/nvidia")
+	return withLibvgpuStub(components.HAMi(rec.Ref, hamiVersion, source, bin, tree, base), stub), nil
+}
+
+// certManagerSpec is the image of one cert-manager command (rec.Name),
+// built from certManagerSnapshot.
+func (b *builder) certManagerSpec(rec recipe) (imagespec.Spec, error) {
+	s := certManagerSnapshot
+	// one extraction for the four command modules: each replaces the
+	// root module by ../../ (cmd/<name>/go.mod:12), which the build's
+	// copy of the command directory no longer has beside it
+	var edits []string
+	for _, c := range certManagerCommands {
+		edits = append(edits, `(cd cmd/`+c+` && go mod edit -replace "github.com/cert-manager/cert-manager=$4")`)
+	}
+	tree, err := b.snapshotTree(s, nil, edits)
+	if err != nil {
+		return imagespec.Spec{}, err
+	}
+	bin, err := b.program(certManagerProgram(rec.Name, filepath.Join(tree, "cmd", rec.Name)),
+		"10–20 min on 2 busy cores for the first, minutes for the others")
+	if err != nil {
+		return imagespec.Spec{}, err
+	}
+	if err := b.staticBase(); err != nil {
+		return imagespec.Spec{}, err
+	}
+	return components.CertManager(rec.Ref, rec.Name, snapshotSource(s, "cmd/"+rec.Name), filepath.Join(bin, rec.Name)), nil
+}
+
+// certgenSpec is the kube-webhook-certgen stand-in's image, built from
+// certgenSnapshot.
+func (b *builder) certgenSpec(rec recipe) (imagespec.Spec, error) {
+	s := certgenSnapshot
+	const dir = "images/kube-webhook-certgen/rootfs"
+	tree, err := b.snapshotTree(s, []string{dir}, nil)
+	if err != nil {
+		return imagespec.Spec{}, err
+	}
+	bin, err := b.program(certgenProgram(filepath.Join(tree, dir)), "3–8 min on 2 busy cores")
+	if err != nil {
+		return imagespec.Spec{}, err
+	}
+	if err := b.staticBase(); err != nil {
+		return imagespec.Spec{}, err
+	}
+	source := snapshotSource(s, dir) + " (stand-in: ingress-nginx's kube-webhook-certgen v1.1.1)"
+	return components.Certgen(rec.Ref, source, filepath.Join(bin, "kube-webhook-certgen")), nil
 }
 
 // snapshotSource names a snapshot build for the image's source label.

@@ -102,26 +102,9 @@ func (r Report) markdown() string {
 		w("**The rehearsal did not finish:** %s\n\n", r.Failure)
 	}
 	w("## labctl\n\n```\n%s\n```\n\n", strings.TrimSpace(orNone(r.Labctl)))
-	w("## Host\n\n| | |\n|---|---|\n")
-	for _, kv := range [][2]string{{"kernel", r.Host.Kernel}, {"cgroup", r.Host.Cgroup}, {"private dockerd", r.Host.Docker},
-		{"containerd", r.Host.Containerd}, {"runc", r.Host.Runc}, {"helm", r.Host.Helm}} {
-		w("| %s | %s |\n", kv[0], orNone(kv[1]))
-	}
-	w("\n## Images (bundle %s)\n\n| image | ID | built from source |\n|---|---|---|\n", r.Bundle)
-	built := 0
-	for _, i := range r.Images {
-		how := "no (as the bundle holds it)"
-		switch {
-		case i.Err != "":
-			how = "unknown: " + i.Err
-		case i.Built && i.Source != "":
-			how, built = "yes: "+i.Source, built+1
-		case i.Built:
-			how, built = "yes", built+1
-		}
-		w("| %s | %s | %s |\n", i.Ref, shortID(i.ID), how)
-	}
-	w("\n%d of %d images were built from source by the rehearsal.\n\n## Charts\n\n", built, len(r.Images))
+	r.hostSection(w)
+	r.imagesSection(w)
+	w("## Charts\n\n")
 	for _, c := range r.Charts {
 		w("- %s %s (%s)\n", c.Name, c.Version, c.File)
 	}
@@ -136,39 +119,12 @@ func (r Report) markdown() string {
 	if r.Interrupt != nil {
 		r.Interrupt.markdown(w)
 	}
-	w("\n## Stages of labctl up\n\n")
-	if len(r.Stages) == 0 {
-		w("No stage recorded (labctl up wrote no stages.json).\n")
-	} else {
-		w("| stage | status | time | message |\n|---|---|---|---|\n")
-		for _, s := range r.Stages {
-			w("| %s | %s | %s | %s |\n", s.Name, s.Status, s.Duration.Round(100*time.Millisecond), strings.ReplaceAll(s.Message, "\n", " "))
-		}
-	}
-	w("\n## Suite\n\n")
-	if r.Suite == nil {
-		w("The suite did not run (no results.json).\n")
-	} else {
-		w("%d passed, %d failed, %d skipped in %s (results.json).\n", r.Suite.Passed, r.Suite.Failed, r.Suite.Skipped, r.Suite.Duration.Round(100*time.Millisecond))
-		for _, c := range r.Suite.FailedCases {
-			w("- failed %s\n", c)
-		}
-	}
+	r.stagesSection(w)
+	r.suiteSection(w)
 	if r.Fault != nil {
 		r.Fault.markdown(w)
 	}
-	w("\n## Peaks (measured)\n\n")
-	w("- containers' memory (the kernel's peak of the private daemon's cgroup parent, page cache included): %s\n", human(r.Peak.MemoryPeakBytes))
-	names := make([]string, 0, len(r.Peak.DaemonRSS))
-	for n := range r.Peak.DaemonRSS {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		w("- %s peak RSS (VmHWM): %s\n", n, human(r.Peak.DaemonRSS[n]))
-	}
-	w("- disk (daemon's data root and state, labctl's state; largest of %d samples): %s\n", r.Peak.Samples, human(r.Peak.DiskBytes))
-	w("- the bundle read: %s\n", human(r.Peak.BundleBytes))
+	r.peaksSection(w)
 	for _, s := range r.Steps {
 		if len(s.Tail) > 0 && s.ExitCode != 0 {
 			w("\n## Last lines of labctl %s (log %s)\n\n```\n%s\n```\n", s.Step, s.Log, strings.Join(s.Tail, "\n"))
@@ -181,6 +137,79 @@ func (r Report) markdown() string {
 		}
 	}
 	return b.String()
+}
+
+// hostSection renders the versions of what ran the lab.
+func (r Report) hostSection(w func(string, ...any)) {
+	w("## Host\n\n| | |\n|---|---|\n")
+	for _, kv := range [][2]string{{"kernel", r.Host.Kernel}, {"cgroup", r.Host.Cgroup}, {"private dockerd", r.Host.Docker},
+		{"containerd", r.Host.Containerd}, {"runc", r.Host.Runc}, {"helm", r.Host.Helm}} {
+		w("| %s | %s |\n", kv[0], orNone(kv[1]))
+	}
+}
+
+// imagesSection renders the bundle's images, each with where it came
+// from, and how many the rehearsal built from source.
+func (r Report) imagesSection(w func(string, ...any)) {
+	w("\n## Images (bundle %s)\n\n| image | ID | built from source |\n|---|---|---|\n", r.Bundle)
+	built := 0
+	for _, i := range r.Images {
+		how := "no (as the bundle holds it)"
+		switch {
+		case i.Err != "":
+			how = "unknown: " + i.Err
+		case i.Built && i.Source != "":
+			how, built = "yes: "+i.Source, built+1
+		case i.Built:
+			how, built = "yes", built+1
+		}
+		w("| %s | %s | %s |\n", i.Ref, shortID(i.ID), how)
+	}
+	w("\n%d of %d images were built from source by the rehearsal.\n\n", built, len(r.Images))
+}
+
+// stagesSection renders labctl up's own stage records.
+func (r Report) stagesSection(w func(string, ...any)) {
+	w("\n## Stages of labctl up\n\n")
+	if len(r.Stages) == 0 {
+		w("No stage recorded (labctl up wrote no stages.json).\n")
+		return
+	}
+	w("| stage | status | time | message |\n|---|---|---|---|\n")
+	for _, s := range r.Stages {
+		w("| %s | %s | %s | %s |\n", s.Name, s.Status, s.Duration.Round(100*time.Millisecond), strings.ReplaceAll(s.Message, "\n", " "))
+	}
+}
+
+// suiteSection renders what results.json says, or that there is none.
+func (r Report) suiteSection(w func(string, ...any)) {
+	w("\n## Suite\n\n")
+	if r.Suite == nil {
+		w("The suite did not run (no results.json).\n")
+		return
+	}
+	w("%d passed, %d failed, %d skipped in %s (results.json).\n",
+		r.Suite.Passed, r.Suite.Failed, r.Suite.Skipped, r.Suite.Duration.Round(100*time.Millisecond))
+	for _, c := range r.Suite.FailedCases {
+		w("- failed %s\n", c)
+	}
+}
+
+// peaksSection renders the run's measured peaks, the daemons' by name.
+func (r Report) peaksSection(w func(string, ...any)) {
+	w("\n## Peaks (measured)\n\n")
+	w("- containers' memory (the kernel's peak of the private daemon's cgroup parent, page cache included): %s\n",
+		human(r.Peak.MemoryPeakBytes))
+	names := make([]string, 0, len(r.Peak.DaemonRSS))
+	for n := range r.Peak.DaemonRSS {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		w("- %s peak RSS (VmHWM): %s\n", n, human(r.Peak.DaemonRSS[n]))
+	}
+	w("- disk (daemon's data root and state, labctl's state; largest of %d samples): %s\n", r.Peak.Samples, human(r.Peak.DiskBytes))
+	w("- the bundle read: %s\n", human(r.Peak.BundleBytes))
 }
 
 func orNone(s string) string {

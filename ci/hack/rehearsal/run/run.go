@@ -126,26 +126,57 @@ func Run(ctx context.Context, o Options, d Deps) (Report, error) {
 }
 
 func (rh *runState) run(ctx context.Context) error {
-	p := rh.o.Paths
-	reports, err := openDir(p.Reports)
+	reports, err := openDir(rh.o.Paths.Reports)
 	if err != nil {
 		return fmt.Errorf("reports directory: %w", err)
 	}
 	rh.reports = reports
+	if err := rh.prepareFault(); err != nil {
+		return err
+	}
+	idx, err := rh.bundle()
+	if err != nil {
+		return err
+	}
+	if err := rh.prepareHost(ctx); err != nil {
+		return err
+	}
+	if err := rh.startDaemon(ctx); err != nil {
+		return err
+	}
+	rh.made.Lab = true
+	if in := rh.o.Interrupt; in != nil {
+		if err := rh.interruptedUp(ctx, *in); err != nil {
+			return err
+		}
+	}
+	if err := rh.labUp(ctx, idx); err != nil {
+		return err
+	}
+	return rh.runSuite(ctx)
+}
+
+// prepareFault plans Options.Fault on this lab, when one is asked for.
+func (rh *runState) prepareFault() error {
 	if rh.o.Fault != "" {
 		// Before anything starts: a fault that cannot be made on this lab
 		// is said at once, not after the lab is up.
-		pl, err := planFault(rh.o.Fault, rh.o.Lab, p, rh.o.FaultKube)
+		pl, err := planFault(rh.o.Fault, rh.o.Lab, rh.o.Paths, rh.o.FaultKube)
 		if err != nil {
 			return err
 		}
 		rh.fault = &pl
 		rh.r.Fault = &FaultRecord{Name: pl.Fault, Tenant: pl.Tenant, What: pl.what()}
 	}
-	idx, err := rh.bundle()
-	if err != nil {
-		return err
-	}
+	return nil
+}
+
+// prepareHost claims the daemon directory and makes what the lab needs on
+// the host (labctl's state directory claimed, /lib/modules, the kernel
+// limits), each recorded in made for cleanup.
+func (rh *runState) prepareHost(ctx context.Context) error {
+	p := rh.o.Paths
+	var err error
 	// Before anything on the host changes: the record of what this run
 	// changes (and the undoing of what a killed one left, its lab state
 	// included).
@@ -172,25 +203,28 @@ func (rh *runState) run(ctx context.Context) error {
 	for _, r := range rh.made.Limits {
 		rh.log.Info("raised a kernel limit for the run (restored afterwards)", "limit", r.Path, "from", r.Old, "to", r.New)
 	}
-	if err != nil {
-		return err
-	}
+	return err
+}
+
+// startDaemon starts the private daemon and reads the versions of what
+// runs the lab.
+func (rh *runState) startDaemon(ctx context.Context) error {
 	rh.watch("starting the private daemon")
-	_, err = rh.d.Daemon.start(ctx)
+	_, err := rh.d.Daemon.start(ctx)
 	rh.watch("")
 	if err != nil {
 		return fmt.Errorf("start the private daemon: %w", err)
 	}
 	rh.made.Daemon = true
-	rh.r.Host = rh.d.Probe.host(ctx, p)
-	rh.r.Labctl = rh.d.Probe.labctlVersion(ctx, p.Labctl)
+	rh.r.Host = rh.d.Probe.host(ctx, rh.o.Paths)
+	rh.r.Labctl = rh.d.Probe.labctlVersion(ctx, rh.o.Paths.Labctl)
+	return nil
+}
 
-	rh.made.Lab = true
-	if in := rh.o.Interrupt; in != nil {
-		if err := rh.interruptedUp(ctx, *in); err != nil {
-			return err
-		}
-	}
+// labUp runs labctl up and records where the images came from and
+// labctl's stages.
+func (rh *runState) labUp(ctx context.Context, idx images.Index) error {
+	p := rh.o.Paths
 	up, err := rh.step(ctx, up(p, rh.o.Keep))
 	// The bundle was loaded first thing: say where each image came from,
 	// also when a stage failed later.
@@ -200,8 +234,16 @@ func (rh *runState) run(ctx context.Context) error {
 		return err
 	}
 	if up.ExitCode != 0 {
-		return fmt.Errorf("labctl up failed (exit %d): %s (its log: %s; the lab's diagnostics: %s)", up.ExitCode, lastLines(up.Tail, 3), up.Log, filepath.Join(p.Reports, diagnosticsDir))
+		return fmt.Errorf("labctl up failed (exit %d): %s (its log: %s; the lab's diagnostics: %s)",
+			up.ExitCode, lastLines(up.Tail, 3), up.Log, filepath.Join(p.Reports, diagnosticsDir))
 	}
+	return nil
+}
+
+// runSuite runs labctl test, with the fault made meanwhile when there is
+// one, and says whether the suite passed.
+func (rh *runState) runSuite(ctx context.Context) error {
+	p := rh.o.Paths
 	var fr *faultRun
 	if rh.fault != nil {
 		fr = rh.startFault(ctx, *rh.fault)

@@ -56,6 +56,44 @@ type Inputs struct {
 // kubectl in /usr/bin, /kind/version, and the default CNI and storage
 // manifests at const.go:23-24).
 func BaseSpec(ref, base string, in Inputs) imagespec.Spec {
+	return imagespec.Spec{
+		Ref:   ref,
+		Base:  base,
+		Files: baseFiles(in),
+		Run: []string{
+			// images/base/Dockerfile:73, :82-90: only the units kind enables
+			// start; journald does not read the kernel log; systemd is init.
+			"chmod 755 /kind /kind/bin" +
+				" && find /lib/systemd/system/sysinit.target.wants/ -name systemd-tmpfiles-setup.service -delete" +
+				" && rm -f /lib/systemd/system/multi-user.target.wants/* /etc/systemd/system/*.wants/*" +
+				" /lib/systemd/system/local-fs.target.wants/* /lib/systemd/system/sockets.target.wants/*udev*" +
+				" /lib/systemd/system/sockets.target.wants/*initctl* /lib/systemd/system/basic.target.wants/*" +
+				" && echo ReadKMsg=no >> /etc/systemd/journald.conf" +
+				" && ln -sf /usr/lib/systemd/systemd /sbin/init",
+			// :93-97
+			"systemctl enable kubelet.service containerd.service undo-mount-hacks.service && systemctl mask systemd-binfmt.service",
+			// :99-100; containerd looks for CNI plugins in /opt/cni/bin
+			// (kind copies its own there, :226-230), Debian installs them
+			// in /usr/lib/cni.
+			"mkdir -p /etc/kubernetes/manifests /opt/cni/bin && cp -a /usr/lib/cni/. /opt/cni/bin/",
+			// :212-215: the base OCI spec, with kind's product-files hook
+			// and without rlimits.
+			`ctr oci spec | jq '.hooks.createContainer[.hooks.createContainer| length]` +
+				` |= . + {"path": "/kind/bin/mount-product-files.sh"}' | jq 'del(.process.rlimits)'` +
+				` > /etc/containerd/cri-base.json && containerd --version && runc --version`,
+		},
+		Env:        []string{"container=docker"}, // :242
+		StopSignal: "SIGRTMIN+3",                 // :245
+		Entrypoint: entrypoint,
+		Source:     "kind " + KindModuleVersion + " images/base + pkg/build/nodeimage, Kubernetes " + in.Version,
+	}
+}
+
+// baseFiles are the files of the node image before its images are
+// preloaded, in the order they are added: kind's entrypoint and scripts,
+// the containerd, systemd, kubelet, crictl and sysctl settings, the
+// Kubernetes binaries, /kind's version and manifests, then in.Extra.
+func baseFiles(in Inputs) []imagespec.File {
 	f := func(dest string, mode uint32, data string) imagespec.File {
 		return imagespec.File{Dest: dest, Mode: fileMode(mode), Data: []byte(data)}
 	}
@@ -95,35 +133,7 @@ func BaseSpec(ref, base string, in Inputs) imagespec.Spec {
 		f("/kind/manifests/default-storage.yaml", 0o644, in.Kind.StorageManifest),
 	)
 	files = append(files, in.Extra...)
-	return imagespec.Spec{
-		Ref:   ref,
-		Base:  base,
-		Files: files,
-		Run: []string{
-			// images/base/Dockerfile:73, :82-90: only the units kind enables
-			// start; journald does not read the kernel log; systemd is init.
-			"chmod 755 /kind /kind/bin" +
-				" && find /lib/systemd/system/sysinit.target.wants/ -name systemd-tmpfiles-setup.service -delete" +
-				" && rm -f /lib/systemd/system/multi-user.target.wants/* /etc/systemd/system/*.wants/*" +
-				" /lib/systemd/system/local-fs.target.wants/* /lib/systemd/system/sockets.target.wants/*udev*" +
-				" /lib/systemd/system/sockets.target.wants/*initctl* /lib/systemd/system/basic.target.wants/*" +
-				" && echo ReadKMsg=no >> /etc/systemd/journald.conf" +
-				" && ln -sf /usr/lib/systemd/systemd /sbin/init",
-			// :93-97
-			"systemctl enable kubelet.service containerd.service undo-mount-hacks.service && systemctl mask systemd-binfmt.service",
-			// :99-100; containerd looks for CNI plugins in /opt/cni/bin
-			// (kind copies its own there, :226-230), Debian installs them
-			// in /usr/lib/cni.
-			"mkdir -p /etc/kubernetes/manifests /opt/cni/bin && cp -a /usr/lib/cni/. /opt/cni/bin/",
-			// :212-215: the base OCI spec, with kind's product-files hook
-			// and without rlimits.
-			`ctr oci spec | jq '.hooks.createContainer[.hooks.createContainer| length] |= . + {"path": "/kind/bin/mount-product-files.sh"}' | jq 'del(.process.rlimits)' > /etc/containerd/cri-base.json && containerd --version && runc --version`,
-		},
-		Env:        []string{"container=docker"}, // :242
-		StopSignal: "SIGRTMIN+3",                 // :245
-		Entrypoint: entrypoint,
-		Source:     "kind " + KindModuleVersion + " images/base + pkg/build/nodeimage, Kubernetes " + in.Version,
-	}
+	return files
 }
 
 // entrypoint is the node's entrypoint (images/base/Dockerfile:247; kind's
