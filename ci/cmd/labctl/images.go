@@ -20,15 +20,18 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/stages"
 )
 
+// imagesFlags are `labctl images`'s flags.
+type imagesFlags struct {
+	src             labFlags
+	sources, asJSON bool
+	bundleRefs      bool
+	bundleIndex     bool
+	indexCharts     bool
+	archives        string
+}
+
 func newImagesCommand(s streams) *cobra.Command {
-	var (
-		src             labFlags
-		sources, asJSON bool
-		bundleRefs      bool
-		bundleIndex     bool
-		indexCharts     bool
-		archives        string
-	)
+	var f imagesFlags
 	cmd := &cobra.Command{
 		Use:   "images",
 		Short: "List every image the lab runs, per stage and place, with where its name comes from; save them as a bundle",
@@ -46,64 +49,91 @@ already; "bundle" images go into ` + "`labctl images save DIR`" + `; "built" one
   labctl up --images ./bundle         # build the lab from the bundle, no registry needed`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			l, err := src.loadLab(makesState)
-			if err != nil {
-				return err
-			}
-			list, err := images.List(l)
-			if err != nil {
-				return err
-			}
-			list = images.Sorted(list)
-			switch {
-			case bundleRefs:
-				for _, ref := range images.BundleRefs(list) {
-					fmt.Fprintln(s.out, ref)
-				}
-				return nil
-			case bundleIndex:
-				// What a bundle's index.json holds, without image IDs: the
-				// Dagger module fetches each ref into the named file, and
-				// each chart into ChartsDir/file, and hands labctl this very
-				// index with them (up --images).
-				var idx images.Index
-				for _, ref := range images.BundleRefs(list) {
-					idx.Images = append(idx.Images, images.Entry{Ref: ref, File: images.ArchiveName(ref)})
-				}
-				if archives != "" {
-					// The archives another tool fetched by these very
-					// references: each image's digests, read from its
-					// archive, go into the index (bundle_pin.go).
-					if idx, err = images.RecordArchives(archives, idx); err != nil {
-						return err
-					}
-				}
-				if indexCharts {
-					for _, c := range images.PinnedCharts(l) {
-						idx.Charts = append(idx.Charts, images.ChartEntry{Chart: c, File: images.ChartArchiveName(c)})
-					}
-				}
-				enc := json.NewEncoder(s.out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(idx)
-			case asJSON:
-				enc := json.NewEncoder(s.out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(list)
-			}
-			return printImages(s.out, list, sources)
+			return runImages(s, &f)
 		},
 	}
-	f := cmd.Flags()
-	src.registerLabSource(cmd)
-	f.BoolVar(&sources, "sources", false, "print where upstream each image name comes from")
-	f.BoolVar(&asJSON, "json", false, "print the list as JSON")
-	f.BoolVar(&bundleRefs, "bundle-refs", false, "print only the references a bundle holds, one per line")
-	f.BoolVar(&bundleIndex, "bundle-index", false, "print the index.json of a bundle (file per image reference, no image IDs or digests unless --archives; file per chart under "+images.ChartsDir+"/) for tools that fetch the images and charts themselves")
-	f.StringVar(&archives, "archives", "", "with --bundle-index, read each image's archive from `DIR` under the file name the index gives it and record the image's config and manifest digests in the index, as labctl images save does: for tools that fetched the images by their references (up --images ties a digest-pinned image to its pin through them)")
-	f.BoolVar(&indexCharts, "charts", true, "with --bundle-index, name every chart the lab installs (name, repo, pinned version, file); up --images refuses a bundle whose index names a chart it lacks")
+	// After Long is set: the lab source's flags append the lab rule to it.
+	f.bind(cmd)
 	cmd.AddCommand(newImagesSaveCommand(s))
 	return cmd
+}
+
+// bind adds `labctl images`'s flags to cmd.
+func (f *imagesFlags) bind(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	f.src.registerLabSource(cmd)
+	fs.BoolVar(&f.sources, "sources", false, "print where upstream each image name comes from")
+	fs.BoolVar(&f.asJSON, "json", false, "print the list as JSON")
+	fs.BoolVar(&f.bundleRefs, "bundle-refs", false, "print only the references a bundle holds, one per line")
+	fs.BoolVar(&f.bundleIndex, "bundle-index", false, "print the index.json of a bundle (file per image reference, "+
+		"no image IDs or digests unless --archives; file per chart under "+images.ChartsDir+"/) "+
+		"for tools that fetch the images and charts themselves")
+	fs.StringVar(&f.archives, "archives", "", "with --bundle-index, read each image's archive from `DIR` "+
+		"under the file name the index gives it and record the image's config and manifest digests in the index, "+
+		"as labctl images save does: for tools that fetched the images by their references "+
+		"(up --images ties a digest-pinned image to its pin through them)")
+	fs.BoolVar(&f.indexCharts, "charts", true, "with --bundle-index, name every chart the lab installs "+
+		"(name, repo, pinned version, file); up --images refuses a bundle whose index names a chart it lacks")
+}
+
+// runImages is `labctl images` once its flags are parsed: the lab's
+// images as a table, or as --bundle-refs, --bundle-index or --json ask.
+func runImages(s streams, f *imagesFlags) error {
+	l, err := f.src.loadLab(makesState)
+	if err != nil {
+		return err
+	}
+	list, err := images.List(l)
+	if err != nil {
+		return err
+	}
+	list = images.Sorted(list)
+	switch {
+	case f.bundleRefs:
+		for _, ref := range images.BundleRefs(list) {
+			fmt.Fprintln(s.out, ref)
+		}
+		return nil
+	case f.bundleIndex:
+		idx, err := f.bundleIndexOf(l, list)
+		if err != nil {
+			return err
+		}
+		enc := json.NewEncoder(s.out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(idx)
+	case f.asJSON:
+		enc := json.NewEncoder(s.out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(list)
+	}
+	return printImages(s.out, list, f.sources)
+}
+
+// bundleIndexOf is what a bundle's index.json holds, without image IDs:
+// the Dagger module fetches each ref into the named file, and each chart
+// into ChartsDir/file, and hands labctl this very index with them (up
+// --images).
+func (f *imagesFlags) bundleIndexOf(l *lab.Lab, list []images.Image) (images.Index, error) {
+	var idx images.Index
+	for _, ref := range images.BundleRefs(list) {
+		idx.Images = append(idx.Images, images.Entry{Ref: ref, File: images.ArchiveName(ref)})
+	}
+	if f.archives != "" {
+		// The archives another tool fetched by these very
+		// references: each image's digests, read from its
+		// archive, go into the index (bundle_pin.go).
+		var err error
+		if idx, err = images.RecordArchives(f.archives, idx); err != nil {
+			return images.Index{}, err
+		}
+	}
+	if f.indexCharts {
+		for _, c := range images.PinnedCharts(l) {
+			idx.Charts = append(idx.Charts, images.ChartEntry{Chart: c, File: images.ChartArchiveName(c)})
+		}
+	}
+	return idx, nil
 }
 
 func newImagesSaveCommand(s streams) *cobra.Command {

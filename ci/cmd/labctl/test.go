@@ -126,13 +126,7 @@ func caseCount(pick func(suite.Case) bool) int {
 func runSuite(ctx context.Context, s streams, f testFlags) error {
 	out := s.out
 	if f.list {
-		for _, c := range suite.Cases() {
-			core := ""
-			if c.Core {
-				core = " (core)"
-			}
-			fmt.Fprintf(out, "%s  %s%s\n       %s\n       needs: %s\n", c.ID, c.Title, core, c.Asserts, c.Needs)
-		}
+		printCases(out)
 		return nil
 	}
 	tg, err := testTarget(f)
@@ -145,18 +139,7 @@ func runSuite(ctx context.Context, s streams, f testFlags) error {
 		// version than the lab pins (the local test environment).
 		f.version = state.Dir(f.stateDir).ServerVersion()
 	}
-	logOut := io.Discard
-	if f.verbose {
-		logOut = s.errOut
-	}
-	cfg := suite.Config{
-		Lab: l, Tenants: tenants, Backend: backend,
-		Parallel: f.parallel, Serial: f.serial, Run: f.run, Skip: f.skip, FailOnSkip: f.failOnSkip,
-		Timeouts:          suite.Timeouts{Case: f.caseTimeout},
-		Log:               slog.New(slog.NewTextHandler(logOut, nil)),
-		Image:             f.image,
-		KubernetesVersion: f.version,
-	}
+	cfg := suiteConfig(f, tg, s.errOut)
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -170,18 +153,7 @@ func runSuite(ctx context.Context, s streams, f testFlags) error {
 	// tenant is named once here with its kubeconfig, and its cases fail
 	// at once with that reason instead of each timing out on its own.
 	cfg.Reachability = suite.CheckTenants(ctx, tenants, f.reachTimeout)
-	short := map[string]string{}
-	for _, t := range l.TenantNames() {
-		if ctx.Err() != nil {
-			break // interrupted: the run says so; no tenant is to blame
-		}
-		if err := cfg.Reachability[t]; err != nil {
-			err = tg.explainUnreachable(t, err)
-			cfg.Reachability[t] = err
-			fmt.Fprintln(out, err)
-			short[suite.NotRunMessage(err)] = fmt.Sprintf("not run: tenant %s is unreachable (above)", t)
-		}
-	}
+	short := tg.nameUnreachable(ctx, out, cfg.Reachability)
 	run, err := suite.Run(ctx, cfg)
 	if err != nil {
 		return err
@@ -195,6 +167,55 @@ func runSuite(ctx context.Context, s streams, f testFlags) error {
 		return exitError{code: 1}
 	}
 	return nil
+}
+
+// printCases is --list: each case, what it asserts and the hardware it
+// needs, with the seed's core cases marked.
+func printCases(out io.Writer) {
+	for _, c := range suite.Cases() {
+		core := ""
+		if c.Core {
+			core = " (core)"
+		}
+		fmt.Fprintf(out, "%s  %s%s\n       %s\n       needs: %s\n", c.ID, c.Title, core, c.Asserts, c.Needs)
+	}
+}
+
+// suiteConfig is the suite's configuration from the flags and the target;
+// its progress log goes to errOut only with --verbose.
+func suiteConfig(f testFlags, tg target, errOut io.Writer) suite.Config {
+	logOut := io.Discard
+	if f.verbose {
+		logOut = errOut
+	}
+	return suite.Config{
+		Lab: tg.lab, Tenants: tg.tenants, Backend: tg.backend,
+		Parallel: f.parallel, Serial: f.serial, Run: f.run, Skip: f.skip, FailOnSkip: f.failOnSkip,
+		Timeouts:          suite.Timeouts{Case: f.caseTimeout},
+		Log:               slog.New(slog.NewTextHandler(logOut, nil)),
+		Image:             f.image,
+		KubernetesVersion: f.version,
+	}
+}
+
+// nameUnreachable prints each tenant that did not answer, once, with its
+// kubeconfig and what to do, and puts that explanation into reach. It
+// returns, per such explanation, the short line the result table shows for
+// the tenant's cases instead of repeating it.
+func (tg target) nameUnreachable(ctx context.Context, out io.Writer, reach map[string]error) map[string]string {
+	short := map[string]string{}
+	for _, t := range tg.lab.TenantNames() {
+		if ctx.Err() != nil {
+			break // interrupted: the run says so; no tenant is to blame
+		}
+		if err := reach[t]; err != nil {
+			err = tg.explainUnreachable(t, err)
+			reach[t] = err
+			fmt.Fprintln(out, err)
+			short[suite.NotRunMessage(err)] = fmt.Sprintf("not run: tenant %s is unreachable (above)", t)
+		}
+	}
+	return short
 }
 
 // target is what `labctl test` runs against.

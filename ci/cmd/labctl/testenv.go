@@ -119,22 +119,14 @@ func runTestenvUp(ctx context.Context, o testenvUp, out, errOut io.Writer) error
 	// environment's, and no other environment may run on it. The lock is
 	// held for as long as the environment runs, so `labctl down` knows
 	// whether its state is stale.
-	if err := o.stateDir.Claim(state.Testenv); err != nil {
-		return fmt.Errorf("testenv up: %w", err)
-	}
-	release, err := o.stateDir.Hold("labctl testenv up")
+	release, err := holdTestenvState(o.stateDir)
 	if err != nil {
-		return fmt.Errorf("testenv up: %w: an environment already runs on it; use another --state-dir", err)
+		return err
 	}
 	defer release()
-	opts := testenv.Options{BinDir: o.binDir, WorkDir: o.workDir, KeepWorkDir: o.keep, Log: progressLog(errOut),
-		HAMiBinary: o.hamiBinary, HAMiImage: o.hamiImage}
-	if opts.HAMiBinary == "" && opts.HAMiImage == "" && os.Getenv(testenv.EnvHAMiBinary) == "" {
-		fmt.Fprintln(out, testenv.DoubleNotice)
-		// The double is this program: `labctl internal hami-double`.
-		if opts.DoubleBinary, err = os.Executable(); err != nil {
-			return fmt.Errorf("testenv up: find labctl itself to run the HAMi protocol double: %w", err)
-		}
+	opts, err := o.options(out, errOut)
+	if err != nil {
+		return err
 	}
 	env, err := testenv.Start(ctx, l, opts)
 	if errors.Is(err, testenv.ErrInterrupted) {
@@ -158,14 +150,68 @@ func runTestenvUp(ctx context.Context, o testenvUp, out, errOut io.Writer) error
 	if err := env.WriteState(o.stateDir); err != nil {
 		return err
 	}
+	printTestenvReady(out, env, o.stateDir)
+	if err := watchTestenv(ctx, env); err != nil {
+		return err
+	}
+	if errors.Is(context.Cause(ctx), errOrphaned) {
+		fmt.Fprintf(out, "stopping: %v\n", errOrphaned)
+	} else {
+		fmt.Fprintln(out, "stopping")
+	}
+	if err := stop(); err != nil {
+		return fmt.Errorf("testenv stop: %w", err)
+	}
+	fmt.Fprintln(out, "stopped")
+	return nil
+}
+
+// holdTestenvState claims the state dir for the local environment and
+// takes its lock, whose release it returns.
+func holdTestenvState(d state.Dir) (release func(), err error) {
+	if err := d.Claim(state.Testenv); err != nil {
+		return nil, fmt.Errorf("testenv up: %w", err)
+	}
+	release, err = d.Hold("labctl testenv up")
+	if err != nil {
+		return nil, fmt.Errorf("testenv up: %w: an environment already runs on it; use another --state-dir", err)
+	}
+	return release, nil
+}
+
+// options are testenv.Start's options. Without a real HAMi scheduler
+// (--hami-binary, --hami-image or $GPU_LAB_HAMI_BINARY) the environment
+// runs the protocol double, which is labctl itself, and says so on out.
+func (o testenvUp) options(out, errOut io.Writer) (testenv.Options, error) {
+	opts := testenv.Options{BinDir: o.binDir, WorkDir: o.workDir, KeepWorkDir: o.keep, Log: progressLog(errOut),
+		HAMiBinary: o.hamiBinary, HAMiImage: o.hamiImage}
+	if opts.HAMiBinary == "" && opts.HAMiImage == "" && os.Getenv(testenv.EnvHAMiBinary) == "" {
+		fmt.Fprintln(out, testenv.DoubleNotice)
+		// The double is this program: `labctl internal hami-double`.
+		var err error
+		if opts.DoubleBinary, err = os.Executable(); err != nil {
+			return testenv.Options{}, fmt.Errorf("testenv up: find labctl itself to run the HAMi protocol double: %w", err)
+		}
+	}
+	return opts, nil
+}
+
+// printTestenvReady says what runs and where its kubeconfigs and logs
+// are, then "ready", the line testenv up's help promises once it runs.
+func printTestenvReady(out io.Writer, env *testenv.Env, d state.Dir) {
 	fmt.Fprintf(out, "hami: %s\n", env.HAMi())
 	fmt.Fprintf(out, "backend: %s\n", env.Backend())
 	for _, t := range env.Tenants() {
-		fmt.Fprintf(out, "tenant %s: kubeconfig %s\n", t, o.stateDir.Kubeconfig(t))
+		fmt.Fprintf(out, "tenant %s: kubeconfig %s\n", t, d.Kubeconfig(t))
 	}
 	fmt.Fprintf(out, "logs: %s\n", env.WorkDir())
 	fmt.Fprintf(out, "boot: %s\n", env.BootTime().Round(time.Millisecond))
 	fmt.Fprintln(out, "ready")
+}
+
+// watchTestenv checks the environment once a second until ctx ends, and
+// fails as soon as one of its processes has failed.
+func watchTestenv(ctx context.Context, env *testenv.Env) error {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for ctx.Err() == nil {
@@ -177,14 +223,5 @@ func runTestenvUp(ctx context.Context, o testenvUp, out, errOut io.Writer) error
 			}
 		}
 	}
-	if errors.Is(context.Cause(ctx), errOrphaned) {
-		fmt.Fprintf(out, "stopping: %v\n", errOrphaned)
-	} else {
-		fmt.Fprintln(out, "stopping")
-	}
-	if err := stop(); err != nil {
-		return fmt.Errorf("testenv stop: %w", err)
-	}
-	fmt.Fprintln(out, "stopped")
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -77,12 +78,9 @@ func runUp(ctx context.Context, s streams, f *upFlags) error {
 		// The state dir first: one of another backend, another user or
 		// not labctl's is refused before the daemon is asked anything
 		// (loading a bundle records it there too).
-		if err := e.State.Claim(state.RealLab); err != nil {
-			return err
-		}
-		release, err := e.State.Hold("labctl up")
+		release, err := holdLabState(e.State)
 		if err != nil {
-			return fmt.Errorf("%w; wait for it to end", err)
+			return err
 		}
 		defer release()
 	}
@@ -92,8 +90,45 @@ func runUp(ctx context.Context, s streams, f *upFlags) error {
 			return err
 		}
 	}
-	p := newPrinter(s.out, f.verbose)
-	r := &stages.Runner{
+	r := upRunner(e, f, newPrinter(s.out, f.verbose))
+	if f.dryRun {
+		fmt.Fprintf(s.out, "lab %s, state dir %s, docker %s — nothing is applied (--dry-run)\n", l.Name, e.State, dockerDesc(e.Reach))
+		return r.Plan(e)
+	}
+	if err := upPreflight(ctx, s.errOut, e, f.only); err != nil {
+		return err
+	}
+	if err := e.State.WriteLab(l); err != nil {
+		return err
+	}
+	start := time.Now()
+	if err := r.Up(ctx, e); err != nil {
+		return withDiagnosticsHint(err, e.State)
+	}
+	fmt.Fprintf(s.out, "lab %s is up in %s: `labctl shell --state-dir %s` opens a shell with every tenant's kubeconfig\n",
+		l.Name, time.Since(start).Round(time.Second), e.State)
+	return nil
+}
+
+// holdLabState claims the state dir for a real lab and takes its lock,
+// whose release it returns; a lock another process holds fails it, naming
+// that process.
+func holdLabState(d state.Dir) (release func(), err error) {
+	if err := d.Claim(state.RealLab); err != nil {
+		return nil, err
+	}
+	release, err = d.Hold("labctl up")
+	if err != nil {
+		return nil, fmt.Errorf("%w; wait for it to end", err)
+	}
+	return release, nil
+}
+
+// upRunner runs the stages --only names (all by default), printing their
+// events with p; a failed stage is diagnosed, then the lab is torn down
+// unless --keep.
+func upRunner(e *stages.Env, f *upFlags, p *printer) *stages.Runner {
+	return &stages.Runner{
 		Stages:  stages.All(),
 		Only:    f.only,
 		Keep:    f.keep,
@@ -106,31 +141,30 @@ func runUp(ctx context.Context, s streams, f *upFlags) error {
 			return err
 		},
 	}
-	if f.dryRun {
-		fmt.Fprintf(s.out, "lab %s, state dir %s, docker %s — nothing is applied (--dry-run)\n", l.Name, e.State, dockerDesc(e.Reach))
-		return r.Plan(e)
-	}
-	notes, err := stages.Preflight(ctx, e, f.only)
+}
+
+// upPreflight checks, before any stage runs, that the daemon and its host
+// can run the stages only names (all when empty), and prints each note the
+// check makes on errOut.
+func upPreflight(ctx context.Context, errOut io.Writer, e *stages.Env, only string) error {
+	notes, err := stages.Preflight(ctx, e, only)
 	if err != nil {
 		return err
 	}
 	for _, n := range notes {
-		fmt.Fprintln(s.errOut, "preflight:", n)
+		fmt.Fprintln(errOut, "preflight:", n)
 	}
-	if err := e.State.WriteLab(l); err != nil {
-		return err
-	}
-	start := time.Now()
-	if err := r.Up(ctx, e); err != nil {
-		var se *stages.Error
-		if errors.As(err, &se) {
-			return fmt.Errorf("%w\n(see %s/diagnostics; `labctl status --state-dir %s`)", err, e.State, e.State)
-		}
-		return err
-	}
-	fmt.Fprintf(s.out, "lab %s is up in %s: `labctl shell --state-dir %s` opens a shell with every tenant's kubeconfig\n",
-		l.Name, time.Since(start).Round(time.Second), e.State)
 	return nil
+}
+
+// withDiagnosticsHint points a failed stage's error at the diagnostics it
+// left in the state dir and at labctl status; other errors stay as they are.
+func withDiagnosticsHint(err error, d state.Dir) error {
+	var se *stages.Error
+	if errors.As(err, &se) {
+		return fmt.Errorf("%w\n(see %s/diagnostics; `labctl status --state-dir %s`)", err, d, d)
+	}
+	return err
 }
 
 func dockerDesc(r stages.Reach) string {

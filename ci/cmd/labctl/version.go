@@ -35,35 +35,17 @@ func newVersionCommand(s streams) *cobra.Command {
 // of what it installs. info is nil when the binary has no build info.
 func versionText(info *debug.BuildInfo) string {
 	var b strings.Builder
-	v, commit, when, dirty := version, "", "", false
-	if info != nil {
-		if v == "" {
-			v = info.Main.Version
-		}
-		for _, s := range info.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				commit = s.Value
-			case "vcs.time":
-				when = s.Value
-			case "vcs.modified":
-				dirty = s.Value == "true"
-			}
-		}
-	}
-	if v == "" || v == "(devel)" {
-		v = "development build"
-	}
-	fmt.Fprintf(&b, "labctl %s\n", v)
+	st := stampOf(info)
+	fmt.Fprintf(&b, "labctl %s\n", st.version)
 	switch {
-	case commit == "":
+	case st.commit == "":
 		b.WriteString("commit unknown (built outside a git checkout, or with -buildvcs=false)\n")
 	default:
-		fmt.Fprintf(&b, "commit %s", commit)
-		if when != "" {
-			fmt.Fprintf(&b, " (%s)", when)
+		fmt.Fprintf(&b, "commit %s", st.commit)
+		if st.when != "" {
+			fmt.Fprintf(&b, " (%s)", st.when)
 		}
-		if dirty {
+		if st.dirty {
 			b.WriteString(" + local changes")
 		}
 		b.WriteString("\n")
@@ -71,9 +53,49 @@ func versionText(info *debug.BuildInfo) string {
 	if info != nil && info.GoVersion != "" {
 		fmt.Fprintf(&b, "built with %s\n", info.GoVersion)
 	}
+	writePinnedVersions(&b)
+	return b.String()
+}
+
+// buildStamp is what labctl's version line and commit line say.
+type buildStamp struct {
+	version, commit, when string
+	dirty                 bool
+}
+
+// stampOf reads the stamp from the build info (nil: none): the release
+// build's -X main.version, else the module version, else "development
+// build"; the commit, its time and whether the tree was modified from the
+// VCS settings.
+func stampOf(info *debug.BuildInfo) buildStamp {
+	st := buildStamp{version: version}
+	if info != nil {
+		if st.version == "" {
+			st.version = info.Main.Version
+		}
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				st.commit = s.Value
+			case "vcs.time":
+				st.when = s.Value
+			case "vcs.modified":
+				st.dirty = s.Value == "true"
+			}
+		}
+	}
+	if st.version == "" || st.version == "(devel)" {
+		st.version = "development build"
+	}
+	return st
+}
+
+// writePinnedVersions writes the table of the versions labctl pins, which
+// a lab file's versions: override.
+func writePinnedVersions(b *strings.Builder) {
 	b.WriteString("\npinned versions (a lab file's versions: overrides them)\n")
 	d := lab.DefaultVersions()
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(b, 0, 4, 2, ' ', 0)
 	for _, row := range [][2]string{
 		{"tenant Kubernetes", d.Kubernetes + " (supported: " + strings.Join(lab.SupportedKubernetes(), ", ") + ")"},
 		{"kind module", lab.KindModuleVersion},
@@ -92,5 +114,4 @@ func versionText(info *debug.BuildInfo) string {
 		fmt.Fprintf(tw, "  %s\t%s\n", row[0], row[1])
 	}
 	_ = tw.Flush() // a strings.Builder does not fail
-	return b.String()
 }
