@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpu-lab/gpu-lab/ci/hack/rehearsal/chartbuild"
@@ -21,17 +22,15 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/stages"
 )
 
-// newChartsCommand is `rehearse charts`.
-func newChartsCommand() *cobra.Command {
-	var (
-		file, out, helm, labctl string
-		gitDirs                 []string
-		cacheDir                cacheFlag
-	)
-	cmd := &cobra.Command{
-		Use:   "charts",
-		Short: "Make the lab's three helm charts from their pinned upstream tags, for `rehearse run --charts`",
-		Long: `Make HAMi's, Kamaji's and cert-manager's charts at the versions the lab pins from git directories
+// chartsFlags are `rehearse charts`'s flags.
+type chartsFlags struct {
+	file, out, helm, labctl string
+	gitDirs                 []string
+	cacheDir                cacheFlag
+}
+
+// chartsLong is `rehearse charts --help`'s text.
+const chartsLong = `Make HAMi's, Kamaji's and cert-manager's charts at the versions the lab pins from git directories
 of their repositories — no chart repository is reached: each chart's files at its tag (git archive),
 the upstream publish step repeated (HAMi's charts/Makefile, the helm-gh-pages action of Kamaji and
 kamaji-etcd with kamaji-etcd resolved into Kamaji's chart, cert-manager's make/manifests.mk), and
@@ -40,68 +39,97 @@ helm v3.19.0 — built once through the Go module proxy into the rehearsal cache
 of the pinned Kamaji image, with the newest kamaji-etcd its constraint allows that was released
 before that commit. Then each archive is rendered with ` + "`helm template`" + ` and the values labctl up installs
 it with (HAMi's post-renderer is a labctl: --labctl, or one built from this checkout into
-<cache>/bin/labctl), and every value the lab sets that the chart's values.yaml lacks is listed.`,
+<cache>/bin/labctl), and every value the lab sets that the chart's values.yaml lacks is listed.`
+
+// newChartsCommand is `rehearse charts`.
+func newChartsCommand() *cobra.Command {
+	var f chartsFlags
+	cmd := &cobra.Command{
+		Use:   "charts",
+		Short: "Make the lab's three helm charts from their pinned upstream tags, for `rehearse run --charts`",
+		Long:  chartsLong,
 		Example: `  rehearse charts --git-dir Project-HAMi/HAMi=/path/HAMi.git --git-dir clastix/kamaji=/path/kamaji.git \
     --git-dir clastix/kamaji-etcd=/path/kamaji-etcd.git --git-dir cert-manager/cert-manager=/path/cert-manager.git
   sudo rehearse run --charts ~/.cache/gpu-lab/rehearsal/charts`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			l, err := lab.Load(file)
-			if err != nil {
-				return err
-			}
-			snaps, err := chartbuild.ParseGitDirs(gitDirs)
-			if err != nil {
-				return err
-			}
-			root, err := cacheDir.dir()
-			if err != nil {
-				return err
-			}
-			if out == "" {
-				out = rehrun.DefaultChartsDir(root)
-			}
-			log := progressLog(cmd.ErrOrStderr())
-			o := chartbuild.Options{Out: out, Root: root, Helm: helm, Snapshots: snaps,
-				Charts: images.PinnedCharts(l), Versions: l.Versions, Log: log}
-			if _, err := o.Recipes(); err != nil {
-				return err
-			}
-			if o.Helm == "" {
-				if o.Helm, err = chartbuild.BuildHelm(cmd.Context(), log, root); err != nil {
-					return err
-				}
-			}
-			made, err := chartbuild.Build(cmd.Context(), o)
-			if err != nil {
-				return err
-			}
-			w := cmd.OutOrStdout()
-			for _, m := range made {
-				fmt.Fprintf(w, "%s  %s %s from %s@%s (%s)", m.Archive, m.Recipe.Chart.Name, m.Recipe.Chart.Version, m.Recipe.Repo, m.Recipe.Ref, shortSHA(m.Commit))
-				if m.KamajiEtcd != nil {
-					fmt.Fprintf(w, ", kamaji-etcd %s from %s@%s", m.KamajiEtcd.Version, chartbuild.KamajiEtcdRepo, m.KamajiEtcd.Tag)
-				}
-				fmt.Fprintln(w)
-			}
-			if labctl == "" {
-				labctl = filepath.Join(root, "bin", "labctl")
-				if err := hostdaemon.BuildStatic(cmd.Context(), log, labctlPackage, "labctl", labctl, hostdaemon.StampCommit); err != nil {
-					return err
-				}
-			}
-			return verifyCharts(cmd.Context(), w, l, o.Helm, labctl, made)
+			return runCharts(cmd.Context(), streams{out: cmd.OutOrStdout(), errOut: cmd.ErrOrStderr()}, &f)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVarP(&file, "file", "f", "", "lab file (YAML or JSON) whose pinned chart versions to make; empty means the embedded seed lab")
-	f.StringVar(&out, "out", "", "directory to write the chart archives into (default <cache>/charts, where rehearse run --charts looks)")
-	cacheDir.register(f, "; helm is built into it")
-	f.StringVar(&helm, "helm", "", "a helm v3.19.0 binary to use instead of building one")
-	f.StringVar(&labctl, "labctl", "", "a labctl binary, HAMi's post-renderer when the charts are rendered (default: build it from this checkout into <cache>/bin/labctl)")
-	f.StringArrayVar(&gitDirs, "git-dir", nil, "OWNER/NAME=DIR: a git directory (clone or snapshot with tags) of an upstream repository; needed: "+
-		strings.Join([]string{chartbuild.HAMiRepo, chartbuild.KamajiRepo, chartbuild.KamajiEtcdRepo, chartbuild.CertManagerRepo}, ", "))
+	f.bind(cmd.Flags())
 	return cmd
+}
+
+// bind adds `rehearse charts`'s flags to fs.
+func (f *chartsFlags) bind(fs *pflag.FlagSet) {
+	fs.StringVarP(&f.file, "file", "f", "",
+		"lab file (YAML or JSON) whose pinned chart versions to make; empty means the embedded seed lab")
+	fs.StringVar(&f.out, "out", "",
+		"directory to write the chart archives into (default <cache>/charts, where rehearse run --charts looks)")
+	f.cacheDir.register(fs, "; helm is built into it")
+	fs.StringVar(&f.helm, "helm", "", "a helm v3.19.0 binary to use instead of building one")
+	fs.StringVar(&f.labctl, "labctl", "", "a labctl binary, HAMi's post-renderer when the charts are rendered "+
+		"(default: build it from this checkout into <cache>/bin/labctl)")
+	fs.StringArrayVar(&f.gitDirs, "git-dir", nil, "OWNER/NAME=DIR: a git directory (clone or snapshot with tags) "+
+		"of an upstream repository; needed: "+
+		strings.Join([]string{chartbuild.HAMiRepo, chartbuild.KamajiRepo, chartbuild.KamajiEtcdRepo, chartbuild.CertManagerRepo}, ", "))
+}
+
+// runCharts is `rehearse charts` once its flags are parsed: it makes the
+// charts, lists them and renders each with the lab's values.
+func runCharts(ctx context.Context, s streams, f *chartsFlags) error {
+	l, err := lab.Load(f.file)
+	if err != nil {
+		return err
+	}
+	snaps, err := chartbuild.ParseGitDirs(f.gitDirs)
+	if err != nil {
+		return err
+	}
+	root, err := f.cacheDir.dir()
+	if err != nil {
+		return err
+	}
+	if f.out == "" {
+		f.out = rehrun.DefaultChartsDir(root)
+	}
+	log := progressLog(s.errOut)
+	o := chartbuild.Options{Out: f.out, Root: root, Helm: f.helm, Snapshots: snaps,
+		Charts: images.PinnedCharts(l), Versions: l.Versions, Log: log}
+	if _, err := o.Recipes(); err != nil {
+		return err
+	}
+	if o.Helm == "" {
+		if o.Helm, err = chartbuild.BuildHelm(ctx, log, root); err != nil {
+			return err
+		}
+	}
+	made, err := chartbuild.Build(ctx, o)
+	if err != nil {
+		return err
+	}
+	w := s.out
+	printMadeCharts(w, made)
+	if f.labctl == "" {
+		f.labctl = filepath.Join(root, "bin", "labctl")
+		if err := hostdaemon.BuildStatic(ctx, log, labctlPackage, "labctl", f.labctl, hostdaemon.StampCommit); err != nil {
+			return err
+		}
+	}
+	return verifyCharts(ctx, w, l, o.Helm, f.labctl, made)
+}
+
+// printMadeCharts lists each archive made with the chart, version and the
+// upstream commit it was made from (and the kamaji-etcd resolved into it).
+func printMadeCharts(w io.Writer, made []chartbuild.Made) {
+	for _, m := range made {
+		fmt.Fprintf(w, "%s  %s %s from %s@%s (%s)",
+			m.Archive, m.Recipe.Chart.Name, m.Recipe.Chart.Version, m.Recipe.Repo, m.Recipe.Ref, shortSHA(m.Commit))
+		if m.KamajiEtcd != nil {
+			fmt.Fprintf(w, ", kamaji-etcd %s from %s@%s", m.KamajiEtcd.Version, chartbuild.KamajiEtcdRepo, m.KamajiEtcd.Tag)
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 func shortSHA(s string) string {

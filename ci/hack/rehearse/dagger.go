@@ -104,13 +104,16 @@ func daemonDocker(f *daemonFlags) (docker.CLI, hostdaemon.Layout, error) {
 	return docker.CLI{Env: []string{"DOCKER_HOST=" + l.DockerHost()}}, l, nil
 }
 
+// engineUpFlags are `rehearse dagger engine up`'s flags.
+type engineUpFlags struct {
+	daemon                daemonFlags
+	build                 daggerBuildFlags
+	archive, goproxy, lvl string
+	mirrors, httpHosts    []string
+}
+
 func rehearseDaggerEngineUp() *cobra.Command {
-	var (
-		f                     daemonFlags
-		bf                    daggerBuildFlags
-		archive, goproxy, lvl string
-		mirrors, httpHosts    []string
-	)
+	var f engineUpFlags
 	c := &cobra.Command{
 		Use:   "up",
 		Short: "Load the built engine image into the private daemon, start the engine and print the runner host",
@@ -120,52 +123,80 @@ GOPROXY for the Go SDK's containers (default http://<the daemon's bridge gateway
 prints the variables the dagger CLI needs.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o, err := bf.options(cmd)
-			if err != nil {
-				return err
-			}
-			d, l, err := daemonDocker(&f)
-			if err != nil {
-				return err
-			}
-			if archive == "" {
-				if archive, err = o.Layout.LatestEngineArchive(); err != nil {
-					return err
-				}
-			}
-			cfg := daggerbuild.EngineConfig{LogLevel: lvl, HTTP: httpHosts, Mirrors: map[string][]string{}}
-			for _, m := range mirrors {
-				reg, hosts, err := daggerbuild.ParseMirror(m)
-				if err != nil {
-					return err
-				}
-				cfg.Mirrors[reg] = append(cfg.Mirrors[reg], hosts...)
-			}
-			if !cmd.Flags().Changed("goproxy") {
-				gw, err := daggerbuild.BridgeGateway(cmd.Context(), d)
-				if err != nil {
-					return err
-				}
-				goproxy = "http://" + gw + ":5001"
-			}
-			runner, err := daggerbuild.EngineUp(cmd.Context(), d, daggerbuild.EngineOptions{
-				Log: o.Log, Archive: archive, Config: cfg, GoProxy: goproxy, StateDir: filepath.Join(o.Layout.Root, "engine"), // not in the daemon's directory, which daemon down removes only when it holds nothing foreign
-			})
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "export DOCKER_HOST=%s\nexport _EXPERIMENTAL_DAGGER_RUNNER_HOST=%s\n", l.DockerHost(), runner)
-			return nil
+			return runDaggerEngineUp(cmd, &f)
 		},
 	}
-	f.register(c, false)
-	bf.register(c)
-	c.Flags().StringVar(&archive, "image", "", "the engine image's docker-archive (default: the newest one rehearse dagger build made)")
-	c.Flags().StringVar(&goproxy, "goproxy", "", "GOPROXY for the Go SDK's containers (default http://<bridge gateway>:5001; empty for none)")
-	c.Flags().StringVar(&lvl, "log-level", "", "the engine's logLevel (error, warn, info, debug, trace)")
-	c.Flags().StringArrayVar(&mirrors, "mirror", nil, "registry mirror REGISTRY=HOST[:PORT][,…] (repeatable), e.g. docker.io=172.17.0.1:5000")
-	c.Flags().StringArrayVar(&httpHosts, "http", nil, "registry or mirror host spoken to in plain HTTP (repeatable)")
+	f.bind(c)
 	return c
+}
+
+// bind adds `rehearse dagger engine up`'s flags to c.
+func (f *engineUpFlags) bind(c *cobra.Command) {
+	f.daemon.register(c, false)
+	f.build.register(c)
+	c.Flags().StringVar(&f.archive, "image", "", "the engine image's docker-archive (default: the newest one rehearse dagger build made)")
+	c.Flags().StringVar(&f.goproxy, "goproxy", "",
+		"GOPROXY for the Go SDK's containers (default http://<bridge gateway>:5001; empty for none)")
+	c.Flags().StringVar(&f.lvl, "log-level", "", "the engine's logLevel (error, warn, info, debug, trace)")
+	c.Flags().StringArrayVar(&f.mirrors, "mirror", nil,
+		"registry mirror REGISTRY=HOST[:PORT][,…] (repeatable), e.g. docker.io=172.17.0.1:5000")
+	c.Flags().StringArrayVar(&f.httpHosts, "http", nil, "registry or mirror host spoken to in plain HTTP (repeatable)")
+}
+
+// runDaggerEngineUp is `rehearse dagger engine up` once its flags are
+// parsed. It takes the command, not a context and streams: the build
+// options log to the command's stderr, and whether --goproxy was given at
+// all decides its default (an empty one given means none).
+func runDaggerEngineUp(cmd *cobra.Command, f *engineUpFlags) error {
+	o, err := f.build.options(cmd)
+	if err != nil {
+		return err
+	}
+	d, l, err := daemonDocker(&f.daemon)
+	if err != nil {
+		return err
+	}
+	if f.archive == "" {
+		if f.archive, err = o.Layout.LatestEngineArchive(); err != nil {
+			return err
+		}
+	}
+	cfg, err := f.engineConfig()
+	if err != nil {
+		return err
+	}
+	if !cmd.Flags().Changed("goproxy") {
+		gw, err := daggerbuild.BridgeGateway(cmd.Context(), d)
+		if err != nil {
+			return err
+		}
+		f.goproxy = "http://" + gw + ":5001"
+	}
+	runner, err := daggerbuild.EngineUp(cmd.Context(), d, daggerbuild.EngineOptions{
+		Log: o.Log, Archive: f.archive, Config: cfg, GoProxy: f.goproxy,
+		// Not in the daemon's directory, which daemon down removes only
+		// when it holds nothing foreign.
+		StateDir: filepath.Join(o.Layout.Root, "engine"),
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "export DOCKER_HOST=%s\nexport _EXPERIMENTAL_DAGGER_RUNNER_HOST=%s\n", l.DockerHost(), runner)
+	return nil
+}
+
+// engineConfig is the engine.json the flags ask for: its log level,
+// plain-HTTP hosts and each registry's mirrors.
+func (f *engineUpFlags) engineConfig() (daggerbuild.EngineConfig, error) {
+	cfg := daggerbuild.EngineConfig{LogLevel: f.lvl, HTTP: f.httpHosts, Mirrors: map[string][]string{}}
+	for _, m := range f.mirrors {
+		reg, hosts, err := daggerbuild.ParseMirror(m)
+		if err != nil {
+			return daggerbuild.EngineConfig{}, err
+		}
+		cfg.Mirrors[reg] = append(cfg.Mirrors[reg], hosts...)
+	}
+	return cfg, nil
 }
 
 func rehearseDaggerEngineDown() *cobra.Command {

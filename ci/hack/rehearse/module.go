@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -157,68 +158,99 @@ func rehearseRegistryDown() *cobra.Command {
 	return c
 }
 
+// registryPushFlags are `rehearse registry push`'s flags.
+type registryPushFlags struct {
+	daemon       daemonFlags
+	bundle       string
+	cache        cacheFlag
+	archives     []string
+	moduleImages bool
+}
+
 func rehearseRegistryPush() *cobra.Command {
-	var f daemonFlags
-	var bundle string
-	var cf cacheFlag
-	var archives []string
-	var moduleImages bool
+	var f registryPushFlags
 	c := &cobra.Command{
 		Use:   "push",
 		Short: "Push a bundle's images, the module's images or single archives into the registry, under their mirror names",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			site, err := siteOf(ctx, f)
-			if err != nil {
-				return err
-			}
-			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
-			p := registry.Pusher{Client: registry.Client(site.nsPath), Host: registry.Addr("127.0.0.1")}
-			var pushed []registry.Pushed
-			if moduleImages {
-				root, err := cf.dir()
-				if err != nil {
-					return err
-				}
-				for ref, file := range moduleimages.Archives(root) {
-					archives = append(archives, ref+"="+file)
-				}
-			}
-			for _, a := range archives {
-				ref, file, ok := strings.Cut(a, "=")
-				if !ok {
-					return fmt.Errorf("--archive %q: want REF=FILE", a)
-				}
-				got, err := registry.PushArchive(ctx, log, p, file, ref, site.addr)
-				if err != nil {
-					return err
-				}
-				pushed = append(pushed, got)
-			}
-			if bundle != "" {
-				got, err := registry.PushBundle(ctx, log, p, bundle, site.addr)
-				pushed = append(pushed, got...)
-				if err != nil {
-					return err
-				}
-			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "REF\tSERVED AS\tDIGEST")
-			for _, x := range pushed {
-				note := ""
-				if !x.PinMatches() {
-					note = "  (not the pinned digest: a pull by the pin fails)"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s%s\n", x.Ref, x.Mirror, x.Digest, note)
-			}
-			return tw.Flush()
+			return runRegistryPush(cmd.Context(), streams{out: cmd.OutOrStdout(), errOut: cmd.ErrOrStderr()}, &f)
 		},
 	}
-	f.register(c, false)
-	c.Flags().StringVar(&bundle, "bundle", "", "bundle directory (index.json as `labctl images save` writes it) to push")
-	c.Flags().StringArrayVar(&archives, "archive", nil, "REF=FILE: an image archive to push as REF; repeatable")
-	c.Flags().BoolVar(&moduleImages, "module-images", false, "push the module's images built by `rehearse module-images`")
-	cf.register(c.Flags(), "")
+	f.bind(c)
 	return c
+}
+
+// bind adds `rehearse registry push`'s flags to c.
+func (f *registryPushFlags) bind(c *cobra.Command) {
+	f.daemon.register(c, false)
+	c.Flags().StringVar(&f.bundle, "bundle", "", "bundle directory (index.json as `labctl images save` writes it) to push")
+	c.Flags().StringArrayVar(&f.archives, "archive", nil, "REF=FILE: an image archive to push as REF; repeatable")
+	c.Flags().BoolVar(&f.moduleImages, "module-images", false, "push the module's images built by `rehearse module-images`")
+	f.cache.register(c.Flags(), "")
+}
+
+// runRegistryPush is `rehearse registry push` once its flags are parsed:
+// it pushes the archives, then the bundle, and lists what the registry
+// serves each as.
+func runRegistryPush(ctx context.Context, s streams, f *registryPushFlags) error {
+	site, err := siteOf(ctx, f.daemon)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(s.errOut, nil))
+	p := registry.Pusher{Client: registry.Client(site.nsPath), Host: registry.Addr("127.0.0.1")}
+	var pushed []registry.Pushed
+	if f.moduleImages {
+		if err := f.addModuleImages(); err != nil {
+			return err
+		}
+	}
+	for _, a := range f.archives {
+		ref, file, ok := strings.Cut(a, "=")
+		if !ok {
+			return fmt.Errorf("--archive %q: want REF=FILE", a)
+		}
+		got, err := registry.PushArchive(ctx, log, p, file, ref, site.addr)
+		if err != nil {
+			return err
+		}
+		pushed = append(pushed, got)
+	}
+	if f.bundle != "" {
+		got, err := registry.PushBundle(ctx, log, p, f.bundle, site.addr)
+		pushed = append(pushed, got...)
+		if err != nil {
+			return err
+		}
+	}
+	return writePushed(s.out, pushed)
+}
+
+// addModuleImages adds the archives `rehearse module-images` keeps in the
+// cache to --archive's, so they are pushed the same way.
+func (f *registryPushFlags) addModuleImages() error {
+	root, err := f.cache.dir()
+	if err != nil {
+		return err
+	}
+	for ref, file := range moduleimages.Archives(root) {
+		f.archives = append(f.archives, ref+"="+file)
+	}
+	return nil
+}
+
+// writePushed lists each image pushed, the name the registry serves it as
+// and its digest, saying when that digest is not the pinned one.
+func writePushed(w io.Writer, pushed []registry.Pushed) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "REF\tSERVED AS\tDIGEST")
+	for _, x := range pushed {
+		note := ""
+		if !x.PinMatches() {
+			note = "  (not the pinned digest: a pull by the pin fails)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s%s\n", x.Ref, x.Mirror, x.Digest, note)
+	}
+	return tw.Flush()
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/gpu-lab/gpu-lab/ci/hack/rehearsal"
 	"github.com/gpu-lab/gpu-lab/ci/hack/rehearsal/hostdaemon"
@@ -41,7 +43,23 @@ func newRunCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "run",
 		Short: "Run the real lab end to end on this machine: labctl up --images and labctl test on a private Docker daemon",
-		Long: `Builds labctl from this checkout (CGO_ENABLED=0) into
+		Long:  runLongHelp(),
+		Example: `  go build -o bin/rehearse ./ci/hack/rehearse
+  sudo bin/rehearse run --bundle ~/.cache/gpu-lab/rehearsal/bundle --reports ./rehearsal-reports`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runRehearsal(cmd.Context(), streams{out: cmd.OutOrStdout(), errOut: cmd.ErrOrStderr()}, &f)
+		},
+	}
+	f.bind(c.Flags())
+	c.AddCommand(newFaultKubeCommand())
+	return c
+}
+
+// runLongHelp is `rehearse run --help`'s text. It is a function, not a
+// constant, because the list of faults comes from the run package.
+func runLongHelp() string {
+	return `Builds labctl from this checkout (CGO_ENABLED=0) into
 <cache>/bin/labctl, unless --labctl names a built one. Starts the private Docker daemon in its own
 network namespace, then runs that labctl — the same stages and code a user runs — inside that namespace (nsenter --net; DOCKER_HOST is
 the private daemon's socket): labctl up --images BUNDLE, then labctl test. The suite's reports,
@@ -70,85 +88,112 @@ naming each failed run. Not with --keep, --fault or --interrupt-up.
 
 The bundle is the layout labctl images save writes (rehearse images builds it); the
 charts come from the bundle or from --charts (HAMi, Kamaji, cert-manager archives at the
-pinned versions; rehearse charts makes them). Needs root.`,
-		Example: `  go build -o bin/rehearse ./ci/hack/rehearse
-  sudo bin/rehearse run --bundle ~/.cache/gpu-lab/rehearsal/bundle --reports ./rehearsal-reports`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			// First: a misspelt fault or interruption is said before
-			// anything else.
-			if _, err := rehrun.ParseFault(f.fault); err != nil {
-				return err
-			}
-			if _, err := rehrun.ParseInterrupt(f.interruptUp); err != nil {
-				return err
-			}
-			if os.Geteuid() != 0 {
-				return fmt.Errorf("rehearse run needs root: it creates a network namespace, runs dockerd, raises kernel limits and may create /lib/modules (run it with sudo)")
-			}
-			o, err := f.options(exec.LookPath)
-			if err != nil {
-				return err
-			}
-			if f.repeat != 1 {
-				if err := rehrun.CheckSoak(o, f.repeat); err != nil {
-					return err
-				}
-			}
-			if f.labctl == "" {
-				if err := hostdaemon.BuildStatic(cmd.Context(), progressLog(cmd.ErrOrStderr()), labctlPackage, "labctl", o.Labctl, hostdaemon.StampCommit); err != nil {
-					return err
-				}
-			}
-			if o.Lab, err = lab.Load(o.LabFile); err != nil {
-				return err
-			}
-			o.Log = progressLog(cmd.ErrOrStderr())
-			if o.Fault != "" {
-				// The fault's Kubernetes side runs as this binary in the
-				// daemon's namespace (faultkube.go).
-				self, err := os.Executable()
-				if err != nil {
-					return fmt.Errorf("--fault: find this binary to run %s in the namespace: %w", faultKubeName, err)
-				}
-				o.FaultKube = []string{self, "run", faultKubeName}
-			}
-			ctx, cancel := context.WithTimeout(cmd.Context(), f.timeout)
-			defer cancel()
-			d := rehrun.Deps{
-				Exec:   rehrun.Processes{},
-				Daemon: rehrun.PrivateDaemon{Dir: o.Daemon.Dir, Netns: o.Netns, Wrapper: f.wrapper, Log: o.Log},
-				Probe:  rehrun.HostProbe{},
-			}
-			if f.repeat != 1 {
-				err = rehrun.Soak(ctx, o, d, f.repeat)
-				fmt.Fprintf(cmd.OutOrStdout(), "soak summary: %s\n", filepath.Join(o.Reports, rehrun.SoakFile))
-				return err
-			}
-			_, err = rehrun.Run(ctx, o, d)
-			fmt.Fprintf(cmd.OutOrStdout(), "rehearsal report: %s\n", filepath.Join(o.Reports, rehrun.ReportFile))
-			return err
-		},
+pinned versions; rehearse charts makes them). Needs root.`
+}
+
+// bind adds `rehearse run`'s flags to fs.
+func (f *runFlags) bind(fs *pflag.FlagSet) {
+	fs.StringVar(&f.bundle, "bundle", "", "image bundle directory (default <cache>/bundle, where rehearse images writes it)")
+	fs.StringVar(&f.charts, "charts", "",
+		"directory of the chart archives to put into the bundle first (default <cache>/charts when it exists)")
+	fs.StringVar(&f.reports, "reports", "rehearsal-reports", "directory for the suite's reports, the logs and rehearsal.md")
+	fs.StringVar(&f.workDir, "work-dir", "", "directory for labctl's state (default <cache>/run)")
+	fs.StringVarP(&f.file, "file", "f", "", "lab file (default: the rehearsal's lab, ci/hack/rehearsal/lab.yaml: "+
+		"the seed lab with the management node on the tenants' Kubernetes version)")
+	fs.StringVar(&f.labctl, "labctl", "", "a labctl binary built with CGO_ENABLED=0 to rehearse "+
+		"(default: build it from this checkout into <cache>/bin/labctl)")
+	fs.StringVar(&f.helm, "helm", "", "helm "+helm.Version+" binary (default $LABCTL_HELM, helm on PATH, or <cache>/bin/helm)")
+	fs.StringVar(&f.daemonDir, "daemon-dir", "", "state directory of the private daemon (default ~/.cache/gpu-lab/rehearsal/daemon)")
+	fs.StringVar(&f.netns, "netns", hostdaemon.DefaultNetns, "name of the daemon's network namespace")
+	fs.StringVar(&f.wrapper, "wrapper", "", "a built runc-capfilter (default: build it from this checkout)")
+	fs.BoolVar(&f.keep, "keep", false,
+		"leave the lab, the daemon and the state up (a failed stage's lab too); the report says how to remove them")
+	fs.DurationVar(&f.timeout, "timeout", 4*time.Hour, "give up after this long (labctl is interrupted and cleans up)")
+	fs.StringVar(&f.fault, "fault", "", "make one component fault while the suite runs, "+
+		"on the lab's first tenant with a worker (default none): one of "+strings.Join(rehrun.FaultNames(), ", "))
+	fs.StringVar(&f.interruptUp, "interrupt-up", "", "interrupt the first labctl up: STAGE:SIGNAL[+DELAY], "+
+		"e.g. workers:KILL+20s (default none); labctl up then runs again")
+	fs.IntVar(&f.repeat, "repeat", 1, "run the rehearsal this many times in a row "+
+		"(a soak; reports in --reports/run-K, summary in --reports/soak.md)")
+}
+
+// runRehearsal is `rehearse run` once its flags are parsed: one rehearsal,
+// or --repeat of them in a row, each writing its report into --reports.
+func runRehearsal(ctx context.Context, s streams, f *runFlags) error {
+	// First: a misspelt fault or interruption is said before
+	// anything else.
+	if _, err := rehrun.ParseFault(f.fault); err != nil {
+		return err
 	}
-	fl := c.Flags()
-	fl.StringVar(&f.bundle, "bundle", "", "image bundle directory (default <cache>/bundle, where rehearse images writes it)")
-	fl.StringVar(&f.charts, "charts", "", "directory of the chart archives to put into the bundle first (default <cache>/charts when it exists)")
-	fl.StringVar(&f.reports, "reports", "rehearsal-reports", "directory for the suite's reports, the logs and rehearsal.md")
-	fl.StringVar(&f.workDir, "work-dir", "", "directory for labctl's state (default <cache>/run)")
-	fl.StringVarP(&f.file, "file", "f", "", "lab file (default: the rehearsal's lab, ci/hack/rehearsal/lab.yaml: the seed lab with the management node on the tenants' Kubernetes version)")
-	fl.StringVar(&f.labctl, "labctl", "", "a labctl binary built with CGO_ENABLED=0 to rehearse (default: build it from this checkout into <cache>/bin/labctl)")
-	fl.StringVar(&f.helm, "helm", "", "helm "+helm.Version+" binary (default $LABCTL_HELM, helm on PATH, or <cache>/bin/helm)")
-	fl.StringVar(&f.daemonDir, "daemon-dir", "", "state directory of the private daemon (default ~/.cache/gpu-lab/rehearsal/daemon)")
-	fl.StringVar(&f.netns, "netns", hostdaemon.DefaultNetns, "name of the daemon's network namespace")
-	fl.StringVar(&f.wrapper, "wrapper", "", "a built runc-capfilter (default: build it from this checkout)")
-	fl.BoolVar(&f.keep, "keep", false, "leave the lab, the daemon and the state up (a failed stage's lab too); the report says how to remove them")
-	fl.DurationVar(&f.timeout, "timeout", 4*time.Hour, "give up after this long (labctl is interrupted and cleans up)")
-	fl.StringVar(&f.fault, "fault", "", "make one component fault while the suite runs, on the lab's first tenant with a worker (default none): one of "+
-		strings.Join(rehrun.FaultNames(), ", "))
-	fl.StringVar(&f.interruptUp, "interrupt-up", "", "interrupt the first labctl up: STAGE:SIGNAL[+DELAY], e.g. workers:KILL+20s (default none); labctl up then runs again")
-	fl.IntVar(&f.repeat, "repeat", 1, "run the rehearsal this many times in a row (a soak; reports in --reports/run-K, summary in --reports/soak.md)")
-	c.AddCommand(newFaultKubeCommand())
-	return c
+	if _, err := rehrun.ParseInterrupt(f.interruptUp); err != nil {
+		return err
+	}
+	if os.Geteuid() != 0 {
+		return fmt.Errorf("rehearse run needs root: it creates a network namespace, runs dockerd, raises kernel limits " +
+			"and may create /lib/modules (run it with sudo)")
+	}
+	o, err := f.prepare(ctx, s.errOut)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	d := rehrun.Deps{
+		Exec:   rehrun.Processes{},
+		Daemon: rehrun.PrivateDaemon{Dir: o.Daemon.Dir, Netns: o.Netns, Wrapper: f.wrapper, Log: o.Log},
+		Probe:  rehrun.HostProbe{},
+	}
+	if f.repeat != 1 {
+		err = rehrun.Soak(ctx, o, d, f.repeat)
+		fmt.Fprintf(s.out, "soak summary: %s\n", filepath.Join(o.Reports, rehrun.SoakFile))
+		return err
+	}
+	_, err = rehrun.Run(ctx, o, d)
+	fmt.Fprintf(s.out, "rehearsal report: %s\n", filepath.Join(o.Reports, rehrun.ReportFile))
+	return err
+}
+
+// prepare resolves the flags into the rehearsal's options and readies
+// what they name before the clock of --timeout starts: a soak is checked,
+// labctl is built unless --labctl names one, the lab file is loaded and a
+// fault gets the command of its Kubernetes side.
+func (f runFlags) prepare(ctx context.Context, errOut io.Writer) (rehrun.Options, error) {
+	o, err := f.options(exec.LookPath)
+	if err != nil {
+		return rehrun.Options{}, err
+	}
+	if f.repeat != 1 {
+		if err := rehrun.CheckSoak(o, f.repeat); err != nil {
+			return rehrun.Options{}, err
+		}
+	}
+	if f.labctl == "" {
+		log := progressLog(errOut)
+		if err := hostdaemon.BuildStatic(ctx, log, labctlPackage, "labctl", o.Labctl, hostdaemon.StampCommit); err != nil {
+			return rehrun.Options{}, err
+		}
+	}
+	if o.Lab, err = lab.Load(o.LabFile); err != nil {
+		return rehrun.Options{}, err
+	}
+	o.Log = progressLog(errOut)
+	if o.Fault != "" {
+		if o.FaultKube, err = faultKubeArgv(); err != nil {
+			return rehrun.Options{}, err
+		}
+	}
+	return o, nil
+}
+
+// faultKubeArgv is the command of a fault's Kubernetes side: this binary,
+// run in the daemon's namespace (faultkube.go), so the rehearsal needs no
+// other program there.
+func faultKubeArgv() ([]string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("--fault: find this binary to run %s in the namespace: %w", faultKubeName, err)
+	}
+	return []string{self, "run", faultKubeName}, nil
 }
 
 // options resolves the flags into the rehearsal's paths: every path
