@@ -120,10 +120,49 @@ func (t *tenant) up(ctx context.Context) error {
 	return t.runSteps(ctx, append(steps, t.readySteps()...))
 }
 
+// writeCertificates lays out the tenant's work dir: its ports, its CA and
+// every certificate, key and kubeconfig its components read, the admin
+// client, the webhook's listener and the egress selector configuration.
 func (t *tenant) writeCertificates(context.Context) error {
 	if err := os.MkdirAll(t.dir, 0o755); err != nil {
 		return err
 	}
+	if err := t.choosePorts(); err != nil {
+		return err
+	}
+	if err := t.writeCA(); err != nil {
+		return err
+	}
+	if err := t.writeServingCertificates(); err != nil {
+		return err
+	}
+	if err := t.writeServiceAccountKey(); err != nil {
+		return err
+	}
+	if err := t.writeClientKubeconfigs(); err != nil {
+		return err
+	}
+	t.rest = restConfig(t.server, t.ca.certPEM, t.admin)
+	var err error
+	if t.client, err = kubernetes.NewForConfig(t.rest); err != nil {
+		return err
+	}
+	if t.doubleCert, err = t.issueWebhookCertificate(); err != nil {
+		return err
+	}
+	if err := t.listenWebhook(); err != nil {
+		return err
+	}
+	egress, err := egressSelectorConfig(t.socket)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(t.path("egress-selector.yaml"), []byte(egress), 0o644)
+}
+
+// choosePorts proposes the tenant's component ports and sets the API
+// server's address and the konnectivity socket from them.
+func (t *tenant) choosePorts() error {
 	ports, err := t.env.ports.frees(tenantPorts) // first proposals; startBound moves a component whose port was taken
 	if err != nil {
 		return err
@@ -135,9 +174,15 @@ func (t *tenant) writeCertificates(context.Context) error {
 	// Unix socket paths are limited to 108 bytes; the work dir is short by default.
 	t.socket = t.path("konnectivity.sock")
 	if len(t.socket) > 100 {
-		return fmt.Errorf("konnectivity socket path %s is longer than a Unix socket allows: use a shorter Options.WorkDir", t.socket)
+		return fmt.Errorf("konnectivity socket path %s is longer than a Unix socket allows: use a shorter Options.WorkDir",
+			t.socket)
 	}
+	return nil
+}
 
+// writeCA makes the tenant's own CA and writes ca.crt and ca.key.
+func (t *tenant) writeCA() error {
+	var err error
 	if t.ca, err = newCA(t.name() + "-ca"); err != nil {
 		return err
 	}
@@ -148,15 +193,19 @@ func (t *tenant) writeCertificates(context.Context) error {
 	if err := os.WriteFile(t.path("ca.crt"), t.ca.certPEM, 0o644); err != nil {
 		return err
 	}
-	if err := os.WriteFile(t.path("ca.key"), caKey, 0o600); err != nil {
-		return err
-	}
+	return os.WriteFile(t.path("ca.key"), caKey, 0o600)
+}
+
+// writeServingCertificates issues and writes the serving certificates of
+// the API server, kube-scheduler and kube-controller-manager.
+func (t *tenant) writeServingCertificates() error {
 	serving, err := t.ca.issue(certSpec{
 		CommonName: "kube-apiserver",
-		DNSNames:   []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
-		IPs:        []net.IP{net.IPv4(127, 0, 0, 1), net.IPv4(10, 96, 0, 1)},
-		Server:     true,
-		Client:     true,
+		DNSNames: []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc",
+			"kubernetes.default.svc.cluster.local"},
+		IPs:    []net.IP{net.IPv4(127, 0, 0, 1), net.IPv4(10, 96, 0, 1)},
+		Server: true,
+		Client: true,
 	})
 	if err != nil {
 		return err
@@ -171,7 +220,9 @@ func (t *tenant) writeCertificates(context.Context) error {
 	// hundred milliseconds of processor time each; ECDSA here takes a
 	// millisecond.
 	for _, name := range []string{"scheduler-serving", "controller-manager-serving"} {
-		kp, err := t.ca.issue(certSpec{CommonName: name, DNSNames: []string{"localhost"}, IPs: []net.IP{net.IPv4(127, 0, 0, 1)}, Server: true})
+		kp, err := t.ca.issue(certSpec{
+			CommonName: name, DNSNames: []string{"localhost"}, IPs: []net.IP{net.IPv4(127, 0, 0, 1)}, Server: true,
+		})
 		if err != nil {
 			return err
 		}
@@ -179,6 +230,12 @@ func (t *tenant) writeCertificates(context.Context) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// writeServiceAccountKey writes sa.pub and sa.key, the key pair the API
+// server signs service account tokens with.
+func (t *tenant) writeServiceAccountKey() error {
 	pub, priv, err := serviceAccountKey()
 	if err != nil {
 		return err
@@ -186,9 +243,13 @@ func (t *tenant) writeCertificates(context.Context) error {
 	if err := os.WriteFile(t.path("sa.pub"), pub, 0o644); err != nil {
 		return err
 	}
-	if err := os.WriteFile(t.path("sa.key"), priv, 0o600); err != nil {
-		return err
-	}
+	return os.WriteFile(t.path("sa.key"), priv, 0o600)
+}
+
+// writeClientKubeconfigs issues the client certificates of the admin,
+// kube-scheduler and kube-controller-manager and writes a kubeconfig for
+// each; the admin's are kept for the tenant's own client.
+func (t *tenant) writeClientKubeconfigs() error {
 	clients := []struct {
 		file string
 		spec certSpec
@@ -213,27 +274,18 @@ func (t *tenant) writeCertificates(context.Context) error {
 			t.admin, t.kubeconfig = kp, kc
 		}
 	}
-	t.rest = restConfig(t.server, t.ca.certPEM, t.admin)
-	if t.client, err = kubernetes.NewForConfig(t.rest); err != nil {
-		return err
-	}
-	t.doubleCert, err = t.ca.issue(certSpec{
+	return nil
+}
+
+// issueWebhookCertificate issues HAMi's serving certificate (--cert_file)
+// for its webhook Service's names and the addresses it listens on.
+func (t *tenant) issueWebhookCertificate() (keyPair, error) {
+	return t.ca.issue(certSpec{
 		CommonName: webhookService + "." + webhookNamespace + ".svc",
 		DNSNames:   []string{webhookService + "." + webhookNamespace + ".svc", webhookService + "." + webhookNamespace},
 		IPs:        []net.IP{net.IPv4(127, 0, 0, 1), net.ParseIP(webhookListenIP)},
 		Server:     true,
 	})
-	if err != nil {
-		return err
-	}
-	if err := t.listenWebhook(); err != nil {
-		return err
-	}
-	egress, err := egressSelectorConfig(t.socket)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(t.path("egress-selector.yaml"), []byte(egress), 0o644)
 }
 
 // healthz GETs https://127.0.0.1:<port>/healthz of a component serving a
