@@ -58,38 +58,64 @@ func HAMiPostRender(manifests, schedulerConfig []byte) ([]byte, error) {
 		}
 		switch meta.Kind {
 		case "ConfigMap":
-			var cm corev1.ConfigMap
-			if err := yaml.Unmarshal([]byte(doc), &cm); err != nil {
-				return nil, fmt.Errorf("post-render ConfigMap %s: %w", HAMiSchedulerObject, err)
-			}
-			if _, ok := cm.Data[HAMiSchedulerConfigKey]; !ok {
-				return nil, fmt.Errorf("post-render ConfigMap %s: no key %s (keys: %v); the chart's kube-scheduler configuration moved", HAMiSchedulerObject, HAMiSchedulerConfigKey, keys(cm.Data))
-			}
-			cm.Data[HAMiSchedulerConfigKey] = string(schedulerConfig)
-			out, err := yaml.Marshal(&cm)
-			if err != nil {
+			if docs[i], err = replaceSchedulerConfig(doc, schedulerConfig); err != nil {
 				return nil, err
 			}
-			docs[i], foundCM = string(out), true
+			foundCM = true
 		case "Deployment":
-			var d appsv1.Deployment
-			if err := yaml.Unmarshal([]byte(doc), &d); err != nil {
-				return nil, fmt.Errorf("post-render Deployment %s: %w", HAMiSchedulerObject, err)
-			}
-			if d.Spec.Template.Annotations == nil {
-				d.Spec.Template.Annotations = map[string]string{}
-			}
-			d.Spec.Template.Annotations[AnnoSchedulerConfig] = hash
-			out, err := yaml.Marshal(&d)
-			if err != nil {
+			if docs[i], err = stampSchedulerConfigHash(doc, hash); err != nil {
 				return nil, err
 			}
-			docs[i], foundDeploy = string(out), true
+			foundDeploy = true
 		}
 	}
 	if !foundCM || !foundDeploy {
-		return nil, fmt.Errorf("post-render: the chart rendered no ConfigMap and Deployment %s (found ConfigMap: %t, Deployment: %t); is this HAMi chart 2.10?", HAMiSchedulerObject, foundCM, foundDeploy)
+		return nil, fmt.Errorf("post-render: the chart rendered no ConfigMap and Deployment %s (found ConfigMap: %t, Deployment: %t); "+
+			"is this HAMi chart 2.10?", HAMiSchedulerObject, foundCM, foundDeploy)
 	}
+	return joinYAMLDocs(docs), nil
+}
+
+// replaceSchedulerConfig puts schedulerConfig into the kube-scheduler
+// ConfigMap doc in place of the chart's configuration.
+func replaceSchedulerConfig(doc string, schedulerConfig []byte) (string, error) {
+	var cm corev1.ConfigMap
+	if err := yaml.Unmarshal([]byte(doc), &cm); err != nil {
+		return "", fmt.Errorf("post-render ConfigMap %s: %w", HAMiSchedulerObject, err)
+	}
+	if _, ok := cm.Data[HAMiSchedulerConfigKey]; !ok {
+		return "", fmt.Errorf("post-render ConfigMap %s: no key %s (keys: %v); the chart's kube-scheduler configuration moved",
+			HAMiSchedulerObject, HAMiSchedulerConfigKey, keys(cm.Data))
+	}
+	cm.Data[HAMiSchedulerConfigKey] = string(schedulerConfig)
+	out, err := yaml.Marshal(&cm)
+	if err != nil {
+		return "", err
+	}
+	return string(out), nil
+}
+
+// stampSchedulerConfigHash sets AnnoSchedulerConfig to hash on the pod
+// template of the scheduler Deployment doc.
+func stampSchedulerConfigHash(doc, hash string) (string, error) {
+	var d appsv1.Deployment
+	if err := yaml.Unmarshal([]byte(doc), &d); err != nil {
+		return "", fmt.Errorf("post-render Deployment %s: %w", HAMiSchedulerObject, err)
+	}
+	if d.Spec.Template.Annotations == nil {
+		d.Spec.Template.Annotations = map[string]string{}
+	}
+	d.Spec.Template.Annotations[AnnoSchedulerConfig] = hash
+	out, err := yaml.Marshal(&d)
+	if err != nil {
+		return "", err
+	}
+	return string(out), nil
+}
+
+// joinYAMLDocs is the stream of docs, each opened by a "---" line and ended
+// by a newline.
+func joinYAMLDocs(docs []string) []byte {
 	var b bytes.Buffer
 	for _, d := range docs {
 		b.WriteString("---\n")
@@ -98,7 +124,7 @@ func HAMiPostRender(manifests, schedulerConfig []byte) ([]byte, error) {
 			b.WriteByte('\n')
 		}
 	}
-	return b.Bytes(), nil
+	return b.Bytes()
 }
 
 // splitYAMLDocs splits a multi-document stream with apimachinery's

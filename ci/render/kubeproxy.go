@@ -52,18 +52,40 @@ func KubeProxy(l *lab.Lab, tenant string, o Options) (*corev1.ConfigMap, *appsv1
 	if err != nil {
 		return nil, nil, fmt.Errorf("kube-proxy: %w", err)
 	}
-	var cfg kubeProxyConfiguration
-	cfg.APIVersion, cfg.Kind = "kubeproxy.config.k8s.io/v1alpha1", "KubeProxyConfiguration"
-	cfg.ClientConnection.Kubeconfig = kubeProxyConfigDir + "/kubeconfig.conf"
-	cfg.ClusterCIDR = TenantPodCIDR(i)
-	cfg.Mode = "iptables"
-	zero := int32(0)
-	cfg.Conntrack.MaxPerCore, cfg.Conntrack.Min = &zero, &zero
-	cfgYAML, err := yaml.Marshal(cfg)
+	cfgYAML, err := yaml.Marshal(kubeProxyConfig(TenantPodCIDR(i)))
 	if err != nil {
 		return nil, nil, fmt.Errorf("kube-proxy for tenant %q: config: %w", tenant, err)
 	}
-	kc := clientcmdv1.Config{
+	kcYAML, err := yaml.Marshal(kubeProxyKubeconfig(server))
+	if err != nil {
+		return nil, nil, fmt.Errorf("kube-proxy for tenant %q: kubeconfig: %w", tenant, err)
+	}
+	labels := map[string]string{"k8s-app": kubeProxyName, LabelLab: l.Name}
+	cm := &corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: kubeProxyName, Namespace: kubeProxyNamespace, Labels: labels},
+		Data:       map[string]string{"config.conf": string(cfgYAML), "kubeconfig.conf": string(kcYAML)},
+	}
+	return cm, kubeProxyDaemonSet(l.Versions.Kubernetes, labels), nil
+}
+
+// kubeProxyConfig is kube-proxy's configuration (config.conf) for a tenant
+// whose pods get addresses of podCIDR.
+func kubeProxyConfig(podCIDR string) kubeProxyConfiguration {
+	var cfg kubeProxyConfiguration
+	cfg.APIVersion, cfg.Kind = "kubeproxy.config.k8s.io/v1alpha1", "KubeProxyConfiguration"
+	cfg.ClientConnection.Kubeconfig = kubeProxyConfigDir + "/kubeconfig.conf"
+	cfg.ClusterCIDR = podCIDR
+	cfg.Mode = "iptables"
+	zero := int32(0)
+	cfg.Conntrack.MaxPerCore, cfg.Conntrack.Min = &zero, &zero
+	return cfg
+}
+
+// kubeProxyKubeconfig is kube-proxy's kubeconfig (kubeconfig.conf): the
+// tenant API server at server, reached with the pod's service account.
+func kubeProxyKubeconfig(server string) clientcmdv1.Config {
+	return clientcmdv1.Config{
 		Kind: "Config", APIVersion: "v1",
 		Clusters: []clientcmdv1.NamedCluster{{Name: "default", Cluster: clientcmdv1.Cluster{
 			Server: server, CertificateAuthority: saDir + "/ca.crt",
@@ -74,19 +96,14 @@ func KubeProxy(l *lab.Lab, tenant string, o Options) (*corev1.ConfigMap, *appsv1
 		}}},
 		CurrentContext: "default",
 	}
-	kcYAML, err := yaml.Marshal(kc)
-	if err != nil {
-		return nil, nil, fmt.Errorf("kube-proxy for tenant %q: kubeconfig: %w", tenant, err)
-	}
-	labels := map[string]string{"k8s-app": kubeProxyName, LabelLab: l.Name}
-	cm := &corev1.ConfigMap{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: metav1.ObjectMeta{Name: kubeProxyName, Namespace: kubeProxyNamespace, Labels: labels},
-		Data:       map[string]string{"config.conf": string(cfgYAML), "kubeconfig.conf": string(kcYAML)},
-	}
+}
+
+// kubeProxyDaemonSet runs kube-proxy of kubernetesVersion on every node,
+// reading the ConfigMap KubeProxy returns.
+func kubeProxyDaemonSet(kubernetesVersion string, labels map[string]string) *appsv1.DaemonSet {
 	privileged := true
 	fileOrCreate := corev1.HostPathFileOrCreate
-	ds := &appsv1.DaemonSet{
+	return &appsv1.DaemonSet{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"},
 		ObjectMeta: metav1.ObjectMeta{Name: kubeProxyName, Namespace: kubeProxyNamespace, Labels: labels},
 		Spec: appsv1.DaemonSetSpec{
@@ -102,7 +119,7 @@ func KubeProxy(l *lab.Lab, tenant string, o Options) (*corev1.ConfigMap, *appsv1
 					Tolerations:        []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
 					Containers: []corev1.Container{{
 						Name:            kubeProxyName,
-						Image:           "registry.k8s.io/kube-proxy:" + l.Versions.Kubernetes,
+						Image:           "registry.k8s.io/kube-proxy:" + kubernetesVersion,
 						ImagePullPolicy: corev1.PullIfNotPresent,
 						Command: []string{"/usr/local/bin/kube-proxy",
 							"--config=" + kubeProxyConfigDir + "/config.conf",
@@ -132,5 +149,4 @@ func KubeProxy(l *lab.Lab, tenant string, o Options) (*corev1.ConfigMap, *appsv1
 			},
 		},
 	}
-	return cm, ds, nil
 }
