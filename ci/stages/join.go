@@ -54,32 +54,9 @@ func joinWorker(ctx context.Context, e *Env, tc *Clients, t lab.Tenant, name, mg
 	if err := e.workerOwned(c, t.Name); err != nil {
 		return fail(stageWorkers, "container "+name, "", err)
 	}
-	kc, err := os.ReadFile(e.State.Kubeconfig(t.Name))
+	conf, err := joinConfigFor(ctx, e, tc, t, c, name, mgmtIP)
 	if err != nil {
-		return fail(stageWorkers, "tenant "+t.Name+" kubeconfig", "", err)
-	}
-	ca, err := kubeconfig.CA(kc)
-	if err != nil {
-		return fail(stageWorkers, "tenant "+t.Name+" kubeconfig", "", err)
-	}
-	hash, err := kubeconfig.CACertHash(ca)
-	if err != nil {
-		return fail(stageWorkers, "tenant "+t.Name+" CA", "", err)
-	}
-	id, secret, err := kubeconfig.NewBootstrapToken(rand.Reader)
-	if err != nil {
-		return fail(stageWorkers, "bootstrap token", "", err)
-	}
-	if _, err := tc.Kube.CoreV1().Secrets("kube-system").Create(ctx, kubeconfig.BootstrapTokenSecret(id, secret, time.Now().Add(time.Hour)), metav1.CreateOptions{}); err != nil {
-		return fail(stageWorkers, "Secret kube-system/bootstrap-token-"+id+" in tenant "+t.Name, "", err)
-	}
-	ip, err := docker.ContainerIPv4(c, e.Network)
-	if err != nil {
-		return fail(stageWorkers, "container "+name, "", err)
-	}
-	conf, err := render.JoinConfiguration(render.JoinSpec{Endpoint: fmt.Sprintf("%s:%d", mgmtIP, t.Ports.APIServer), Token: id + "." + secret, CACertHash: hash, NodeName: name, NodeIP: ip.String()})
-	if err != nil {
-		return fail(stageWorkers, "join configuration for "+name, "", err)
+		return err
 	}
 	// Nothing run here changes the host's kernel (see "The host's kernel"
 	// below).
@@ -101,6 +78,43 @@ func joinWorker(ctx context.Context, e *Env, tc *Clients, t lab.Tenant, name, mg
 		return fail(stageWorkers, "kubeadm join of "+name+" to tenant "+t.Name, cond, err)
 	}
 	return nil
+}
+
+// joinConfigFor renders the JoinConfiguration of worker container c: the
+// tenant's CA hash from its kubeconfig, a new bootstrap token (its Secret
+// created in the tenant, valid for an hour) and the container's address on
+// the lab's network.
+func joinConfigFor(ctx context.Context, e *Env, tc *Clients, t lab.Tenant, c docker.Container, name, mgmtIP string) ([]byte, error) {
+	kc, err := os.ReadFile(e.State.Kubeconfig(t.Name))
+	if err != nil {
+		return nil, fail(stageWorkers, "tenant "+t.Name+" kubeconfig", "", err)
+	}
+	ca, err := kubeconfig.CA(kc)
+	if err != nil {
+		return nil, fail(stageWorkers, "tenant "+t.Name+" kubeconfig", "", err)
+	}
+	hash, err := kubeconfig.CACertHash(ca)
+	if err != nil {
+		return nil, fail(stageWorkers, "tenant "+t.Name+" CA", "", err)
+	}
+	id, secret, err := kubeconfig.NewBootstrapToken(rand.Reader)
+	if err != nil {
+		return nil, fail(stageWorkers, "bootstrap token", "", err)
+	}
+	tok := kubeconfig.BootstrapTokenSecret(id, secret, time.Now().Add(time.Hour))
+	if _, err := tc.Kube.CoreV1().Secrets("kube-system").Create(ctx, tok, metav1.CreateOptions{}); err != nil {
+		return nil, fail(stageWorkers, "Secret kube-system/bootstrap-token-"+id+" in tenant "+t.Name, "", err)
+	}
+	ip, err := docker.ContainerIPv4(c, e.Network)
+	if err != nil {
+		return nil, fail(stageWorkers, "container "+name, "", err)
+	}
+	conf, err := render.JoinConfiguration(render.JoinSpec{Endpoint: fmt.Sprintf("%s:%d", mgmtIP, t.Ports.APIServer),
+		Token: id + "." + secret, CACertHash: hash, NodeName: name, NodeIP: ip.String()})
+	if err != nil {
+		return nil, fail(stageWorkers, "join configuration for "+name, "", err)
+	}
+	return conf, nil
 }
 
 // joinTimeout is Timeouts.Join, or defaultJoinTimeout when unset: a zero value
