@@ -33,6 +33,8 @@ func (clusterStage) Plan(e *Env) ([]string, error) {
 	}
 	return []string{
 		fmt.Sprintf("docker image inspect %s || docker pull %s (give up after %s: no registry → fail fast)", e.Lab.Versions.KindNodeImage, e.Lab.Versions.KindNodeImage, e.Timeouts.Pull),
+		fmt.Sprintf("a kind cluster %s whose create an interrupted labctl up left pending in %s: kind delete cluster --name %s", e.Lab.Name, e.State.OwnerRecordPath(), e.Lab.Name),
+		fmt.Sprintf("record in %s that the create of kind cluster %s is pending, then each node container's ID as soon as Docker lists it", e.State.OwnerRecordPath(), e.Lab.Name),
 		fmt.Sprintf("kind create cluster (Go API, docker provider) --name %s --wait %s --config:\n%s", e.Lab.Name, e.Timeouts.ClusterReady, indent(string(y))),
 		fmt.Sprintf("docker container inspect %s → IPv4 on network %s (never the IPv6 one)", e.controlPlaneContainer(), e.Network),
 		fmt.Sprintf("write %s (server %s), the resolved lab %s and the backend line", e.State.ManagementKubeconfig(), server, e.State.LabPath()),
@@ -40,8 +42,8 @@ func (clusterStage) Plan(e *Env) ([]string, error) {
 }
 
 func (clusterStage) Check(ctx context.Context, e *Env) (bool, string, error) {
-	ok, err := e.ownedKindCluster(ctx)
-	if err != nil || !ok {
+	ok, pending, err := e.kindClusterState(ctx)
+	if err != nil || !ok || pending {
 		return false, "", err
 	}
 	if _, err := os.Stat(e.State.ManagementKubeconfig()); err != nil {
@@ -62,9 +64,15 @@ func (clusterStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 }
 
 func (clusterStage) Run(ctx context.Context, e *Env) (string, error) {
-	exists, err := e.ownedKindCluster(ctx)
+	exists, pending, err := e.kindClusterState(ctx)
 	if err != nil {
 		return "", fail(stageCluster, "kind cluster "+e.Lab.Name, "", err)
+	}
+	if pending {
+		if err := e.deleteHalfMadeCluster(ctx); err != nil {
+			return "", fail(stageCluster, "kind cluster "+e.Lab.Name, "an interrupted create left it half made", err)
+		}
+		exists = false
 	}
 	if !exists {
 		node := e.localImage(e.Lab.Versions.KindNodeImage)

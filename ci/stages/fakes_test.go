@@ -167,6 +167,10 @@ type fakeKind struct {
 	deleted    bool
 	kubeconfig []byte
 	calls      []string
+	// onCreate, when set, runs once Create has made the node container, and
+	// its error is Create's: a test can hold a create there as a killed
+	// labctl leaves it.
+	onCreate func() error
 }
 
 func (k *fakeKind) Create(_ context.Context, cfg *kind.Cluster, _ string) error {
@@ -174,6 +178,10 @@ func (k *fakeKind) Create(_ context.Context, cfg *kind.Cluster, _ string) error 
 	k.created, k.exists = cfg, true
 	if k.docker != nil {
 		k.docker.kindNode(cfg.Name)
+	}
+	if hook := k.onCreate; hook != nil {
+		k.onCreate = nil
+		return hook()
 	}
 	return nil
 }

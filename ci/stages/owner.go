@@ -12,8 +12,6 @@ import (
 	"sort"
 	"strings"
 
-	kind "sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
-
 	"github.com/gpu-lab/gpu-lab/ci/docker"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 	"github.com/gpu-lab/gpu-lab/ci/state"
@@ -70,6 +68,9 @@ type ownerRecord struct {
 	// KindNodes maps each of its node containers' names to the ID Docker gave
 	// it.
 	KindNodes map[string]string `json:"kindNodes,omitempty"`
+	// KindPending: the create of KindCluster began and has not finished
+	// (kindcreate.go); KindNodes holds the node containers seen so far.
+	KindPending bool `json:"kindPending,omitempty"`
 }
 
 // readOwnerRecord reads the state dir's record; ok is false when it has none.
@@ -156,6 +157,9 @@ func kindClusterOwnership(rec ownerRecord, haveRec bool, stateDir state.Dir, clu
 	if why == "" {
 		return true, nil
 	}
+	if haveRec && rec.KindPending && rec.KindCluster == cluster {
+		return false, fmt.Errorf("kind cluster %s exists but %w %s (%s): a labctl up of this state dir was creating a cluster of that name and was stopped before it could record every node container; if nobody else creates a kind cluster named %s on this Docker, it is that one: remove it with `kind delete cluster --name %s`, then run labctl up again", cluster, errNotOwned, stateDir, why, cluster, cluster)
+	}
 	return false, fmt.Errorf("kind cluster %s exists but %w %s (%s): use another lab name (`name:` in the lab file), or run labctl (`up`, or `down` to remove it) with the --state-dir that created it; if it is yours and no state dir has it, `kind delete cluster --name %s`", cluster, errNotOwned, stateDir, why, cluster)
 }
 
@@ -230,49 +234,6 @@ func (e *Env) ownedKindCluster(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	return kindClusterOwnership(rec, ok, e.State, e.Lab.Name, nodes)
-}
-
-// createOwnedKindCluster creates the kind cluster with the owner ID on its
-// Nodes and records its node containers' IDs in the state dir. Only a
-// successful create is recorded: kind v0.33.0 refuses to start when any
-// container carries the cluster's label (alreadyExists,
-// pkg/cluster/internal/create/create.go:81,177-178), so every node it lists
-// after a success is one it just made; after a failure kind has deleted
-// what it made (create.go:104-106,137-139) and a foreign cluster that got
-// there first must not be recorded.
-func (e *Env) createOwnedKindCluster(ctx context.Context, cfg *kind.Cluster) error {
-	rec, err := e.ensureOwner()
-	if err != nil {
-		return err
-	}
-	for i := range cfg.Nodes {
-		if cfg.Nodes[i].Labels == nil {
-			cfg.Nodes[i].Labels = map[string]string{}
-		}
-		cfg.Nodes[i].Labels[labelOwner] = rec.ID
-	}
-	kubeconfig, err := e.State.ManagementKubeconfigForKind()
-	if err != nil {
-		return fmt.Errorf("state dir: %w", err)
-	}
-	if err := e.Kind.Create(ctx, cfg, kubeconfig); err != nil {
-		return bindHint(e.Reach, err)
-	}
-	nodes, err := e.kindNodes(context.WithoutCancel(ctx), cfg.Name)
-	if err != nil {
-		return fmt.Errorf("record the new cluster's node containers: %w", err)
-	}
-	if len(nodes) == 0 {
-		return fmt.Errorf("kind cluster %s: kind reported success but Docker lists no container labelled %s=%s", cfg.Name, kindClusterLabel, cfg.Name)
-	}
-	rec.KindCluster, rec.KindNodes = cfg.Name, map[string]string{}
-	for _, n := range nodes {
-		rec.KindNodes[strings.TrimPrefix(n.Name, "/")] = n.ID
-	}
-	if err := writeOwnerRecord(e.State, rec); err != nil {
-		return fmt.Errorf("kind cluster %s was created but not recorded as this state dir's (remove it with `kind delete cluster --name %s`): %w", cfg.Name, cfg.Name, err)
-	}
-	return nil
 }
 
 // ownedContainers are the lab's containers labctl started from this state
