@@ -8,8 +8,9 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/state"
 )
 
-// Down removes the lab: worker containers (by label), the kind cluster, and
-// the state that describes them (the kubeconfigs, values and stage records
+// Down removes the lab: worker containers (by label), the kind cluster, the
+// Docker network kind made for it (when no one else's container is on it),
+// and the state that describes them (the kubeconfigs, values and stage records
 // labctl recorded writing). The resolved lab, the backend line and
 // diagnostics bundles stay for post-mortems, and so does anything labctl
 // did not write. A directory that is not a state dir of `labctl up` is
@@ -46,6 +47,9 @@ func Down(ctx context.Context, e *Env) (removed []string, err error) {
 			removed = append(removed, "kind cluster "+e.Lab.Name)
 		}
 	}
+	if n, ok := e.removeKindNetwork(ctx); ok {
+		removed = append(removed, "network "+n)
+	}
 	files, serr := e.State.RemoveLabState()
 	if serr != nil {
 		errs = append(errs, serr)
@@ -55,4 +59,24 @@ func Down(ctx context.Context, e *Env) (removed []string, err error) {
 		return removed, fmt.Errorf("down: %w", errors.Join(errs...))
 	}
 	return removed, nil
+}
+
+// removeKindNetwork removes the Docker network this state dir's cluster
+// create made (ownerRecord.KindNetwork). kind deletes a cluster but never
+// its network, which every kind cluster of the daemon shares
+// (sigs.k8s.io/kind@v0.33.0 pkg/cluster/internal/providers/docker/
+// network.go: fixedNetworkName "kind", created when absent, no label); so
+// one that existed before is left alone, and one another container still
+// uses stays too (Docker refuses to remove it; the log says why), without
+// failing Down.
+func (e *Env) removeKindNetwork(ctx context.Context) (name string, removed bool) {
+	rec, ok, err := readOwnerRecord(e.State)
+	if err != nil || !ok || rec.KindNetwork == "" {
+		return "", false
+	}
+	if err := e.Docker.RemoveNetwork(ctx, rec.KindNetwork); err != nil {
+		e.log().Info("left the Docker network kind made for the lab's cluster", "network", rec.KindNetwork, "why", err.Error())
+		return "", false
+	}
+	return rec.KindNetwork, true
 }

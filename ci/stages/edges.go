@@ -19,6 +19,7 @@ type Docker interface {
 	Ping(ctx context.Context) (string, error)
 	EnsureImage(ctx context.Context, ref string, timeout time.Duration) error
 	InspectNetwork(ctx context.Context, name string) (docker.Network, error)
+	RemoveNetwork(ctx context.Context, name string) error
 	InspectContainer(ctx context.Context, name string) (docker.Container, error)
 	ContainerExists(ctx context.Context, name string) (bool, error)
 	RunContainer(ctx context.Context, s docker.RunSpec) (string, error)

@@ -42,7 +42,12 @@ type fakeDocker struct {
 	// inspect says; specs every container started.
 	info    docker.DaemonInfo
 	network docker.Network
-	specs   []docker.RunSpec
+	// noNetwork: the network does not exist (inspect says not found).
+	noNetwork        bool
+	removeNetworkErr error
+	removedNetworks  []string
+	networkRmCalls   int
+	specs            []docker.RunSpec
 	// seq numbers the container IDs kindNode makes.
 	seq int
 	// host is what preflight's privileged probe reads (nil: a host that
@@ -65,8 +70,25 @@ func (f *fakeDocker) EnsureImage(_ context.Context, ref string, _ time.Duration)
 	}
 	return f.pullErr
 }
-func (f *fakeDocker) InspectNetwork(context.Context, string) (docker.Network, error) {
+func (f *fakeDocker) InspectNetwork(_ context.Context, name string) (docker.Network, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.noNetwork {
+		return docker.Network{}, &docker.Error{Args: []string{"network", "inspect", name}, Stderr: "Error response from daemon: network " + name + " not found", Err: fmt.Errorf("exit 1")}
+	}
 	return f.network, nil
+}
+
+// RemoveNetwork records the removal; removeNetworkErr is Docker's refusal.
+func (f *fakeDocker) RemoveNetwork(_ context.Context, name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.networkRmCalls++
+	if f.removeNetworkErr != nil {
+		return f.removeNetworkErr
+	}
+	f.removedNetworks = append(f.removedNetworks, name)
+	return nil
 }
 func (f *fakeDocker) InspectContainer(_ context.Context, name string) (docker.Container, error) {
 	f.mu.Lock()

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	kind "sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
+
+	"github.com/gpu-lab/gpu-lab/ci/docker"
 )
 
 // kindNodePoll is how often the node containers of a kind cluster being
@@ -44,6 +46,9 @@ func (e *Env) createOwnedKindCluster(ctx context.Context, cfg *kind.Cluster) err
 		return fmt.Errorf("state dir: %w", err)
 	}
 	rec.KindCluster, rec.KindNodes, rec.KindPending = cfg.Name, map[string]string{}, true
+	if _, err := e.Docker.InspectNetwork(ctx, e.Network); docker.IsNotFound(err) {
+		rec.KindNetwork = e.Network
+	}
 	if err := writeOwnerRecord(e.State, rec); err != nil {
 		return fmt.Errorf("kind cluster %s: %w", cfg.Name, err)
 	}
@@ -83,7 +88,8 @@ func (e *Env) recordKindNodes(ctx context.Context, rec ownerRecord, want int) ow
 	defer t.Stop()
 	for len(rec.KindNodes) < want {
 		if nodes, err := e.kindNodes(ctx, rec.KindCluster); err == nil {
-			next := ownerRecord{ID: rec.ID, KindCluster: rec.KindCluster, KindPending: true, KindNodes: map[string]string{}}
+			next := rec
+			next.KindNodes = map[string]string{}
 			for k, v := range rec.KindNodes {
 				next.KindNodes[k] = v
 			}
@@ -131,5 +137,6 @@ func (e *Env) deleteHalfMadeCluster(ctx context.Context) error {
 		return err
 	}
 	rec.KindCluster, rec.KindNodes, rec.KindPending = "", nil, false
-	return writeOwnerRecord(e.State, rec)
+	return writeOwnerRecord(e.State, rec) // KindNetwork stays: the next create finds it there
+
 }

@@ -71,6 +71,9 @@ type ownerRecord struct {
 	// KindPending: the create of KindCluster began and has not finished
 	// (kindcreate.go); KindNodes holds the node containers seen so far.
 	KindPending bool `json:"kindPending,omitempty"`
+	// KindNetwork is the Docker network kind made for the cluster: it did
+	// not exist when this state dir's create began (kindcreate.go).
+	KindNetwork string `json:"kindNetwork,omitempty"`
 }
 
 // readOwnerRecord reads the state dir's record; ok is false when it has none.
