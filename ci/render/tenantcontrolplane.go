@@ -3,9 +3,7 @@ package render
 import (
 	"fmt"
 
-	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
@@ -117,7 +115,6 @@ func TenantControlPlaneFor(l *lab.Lab, tenant string, o Options) (*TenantControl
 			ControlPlane: controlPlane{
 				Deployment: controlPlaneDeployment{
 					Replicas:           &replicas,
-					Strategy:           oneAtATime(),
 					AdditionalMetadata: &additionalMetadata{Labels: labels},
 				},
 				Service: controlPlaneService{ServiceType: "NodePort"},
@@ -165,22 +162,4 @@ func tenantIndex(l *lab.Lab, name string) (int, *lab.Tenant) {
 		}
 	}
 	return -1, nil
-}
-
-// oneAtATime replaces a control plane's pod by deleting it first, then
-// starting the next. Kamaji's default is blue/green (maxUnavailable 0,
-// maxSurge 100%: Kamaji 26.8.2-edge api/v1alpha1/tenantcontrolplane_types.go:289-292,
-// internal/builders/controlplane/deployment.go:189-225 setStrategy, which
-// passes a given RollingUpdate through), and while it provisions a tenant
-// Kamaji writes three revisions of the Deployment within seconds (the
-// second adds konnectivity-server): on the rehearsal (2026-12-07) each
-// tenant then had two kube-apiservers starting side by side, beside the
-// other tenant's, on 2 cores. Nothing needs the old pod meanwhile: the lab
-// never upgrades a running tenant, and `labctl up` waits for the new one.
-func oneAtATime() *appsv1.DeploymentStrategy {
-	surge, unavailable := intstr.FromInt32(0), intstr.FromInt32(1)
-	return &appsv1.DeploymentStrategy{
-		Type:          appsv1.RollingUpdateDeploymentStrategyType,
-		RollingUpdate: &appsv1.RollingUpdateDeployment{MaxSurge: &surge, MaxUnavailable: &unavailable},
-	}
 }

@@ -1,9 +1,6 @@
 package render
 
-import (
-	appsv1 "k8s.io/api/apps/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-)
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 // Kamaji's Go module is not served to this project (UPSTREAM-FACTS.md §1), so the
 // TenantControlPlane is a local struct holding only the fields the lab sets,
@@ -45,9 +42,8 @@ type controlPlane struct {
 
 // controlPlaneDeployment is spec.controlPlane.deployment.
 type controlPlaneDeployment struct {
-	Replicas           *int32                     `json:"replicas,omitempty"`
-	Strategy           *appsv1.DeploymentStrategy `json:"strategy,omitempty"`
-	AdditionalMetadata *additionalMetadata        `json:"additionalMetadata,omitempty"`
+	Replicas           *int32              `json:"replicas,omitempty"`
+	AdditionalMetadata *additionalMetadata `json:"additionalMetadata,omitempty"`
 }
 
 // additionalMetadata adds labels and annotations to Kamaji-owned objects.
