@@ -3,7 +3,8 @@ package capfilter
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 )
 
 // FilterSpec deletes the capabilities named in drop from every set of
@@ -81,7 +82,7 @@ func filterProcess(data json.RawMessage, drop []string) (json.RawMessage, []stri
 	if err != nil {
 		return nil, nil, err
 	}
-	return out, sortedNames(removedSet), nil
+	return out, slices.Sorted(maps.Keys(removedSet)), nil
 }
 
 // filterSets deletes the capabilities of dropSet from every set of sets
@@ -114,14 +115,4 @@ func filterSets(sets map[string]json.RawMessage, dropSet map[string]bool) (map[s
 		sets[name] = enc
 	}
 	return removedSet, nil
-}
-
-// sortedNames are the names of set, sorted.
-func sortedNames(set map[string]bool) []string {
-	names := make([]string, 0, len(set))
-	for c := range set {
-		names = append(names, c)
-	}
-	sort.Strings(names)
-	return names
 }
