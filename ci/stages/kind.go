@@ -19,6 +19,8 @@ type KindProvider struct {
 	Provider *cluster.Provider
 	// Wait is how long Create waits for the control plane to be Ready.
 	Wait time.Duration
+	// create stands in for Provider.Create in tests.
+	create func(name string, options ...cluster.CreateOption) error
 }
 
 // NewKindProvider returns the docker-backed provider; kind's own messages
@@ -35,11 +37,28 @@ func NewKindProvider(wait time.Duration, log *slog.Logger) *KindProvider {
 
 // Create creates the cluster. kind's API takes no context; cancellation is
 // honoured before it starts.
-func (k *KindProvider) Create(ctx context.Context, cfg *kind.Cluster, kubeconfigPath string) error {
+//
+// A panic in kind is the create's error: kind v0.33.0 reads the first line
+// of `kubectl get nodes` in the node without checking there is one
+// (pkg/cluster/internal/create/actions/waitforready/waitforready.go:122),
+// and under a Ctrl-C (it reaches kind's `docker exec` too) it got none — the
+// rehearsal's cluster:INT+25s (2026-12-07) ended labctl up with that panic's
+// stack instead of the teardown a SIGINT gets. kind's own cleanup does not
+// run after a panic; the stage's failure tears the half-made cluster down.
+func (k *KindProvider) Create(ctx context.Context, cfg *kind.Cluster, kubeconfigPath string) (err error) {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	err := k.Provider.Create(cfg.Name,
+	create := k.create
+	if create == nil {
+		create = k.Provider.Create
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("kind create cluster %s: kind panicked: %v", cfg.Name, p)
+		}
+	}()
+	err = create(cfg.Name,
 		cluster.CreateWithV1Alpha4Config(cfg),
 		cluster.CreateWithWaitForReady(k.Wait),
 		cluster.CreateWithKubeconfigPath(kubeconfigPath),
