@@ -19,7 +19,10 @@ var errBusy = errors.New("in use")
 // the holder is alive. A dir held by another process gives an error
 // wrapping ErrBusy that names its pid and command.
 func (d Dir) Hold(what string) (release func(), err error) {
-	if err := d.record(lockFile); err != nil {
+	markerMu.Lock()
+	err = d.record(lockFile)
+	markerMu.Unlock()
+	if err != nil {
 		return nil, err
 	}
 	p := d.path(lockFile)

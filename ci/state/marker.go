@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -75,6 +76,8 @@ func (d Dir) Kind() Kind {
 // directory that holds anything else is refused, as is one another user
 // owns or group or others may write (see CheckSafe).
 func (d Dir) Claim(k Kind) error {
+	markerMu.Lock()
+	defer markerMu.Unlock()
 	if err := os.MkdirAll(string(d), 0o700); err != nil {
 		return fmt.Errorf("state dir %s: %w", d, err)
 	}
@@ -122,8 +125,19 @@ func (d Dir) saveMarker(m Marker) error {
 	return nil
 }
 
+// markerMu makes each read-modify-write of a marker whole within this
+// process: the stages write side by side (the hami stage each tenant's
+// values file at once), and two records read before either was saved lost
+// one — the rehearsal's gpus:INT+8s (2026-12-07) then left
+// values/hami-tenant-a.yaml after the teardown, and the next up refused it
+// as a file labctl did not write. Other processes are kept out by
+// running.lock (Hold). Held by reserve, NewDiagnostics, Hold, remove and
+// Claim; record and mkdirs expect it held.
+var markerMu sync.Mutex
+
 // record adds rel to the marker's list (before the path is written, so an
 // interrupted write leaves a recorded path, never an unrecorded file).
+// markerMu is held.
 func (d Dir) record(rel string) error {
 	m, err := d.Marker()
 	if err != nil {

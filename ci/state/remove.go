@@ -30,6 +30,8 @@ func (d Dir) RemoveAll() ([]string, error) {
 }
 
 func (d Dir) remove(selected func(rel string) bool, all bool) ([]string, error) {
+	markerMu.Lock()
+	defer markerMu.Unlock()
 	m, err := d.Marker()
 	if err != nil {
 		return nil, err

@@ -60,6 +60,8 @@ func (d Dir) write(rel string, data []byte, mode os.FileMode) error {
 // directories on the way exist (0700), rel is not a file labctl did not
 // write, and rel is recorded.
 func (d Dir) reserve(rel string) error {
+	markerMu.Lock()
+	defer markerMu.Unlock()
 	m, err := d.Marker()
 	if err != nil {
 		return err
@@ -136,6 +138,8 @@ func writeAtomic(p string, data []byte, mode os.FileMode) (err error) {
 // fills it. `down` keeps bundles for post-mortems.
 func (d Dir) NewDiagnostics(stage string, at time.Time) (string, error) {
 	rel := diagnosticsDir + "/" + stage + "-" + at.UTC().Format("20060102T150405Z")
+	markerMu.Lock()
+	defer markerMu.Unlock()
 	if _, err := d.Marker(); err != nil {
 		return "", err
 	}
