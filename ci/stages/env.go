@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/internal/steps"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 	"github.com/gpu-lab/gpu-lab/ci/state"
@@ -42,6 +43,9 @@ type Env struct {
 	// Preload is the image bundle loaded into the daemon (`up --images`);
 	// nil: the daemon and the nodes pull what they need.
 	Preload *Preload
+	// Steps, when set, hears every step of a stage start and end, named
+	// as the stage's dry-run names it (beside the debug log of each).
+	Steps steps.Observer
 
 	mu      sync.Mutex
 	mgmtIP  string

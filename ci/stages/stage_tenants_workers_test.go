@@ -135,10 +135,13 @@ func TestWorkersStageJoinsAndWaits(t *testing.T) {
 		}
 		return nil, nil
 	}
+	ran := &stepRecorder{}
+	e.Steps = ran
 	msg, err := workersStage{}.Run(context.Background(), e)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ran.didWhatThePlanSays(t, newWorkersRun(e).steps)
 	if len(joins) != 2 {
 		t.Fatalf("joins = %v", joins)
 	}

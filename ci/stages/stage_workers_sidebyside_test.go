@@ -12,6 +12,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpu-lab/gpu-lab/ci/docker"
 )
 
 // failureBound is how long a test below lets the stage run before it gives
@@ -243,8 +245,9 @@ func TestWorkerPreloadWaitsForItsTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &tenantWorkers{e: e, t: tn, ownerID: owner.ID, img: e.Lab.Versions.WorkerImage(), preloads: make(chan struct{}, preloadsAtOnce)}
-	if err := startWorker(context.Background(), e, owner.ID, tn.Name, node, r.img, r.host); err != nil {
+	run := newWorkersRun(e)
+	r := &tenantWorkers{run: run, t: tn}
+	if err := startWorker(context.Background(), e, owner.ID, tn.Name, node, e.Lab.Versions.WorkerImage(), docker.KindNodeHost{}); err != nil {
 		t.Fatal(err)
 	}
 	imports := func() []string {
@@ -259,7 +262,7 @@ func TestWorkerPreloadWaitsForItsTurn(t *testing.T) {
 		return out
 	}
 	for range preloadsAtOnce {
-		r.preloads <- struct{}{} // every slot held by other workers
+		run.preloads <- struct{}{} // every slot held by other workers
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -270,14 +273,14 @@ func TestWorkerPreloadWaitsForItsTurn(t *testing.T) {
 		t.Errorf("imported without a slot: %q", got)
 	}
 
-	<-r.preloads // one slot free
+	<-run.preloads // one slot free
 	if err := r.preload(context.Background(), node); err != nil {
 		t.Fatal(err)
 	}
 	if got := imports(); len(got) == 0 {
 		t.Errorf("no image imported into %s with a slot free", node)
 	}
-	if got := len(r.preloads); got != preloadsAtOnce-1 {
+	if got := len(run.preloads); got != preloadsAtOnce-1 {
 		t.Errorf("slots held after the import = %d, want %d (its own given back)", got, preloadsAtOnce-1)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/docker"
 	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
-	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
 // Side by side (issue 42): the stage's time goes to waits that use little
@@ -59,40 +58,11 @@ import (
 const preloadsAtOnce = 2
 
 func (s workersStage) Run(ctx context.Context, e *Env) (string, error) {
-	img := e.localImage(e.Lab.Versions.WorkerImage())
-	if err := e.Docker.EnsureImage(ctx, img, e.Timeouts.Pull); err != nil {
-		return "", fail(stageWorkers, "image "+img, "not present on the daemon", err)
-	}
-	// Before any goroutine: it may write the owner record, which the
-	// workers' ownership checks read.
-	owner, err := e.ensureOwner()
+	st, err := newWorkersRun(e).steps()
 	if err != nil {
-		return "", fail(stageWorkers, "state dir "+string(e.State), "owner record", err)
+		return "", fail(stageWorkers, "plan", "", err)
 	}
-	opts, err := e.renderOptions(ctx)
-	if err != nil {
-		return "", fail(stageWorkers, "management node", "", err)
-	}
-	info, err := e.Docker.Info(ctx)
-	if err != nil {
-		return "", fail(stageWorkers, "Docker daemon", "", err)
-	}
-	net, err := e.Docker.InspectNetwork(ctx, e.Network)
-	if err != nil {
-		return "", fail(stageWorkers, "network "+e.Network, "", err)
-	}
-	preloads := make(chan struct{}, preloadsAtOnce)
-	err = sideBySide(ctx, e.log(), stageWorkers, len(e.Lab.Tenants), func(ctx context.Context, i int) error {
-		t := e.Lab.Tenants[i]
-		tc, err := e.tenantClients(t.Name)
-		if err != nil {
-			return fail(stageWorkers, "tenant "+t.Name, "", err)
-		}
-		r := &tenantWorkers{e: e, i: i, t: t, tc: tc, opts: opts, ownerID: owner.ID, img: img,
-			host: docker.KindNodeHostFor(info, workerProxyInputs(e, net, i)), preloads: preloads}
-		return r.up(ctx)
-	})
-	if err != nil {
+	if err := e.runSteps(ctx, stageWorkers, st); err != nil {
 		return "", err
 	}
 	// Every worker is Ready once no tenant failed: listed in the lab's order.
@@ -105,84 +75,86 @@ func (s workersStage) Run(ctx context.Context, e *Env) (string, error) {
 	return "joined, Ready and reached through their tenant's konnectivity tunnel: " + strings.Join(ready, ", "), nil
 }
 
-// tenantWorkers brings up one tenant's workers.
+// tenantWorkers does one tenant's steps of the workers stage.
 type tenantWorkers struct {
-	e       *Env
-	i       int // the tenant's index in the lab (its pod CIDR)
-	t       lab.Tenant
-	tc      *Clients
-	opts    render.Options
-	ownerID string
-	img     string
-	host    docker.KindNodeHost
-	// preloads holds one token per image preload running (preloadsAtOnce),
-	// shared by every tenant.
-	preloads chan struct{}
+	run *workersRun
+	i   int // the tenant's index in the lab (its pod CIDR)
+	t   lab.Tenant
 }
 
-func (r *tenantWorkers) up(ctx context.Context) error {
-	e, t := r.e, r.t
-	var nodes []string
-	for _, w := range t.Workers {
-		nodes = append(nodes, e.Lab.NodeName(t.Name, w.Name))
-	}
-	if err := sideBySide(ctx, e.log(), stageWorkers, len(nodes), func(ctx context.Context, j int) error {
-		return r.start(ctx, nodes[j])
-	}); err != nil {
-		return err
-	}
-	if err := tenantNetworking(ctx, e, r.tc, r.i, t, r.opts); err != nil {
-		return err
-	}
-	cond, err := e.wait(ctx, e.Timeouts.TenantReady, "Kamaji's join objects in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {
-		return joinPrerequisitesPresent(ctx, r.tc.Kube)
-	})
+// clients are the tenant's clients (Env caches them).
+func (tw *tenantWorkers) clients() (*Clients, error) {
+	tc, err := tw.run.e.tenantClients(tw.t.Name)
 	if err != nil {
-		return fail(stageWorkers, "tenant "+t.Name+" join prerequisites", cond, err)
+		return nil, fail(stageWorkers, "tenant "+tw.t.Name, "", err)
 	}
-	if err := sideBySide(ctx, e.log(), stageWorkers, len(nodes), func(ctx context.Context, j int) error {
-		return r.join(ctx, nodes[j])
-	}); err != nil {
-		return err
-	}
-	return proveTunnel(ctx, e, r.tc, t)
+	return tc, nil
 }
 
-// start starts the worker and imports the bundle's images into it.
-func (r *tenantWorkers) start(ctx context.Context, name string) error {
-	if err := startWorker(ctx, r.e, r.ownerID, r.t.Name, name, r.img, r.host); err != nil {
-		return err
-	}
-	return r.preload(ctx, name)
+// start starts the worker with what kind adds for this daemon's host.
+func (tw *tenantWorkers) start(ctx context.Context, name string) error {
+	r := tw.run
+	host := docker.KindNodeHostFor(r.info, workerProxyInputs(r.e, r.net, tw.i))
+	return startWorker(ctx, r.e, r.ownerID, tw.t.Name, name, r.img, host)
 }
 
 // preload imports the bundle's worker images into the worker once one of
 // the preloadsAtOnce slots is free. Before the join: the node's pods (CNI,
 // kube-proxy, CoreDNS, konnectivity agent) start as soon as it registers.
-func (r *tenantWorkers) preload(ctx context.Context, name string) error {
-	if r.e.Preload == nil {
-		return nil
-	}
+func (tw *tenantWorkers) preload(ctx context.Context, name string) error {
 	select {
-	case r.preloads <- struct{}{}:
+	case tw.run.preloads <- struct{}{}:
 	case <-ctx.Done():
 		return fail(stageWorkers, "worker "+name, "waiting for its turn to import the image bundle", ctx.Err())
 	}
-	defer func() { <-r.preloads }()
-	if err := r.e.preloadNode(ctx, stageWorkers, r.t.Name, name); err != nil {
+	defer func() { <-tw.run.preloads }()
+	if err := tw.run.e.preloadNode(ctx, stageWorkers, tw.t.Name, name); err != nil {
 		return fail(stageWorkers, "worker "+name, "image bundle", err)
 	}
 	return nil
 }
 
-// join joins the worker and waits for its Node to be Ready.
-func (r *tenantWorkers) join(ctx context.Context, name string) error {
-	e, t := r.e, r.t
-	if err := joinWorker(ctx, e, r.tc, t, name, r.opts.ManagementAddress); err != nil {
+// networking applies the tenant's kube-proxy and kindnet.
+func (tw *tenantWorkers) networking(ctx context.Context) error {
+	tc, err := tw.clients()
+	if err != nil {
 		return err
 	}
-	cond, err := e.wait(ctx, e.Timeouts.NodeReady, "Node "+name, func(ctx context.Context) (bool, string, error) {
-		n, err := r.tc.Kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	return tenantNetworking(ctx, tw.run.e, tc, tw.i, tw.t, tw.run.opts)
+}
+
+// joinPrerequisites waits until Kamaji has written what kubeadm join reads.
+func (tw *tenantWorkers) joinPrerequisites(ctx context.Context) error {
+	tc, err := tw.clients()
+	if err != nil {
+		return err
+	}
+	cond, err := tw.run.e.wait(ctx, tw.run.e.Timeouts.TenantReady, "Kamaji's join objects in tenant "+tw.t.Name, func(ctx context.Context) (bool, string, error) {
+		return joinPrerequisitesPresent(ctx, tc.Kube)
+	})
+	if err != nil {
+		return fail(stageWorkers, "tenant "+tw.t.Name+" join prerequisites", cond, err)
+	}
+	return nil
+}
+
+// join joins the worker.
+func (tw *tenantWorkers) join(ctx context.Context, name string) error {
+	tc, err := tw.clients()
+	if err != nil {
+		return err
+	}
+	return joinWorker(ctx, tw.run.e, tc, tw.t, name, tw.run.opts.ManagementAddress)
+}
+
+// nodeReady waits for the worker's Node to be Ready.
+func (tw *tenantWorkers) nodeReady(ctx context.Context, name string) error {
+	tc, err := tw.clients()
+	if err != nil {
+		return err
+	}
+	cond, err := tw.run.e.wait(ctx, tw.run.e.Timeouts.NodeReady, "Node "+name, func(ctx context.Context) (bool, string, error) {
+		n, err := tc.Kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, "", err
 		}
@@ -190,7 +162,16 @@ func (r *tenantWorkers) join(ctx context.Context, name string) error {
 		return ok, cond, nil
 	})
 	if err != nil {
-		return fail(stageWorkers, "Node "+name+" in tenant "+t.Name, cond, err)
+		return fail(stageWorkers, "Node "+name+" in tenant "+tw.t.Name, cond, err)
 	}
 	return nil
+}
+
+// proveTunnel proves the tenant's konnectivity tunnel to every worker.
+func (tw *tenantWorkers) proveTunnel(ctx context.Context) error {
+	tc, err := tw.clients()
+	if err != nil {
+		return err
+	}
+	return proveTunnel(ctx, tw.run.e, tc, tw.t)
 }

@@ -1,0 +1,41 @@
+package stages
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/gpu-lab/gpu-lab/ci/internal/steps"
+)
+
+// runSteps runs a stage's steps (the same ones its Plan prints), logging
+// each step's start and end at debug level (labctl -v), so a run's log
+// reads as its dry-run with times, and telling Env.Steps when set.
+func (e *Env) runSteps(ctx context.Context, stage string, s steps.Step) error {
+	log := e.log().With("stage", stage)
+	return s.Run(ctx, steps.Options{Log: log, Observer: stepLog{log: log, next: e.Steps}})
+}
+
+// stepLog is the Observer of runSteps.
+type stepLog struct {
+	log  *slog.Logger
+	next steps.Observer
+}
+
+func (l stepLog) Started(name string) {
+	l.log.Debug("step started", "step", name)
+	if l.next != nil {
+		l.next.Started(name)
+	}
+}
+
+func (l stepLog) Ended(name string, took time.Duration, err error) {
+	if err != nil {
+		l.log.Debug("step failed", "step", name, "took", took.Round(time.Millisecond), "err", err)
+	} else {
+		l.log.Debug("step done", "step", name, "took", took.Round(time.Millisecond))
+	}
+	if l.next != nil {
+		l.next.Ended(name, took, err)
+	}
+}

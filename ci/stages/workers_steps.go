@@ -1,0 +1,156 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/internal/steps"
+	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/render"
+	"github.com/gpu-lab/gpu-lab/manifests"
+)
+
+// workersRun is one run of the workers stage: its steps, and what its first
+// steps read for the later ones (read once, before any tenant starts).
+type workersRun struct {
+	e        *Env
+	img      string // the worker image as the daemon knows it
+	ownerID  string
+	opts     render.Options
+	info     docker.DaemonInfo
+	net      docker.Network
+	preloads chan struct{} // one token per image preload running (preloadsAtOnce)
+}
+
+func newWorkersRun(e *Env) *workersRun {
+	return &workersRun{e: e, preloads: make(chan struct{}, preloadsAtOnce)}
+}
+
+// steps are the stage's steps: what its dry-run prints and its Run does.
+func (r *workersRun) steps() (steps.Step, error) {
+	e := r.e
+	img := e.Lab.Versions.WorkerImage()
+	var tenants []steps.Step
+	for i, t := range e.Lab.Tenants {
+		s, err := r.tenantSteps(i, t)
+		if err != nil {
+			return steps.Step{}, err
+		}
+		tenants = append(tenants, s)
+	}
+	side := ""
+	if len(tenants) > 1 {
+		side = "the tenants below run side by side; the first failure stops the others and is the one reported"
+	}
+	return steps.Seq(
+		steps.Do(r.ensureImage,
+			fmt.Sprintf("docker image inspect %s || docker pull %s (give up after %s)", img, img, e.Timeouts.Pull)),
+		steps.Do(r.readHost,
+			fmt.Sprintf("read the owner ID from %s (a new random one when absent); a worker container that already exists is used only when it carries labels %s=%s, %s=<its tenant> and %s=<the owner ID>, otherwise the stage stops before any docker exec",
+				e.State.OwnerRecordPath(), render.LabelLab, e.Lab.Name, render.LabelTenant, labelOwner),
+			fmt.Sprintf("docker info, docker network inspect %s: what kind adds to each docker run for the host (below)", e.Network)),
+		steps.SideBySide(side, tenants...),
+	), nil
+}
+
+// ensureImage makes sure the daemon has the worker image.
+func (r *workersRun) ensureImage(ctx context.Context) error {
+	r.img = r.e.localImage(r.e.Lab.Versions.WorkerImage())
+	if err := r.e.Docker.EnsureImage(ctx, r.img, r.e.Timeouts.Pull); err != nil {
+		return fail(stageWorkers, "image "+r.img, "not present on the daemon", err)
+	}
+	return nil
+}
+
+// readHost reads what every tenant's steps share: the owner record (which
+// it may write, so before any goroutine: the workers' ownership checks
+// read it), the render options, the daemon and its network.
+func (r *workersRun) readHost(ctx context.Context) error {
+	e := r.e
+	owner, err := e.ensureOwner()
+	if err != nil {
+		return fail(stageWorkers, "state dir "+string(e.State), "owner record", err)
+	}
+	r.ownerID = owner.ID
+	if r.opts, err = e.renderOptions(ctx); err != nil {
+		return fail(stageWorkers, "management node", "", err)
+	}
+	if r.info, err = e.Docker.Info(ctx); err != nil {
+		return fail(stageWorkers, "Docker daemon", "", err)
+	}
+	if r.net, err = e.Docker.InspectNetwork(ctx, e.Network); err != nil {
+		return fail(stageWorkers, "network "+e.Network, "", err)
+	}
+	return nil
+}
+
+// tenantSteps are the i-th tenant's steps: its workers started side by
+// side, its networking, Kamaji's join objects awaited, its workers joined
+// side by side, its tunnel proven.
+func (r *workersRun) tenantSteps(i int, t lab.Tenant) (steps.Step, error) {
+	e := r.e
+	mgmt := render.PlaceholderManagementAddress
+	tw := &tenantWorkers{run: r, i: i, t: t}
+	var starts, joins []steps.Step
+	for _, w := range t.Workers {
+		start, join, err := tw.workerSteps(e.Lab.NodeName(t.Name, w.Name))
+		if err != nil {
+			return steps.Step{}, err
+		}
+		starts, joins = append(starts, start), append(joins, join)
+	}
+	cm, ds, err := render.KubeProxy(e.Lab, t.Name, e.Reach.renderOptions(mgmt))
+	if err != nil {
+		return steps.Step{}, err
+	}
+	var prereq []string
+	for _, o := range joinPrerequisites() {
+		prereq = append(prereq, o.String())
+	}
+	return steps.Seq(
+		steps.SideBySide(fmt.Sprintf("tenant %s: start its workers side by side, each until its containerd is active (%s)", t.Name, e.Timeouts.NodeReady), starts...),
+		steps.Do(tw.networking,
+			fmt.Sprintf("apply to tenant %s: %s (static), ConfigMap %s/%s (conntrack.maxPerCore: 0), DaemonSet %s/%s",
+				t.Name, manifests.TenantKubeProxyRBAC, cm.Namespace, cm.Name, ds.Namespace, ds.Name),
+			fmt.Sprintf("apply to tenant %s: kindnet from %s of the first worker, {{ .PodSubnet }} = %s, CONTROL_PLANE_ENDPOINT = %s:%d",
+				t.Name, kindnetManifestPath, render.TenantPodCIDR(i), mgmt, t.Ports.APIServer)),
+		steps.Do(tw.joinPrerequisites,
+			fmt.Sprintf("wait in tenant %s until Kamaji has written what kubeadm join reads (%s) (%s)", t.Name, strings.Join(prereq, ", "), e.Timeouts.TenantReady)),
+		steps.SideBySide(fmt.Sprintf("tenant %s: join its workers side by side, as kind joins its own; each worker:", t.Name), joins...),
+		steps.Do(tw.proveTunnel, tunnelPlan(e, t)...),
+	), nil
+}
+
+// workerSteps are one worker's start (with its image preload) and join
+// (with its Node's Ready wait).
+func (tw *tenantWorkers) workerSteps(name string) (start, join steps.Step, err error) {
+	e, t := tw.run.e, tw.t
+	mgmt := render.PlaceholderManagementAddress
+	spec := docker.KindNodeSpec(name, e.Lab.Versions.WorkerImage(), e.Network, ownedWorkerLabels(e, t.Name, "<owner ID>"), docker.KindNodeHost{})
+	start = steps.Do(func(ctx context.Context) error { return tw.start(ctx, name) },
+		"docker "+strings.Join(docker.RunArgs(spec), " "),
+		"+ what kind adds for the host, from docker info and the environment: --userns=host under userns-remap, --device /dev/fuse on rootless Docker, --volume /dev/mapper:/dev/mapper on btrfs/zfs/devicemapper/xfs storage, HTTP(S)_PROXY/NO_PROXY when set (NO_PROXY + the network's subnets, the tenant's CIDRs, the node names)")
+	if e.Preload != nil {
+		start = steps.Seq(start, steps.Do(func(ctx context.Context) error { return tw.preload(ctx, name) },
+			fmt.Sprintf("import the bundle's images into %s, at most %d workers of the lab at once", name, preloadsAtOnce)))
+	}
+	conf, err := render.UncheckedJoinConfiguration(render.JoinSpec{
+		Endpoint: fmt.Sprintf("%s:%d", mgmt, t.Ports.APIServer), Token: "<new bootstrap token>",
+		CACertHash: "sha256:<tenant CA public key hash>", NodeName: name, NodeIP: "<IPv4 of " + name + " on " + e.Network + ">",
+	})
+	if err != nil {
+		return start, join, err
+	}
+	join = steps.Seq(
+		steps.Do(func(ctx context.Context) error { return tw.join(ctx, name) },
+			fmt.Sprintf("create Secret kube-system/bootstrap-token-<id> in tenant %s (ttl 1h), unless Node %s is there", t.Name, name),
+			fmt.Sprintf("docker exec %s %s (every time: the Node is absent, so anything there is a join that did not finish)", name, strings.Join(resetCommand, " ")),
+			fmt.Sprintf("docker exec -i %s sh -c '%s' <<EOF\n%sEOF", name, writeJoinConfigScript, conf),
+			fmt.Sprintf("docker exec %s %s (give up after %s, kubeadm's own discovery, kubelet health and TLS bootstrap waits and a margin)", name, strings.Join(joinCommand, " "), e.joinTimeout())),
+		steps.Do(func(ctx context.Context) error { return tw.nodeReady(ctx, name) },
+			fmt.Sprintf("wait Node %s Ready in tenant %s (%s)", name, t.Name, e.Timeouts.NodeReady)),
+	)
+	return start, join, nil
+}
