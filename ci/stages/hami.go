@@ -6,11 +6,9 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/gpu-lab/gpu-lab/ci/internal/helm"
 	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
-	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
@@ -54,36 +52,11 @@ func schedulerConfig(e *Env) ([]byte, error) {
 }
 
 func (hamiStage) Plan(e *Env) ([]string, error) {
-	cfg, err := schedulerConfig(e)
+	st, err := newHAMiRun(e).steps()
 	if err != nil {
 		return nil, err
 	}
-	out := []string{fmt.Sprintf("write %s (put into ConfigMap %s/%s key %s by the post-renderer):\n%s",
-		schedulerConfigFile(e), render.HAMiNamespace, render.HAMiSchedulerObject, render.HAMiSchedulerConfigKey, indent(string(cfg)))}
-	if len(e.Lab.Tenants) > 1 {
-		out = append(out, "the tenants' GPU nodes and helm installs below run side by side; the first failure stops the others and is the one reported; then each tenant's HAMi is waited for")
-	}
-	for _, t := range e.Lab.Tenants {
-		v, err := render.HAMiValuesFor(e.Lab, t.Name)
-		if err != nil {
-			return nil, err
-		}
-		y, err := yaml.Marshal(v)
-		if err != nil {
-			return nil, err
-		}
-		prep, err := gpuNodePlan(e, t)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, prep...)
-		out = append(out,
-			fmt.Sprintf("write %s:\n%s", valuesFile(e, t.Name), indent(string(y))),
-			"helm --kubeconfig "+e.State.Kubeconfig(t.Name)+" "+strings.Join(helm.UpgradeInstallArgs(hamiChart(e, t.Name)), " ")+pendingPlan,
-			fmt.Sprintf("wait in tenant %s: Deployment %s/%s available, MutatingWebhookConfiguration %s has a caBundle", t.Name, render.HAMiNamespace, hamiScheduler, hamiWebhook),
-		)
-	}
-	return out, nil
+	return st.Plan(), nil
 }
 
 func (hamiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
@@ -111,60 +84,19 @@ func (hamiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 }
 
 func (hamiStage) Run(ctx context.Context, e *Env) (string, error) {
-	cfg, err := schedulerConfig(e)
+	r := newHAMiRun(e)
+	st, err := r.steps()
 	if err != nil {
-		return "", fail(stageHAMi, "kube-scheduler configuration", "", err)
+		return "", fail(stageHAMi, "rendered configuration", "", err)
 	}
-	if err := e.State.WriteValuesFile(schedulerConfigFile(e), cfg); err != nil {
-		return "", fail(stageHAMi, schedulerConfigFile(e), "", err)
-	}
-	// The tenants side by side: each tenant's GPU nodes and its helm
-	// install wait on its own API server and pods, not on the others'.
-	if err := sideBySide(ctx, e.log(), stageHAMi, len(e.Lab.Tenants), func(ctx context.Context, i int) error {
-		return installHAMi(ctx, e, e.Lab.Tenants[i])
-	}); err != nil {
+	if err := e.runSteps(ctx, stageHAMi, st); err != nil {
 		return "", err
 	}
 	var conds []string
 	for _, t := range e.Lab.Tenants {
-		cond, err := e.wait(ctx, e.Timeouts.Rollout, "HAMi in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {
-			return hamiReady(ctx, e, t.Name)
-		})
-		if err != nil {
-			return "", fail(stageHAMi, "HAMi in tenant "+t.Name, cond, err)
-		}
-		conds = append(conds, t.Name+": "+cond)
+		conds = append(conds, t.Name+": "+r.ready[t.Name])
 	}
 	return strings.Join(conds, "; "), nil
-}
-
-// installHAMi makes the tenant's workers GPU nodes and installs HAMi
-// into the tenant with its rendered values.
-func installHAMi(ctx context.Context, e *Env, t lab.Tenant) error {
-	tc, err := e.tenantClients(t.Name)
-	if err != nil {
-		return fail(stageHAMi, "tenant "+t.Name, "", err)
-	}
-	if err := prepareGPUNodes(ctx, e, tc, t); err != nil {
-		return err
-	}
-	v, err := render.HAMiValuesFor(e.Lab, t.Name)
-	if err != nil {
-		return fail(stageHAMi, "values for tenant "+t.Name, "", err)
-	}
-	y, err := yaml.Marshal(v)
-	if err != nil {
-		return fail(stageHAMi, "values for tenant "+t.Name, "", err)
-	}
-	vf := valuesFile(e, t.Name)
-	if err := e.State.WriteValuesFile(vf, y); err != nil {
-		return fail(stageHAMi, vf, "", err)
-	}
-	c := hamiChart(e, t.Name)
-	if err := e.helmInstall(ctx, e.State.Kubeconfig(t.Name), tc, c); err != nil {
-		return fail(stageHAMi, "helm release "+c.Namespace+"/"+c.Release+" in tenant "+t.Name, "chart "+c.Chart+" "+c.Version, err)
-	}
-	return nil
 }
 
 func hamiReady(ctx context.Context, e *Env, tenant string) (bool, string, error) {

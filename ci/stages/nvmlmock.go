@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
 	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
+	"github.com/gpu-lab/gpu-lab/ci/internal/steps"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
@@ -36,8 +37,9 @@ func labctlPath(e *Env) string {
 	return p
 }
 
-// gpuNodePlan says what the hami stage does to a tenant's workers.
-func gpuNodePlan(e *Env, t lab.Tenant) ([]string, error) {
+// gpuNodeSteps are what the hami stage does to a tenant's workers: label
+// them, then apply the nvml-mock objects and wait for them on every worker.
+func gpuNodeSteps(e *Env, t lab.Tenant, tc func() (*Clients, error)) ([]steps.Step, error) {
 	objs, err := render.NVMLMockObjects(e.Lab, t.Name, render.NVMLMockImage)
 	if err != nil {
 		return nil, err
@@ -53,16 +55,21 @@ func gpuNodePlan(e *Env, t lab.Tenant) ([]string, error) {
 		}
 		names = append(names, kube.ObjectName(u))
 	}
-	return []string{
-		fmt.Sprintf("tenant %s: label Node(s) %s %s=%s", t.Name, strings.Join(nodes, ", "), gpus.LabelGPUNode, gpus.LabelGPUOn),
-		fmt.Sprintf("tenant %s: apply %s (image %s: the mock NVML library and each worker's cards into %s), wait until ready on %d worker(s)",
-			t.Name, strings.Join(names, ", "), render.NVMLMockImage, render.NVMLMockDriverRoot, len(t.Workers)),
+	return []steps.Step{
+		steps.Do(func(ctx context.Context) error { return labelGPUNodes(ctx, e, tc, t) },
+			fmt.Sprintf("tenant %s: label Node(s) %s %s=%s", t.Name, strings.Join(nodes, ", "), gpus.LabelGPUNode, gpus.LabelGPUOn)),
+		steps.Do(func(ctx context.Context) error { return applyNVMLMock(ctx, e, tc, t) },
+			fmt.Sprintf("tenant %s: apply %s (image %s: the mock NVML library and each worker's cards into %s), wait until ready on %d worker(s)",
+				t.Name, strings.Join(names, ", "), render.NVMLMockImage, render.NVMLMockDriverRoot, len(t.Workers))),
 	}, nil
 }
 
-// prepareGPUNodes labels a tenant's workers, applies the nvml-mock objects
-// and waits for them on every worker.
-func prepareGPUNodes(ctx context.Context, e *Env, tc *Clients, t lab.Tenant) error {
+// labelGPUNodes labels a tenant's workers as GPU nodes.
+func labelGPUNodes(ctx context.Context, e *Env, clients func() (*Clients, error), t lab.Tenant) error {
+	tc, err := clients()
+	if err != nil {
+		return err
+	}
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{gpus.LabelGPUNode: gpus.LabelGPUOn}}})
 	if err != nil {
 		return fail(stageHAMi, "label patch", "", err)
@@ -72,6 +79,16 @@ func prepareGPUNodes(ctx context.Context, e *Env, tc *Clients, t lab.Tenant) err
 		if _, err := tc.Kube.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 			return fail(stageHAMi, "Node "+node+" in tenant "+t.Name, "labelling "+gpus.LabelGPUNode+"="+gpus.LabelGPUOn, fmt.Errorf("label Node %s: %w", node, err))
 		}
+	}
+	return nil
+}
+
+// applyNVMLMock applies the nvml-mock objects of a tenant and waits for
+// them on every worker.
+func applyNVMLMock(ctx context.Context, e *Env, clients func() (*Clients, error), t lab.Tenant) error {
+	tc, err := clients()
+	if err != nil {
+		return err
 	}
 	objs, err := render.NVMLMockObjects(e.Lab, t.Name, render.NVMLMockImage)
 	if err != nil {

@@ -137,10 +137,13 @@ func TestTenantsStageInstallsThePullPolicyFirstWithABundle(t *testing.T) {
 	withBundle(t, e, d)
 	adm := installFakeAdmission(t, mc, 2)
 	readyTenants(t, e, mc)
+	ran := &stepRecorder{}
+	e.Steps = ran
 	msg, err := tenantsStage{}.Run(context.Background(), e)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ran.didWhatThePlanSays(t, newTenantsRun(e).steps)
 	ev := adm.events
 	firstTCP := len(ev)
 	for i, x := range ev {

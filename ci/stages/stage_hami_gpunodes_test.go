@@ -81,9 +81,12 @@ func TestHAMiStagePreparesGPUNodesBeforeInstall(t *testing.T) {
 	if done, _, _ := (hamiStage{}).Check(ctx, e); done {
 		t.Fatal("Check before Run: done, but no worker is labelled")
 	}
+	ran := &stepRecorder{}
+	e.Steps = ran
 	if _, err := (hamiStage{}).Run(ctx, e); err != nil {
 		t.Fatal(err)
 	}
+	ran.didWhatThePlanSays(t, newHAMiRun(e).steps)
 	for _, tn := range e.Lab.Tenants {
 		if cond, installed := h.atInstall[tn.Name]; !installed || cond != "1/1 ready" {
 			t.Errorf("%s: at helm install (installed %v) the GPU nodes were %q, want labelled and 1/1 ready", tn.Name, installed, cond)

@@ -75,9 +75,12 @@ func TestTenantsStage(t *testing.T) {
 		}
 	}
 	// tcpWith always names tenant-a; both tenants read that secret name in this fake.
+	ran := &stepRecorder{}
+	e.Steps = ran
 	if _, err := (tenantsStage{}).Run(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}
+	ran.didWhatThePlanSays(t, newTenantsRun(e).steps)
 	for _, tn := range e.Lab.Tenants {
 		u, err := dyn.Tracker().Get(tcpGVR, tn.Name, tn.Name)
 		if err != nil {

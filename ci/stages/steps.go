@@ -11,6 +11,12 @@ import (
 // runSteps runs a stage's steps (the same ones its Plan prints), logging
 // each step's start and end at debug level (labctl -v), so a run's log
 // reads as its dry-run with times, and telling Env.Steps when set.
+//
+// A step of a side-by-side group cancelled half-way, because another
+// failed, leaves what an interrupted `up` leaves, and the next `up` takes
+// it on as it does then: a half-joined worker is reset before its next
+// join (joinWorker), a helm install left pending has that revision's
+// record deleted before the next install (helmInstall).
 func (e *Env) runSteps(ctx context.Context, stage string, s steps.Step) error {
 	log := e.log().With("stage", stage)
 	return s.Run(ctx, steps.Options{Log: log, Observer: stepLog{log: log, next: e.Steps}})

@@ -2,7 +2,6 @@ package stages
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strings"
 
@@ -10,7 +9,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/yaml"
 
 	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
 	"github.com/gpu-lab/gpu-lab/ci/internal/kubeconfig"
@@ -28,33 +26,11 @@ type tenantsStage struct{}
 func (tenantsStage) Name() string { return stageTenants }
 
 func (tenantsStage) Plan(e *Env) ([]string, error) {
-	o := e.Reach.renderOptions(render.PlaceholderManagementAddress)
-	var out []string
-	for _, t := range e.Lab.Tenants {
-		out = append(out, fmt.Sprintf("apply Namespace %s", render.TenantNamespace(t.Name)))
-	}
-	policy, err := bundlePullPolicyPlan(e)
+	st, err := newTenantsRun(e).steps()
 	if err != nil {
 		return nil, err
 	}
-	out = append(out, policy...)
-	for _, t := range e.Lab.Tenants {
-		tcp, err := render.TenantControlPlaneFor(e.Lab, t.Name, o)
-		if err != nil {
-			return nil, err
-		}
-		y, err := yaml.Marshal(tcp)
-		if err != nil {
-			return nil, err
-		}
-		ns := render.TenantNamespace(t.Name)
-		out = append(out,
-			fmt.Sprintf("apply (management address = the control-plane node's IPv4, %s here):\n%s", render.PlaceholderManagementAddress, indent(string(y))),
-			fmt.Sprintf("wait TenantControlPlane %s/%s status.kubernetesResources.version.status == Ready (%s)", ns, t.Name, e.Timeouts.TenantReady),
-			fmt.Sprintf("read Secret %s/%s-admin-kubeconfig key admin.conf, server → %s, write %s", ns, t.Name, e.Reach.tenantServer(render.PlaceholderManagementAddress, t.Ports.APIServer), e.State.Kubeconfig(t.Name)),
-		)
-	}
-	return out, nil
+	return st.Plan(), nil
 }
 
 func (s tenantsStage) Check(ctx context.Context, e *Env) (bool, string, error) {
@@ -91,45 +67,20 @@ func (s tenantsStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 }
 
 func (s tenantsStage) Run(ctx context.Context, e *Env) (string, error) {
-	mc, err := e.managementClients()
+	r := newTenantsRun(e)
+	st, err := r.steps()
 	if err != nil {
-		return "", fail(stageTenants, "management cluster", "", err)
+		return "", fail(stageTenants, "rendered configuration", "", err)
 	}
-	opts, err := e.renderOptions(ctx)
-	if err != nil {
-		return "", fail(stageTenants, "management node", "", err)
-	}
-	for _, t := range e.Lab.Tenants {
-		if err := mc.serverSideApplier().ApplyAll(ctx, render.Namespace(e.Lab, t.Name)); err != nil {
-			return "", fail(stageTenants, "Namespace "+render.TenantNamespace(t.Name), "apply", err)
-		}
-	}
-	// With a bundle, before any control-plane pod exists.
-	policy, err := ensureBundlePullPolicy(ctx, e, mc)
-	if err != nil {
+	if err := e.runSteps(ctx, stageTenants, st); err != nil {
 		return "", err
 	}
-	// Apply every tenant first so Kamaji provisions them concurrently.
-	for _, t := range e.Lab.Tenants {
-		ns := render.TenantNamespace(t.Name)
-		tcp, err := render.TenantControlPlaneFor(e.Lab, t.Name, opts)
-		if err != nil {
-			return "", fail(stageTenants, "TenantControlPlane "+ns+"/"+t.Name, "render", err)
-		}
-		if err := mc.serverSideApplier().ApplyAll(ctx, tcp); err != nil {
-			return "", fail(stageTenants, "TenantControlPlane "+ns+"/"+t.Name, "apply", err)
-		}
-	}
 	var done []string
-	if policy != "" {
-		done = append(done, policy)
+	if r.policy != "" {
+		done = append(done, r.policy)
 	}
 	for _, t := range e.Lab.Tenants {
-		cond, err := tenantReady(ctx, e, mc, t, opts)
-		if err != nil {
-			return "", err
-		}
-		done = append(done, t.Name+" ("+cond+")")
+		done = append(done, t.Name+" ("+r.ready[t.Name]+")")
 	}
 	return strings.Join(done, "; "), nil
 }

@@ -60,7 +60,7 @@ const preloadsAtOnce = 2
 func (s workersStage) Run(ctx context.Context, e *Env) (string, error) {
 	st, err := newWorkersRun(e).steps()
 	if err != nil {
-		return "", fail(stageWorkers, "plan", "", err)
+		return "", fail(stageWorkers, "rendered configuration", "", err)
 	}
 	if err := e.runSteps(ctx, stageWorkers, st); err != nil {
 		return "", err
