@@ -42,8 +42,7 @@
 //     containerd;
 //   - ci/internal/steps: a stage's work as one list of steps, each with
 //     what the dry-run says of it and what the run does, so Plan prints
-//     the steps Run executes (tenants, workers and hami; the others still
-//     keep their Plan beside their Run);
+//     the steps Run executes;
 //   - ci/images (PinnedCharts): which charts the lab installs, at which
 //     pinned versions (also what `labctl images` bundles).
 //

@@ -12,6 +12,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
 	"github.com/gpu-lab/gpu-lab/ci/gpus/deviceplugin"
 	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
+	"github.com/gpu-lab/gpu-lab/ci/internal/steps"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
@@ -32,17 +33,51 @@ type gpusStage struct{}
 
 func (gpusStage) Name() string { return stageGPUs }
 
-func (gpusStage) Plan(e *Env) ([]string, error) {
-	var out []string
+func (gpusStage) Plan(e *Env) ([]string, error) { return gpusSteps(e).Plan(), nil }
+
+// gpusSteps are the stage's steps: each tenant's gates in order, the
+// tenants side by side.
+func gpusSteps(e *Env) steps.Step {
+	var tenants []steps.Step
 	for _, t := range e.Lab.Tenants {
 		var want []string
 		for _, w := range t.Workers {
 			want = append(want, fmt.Sprintf("%s=%d", e.Lab.NodeName(t.Name, w.Name), gpus.GPUCapacity(e.Lab, w)))
 		}
-		out = append(out, fmt.Sprintf("tenant %s: wait DaemonSet %s/%s ready on %d worker(s), then each worker Node's capacity and allocatable %s (%s), then GET services/%s:<metrics port>/proxy/metrics until %s lists every card UUID (device_uuid)",
-			t.Name, render.HAMiNamespace, render.HAMiDevicePluginObject, len(t.Workers), gpus.ResourceGPU, strings.Join(want, ", "), hamiScheduler, gpus.MetricMemoryLimit))
+		says := []string{
+			fmt.Sprintf("tenant %s: wait DaemonSet %s/%s ready on %d worker(s) (%s)", t.Name, render.HAMiNamespace, render.HAMiDevicePluginObject, len(t.Workers), e.Timeouts.Rollout),
+			fmt.Sprintf("tenant %s: wait each worker Node's capacity and allocatable %s (%s) (%s)", t.Name, gpus.ResourceGPU, strings.Join(want, ", "), e.Timeouts.Cards),
+			fmt.Sprintf("tenant %s: GET services/%s:<metrics port>/proxy/metrics until %s lists every card UUID (device_uuid) (%s)", t.Name, hamiScheduler, gpus.MetricMemoryLimit, e.Timeouts.Cards),
+		}
+		var gs []steps.Step
+		for i, say := range says {
+			gs = append(gs, steps.Do(func(ctx context.Context) error { return gate(ctx, e, t, i) }, say))
+		}
+		tenants = append(tenants, steps.Seq(gs...))
 	}
-	return out, nil
+	side := ""
+	if len(tenants) > 1 {
+		side = "the tenants below run side by side; the first failure stops the others and is the one reported"
+	}
+	return steps.SideBySide(side, tenants...)
+}
+
+// gate waits for the tenant's i-th gate (gates).
+func gate(ctx context.Context, e *Env, t lab.Tenant, i int) error {
+	tc, err := e.tenantClients(t.Name)
+	if err != nil {
+		return fail(stageGPUs, "tenant "+t.Name, "", err)
+	}
+	g := gates(e, tc, t)[i]
+	timeout := e.Timeouts.Cards
+	if i == 0 {
+		timeout = e.Timeouts.Rollout
+	}
+	cond, err := e.wait(ctx, timeout, g.what+" in tenant "+t.Name, g.f)
+	if err != nil {
+		return fail(stageGPUs, g.what+" in tenant "+t.Name, cond, err)
+	}
+	return nil
 }
 
 // wantCards lists the card UUIDs of a tenant.
@@ -96,22 +131,11 @@ func (gpusStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 }
 
 func (gpusStage) Run(ctx context.Context, e *Env) (string, error) {
+	if err := e.runSteps(ctx, stageGPUs, gpusSteps(e)); err != nil {
+		return "", err
+	}
 	total := 0
 	for _, t := range e.Lab.Tenants {
-		tc, err := e.tenantClients(t.Name)
-		if err != nil {
-			return "", fail(stageGPUs, "tenant "+t.Name, "", err)
-		}
-		for i, g := range gates(e, tc, t) {
-			timeout := e.Timeouts.Cards
-			if i == 0 {
-				timeout = e.Timeouts.Rollout
-			}
-			cond, err := e.wait(ctx, timeout, g.what+" in tenant "+t.Name, g.f)
-			if err != nil {
-				return "", fail(stageGPUs, g.what+" in tenant "+t.Name, cond, err)
-			}
-		}
 		total += len(wantCards(e, t.Name))
 	}
 	return fmt.Sprintf("HAMi sees all %d cards, registered by HAMi's device plugin in every tenant", total), nil

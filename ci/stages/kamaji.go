@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpu-lab/gpu-lab/ci/internal/helm"
 	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
+	"github.com/gpu-lab/gpu-lab/ci/internal/steps"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -24,15 +25,42 @@ func (kamajiStage) charts(e *Env) []helm.Chart {
 	return []helm.Chart{e.fromBundle(CertManagerChart(e.Lab, e.Timeouts.Helm)), e.fromBundle(KamajiChart(e.Lab, e.Timeouts.Helm))}
 }
 
-func (s kamajiStage) Plan(e *Env) ([]string, error) {
-	var out []string
+func (s kamajiStage) Plan(e *Env) ([]string, error) { return s.steps(e, new(string)).Plan(), nil }
+
+// steps are the stage's steps: what its dry-run prints and its Run does;
+// the last one leaves Kamaji's condition in ready.
+func (s kamajiStage) steps(e *Env, ready *string) steps.Step {
+	var out []steps.Step
 	for _, c := range s.charts(e) {
-		out = append(out, "helm --kubeconfig "+e.State.ManagementKubeconfig()+" "+strings.Join(helm.UpgradeInstallArgs(c), " ")+pendingPlan)
+		out = append(out, steps.Do(func(ctx context.Context) error { return kamajiInstall(ctx, e, c) },
+			"helm --kubeconfig "+e.State.ManagementKubeconfig()+" "+strings.Join(helm.UpgradeInstallArgs(c), " ")+pendingPlan))
 	}
-	return append(out,
-		fmt.Sprintf("wait Deployment %s/%s available", KamajiNamespace, kamajiDeployment),
-		fmt.Sprintf("wait StatefulSet %s/%s ready and DataStore %s present", KamajiNamespace, kamajiEtcd, defaultDataStore),
-	), nil
+	return steps.Seq(append(out, steps.Do(func(ctx context.Context) (err error) { *ready, err = kamajiWait(ctx, e); return err },
+		fmt.Sprintf("wait Deployment %s/%s available (%s)", KamajiNamespace, kamajiDeployment, e.Timeouts.Rollout),
+		fmt.Sprintf("wait StatefulSet %s/%s ready and DataStore %s present", KamajiNamespace, kamajiEtcd, defaultDataStore)))...)
+}
+
+// kamajiInstall installs one of the stage's charts.
+func kamajiInstall(ctx context.Context, e *Env, c helm.Chart) error {
+	mc, err := e.managementClients()
+	if err != nil {
+		return fail(stageKamaji, "management cluster", "", err)
+	}
+	if err := e.helmInstall(ctx, e.State.ManagementKubeconfig(), mc, c); err != nil {
+		return fail(stageKamaji, "helm release "+c.Namespace+"/"+c.Release, "chart "+c.Chart+" "+c.Version, err)
+	}
+	return nil
+}
+
+// kamajiWait waits for Kamaji's controller, its etcd and its DataStore.
+func kamajiWait(ctx context.Context, e *Env) (string, error) {
+	cond, err := e.wait(ctx, e.Timeouts.Rollout, "Kamaji", func(ctx context.Context) (bool, string, error) {
+		return kamajiReady(ctx, e)
+	})
+	if err != nil {
+		return "", fail(stageKamaji, "Kamaji in "+KamajiNamespace, cond, err)
+	}
+	return cond, nil
 }
 
 func (s kamajiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
@@ -53,20 +81,9 @@ func (s kamajiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 }
 
 func (s kamajiStage) Run(ctx context.Context, e *Env) (string, error) {
-	mc, err := e.managementClients()
-	if err != nil {
-		return "", fail(stageKamaji, "management cluster", "", err)
-	}
-	for _, c := range s.charts(e) {
-		if err := e.helmInstall(ctx, e.State.ManagementKubeconfig(), mc, c); err != nil {
-			return "", fail(stageKamaji, "helm release "+c.Namespace+"/"+c.Release, "chart "+c.Chart+" "+c.Version, err)
-		}
-	}
-	cond, err := e.wait(ctx, e.Timeouts.Rollout, "Kamaji", func(ctx context.Context) (bool, string, error) {
-		return kamajiReady(ctx, e)
-	})
-	if err != nil {
-		return "", fail(stageKamaji, "Kamaji in "+KamajiNamespace, cond, err)
+	var cond string
+	if err := e.runSteps(ctx, stageKamaji, s.steps(e, &cond)); err != nil {
+		return "", err
 	}
 	return fmt.Sprintf("cert-manager %s, Kamaji %s (chart %s): %s", e.Lab.Versions.CertManager, e.Lab.Versions.KamajiImage, e.Lab.Versions.KamajiChart, cond), nil
 }

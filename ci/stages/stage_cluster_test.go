@@ -37,10 +37,13 @@ func TestClusterStageRemoteDaemon(t *testing.T) {
 	d.containers[e.controlPlaneContainer()] = runningOn(e.controlPlaneContainer(), "kind", "172.18.0.2")
 	k.kubeconfig = kubeconfigFor(t, map[string]string{"kind-gpu-lab": "https://0.0.0.0:6443"}, "kind-gpu-lab")
 
+	ran := &stepRecorder{}
+	e.Steps = ran
 	msg, err := clusterStage{}.Run(context.Background(), e)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ran.didWhatThePlanSays(t, (&clusterRun{e: e}).steps)
 	if k.created == nil || k.created.Networking.APIServerAddress != "0.0.0.0" || k.created.Networking.APIServerPort != managementAPIPort {
 		t.Fatalf("kind config for a remote daemon = %+v", k.created)
 	}

@@ -19,6 +19,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/internal/steps"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
@@ -89,10 +90,13 @@ func TestGPUsStage(t *testing.T) {
 	if done, _, _ := (gpusStage{}).Check(context.Background(), e); done {
 		t.Error("Check before any scrape lists the cards: done")
 	}
+	ran := &stepRecorder{}
+	e.Steps = ran
 	msg, err := gpusStage{}.Run(context.Background(), e)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ran.didWhatThePlanSays(t, func() (steps.Step, error) { return gpusSteps(e), nil })
 	if !strings.Contains(msg, "HAMi sees all 3 cards") {
 		t.Errorf("summary = %s", msg)
 	}

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpu-lab/gpu-lab/ci/gpus"
+	"github.com/gpu-lab/gpu-lab/ci/internal/steps"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
@@ -62,10 +63,13 @@ func TestKamajiStage(t *testing.T) {
 	mc.Dynamic.(*dynamicfake.FakeDynamicClient).Tracker().Add(&unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "kamaji.clastix.io/v1alpha1", "kind": "DataStore", "metadata": map[string]any{"name": "default"}}})
 
+	ran := &stepRecorder{}
+	e.Steps = ran
 	msg, err := kamajiStage{}.Run(ctx, e)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ran.didWhatThePlanSays(t, func() (steps.Step, error) { return kamajiStage{}.steps(e, new(string)), nil })
 	// Each install first reads the release's status (helmInstall).
 	h.calls = slices.DeleteFunc(h.calls, func(c string) bool { return strings.HasPrefix(c, "management.yaml: status ") })
 	if len(h.calls) != 2 || !strings.Contains(h.calls[0], "install cert-manager") || !strings.Contains(h.calls[1], "--version 0.0.0+latest") ||
