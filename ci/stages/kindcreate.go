@@ -113,13 +113,9 @@ func (e *Env) recordKindNodes(ctx context.Context, rec ownerRecord, want int) ow
 // never finished (a labctl killed while kind ran): such a cluster is this
 // state dir's to delete, never to build on.
 func (e *Env) kindClusterState(ctx context.Context) (owned, pending bool, err error) {
-	owned, err = e.ownedKindCluster(ctx)
+	owned, rec, err := e.ownedKindClusterRecord(ctx)
 	if err != nil || !owned {
 		return owned, false, err
-	}
-	rec, _, err := readOwnerRecord(e.State)
-	if err != nil {
-		return false, false, err
 	}
 	return true, rec.KindPending && rec.KindCluster == e.Lab.Name, nil
 }

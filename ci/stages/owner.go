@@ -228,15 +228,22 @@ func (e *Env) kindNodes(ctx context.Context, cluster string) ([]docker.Container
 // this state dir did not create. It is what the cluster stage and Down ask instead of
 // kind's name lookup.
 func (e *Env) ownedKindCluster(ctx context.Context) (bool, error) {
+	owned, _, err := e.ownedKindClusterRecord(ctx)
+	return owned, err
+}
+
+// ownedKindClusterRecord is ownedKindCluster with the owner record it read.
+func (e *Env) ownedKindClusterRecord(ctx context.Context) (bool, ownerRecord, error) {
 	nodes, err := e.kindNodes(ctx, e.Lab.Name)
 	if err != nil {
-		return false, err
+		return false, ownerRecord{}, err
 	}
 	rec, ok, err := readOwnerRecord(e.State)
 	if err != nil {
-		return false, err
+		return false, ownerRecord{}, err
 	}
-	return kindClusterOwnership(rec, ok, e.State, e.Lab.Name, nodes)
+	owned, err := kindClusterOwnership(rec, ok, e.State, e.Lab.Name, nodes)
+	return owned, rec, err
 }
 
 // ownedContainers are the lab's containers labctl started from this state
