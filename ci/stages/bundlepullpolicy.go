@@ -38,8 +38,10 @@ func bundlePullPolicyPlan(e *Env) ([]string, error) {
 		return nil, err
 	}
 	return []string{
-		fmt.Sprintf("image bundle: apply (Kamaji pulls kube-apiserver and konnectivity-server Always; this makes it IfNotPresent on tenant control-plane pods):\n%s", indent(string(y))),
-		fmt.Sprintf("wait until a dry-run create of Pod %s (labelled like Kamaji's pods, imagePullPolicy Always) in every tenant namespace comes back IfNotPresent (%s)", pullPolicyProbe, e.Timeouts.Rollout),
+		fmt.Sprintf("image bundle: apply (Kamaji pulls kube-apiserver and konnectivity-server Always; this "+
+			"makes it IfNotPresent on tenant control-plane pods):\n%s", indent(string(y))),
+		fmt.Sprintf("wait until a dry-run create of Pod %s (labelled like Kamaji's pods, imagePullPolicy "+
+			"Always) in every tenant namespace comes back IfNotPresent (%s)", pullPolicyProbe, e.Timeouts.Rollout),
 	}, nil
 }
 

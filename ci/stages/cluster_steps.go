@@ -38,15 +38,20 @@ func (r *clusterRun) steps() (steps.Step, error) {
 	img := e.Lab.Versions.KindNodeImage
 	return steps.Seq(
 		steps.Do(r.find,
-			fmt.Sprintf("a kind cluster %s whose create an interrupted labctl up left pending in %s: kind delete cluster --name %s", e.Lab.Name, e.State.OwnerRecordPath(), e.Lab.Name)),
+			fmt.Sprintf("a kind cluster %s whose create an interrupted labctl up left pending in %s: kind delete "+
+				"cluster --name %s", e.Lab.Name, e.State.OwnerRecordPath(), e.Lab.Name)),
 		steps.Do(r.ensureImage,
-			fmt.Sprintf("unless the cluster is there: docker image inspect %s || docker pull %s (give up after %s: no registry → fail fast)", img, img, e.Timeouts.Pull)),
+			fmt.Sprintf("unless the cluster is there: docker image inspect %s || docker pull %s (give up after %s: "+
+				"no registry → fail fast)", img, img, e.Timeouts.Pull)),
 		steps.Do(r.create,
-			fmt.Sprintf("unless the cluster is there: record in %s that the create of kind cluster %s is pending, then each node container's ID as soon as Docker lists it", e.State.OwnerRecordPath(), e.Lab.Name),
-			fmt.Sprintf("kind create cluster (Go API, docker provider) --name %s --wait %s --config:\n%s", e.Lab.Name, e.Timeouts.ClusterReady, indent(string(y)))),
+			fmt.Sprintf("unless the cluster is there: record in %s that the create of kind cluster %s is pending, "+
+				"then each node container's ID as soon as Docker lists it", e.State.OwnerRecordPath(), e.Lab.Name),
+			fmt.Sprintf("kind create cluster (Go API, docker provider) --name %s --wait %s --config:\n%s",
+				e.Lab.Name, e.Timeouts.ClusterReady, indent(string(y)))),
 		steps.Do(r.record,
 			fmt.Sprintf("docker container inspect %s → IPv4 on network %s (never the IPv6 one)", e.controlPlaneContainer(), e.Network),
-			fmt.Sprintf("write %s (server %s), the resolved lab %s and the backend line", e.State.ManagementKubeconfig(), server, e.State.LabPath())),
+			fmt.Sprintf("write %s (server %s), the resolved lab %s and the backend line",
+				e.State.ManagementKubeconfig(), server, e.State.LabPath())),
 	), nil
 }
 

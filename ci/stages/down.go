@@ -22,7 +22,8 @@ func Down(ctx context.Context, e *Env) (removed []string, err error) {
 		return nil, fmt.Errorf("down: %w", err)
 	}
 	if m.Kind != state.RealLab {
-		return nil, fmt.Errorf("down: state dir %s was made by `%s`, which has no containers or cluster to remove", e.State, m.Kind.Command())
+		return nil, fmt.Errorf("down: state dir %s was made by `%s`, which has no containers or cluster to remove",
+			e.State, m.Kind.Command())
 	}
 	var errs []error
 	names, lerr := e.ownedContainers(ctx)

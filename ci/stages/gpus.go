@@ -45,9 +45,12 @@ func gpusSteps(e *Env) steps.Step {
 			want = append(want, fmt.Sprintf("%s=%d", e.Lab.NodeName(t.Name, w.Name), gpus.GPUCapacity(e.Lab, w)))
 		}
 		says := []string{
-			fmt.Sprintf("tenant %s: wait DaemonSet %s/%s ready on %d worker(s) (%s)", t.Name, render.HAMiNamespace, render.HAMiDevicePluginObject, len(t.Workers), e.Timeouts.Rollout),
-			fmt.Sprintf("tenant %s: wait each worker Node's capacity and allocatable %s (%s) (%s)", t.Name, gpus.ResourceGPU, strings.Join(want, ", "), e.Timeouts.Cards),
-			fmt.Sprintf("tenant %s: GET services/%s:<metrics port>/proxy/metrics until %s lists every card UUID (device_uuid) (%s)", t.Name, hamiScheduler, gpus.MetricMemoryLimit, e.Timeouts.Cards),
+			fmt.Sprintf("tenant %s: wait DaemonSet %s/%s ready on %d worker(s) (%s)",
+				t.Name, render.HAMiNamespace, render.HAMiDevicePluginObject, len(t.Workers), e.Timeouts.Rollout),
+			fmt.Sprintf("tenant %s: wait each worker Node's capacity and allocatable %s (%s) (%s)",
+				t.Name, gpus.ResourceGPU, strings.Join(want, ", "), e.Timeouts.Cards),
+			fmt.Sprintf("tenant %s: GET services/%s:<metrics port>/proxy/metrics until %s lists every card UUID "+
+				"(device_uuid) (%s)", t.Name, hamiScheduler, gpus.MetricMemoryLimit, e.Timeouts.Cards),
 		}
 		var gs []steps.Step
 		for i, say := range says {
@@ -150,7 +153,8 @@ func daemonSetOnWorkers(ctx context.Context, tc *Clients, ns, name string, worke
 	}
 	ok, cond := kube.DaemonSetReady(ds)
 	if ok && int(ds.Status.DesiredNumberScheduled) != workers {
-		return false, fmt.Sprintf("%s, on %d node(s), want the %d worker(s) labelled %s=%s", cond, ds.Status.DesiredNumberScheduled, workers, gpus.LabelGPUNode, gpus.LabelGPUOn), nil
+		return false, fmt.Sprintf("%s, on %d node(s), want the %d worker(s) labelled %s=%s",
+			cond, ds.Status.DesiredNumberScheduled, workers, gpus.LabelGPUNode, gpus.LabelGPUOn), nil
 	}
 	return ok, cond, nil
 }
@@ -195,7 +199,8 @@ func countGap(tenant, worker string, n *corev1.Node, want int64) error {
 	if len(parts) == 0 {
 		return nil
 	}
-	return fmt.Errorf("tenant %s worker %s (Node %s): %s (HAMi's device plugin on the node registers them with the kubelet: read its log, pod %s-* container device-plugin)",
+	return fmt.Errorf("tenant %s worker %s (Node %s): %s (HAMi's device plugin on the node registers them with "+
+		"the kubelet: read its log, pod %s-* container device-plugin)",
 		tenant, worker, n.Name, strings.Join(parts, "; "), render.HAMiDevicePluginObject)
 }
 
@@ -209,9 +214,11 @@ func cardsSeen(ctx context.Context, e *Env, tc *Clients, tenant string) (bool, s
 	}
 	port := metricsPort(svc)
 	if port == 0 {
-		return false, fmt.Sprintf("Service %s has no port targeting %d (ports: %v)", hamiScheduler, hamiMetricsTargetPort, svc.Spec.Ports), nil
+		return false, fmt.Sprintf("Service %s has no port targeting %d (ports: %v)",
+			hamiScheduler, hamiMetricsTargetPort, svc.Spec.Ports), nil
 	}
-	body, err := tc.Kube.CoreV1().Services(render.HAMiNamespace).ProxyGet("http", hamiScheduler, strconv.Itoa(int(port)), "metrics", nil).DoRaw(ctx)
+	body, err := tc.Kube.CoreV1().Services(render.HAMiNamespace).ProxyGet("http",
+		hamiScheduler, strconv.Itoa(int(port)), "metrics", nil).DoRaw(ctx)
 	if err != nil {
 		return false, "", fmt.Errorf("scrape %s metrics: %w", hamiScheduler, err)
 	}

@@ -88,7 +88,8 @@ func (r *hamiRun) tenantSteps(t lab.Tenant) (steps.Step, error) {
 			return nil
 		}, "helm --kubeconfig "+e.State.Kubeconfig(t.Name)+" "+strings.Join(helm.UpgradeInstallArgs(c), " ")+pendingPlan),
 		steps.Do(func(ctx context.Context) error { return r.wait(ctx, t) },
-			fmt.Sprintf("wait in tenant %s: Deployment %s/%s available, MutatingWebhookConfiguration %s has a caBundle (%s)", t.Name, render.HAMiNamespace, hamiScheduler, hamiWebhook, e.Timeouts.Rollout)),
+			fmt.Sprintf("wait in tenant %s: Deployment %s/%s available, MutatingWebhookConfiguration %s has a "+
+				"caBundle (%s)", t.Name, render.HAMiNamespace, hamiScheduler, hamiWebhook, e.Timeouts.Rollout)),
 	)...), nil
 }
 

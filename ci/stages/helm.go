@@ -104,7 +104,8 @@ const PostRenderCommand = "hami-post-render"
 func (e *Env) helmInstall(ctx context.Context, kubeconfig string, cl *Clients, c helm.Chart) error {
 	if out, err := e.helm(ctx, kubeconfig, helm.StatusArgs(c.Release, c.Namespace)...); err == nil {
 		if st, record := helm.Pending(out); st != "" {
-			e.log().Info("a helm release was left pending by an interrupted labctl; deleting that revision's record before installing again",
+			e.log().Info("a helm release was left pending by an interrupted labctl; deleting that revision's record "+
+				"before installing again",
 				"release", c.Namespace+"/"+c.Release, "status", st, "record", "Secret "+c.Namespace+"/"+record)
 			if err := cl.Kube.CoreV1().Secrets(c.Namespace).Delete(ctx, record, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 				return fmt.Errorf("delete Secret %s/%s, the record of helm release %s left %s: %w", c.Namespace, record, c.Release, st, err)

@@ -73,7 +73,8 @@ func joinWorker(ctx context.Context, e *Env, tc *Clients, t lab.Tenant, name, mg
 	if out, err := e.Docker.Exec(jctx, name, nil, joinCommand...); err != nil {
 		cond := lastLines(string(out), 3)
 		if resetErr != nil {
-			cond = fmt.Sprintf("%s failed before it (%v: %s); %s", strings.Join(resetCommand, " "), resetErr, lastLines(string(resetOut), 1), cond)
+			cond = fmt.Sprintf("%s failed before it (%v: %s); %s",
+				strings.Join(resetCommand, " "), resetErr, lastLines(string(resetOut), 1), cond)
 		}
 		return fail(stageWorkers, "kubeadm join of "+name+" to tenant "+t.Name, cond, err)
 	}

@@ -109,7 +109,8 @@ func joinPrerequisitesPresent(ctx context.Context, c kubernetes.Interface) (bool
 		for i, o := range missing {
 			names[i] = o.String()
 		}
-		return false, fmt.Sprintf("Kamaji has not written %d/%d join objects yet: %s", len(missing), len(joinPrerequisites()), strings.Join(names, ", ")), nil
+		return false, fmt.Sprintf("Kamaji has not written %d/%d join objects yet: %s",
+			len(missing), len(joinPrerequisites()), strings.Join(names, ", ")), nil
 	}
 	return true, "Kamaji's join objects present", nil
 }

@@ -85,7 +85,8 @@ func (s kamajiStage) Run(ctx context.Context, e *Env) (string, error) {
 	if err := e.runSteps(ctx, stageKamaji, s.steps(e, &cond)); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("cert-manager %s, Kamaji %s (chart %s): %s", e.Lab.Versions.CertManager, e.Lab.Versions.KamajiImage, e.Lab.Versions.KamajiChart, cond), nil
+	return fmt.Sprintf("cert-manager %s, Kamaji %s (chart %s): %s",
+		e.Lab.Versions.CertManager, e.Lab.Versions.KamajiImage, e.Lab.Versions.KamajiChart, cond), nil
 }
 
 func kamajiReady(ctx context.Context, e *Env) (bool, string, error) {

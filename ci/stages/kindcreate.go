@@ -66,14 +66,16 @@ func (e *Env) createOwnedKindCluster(ctx context.Context, cfg *kind.Cluster) err
 		return fmt.Errorf("record the new cluster's node containers: %w", err)
 	}
 	if len(nodes) == 0 {
-		return fmt.Errorf("kind cluster %s: kind reported success but Docker lists no container labelled %s=%s", cfg.Name, kindClusterLabel, cfg.Name)
+		return fmt.Errorf("kind cluster %s: kind reported success but Docker lists no container labelled %s=%s",
+			cfg.Name, kindClusterLabel, cfg.Name)
 	}
 	rec.KindNodes, rec.KindPending = map[string]string{}, false
 	for _, n := range nodes {
 		rec.KindNodes[strings.TrimPrefix(n.Name, "/")] = n.ID
 	}
 	if err := writeOwnerRecord(e.State, rec); err != nil {
-		return fmt.Errorf("kind cluster %s was created but not recorded as this state dir's (remove it with `kind delete cluster --name %s`): %w", cfg.Name, cfg.Name, err)
+		return fmt.Errorf("kind cluster %s was created but not recorded as this state dir's (remove it with `kind "+
+			"delete cluster --name %s`): %w", cfg.Name, cfg.Name, err)
 	}
 	return nil
 }

@@ -59,7 +59,8 @@ func gpuNodeSteps(e *Env, t lab.Tenant, tc func() (*Clients, error)) ([]steps.St
 		steps.Do(func(ctx context.Context) error { return labelGPUNodes(ctx, e, tc, t) },
 			fmt.Sprintf("tenant %s: label Node(s) %s %s=%s", t.Name, strings.Join(nodes, ", "), gpus.LabelGPUNode, gpus.LabelGPUOn)),
 		steps.Do(func(ctx context.Context) error { return applyNVMLMock(ctx, e, tc, t) },
-			fmt.Sprintf("tenant %s: apply %s (image %s: the mock NVML library and each worker's cards into %s), wait until ready on %d worker(s)",
+			fmt.Sprintf("tenant %s: apply %s (image %s: the mock NVML library and each worker's cards into %s), "+
+				"wait until ready on %d worker(s)",
 				t.Name, strings.Join(names, ", "), render.NVMLMockImage, render.NVMLMockDriverRoot, len(t.Workers))),
 	}, nil
 }

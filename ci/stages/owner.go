@@ -89,7 +89,8 @@ func readOwnerRecord(d state.Dir) (rec ownerRecord, ok bool, err error) {
 		if err == nil {
 			err = errors.New("no id")
 		}
-		return ownerRecord{}, false, fmt.Errorf("owner record %s is damaged (%w): labctl cannot tell what this state dir created; remove the lab's objects by hand", d.OwnerRecordPath(), err)
+		return ownerRecord{}, false, fmt.Errorf("owner record %s is damaged (%w): labctl cannot tell what this state dir created; remove "+
+			"the lab's objects by hand", d.OwnerRecordPath(), err)
 	}
 	return rec, true, nil
 }
@@ -161,9 +162,14 @@ func kindClusterOwnership(rec ownerRecord, haveRec bool, stateDir state.Dir, clu
 		return true, nil
 	}
 	if haveRec && rec.KindPending && rec.KindCluster == cluster {
-		return false, fmt.Errorf("kind cluster %s exists but %w %s (%s): a labctl up of this state dir was creating a cluster of that name and was stopped before it could record every node container; if nobody else creates a kind cluster named %s on this Docker, it is that one: remove it with `kind delete cluster --name %s`, then run labctl up again", cluster, errNotOwned, stateDir, why, cluster, cluster)
+		return false, fmt.Errorf("kind cluster %s exists but %w %s (%s): a labctl up of this state dir was creating a "+
+			"cluster of that name and was stopped before it could record every node container; if "+
+			"nobody else creates a kind cluster named %s on this Docker, it is that one: remove it "+
+			"with `kind delete cluster --name %s`, then run labctl up again", cluster, errNotOwned, stateDir, why, cluster, cluster)
 	}
-	return false, fmt.Errorf("kind cluster %s exists but %w %s (%s): use another lab name (`name:` in the lab file), or run labctl (`up`, or `down` to remove it) with the --state-dir that created it; if it is yours and no state dir has it, `kind delete cluster --name %s`", cluster, errNotOwned, stateDir, why, cluster)
+	return false, fmt.Errorf("kind cluster %s exists but %w %s (%s): use another lab name (`name:` in the lab file), or "+
+		"run labctl (`up`, or `down` to remove it) with the --state-dir that created it; if it is "+
+		"yours and no state dir has it, `kind delete cluster --name %s`", cluster, errNotOwned, stateDir, why, cluster)
 }
 
 // workerOwnership decides whether labctl may run commands in, or remove,
@@ -191,7 +197,10 @@ func workerOwnership(rec ownerRecord, haveRec bool, stateDir state.Dir, labName,
 	if len(bad) == 0 {
 		return nil
 	}
-	return fmt.Errorf("container %s exists but %w %s for lab %s, tenant %s (labels: %s); labctl runs nothing in it and leaves it alone: use another lab or worker name, run labctl (`up`, or `down` to remove it) with the --state-dir that created it, or remove it yourself if it is yours (`docker rm -f %s`)", name, errNotOwned, stateDir, labName, tenant, strings.Join(bad, "; "), name)
+	return fmt.Errorf("container %s exists but %w %s for lab %s, tenant %s (labels: %s); labctl runs nothing in "+
+		"it and leaves it alone: use another lab or worker name, run labctl (`up`, or `down` to "+
+		"remove it) with the --state-dir that created it, or remove it yourself if it is yours "+
+		"(`docker rm -f %s`)", name, errNotOwned, stateDir, labName, tenant, strings.Join(bad, "; "), name)
 }
 
 // ownedWorkerLabels are the labels of a worker labctl starts: lab, tenant

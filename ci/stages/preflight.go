@@ -117,5 +117,7 @@ func (e *Env) bundleHolds(ctx context.Context, img string) error {
 	if ok, err := e.Docker.ImageExists(ctx, img); err != nil || ok {
 		return err
 	}
-	return fmt.Errorf("preflight: the bundle %s holds no %s, and the Docker daemon does not have it: add it to the bundle (`labctl images save %s` where a registry is reachable), or load it into the daemon (docker load)", e.Preload.Dir, img, e.Preload.Dir)
+	return fmt.Errorf("preflight: the bundle %s holds no %s, and the Docker daemon does not have it: add it to "+
+		"the bundle (`labctl images save %s` where a registry is reachable), or load it into the "+
+		"daemon (docker load)", e.Preload.Dir, img, e.Preload.Dir)
 }

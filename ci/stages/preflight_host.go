@@ -61,7 +61,8 @@ type need struct {
 // two is the need. Containers' own data (etcd, logs) is not counted.
 func diskNeed(l *lab.Lab, list []images.Image, sizes map[string]int64) need {
 	if len(sizes) == 0 {
-		return need{Bytes: diskFloor, Basis: "no bundle: the images are pulled inside the nodes and their sizes are unknown beforehand; an order-of-magnitude floor"}
+		return need{Bytes: diskFloor, Basis: "no bundle: the images are pulled inside the nodes and their sizes are unknown beforehand; " +
+			"an order-of-magnitude floor"}
 	}
 	workers := 0
 	for _, t := range l.Tenants {
@@ -87,7 +88,8 @@ func diskNeed(l *lab.Lab, list []images.Image, sizes map[string]int64) need {
 		}
 		counted++
 	}
-	basis := fmt.Sprintf("%d bundled images at the daemon's sizes, twice (content and unpacked) in each node that runs them: the management node and %d workers", counted, workers)
+	basis := fmt.Sprintf("%d bundled images at the daemon's sizes, twice (content and unpacked) in each node that "+
+		"runs them: the management node and %d workers", counted, workers)
 	if n < diskFloor {
 		return need{Bytes: diskFloor, Basis: basis + fmt.Sprintf(" = %s, raised to the %s floor", gib(n), gib(diskFloor))}
 	}
@@ -102,25 +104,37 @@ func hostProblems(f hostFacts, need need) (problems, notes []string) {
 	case "2":
 		notes = append(notes, "cgroup v2")
 	case "1":
-		notes = append(notes, "cgroup v1 host: every kubelet of the lab is configured with failCgroupV1: false (kubelet v1.35 and later refuse cgroup v1 otherwise); kind v0.33.0 warns that cgroup v1 is deprecated and will not be supported in a future kind release (pkg/cluster/internal/create/create.go:257) — boot the host with cgroup v2 (systemd.unified_cgroup_hierarchy=1) to run as upstream tests")
+		notes = append(notes, "cgroup v1 host: every kubelet of the lab is configured with failCgroupV1: false (kubelet "+
+			"v1.35 and later refuse cgroup v1 otherwise); kind v0.33.0 warns that cgroup v1 is "+
+			"deprecated and will not be supported in a future kind release "+
+			"(pkg/cluster/internal/create/create.go:257) — boot the host with cgroup v2 "+
+			"(systemd.unified_cgroup_hierarchy=1) to run as upstream tests")
 	default:
-		notes = append(notes, fmt.Sprintf("cgroup version unknown (docker info says %q; Docker 20.10 and later report it): assuming cgroup v2", f.CgroupVersion))
+		notes = append(notes, fmt.Sprintf("cgroup version unknown (docker info says %q; Docker 20.10 and later report it): assuming "+
+			"cgroup v2", f.CgroupVersion))
 	}
 	if f.Probe == nil {
 		return problems, notes
 	}
 	p := f.Probe
 	if p.MaxUserWatches < minInotifyWatches || p.MaxUserInstances < minInotifyInstances {
-		problems = append(problems, fmt.Sprintf("inotify limits fs.inotify.max_user_watches=%d, fs.inotify.max_user_instances=%d are below %d and %d: kubelets and pods of several nodes fail with \"too many open files\". On the daemon's host run `sudo sysctl -w fs.inotify.max_user_watches=%d fs.inotify.max_user_instances=%d` (and put them in /etc/sysctl.d/ to keep them); a container cannot raise them for itself",
+		problems = append(problems, fmt.Sprintf("inotify limits fs.inotify.max_user_watches=%d, fs.inotify.max_user_instances=%d are below "+
+			"%d and %d: kubelets and pods of several nodes fail with \"too many open files\". On the "+
+			"daemon's host run `sudo sysctl -w fs.inotify.max_user_watches=%d "+
+			"fs.inotify.max_user_instances=%d` (and put them in /etc/sysctl.d/ to keep them); a "+
+			"container cannot raise them for itself",
 			p.MaxUserWatches, p.MaxUserInstances, minInotifyWatches, minInotifyInstances, max(p.MaxUserWatches, minInotifyWatches), max(p.MaxUserInstances, minInotifyInstances)))
 	} else {
 		notes = append(notes, fmt.Sprintf("inotify watches %d, instances %d", p.MaxUserWatches, p.MaxUserInstances))
 	}
 	if p.FreeBytes < need.Bytes {
-		problems = append(problems, fmt.Sprintf("%s free where the daemon stores images and containers, the lab needs about %s (%s). Free space (`docker system prune`, `docker image prune -a`) or move Docker's data-root to a larger disk",
+		problems = append(problems, fmt.Sprintf("%s free where the daemon stores images and containers, the lab needs about %s (%s). Free "+
+			"space (`docker system prune`, `docker image prune -a`) or move Docker's data-root to a "+
+			"larger disk",
 			gib(p.FreeBytes), gib(need.Bytes), need.Basis))
 	} else {
-		notes = append(notes, fmt.Sprintf("%s free for images and containers, the lab needs about %s (%s)", gib(p.FreeBytes), gib(need.Bytes), need.Basis))
+		notes = append(notes, fmt.Sprintf("%s free for images and containers, the lab needs about %s (%s)",
+			gib(p.FreeBytes), gib(need.Bytes), need.Basis))
 	}
 	return problems, notes
 }

@@ -128,7 +128,8 @@ func (e *Env) managementNodeOwned(ctx context.Context) error {
 		return err
 	}
 	if want := rec.KindNodes[name]; want == "" || want != c.ID {
-		return fmt.Errorf("container %s (ID %s) exists but %w %s: it is not the node container the state dir recorded for kind cluster %s; labctl imports nothing into it", name, shortID(c.ID), errNotOwned, e.State, e.Lab.Name)
+		return fmt.Errorf("container %s (ID %s) exists but %w %s: it is not the node container the state dir "+
+			"recorded for kind cluster %s; labctl imports nothing into it", name, shortID(c.ID), errNotOwned, e.State, e.Lab.Name)
 	}
 	return nil
 }
@@ -176,7 +177,8 @@ func (e *Env) preloadPlan(stage string) []string {
 		out = append(out, fmt.Sprintf("preload into %s: docker save | ctr import %s", e.controlPlaneContainer(), strings.Join(refs, " ")))
 	}
 	if refs := e.Preload.preloadFor(stage, images.Worker); len(refs) > 0 {
-		out = append(out, fmt.Sprintf("preload into every worker, %d at a time: docker save | ctr import %s", preloadsAtOnce, strings.Join(refs, " ")))
+		out = append(out, fmt.Sprintf("preload into every worker, %d at a time: docker save | ctr import %s",
+			preloadsAtOnce, strings.Join(refs, " ")))
 	}
 	return out
 }

@@ -120,5 +120,8 @@ func bindHint(r Reach, err error) error {
 	if r.Bind == "" || err == nil || !strings.Contains(err.Error(), errAddressNotOwned) {
 		return err
 	}
-	return errors.Join(err, fmt.Errorf("DOCKER_HOST gives the Docker host as %s, and labctl publishes the management API server and the tenant NodePorts on that address only, but the host does not have it (a NAT'd or forwarded address?): set DOCKER_HOST with the host's name instead (tcp://NAME:PORT or ssh://USER@NAME) to publish on all of its addresses", r.Bind))
+	return errors.Join(err, fmt.Errorf("DOCKER_HOST gives the Docker host as %s, and labctl publishes the management API server "+
+		"and the tenant NodePorts on that address only, but the host does not have it (a NAT'd or "+
+		"forwarded address?): set DOCKER_HOST with the host's name instead (tcp://NAME:PORT or "+
+		"ssh://USER@NAME) to publish on all of its addresses", r.Bind))
 }

@@ -93,7 +93,8 @@ func (r *Runner) Up(ctx context.Context, e *Env) error {
 	}
 	if r.Only != "" {
 		if miss := missingPrerequisite(r.Only, recs); miss != "" {
-			return fmt.Errorf("stage %s needs stage %s first: the state dir %s does not record it as done (run `labctl up --state-dir %s` or `--only %s`)", r.Only, miss, e.State, e.State, miss)
+			return fmt.Errorf("stage %s needs stage %s first: the state dir %s does not record it as done (run `labctl "+
+				"up --state-dir %s` or `--only %s`)", r.Only, miss, e.State, e.State, miss)
 		}
 	}
 	for _, s := range r.Stages {

@@ -33,7 +33,8 @@ func (r *tenantsRun) steps() (steps.Step, error) {
 	e := r.e
 	o := e.Reach.renderOptions(render.PlaceholderManagementAddress)
 	out := []steps.Step{steps.Do(r.connect,
-		fmt.Sprintf("docker container inspect %s → IPv4 on network %s: the management address (%s below)", e.controlPlaneContainer(), e.Network, render.PlaceholderManagementAddress))}
+		fmt.Sprintf("docker container inspect %s → IPv4 on network %s: the management address (%s below)",
+			e.controlPlaneContainer(), e.Network, render.PlaceholderManagementAddress))}
 	for _, t := range e.Lab.Tenants {
 		out = append(out, steps.Do(func(ctx context.Context) error { return r.namespace(ctx, t) },
 			fmt.Sprintf("apply Namespace %s", render.TenantNamespace(t.Name))))
@@ -58,11 +59,15 @@ func (r *tenantsRun) steps() (steps.Step, error) {
 		}
 		ns := render.TenantNamespace(t.Name)
 		out = append(out, steps.Do(func(ctx context.Context) error { return r.apply(ctx, t) },
-			fmt.Sprintf("apply (management address = the control-plane node's IPv4, %s here):\n%s", render.PlaceholderManagementAddress, indent(string(y)))))
+			fmt.Sprintf("apply (management address = the control-plane node's IPv4, %s here):\n%s",
+				render.PlaceholderManagementAddress, indent(string(y)))))
 		waits = append(waits, steps.Do(func(ctx context.Context) error { return r.wait(ctx, t) },
-			fmt.Sprintf("wait TenantControlPlane %s/%s status.kubernetesResources.version.status == Ready (%s)", ns, t.Name, e.Timeouts.TenantReady),
-			fmt.Sprintf("read Secret %s/%s-admin-kubeconfig key admin.conf, server → %s, write %s", ns, t.Name, e.Reach.tenantServer(render.PlaceholderManagementAddress, t.Ports.APIServer), e.State.Kubeconfig(t.Name)),
-			fmt.Sprintf("wait until that admin can list Nodes in tenant %s (Kamaji's soot controller writes its RBAC after Ready) (%s)", t.Name, e.Timeouts.Rollout)))
+			fmt.Sprintf("wait TenantControlPlane %s/%s status.kubernetesResources.version.status == Ready (%s)",
+				ns, t.Name, e.Timeouts.TenantReady),
+			fmt.Sprintf("read Secret %s/%s-admin-kubeconfig key admin.conf, server → %s, write %s",
+				ns, t.Name, e.Reach.tenantServer(render.PlaceholderManagementAddress, t.Ports.APIServer), e.State.Kubeconfig(t.Name)),
+			fmt.Sprintf("wait until that admin can list Nodes in tenant %s (Kamaji's soot controller writes its "+
+				"RBAC after Ready) (%s)", t.Name, e.Timeouts.Rollout)))
 	}
 	side := ""
 	if len(waits) > 1 {

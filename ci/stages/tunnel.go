@@ -33,8 +33,11 @@ const (
 // tunnelPlan is what the proof does, for the plan.
 func tunnelPlan(e *Env, t lab.Tenant) []string {
 	return []string{
-		fmt.Sprintf("wait in tenant %s until DaemonSet kube-system/%s (Kamaji's konnectivity agents) and Deployment kube-system/%s are ready (%s)", t.Name, render.KonnectivityAgentName, coreDNSName, e.Timeouts.Rollout),
-		fmt.Sprintf("prove the konnectivity tunnel of tenant %s: GET pods/log (1 line) of the %s pod on each worker, which the API server fetches from the worker's kubelet through the tunnel (%s)", t.Name, render.KonnectivityAgentName, e.Timeouts.NodeReady),
+		fmt.Sprintf("wait in tenant %s until DaemonSet kube-system/%s (Kamaji's konnectivity agents) and "+
+			"Deployment kube-system/%s are ready (%s)", t.Name, render.KonnectivityAgentName, coreDNSName, e.Timeouts.Rollout),
+		fmt.Sprintf("prove the konnectivity tunnel of tenant %s: GET pods/log (1 line) of the %s pod on each "+
+			"worker, which the API server fetches from the worker's kubelet through the tunnel (%s)",
+			t.Name, render.KonnectivityAgentName, e.Timeouts.NodeReady),
 	}
 }
 
@@ -72,7 +75,9 @@ func proveTunnel(ctx context.Context, e *Env, tc *Clients, t lab.Tenant) error {
 		})
 		if err != nil {
 			return fail(stageWorkers, "konnectivity tunnel of tenant "+t.Name+" to "+node,
-				cond+" (the tenant API server reaches the kubelet only through konnectivity-server in the control plane and the konnectivity-agent on the workers: see both logs; HAMi's webhook rides the same tunnel)", err)
+				cond+" (the tenant API server reaches the kubelet only through konnectivity-server in the "+
+					"control plane and the konnectivity-agent on the workers: see both logs; HAMi's webhook "+
+					"rides the same tunnel)", err)
 		}
 	}
 	return nil

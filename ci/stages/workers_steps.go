@@ -48,7 +48,9 @@ func (r *workersRun) steps() (steps.Step, error) {
 		steps.Do(r.ensureImage,
 			fmt.Sprintf("docker image inspect %s || docker pull %s (give up after %s)", img, img, e.Timeouts.Pull)),
 		steps.Do(r.readHost,
-			fmt.Sprintf("read the owner ID from %s (a new random one when absent); a worker container that already exists is used only when it carries labels %s=%s, %s=<its tenant> and %s=<the owner ID>, otherwise the stage stops before any docker exec",
+			fmt.Sprintf("read the owner ID from %s (a new random one when absent); a worker container that already "+
+				"exists is used only when it carries labels %s=%s, %s=<its tenant> and %s=<the owner ID>, "+
+				"otherwise the stage stops before any docker exec",
 				e.State.OwnerRecordPath(), render.LabelLab, e.Lab.Name, render.LabelTenant, labelOwner),
 			fmt.Sprintf("docker info, docker network inspect %s: what kind adds to each docker run for the host (below)", e.Network)),
 		steps.SideBySide(side, tenants...),
@@ -110,14 +112,16 @@ func (r *workersRun) tenantSteps(i int, t lab.Tenant) (steps.Step, error) {
 		prereq = append(prereq, o.String())
 	}
 	return steps.Seq(
-		steps.SideBySide(fmt.Sprintf("tenant %s: start its workers side by side, each until its containerd is active (%s)", t.Name, e.Timeouts.NodeReady), starts...),
+		steps.SideBySide(fmt.Sprintf("tenant %s: start its workers side by side, each until its containerd is active (%s)",
+			t.Name, e.Timeouts.NodeReady), starts...),
 		steps.Do(tw.networking,
 			fmt.Sprintf("apply to tenant %s: %s (static), ConfigMap %s/%s (conntrack.maxPerCore: 0), DaemonSet %s/%s",
 				t.Name, manifests.TenantKubeProxyRBAC, cm.Namespace, cm.Name, ds.Namespace, ds.Name),
 			fmt.Sprintf("apply to tenant %s: kindnet from %s of the first worker, {{ .PodSubnet }} = %s, CONTROL_PLANE_ENDPOINT = %s:%d",
 				t.Name, kindnetManifestPath, render.TenantPodCIDR(i), mgmt, t.Ports.APIServer)),
 		steps.Do(tw.joinPrerequisites,
-			fmt.Sprintf("wait in tenant %s until Kamaji has written what kubeadm join reads (%s) (%s)", t.Name, strings.Join(prereq, ", "), e.Timeouts.TenantReady)),
+			fmt.Sprintf("wait in tenant %s until Kamaji has written what kubeadm join reads (%s) (%s)",
+				t.Name, strings.Join(prereq, ", "), e.Timeouts.TenantReady)),
 		steps.SideBySide(fmt.Sprintf("tenant %s: join its workers side by side, as kind joins its own; each worker:", t.Name), joins...),
 		steps.Do(tw.proveTunnel, tunnelPlan(e, t)...),
 	), nil
@@ -131,7 +135,10 @@ func (tw *tenantWorkers) workerSteps(name string) (start, join steps.Step, err e
 	spec := docker.KindNodeSpec(name, e.Lab.Versions.WorkerImage(), e.Network, ownedWorkerLabels(e, t.Name, "<owner ID>"), docker.KindNodeHost{})
 	start = steps.Do(func(ctx context.Context) error { return tw.start(ctx, name) },
 		"docker "+strings.Join(docker.RunArgs(spec), " "),
-		"+ what kind adds for the host, from docker info and the environment: --userns=host under userns-remap, --device /dev/fuse on rootless Docker, --volume /dev/mapper:/dev/mapper on btrfs/zfs/devicemapper/xfs storage, HTTP(S)_PROXY/NO_PROXY when set (NO_PROXY + the network's subnets, the tenant's CIDRs, the node names)")
+		"+ what kind adds for the host, from docker info and the environment: --userns=host under "+
+			"userns-remap, --device /dev/fuse on rootless Docker, --volume /dev/mapper:/dev/mapper on "+
+			"btrfs/zfs/devicemapper/xfs storage, HTTP(S)_PROXY/NO_PROXY when set (NO_PROXY + the "+
+			"network's subnets, the tenant's CIDRs, the node names)")
 	if e.Preload != nil {
 		start = steps.Seq(start, steps.Do(func(ctx context.Context) error { return tw.preload(ctx, name) },
 			fmt.Sprintf("import the bundle's images into %s, at most %d workers of the lab at once", name, preloadsAtOnce)))
@@ -146,9 +153,11 @@ func (tw *tenantWorkers) workerSteps(name string) (start, join steps.Step, err e
 	join = steps.Seq(
 		steps.Do(func(ctx context.Context) error { return tw.join(ctx, name) },
 			fmt.Sprintf("create Secret kube-system/bootstrap-token-<id> in tenant %s (ttl 1h), unless Node %s is there", t.Name, name),
-			fmt.Sprintf("docker exec %s %s (every time: the Node is absent, so anything there is a join that did not finish)", name, strings.Join(resetCommand, " ")),
+			fmt.Sprintf("docker exec %s %s (every time: the Node is absent, so anything there is a join that did "+
+				"not finish)", name, strings.Join(resetCommand, " ")),
 			fmt.Sprintf("docker exec -i %s sh -c '%s' <<EOF\n%sEOF", name, writeJoinConfigScript, conf),
-			fmt.Sprintf("docker exec %s %s (give up after %s, kubeadm's own discovery, kubelet health and TLS bootstrap waits and a margin)", name, strings.Join(joinCommand, " "), e.joinTimeout())),
+			fmt.Sprintf("docker exec %s %s (give up after %s, kubeadm's own discovery, kubelet health and TLS "+
+				"bootstrap waits and a margin)", name, strings.Join(joinCommand, " "), e.joinTimeout())),
 		steps.Do(func(ctx context.Context) error { return tw.nodeReady(ctx, name) },
 			fmt.Sprintf("wait Node %s Ready in tenant %s (%s)", name, t.Name, e.Timeouts.NodeReady)),
 	)
