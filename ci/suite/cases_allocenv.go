@@ -18,8 +18,15 @@ import (
 var allocEnvCases = []caseDecl{
 	{
 		Case: Case{ID: "TC-18", Title: "A GPU pod's container gets HAMi's Allocate environment: memory and core limits as requested",
-			Asserts: "a pod asking TC-03's slice (20000 MB + 30% on 80 GB) pinned to the emptied card runs and prints its environment; its container log (kept verbatim as diagnostics/TC-18/container-env.log) has CUDA_DEVICE_MEMORY_LIMIT_0 = the request in HAMi's unit (20000m), CUDA_DEVICE_SM_LIMIT = the cores (30), NVIDIA_VISIBLE_DEVICES = the card HAMi allocated, and no second card's limit — what HAMi's device plugin sets in Allocate (plugin/server.go:833-837, :1057-1058@v2.10.0)",
-			Needs:   needsShare + "; HAMi's device plugin on the card's worker: the real lab runs it; where the card's tenant does not (the local test environment, which has no kubelet) the case is skipped saying so"},
+			Asserts: "a pod asking TC-03's slice (20000 MB + 30% on 80 GB) pinned to the emptied card runs and " +
+				"prints its environment; its container log (kept verbatim as " +
+				"diagnostics/TC-18/container-env.log) has CUDA_DEVICE_MEMORY_LIMIT_0 = the request in " +
+				"HAMi's unit (20000m), CUDA_DEVICE_SM_LIMIT = the cores (30), NVIDIA_VISIBLE_DEVICES = the " +
+				"card HAMi allocated, and no second card's limit — what HAMi's device plugin sets in " +
+				"Allocate (plugin/server.go:833-837, :1057-1058@v2.10.0)",
+			Needs: needsShare + "; HAMi's device plugin on the card's worker: the real lab runs it; where the card's " +
+				"tenant does not (the local test environment, which has no kubelet) the case is skipped " +
+				"saying so"},
 		// Its needs add the device plugin, which is checked as it runs:
 		// without the card the skip names the card alone.
 		place: onCards(sharingCard, 0, needsShare),
@@ -31,8 +38,10 @@ var allocEnvCases = []caseDecl{
 // plugin: nothing answers the kubelet's Allocate, so no container gets
 // HAMi's environment.
 func noAllocate(tenant string) string {
-	return fmt.Sprintf("tenant %s does not run HAMi's device plugin (no DaemonSet %s/%s): no device plugin answers the kubelet's Allocate, so no container gets HAMi's environment. "+
-		"The local test environment has no kubelet (ci/testenv/README.md, differences)", tenant, devicePluginNamespace, devicePluginDaemonSet)
+	return fmt.Sprintf("tenant %s does not run HAMi's device plugin (no DaemonSet %s/%s): no device plugin "+
+		"answers the kubelet's Allocate, so no container gets HAMi's environment. "+
+		"The local test environment has no kubelet (ci/testenv/README.md, differences)",
+		tenant, devicePluginNamespace, devicePluginDaemonSet)
 }
 
 // envPollEvery spaces the reads of TC-18's container log while the
@@ -126,7 +135,8 @@ func (t *caseT) containerEnv(ctx context.Context, ref podRef, container string) 
 			last = err.Error()
 		}
 		if time.Now().After(deadline) {
-			return nil, raw, fmt.Errorf("tenant %s: container %s of pod %s did not print its environment within %s: %s", ref.tenant, container, ref, t.r.tm.Bind, last)
+			return nil, raw, fmt.Errorf("tenant %s: container %s of pod %s did not print its environment within %s: %s",
+				ref.tenant, container, ref, t.r.tm.Bind, last)
 		}
 		select {
 		case <-ctx.Done():

@@ -18,8 +18,13 @@ import (
 var bindPhaseCases = []caseDecl{
 	{
 		Case: Case{ID: "TC-19", Title: "A bound GPU pod's bind phase turns success and its node lock is released within seconds",
-			Asserts: "a small slice (1000 MB + 10% on an 80 GB card) pinned to a card is bound to its worker, and within 5s of the bind (as the suite sees it) its hami.io/bind-phase is success and the worker Node's hami.io/mutex.lock no longer names it — what HAMi's device plugin does at the end of Allocate (plugin/util.go:392-405@v2.10.0); bind-phase failed fails at once; the times from the bind to each are reported as metrics, asserted only against the bound",
-			Needs:   "a worker with a card; HAMi's device plugin finishes the bind on the real lab, gpu-lab's bind finalizer in its place in the local test environment, so the case runs in both"},
+			Asserts: "a small slice (1000 MB + 10% on an 80 GB card) pinned to a card is bound to its worker, " +
+				"and within 5s of the bind (as the suite sees it) its hami.io/bind-phase is success and " +
+				"the worker Node's hami.io/mutex.lock no longer names it — what HAMi's device plugin does " +
+				"at the end of Allocate (plugin/util.go:392-405@v2.10.0); bind-phase failed fails at once; " +
+				"the times from the bind to each are reported as metrics, asserted only against the bound",
+			Needs: "a worker with a card; HAMi's device plugin finishes the bind on the real lab, gpu-lab's " +
+				"bind finalizer in its place in the local test environment, so the case runs in both"},
 		// Its needs add what finishes the bind, which every platform has
 		// (HAMi's device plugin, or gpu-lab's finalizer in its place):
 		// without a card the skip names the card alone.
@@ -105,7 +110,8 @@ func tc19(ctx context.Context, t *caseT, pl placement) error {
 		return err
 	}
 	toRelease := released.Sub(seen.bound)
-	t.step("node %s's %s no longer names %s, %s after the bind was seen (bound %s)", node, gpus.AnnoNodeLock, ref, toRelease.Round(time.Millisecond), wait)
+	t.step("node %s's %s no longer names %s, %s after the bind was seen (bound %s)",
+		node, gpus.AnnoNodeLock, ref, toRelease.Round(time.Millisecond), wait)
 	t.metric("bind_to_lock_release_seconds", toRelease.Seconds())
 	// A picture of the card while the pod holds it: on a lab where TC-19 is
 	// the only case on a tenant's cards, it is that tenant's only sample of
@@ -237,7 +243,8 @@ func (t *caseT) waitLockGone(ctx context.Context, ref podRef, node string, deadl
 			return now, nil
 		}
 		if !now.Before(deadline) {
-			return time.Time{}, fmt.Errorf("node %s: %s still names pod %s %s after the bind (%q); HAMi's device plugin releases it right after setting the bind phase (plugin/util.go:397-405@v2.10.0)",
+			return time.Time{}, fmt.Errorf("node %s: %s still names pod %s %s after the bind (%q); HAMi's device plugin releases it "+
+				"right after setting the bind phase (plugin/util.go:397-405@v2.10.0)",
 				node, gpus.AnnoNodeLock, ref, wait, v)
 		}
 		// The last read is at the deadline, not a poll interval before it.

@@ -25,15 +25,20 @@ var controlCases = []caseDecl{
 	},
 	{
 		Case: Case{ID: "TC-02", Title: "Workers joined with the spec's GPUs registered", Core: true,
-			Asserts: "every tenant has exactly its own workers, Ready, each with hami.io/node-nvidia-register decoding to the spec's cards (model type, MB, 100% cores, healthy) and allocatable nvidia.com/gpu = split count × cards",
-			Needs:   "nothing"},
+			Asserts: "every tenant has exactly its own workers, Ready, each with hami.io/node-nvidia-register " +
+				"decoding to the spec's cards (model type, MB, 100% cores, healthy) and allocatable " +
+				"nvidia.com/gpu = split count × cards",
+			Needs: "nothing"},
 		place: everyTenant,
 		run:   func(ctx context.Context, t *caseT, s *stage) error { return s.r.tc02(ctx, t) },
 	},
 	{
 		Case: Case{ID: "TC-04", Title: "Mutating webhook reached through the Konnectivity tunnel", Core: true,
-			Asserts: "in every tenant, a pod asking only nvidia.com/gpumem comes back from the API server with schedulerName hami-scheduler and nvidia.com/gpu: 1 added; HAMi's webhook fails open, so the mutation is the proof the API server reached it (through the tunnel, the only path from control plane to worker)",
-			Needs:   "nothing"},
+			Asserts: "in every tenant, a pod asking only nvidia.com/gpumem comes back from the API server with " +
+				"schedulerName hami-scheduler and nvidia.com/gpu: 1 added; HAMi's webhook fails open, so " +
+				"the mutation is the proof the API server reached it (through the tunnel, the only path " +
+				"from control plane to worker)",
+			Needs: "nothing"},
 		place: everyTenant,
 		run:   func(ctx context.Context, t *caseT, s *stage) error { return s.r.tc04(ctx, t) },
 	},
@@ -107,7 +112,8 @@ func (r *runner) tc02(ctx context.Context, t *caseT) error {
 			for _, d := range devs {
 				cards = append(cards, fmt.Sprintf("%s %s %d MB", d.ID, d.Type, d.Devmem))
 			}
-			t.step("tenant %s: worker %s is node %s, Ready, allocatable %s %d, cards: %s", tn, m.Worker.Name, m.Node.Name, gpus.ResourceGPU, want, strings.Join(cards, "; "))
+			t.step("tenant %s: worker %s is node %s, Ready, allocatable %s %d, cards: %s",
+				tn, m.Worker.Name, m.Node.Name, gpus.ResourceGPU, want, strings.Join(cards, "; "))
 		}
 		return nil
 	})
@@ -146,7 +152,9 @@ func (r *runner) tc04(ctx context.Context, t *caseT) error {
 		t.step("tenant %s: created %s asking only %s: %d, no schedulerName", tn, ref, gpus.ResourceGPUMem, seedSmallMB)
 		gpu, hasGPU := p.Spec.Containers[0].Resources.Limits[corev1.ResourceName(gpus.ResourceGPU)]
 		if p.Spec.SchedulerName != gpus.SchedulerName || !hasGPU {
-			return fmt.Errorf("tenant %s: pod %s came back unmutated (schedulerName %q, %s limit %s): the API server did not reach HAMi's webhook, which fails open — check the webhook Service and the Konnectivity tunnel: %s",
+			return fmt.Errorf("tenant %s: pod %s came back unmutated (schedulerName %q, %s limit %s): the API server did "+
+				"not reach HAMi's webhook, which fails open — check the webhook Service and the "+
+				"Konnectivity tunnel: %s",
 				tn, ref, p.Spec.SchedulerName, gpus.ResourceGPU, quantityOrAbsent(&gpu, hasGPU), t.webhookRoute(ctx, tn))
 		}
 		if gpu.Value() != 1 {

@@ -17,9 +17,14 @@ import (
 // workers.
 var pluginCases = []caseDecl{
 	{
-		Case: Case{ID: "TC-20", Title: "The kubelet counts HAMi's device plugin's devices: nvidia.com/gpu capacity = allocatable = split × cards",
-			Asserts: "every tenant runs DaemonSet kube-system/hami-device-plugin, and every worker's Node has nvidia.com/gpu in capacity and in allocatable equal to hami.splitCount × its cards, and no nvidia.com/gpumem capacity (the plugin registers only nvidia.com/gpu; another writer of the Node's status would fight it)",
-			Needs:   "HAMi's device plugin on the workers: the real lab runs it; where no tenant does (the local test environment, which has no kubelet) the case is skipped saying so"},
+		Case: Case{ID: "TC-20", Title: "The kubelet counts HAMi's device plugin's devices: nvidia.com/gpu capacity = allocatable " +
+			"= split × cards",
+			Asserts: "every tenant runs DaemonSet kube-system/hami-device-plugin, and every worker's Node has " +
+				"nvidia.com/gpu in capacity and in allocatable equal to hami.splitCount × its cards, and " +
+				"no nvidia.com/gpumem capacity (the plugin registers only nvidia.com/gpu; another writer " +
+				"of the Node's status would fight it)",
+			Needs: "HAMi's device plugin on the workers: the real lab runs it; where no tenant does (the " +
+				"local test environment, which has no kubelet) the case is skipped saying so"},
 		place: everyTenant,
 		run:   func(ctx context.Context, t *caseT, s *stage) error { return s.r.tc20(ctx, t) },
 	},
@@ -52,7 +57,8 @@ func skippedBy(err error) (string, bool) {
 
 // noDevicePlugin is TC-20's skip reason where no tenant runs the plugin.
 const noDevicePlugin = "no tenant runs HAMi's device plugin (no DaemonSet " + devicePluginNamespace + "/" + devicePluginDaemonSet +
-	"): the count is then not the kubelet's. The local test environment has no kubelet and its registrar writes the count (ci/testenv/README.md, differences)"
+	"): the count is then not the kubelet's. The local test environment has no kubelet and its " +
+	"registrar writes the count (ci/testenv/README.md, differences)"
 
 // TC-20: the kubelet's count of the devices HAMi's device plugin registered.
 // The plugin lists deviceSplitCount devices per card and registers only
@@ -121,7 +127,8 @@ func pluginCount(n *corev1.Node, want int64) error {
 		}
 	}
 	if q, ok := n.Status.Capacity[corev1.ResourceName(gpus.ResourceGPUMem)]; ok {
-		bad = append(bad, fmt.Sprintf("capacity %s %s: HAMi's device plugin registers no such resource, so another writer sets the Node's status", gpus.ResourceGPUMem, q.String()))
+		bad = append(bad, fmt.Sprintf("capacity %s %s: HAMi's device plugin registers no such resource, so another writer sets "+
+			"the Node's status", gpus.ResourceGPUMem, q.String()))
 	}
 	if len(bad) > 0 {
 		return fmt.Errorf("node %s: %s", n.Name, strings.Join(bad, "; "))

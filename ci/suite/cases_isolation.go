@@ -21,15 +21,17 @@ import (
 var isolationCases = []caseDecl{
 	{
 		Case: Case{ID: "TC-08", Title: "Tenants see only their own nodes, pods, GPUs and objects", Core: true,
-			Asserts: "each tenant's API lists only its own nodes, GPU cards and capacity and only its own suite pods; a namespace, ConfigMap and pod created in one tenant do not exist in any other",
-			Needs:   "nothing (one tenant: only its own view is checked)"},
+			Asserts: "each tenant's API lists only its own nodes, GPU cards and capacity and only its own suite " +
+				"pods; a namespace, ConfigMap and pod created in one tenant do not exist in any other",
+			Needs: "nothing (one tenant: only its own view is checked)"},
 		place: everyTenant,
 		run:   func(ctx context.Context, t *caseT, s *stage) error { return s.r.tc08(ctx, t) },
 	},
 	{
 		Case: Case{ID: "TC-15", Title: "A tenant's credentials are rejected by every other tenant",
-			Asserts: "each tenant's credentials work against its own API server and get 401 Unauthorized from every other tenant's API server",
-			Needs:   "two tenants"},
+			Asserts: "each tenant's credentials work against its own API server and get 401 Unauthorized from " +
+				"every other tenant's API server",
+			Needs: "two tenants"},
 		place: betweenTenants,
 		run:   func(ctx context.Context, t *caseT, s *stage) error { return s.r.tc15(ctx, t) },
 	},
@@ -212,7 +214,8 @@ func (r *runner) tc15(ctx context.Context, t *caseT) error {
 			_, err = cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{Limit: 1})
 			switch {
 			case err == nil:
-				return fmt.Errorf("tenant %s's API server (%s) accepted tenant %s's credentials: tenants must not trust each other's CA or tokens", b, cross.Host, a)
+				return fmt.Errorf("tenant %s's API server (%s) accepted tenant %s's credentials: tenants must not trust each "+
+					"other's CA or tokens", b, cross.Host, a)
 			case apierrors.IsUnauthorized(err):
 				t.step("tenant %s's credentials: accepted by %s, rejected by %s with 401 Unauthorized", a, a, b)
 			case apierrors.IsForbidden(err):
@@ -236,7 +239,8 @@ func crossConfig(a, b *rest.Config) (*rest.Config, error) {
 	c.AuthProvider, c.ExecProvider = a.AuthProvider, a.ExecProvider
 	if c.CertFile == "" && len(c.CertData) == 0 && c.BearerToken == "" && c.BearerTokenFile == "" &&
 		c.Username == "" && c.AuthProvider == nil && c.ExecProvider == nil {
-		return nil, fmt.Errorf("its rest.Config carries no credentials (client certificate, token, basic auth or exec plugin) to try elsewhere")
+		return nil, fmt.Errorf("its rest.Config carries no credentials (client certificate, token, basic auth or exec " +
+			"plugin) to try elsewhere")
 	}
 	return c, nil
 }

@@ -15,15 +15,17 @@ import (
 var multiCardCases = []caseDecl{
 	{
 		Case: Case{ID: "TC-09", Title: "A 2-GPU pod gets two distinct cards",
-			Asserts: "a pod with nvidia.com/gpu: 2, pinned to two cards of one worker, is bound with both, two different registered card UUIDs",
-			Needs:   needsPair},
+			Asserts: "a pod with nvidia.com/gpu: 2, pinned to two cards of one worker, is bound with both, two " +
+				"different registered card UUIDs",
+			Needs: needsPair},
 		place: onTwoCards(0),
 		run:   func(ctx context.Context, t *caseT, s *stage) error { return s.pair.tc09(ctx, t) },
 	},
 	{
 		Case: Case{ID: "TC-11", Title: "Spread by default, binpack on request",
-			Asserts: "two small pods pinned to the same two cards land on different cards under the default spread policy, and on the same card with hami.io/gpu-scheduler-policy: binpack",
-			Needs:   needsPair + " and hami.splitCount ≥ 2"},
+			Asserts: "two small pods pinned to the same two cards land on different cards under the default " +
+				"spread policy, and on the same card with hami.io/gpu-scheduler-policy: binpack",
+			Needs: needsPair + " and hami.splitCount ≥ 2"},
 		place: onTwoCards(2),
 		run:   func(ctx context.Context, t *caseT, s *stage) error { return s.pair.tc11(ctx, t) },
 	},
@@ -36,8 +38,9 @@ var multiCardCases = []caseDecl{
 	},
 	{
 		Case: Case{ID: "TC-12", Title: "use-gputype: a model the tenant lacks stays Pending, one it has schedules",
-			Asserts: "a pod with nvidia.com/use-gputype naming a GPU type the worker lacks is declared unschedulable with CardTypeMismatch; naming a card's own type, it is bound to that card",
-			Needs:   "a worker that lacks some GPU type of the lab or the catalog (any worker does, unless it has every type)"},
+			Asserts: "a pod with nvidia.com/use-gputype naming a GPU type the worker lacks is declared " +
+				"unschedulable with CardTypeMismatch; naming a card's own type, it is bound to that card",
+			Needs: "a worker that lacks some GPU type of the lab or the catalog (any worker does, unless it has every type)"},
 		place: onCards(lackingTypeCard, 0, ""),
 		run:   func(ctx context.Context, t *caseT, s *stage) error { return tc12(ctx, t, *s.hw.Type, s.hw.LackingType) },
 	},
@@ -146,7 +149,8 @@ func (m *multiCard) tc11(ctx context.Context, t *caseT) error {
 		refs, uuids = append(refs, ref), append(uuids, devs[0].UUID)
 	}
 	if uuids[0] == uuids[1] {
-		return fmt.Errorf("under the default (spread) policy %s and %s both landed on %s, want different cards", refs[0].name, refs[1].name, uuids[0])
+		return fmt.Errorf("under the default (spread) policy %s and %s both landed on %s, want different cards",
+			refs[0].name, refs[1].name, uuids[0])
 	}
 	t.step("spread: the two pods are on different cards (%s)", strings.Join(uuids, ", "))
 	for _, r := range refs {
@@ -165,7 +169,8 @@ func (m *multiCard) tc11(ctx context.Context, t *caseT) error {
 		refs, uuids = append(refs, ref), append(uuids, devs[0].UUID)
 	}
 	if uuids[0] != uuids[1] {
-		return fmt.Errorf("with %s: binpack %s landed on %s and %s on %s, want the same card", gpus.AnnoGPUPolicy, refs[0].name, uuids[0], refs[1].name, uuids[1])
+		return fmt.Errorf("with %s: binpack %s landed on %s and %s on %s, want the same card",
+			gpus.AnnoGPUPolicy, refs[0].name, uuids[0], refs[1].name, uuids[1])
 	}
 	t.step("binpack: both pods are on %s", uuids[0])
 	t.snapshot(ctx, m.tenant(), fmt.Sprintf("TC-11: binpack put two pods on %s", uuids[0]))

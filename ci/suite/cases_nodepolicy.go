@@ -12,8 +12,10 @@ import (
 var nodePolicyCases = []caseDecl{
 	{
 		Case: Case{ID: "TC-17", Title: "Node policy: binpack fills one node, spread on request picks another",
-			Asserts: "on two GPU workers of one tenant, a small pod and then a second one land on the same node under the lab's node policy (--node-scheduler-policy binpack, HAMi's chart default); a third with hami.io/node-scheduler-policy: spread lands on the other, emptier node",
-			Needs:   "a tenant with two GPU workers and hami.splitCount ≥ 2"},
+			Asserts: "on two GPU workers of one tenant, a small pod and then a second one land on the same node " +
+				"under the lab's node policy (--node-scheduler-policy binpack, HAMi's chart default); a " +
+				"third with hami.io/node-scheduler-policy: spread lands on the other, emptier node",
+			Needs: "a tenant with two GPU workers and hami.splitCount ≥ 2"},
 		place: onCards(twoWorkers, 0, ""),
 		run:   func(ctx context.Context, t *caseT, s *stage) error { return tc17(ctx, t, s.hw.Nodes) },
 	},

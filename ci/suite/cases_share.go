@@ -19,46 +19,57 @@ import (
 var shareCases = []caseDecl{
 	{
 		Case: Case{ID: "TC-03", Title: "Three slices of one card (20000 MB + 30% on 80 GB) are bound and Running", Core: true,
-			Asserts: "three pods of a quarter of the card's memory rounded down to 1000 MB (20000 MB on an 81920 MB card, 4000 on a 16 GB T4) + nvidia.com/gpucores 30, pinned to one card with nvidia.com/use-gpuuuid, are all bound to its worker and Running",
-			Needs:   needsShare + " and hami.splitCount ≥ 3"},
+			Asserts: "three pods of a quarter of the card's memory rounded down to 1000 MB (20000 MB on an " +
+				"81920 MB card, 4000 on a 16 GB T4) + nvidia.com/gpucores 30, pinned to one card with " +
+				"nvidia.com/use-gpuuuid, are all bound to its worker and Running",
+			Needs: needsShare + " and hami.splitCount ≥ 3"},
 		place: onShareCard(3),
 		run:   func(ctx context.Context, t *caseT, s *stage) error { return s.share.tc03(ctx, t) },
 	},
 	{
 		Case: Case{ID: "TC-05", Title: "TC-03's pods share one physical card", Core: true,
-			Asserts: "the three TC-03 pods carry the same device UUID in hami.io/vgpu-devices-allocated, the card they were pinned to, and the card's holders total three slices and 90% (60000 MB on 80 GB)",
-			Needs:   "TC-03's card"},
+			Asserts: "the three TC-03 pods carry the same device UUID in hami.io/vgpu-devices-allocated, the " +
+				"card they were pinned to, and the card's holders total three slices and 90% (60000 MB on " +
+				"80 GB)",
+			Needs: "TC-03's card"},
 		place: onShareCard(3),
 		after: []string{"TC-03"},
 		run:   func(ctx context.Context, t *caseT, s *stage) error { return s.share.tc05(ctx, t) },
 	},
 	{
 		Case: Case{ID: "TC-06", Title: "An oversized pod stays Pending with CardInsufficientMemory", Core: true,
-			Asserts: "a pod pinned to the card asking about 10% more memory than the card has (90000 MB on 81920 MB) is declared unschedulable by kube-scheduler with HAMi's CardInsufficientMemory",
-			Needs:   needsShare},
+			Asserts: "a pod pinned to the card asking about 10% more memory than the card has (90000 MB on " +
+				"81920 MB) is declared unschedulable by kube-scheduler with HAMi's CardInsufficientMemory",
+			Needs: needsShare},
 		place: onShareCard(0),
 		run:   func(ctx context.Context, t *caseT, s *stage) error { return s.share.tc06(ctx, t) },
 	},
 	{
 		Case: Case{ID: "TC-07", Title: "A fourth 30% pod stays Pending with CardInsufficientCore", Core: true,
-			Asserts: "with TC-03's three pods holding 90% of the card, a fourth slice (which would still fit by memory) is declared unschedulable with CardInsufficientCore",
-			Needs:   "TC-03's card and hami.splitCount ≥ 4 (else the fourth is refused for the split count, not cores)"},
+			Asserts: "with TC-03's three pods holding 90% of the card, a fourth slice (which would still fit by " +
+				"memory) is declared unschedulable with CardInsufficientCore",
+			Needs: "TC-03's card and hami.splitCount ≥ 4 (else the fourth is refused for the split count, not cores)"},
 		place: onShareCard(4),
 		after: []string{"TC-03"},
 		run:   func(ctx context.Context, t *caseT, s *stage) error { return s.share.tc07(ctx, t) },
 	},
 	{
 		Case: Case{ID: "TC-13", Title: "Deleting a pod releases its capacity",
-			Asserts: "after one of TC-03's pods is deleted, a fresh slice of the same size is bound to the same card. Real HAMi forgets deleted pods asynchronously, so a pod that was already Pending may wait for kube-scheduler's 5-minute retry: the case uses fresh pods and retries a fresh one if the first still met the stale count",
-			Needs:   "TC-03's card"},
+			Asserts: "after one of TC-03's pods is deleted, a fresh slice of the same size is bound to the same " +
+				"card. Real HAMi forgets deleted pods asynchronously, so a pod that was already Pending " +
+				"may wait for kube-scheduler's 5-minute retry: the case uses fresh pods and retries a " +
+				"fresh one if the first still met the stale count",
+			Needs: "TC-03's card"},
 		place: onShareCard(3),
 		after: []string{"TC-03"},
 		run:   func(ctx context.Context, t *caseT, s *stage) error { return s.share.tc13(ctx, t) },
 	},
 	{
 		Case: Case{ID: "TC-16", Title: "A whole-card pod blocks sharing until deleted",
-			Asserts: "a plain nvidia.com/gpu: 1 pod pinned to the emptied card is granted all of it (all its memory, 100% cores); a small slice then stays Pending, and is bound once the whole-card pod is deleted",
-			Needs:   needsShare},
+			Asserts: "a plain nvidia.com/gpu: 1 pod pinned to the emptied card is granted all of it (all its " +
+				"memory, 100% cores); a small slice then stays Pending, and is bound once the whole-card " +
+				"pod is deleted",
+			Needs: needsShare},
 		place: onShareCard(0),
 		run:   func(ctx context.Context, t *caseT, s *stage) error { return s.share.tc16(ctx, t) },
 	},
@@ -91,7 +102,8 @@ func (b *shareCard) locate(ctx context.Context, t *caseT) error {
 		return fmt.Errorf("card %s on %s registers %d MB, too little for three slices and a fourth", p.Use[0].ID, p.Node, p.Use[0].Devmem)
 	}
 	b.node, b.card, b.size = p.Node, p.Use[0], size
-	t.step("card %s (%s, %d MB) on %s: slices of %d MB + %d%%, oversized %d MB", b.card.ID, b.card.Type, b.card.Devmem, b.node, size.SliceMB, sliceCores, size.OversizedMB)
+	t.step("card %s (%s, %d MB) on %s: slices of %d MB + %d%%, oversized %d MB",
+		b.card.ID, b.card.Type, b.card.Devmem, b.node, size.SliceMB, sliceCores, size.OversizedMB)
 	return nil
 }
 
@@ -210,7 +222,8 @@ func (b *shareCard) tc06(ctx context.Context, t *caseT) error {
 	}
 	mem := b.size.OversizedMB
 	t.step("card %s has %d MB; asking %d MB", b.card.ID, b.card.Devmem, mem)
-	return t.pending(ctx, b.tenant(), gpuPod{name: "tc06-oversized", gpus: 1, memMB: mem, node: b.node, cards: []string{b.card.ID}}, gpus.ReasonCardInsufficientMemory)
+	return t.pending(ctx, b.tenant(), gpuPod{name: "tc06-oversized",
+		gpus: 1, memMB: mem, node: b.node, cards: []string{b.card.ID}}, gpus.ReasonCardInsufficientMemory)
 }
 
 // TC-07
@@ -251,7 +264,8 @@ func (t *caseT) bindFresh(ctx context.Context, tenant string, p gpuPod) (*corev1
 			return bound, nil
 		}
 		last = msg
-		t.step("attempt %d: kube-scheduler refused %s (%q); HAMi may not have dropped a just-deleted pod yet — deleting it and trying a fresh pod", i, ref, msg)
+		t.step("attempt %d: kube-scheduler refused %s (%q); HAMi may not have dropped a just-deleted pod "+
+			"yet — deleting it and trying a fresh pod", i, ref, msg)
 		if err := t.deletePod(ctx, ref); err != nil {
 			return nil, err
 		}
@@ -261,7 +275,8 @@ func (t *caseT) bindFresh(ctx context.Context, tenant string, p gpuPod) (*corev1
 		case <-time.After(time.Duration(i) * 500 * time.Millisecond):
 		}
 	}
-	return nil, fmt.Errorf("%d fresh pods in a row were declared unschedulable, so the capacity was not released; the last verdict: %s", attempts, last)
+	return nil, fmt.Errorf("%d fresh pods in a row were declared unschedulable, so the capacity was not released; the "+
+		"last verdict: %s", attempts, last)
 }
 
 // TC-13
@@ -319,7 +334,8 @@ func (b *shareCard) tc16(ctx context.Context, t *caseT) error {
 	}
 	// A plain gpu: 1 pod, as a user writes it: HAMi's webhook adds
 	// gpucores: 100 and Filter grants the whole memory (defaultMemory 0).
-	whole, err := t.bindFresh(ctx, b.tenant(), gpuPod{name: "tc16-whole", gpus: 1, node: b.node, cards: []string{b.card.ID}, viaWebhook: true})
+	whole, err := t.bindFresh(ctx, b.tenant(), gpuPod{name: "tc16-whole",
+		gpus: 1, node: b.node, cards: []string{b.card.ID}, viaWebhook: true})
 	if err != nil {
 		return err
 	}
@@ -329,7 +345,8 @@ func (b *shareCard) tc16(ctx context.Context, t *caseT) error {
 		return err
 	}
 	if err := assert.WholeCard(ref.String(), devs, b.card); err != nil {
-		return fmt.Errorf("%w (HAMi's webhook adds %s: 100 to a plain %s pod; without it the grant has 0 cores)", err, gpus.ResourceGPUCores, gpus.ResourceGPU)
+		return fmt.Errorf("%w (HAMi's webhook adds %s: 100 to a plain %s pod; without it the grant has 0 cores)",
+			err, gpus.ResourceGPUCores, gpus.ResourceGPU)
 	}
 	t.step("%s holds the whole card: %s", ref, whole.Annotations[gpus.AnnoDevicesAllocated])
 	t.snapshot(ctx, b.tenant(), fmt.Sprintf("TC-16: a whole-card pod holds %s", b.card.ID))

@@ -68,7 +68,8 @@ func writeComponentLogs(ctx context.Context, cs kubernetes.Interface, tenant str
 }
 
 func writeContainerLog(ctx context.Context, cs kubernetes.Interface, tenant string, p *corev1.Pod, what, container string, b *strings.Builder) {
-	fmt.Fprintf(b, "# tenant %s, pod %s/%s on node %s, %s (last %d lines)\n", tenant, p.Namespace, p.Name, p.Spec.NodeName, what, componentLogTail)
+	fmt.Fprintf(b, "# tenant %s, pod %s/%s on node %s, %s (last %d lines)\n",
+		tenant, p.Namespace, p.Name, p.Spec.NodeName, what, componentLogTail)
 	tail := componentLogTail
 	out, err := cs.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: container, TailLines: &tail}).DoRaw(ctx)
 	if err != nil {

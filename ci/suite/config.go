@@ -143,7 +143,8 @@ func (c *Config) validate() (run, skip *regexp.Regexp, err error) {
 	}
 	sort.Strings(extra)
 	if len(missing) > 0 {
-		return nil, nil, fmt.Errorf("suite config: Tenants has no rest.Config for %s: give a kubeconfig for every tenant of lab %q (--kubeconfig %s=PATH or --state-dir)",
+		return nil, nil, fmt.Errorf("suite config: Tenants has no rest.Config for %s: give a kubeconfig for every tenant of "+
+			"lab %q (--kubeconfig %s=PATH or --state-dir)",
 			strings.Join(missing, ", "), c.Lab.Name, missing[0])
 	}
 	if len(extra) > 0 {
@@ -163,7 +164,8 @@ func (c *Config) validate() (run, skip *regexp.Regexp, err error) {
 			ids = append(ids, tc.ID)
 		}
 		if !matched {
-			return nil, nil, fmt.Errorf("suite config: Run %q matches no case ID; the cases are %s (labctl test --list describes each)", c.Run, strings.Join(ids, ", "))
+			return nil, nil, fmt.Errorf("suite config: Run %q matches no case ID; the cases are %s (labctl test --list describes "+
+				"each)", c.Run, strings.Join(ids, ", "))
 		}
 	}
 	if c.Skip != "" {

@@ -60,7 +60,8 @@ func onTwoCards(pods int) placeRule { return onCards(cardPair, pods, "") }
 func onCards(pick func(hardware) []placement, pods int, lacks string) placeRule {
 	return func(s *stage, c Case) spot {
 		if split := s.lab.HAMi.SplitCount; split < pods {
-			return spot{skip: fmt.Sprintf("the lab's hami.splitCount is %d; the case needs %d pods on one card (set hami.splitCount ≥ %d)", split, pods, pods)}
+			return spot{skip: fmt.Sprintf("the lab's hami.splitCount is %d; the case needs %d pods on one card (set hami.splitCount "+
+				"≥ %d)", split, pods, pods)}
 		}
 		p := pick(s.hw)
 		if len(p) == 0 {

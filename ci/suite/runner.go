@@ -255,7 +255,8 @@ func (r *runner) runTask(ctx context.Context, tk *task) (out []results.Case) {
 			r.runCase(ctx, c, l, &res)
 		}
 		status[c.ID] = res.Status
-		r.log.Info("case done", "id", c.ID, "status", res.Status, "duration", time.Duration(res.Duration).Round(time.Millisecond), "message", res.Message)
+		r.log.Info("case done", "id", c.ID, "status",
+			res.Status, "duration", time.Duration(res.Duration).Round(time.Millisecond), "message", res.Message)
 		out = append(out, res)
 	}
 	return out

@@ -202,7 +202,8 @@ func (t *caseT) locate(ctx context.Context, p placement) (placed, error) {
 	for _, c := range p.Use {
 		d, ok := deviceAt(w.Cards, c.Index)
 		if !ok {
-			return placed{}, fmt.Errorf("node %s registers no card with index %d (it registers %d card(s)); the spec gives worker %s card %d: %s", w.Node.Name, c.Index, len(w.Cards), p.site, c.Index, c.Model)
+			return placed{}, fmt.Errorf("node %s registers no card with index %d (it registers %d card(s)); the spec gives worker "+
+				"%s card %d: %s", w.Node.Name, c.Index, len(w.Cards), p.site, c.Index, c.Model)
 		}
 		out.Use = append(out.Use, d)
 	}

@@ -165,7 +165,8 @@ func (t *caseT) waitVerdict(ctx context.Context, ref podRef) (string, error) {
 	var msg string
 	_, err := t.watchPod(ctx, ref, t.r.tm.Verdict, "declared unschedulable by kube-scheduler", func(p *corev1.Pod) (bool, error) {
 		if p.Spec.NodeName != "" {
-			return false, &verdictError{fmt.Sprintf("pod %s was bound to %s, want it to stay Pending (%s)", ref, p.Spec.NodeName, p.Annotations["hami.io/vgpu-devices-allocated"])}
+			return false, &verdictError{fmt.Sprintf("pod %s was bound to %s, want it to stay Pending (%s)",
+				ref, p.Spec.NodeName, p.Annotations["hami.io/vgpu-devices-allocated"])}
 		}
 		m, ok := unschedulable(p)
 		msg = m
