@@ -47,11 +47,13 @@ func ContainerIPv4(c Container, network string) (netip.Addr, error) {
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		return netip.Addr{}, fmt.Errorf("container %s is not on network %s (it is on: %s)", strings.TrimPrefix(c.Name, "/"), network, strings.Join(names, ", "))
+		return netip.Addr{}, fmt.Errorf("container %s is not on network %s (it is on: %s)",
+			strings.TrimPrefix(c.Name, "/"), network, strings.Join(names, ", "))
 	}
 	a, err := netip.ParseAddr(strings.TrimSpace(ep.IPAddress))
 	if err != nil || !a.Is4() {
-		return netip.Addr{}, fmt.Errorf("container %s has no IPv4 address on network %s (IPv4 field %q, IPv6 %q): the network needs an IPv4 subnet", strings.TrimPrefix(c.Name, "/"), network, ep.IPAddress, ep.GlobalIPv6Address)
+		return netip.Addr{}, fmt.Errorf("container %s has no IPv4 address on network %s (IPv4 field %q, IPv6 %q): "+
+			"the network needs an IPv4 subnet", strings.TrimPrefix(c.Name, "/"), network, ep.IPAddress, ep.GlobalIPv6Address)
 	}
 	return a, nil
 }

@@ -20,7 +20,8 @@ func TestContainerIPv4(t *testing.T) {
 		want    string
 		errHas  string
 	}{
-		{"dual stack", mk(map[string]Endpoint{"kind": {IPAddress: "172.18.0.2", GlobalIPv6Address: "fc00:f853:ccd:e793::2"}}), "kind", "172.18.0.2", ""},
+		{"dual stack", mk(map[string]Endpoint{
+			"kind": {IPAddress: "172.18.0.2", GlobalIPv6Address: "fc00:f853:ccd:e793::2"}}), "kind", "172.18.0.2", ""},
 		{"ipv4 only", mk(map[string]Endpoint{"kind": {IPAddress: "10.89.0.3"}}), "kind", "10.89.0.3", ""},
 		{"ipv6 only", mk(map[string]Endpoint{"kind": {GlobalIPv6Address: "fc00::2"}}), "kind", "", "no IPv4 address"},
 		{"ipv6 in the ipv4 field", mk(map[string]Endpoint{"kind": {IPAddress: "fc00::2"}}), "kind", "", "no IPv4 address"},
@@ -46,7 +47,8 @@ func TestContainerIPv4(t *testing.T) {
 }
 
 func TestKindNodeRunArgs(t *testing.T) {
-	got := RunArgs(KindNodeSpec("gpu-lab-tenant-a-worker", "kindest/node:v1.36.4", "kind", map[string]string{"gpu-lab.dev/lab": "gpu-lab"}, KindNodeHost{}))
+	got := RunArgs(KindNodeSpec("gpu-lab-tenant-a-worker", "kindest/node:v1.36.4", "kind",
+		map[string]string{"gpu-lab.dev/lab": "gpu-lab"}, KindNodeHost{}))
 	want := []string{"run", "--detach", "--tty", "--net", "kind", "--hostname", "gpu-lab-tenant-a-worker",
 		"--name", "gpu-lab-tenant-a-worker", "--privileged",
 		"--security-opt", "seccomp=unconfined", "--security-opt", "apparmor=unconfined",

@@ -81,7 +81,8 @@ func TestDaemonDualStackNetworkAndContainer(t *testing.T) {
 	_, _ = rand.Read(b)
 	v4 := "172.31." + itoa(int(b[0])) + ".0/24"
 	v6 := "fc00:f853:" + hex.EncodeToString(b) + ":e793::/64"
-	if err := c.CreateNetwork(ctx, NetworkSpec{Name: netName, Subnets: []string{v6, v4}, Labels: map[string]string{"gpu-lab.dev/test": "1"}}); err != nil {
+	if err := c.CreateNetwork(ctx, NetworkSpec{Name: netName, Subnets: []string{v6, v4},
+		Labels: map[string]string{"gpu-lab.dev/test": "1"}}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.RemoveNetwork(context.Background(), netName) })
@@ -103,7 +104,8 @@ func TestDaemonDualStackNetworkAndContainer(t *testing.T) {
 
 	name := uniqueName(t, "gpu-lab-test-ctr")
 	t.Cleanup(func() { _ = c.RemoveContainer(context.Background(), name) })
-	id, err := c.RunContainer(ctx, RunSpec{Name: name, Image: img, Network: netName, Hostname: name, Labels: map[string]string{"gpu-lab.dev/test": name}})
+	id, err := c.RunContainer(ctx, RunSpec{Name: name, Image: img, Network: netName, Hostname: name,
+		Labels: map[string]string{"gpu-lab.dev/test": name}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,7 +60,8 @@ func TestKindNodeHostFlags(t *testing.T) {
 		}
 		return out
 	}
-	noProxy := "172.18.0.0/16,fc00:f853:ccd:e793::/64,corp.example,10.96.0.0/16,10.100.0.0/16,gpu-lab-control-plane,gpu-lab-tenant-a-worker,.svc,.svc.cluster,.svc.cluster.local"
+	noProxy := "172.18.0.0/16,fc00:f853:ccd:e793::/64,corp.example,10.96.0.0/16,10.100.0.0/16,gpu-lab-control-plane," +
+		"gpu-lab-tenant-a-worker,.svc,.svc.cluster,.svc.cluster.local"
 	for _, tt := range []struct {
 		name string
 		info []byte
@@ -70,13 +71,16 @@ func TestKindNodeHostFlags(t *testing.T) {
 		{"recorded host: nothing added", raw, nil, join(base, tail, passEnv)},
 		{"userns-remap", edited(t, raw, map[string]any{"SecurityOptions": []string{"name=seccomp,profile=default", "name=userns"}}), nil,
 			join(base, tail, []string{"--userns=host"}, passEnv)},
-		{"rootless: /dev/fuse, never /dev/mapper", edited(t, raw, map[string]any{"Driver": "btrfs", "SecurityOptions": []string{"name=seccomp,profile=default", "name=rootless"}}), nil,
+		{"rootless: /dev/fuse, never /dev/mapper", edited(t, raw, map[string]any{"Driver": "btrfs",
+			"SecurityOptions": []string{"name=seccomp,profile=default", "name=rootless"}}), nil,
 			join(base, tail, []string{"--device", "/dev/fuse"}, passEnv)},
 		{"btrfs driver: /dev/mapper", edited(t, raw, map[string]any{"Driver": "btrfs"}), nil,
 			join(base, []string{"--volume", "/dev/mapper:/dev/mapper"}, tail, passEnv)},
-		{"overlay2 on xfs: /dev/mapper", edited(t, raw, map[string]any{"Driver": "overlay2", "DriverStatus": [][]string{{"Backing Filesystem", "xfs"}, {"Supports d_type", "true"}}}), nil,
+		{"overlay2 on xfs: /dev/mapper", edited(t, raw, map[string]any{"Driver": "overlay2",
+			"DriverStatus": [][]string{{"Backing Filesystem", "xfs"}, {"Supports d_type", "true"}}}), nil,
 			join(base, []string{"--volume", "/dev/mapper:/dev/mapper"}, tail, passEnv)},
-		{"overlay2 on extfs: nothing", edited(t, raw, map[string]any{"Driver": "overlay2", "DriverStatus": [][]string{{"Backing Filesystem", "extfs"}}}), nil,
+		{"overlay2 on extfs: nothing", edited(t, raw,
+			map[string]any{"Driver": "overlay2", "DriverStatus": [][]string{{"Backing Filesystem", "extfs"}}}), nil,
 			join(base, tail, passEnv)},
 		{"proxy in the environment", raw, map[string]string{"HTTPS_PROXY": "http://proxy:3128", "no_proxy": "corp.example"},
 			join(base, tail, []string{"--env", "HTTPS_PROXY=http://proxy:3128", "--env", "NO_PROXY=" + noProxy,

@@ -93,7 +93,11 @@ func (c CLI) ProbeHost(ctx context.Context, image string, usernsHost bool) (Host
 		if errors.As(err, &de) {
 			for _, s := range privilegedRefusals {
 				if strings.Contains(de.Stderr, s) {
-					return HostProbe{}, fmt.Errorf("%w (a privileged container from %s: %s): kind's nodes and the lab's workers are privileged containers. Run the lab on a Docker daemon that runs as root with every capability: on a VM or machine of its own, or, for Docker-in-Docker, in a container started with --privileged (Dagger: InsecureRootCapabilities); a daemon inside an unprivileged container or sandbox cannot", ErrPrivilegedRefused, image, s)
+					return HostProbe{}, fmt.Errorf("%w (a privileged container from %s: %s): kind's nodes and "+
+						"the lab's workers are privileged containers. Run the lab on a Docker daemon that runs "+
+						"as root with every capability: on a VM or machine of its own, or, for Docker-in-Docker, "+
+						"in a container started with --privileged (Dagger: InsecureRootCapabilities); "+
+						"a daemon inside an unprivileged container or sandbox cannot", ErrPrivilegedRefused, image, s)
 				}
 			}
 		}

@@ -65,7 +65,8 @@ type PullError struct {
 }
 
 func (e *PullError) Error() string {
-	return fmt.Sprintf("cannot pull %s (%s): %v; load the images into the daemon (docker load) or use `labctl testenv up`", e.Ref, e.Why, ErrNoRegistry)
+	return fmt.Sprintf("cannot pull %s (%s): %v; load the images into the daemon (docker load) or use `labctl testenv up`",
+		e.Ref, e.Why, ErrNoRegistry)
 }
 
 // Unwrap makes a PullError an ErrNoRegistry.

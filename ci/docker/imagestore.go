@@ -103,7 +103,8 @@ func parseVersion(data []byte) (versionInfo, error) {
 		return versionInfo{}, fmt.Errorf("decode docker version: %w", err)
 	}
 	if v.Server.Os == "" || v.Server.Arch == "" || v.Client.APIVersion == "" {
-		return versionInfo{}, fmt.Errorf("docker version: no server platform or API version in %q (is a daemon answering?)", strings.TrimSpace(string(data)))
+		return versionInfo{}, fmt.Errorf("docker version: no server platform or API version in %q (is a daemon answering?)",
+			strings.TrimSpace(string(data)))
 	}
 	return v, nil
 }
@@ -174,7 +175,8 @@ func (t ImageTransfer) Describe() string {
 	case t.SavePlatform:
 		return fmt.Sprintf("containerd image store: docker save --platform %s", t.Platform)
 	case t.ContainerdStore:
-		return fmt.Sprintf("containerd image store at API %s (< %s, no docker save --platform): archives carry the whole index, nodes import %s only", t.APIVersion, savePlatformAPI, t.Platform)
+		return fmt.Sprintf("containerd image store at API %s (< %s, no docker save --platform): "+
+			"archives carry the whole index, nodes import %s only", t.APIVersion, savePlatformAPI, t.Platform)
 	default:
 		return fmt.Sprintf("classic image store: docker save writes the one platform held (%s)", t.Platform)
 	}

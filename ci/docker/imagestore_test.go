@@ -53,7 +53,8 @@ func editedVersion(t *testing.T, raw []byte, client, server map[string]any) []by
 func TestImageTransferFor(t *testing.T) {
 	info, ver := recordedInfo(t), recordedVersion(t)
 	c8d := edited(t, info, map[string]any{"Driver": "overlayfs", "DriverStatus": [][]string{{"driver-type", containerdSnapshotterDriverType}}})
-	overlay2 := edited(t, info, map[string]any{"Driver": "overlay2", "DriverStatus": [][]string{{"Backing Filesystem", "extfs"}, {"Supports d_type", "true"}}})
+	overlay2 := edited(t, info, map[string]any{"Driver": "overlay2",
+		"DriverStatus": [][]string{{"Backing Filesystem", "extfs"}, {"Supports d_type", "true"}}})
 	api := func(v string) []byte {
 		return editedVersion(t, ver, map[string]any{"ApiVersion": v}, map[string]any{"ApiVersion": v})
 	}
@@ -78,7 +79,8 @@ func TestImageTransferFor(t *testing.T) {
 			ImageTransfer{Platform: "linux/amd64", ContainerdStore: true, APIVersion: "1.47"}, []string{"save", ref}},
 		{"upgraded Docker 29 on overlay2: classic store", overlay2, api("1.52"),
 			ImageTransfer{Platform: "linux/amd64", APIVersion: "1.52"}, []string{"save", ref}},
-		{"arm64 daemon on the containerd store", c8d, editedVersion(t, ver, map[string]any{"ApiVersion": "1.52"}, map[string]any{"Arch": "arm64"}),
+		{"arm64 daemon on the containerd store", c8d,
+			editedVersion(t, ver, map[string]any{"ApiVersion": "1.52"}, map[string]any{"Arch": "arm64"}),
 			ImageTransfer{Platform: "linux/arm64", ContainerdStore: true, SavePlatform: true, APIVersion: "1.52"},
 			[]string{"save", "--platform", "linux/arm64", ref}},
 	} {

@@ -42,7 +42,8 @@ func ipv4Subnet(n Network) (netip.Prefix, error) {
 			return p.Masked(), nil
 		}
 	}
-	return netip.Prefix{}, fmt.Errorf("network %s has no IPv4 subnet (subnets: %s); the lab needs IPv4 on the kind network: remove the network so kind recreates it", n.Name, strings.Join(seen, ", "))
+	return netip.Prefix{}, fmt.Errorf("network %s has no IPv4 subnet (subnets: %s); "+
+		"the lab needs IPv4 on the kind network: remove the network so kind recreates it", n.Name, strings.Join(seen, ", "))
 }
 
 // parseNetworkInspect decodes `docker network inspect` output (an array).

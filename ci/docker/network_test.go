@@ -73,8 +73,10 @@ func TestCreateNetworkArgs(t *testing.T) {
 	}{
 		{"ipv4", NetworkSpec{Name: "n", Subnets: []string{"172.30.0.0/24"}},
 			[]string{"network", "create", "--driver", "bridge", "--subnet", "172.30.0.0/24", "n"}},
-		{"dual stack turns ipv6 on", NetworkSpec{Name: "n", Subnets: []string{"172.30.0.0/24", "fc00:1::/64"}, Labels: map[string]string{"b": "2", "a": "1"}},
-			[]string{"network", "create", "--driver", "bridge", "--ipv6", "--subnet", "172.30.0.0/24", "--subnet", "fc00:1::/64", "--label", "a=1", "--label", "b=2", "n"}},
+		{"dual stack turns ipv6 on", NetworkSpec{Name: "n", Subnets: []string{"172.30.0.0/24", "fc00:1::/64"},
+			Labels: map[string]string{"b": "2", "a": "1"}},
+			[]string{"network", "create", "--driver", "bridge", "--ipv6", "--subnet", "172.30.0.0/24",
+				"--subnet", "fc00:1::/64", "--label", "a=1", "--label", "b=2", "n"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

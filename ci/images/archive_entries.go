@@ -66,7 +66,8 @@ func (f archiveFiles) read(name string) ([]byte, error) {
 		return b, nil
 	}
 	if f.passed[name] {
-		return nil, fmt.Errorf("entry %q is in the archive but was passed over as a layer (not JSON, or larger than %d MiB): the check cannot read what the daemon would", name, maxMetadataFile>>20)
+		return nil, fmt.Errorf("entry %q is in the archive but was passed over as a layer (not JSON, "+
+			"or larger than %d MiB): the check cannot read what the daemon would", name, maxMetadataFile>>20)
 	}
 	return nil, nil
 }
@@ -119,7 +120,8 @@ func readEntries(r io.Reader) (archiveFiles, error) {
 			return archiveFiles{}, err
 		}
 		if seen[name] {
-			return archiveFiles{}, fmt.Errorf("entry %q: a second entry named %s: the check would read one and the daemon load the other", h.Name, name)
+			return archiveFiles{}, fmt.Errorf(
+				"entry %q: a second entry named %s: the check would read one and the daemon load the other", h.Name, name)
 		}
 		seen[name] = true
 		if h.Typeflag == tar.TypeSymlink || h.Typeflag == tar.TypeLink {
@@ -130,11 +132,13 @@ func readEntries(r io.Reader) (archiveFiles, error) {
 			continue
 		}
 		if h.Typeflag != tar.TypeReg {
-			return archiveFiles{}, fmt.Errorf("entry %q: %s is %s, not a regular file: an image's metadata and blobs are files", h.Name, name, typeName(h.Typeflag))
+			return archiveFiles{}, fmt.Errorf("entry %q: %s is %s, not a regular file: "+
+				"an image's metadata and blobs are files", h.Name, name, typeName(h.Typeflag))
 		}
 		if h.Size > maxMetadataFile {
 			if kind == fixedEntry {
-				return archiveFiles{}, fmt.Errorf("entry %q: %d bytes, more than the %d MiB an image's metadata file takes", h.Name, h.Size, maxMetadataFile>>20)
+				return archiveFiles{}, fmt.Errorf("entry %q: %d bytes, more than the %d MiB an image's metadata file takes",
+					h.Name, h.Size, maxMetadataFile>>20)
 			}
 			files.passed[name] = true // a layer
 			continue

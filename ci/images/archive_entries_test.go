@@ -89,7 +89,8 @@ func smuggled(t *testing.T) map[string][]tarEntry {
 		"a second manifest.json named /manifest.json":           with(tarEntry{name: "/manifest.json", body: manifest}),
 		"a second manifest.json named ./manifest.json":          with(tarEntry{name: "./manifest.json", body: manifest}),
 		"a second manifest.json larger than 4 MiB":              with(tarEntry{name: "manifest.json", body: big}),
-		"a second manifest.json that is a symlink":              with(tarEntry{name: "other/m", body: manifest}, tarEntry{name: "manifest.json", typ: tar.TypeSymlink, link: "other/m"}),
+		"a second manifest.json that is a symlink": with(tarEntry{name: "other/m", body: manifest},
+			tarEntry{name: "manifest.json", typ: tar.TypeSymlink, link: "other/m"}),
 	}
 }
 
@@ -127,7 +128,9 @@ func TestReadArchiveRefusesEntriesTheDaemonWouldReadOtherwise(t *testing.T) {
 			delete(f, "manifest.json")
 			return []tarEntry{config, {name: "other/m", body: manifest}, {name: "manifest.json", typ: tar.TypeSymlink, link: "other/m"}}
 		}), "manifest.json"},
-		"manifest.json a directory": {append(slices.DeleteFunc(genuineEntries(t), func(e tarEntry) bool { return e.name == "manifest.json" }), tarEntry{name: "manifest.json/", typ: tar.TypeDir}), "manifest.json/"},
+		"manifest.json a directory": {
+			append(slices.DeleteFunc(genuineEntries(t), func(e tarEntry) bool { return e.name == "manifest.json" }),
+				tarEntry{name: "manifest.json/", typ: tar.TypeDir}), "manifest.json/"},
 		"a second index.json, padded": {ociEntries(func(f map[string][]byte) []tarEntry {
 			return []tarEntry{{name: "index.json", body: append(bytes.Repeat([]byte("\n"), 100), f["index.json"]...)}}
 		}), "index.json"},
@@ -145,7 +148,8 @@ func TestReadArchiveRefusesEntriesTheDaemonWouldReadOtherwise(t *testing.T) {
 			return []tarEntry{{name: manifestBlob, body: append(bytes.Repeat([]byte(" "), 100), b...)}}
 		}), manifestBlob},
 		"a blob written through a symlinked directory": {ociEntries(func(f map[string][]byte) []tarEntry {
-			return []tarEntry{{name: "blobs/sha512", typ: tar.TypeSymlink, link: "sha256"}, {name: "blobs/sha512/" + strings.Repeat("0", 128), body: []byte("{}")}}
+			return []tarEntry{{name: "blobs/sha512", typ: tar.TypeSymlink, link: "sha256"},
+				{name: "blobs/sha512/" + strings.Repeat("0", 128), body: []byte("{}")}}
 		}), "blobs/sha512/" + strings.Repeat("0", 128)},
 	} {
 		cases[name] = c

@@ -86,8 +86,11 @@ func digestOf(b []byte) string {
 // gives no RepoTags; dagger v0.21.8 engine/engineutil/containerimage.go:137).
 func daggerShaped(t *testing.T) map[string][]byte {
 	files := recorded(t, recordedContainerd)
-	files["index.json"] = []byte(`{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[{"mediaType":"application/vnd.docker.distribution.manifest.v2+json","digest":"` + recordedManifest + `","size":420}]}`)
-	files["manifest.json"] = []byte(`[{"Config":"blobs/sha256/` + strings.TrimPrefix(recordedConfig, "sha256:") + `","RepoTags":null,"Layers":["blobs/sha256/27c963b53216303329e21dfd494dfce508b5ddf192374455bc8fe3de88019386"]}]`)
+	files["index.json"] = []byte(`{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json",` +
+		`"manifests":[{"mediaType":"application/vnd.docker.distribution.manifest.v2+json","digest":"` + recordedManifest +
+		`","size":420}]}`)
+	files["manifest.json"] = []byte(`[{"Config":"blobs/sha256/` + strings.TrimPrefix(recordedConfig, "sha256:") +
+		`","RepoTags":null,"Layers":["blobs/sha256/27c963b53216303329e21dfd494dfce508b5ddf192374455bc8fe3de88019386"]}]`)
 	return files
 }
 
@@ -99,11 +102,14 @@ func daggerShaped(t *testing.T) map[string][]byte {
 func indexed(t *testing.T) (map[string][]byte, string) {
 	files := recorded(t, recordedContainerd)
 	index := []byte(`{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[` +
-		`{"mediaType":"application/vnd.docker.distribution.manifest.v2+json","digest":"` + recordedManifest + `","size":420,"platform":{"architecture":"amd64","os":"linux"}},` +
-		`{"mediaType":"application/vnd.docker.distribution.manifest.v2+json","digest":"sha256:` + strings.Repeat("a", 64) + `","size":420,"platform":{"architecture":"arm64","os":"linux"}}]}`)
+		`{"mediaType":"application/vnd.docker.distribution.manifest.v2+json","digest":"` + recordedManifest +
+		`","size":420,"platform":{"architecture":"amd64","os":"linux"}},` +
+		`{"mediaType":"application/vnd.docker.distribution.manifest.v2+json","digest":"sha256:` + strings.Repeat("a", 64) +
+		`","size":420,"platform":{"architecture":"arm64","os":"linux"}}]}`)
 	d := digestOf(index)
 	files[blobPath(d)] = index
-	files["index.json"] = []byte(`{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.index.v1+json","digest":"` + d + `","size":` + strconv.Itoa(len(index)) + `}]}`)
+	files["index.json"] = []byte(`{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.index.v1+json",` +
+		`"digest":"` + d + `","size":` + strconv.Itoa(len(index)) + `}]}`)
 	return files, d
 }
 
@@ -118,9 +124,12 @@ func TestReadArchiveOfRecordedArchives(t *testing.T) {
 		want  ArchiveImage
 	}{
 		{"docker save, Docker 20.10.24", recorded(t, recordedDocker), ArchiveImage{Config: recordedConfig}},
-		{"OCI layout, containerd 1.6.20", recorded(t, recordedContainerd), ArchiveImage{Config: recordedConfig, Manifest: recordedManifest, Digests: []string{recordedManifest}}},
-		{"OCI layout without names, as Dagger exports", daggerShaped(t), ArchiveImage{Config: recordedConfig, Manifest: recordedManifest, Digests: []string{recordedManifest}}},
-		{"a two-platform index, one saved", withIndex, ArchiveImage{Config: recordedConfig, Manifest: indexDigest, Digests: []string{indexDigest, recordedManifest}}},
+		{"OCI layout, containerd 1.6.20", recorded(t, recordedContainerd),
+			ArchiveImage{Config: recordedConfig, Manifest: recordedManifest, Digests: []string{recordedManifest}}},
+		{"OCI layout without names, as Dagger exports", daggerShaped(t),
+			ArchiveImage{Config: recordedConfig, Manifest: recordedManifest, Digests: []string{recordedManifest}}},
+		{"a two-platform index, one saved", withIndex,
+			ArchiveImage{Config: recordedConfig, Manifest: indexDigest, Digests: []string{indexDigest, recordedManifest}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := readArchive(bytes.NewReader(tarOf(t, c.files)))
@@ -151,7 +160,8 @@ func TestReadArchiveRefuses(t *testing.T) {
 		archive []byte
 		want    string
 	}{
-		{"an altered config (OCI)", edit(recordedContainerd, func(f map[string][]byte) { f[configPath] = append(f[configPath], ' ') }), "damaged or altered"},
+		{"an altered config (OCI)", edit(recordedContainerd,
+			func(f map[string][]byte) { f[configPath] = append(f[configPath], ' ') }), "damaged or altered"},
 		{"an altered config (docker save)", edit(recordedDocker, func(f map[string][]byte) {
 			n := strings.TrimPrefix(recordedConfig, "sha256:") + ".json"
 			f[n] = bytes.Replace(f[n], []byte("pin-recording"), []byte("pin-recordinG"), 1)
@@ -164,7 +174,9 @@ func TestReadArchiveRefuses(t *testing.T) {
 			item := bytes.Trim(bytes.TrimSpace(f["manifest.json"]), "[]")
 			f["manifest.json"] = []byte("[" + string(item) + "," + string(item) + "]")
 		}), "names 2 images"},
-		{"a config manifest.json lacks", edit(recordedDocker, func(f map[string][]byte) { delete(f, strings.TrimPrefix(recordedConfig, "sha256:")+".json") }), "not in the archive"},
+		{"a config manifest.json lacks", edit(recordedDocker,
+			func(f map[string][]byte) { delete(f, strings.TrimPrefix(recordedConfig, "sha256:")+".json") }),
+			"not in the archive"},
 		{"index.json and manifest.json disagree", edit(recordedContainerd, func(f map[string][]byte) {
 			f["manifest.json"] = bytes.Replace(f["manifest.json"], []byte(configPath), []byte(blobPath(recordedManifest)), 1)
 		}), "does not lead to manifest.json's config"},

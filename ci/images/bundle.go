@@ -246,7 +246,8 @@ func readCapped(p string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", p, err)
 	}
 	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s is larger than %d KiB, more than any bundle index takes: not an index labctl or the Dagger module wrote", p, limit>>10)
+		return nil, fmt.Errorf("%s is larger than %d KiB, more than any bundle index takes: "+
+			"not an index labctl or the Dagger module wrote", p, limit>>10)
 	}
 	return b, nil
 }
@@ -348,7 +349,8 @@ func loadIndex(ctx context.Context, d Daemon, dir string, idx Index, opts LoadOp
 		e := idx.Images[i]
 		name, err := nameLoaded(ctx, d, e, checks[i], as[i], ids[i])
 		if errors.Is(err, errPinUnverified) && opts.AllowUnverifiedPins {
-			log.Warn("loaded a digest-pinned image unchecked (--"+AllowUnverifiedPinsFlag+"): "+err.Error(), "ref", e.Ref, "file", e.File, "as", name)
+			log.Warn("loaded a digest-pinned image unchecked (--"+AllowUnverifiedPinsFlag+"): "+err.Error(),
+				"ref", e.Ref, "file", e.File, "as", name)
 			unchecked[i], err = true, nil
 		}
 		if err != nil {

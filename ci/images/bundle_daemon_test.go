@@ -130,7 +130,8 @@ func TestBundleRoundTripOnTheRealDaemon(t *testing.T) {
 	// (a developer's loaded bundle, HAMi's image for --hami-image) it would
 	// destroy it. Such a daemon is not what this test is for.
 	if held := heldByDaemon(ctx, t, c, refs); len(held) > 0 {
-		t.Skipf("the daemon already holds %v; this test would replace them with tiny stand-ins and delete them — run it on a daemon without the lab's images (CI's is empty)", held)
+		t.Skipf("the daemon already holds %v; this test would replace them with tiny stand-ins and delete them "+
+			"— run it on a daemon without the lab's images (CI's is empty)", held)
 	}
 	ids := tinies(t, ctx, c, refs)
 	dir := t.TempDir()

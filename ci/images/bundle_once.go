@@ -43,7 +43,8 @@ func LoadOnce(ctx context.Context, d Daemon, dir, record string, opts LoadOption
 	want := hex.EncodeToString(sum[:])
 	if b, err := readCapped(record, maxIndexFile); err == nil {
 		var r loadRecord
-		if json.Unmarshal(b, &r) == nil && r.Index == want && r.Pins == pinsChecked && (len(r.Unverified) == 0 || opts.AllowUnverifiedPins) && stillThere(ctx, d, r.Loaded) {
+		if json.Unmarshal(b, &r) == nil && r.Index == want && r.Pins == pinsChecked &&
+			(len(r.Unverified) == 0 || opts.AllowUnverifiedPins) && stillThere(ctx, d, r.Loaded) {
 			log.Info("image bundle already loaded", "dir", dir, "images", len(r.Loaded))
 			return r.Loaded, nil
 		}

@@ -100,7 +100,8 @@ func checkArchives(ctx context.Context, d Daemon, dir string, idx Index, opts Lo
 			c.image = &a
 			for _, r := range e.recorded() {
 				if !a.Holds(r) {
-					return nil, fmt.Errorf("image bundle %s: %s: archive %s holds the image of %s, the index says %s (re-create the bundle)", dir, e.Ref, e.File, a.Describe(), r)
+					return nil, fmt.Errorf("image bundle %s: %s: archive %s holds the image of %s, "+
+						"the index says %s (re-create the bundle)", dir, e.Ref, e.File, a.Describe(), r)
 				}
 			}
 			c.archive = c.pin != "" && slices.Contains(a.Digests, c.pin)
@@ -127,7 +128,9 @@ func unverifiedPin(e Entry, c archiveCheck) error {
 	if c.image != nil {
 		found = "the archive holds the image of " + c.image.Describe() + ", and no manifest or index of digest " + c.pin
 	}
-	return fmt.Errorf("%w: %s is pinned to %s, but %s; the daemon does not know the pinned reference; the index records no image ID, config or manifest for it. Re-create the bundle with `labctl images save DIR` (records each image's ID and digests) or the Dagger module (records its tarballs' digests), or pass --%s to load it unchecked",
+	return fmt.Errorf("%w: %s is pinned to %s, but %s; the daemon does not know the pinned reference; the index "+
+		"records no image ID, config or manifest for it. Re-create the bundle with `labctl images save DIR` (records each "+
+		"image's ID and digests) or the Dagger module (records its tarballs' digests), or pass --%s to load it unchecked",
 		errPinUnverified, e.Ref, c.pin, found, AllowUnverifiedPinsFlag)
 }
 
@@ -141,7 +144,11 @@ func unverifiedPin(e Entry, c archiveCheck) error {
 // its ID (or a name the archive gave it), never under e.Ref.
 func nameLoaded(ctx context.Context, d Daemon, e Entry, c archiveCheck, as, id string) (string, error) {
 	if c.image != nil && !c.image.Holds(id) {
-		return "", fmt.Errorf("archive %s loaded as image %s, but the archive check read the image of %s: the daemon read other entries than the check (an altered archive), or made its own manifest for a docker save archive (a containerd image store loading an archive without index.json, which the check cannot tie to the config); re-create the bundle with `labctl images save` on a daemon of the same image store", e.File, id, c.image.Describe())
+		return "", fmt.Errorf("archive %s loaded as image %s, but the archive check read the image of %s: the daemon "+
+			"read other entries than the check (an altered archive), or made its own manifest for a docker save archive "+
+			"(a containerd image store loading an archive without index.json, which the check cannot tie to the config); "+
+			"re-create the bundle with `labctl images save` on a daemon of the same image store",
+			e.File, id, c.image.Describe())
 	}
 	if rec := e.recorded(); c.image == nil && len(rec) > 0 && !slices.Contains(rec, id) {
 		return "", fmt.Errorf("archive %s holds image %s, the index says %s (re-create the bundle)", e.File, id, strings.Join(rec, ", "))
@@ -164,7 +171,8 @@ func nameLoaded(ctx context.Context, d Daemon, e Entry, c archiveCheck, as, id s
 func checkPin(ctx context.Context, d Daemon, e Entry, c archiveCheck, id string) error {
 	if known, err := d.ImageIDs(ctx, e.Ref); err == nil && len(known) == 1 {
 		if known[0] != id {
-			return fmt.Errorf("archive %s holds image %s, but the daemon has %s as image %s: the archive is not the pinned image (re-create the bundle)", e.File, id, e.Ref, known[0])
+			return fmt.Errorf("archive %s holds image %s, but the daemon has %s as image %s: "+
+				"the archive is not the pinned image (re-create the bundle)", e.File, id, e.Ref, known[0])
 		}
 		return nil
 	}

@@ -62,9 +62,12 @@ func ociFromDockerSave(t *testing.T, saved []byte) ([]byte, string) {
 		d := desc{"application/vnd.oci.image.layer.v1.tar", blob(files[l]), len(files[l])}
 		layers, layerPaths = append(layers, d), append(layerPaths, blobPath(d.Digest))
 	}
-	manifest, _ := json.Marshal(map[string]any{"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json", "config": cfg, "layers": layers})
+	manifest, _ := json.Marshal(map[string]any{"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+		"config": cfg, "layers": layers})
 	m := blob(manifest)
-	out["index.json"], _ = json.Marshal(map[string]any{"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json", "manifests": []desc{{"application/vnd.oci.image.manifest.v1+json", m, len(manifest)}}})
+	out["index.json"], _ = json.Marshal(
+		map[string]any{"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json",
+			"manifests": []desc{{"application/vnd.oci.image.manifest.v1+json", m, len(manifest)}}})
 	out["manifest.json"], _ = json.Marshal([]map[string]any{{"Config": blobPath(cfg.Digest), "RepoTags": nil, "Layers": layerPaths}})
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
@@ -136,7 +139,8 @@ func TestPinnedBundleOnTheRealDaemon(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Load(ctx, c, bundle(Entry{Ref: other}), log)
-	if err == nil || !strings.Contains(err.Error(), other) || !strings.Contains(err.Error(), "--"+AllowUnverifiedPinsFlag) || !strings.Contains(err.Error(), "refused before loading anything") {
+	if err == nil || !strings.Contains(err.Error(), other) || !strings.Contains(err.Error(), "--"+AllowUnverifiedPinsFlag) ||
+		!strings.Contains(err.Error(), "refused before loading anything") {
 		t.Fatalf("pinned to another digest, nothing recorded: %v", err)
 	}
 	if ids, err := c.ImageIDs(ctx, id); err == nil {

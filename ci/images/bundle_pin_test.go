@@ -107,22 +107,29 @@ func TestLoadTiesAPinnedArchiveToItsPin(t *testing.T) {
 	}{
 		{"the archive holds the pinned manifest", Entry{Ref: pinned(recordedManifest)}, recorded(t, recordedContainerd), false, "", false},
 		{"the archive holds the pinned index", Entry{Ref: pinned(indexDigest)}, withIndex, false, "", false},
-		{"Dagger-shaped archive, the index records its config and manifest", Entry{Ref: pinned(other), Config: recordedConfig, Manifest: recordedManifest}, daggerShaped(t), false, "", false},
-		{"docker save archive, the index records the ID", Entry{Ref: pinned(other), ID: recordedConfig}, recorded(t, recordedDocker), false, "", false},
-		{"OCI archive without the pin, nothing recorded", Entry{Ref: pinned(other)}, daggerShaped(t), false, "config " + recordedConfig + ", manifest " + recordedManifest + ", and no manifest or index of digest " + other, false},
+		{"Dagger-shaped archive, the index records its config and manifest",
+			Entry{Ref: pinned(other), Config: recordedConfig, Manifest: recordedManifest}, daggerShaped(t), false, "", false},
+		{"docker save archive, the index records the ID", Entry{Ref: pinned(other), ID: recordedConfig},
+			recorded(t, recordedDocker), false, "", false},
+		{"OCI archive without the pin, nothing recorded", Entry{Ref: pinned(other)}, daggerShaped(t), false,
+			"config " + recordedConfig + ", manifest " + recordedManifest + ", and no manifest or index of digest " + other, false},
 		{"docker save archive, nothing recorded", Entry{Ref: pinned(other)}, recorded(t, recordedDocker), false, "no OCI index.json", false},
 		{"nothing recorded, loaded unchecked as asked", Entry{Ref: pinned(other)}, recorded(t, recordedDocker), true, "", true},
-		{"the index records another image", Entry{Ref: pinned(recordedManifest), Config: other}, recorded(t, recordedContainerd), false, "the index says " + other, false},
-		{"the flag does not pass another recorded image", Entry{Ref: pinned(other), ID: other}, recorded(t, recordedDocker), true, "the index says " + other, false},
+		{"the index records another image", Entry{Ref: pinned(recordedManifest), Config: other},
+			recorded(t, recordedContainerd), false, "the index says " + other, false},
+		{"the flag does not pass another recorded image", Entry{Ref: pinned(other), ID: other},
+			recorded(t, recordedDocker), true, "the index says " + other, false},
 	} {
 		for _, containerd := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/containerd=%v", c.name, containerd), func(t *testing.T) {
 				dir := pinBundle(t, c.entry, c.files)
 				d := &archiveDaemon{containerd: containerd}
 				var logs bytes.Buffer
-				loaded, unverified, err := load(context.Background(), d, dir, LoadOptions{AllowUnverifiedPins: c.allow}, slog.New(slog.NewTextHandler(&logs, nil)))
+				loaded, unverified, err := load(context.Background(), d, dir, LoadOptions{AllowUnverifiedPins: c.allow},
+					slog.New(slog.NewTextHandler(&logs, nil)))
 				if c.err != "" {
-					if err == nil || !strings.Contains(err.Error(), c.err) || !strings.Contains(err.Error(), c.entry.Ref) || !strings.Contains(strings.ToLower(err.Error()), "re-create the bundle") {
+					if err == nil || !strings.Contains(err.Error(), c.err) || !strings.Contains(err.Error(), c.entry.Ref) ||
+						!strings.Contains(strings.ToLower(err.Error()), "re-create the bundle") {
 						t.Fatalf("err = %v, want %s refused: %q", err, c.entry.Ref, c.err)
 					}
 					if d.loads != 0 {
@@ -149,7 +156,8 @@ func TestLoadTiesAPinnedArchiveToItsPin(t *testing.T) {
 	}
 	// The refusal names the flag that loads anyway.
 	dir := pinBundle(t, Entry{Ref: pinned(other)}, recorded(t, recordedDocker))
-	if _, err := Load(context.Background(), &archiveDaemon{}, dir, slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), "--"+AllowUnverifiedPinsFlag) {
+	if _, err := Load(context.Background(), &archiveDaemon{}, dir, slog.New(slog.DiscardHandler)); err == nil ||
+		!strings.Contains(err.Error(), "--"+AllowUnverifiedPinsFlag) {
 		t.Errorf("err = %v, want it to name --%s", err, AllowUnverifiedPinsFlag)
 	}
 }
@@ -169,7 +177,8 @@ func TestSaveRecordsTheArchivesDigests(t *testing.T) {
 		t.Errorf("entry %+v, want ID and config %s, manifest %s", e, recordedConfig, recordedManifest)
 	}
 	d.id = "sha256:" + strings.Repeat("f", 64)
-	if _, err := Save(context.Background(), d, []string{ref}, t.TempDir(), time.Second, slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), "not image "+d.id) {
+	if _, err := Save(context.Background(), d, []string{ref}, t.TempDir(), time.Second, slog.New(slog.DiscardHandler)); err == nil ||
+		!strings.Contains(err.Error(), "not image "+d.id) {
 		t.Errorf("an archive of another image than the daemon's saved: %v", err)
 	}
 }

@@ -181,7 +181,8 @@ func TestSaveStopsAskingAfterTheFirstMissingImage(t *testing.T) {
 		t.Fatalf("err = %v, want one naming %s", err, refs[0])
 	}
 	if len(d.asked) > archivesAtOnce {
-		t.Errorf("asked the daemon for %d images after the first was missing: %v; want at most the %d begun with it", len(d.asked), d.asked, archivesAtOnce)
+		t.Errorf("asked the daemon for %d images after the first was missing: %v; want at most the %d begun with it",
+			len(d.asked), d.asked, archivesAtOnce)
 	}
 }
 

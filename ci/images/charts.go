@@ -192,7 +192,8 @@ func ChartArchives(dir string, idx Index, want []Chart) (archives map[string]str
 			continue
 		}
 		if !sameVersion(found.Version, c.Version) {
-			return nil, nil, fmt.Errorf("chart bundle %s: holds chart %s %s, the lab pins %s (re-create it with `labctl images save`)", dir, c.Name, found.Version, c.Version)
+			return nil, nil, fmt.Errorf("chart bundle %s: holds chart %s %s, "+
+				"the lab pins %s (re-create it with `labctl images save`)", dir, c.Name, found.Version, c.Version)
 		}
 		p := filepath.Join(abs, ChartsDir, found.File)
 		if err := checkChartArchive(p, c); err != nil {

@@ -106,7 +106,8 @@ func TestChartArchivesChecksTheBundleAgainstThePins(t *testing.T) {
 	// The lab moved on: the bundle's chart is not the pinned one.
 	pinned := append([]Chart(nil), labCharts...)
 	pinned[1].Version = "0.0.1"
-	if _, _, err := ChartArchives(dir, idx, pinned); err == nil || !strings.Contains(err.Error(), "holds chart kamaji 0.0.0+latest, the lab pins 0.0.1") {
+	if _, _, err := ChartArchives(dir, idx, pinned); err == nil ||
+		!strings.Contains(err.Error(), "holds chart kamaji 0.0.0+latest, the lab pins 0.0.1") {
 		t.Errorf("another pinned version: err = %v", err)
 	}
 	// The index says kamaji, the archive holds something else.

@@ -22,7 +22,8 @@ func checkDigest(ref string) error {
 	alg, hex, _ := strings.Cut(digest, ":")
 	n, known := digestHexLen[alg]
 	if !known || len(hex) != n || strings.Trim(hex, "0123456789abcdef") != "" {
-		return fmt.Errorf("image %q: the digest after '@' must be sha256:<64 lowercase hex> (or sha384/sha512), as `docker image inspect --format '{{index .RepoDigests 0}}'` prints it", ref)
+		return fmt.Errorf("image %q: the digest after '@' must be sha256:<64 lowercase hex> (or sha384/sha512), "+
+			"as `docker image inspect --format '{{index .RepoDigests 0}}'` prints it", ref)
 	}
 	return nil
 }

@@ -82,8 +82,10 @@ var (
 // above, too.
 
 // etcdKubectlEvidence is where the pinned kubectl tag is shown to exist.
-const etcdKubectlEvidence = "github.com/defn/other kernel/catalog/mirrors.cue:55-59 at commit 974ca2e9e8dc (2026-05-25; m/kernel/catalog/mirrors.cue from 0ef3a678897d): " +
-	"docker.io/clastix/kubectl tag v1.35 digest sha256:245d1a9020b8b1369918cede56087e1ea42f69d3bf05c2ebd37afead56c0300c, a mirror lockfile (its comment: each entry's digest from `crane digest`); " +
+const etcdKubectlEvidence = "github.com/defn/other kernel/catalog/mirrors.cue:55-59 at commit 974ca2e9e8dc (2026-05-25; " +
+	"m/kernel/catalog/mirrors.cue from 0ef3a678897d): " +
+	"docker.io/clastix/kubectl tag v1.35 digest sha256:245d1a9020b8b1369918cede56087e1ea42f69d3bf05c2ebd37afead56c0300c, " +
+	"a mirror lockfile (its comment: each entry's digest from `crane digest`); " +
 	"no public configuration found names clastix/kubectl:v1.36 or :v1.37"
 
 // etcdImages are the kamaji-etcd images the lab pins, in the order the
@@ -130,7 +132,8 @@ func CheckKamajiEtcd(archive string) (KamajiEtcdChart, error) {
 	}
 	meta, values := files[dir+"Chart.yaml"], files[dir+"values.yaml"]
 	if meta == nil {
-		return KamajiEtcdChart{}, fmt.Errorf("%s: no %sChart.yaml: the chart carries no kamaji-etcd, whose images the lab pins (fetch the chart again with `labctl images save`)", what, dir)
+		return KamajiEtcdChart{}, fmt.Errorf("%s: no %sChart.yaml: the chart carries no kamaji-etcd, "+
+			"whose images the lab pins (fetch the chart again with `labctl images save`)", what, dir)
 	}
 	var c KamajiEtcdChart
 	if err := yaml.Unmarshal(meta, &c); err != nil {
@@ -149,7 +152,8 @@ func CheckKamajiEtcd(archive string) (KamajiEtcdChart, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return c, fmt.Errorf("%s: kamaji-etcd %s has no value %s (kamaji-etcd v0.17.0 charts/kamaji-etcd/values.yaml names them): the lab's pins of its images would not be read; check the new subchart's values and update ci/images kamajietcd.go",
+		return c, fmt.Errorf("%s: kamaji-etcd %s has no value %s (kamaji-etcd v0.17.0 charts/kamaji-etcd/values.yaml names them): "+
+			"the lab's pins of its images would not be read; check the new subchart's values and update ci/images kamajietcd.go",
 			what, c.Version, strings.Join(missing, ", "))
 	}
 	return c, nil

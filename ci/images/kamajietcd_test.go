@@ -28,7 +28,8 @@ func setImages(t *testing.T) []string {
 		set[strings.TrimPrefix(k, "kamaji-etcd.")] = v
 	}
 	var out []string
-	for _, p := range [][2]string{{"image.repository", "image.tag"}, {"jobs.kubectl.image", "jobs.kubectl.tag"}, {"jobs.etcd.image", "jobs.etcd.tag"}} {
+	for _, p := range [][2]string{{"image.repository", "image.tag"}, {"jobs.kubectl.image", "jobs.kubectl.tag"},
+		{"jobs.etcd.image", "jobs.etcd.tag"}} {
 		if set[p[0]] == "" || set[p[1]] == "" {
 			t.Fatalf("--set lacks %s or %s: %v", p[0], p[1], set)
 		}
@@ -94,7 +95,8 @@ func TestKamajiEtcdInTheChartArchive(t *testing.T) {
 	// A later kamaji-etcd with other defaults (a test's own values).
 	newer := strings.NewReplacer("tag: v3.5.6", "tag: v3.5.99").Replace(chartstest.KamajiEtcdValues)
 	// The same with jobs.kubectl.tag renamed.
-	renamed := strings.Replace(chartstest.KamajiEtcdValues, "    image: clastix/kubectl\n    tag: \"\"\n", "    image: clastix/kubectl\n    version: \"\"\n", 1)
+	renamed := strings.Replace(chartstest.KamajiEtcdValues, "    image: clastix/kubectl\n    tag: \"\"\n",
+		"    image: clastix/kubectl\n    version: \"\"\n", 1)
 	if renamed == chartstest.KamajiEtcdValues || newer == chartstest.KamajiEtcdValues {
 		t.Fatal("the test's values were not changed")
 	}
@@ -106,10 +108,12 @@ func TestKamajiEtcdInTheChartArchive(t *testing.T) {
 	}{
 		{"kamaji-etcd 0.17.0", chartstest.KamajiEtcd("kamaji", "0.17.0", "3.6.12", chartstest.KamajiEtcdValues), "0.17.0", ""},
 		{"kamaji-etcd 0.18.0, other defaults", chartstest.KamajiEtcd("kamaji", "0.18.0", "3.6.99", newer), "0.18.0", ""},
-		{"jobs.kubectl.tag renamed", chartstest.KamajiEtcd("kamaji", "0.19.0", "3.6.99", renamed), "", "kamaji-etcd 0.19.0 has no value jobs.kubectl.tag"},
+		{"jobs.kubectl.tag renamed", chartstest.KamajiEtcd("kamaji", "0.19.0", "3.6.99", renamed), "",
+			"kamaji-etcd 0.19.0 has no value jobs.kubectl.tag"},
 		{"no values.yaml", chartstest.KamajiEtcd("kamaji", "0.19.0", "3.6.99", "")[:1], "", "has no value image.repository, image.tag"},
 		{"no kamaji-etcd", nil, "", "no kamaji/charts/kamaji-etcd/Chart.yaml"},
-		{"kamaji-etcd under another chart's directory", chartstest.KamajiEtcd("other", "0.17.0", "3.6.12", chartstest.KamajiEtcdValues), "", "no kamaji/charts/kamaji-etcd/Chart.yaml"},
+		{"kamaji-etcd under another chart's directory",
+			chartstest.KamajiEtcd("other", "0.17.0", "3.6.12", chartstest.KamajiEtcdValues), "", "no kamaji/charts/kamaji-etcd/Chart.yaml"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -131,7 +135,8 @@ func TestKamajiEtcdInTheChartArchive(t *testing.T) {
 			if tt.err == "" && !strings.Contains(log.String(), "kamaji-etcd="+tt.version) {
 				t.Errorf("saving the chart does not say which kamaji-etcd it carries:\n%s", log.String())
 			}
-			if (err == nil) != (tt.err == "") || (err != nil && (!strings.Contains(err.Error(), tt.err) || !strings.Contains(err.Error(), "chart kamaji 0.0.0+latest"))) {
+			if (err == nil) != (tt.err == "") ||
+				(err != nil && (!strings.Contains(err.Error(), tt.err) || !strings.Contains(err.Error(), "chart kamaji 0.0.0+latest"))) {
 				t.Fatalf("SaveCharts: err = %v, want %q", err, tt.err)
 			}
 			// up --images: the bundle check.

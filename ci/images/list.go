@@ -62,23 +62,53 @@ func (i Image) Bundled() bool { return i.Preloaded == "" }
 const (
 	srcKindDefault  = "sigs.k8s.io/kind@v0.33.0 pkg/apis/config/defaults/image.go (kind's default node image)"
 	srcWorkerImages = "ci/lab WorkerImages (kind v0.33.0 release notes, by digest)"
-	srcNodeBuild    = "kind v0.33.0 pkg/build/nodeimage/buildcontext.go: a node image preloads `kubeadm config images list` for its version, the containerd sandbox image, kindnetd and local-path"
-	srcKindnetd     = "kind v0.33.0 pkg/build/nodeimage/const_cni.go kindnetdImage"
-	srcLocalPath    = "kind v0.33.0 pkg/build/nodeimage/const_storage.go storageProvisionerImage/storageHelperImage"
-	srcPause        = "kind v0.33.0 images/base/files/etc/containerd/config.toml sandbox_image"
-	srcCertManager  = "cert-manager v1.18.3 deploy/charts/cert-manager/values.yaml image.repository per component, tag = appVersion, pullPolicy IfNotPresent; startupapicheck is a post-install hook"
-	srcKamaji       = "kamaji 26.8.2-edge charts/kamaji/templates/controller.yaml image.repository clastix/kamaji; the lab sets image.tag and image.pullPolicy=IfNotPresent"
-	srcKamajiEtcd   = "kamaji 26.8.2-edge charts/kamaji/Chart.yaml:21-25 kamaji-etcd >=0.15.0 (no alias), republished with the newest kamaji-etcd on every push; the lab pins the StatefulSet's image with --set kamaji-etcd.image.repository/tag/pullPolicy (ci/images kamajietcd.go) to kamaji-etcd v0.17.0's default: values.yaml:15-21 quay.io/coreos/etcd, tag v<appVersion 3.6.12> (_helpers.tpl:34-36)"
-	srcEtcdJobs     = "kamaji-etcd v0.17.0 templates/etcd_job_preinstall_2.yaml:7 (a post-install hook; helm waits for it) container etcd-client: values.yaml:222-225 jobs.etcd quay.io/coreos/etcd:v3.5.6 IfNotPresent, pinned with --set kamaji-etcd.jobs.etcd.image/tag/pullPolicy"
-	srcEtcdKubectl  = "kamaji-etcd v0.17.0 templates/etcd_job_preinstall_2.yaml:26 (post-install hook) initContainer kubectl: jobs.kubectl.tag, or when empty v<management major.minor> (_helpers.tpl:172-174; clastix/kubectl:v1.37 on kind v0.33.0's node, no evidence it exists); pinned with --set kamaji-etcd.jobs.kubectl.image/tag; the tag exists: " + etcdKubectlEvidence + "; no imagePullPolicy, so IfNotPresent for a non-latest tag"
-	srcKamajiCP     = "kamaji 26.8.2-edge api/v1alpha1 RegistrySettings (default registry.k8s.io, kube-apiserver/kube-controller-manager/kube-scheduler) tag = spec.kubernetes.version; internal/builders/controlplane/deployment.go:617 sets PullAlways on kube-apiserver (with a bundle: IfNotPresent, ci/render bundlepullpolicy.go)"
-	srcKonnServer   = "kamaji 26.8.2-edge api/v1alpha1/tenantcontrolplane_types.go default image registry.k8s.io/kas-network-proxy/proxy-server, tag spec.addons.konnectivity.server.version; internal/builders/controlplane/konnectivity_server.go:128 sets PullAlways (with a bundle: IfNotPresent, ci/render bundlepullpolicy.go)"
-	srcKonnAgent    = "kamaji 26.8.2-edge api/v1alpha1/tenantcontrolplane_types.go default image registry.k8s.io/kas-network-proxy/proxy-agent, tag spec.addons.konnectivity.agent.version (internal/resources/konnectivity/agent.go)"
-	srcCoreDNS      = "kamaji 26.8.2-edge internal/kubeadm/addon.go AddCoreDNS → k8s.io/kubernetes v1.36.3 (Kamaji's go.mod) cmd/kubeadm/app/images GetDNSImage: registry.k8s.io/coredns/coredns:<constants.CoreDNSVersion v1.14.2>, manifests.go IfNotPresent"
-	srcKubeProxy    = "ci/render KubeProxy (the lab's own DaemonSet), IfNotPresent"
-	srcHAMi         = "recorded HAMi chart 2.10.0 rendering (ci/render/testdata/hami-chart-2.10.0): values global.imageTag, scheduler.kubeScheduler.image (the lab turns mockDevicePlugin off: the registrar advertises the GPUs); IfNotPresent. kube-scheduler's tag would follow the tenant cluster's version (HAMi v2.10.0 charts/hami/templates/_helpers.tpl:103-119 resolvedKubeSchedulerTag, .Capabilities.KubeVersion.Version); the lab sets scheduler.kubeScheduler.image.tag (ci/render hami.go)"
-	srcCertgen      = "HAMi v2.10.0 charts/hami/values.yaml scheduler.patch.imageNew docker.io/liangjw/kube-webhook-certgen:v1.1.1, chosen by the cluster's minor >= 22 (templates/scheduler/job-patch/job-createSecret.yaml:40-46, job-patchWebhook.yaml:40; the tenants run v1.34-v1.36), hooks, IfNotPresent"
-	srcNVMLMock     = "NVIDIA/k8s-test-infra .github/workflows/nvml-mock-publish.yaml:12-22,53,61@0eeb2ee5 (ghcr.io/nvidia/nvml-mock, tagged sha-<short commit> on every push to main; deployments/nvml-mock/Dockerfile:41 puts the library in /usr/local/lib); ci/render nvmlmock.go DaemonSet gpu-lab-nvml-mock, IfNotPresent"
+	srcNodeBuild    = "kind v0.33.0 pkg/build/nodeimage/buildcontext.go: a node image preloads " +
+		"`kubeadm config images list` for its version, the containerd sandbox image, kindnetd and local-path"
+	srcKindnetd    = "kind v0.33.0 pkg/build/nodeimage/const_cni.go kindnetdImage"
+	srcLocalPath   = "kind v0.33.0 pkg/build/nodeimage/const_storage.go storageProvisionerImage/storageHelperImage"
+	srcPause       = "kind v0.33.0 images/base/files/etc/containerd/config.toml sandbox_image"
+	srcCertManager = "cert-manager v1.18.3 deploy/charts/cert-manager/values.yaml image.repository per component, " +
+		"tag = appVersion, pullPolicy IfNotPresent; startupapicheck is a post-install hook"
+	srcKamaji = "kamaji 26.8.2-edge charts/kamaji/templates/controller.yaml image.repository clastix/kamaji; " +
+		"the lab sets image.tag and image.pullPolicy=IfNotPresent"
+	srcKamajiEtcd = "kamaji 26.8.2-edge charts/kamaji/Chart.yaml:21-25 kamaji-etcd >=0.15.0 (no alias), " +
+		"republished with the newest kamaji-etcd on every push; the lab pins the StatefulSet's image with --set " +
+		"kamaji-etcd.image.repository/tag/pullPolicy (ci/images kamajietcd.go) to kamaji-etcd v0.17.0's default: " +
+		"values.yaml:15-21 quay.io/coreos/etcd, tag v<appVersion 3.6.12> (_helpers.tpl:34-36)"
+	srcEtcdJobs = "kamaji-etcd v0.17.0 templates/etcd_job_preinstall_2.yaml:7 (a post-install hook; " +
+		"helm waits for it) container etcd-client: values.yaml:222-225 jobs.etcd quay.io/coreos/etcd:v3.5.6 IfNotPresent, " +
+		"pinned with --set kamaji-etcd.jobs.etcd.image/tag/pullPolicy"
+	srcEtcdKubectl = "kamaji-etcd v0.17.0 templates/etcd_job_preinstall_2.yaml:26 (post-install hook) initContainer " +
+		"kubectl: jobs.kubectl.tag, or when empty v<management major.minor> (_helpers.tpl:172-174; clastix/kubectl:v1.37 " +
+		"on kind v0.33.0's node, no evidence it exists); pinned with --set kamaji-etcd.jobs.kubectl.image/tag; " +
+		"the tag exists: " + etcdKubectlEvidence + "; no imagePullPolicy, so IfNotPresent for a non-latest tag"
+	srcKamajiCP = "kamaji 26.8.2-edge api/v1alpha1 RegistrySettings (default registry.k8s.io, " +
+		"kube-apiserver/kube-controller-manager/kube-scheduler) tag = spec.kubernetes.version; " +
+		"internal/builders/controlplane/deployment.go:617 sets PullAlways on kube-apiserver (with a bundle: IfNotPresent, " +
+		"ci/render bundlepullpolicy.go)"
+	srcKonnServer = "kamaji 26.8.2-edge api/v1alpha1/tenantcontrolplane_types.go default " +
+		"image registry.k8s.io/kas-network-proxy/proxy-server, tag spec.addons.konnectivity.server.version; " +
+		"internal/builders/controlplane/konnectivity_server.go:128 sets PullAlways (with a bundle: IfNotPresent, " +
+		"ci/render bundlepullpolicy.go)"
+	srcKonnAgent = "kamaji 26.8.2-edge api/v1alpha1/tenantcontrolplane_types.go " +
+		"default image registry.k8s.io/kas-network-proxy/proxy-agent, " +
+		"tag spec.addons.konnectivity.agent.version (internal/resources/konnectivity/agent.go)"
+	srcCoreDNS = "kamaji 26.8.2-edge internal/kubeadm/addon.go AddCoreDNS → k8s.io/kubernetes v1.36.3 (Kamaji's " +
+		"go.mod) cmd/kubeadm/app/images GetDNSImage: registry.k8s.io/coredns/coredns:<constants.CoreDNSVersion v1.14.2>, " +
+		"manifests.go IfNotPresent"
+	srcKubeProxy = "ci/render KubeProxy (the lab's own DaemonSet), IfNotPresent"
+	srcHAMi      = "recorded HAMi chart 2.10.0 rendering (ci/render/testdata/hami-chart-2.10.0): " +
+		"values global.imageTag, scheduler.kubeScheduler.image (the lab turns mockDevicePlugin off: " +
+		"the registrar advertises the GPUs); IfNotPresent. kube-scheduler's tag would follow the tenant " +
+		"cluster's version (HAMi v2.10.0 charts/hami/templates/_helpers.tpl:103-119 resolvedKubeSchedulerTag, " +
+		".Capabilities.KubeVersion.Version); the lab sets scheduler.kubeScheduler.image.tag (ci/render hami.go)"
+	srcCertgen = "HAMi v2.10.0 charts/hami/values.yaml " +
+		"scheduler.patch.imageNew docker.io/liangjw/kube-webhook-certgen:v1.1.1, " +
+		"chosen by the cluster's minor >= 22 (templates/scheduler/job-patch/job-createSecret.yaml:40-46, " +
+		"job-patchWebhook.yaml:40; the tenants run v1.34-v1.36), hooks, IfNotPresent"
+	srcNVMLMock = "NVIDIA/k8s-test-infra .github/workflows/nvml-mock-publish.yaml:12-22,53,61@0eeb2ee5 " +
+		"(ghcr.io/nvidia/nvml-mock, tagged sha-<short commit> on every push to main; deployments/nvml-mock/Dockerfile:41 " +
+		"puts the library in /usr/local/lib); ci/render nvmlmock.go DaemonSet gpu-lab-nvml-mock, IfNotPresent"
 )
 
 // Kamaji's control-plane defaults (api/v1alpha1 at 26.8.2-edge).
@@ -149,9 +179,11 @@ func listManagement(s *listing, l *lab.Lab, opts render.Options) error {
 	}
 	cm := "quay.io/jetstack/cert-manager-"
 	for _, c := range []string{"controller", "webhook", "cainjector", "startupapicheck"} {
-		s.add(Image{Ref: cm + c + ":" + l.Versions.CertManager, Stage: StageKamaji, Place: Management, Source: srcCertManager, PullPolicy: "IfNotPresent"})
+		s.add(Image{Ref: cm + c + ":" + l.Versions.CertManager, Stage: StageKamaji, Place: Management,
+			Source: srcCertManager, PullPolicy: "IfNotPresent"})
 	}
-	s.add(Image{Ref: "clastix/kamaji:" + l.Versions.KamajiImage, Stage: StageKamaji, Place: Management, Source: srcKamaji, PullPolicy: "IfNotPresent"})
+	s.add(Image{Ref: "clastix/kamaji:" + l.Versions.KamajiImage, Stage: StageKamaji, Place: Management, Source: srcKamaji,
+		PullPolicy: "IfNotPresent"})
 	// Cert-manager's chart v1.18.3 and Kamaji's pick no image from the
 	// cluster's version (cert-manager deploy/charts/cert-manager/templates/
 	// _helpers.tpl:182-188: tag, else appVersion — no template reads
@@ -174,11 +206,15 @@ func listTenants(s *listing, l *lab.Lab, opts render.Options) error {
 			return err
 		}
 		v := tcp.Spec.Kubernetes.Version
-		s.add(Image{Ref: kamajiRegistry + "/kube-apiserver:" + v, Stage: StageTenants, Place: Management, Source: srcKamajiCP, PullPolicy: "Always", BundlePullPolicy: bundlePolicy})
-		s.add(Image{Ref: kamajiRegistry + "/kube-controller-manager:" + v, Stage: StageTenants, Place: Management, Source: srcKamajiCP, PullPolicy: "IfNotPresent"})
-		s.add(Image{Ref: kamajiRegistry + "/kube-scheduler:" + v, Stage: StageTenants, Place: Management, Source: srcKamajiCP, PullPolicy: "IfNotPresent"})
+		s.add(Image{Ref: kamajiRegistry + "/kube-apiserver:" + v, Stage: StageTenants, Place: Management,
+			Source: srcKamajiCP, PullPolicy: "Always", BundlePullPolicy: bundlePolicy})
+		s.add(Image{Ref: kamajiRegistry + "/kube-controller-manager:" + v, Stage: StageTenants, Place: Management,
+			Source: srcKamajiCP, PullPolicy: "IfNotPresent"})
+		s.add(Image{Ref: kamajiRegistry + "/kube-scheduler:" + v, Stage: StageTenants, Place: Management,
+			Source: srcKamajiCP, PullPolicy: "IfNotPresent"})
 		if k := tcp.Spec.Addons.Konnectivity; k != nil {
-			s.add(Image{Ref: konnServerImage + ":" + k.Server.Version, Stage: StageTenants, Place: Management, Source: srcKonnServer, PullPolicy: "Always", BundlePullPolicy: bundlePolicy})
+			s.add(Image{Ref: konnServerImage + ":" + k.Server.Version, Stage: StageTenants, Place: Management,
+				Source: srcKonnServer, PullPolicy: "Always", BundlePullPolicy: bundlePolicy})
 		}
 	}
 	return nil
@@ -214,10 +250,12 @@ func listWorkers(s *listing, l *lab.Lab, opts render.Options) error {
 			// Kamaji's CoreDNS comes from the kubeadm it vendors, not from the
 			// tenant version's kubeadm, so it is bundled even when the worker
 			// image may hold the same one.
-			s.add(Image{Ref: kamajiRegistry + "/coredns/coredns:" + kubeadmCoreDNSTag, Stage: StageWorkers, Place: Worker, Source: srcCoreDNS, PullPolicy: "IfNotPresent"})
+			s.add(Image{Ref: kamajiRegistry + "/coredns/coredns:" + kubeadmCoreDNSTag, Stage: StageWorkers, Place: Worker,
+				Source: srcCoreDNS, PullPolicy: "IfNotPresent"})
 		}
 		if k := tcp.Spec.Addons.Konnectivity; k != nil {
-			s.add(Image{Ref: konnAgentImage + ":" + k.Agent.Version, Stage: StageWorkers, Place: Worker, Source: srcKonnAgent, PullPolicy: "IfNotPresent"})
+			s.add(Image{Ref: konnAgentImage + ":" + k.Agent.Version, Stage: StageWorkers, Place: Worker,
+				Source: srcKonnAgent, PullPolicy: "IfNotPresent"})
 		}
 	}
 	return nil
@@ -241,7 +279,8 @@ func listHAMi(s *listing, l *lab.Lab, _ render.Options) error {
 			s.add(i)
 		}
 	}
-	s.add(Image{Ref: "docker.io/liangjw/kube-webhook-certgen:v1.1.1", Stage: StageHAMi, Place: Worker, Source: srcCertgen, PullPolicy: "IfNotPresent"})
+	s.add(Image{Ref: "docker.io/liangjw/kube-webhook-certgen:v1.1.1", Stage: StageHAMi, Place: Worker, Source: srcCertgen,
+		PullPolicy: "IfNotPresent"})
 	s.add(Image{Ref: render.NVMLMockImage, Stage: StageHAMi, Place: Worker, Source: srcNVMLMock, PullPolicy: "IfNotPresent"})
 	return nil
 }

@@ -100,7 +100,8 @@ func TestListHoldsEveryRenderedImage(t *testing.T) {
 	}
 	got := imagesIn(t, "recorded HAMi chart", rec)
 	if len(got) != 4 {
-		t.Errorf("recorded HAMi chart names %d images, want 4 (device plugin and vGPU monitor, scheduler extender, kube-scheduler): %v", len(got), got)
+		t.Errorf("recorded HAMi chart names %d images, want 4 (device plugin and vGPU monitor, scheduler extender, "+
+			"kube-scheduler): %v", len(got), got)
 	}
 	for _, ref := range got {
 		if !has(list, ref, Worker) {
@@ -162,7 +163,8 @@ func TestBundledLeavesOutPreloaded(t *testing.T) {
 		case strings.Contains(i.Ref, "kube-apiserver:v1.36.4") && i.Place != Worker:
 			// The management node runs kind's default version, not the tenant's.
 			if !i.Bundled() || i.Place != Management || i.PullPolicy != "Always" || i.BundlePullPolicy != "IfNotPresent" {
-				t.Errorf("the tenant API server runs on the management node, is not preloaded there, and Kamaji pulls it Always (IfNotPresent with a bundle): %+v", i)
+				t.Errorf("the tenant API server runs on the management node, is not preloaded there, "+
+					"and Kamaji pulls it Always (IfNotPresent with a bundle): %+v", i)
 			}
 		case strings.HasPrefix(i.Ref, "gpu-lab/labctl:"):
 			t.Errorf("the real lab runs no bind finalizer, yet the list holds its image: %+v", i)

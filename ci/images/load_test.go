@@ -70,7 +70,8 @@ func TestLoadRefusesAnArchiveOfAnotherImage(t *testing.T) {
 		dir := writeBundle(t, []string{ref}, map[string]bool{ref: unnamed}, map[string]string{ref: "sha256:other"})
 		d := &fakeDaemon{has: map[string]bool{}}
 		_, err := Load(context.Background(), d, dir, slog.New(slog.DiscardHandler))
-		if err == nil || !strings.Contains(err.Error(), ref) || !strings.Contains(err.Error(), ArchiveName(ref)) || !strings.Contains(err.Error(), "the index says sha256:other") {
+		if err == nil || !strings.Contains(err.Error(), ref) || !strings.Contains(err.Error(), ArchiveName(ref)) ||
+			!strings.Contains(err.Error(), "the index says sha256:other") {
 			t.Errorf("unnamed=%v: err = %v, want the archive of %s refused", unnamed, err, ref)
 		}
 		if len(d.tagged) != 0 {
@@ -96,7 +97,8 @@ func TestLoadChecksADigestPinnedArchiveAgainstItsPin(t *testing.T) {
 		err      string
 		warnings int
 	}{
-		{"the daemon knows the pin as another image", map[string]string{pinned: "sha256:pulled-under-the-pin"}, map[string]string{pinned: fakeID(pinned)}, false, "the archive is not the pinned image", 0},
+		{"the daemon knows the pin as another image", map[string]string{pinned: "sha256:pulled-under-the-pin"},
+			map[string]string{pinned: fakeID(pinned)}, false, "the archive is not the pinned image", 0},
 		{"the daemon knows the pin as the loaded image", map[string]string{pinned: fakeID(pinned)}, nil, false, "", 0},
 		{"unknown to the daemon, the index records the ID", nil, map[string]string{pinned: fakeID(pinned)}, false, "", 0},
 		{"unknown to the daemon, no ID in the index", nil, nil, false, "--" + AllowUnverifiedPinsFlag, 0},
@@ -106,7 +108,8 @@ func TestLoadChecksADigestPinnedArchiveAgainstItsPin(t *testing.T) {
 			dir := writeBundle(t, []string{pinned}, map[string]bool{pinned: true}, c.ids)
 			d := &fakeDaemon{has: map[string]bool{}, known: c.known}
 			var logs strings.Builder
-			loaded, unverified, err := load(context.Background(), d, dir, LoadOptions{AllowUnverifiedPins: c.allow}, slog.New(slog.NewTextHandler(&logs, nil)))
+			loaded, unverified, err := load(context.Background(), d, dir, LoadOptions{AllowUnverifiedPins: c.allow},
+				slog.New(slog.NewTextHandler(&logs, nil)))
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) || !strings.Contains(err.Error(), pinned) {
 					t.Fatalf("err = %v, want the archive of %s refused (%q)", err, pinned, c.err)

@@ -46,7 +46,8 @@ func TestLoadRefusesAnImageTheCheckDidNotVerify(t *testing.T) {
 	}{
 		{"a tagged reference, its ID recorded", Entry{Ref: "example.test/pin-recording:v1", ID: recordedConfig}, recorded(t, recordedDocker)},
 		{"a tagged reference, nothing recorded", Entry{Ref: "example.test/pin-recording:v1"}, recorded(t, recordedDocker)},
-		{"pinned to the manifest the archive holds", Entry{Ref: "example.test/pin-recording:v1@" + recordedManifest}, recorded(t, recordedContainerd)},
+		{"pinned to the manifest the archive holds", Entry{Ref: "example.test/pin-recording:v1@" + recordedManifest},
+			recorded(t, recordedContainerd)},
 		{"pinned, the config recorded", Entry{Ref: "example.test/pin-recording:v1@" + other, Config: recordedConfig}, daggerShaped(t)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -56,7 +57,8 @@ func TestLoadRefusesAnImageTheCheckDidNotVerify(t *testing.T) {
 			if err == nil {
 				t.Fatalf("%s loaded as %s, an image the archive check never read", c.entry.Ref, loaded.Local(c.entry.Ref))
 			}
-			if !strings.Contains(err.Error(), c.entry.Ref) || !strings.Contains(err.Error(), "loaded as image "+other) || !strings.Contains(err.Error(), "config "+recordedConfig) {
+			if !strings.Contains(err.Error(), c.entry.Ref) || !strings.Contains(err.Error(), "loaded as image "+other) ||
+				!strings.Contains(err.Error(), "config "+recordedConfig) {
 				t.Errorf("err = %v, want it to name %s, the loaded image and what the check read", err, c.entry.Ref)
 			}
 			if len(d.tagged) != 0 {

@@ -9,7 +9,8 @@ import (
 
 // goWords are what a lab-file message must not show a user who wrote YAML:
 // the decoder's layers and Go's names for the lab's types.
-var goWords = regexp.MustCompile(`JSON|json|Go struct|\bint(32|64)?\b|\bstring\b|GPUGroup|Tenant\b|Worker\b|Versions\b|HAMi\.|Ports\b|lab\.Lab`)
+var goWords = regexp.MustCompile(
+	`JSON|json|Go struct|\bint(32|64)?\b|\bstring\b|GPUGroup|Tenant\b|Worker\b|Versions\b|HAMi\.|Ports\b|lab\.Lab`)
 
 // TestLabFileShapeProblems: every unknown field is reported with its path
 // and the field it was probably meant to be, and every value of the wrong
@@ -23,17 +24,21 @@ func TestLabFileShapeProblems(t *testing.T) {
 		{"typo in a tenant", one("  - name: a\n    workrs:\n      - {name: w, gpus: [{model: L4, count: 1}]}\n"),
 			[]string{`tenants[0].workrs: unknown field "workrs": did you mean "workers"? (a tenant has name, ports, workers)`}},
 		{"typo in a GPU group", one("  - name: a\n    workers:\n      - {name: w, gpus: [{model: L4, count: 1, memory: 5}]}\n"),
-			[]string{`tenants[0].workers[0].gpus[0].memory: unknown field "memory": did you mean "memoryMB"? (a GPU group has model, count, memoryMB, type)`}},
+			[]string{`tenants[0].workers[0].gpus[0].memory: unknown field "memory": ` +
+				`did you mean "memoryMB"? (a GPU group has model, count, memoryMB, type)`}},
 		{"wrong case", one("  - name: a\n    workers:\n      - {name: w, gpus: [{model: L4, count: 1, memorymb: 5}]}\n"),
 			[]string{`tenants[0].workers[0].gpus[0].memorymb: unknown field "memorymb": did you mean "memoryMB"?`}},
 		{"typo under hami", "hami: {splitcont: 4}\n" + one("  - name: a\n"+okWorker),
 			[]string{`hami.splitcont: unknown field "splitcont": did you mean "splitCount"? (hami has splitCount, nodeLockTimeout,`}},
 		{"field in the wrong place", one("  - name: a\n    gpus: [{model: L4, count: 1}]\n" + okWorker),
-			[]string{`tenants[0].gpus: unknown field "gpus": it belongs at tenants[].workers[].gpus, not in a tenant (a tenant has name, ports, workers)`}},
+			[]string{`tenants[0].gpus: unknown field "gpus": it belongs at tenants[].workers[].gpus, ` +
+				`not in a tenant (a tenant has name, ports, workers)`}},
 		{"nothing close", one("  - name: a\n"+okWorker) + "colour: blue\n",
 			[]string{`colour: unknown field "colour" (the lab has apiVersion, kind, name, versions, hami, tenants)`}},
 		{"every unknown field at once", "colour: blue\nversions: {kubernets: v1.36.4}\n" + one("  - name: a\n    prots: {}\n"+okWorker),
-			[]string{`colour: unknown field "colour"`, `versions.kubernets: unknown field "kubernets": did you mean "kubernetes"?`, `tenants[0].prots: unknown field "prots": did you mean "ports"?`}},
+			[]string{`colour: unknown field "colour"`,
+				`versions.kubernets: unknown field "kubernets": did you mean "kubernetes"?`,
+				`tenants[0].prots: unknown field "prots": did you mean "ports"?`}},
 		{"text for a number", one("  - name: a\n    workers:\n      - {name: w, gpus: [{model: L4, count: two}]}\n"),
 			[]string{`tenants[0].workers[0].gpus[0].count: Invalid value: "two": must be a whole number`}},
 		{"fraction for a number", one("  - name: a\n    workers:\n      - {name: w, gpus: [{model: L4, count: 2.5}]}\n"),
@@ -50,7 +55,8 @@ func TestLabFileShapeProblems(t *testing.T) {
 			[]string{`tenants[0].name: Invalid value: must be text, e.g. name: "...", not a list`}},
 		{"mapping for a number", "hami: {kubeQPS: {value: 5}}\n" + one("  - name: a\n"+okWorker),
 			[]string{`hami.kubeQPS: Invalid value: must be a whole number, not a mapping`}},
-		{"wrong types and unknown fields together", one("  - name: a\n    workrs: []\n    workers:\n      - {name: w, gpus: [{model: L4, count: x}]}\n"),
+		{"wrong types and unknown fields together",
+			one("  - name: a\n    workrs: []\n    workers:\n      - {name: w, gpus: [{model: L4, count: x}]}\n"),
 			[]string{`tenants[0].workrs: unknown field "workrs"`, `tenants[0].workers[0].gpus[0].count: Invalid value: "x"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -87,7 +93,8 @@ func TestUnknownFieldsComeWithValidationErrors(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, w := range []string{`tenants[0].workrs: unknown field "workrs": did you mean "workers"?`, "tenants[1].workers[0].gpus[0].count: Invalid value: 0"} {
+	for _, w := range []string{`tenants[0].workrs: unknown field "workrs": did you mean "workers"?`,
+		"tenants[1].workers[0].gpus[0].count: Invalid value: 0"} {
 		if !strings.Contains(err.Error(), w) {
 			t.Errorf("missing %q:\n%v", w, err)
 		}
@@ -132,7 +139,8 @@ func TestEditDistance(t *testing.T) {
 	for _, tc := range []struct {
 		a, b string
 		want int
-	}{{"", "", 0}, {"a", "", 1}, {"", "abc", 3}, {"workrs", "workers", 1}, {"kitten", "sitting", 3}, {"memory", "memorymb", 2}, {"ä", "a", 1}, {"prots", "ports", 1}, {"ab", "ba", 1}} {
+	}{{"", "", 0}, {"a", "", 1}, {"", "abc", 3}, {"workrs", "workers", 1}, {"kitten", "sitting", 3},
+		{"memory", "memorymb", 2}, {"ä", "a", 1}, {"prots", "ports", 1}, {"ab", "ba", 1}} {
 		if got := editDistance(tc.a, tc.b); got != tc.want {
 			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
 		}

@@ -51,7 +51,8 @@ func TestCatalog(t *testing.T) {
 // TestValidLabs: shapes that must be accepted, including the node-name bound.
 func TestValidLabs(t *testing.T) {
 	for name, src := range map[string]string{
-		"custom card":       one("  - name: a\n    workers:\n      - {name: w, gpus: [{model: custom, count: 1, memoryMB: 32768, type: NVIDIA-Tesla-V100}]}\n"),
+		"custom card": one("  - name: a\n    workers:\n      - {name: w, gpus: [{model: custom, count: 1, " +
+			"memoryMB: 32768, type: NVIDIA-Tesla-V100}]}\n"),
 		"catalog override":  one("  - name: a\n    workers:\n      - {name: w, gpus: [{model: L4, count: 1, memoryMB: 23034}]}\n"),
 		"63-character node": "name: " + strings.Repeat("l", 30) + "\ntenants:\n  - name: " + strings.Repeat("t", 30) + "\n" + okWorker,
 		"json":              `{"tenants":[{"name":"a","workers":[{"name":"w","gpus":[{"model":"T4","count":8}]}]}]}`,

@@ -148,7 +148,8 @@ func (r jsonReader) fail(err error) error {
 		off = se.Offset
 		// The scanner counts the bad character in its offset, the
 		// decoder's token checks do not: point at the character.
-		if c, ok := strings.CutPrefix(se.Error(), "invalid character '"); ok && off > 0 && off <= int64(len(r.data)) && strings.HasPrefix(c, string(r.data[off-1])+"'") {
+		if c, ok := strings.CutPrefix(se.Error(), "invalid character '"); ok && off > 0 && off <= int64(len(r.data)) &&
+			strings.HasPrefix(c, string(r.data[off-1])+"'") {
 			off--
 		}
 	}

@@ -20,7 +20,8 @@ func largestLab() *Lab {
 		for wi := range maxWorkers {
 			w := Worker{Name: fmt.Sprintf("%s%02d", strings.Repeat("w", 19), wi)}
 			for range maxCardsPerWorker {
-				w.GPUs = append(w.GPUs, GPUGroup{Model: customModel, Count: 1, MemoryMB: maxMemoryMB, Type: "NVIDIA-" + strings.Repeat("x", maxTypeLen-7)})
+				w.GPUs = append(w.GPUs, GPUGroup{Model: customModel, Count: 1, MemoryMB: maxMemoryMB,
+					Type: "NVIDIA-" + strings.Repeat("x", maxTypeLen-7)})
 			}
 			t.Workers = append(t.Workers, w)
 		}
@@ -73,7 +74,8 @@ func TestFileOverTheCapIsNotRead(t *testing.T) {
 
 func TestMissingFile(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "nope.yaml")
-	want := "lab file " + p + " does not exist: check the path, or leave the file out to use the seed lab (`labctl plan` prints it): open " + p + ": no such file or directory"
+	want := "lab file " + p + " does not exist: check the path, " +
+		"or leave the file out to use the seed lab (`labctl plan` prints it): open " + p + ": no such file or directory"
 	if _, err := Load(p); err == nil || err.Error() != want {
 		t.Errorf("Load(missing) = %v, want %s", err, want)
 	}

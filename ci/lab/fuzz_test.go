@@ -13,12 +13,14 @@ import (
 func FuzzParse(f *testing.F) {
 	f.Add(defaultYAML())
 	f.Add([]byte(""))
-	f.Add([]byte("tenants: [{name: a, ports: {apiServer: 31132}, workers: [{name: w, gpus: [{model: custom, count: 2, memoryMB: 1, type: NVIDIA}]}]}]"))
+	f.Add([]byte("tenants: [{name: a, ports: {apiServer: 31132}, workers: [{name: w, gpus: [{model: custom, " +
+		"count: 2, memoryMB: 1, type: NVIDIA}]}]}]"))
 	f.Add([]byte(`{"tenants":[{"name":"a","workers":[{"name":"w","gpus":[{"model":"L4","count":1}]}]}]}`))
 	f.Add([]byte("hami: {splitCount: -1, nodeLockTimeout: 1h}\nversions: {kubernetes: v1.35.8}\n"))
 	f.Add([]byte("tenants:\n- &a {name: x}\n- *a\n"))
 	f.Add([]byte(`{"name": "a", "name": "b", "tenants": [{"name": "control", "workers": [{"name": "plane"}],}]}`))
-	f.Add([]byte("versions: {kindNodeImage: x@y, kamajiImage: \"x,a=b\", hamiChart: 0.0.0+latest}\nhami: {splitCount: ten, nodeLockTimeout: 5}\n"))
+	f.Add([]byte("versions: {kindNodeImage: x@y, kamajiImage: \"x,a=b\", hamiChart: 0.0.0+latest}\n" +
+		"hami: {splitCount: ten, nodeLockTimeout: 5}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkParsed(t, data, formatYAML)
 		checkParsed(t, data, formatJSON)

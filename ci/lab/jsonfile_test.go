@@ -13,15 +13,22 @@ const jsonLab = `{"name": "j", "tenants": [{"name": "a", "workers": [{"name": "w
 // rules apply and its errors say JSON, with line and column.
 func TestJSONFileFollowsJSONRules(t *testing.T) {
 	for _, tc := range []struct{ name, src, want string }{
-		{"duplicate key", "{\"name\": \"a\",\n \"name\": \"b\"}", `the file is not valid JSON: line 2, column 2: key "name" appears twice in one object`},
-		{"duplicate nested key", `{"tenants": [{"name": "a", "workers": [], "workers": []}]}`, `the file is not valid JSON: line 1, column 43: key "workers" appears twice in one object`},
-		{"trailing comma in an object", "{\"name\": \"a\",\n}", `the file is not valid JSON: line 2, column 1: invalid character '}' looking for beginning of object key string`},
-		{"trailing comma in a list", `{"tenants": [{"name": "a"},]}`, `the file is not valid JSON: line 1, column 28: invalid character ']' looking for beginning of value`},
-		{"a comment", "{\"name\": \"a\" # c\n}", `the file is not valid JSON: line 1, column 14: invalid character '#' after object key:value pair`},
-		{"YAML in a .json file", "name: a\n", `the file is not valid JSON: line 1, column 2: invalid character 'a' in literal null (expecting 'u')`},
+		{"duplicate key", "{\"name\": \"a\",\n \"name\": \"b\"}",
+			`the file is not valid JSON: line 2, column 2: key "name" appears twice in one object`},
+		{"duplicate nested key", `{"tenants": [{"name": "a", "workers": [], "workers": []}]}`,
+			`the file is not valid JSON: line 1, column 43: key "workers" appears twice in one object`},
+		{"trailing comma in an object", "{\"name\": \"a\",\n}", `the file is not valid JSON: line 2, ` +
+			`column 1: invalid character '}' looking for beginning of object key string`},
+		{"trailing comma in a list", `{"tenants": [{"name": "a"},]}`,
+			`the file is not valid JSON: line 1, column 28: invalid character ']' looking for beginning of value`},
+		{"a comment", "{\"name\": \"a\" # c\n}",
+			`the file is not valid JSON: line 1, column 14: invalid character '#' after object key:value pair`},
+		{"YAML in a .json file", "name: a\n",
+			`the file is not valid JSON: line 1, column 2: invalid character 'a' in literal null (expecting 'u')`},
 		{"cut short", `{"name": "a"`, `the file is not valid JSON: line 1, column 13: the file ends before the value does`},
 		{"two values", `{} {}`, `the file is not valid JSON: line 1, column 5: { after the end of the top-level value`},
-		{"nested deeper than a lab", strings.Repeat("[", 40) + strings.Repeat("]", 40), `the file is not valid JSON: line 1, column 34: values nested more than 32 deep; a lab file nests at most 7`},
+		{"nested deeper than a lab", strings.Repeat("[", 40) + strings.Repeat("]", 40),
+			`the file is not valid JSON: line 1, column 34: values nested more than 32 deep; a lab file nests at most 7`},
 		{"not an object", `[1]`, `the lab file must be a mapping of fields (apiVersion, kind, name, versions, hami, tenants), not a list`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -44,7 +44,8 @@ func Load(path string) (*Lab, error) {
 	}
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("lab file %s does not exist: check the path, or leave the file out to use the seed lab (`labctl plan` prints it): %w", path, err)
+		return nil, fmt.Errorf("lab file %s does not exist: check the path, "+
+			"or leave the file out to use the seed lab (`labctl plan` prints it): %w", path, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("lab file %s: %w", path, err)
@@ -72,7 +73,8 @@ func Parse(data []byte) (*Lab, error) { return parseFormat(data, formatYAML) }
 // repeats one of those (a value of the wrong kind is not also out of range).
 func parseFormat(data []byte, f format) (*Lab, error) {
 	if len(data) > maxFileBytes {
-		return nil, fmt.Errorf("the file is larger than %d bytes (1 MiB), far more than the largest valid lab: is it the right file?", maxFileBytes)
+		return nil, fmt.Errorf("the file is larger than %d bytes (1 MiB), far more than the largest valid lab: "+
+			"is it the right file?", maxFileBytes)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf("the lab file is empty: write at least `tenants:` (see `labctl plan` for the default lab)")
@@ -82,7 +84,8 @@ func parseFormat(data []byte, f format) (*Lab, error) {
 		return nil, err
 	}
 	if _, ok := tree.(map[string]any); !ok && tree != nil {
-		return nil, fmt.Errorf("the lab file must be a mapping of fields (%s), not %s", strings.Join(fieldNames(reflect.TypeFor[Lab]()), ", "), describeValue(tree))
+		return nil, fmt.Errorf("the lab file must be a mapping of fields (%s), not %s",
+			strings.Join(fieldNames(reflect.TypeFor[Lab]()), ", "), describeValue(tree))
 	}
 	s := checkShape(tree)
 	var l Lab
@@ -119,7 +122,8 @@ func decodeStrict(tree any, l *Lab) error {
 // while decoding JSON: json: ") from a message about a YAML file.
 func decodeMessage(err error) string {
 	s := err.Error()
-	for _, prefix := range []string{"error converting YAML to JSON: ", "error unmarshaling JSON: ", "while decoding JSON: ", "json: ", "yaml: "} {
+	for _, prefix := range []string{"error converting YAML to JSON: ", "error unmarshaling JSON: ", "while decoding JSON: ",
+		"json: ", "yaml: "} {
 		s = strings.ReplaceAll(s, prefix, "")
 	}
 	return s

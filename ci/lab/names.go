@@ -58,7 +58,8 @@ var reservedTenantNames = map[string]string{
 	// carries, applied by pkg/cluster/internal/create/actions/installstorage/storage.go:85).
 	"local-path-storage": "kind installs its storage provisioner into the management-cluster namespace local-path-storage, " +
 		"and a tenant's control plane lives in the namespace named after the tenant",
-	"default": "a tenant's control plane lives in the management-cluster namespace named after the tenant, and default is the cluster's own namespace",
+	"default": "a tenant's control plane lives in the management-cluster namespace named after the tenant, " +
+		"and default is the cluster's own namespace",
 }
 
 // reservedPrefix is Kubernetes' own namespace prefix (kube-system,

@@ -39,11 +39,17 @@ func TestNodeNamesCannotCollide(t *testing.T) {
 		want []string
 	}{
 		{"tenant a + worker b-c and tenant a-b + worker c", labWith("gpu-lab", "a: b-c", "a-b: c"),
-			[]string{`tenants[1].workers[0].name: Invalid value: "c": the node name "gpu-lab-a-b-c" (<lab>-<tenant>-<worker>) is also tenants[0].workers[0]'s: two workers would share one container; rename a tenant or a worker`}},
+			[]string{
+				`tenants[1].workers[0].name: Invalid value: "c": the node name "gpu-lab-a-b-c" (<lab>-<tenant>-<worker>) ` +
+					`is also tenants[0].workers[0]'s: two workers would share one container; rename a tenant or a worker`}},
 		{"tenant control + worker plane is the management node", labWith("gpu-lab", "control: plane"),
-			[]string{`tenants[0].workers[0].name: Invalid value: "plane": the node name "gpu-lab-control-plane" (<lab>-<tenant>-<worker>) is the management cluster's node container (kind names it <lab>-control-plane); rename the tenant or the worker`}},
+			[]string{`tenants[0].workers[0].name: Invalid value: "plane": ` +
+				`the node name "gpu-lab-control-plane" (<lab>-<tenant>-<worker>) is the management cluster's ` +
+				`node container (kind names it <lab>-control-plane); rename the tenant or the worker`}},
 		{"the management node of another lab name", labWith("x", "control: plane"),
-			[]string{`tenants[0].workers[0].name: Invalid value: "plane": the node name "x-control-plane" (<lab>-<tenant>-<worker>) is the management cluster's node container (kind names it <lab>-control-plane); rename the tenant or the worker`}},
+			[]string{`tenants[0].workers[0].name: Invalid value: "plane": ` +
+				`the node name "x-control-plane" (<lab>-<tenant>-<worker>) is the management cluster's node ` +
+				`container (kind names it <lab>-control-plane); rename the tenant or the worker`}},
 		// A duplicate tenant or worker is reported once, as a duplicate,
 		// not again as a node-name collision.
 		{"duplicate tenant", labWith("l", "a: w", "a: w"),
@@ -52,7 +58,9 @@ func TestNodeNamesCannotCollide(t *testing.T) {
 			[]string{`tenants[0].workers[1].name: Duplicate value: "w (also workers[0])"`}},
 		// Too long is said once, on the worker.
 		{"node name too long", labWith(strings.Repeat("l", 31), strings.Repeat("t", 31)+": w"),
-			[]string{`tenants[0].workers[0].name: Invalid value: "w": the node name "` + strings.Repeat("l", 31) + "-" + strings.Repeat("t", 31) + `-w" (<lab>-<tenant>-<worker>) is 65 characters; shorten the lab, tenant or worker name to fit 63`}},
+			[]string{`tenants[0].workers[0].name: Invalid value: "w": the node name "` +
+				strings.Repeat("l", 31) + "-" + strings.Repeat("t", 31) +
+				`-w" (<lab>-<tenant>-<worker>) is 65 characters; shorten the lab, tenant or worker name to fit 63`}},
 		// An invalid tenant name is its own problem, not a node name's.
 		{"tenant name too long", labWith("l", strings.Repeat("t", 64)+": w"),
 			[]string{`tenants[0].name: Too long: may not be more than 40 bytes`}},
@@ -71,13 +79,21 @@ func TestNodeNamesCannotCollide(t *testing.T) {
 func TestReservedTenantNames(t *testing.T) {
 	namespace := ", and a tenant's control plane lives in the namespace named after the tenant; choose another tenant name"
 	for name, why := range map[string]string{
-		"management":         "the management cluster's kubeconfig is kubeconfigs/management.yaml in the state directory, and a tenant's admin kubeconfig (kubeconfigs/<tenant>.yaml) would overwrite it; choose another tenant name",
-		"cert-manager":       "the lab installs cert-manager into the management-cluster namespace cert-manager" + namespace,
-		"kamaji-system":      "the lab installs Kamaji into the management-cluster namespace kamaji-system" + namespace,
-		"local-path-storage": "kind installs its storage provisioner into the management-cluster namespace local-path-storage, and a tenant's control plane lives in the namespace named after the tenant; choose another tenant name",
-		"default":            "a tenant's control plane lives in the management-cluster namespace named after the tenant, and default is the cluster's own namespace; choose another tenant name",
-		"kube-system":        "Kubernetes keeps namespaces starting with kube- for itself (kube-system, kube-public, kube-node-lease), and a tenant's control plane lives in the management-cluster namespace named after the tenant; choose another tenant name",
-		"kube-anything":      "Kubernetes keeps namespaces starting with kube- for itself (kube-system, kube-public, kube-node-lease), and a tenant's control plane lives in the management-cluster namespace named after the tenant; choose another tenant name",
+		"management": "the management cluster's kubeconfig is kubeconfigs/management.yaml in the state directory, " +
+			"and a tenant's admin kubeconfig (kubeconfigs/<tenant>.yaml) would overwrite it; choose another tenant name",
+		"cert-manager":  "the lab installs cert-manager into the management-cluster namespace cert-manager" + namespace,
+		"kamaji-system": "the lab installs Kamaji into the management-cluster namespace kamaji-system" + namespace,
+		"local-path-storage": "kind installs its storage provisioner into the management-cluster namespace " +
+			"local-path-storage, and a tenant's control plane lives in the namespace named after the tenant; " +
+			"choose another tenant name",
+		"default": "a tenant's control plane lives in the management-cluster namespace named after the tenant, " +
+			"and default is the cluster's own namespace; choose another tenant name",
+		"kube-system": "Kubernetes keeps namespaces starting with kube- for itself (kube-system, kube-public, " +
+			"kube-node-lease), and a tenant's control plane lives in the management-cluster namespace named " +
+			"after the tenant; choose another tenant name",
+		"kube-anything": "Kubernetes keeps namespaces starting with kube- for itself (kube-system, kube-public, " +
+			"kube-node-lease), and a tenant's control plane lives in the management-cluster namespace named " +
+			"after the tenant; choose another tenant name",
 	} {
 		t.Run(name, func(t *testing.T) {
 			wantProblems(t, labWith("l", name+": w"), formatYAML, `tenants[0].name: Invalid value: "`+name+`": is reserved: `+why)

@@ -35,13 +35,16 @@ func (l *Lab) validateNodeNames(tp *field.Path) field.ErrorList {
 			switch other, taken := seen[n]; {
 			case len(n) > maxNodeNameLen:
 				errs = append(errs, field.Invalid(p.Child("name"), w.Name, fmt.Sprintf(
-					"the node name %q (<lab>-<tenant>-<worker>) is %d characters; shorten the lab, tenant or worker name to fit %d", n, len(n), maxNodeNameLen)))
+					"the node name %q (<lab>-<tenant>-<worker>) is %d characters; shorten the lab, "+
+						"tenant or worker name to fit %d", n, len(n), maxNodeNameLen)))
 			case n == management:
 				errs = append(errs, field.Invalid(p.Child("name"), w.Name, fmt.Sprintf(
-					"the node name %q (<lab>-<tenant>-<worker>) is the management cluster's node container (kind names it <lab>-control-plane); rename the tenant or the worker", n)))
+					"the node name %q (<lab>-<tenant>-<worker>) is the management cluster's node container (kind "+
+						"names it <lab>-control-plane); rename the tenant or the worker", n)))
 			case taken:
 				errs = append(errs, field.Invalid(p.Child("name"), w.Name, fmt.Sprintf(
-					"the node name %q (<lab>-<tenant>-<worker>) is also %s's: two workers would share one container; rename a tenant or a worker", n, other)))
+					"the node name %q (<lab>-<tenant>-<worker>) is also %s's: two workers would share one container; "+
+						"rename a tenant or a worker", n, other)))
 			default:
 				seen[n] = p.String()
 			}

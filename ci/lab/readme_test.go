@@ -22,7 +22,8 @@ func TestReadmeReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	if stale {
-		t.Errorf("ci/lab/README.md's lab-file reference is out of date: run go test ./ci/lab -run TestReadme -update\n--- README ---\n%s\n--- generated ---\n%s", got, ref)
+		t.Errorf("ci/lab/README.md's lab-file reference is out of date: run go test ./ci/lab -run TestReadme -update\n"+
+			"--- README ---\n%s\n--- generated ---\n%s", got, ref)
 	}
 }
 
@@ -31,7 +32,8 @@ func TestReferenceCoversEveryField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"`tenants[].workers[].gpus[].memoryMB`", "`versions.konnectivity`", "`hami.nodeLockTimeout`", "| `A100-80GB` | 81920 |", "| `L4` | 24576 |"} {
+	for _, want := range []string{"`tenants[].workers[].gpus[].memoryMB`", "`versions.konnectivity`",
+		"`hami.nodeLockTimeout`", "| `A100-80GB` | 81920 |", "| `L4` | 24576 |"} {
 		if !strings.Contains(ref, want) {
 			t.Errorf("reference lacks %s", want)
 		}

@@ -60,7 +60,8 @@ func (l *Lab) validate() field.ErrorList {
 	tp := field.NewPath("tenants")
 	switch {
 	case len(l.Tenants) == 0:
-		errs = append(errs, field.Required(tp, "a lab needs at least one tenant, e.g. `tenants: [{name: tenant-a, workers: [{name: worker, gpus: [{model: L4, count: 1}]}]}]`"))
+		errs = append(errs, field.Required(tp, "a lab needs at least one tenant, e.g. "+
+			"`tenants: [{name: tenant-a, workers: [{name: worker, gpus: [{model: L4, count: 1}]}]}]`"))
 	case len(l.Tenants) > MaxTenants:
 		errs = append(errs, field.TooMany(tp, len(l.Tenants), MaxTenants))
 	}
@@ -87,7 +88,8 @@ func (l *Lab) validate() field.ErrorList {
 				continue
 			}
 			if pp.port < minNodePort || pp.port > maxNodePort {
-				errs = append(errs, field.Invalid(path, pp.port, fmt.Sprintf("must be a NodePort in %d-%d, or omitted to allocate one", minNodePort, maxNodePort)))
+				errs = append(errs, field.Invalid(path, pp.port,
+					fmt.Sprintf("must be a NodePort in %d-%d, or omitted to allocate one", minNodePort, maxNodePort)))
 				continue
 			}
 			if other, taken := ports[pp.port]; taken {
@@ -123,7 +125,8 @@ func validateName(p *field.Path, name string) field.ErrorList {
 		if tooLong && msg == validation.MaxLenError(validation.DNS1123LabelMaxLength) {
 			continue // the lab's own, lower, limit below says it
 		}
-		errs = append(errs, field.Invalid(p, name, "must be a DNS-1123 label (lowercase letters, digits and '-', starting and ending with a letter or digit): "+msg))
+		errs = append(errs, field.Invalid(p, name, "must be a DNS-1123 label (lowercase letters, digits and '-', "+
+			"starting and ending with a letter or digit): "+msg))
 	}
 	if tooLong {
 		errs = append(errs, field.TooLong(p, name, maxNameLen))
@@ -135,14 +138,17 @@ func validateWorkers(p *field.Path, workers []Worker) field.ErrorList {
 	var errs field.ErrorList
 	switch {
 	case len(workers) == 0:
-		errs = append(errs, field.Required(p, "a tenant needs at least one worker, e.g. `workers: [{name: worker, gpus: [{model: L4, count: 1}]}]`"))
+		errs = append(errs, field.Required(p,
+			"a tenant needs at least one worker, e.g. `workers: [{name: worker, gpus: [{model: L4, count: 1}]}]`"))
 	case len(workers) > maxWorkers:
 		errs = append(errs, field.TooMany(p, len(workers), maxWorkers))
 	}
 	names := map[string]int{}
 	for i, w := range workers {
 		wp := p.Index(i)
-		fix := fmt.Sprintf("worker %q holds at most %d cards (NVIDIA's mock NVML library, which HAMi's device plugin reads them through, serves at most %d); put the rest on another worker of the same tenant", w.Name, maxCardsPerWorker, maxCardsPerWorker)
+		fix := fmt.Sprintf("worker %q holds at most %d cards (NVIDIA's mock NVML library, which HAMi's device "+
+			"plugin reads them through, serves at most %d); put the rest on another worker of the same tenant",
+			w.Name, maxCardsPerWorker, maxCardsPerWorker)
 		errs = append(errs, validateName(wp.Child("name"), w.Name)...)
 		if j, dup := names[w.Name]; dup && w.Name != "" {
 			errs = append(errs, field.Duplicate(wp.Child("name"), fmt.Sprintf("%s (also workers[%d])", w.Name, j)))
@@ -173,7 +179,8 @@ func validateGroup(p *field.Path, g GPUGroup, tooMany string) field.ErrorList {
 	_, known := Catalog[g.Model]
 	switch {
 	case g.Model == "":
-		errs = append(errs, field.Required(p.Child("model"), "one of "+strings.Join(CatalogNames(), ", ")+", or \"custom\" with memoryMB and type"))
+		errs = append(errs, field.Required(p.Child("model"), "one of "+strings.Join(CatalogNames(), ", ")+
+			", or \"custom\" with memoryMB and type"))
 	case g.Model == customModel:
 		if g.MemoryMB == 0 {
 			errs = append(errs, field.Required(p.Child("memoryMB"), "a custom model needs its memory in MB, e.g. 32768"))
@@ -190,23 +197,27 @@ func validateGroup(p *field.Path, g GPUGroup, tooMany string) field.ErrorList {
 		errs = append(errs, field.Invalid(p.Child("count"), g.Count, tooMany))
 	}
 	if g.MemoryMB < 0 || g.MemoryMB > maxMemoryMB {
-		errs = append(errs, field.Invalid(p.Child("memoryMB"), g.MemoryMB, fmt.Sprintf("must be between 1 and %d MB (1 TiB); 80 GB is 81920", maxMemoryMB)))
+		errs = append(errs, field.Invalid(p.Child("memoryMB"), g.MemoryMB,
+			fmt.Sprintf("must be between 1 and %d MB (1 TiB); 80 GB is 81920", maxMemoryMB)))
 	}
 	if g.Type != "" && !strings.Contains(strings.ToUpper(g.Type), "NVIDIA") {
-		errs = append(errs, field.Invalid(p.Child("type"), g.Type, "must contain \"NVIDIA\": HAMi's NVIDIA backend ignores cards whose type does not contain it"))
+		errs = append(errs, field.Invalid(p.Child("type"), g.Type,
+			"must contain \"NVIDIA\": HAMi's NVIDIA backend ignores cards whose type does not contain it"))
 	}
 	if g.Type != "" && strings.ContainsAny(g.Type, ",:;") {
 		errs = append(errs, field.Invalid(p.Child("type"), g.Type, "must not contain ',', ':' or ';' (HAMi's device-string separators)"))
 	}
 	if g.Type != "" && !printableType(g.Type) {
-		errs = append(errs, field.Invalid(p.Child("type"), g.Type, fmt.Sprintf("must be at most %d printable ASCII characters, not starting with '-' or a space (catalog types are like \"NVIDIA-L4\")", maxTypeLen)))
+		errs = append(errs, field.Invalid(p.Child("type"), g.Type, fmt.Sprintf("must be at most %d printable "+
+			"ASCII characters, not starting with '-' or a space (catalog types are like \"NVIDIA-L4\")", maxTypeLen)))
 	} else if g.Type != "" && strings.Contains(strings.ToUpper(g.Type), "NVIDIA") && !strings.HasPrefix(g.Type, "NVIDIA") {
 		// The mock NVML library names the card with the type, and HAMi's
 		// device plugin registers a name that does not start with "NVIDIA"
 		// as "NVIDIA-<name>" (HAMi pkg/device-plugin/nvidiadevice/nvinternal/
 		// plugin/register.go:170-173@v2.10.0): the card would register as
 		// another type than the lab file's.
-		errs = append(errs, field.Invalid(p.Child("type"), g.Type, "must start with \"NVIDIA\" (upper case): HAMi's device plugin registers any other name as \"NVIDIA-<name>\", another type than this one"))
+		errs = append(errs, field.Invalid(p.Child("type"), g.Type, "must start with \"NVIDIA\" (upper case): "+
+			"HAMi's device plugin registers any other name as \"NVIDIA-<name>\", another type than this one"))
 	}
 	return errs
 }
@@ -214,27 +225,35 @@ func validateGroup(p *field.Path, g GPUGroup, tooMany string) field.ErrorList {
 func (l *Lab) validateHAMi(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if l.HAMi.SplitCount < 1 || l.HAMi.SplitCount > maxSplitCount {
-		errs = append(errs, field.Invalid(p.Child("splitCount"), l.HAMi.SplitCount, fmt.Sprintf("must be between 1 and %d (HAMi's default is 10)", maxSplitCount)))
+		errs = append(errs, field.Invalid(p.Child("splitCount"), l.HAMi.SplitCount,
+			fmt.Sprintf("must be between 1 and %d (HAMi's default is 10)", maxSplitCount)))
 	}
 	d, err := time.ParseDuration(l.HAMi.NodeLockTimeout)
 	if err != nil || d <= 0 {
-		errs = append(errs, field.Invalid(p.Child("nodeLockTimeout"), l.HAMi.NodeLockTimeout, "must be a positive Go duration such as \"5m\" or \"30s\""))
+		errs = append(errs, field.Invalid(p.Child("nodeLockTimeout"), l.HAMi.NodeLockTimeout,
+			"must be a positive Go duration such as \"5m\" or \"30s\""))
 	}
 	if l.HAMi.KubeQPS < 1 || l.HAMi.KubeQPS > maxKubeQPS {
-		errs = append(errs, field.Invalid(p.Child("kubeQPS"), l.HAMi.KubeQPS, fmt.Sprintf("must be between 1 and %d (HAMi's default is 5, the lab's %d)", maxKubeQPS, defaultKubeQPS)))
+		errs = append(errs, field.Invalid(p.Child("kubeQPS"), l.HAMi.KubeQPS,
+			fmt.Sprintf("must be between 1 and %d (HAMi's default is 5, the lab's %d)", maxKubeQPS, defaultKubeQPS)))
 	}
 	// A bound taken from another field applies only when that field is
 	// valid: a bad kubeQPS is reported once, not again on kubeBurst.
 	qpsOK := l.HAMi.KubeQPS >= 1 && l.HAMi.KubeQPS <= maxKubeQPS
 	if l.HAMi.KubeBurst < 1 || l.HAMi.KubeBurst > 2*maxKubeQPS || qpsOK && l.HAMi.KubeBurst < l.HAMi.KubeQPS {
-		errs = append(errs, field.Invalid(p.Child("kubeBurst"), l.HAMi.KubeBurst, fmt.Sprintf("must be between kubeQPS (%d) and %d (HAMi's default is 10, the lab's %d)", l.HAMi.KubeQPS, 2*maxKubeQPS, defaultKubeBurst)))
+		errs = append(errs, field.Invalid(p.Child("kubeBurst"), l.HAMi.KubeBurst, fmt.Sprintf("must be between "+
+			"kubeQPS (%d) and %d (HAMi's default is 10, the lab's %d)", l.HAMi.KubeQPS, 2*maxKubeQPS, defaultKubeBurst)))
 	}
 	initialOK := l.HAMi.PodInitialBackoffSeconds >= 1 && l.HAMi.PodInitialBackoffSeconds <= maxBackoffSeconds
 	if !initialOK {
-		errs = append(errs, field.Invalid(p.Child("podInitialBackoffSeconds"), l.HAMi.PodInitialBackoffSeconds, fmt.Sprintf("must be between 1 and %d seconds (kube-scheduler's default is 1)", maxBackoffSeconds)))
+		errs = append(errs, field.Invalid(p.Child("podInitialBackoffSeconds"), l.HAMi.PodInitialBackoffSeconds,
+			fmt.Sprintf("must be between 1 and %d seconds (kube-scheduler's default is 1)", maxBackoffSeconds)))
 	}
-	if l.HAMi.PodMaxBackoffSeconds < 1 || l.HAMi.PodMaxBackoffSeconds > maxBackoffSeconds || initialOK && l.HAMi.PodMaxBackoffSeconds < l.HAMi.PodInitialBackoffSeconds {
-		errs = append(errs, field.Invalid(p.Child("podMaxBackoffSeconds"), l.HAMi.PodMaxBackoffSeconds, fmt.Sprintf("must be between podInitialBackoffSeconds (%d) and %d seconds (kube-scheduler's default is 10)", l.HAMi.PodInitialBackoffSeconds, maxBackoffSeconds)))
+	if l.HAMi.PodMaxBackoffSeconds < 1 || l.HAMi.PodMaxBackoffSeconds > maxBackoffSeconds ||
+		initialOK && l.HAMi.PodMaxBackoffSeconds < l.HAMi.PodInitialBackoffSeconds {
+		errs = append(errs, field.Invalid(p.Child("podMaxBackoffSeconds"), l.HAMi.PodMaxBackoffSeconds,
+			fmt.Sprintf("must be between podInitialBackoffSeconds (%d) and %d seconds (kube-scheduler's default is 10)",
+				l.HAMi.PodInitialBackoffSeconds, maxBackoffSeconds)))
 	}
 	return errs
 }

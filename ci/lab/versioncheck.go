@@ -25,7 +25,8 @@ func (l *Lab) validateVersions(p *field.Path) field.ErrorList {
 	v, d := l.Versions, DefaultVersions()
 	if _, ok := WorkerImages[v.Kubernetes]; !ok {
 		errs = append(errs, field.Invalid(p.Child("kubernetes"), v.Kubernetes, fmt.Sprintf(
-			"unsupported tenant Kubernetes version: use one of %s (a kindest/node image must exist for kind %s and Kamaji %s accepts minors up to 1.%d)",
+			"unsupported tenant Kubernetes version: use one of %s (a kindest/node image must exist for kind "+
+				"%s and Kamaji %s accepts minors up to 1.%d)",
 			strings.Join(SupportedKubernetes(), ", "), KindModuleVersion, d.KamajiImage, kamajiMaxMinor)))
 	}
 	if err := checkImageReference(v.KindNodeImage); err != nil {
@@ -40,7 +41,8 @@ func (l *Lab) validateVersions(p *field.Path) field.ErrorList {
 	} {
 		if err := checkChartVersion(c.value); err != nil {
 			errs = append(errs, field.Invalid(p.Child(c.name), c.value, fmt.Sprintf(
-				"must be one chart version in SemVer 2 form (MAJOR.MINOR.PATCH, optionally with a leading v, -prerelease and +build), such as %q (%v)", c.def, err)))
+				"must be one chart version in SemVer 2 form (MAJOR.MINOR.PATCH, optionally with a leading v, "+
+					"-prerelease and +build), such as %q (%v)", c.def, err)))
 		}
 	}
 	for _, c := range []struct{ name, value, def string }{
@@ -51,7 +53,8 @@ func (l *Lab) validateVersions(p *field.Path) field.ErrorList {
 	} {
 		if err := checkImageTag(c.value); err != nil {
 			errs = append(errs, field.Invalid(p.Child(c.name), c.value, fmt.Sprintf(
-				"must be an image tag such as %q: letters, digits, '_', '.' and '-', starting with a letter, digit or '_', at most 128 characters", c.def)))
+				"must be an image tag such as %q: letters, digits, '_', '.' and '-', starting with a letter, "+
+					"digit or '_', at most 128 characters", c.def)))
 		}
 	}
 	return errs
@@ -72,7 +75,8 @@ func checkWorkerNodeImage(p *field.Path, v Versions) field.ErrorList {
 	}
 	if t, ok := ref.(reference.Tagged); ok && t.Tag() != v.Kubernetes {
 		return field.ErrorList{field.Invalid(p, v.WorkerNodeImage, fmt.Sprintf(
-			"is tagged %s but the workers run versions.kubernetes %s: name a node image of %s, or set versions.kubernetes to %s", t.Tag(), v.Kubernetes, v.Kubernetes, t.Tag()))}
+			"is tagged %s but the workers run versions.kubernetes %s: name a node image of %s, "+
+				"or set versions.kubernetes to %s", t.Tag(), v.Kubernetes, v.Kubernetes, t.Tag()))}
 	}
 	return nil
 }

@@ -37,7 +37,8 @@ func TestBrowserShowsTheSharingMomentFirst(t *testing.T) {
 	colours, _ := census(img)
 	// Pod colours from report.html.tmpl, given in the order pods are first
 	// sampled: p0–p2 the three TC-03 pods, p3 the whole-card pod.
-	for name, rgb := range map[string][3]uint8{"tc03-1 (p0)": {0x4e, 0x79, 0xa7}, "tc03-2 (p1)": {0xe8, 0x74, 0x1a}, "tc03-3 (p2)": {0xd6, 0x45, 0x50}} {
+	for name, rgb := range map[string][3]uint8{"tc03-1 (p0)": {0x4e, 0x79, 0xa7}, "tc03-2 (p1)": {0xe8, 0x74, 0x1a},
+		"tc03-3 (p2)": {0xd6, 0x45, 0x50}} {
 		if colours[rgb] < 2000 {
 			t.Errorf("%s covers %d pixels: the sharing moment is not drawn first", name, colours[rgb])
 		}

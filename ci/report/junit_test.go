@@ -58,11 +58,13 @@ func TestJUnitValidatesAgainstSchema(t *testing.T) {
 // The validator must be able to say no, or the test above proves nothing.
 func TestJUnitSchemaRejectsWhatGitLabCannotRead(t *testing.T) {
 	bad := map[string]string{
-		"testcase without name":    `<testsuites><testsuite name="s" tests="1" failures="0" errors="0"><testcase classname="c"/></testsuite></testsuites>`,
-		"time with unit":           `<testsuites><testsuite name="s" tests="1" failures="0" errors="0" time="1.5s"></testsuite></testsuites>`,
-		"skipped on testsuites":    `<testsuites skipped="1"></testsuites>`,
-		"suite without counts":     `<testsuites><testsuite name="s"></testsuite></testsuites>`,
-		"file attribute on a case": `<testsuites><testsuite name="s" tests="1" failures="0" errors="0"><testcase name="n" file="x.go"/></testsuite></testsuites>`,
+		"testcase without name": `<testsuites><testsuite name="s" tests="1" failures="0" errors="0">` +
+			`<testcase classname="c"/></testsuite></testsuites>`,
+		"time with unit":        `<testsuites><testsuite name="s" tests="1" failures="0" errors="0" time="1.5s"></testsuite></testsuites>`,
+		"skipped on testsuites": `<testsuites skipped="1"></testsuites>`,
+		"suite without counts":  `<testsuites><testsuite name="s"></testsuite></testsuites>`,
+		"file attribute on a case": `<testsuites><testsuite name="s" tests="1" failures="0" errors="0">` +
+			`<testcase name="n" file="x.go"/></testsuite></testsuites>`,
 	}
 	for name, doc := range bad {
 		t.Run(name, func(t *testing.T) {

@@ -110,7 +110,8 @@ func TestHTMLLeadsWithSharingAndFailuresFirst(t *testing.T) {
 	}
 	a := page[strings.Index(page, `data-tenant="tenant-a"`):strings.Index(page, `data-tenant="tenant-b"`)]
 	lead := a[strings.Index(a, "data-sharing>"):strings.Index(a, "all-samples")]
-	if !strings.Contains(lead, "3 pods share one card") || !strings.Contains(lead, "60000 / 81920 MB") || !strings.Contains(lead, "TC-05: the three") {
+	if !strings.Contains(lead, "3 pods share one card") || !strings.Contains(lead, "60000 / 81920 MB") ||
+		!strings.Contains(lead, "TC-05: the three") {
 		t.Errorf("tenant-a does not lead with TC-05's three pods:\n%s", lead)
 	}
 	// A failed run opens on its failures, above the card pictures.

@@ -10,7 +10,8 @@ import (
 // TC-17's skip reason as labctl test printed it on the seed lab
 // (2026-12-02, local environment): long enough that a cut summary shows
 // only "… 2× L4 (2…".
-const tc17Reason = "skipped: the lab spec has no tenant with two GPU workers and hami.splitCount ≥ 2 (it has tenant-a/worker: 1× A100-80GB (81920 MB); tenant-b/worker: 2× L4 (24576 MB))"
+const tc17Reason = "skipped: the lab spec has no tenant with two GPU workers and hami.splitCount ≥ 2 (it has " +
+	"tenant-a/worker: 1× A100-80GB (81920 MB); tenant-b/worker: 2× L4 (24576 MB))"
 
 // A case's reason is given whole in the case table, or — only when the
 // table would outgrow its budget — replaced by where it is; never cut.

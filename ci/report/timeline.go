@@ -78,7 +78,8 @@ func tickStep(wall time.Duration) time.Duration {
 	if wall <= 0 {
 		return 0
 	}
-	for _, base := range []time.Duration{time.Millisecond, 10 * time.Millisecond, 100 * time.Millisecond, time.Second, 10 * time.Second, 100 * time.Second, 1000 * time.Second, 10000 * time.Second} {
+	for _, base := range []time.Duration{time.Millisecond, 10 * time.Millisecond, 100 * time.Millisecond, time.Second,
+		10 * time.Second, 100 * time.Second, 1000 * time.Second, 10000 * time.Second} {
 		for _, m := range []time.Duration{1, 2, 5} {
 			if wall/(base*m) <= 10 {
 				return base * m

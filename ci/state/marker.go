@@ -49,15 +49,19 @@ func (d Dir) Marker() (Marker, error) {
 	b, err := os.ReadFile(d.path(markerFile))
 	if errors.Is(err, os.ErrNotExist) {
 		if _, serr := os.Stat(string(d)); errors.Is(serr, os.ErrNotExist) {
-			return m, fmt.Errorf("state dir %s does not exist (%w): run `labctl up` or `labctl testenv up` with --state-dir %s first, or pass the --state-dir they used", d, ErrNotLabctl, d)
+			return m, fmt.Errorf("state dir %s does not exist (%w): run `labctl up` or `labctl testenv up` with "+
+				"--state-dir %s first, or pass the --state-dir they used", d, ErrNotLabctl, d)
 		}
-		return m, fmt.Errorf("directory %s is %w: it has no %s, so labctl did not make it (a state dir of a labctl older than that file has none either): labctl acts only on state dirs it made; pass the --state-dir `labctl up` or `labctl testenv up` used", d, ErrNotLabctl, markerFile)
+		return m, fmt.Errorf("directory %s is %w: it has no %s, so labctl did not make it "+
+			"(a state dir of a labctl older than that file has none either): labctl acts only on state dirs it made; "+
+			"pass the --state-dir `labctl up` or `labctl testenv up` used", d, ErrNotLabctl, markerFile)
 	}
 	if err != nil {
 		return m, fmt.Errorf("state dir %s: %w", d, err)
 	}
 	if err := json.Unmarshal(b, &m); err != nil || m.Tool != "labctl" || (m.Kind != RealLab && m.Kind != Testenv) {
-		return m, fmt.Errorf("state dir %s: %s is damaged (%v): labctl cannot tell what it wrote there; remove what you no longer need by hand", d, d.path(markerFile), err)
+		return m, fmt.Errorf("state dir %s: %s is damaged (%v): labctl cannot tell what it wrote there; "+
+			"remove what you no longer need by hand", d, d.path(markerFile), err)
 	}
 	return m, nil
 }
@@ -89,7 +93,8 @@ func (d Dir) Claim(k Kind) error {
 	case err == nil && m.Kind == k:
 		return nil
 	case err == nil:
-		return fmt.Errorf("state dir %s was made by `%s`, not `%s`: use another --state-dir, or `labctl down --state-dir %s` first", d, m.Kind.Command(), k.Command(), d)
+		return fmt.Errorf("state dir %s was made by `%s`, not `%s`: use another --state-dir, "+
+			"or `labctl down --state-dir %s` first", d, m.Kind.Command(), k.Command(), d)
 	case !errors.Is(err, ErrNotLabctl):
 		return err
 	}
@@ -105,7 +110,10 @@ func (d Dir) Claim(k Kind) error {
 		if len(entries) > 5 {
 			names = append(names, "…")
 		}
-		return fmt.Errorf("directory %s is not empty (%s) and has no %s: labctl makes its state only in a new or empty directory, so it never mixes with (or later removes) your files; pass another --state-dir (a state dir of a labctl older than that file is refused too: remove it by hand once its lab is gone)", d, strings.Join(names, ", "), markerFile)
+		return fmt.Errorf("directory %s is not empty (%s) and has no %s: labctl makes its state only in a new "+
+			"or empty directory, so it never mixes with (or later removes) your files; pass another --state-dir "+
+			"(a state dir of a labctl older than that file is refused too: remove it by hand once its lab is gone)",
+			d, strings.Join(names, ", "), markerFile)
 	}
 	// An empty directory the user made (0755, say) becomes private too.
 	if err := os.Chmod(string(d), 0o700); err != nil {

@@ -100,7 +100,8 @@ func (d Dir) remove(selected func(rel string) bool, all bool) ([]string, error) 
 func (d Dir) confined(rel string) error {
 	clean := strings.TrimSuffix(rel, "/")
 	if !filepath.IsLocal(clean) || path.Clean(clean) != clean || strings.Contains(clean, "\\") {
-		return fmt.Errorf("%s lists %q, which is not a clean path inside the state dir: not removed (remove the entry from %s by hand)", markerFile, rel, d.path(markerFile))
+		return fmt.Errorf("%s lists %q, which is not a clean path inside the state dir: "+
+			"not removed (remove the entry from %s by hand)", markerFile, rel, d.path(markerFile))
 	}
 	cur := ""
 	for _, part := range strings.Split(path.Dir(clean), "/") {

@@ -61,7 +61,8 @@ func TestRemoveOnlyWhatLabctlWrote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{d.Kubeconfig("tenant-a"), d.ManagementKubeconfig(), d.Values("hami-tenant-a.yaml"), filepath.Join(string(d), valuesDir), filepath.Join(string(d), StagesFile)}
+	want := []string{d.Kubeconfig("tenant-a"), d.ManagementKubeconfig(), d.Values("hami-tenant-a.yaml"),
+		filepath.Join(string(d), valuesDir), filepath.Join(string(d), StagesFile)}
 	slices.Sort(want)
 	slices.Sort(removed)
 	if !slices.Equal(removed, want) {

@@ -166,7 +166,9 @@ func (d Dir) ReadLab() (*lab.Lab, error) {
 	}
 	l, err := lab.Load(p)
 	if err != nil {
-		return nil, fmt.Errorf("state dir %s: the lab it was made for, %s, cannot be read (labctl wrote it; it was changed since): %w\nfix: copy the lab file the lab was brought up with over %s (`labctl validate %s` checks it)", d, p, err, p, p)
+		return nil, fmt.Errorf(
+			"state dir %s: the lab it was made for, %s, cannot be read (labctl wrote it; it was changed since): %w\n"+
+				"fix: copy the lab file the lab was brought up with over %s (`labctl validate %s` checks it)", d, p, err, p, p)
 	}
 	return l, nil
 }

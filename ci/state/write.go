@@ -26,15 +26,19 @@ func checkSafe(dir, p string) error {
 		return fmt.Errorf("state dir %s: %w", dir, err)
 	}
 	if !fi.IsDir() {
-		return fmt.Errorf("state dir %s: %s is not a directory (mode %s): labctl writes only into directories it made; move it away or pass another --state-dir", dir, p, fi.Mode())
+		return fmt.Errorf("state dir %s: %s is not a directory (mode %s): labctl writes only into directories it made; "+
+			"move it away or pass another --state-dir", dir, p, fi.Mode())
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	uid := os.Getuid()
 	if ok && int(st.Uid) != uid {
-		return fmt.Errorf("state dir %s: %s is owned by uid %d, not by you (uid %d), mode %s: labctl keeps admin kubeconfigs there and refuses a directory another user owns; pass a --state-dir of your own", dir, p, st.Uid, uid, fi.Mode())
+		return fmt.Errorf("state dir %s: %s is owned by uid %d, not by you (uid %d), mode %s: "+
+			"labctl keeps admin kubeconfigs there and refuses a directory another user owns; pass a --state-dir of your own",
+			dir, p, st.Uid, uid, fi.Mode())
 	}
 	if fi.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("state dir %s: %s has mode %s, so group or others may write it: labctl keeps admin kubeconfigs there; fix it with `chmod go-w %s`, or pass a --state-dir of your own", dir, p, fi.Mode(), p)
+		return fmt.Errorf("state dir %s: %s has mode %s, so group or others may write it: labctl keeps admin "+
+			"kubeconfigs there; fix it with `chmod go-w %s`, or pass a --state-dir of your own", dir, p, fi.Mode(), p)
 	}
 	return nil
 }
@@ -74,7 +78,8 @@ func (d Dir) reserve(rel string) error {
 	}
 	p := d.path(rel)
 	if _, err := os.Lstat(p); err == nil && !slices.Contains(m.Written, rel) {
-		return fmt.Errorf("state dir %s: %s is not a file labctl wrote (%s does not list it): labctl never replaces a file it did not write; move it away or pass another --state-dir", d, p, markerFile)
+		return fmt.Errorf("state dir %s: %s is not a file labctl wrote (%s does not list it): "+
+			"labctl never replaces a file it did not write; move it away or pass another --state-dir", d, p, markerFile)
 	}
 	return d.record(rel)
 }

@@ -79,7 +79,8 @@ func TestCorruptLabNamesFileAndFix(t *testing.T) {
 	must(t, d.WriteLab(lab.Default()))
 	must(t, os.WriteFile(d.LabPath(), []byte("name: [\n"), 0o600))
 	_, err := d.ReadLab()
-	if err == nil || !strings.Contains(err.Error(), d.LabPath()+", cannot be read") || !strings.Contains(err.Error(), "fix: copy the lab file") {
+	if err == nil || !strings.Contains(err.Error(), d.LabPath()+", cannot be read") ||
+		!strings.Contains(err.Error(), "fix: copy the lab file") {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -89,7 +90,8 @@ func TestCorruptLabNamesFileAndFix(t *testing.T) {
 func TestValuesFileStaysInValues(t *testing.T) {
 	d := Dir(t.TempDir())
 	must(t, d.Claim(RealLab))
-	for _, p := range []string{d.Kubeconfig("tenant-a"), d.Values("../stages.json"), d.Values("x/y.yaml"), filepath.Join(string(d), valuesDir)} {
+	for _, p := range []string{d.Kubeconfig("tenant-a"), d.Values("../stages.json"), d.Values("x/y.yaml"),
+		filepath.Join(string(d), valuesDir)} {
 		if err := d.WriteValuesFile(p, []byte("x")); err == nil || !strings.Contains(err.Error(), "is not a file of") {
 			t.Errorf("%s: err = %v", p, err)
 		}

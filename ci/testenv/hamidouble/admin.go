@@ -53,7 +53,8 @@ func readAdminToken(getenv func(string) string) (string, error) {
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", fmt.Errorf("%s: admin token: %w (set %s to a readable file, or unset it to turn the admin routes off)", Banner, err, AdminTokenFileEnv)
+		return "", fmt.Errorf("%s: admin token: %w (set %s to a readable file, or unset it to turn the admin routes off)",
+			Banner, err, AdminTokenFileEnv)
 	}
 	token := strings.TrimSpace(string(b))
 	if token == "" {
@@ -97,11 +98,14 @@ func requireToken(token string, next http.Handler) http.Handler {
 	want := []byte("Bearer " + token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if token == "" {
-			http.Error(w, fmt.Sprintf("%s: the admin routes are off: the double was started without %s", Banner, AdminTokenFileEnv), http.StatusForbidden)
+			http.Error(w, fmt.Sprintf("%s: the admin routes are off: the double was started without %s", Banner, AdminTokenFileEnv),
+				http.StatusForbidden)
 			return
 		}
 		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
-			http.Error(w, fmt.Sprintf("%s: admin routes need the token in the environment's work dir (Authorization: Bearer)", Banner), http.StatusUnauthorized)
+			http.Error(w,
+				fmt.Sprintf("%s: admin routes need the token in the environment's work dir (Authorization: Bearer)", Banner),
+				http.StatusUnauthorized)
 			return
 		}
 		next.ServeHTTP(w, r)

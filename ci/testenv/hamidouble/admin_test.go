@@ -62,7 +62,8 @@ func TestAdminRoutesNeedTheToken(t *testing.T) {
 	e := newEnv(t, Config{AdminToken: "the-token"})
 	srv := httptest.NewServer(e.d.adminHandler())
 	defer srv.Close()
-	for _, c := range []struct{ name, token string }{{"no token", ""}, {"another token", "not-the-token"}, {"the token as a prefix", "the-toke"}} {
+	for _, c := range []struct{ name, token string }{{"no token", ""}, {"another token", "not-the-token"},
+		{"the token as a prefix", "the-toke"}} {
 		r := &Remote{URL: srv.URL, Token: c.token}
 		if err := r.SetFaults(Faults{IgnoreMemory: true}); err == nil || !strings.Contains(err.Error(), "401") {
 			t.Errorf("%s: setting faults was not refused with 401: %v", c.name, err)
@@ -78,7 +79,8 @@ func TestAdminRoutesNeedTheToken(t *testing.T) {
 	off := newEnv(t, Config{})
 	offSrv := httptest.NewServer(off.d.adminHandler())
 	defer offSrv.Close()
-	if err := (&Remote{URL: offSrv.URL}).SetFaults(Faults{IgnoreMemory: true}); err == nil || !strings.Contains(err.Error(), AdminTokenFileEnv) {
+	if err := (&Remote{URL: offSrv.URL}).SetFaults(Faults{IgnoreMemory: true}); err == nil ||
+		!strings.Contains(err.Error(), AdminTokenFileEnv) {
 		t.Errorf("a double without a token took faults from a request without one: %v", err)
 	}
 	if f := off.d.currentFaults(); f != (Faults{}) {

@@ -20,7 +20,8 @@ var managedResources = []string{
 // Service and excluding pods and namespaces labelled hami.io/webhook=ignore
 // through objectSelector and namespaceSelector. name is the configuration's
 // name (the chart uses "<release>-webhook").
-func mutatingWebhook(name string, svc admissionregistrationv1.ServiceReference, caBundle []byte) *admissionregistrationv1.MutatingWebhookConfiguration {
+func mutatingWebhook(name string, svc admissionregistrationv1.ServiceReference,
+	caBundle []byte) *admissionregistrationv1.MutatingWebhookConfiguration {
 	path := "/webhook"
 	if svc.Path == nil {
 		svc.Path = &path

@@ -20,7 +20,8 @@ func TestFaultsThroughRoutes(t *testing.T) {
 		annotation map[string]string
 		reason     string // the faithful double's FailedNodes value
 	}{
-		{"IgnoreMemory", Faults{IgnoreMemory: true}, nodeA, limits("nvidia.com/gpu", "1", "nvidia.com/gpumem", "90000"), nil, "1/1 CardInsufficientMemory"},
+		{"IgnoreMemory", Faults{IgnoreMemory: true}, nodeA, limits("nvidia.com/gpu", "1", "nvidia.com/gpumem", "90000"),
+			nil, "1/1 CardInsufficientMemory"},
 		{"IgnoreTypeFilter", Faults{IgnoreTypeFilter: true}, nodeB, limits("nvidia.com/gpu", "1", "nvidia.com/gpumem", "1000"),
 			map[string]string{gpus.AnnoUseGPUType: "A100"}, "2/2 CardTypeMismatch"},
 		{"IgnoreCount", Faults{IgnoreCount: true}, nodeB, limits("nvidia.com/gpu", "3"), nil, "NodeInsufficientDevice"},

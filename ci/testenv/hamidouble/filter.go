@@ -224,7 +224,8 @@ func (d *double) recordFilterFailure(pod *corev1.Pod, fits []nodeFit) {
 	}
 	sort.Strings(reasons)
 	for _, r := range reasons {
-		d.recorder.Eventf(pod, corev1.EventTypeWarning, eventFilteringFailed, "%d nodes %s(%s)", len(byReason[r]), r, strings.Join(byReason[r], ","))
+		d.recorder.Eventf(pod, corev1.EventTypeWarning, eventFilteringFailed, "%d nodes %s(%s)",
+			len(byReason[r]), r, strings.Join(byReason[r], ","))
 	}
 	d.recorder.Eventf(pod, corev1.EventTypeWarning, eventFilteringFailed, "no available node, %d nodes do not meet", len(fits))
 }

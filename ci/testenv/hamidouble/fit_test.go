@@ -169,13 +169,19 @@ func TestCardChecksInOrder(t *testing.T) {
 		req  podRequest
 		want string
 	}{
-		{"unhealthy before everything", func(n *nodeCards) { n.Cards[0].Health = false }, withTypes(slice(1, 90000, 0), "H100"), "1/1 CardNotHealth"},
-		{"cordoned before type", func(n *nodeCards) { n.Cordoned = []string{"GPU-a100-0"} }, withTypes(slice(1, 90000, 0), "H100"), "1/1 CardCordoned"},
+		{"unhealthy before everything", func(n *nodeCards) { n.Cards[0].Health = false },
+			withTypes(slice(1, 90000, 0), "H100"), "1/1 CardNotHealth"},
+		{"cordoned before type", func(n *nodeCards) { n.Cordoned = []string{"GPU-a100-0"} },
+			withTypes(slice(1, 90000, 0), "H100"), "1/1 CardCordoned"},
 		{"type before memory", func(*nodeCards) {}, withTypes(slice(1, 90000, 0), "H100"), "1/1 CardTypeMismatch"},
-		{"uuid before memory", func(*nodeCards) {}, podRequest{Containers: slice(1, 90000, 0).Containers, NoUseUUIDs: []string{"GPU-a100-0"}}, "1/1 CardUuidMismatch"},
-		{"memory before cores", func(n *nodeCards) { n.Cards[0].UsedCores = 100; n.Cards[0].Used = 1 }, slice(1, 90000, 10), "1/1 CardInsufficientMemory"},
-		{"compute exhausted for a zero-core pod", func(n *nodeCards) { n.Cards[0].UsedCores = 100; n.Cards[0].Used = 1 }, slice(1, 10, 0), "1/1 CardComputeUnitsExhausted"},
-		{"nouse-gputype is a case-insensitive substring", func(*nodeCards) {}, podRequest{Containers: slice(1, 10, 0).Containers, NoUseTypes: []string{"a100"}}, "1/1 CardTypeMismatch"},
+		{"uuid before memory", func(*nodeCards) {},
+			podRequest{Containers: slice(1, 90000, 0).Containers, NoUseUUIDs: []string{"GPU-a100-0"}}, "1/1 CardUuidMismatch"},
+		{"memory before cores", func(n *nodeCards) { n.Cards[0].UsedCores = 100; n.Cards[0].Used = 1 },
+			slice(1, 90000, 10), "1/1 CardInsufficientMemory"},
+		{"compute exhausted for a zero-core pod", func(n *nodeCards) { n.Cards[0].UsedCores = 100; n.Cards[0].Used = 1 },
+			slice(1, 10, 0), "1/1 CardComputeUnitsExhausted"},
+		{"nouse-gputype is a case-insensitive substring", func(*nodeCards) {},
+			podRequest{Containers: slice(1, 10, 0).Containers, NoUseTypes: []string{"a100"}}, "1/1 CardTypeMismatch"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -48,7 +48,8 @@ func newSchedulerFlags() *schedulerFlags {
 	fs.StringVar(&f.schedulerName, "scheduler-name", "", "the name to be added to pod.spec.schedulerName if not empty")
 	fs.StringVar(&f.nodePolicy, "node-scheduler-policy", "binpack", "node scheduler policy")
 	fs.StringVar(&f.gpuPolicy, "gpu-scheduler-policy", "spread", "GPU scheduler policy")
-	fs.StringVar(&f.metricsBind, "metrics-bind-address", defaultMetricsBindAddress, "The TCP address that the scheduler should bind to for serving prometheus metrics")
+	fs.StringVar(&f.metricsBind, "metrics-bind-address", defaultMetricsBindAddress,
+		"The TCP address that the scheduler should bind to for serving prometheus metrics")
 	fs.StringToString("node-label-selector", nil, "key=value pairs separated by commas")
 	fs.Float32Var(&f.kubeQPS, "kube-qps", defaultKubeQPS, "QPS to use while talking with kube-apiserver.")
 	fs.IntVar(&f.kubeBurst, "kube-burst", defaultKubeBurst, "Burst to use while talking with kube-apiserver.")
@@ -56,7 +57,8 @@ func newSchedulerFlags() *schedulerFlags {
 	fs.Bool("profiling", false, "Enable pprof profiling via HTTP server")
 	fs.DurationVar(&f.nodeLockTimeout, "node-lock-timeout", defaultNodeLockTimeout, "timeout for node locks")
 	fs.Duration("node-lock-retry-timeout", 28*time.Second, "timeout for retrying LockNode when contended by another PodGroup member")
-	fs.BoolVar(&f.forceOverwrite, "force-overwrite-default-scheduler", true, "Overwrite schedulerName in Pod Spec when set to default-scheduler")
+	fs.BoolVar(&f.forceOverwrite, "force-overwrite-default-scheduler", true,
+		"Overwrite schedulerName in Pod Spec when set to default-scheduler")
 	fs.Bool("leader-elect", false, "The pod of hami-scheduler enable leader select")
 	fs.String("leader-elect-resource-name", "", "The name of resource object that is used for leader election")
 	fs.String("leader-elect-resource-namespace", "", "The namespace of resource object that is used for leader election")
@@ -152,13 +154,16 @@ func configFromArgs(args []string) (Config, error) {
 		return Config{}, fmt.Errorf("%s: HAMi scheduler command line: %w", Banner, err)
 	}
 	if rest := f.fs.Args(); len(rest) > 0 {
-		return Config{}, fmt.Errorf("%s: HAMi scheduler command line: unknown command %q for \"scheduler\" (the double takes flags only)", Banner, rest[0])
+		return Config{}, fmt.Errorf("%s: HAMi scheduler command line: "+
+			"unknown command %q for \"scheduler\" (the double takes flags only)", Banner, rest[0])
 	}
 	if f.kubeQPS > 0 && f.kubeBurst <= 0 {
-		return Config{}, fmt.Errorf("%s: --kube-burst=%d: burst is required to be greater than 0 when --kube-qps (%g) is greater than 0", Banner, f.kubeBurst, f.kubeQPS)
+		return Config{}, fmt.Errorf("%s: --kube-burst=%d: burst is required to be greater than 0 when --kube-qps (%g) "+
+			"is greater than 0", Banner, f.kubeBurst, f.kubeQPS)
 	}
 	if f.deviceConfigFile == "" {
-		return Config{}, fmt.Errorf("%s: --device-config-file is required: HAMi v2.10.0 exits without a device config (config.InitDevices); pass the chart's device-config.yaml", Banner)
+		return Config{}, fmt.Errorf("%s: --device-config-file is required: "+
+			"HAMi v2.10.0 exits without a device config (config.InitDevices); pass the chart's device-config.yaml", Banner)
 	}
 	dev, err := loadDeviceConfig(f.deviceConfigFile)
 	if err != nil {

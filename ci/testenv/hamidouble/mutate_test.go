@@ -72,8 +72,10 @@ func TestMutate(t *testing.T) {
 			pod:        podWith(limits("nvidia.com/gpu", "1")),
 			wantLimits: limits("nvidia.com/gpu", "1", "nvidia.com/gpucores", "100"), wantSched: "hami-scheduler"},
 		{name: "percentage 100 counts as whole card",
-			pod:        podWith(limits("nvidia.com/gpu", "1", "nvidia.com/gpumem", "1000", "nvidia.com/gpumem-percentage", "100")),
-			wantLimits: limits("nvidia.com/gpu", "1", "nvidia.com/gpumem", "1000", "nvidia.com/gpumem-percentage", "100", "nvidia.com/gpucores", "100"), wantSched: "hami-scheduler"},
+			pod: podWith(limits("nvidia.com/gpu", "1", "nvidia.com/gpumem", "1000", "nvidia.com/gpumem-percentage", "100")),
+			wantLimits: limits("nvidia.com/gpu", "1", "nvidia.com/gpumem", "1000", "nvidia.com/gpumem-percentage", "100",
+				"nvidia.com/gpucores", "100"),
+			wantSched: "hami-scheduler"},
 		{name: "percentage above 100 denied",
 			pod: podWith(limits("nvidia.com/gpu", "1", "nvidia.com/gpumem-percentage", "150")), wantDenied: "nvidia.com/gpumem-percentage"},
 		{name: "cpu-only pod untouched", pod: podWith(limits("cpu", "1")), wantSched: corev1.DefaultSchedulerName},
@@ -94,7 +96,8 @@ func TestMutate(t *testing.T) {
 		}(), wantDenied: "container c is privileged"},
 		{name: "privileged sidecar of a gpu pod denied", pod: func() *corev1.Pod {
 			p := podWith(limits("nvidia.com/gpu", "1"))
-			p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "side", SecurityContext: &corev1.SecurityContext{Privileged: &privileged}})
+			p.Spec.Containers = append(p.Spec.Containers,
+				corev1.Container{Name: "side", SecurityContext: &corev1.SecurityContext{Privileged: &privileged}})
 			return p
 		}(), wantDenied: "container side is privileged"},
 		{name: "privileged cpu-only pod allowed", pod: func() *corev1.Pod {

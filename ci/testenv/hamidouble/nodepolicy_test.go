@@ -35,8 +35,9 @@ func TestPickNodeByPolicy(t *testing.T) {
 func TestNodePolicyOfAPod(t *testing.T) {
 	t.Parallel()
 	pod := func(annotations map[string]string) *corev1.Pod {
-		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Annotations: annotations}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c",
-			Resources: corev1.ResourceRequirements{Limits: limits("nvidia.com/gpu", "1")}}}}}
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Annotations: annotations},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c",
+				Resources: corev1.ResourceRequirements{Limits: limits("nvidia.com/gpu", "1")}}}}}
 	}
 	spread := map[string]string{gpus.AnnoNodePolicy: "spread"}
 	tests := []struct {
@@ -115,7 +116,8 @@ func TestUseGPUUUID(t *testing.T) {
 	t.Parallel()
 	h100s := nodeCards{Name: "dgx"}
 	for i := range 8 {
-		h100s.Cards = append(h100s.Cards, card{UUID: "GPU-h100-" + string(rune('0'+i)), Index: i, Type: "NVIDIA-H100-80GB-HBM3", Health: true, Count: 10, TotalMem: 81920, TotalCores: 100})
+		h100s.Cards = append(h100s.Cards, card{UUID: "GPU-h100-" + string(rune('0'+i)), Index: i,
+			Type: "NVIDIA-H100-80GB-HBM3", Health: true, Count: 10, TotalMem: 81920, TotalCores: 100})
 	}
 	pin := func(r podRequest, use, noUse []string) podRequest { r.UseUUIDs, r.NoUseUUIDs = use, noUse; return r }
 	cases := []struct {

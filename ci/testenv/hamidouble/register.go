@@ -236,7 +236,8 @@ type registerState struct {
 // and a reported one turns unhealthy; a changed allocatable count
 // re-registers; a changed register annotation re-registers; otherwise the
 // handshake decides.
-func nvidiaHealth(current int64, anno string, st registerState, handshakeHealthy, handshakeChanged bool) (healthy, update bool, next registerState) {
+func nvidiaHealth(current int64, anno string, st registerState,
+	handshakeHealthy, handshakeChanged bool) (healthy, update bool, next registerState) {
 	switch {
 	case current == 0 && st.Reported == 0:
 		return handshakeHealthy, handshakeChanged, st

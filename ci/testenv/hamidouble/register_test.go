@@ -101,7 +101,8 @@ func TestNodeAddedBeforeItsAnnotation(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Config{})
 	before := e.d.reg.passes.Load()
-	if _, err := e.c.CoreV1().Nodes().Create(e.ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "late"}}, metav1.CreateOptions{}); err != nil {
+	if _, err := e.c.CoreV1().Nodes().Create(e.ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "late"}},
+		metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the pass the node add triggers", func() bool { return e.d.reg.passes.Load() > before })

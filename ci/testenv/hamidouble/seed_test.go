@@ -30,7 +30,8 @@ func TestSeedScenario(t *testing.T) {
 			t.Fatalf("%s: Filter annotations/labels = %v %v, want devices %q on %s", name, a, got.Labels, want, nodeA)
 		}
 		if a[gpus.AnnoBindPhase] != gpus.BindPhaseAllocating || a[gpus.AnnoBindTime] == "" || got.Spec.NodeName != nodeA {
-			t.Fatalf("%s: bind-phase %q bind-time %q nodeName %q, want allocating on %s", name, a[gpus.AnnoBindPhase], a[gpus.AnnoBindTime], got.Spec.NodeName, nodeA)
+			t.Fatalf("%s: bind-phase %q bind-time %q nodeName %q, want allocating on %s",
+				name, a[gpus.AnnoBindPhase], a[gpus.AnnoBindTime], got.Spec.NodeName, nodeA)
 		}
 		if v, ok := e.lock(nodeA); !ok || !strings.HasSuffix(v, ",ns,"+name) {
 			t.Fatalf("%s: node lock %q, want one naming ns/%s", name, v, name)

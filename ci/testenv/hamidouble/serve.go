@@ -95,7 +95,8 @@ func restConfigLikeHAMi(getenv func(string) string) (*rest.Config, string, error
 	}
 	cfg, err := rest.InClusterConfig()
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: no client configuration: kubeconfig %s: %v; in-cluster: %w (set KUBECONFIG as for HAMi's scheduler)", Banner, path, fileErr, err)
+		return nil, "", fmt.Errorf("%s: no client configuration: kubeconfig %s: %v; "+
+			"in-cluster: %w (set KUBECONFIG as for HAMi's scheduler)", Banner, path, fileErr, err)
 	}
 	return cfg, "in-cluster configuration", nil
 }
