@@ -72,7 +72,8 @@ func MissingCharts(charts []BundleChart, entries []string) error {
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("--charts lacks %d of the lab's %d chart archives: %s; add them or leave --charts out to pull every chart from its repository",
+		return fmt.Errorf("--charts lacks %d of the lab's %d chart archives: %s; "+
+			"add them or leave --charts out to pull every chart from its repository",
 			len(missing), len(charts), strings.Join(missing, "; "))
 	}
 	return nil

@@ -136,9 +136,12 @@ func TestMissingCharts(t *testing.T) {
 		want    []string // substrings of the error; none: no error
 	}{
 		{"all there, with others", []string{"kamaji-0.0.0+latest.tgz", "hami-2.10.0.tgz", "README"}, nil},
-		{"one missing", []string{"hami-2.10.0.tgz"}, []string{"lacks 1 of the lab's 2", "kamaji-0.0.0+latest.tgz (helm pull kamaji --repo https://clastix.github.io/charts --version 0.0.0+latest)", "leave --charts out"}},
+		{"one missing", []string{"hami-2.10.0.tgz"}, []string{"lacks 1 of the lab's 2",
+			"kamaji-0.0.0+latest.tgz (helm pull kamaji --repo https://clastix.github.io/charts --version 0.0.0+latest)",
+			"leave --charts out"}},
 		{"empty directory", nil, []string{"lacks 2 of the lab's 2", "hami-2.10.0.tgz", "kamaji-0.0.0+latest.tgz"}},
-		{"a name that only looks alike", []string{"hami-2.10.0.tgz.part", "kamaji-0.0.0+latest.tgz"}, []string{"lacks 1", "hami-2.10.0.tgz (helm pull hami"}},
+		{"a name that only looks alike", []string{"hami-2.10.0.tgz.part", "kamaji-0.0.0+latest.tgz"},
+			[]string{"lacks 1", "hami-2.10.0.tgz (helm pull hami"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := MissingCharts(charts, tc.entries)

@@ -14,7 +14,8 @@ import "strconv"
 // them: a stage that is slow or fails in the Docker-in-Docker service can
 // only be explained from there.
 func Up(stage string) []string {
-	return []string{"labctl", "up", "-f", ConfigPath, "--state-dir", StateDir, "--only", stage, "--keep", "--pull-timeout", PullTimeout, "--images", BundleDir, "--verbose"}
+	return []string{"labctl", "up", "-f", ConfigPath, "--state-dir", StateDir, "--only", stage, "--keep",
+		"--pull-timeout", PullTimeout, "--images", BundleDir, "--verbose"}
 }
 
 // PullTimeout bounds one image pull by the lab's daemon (a kindest/node

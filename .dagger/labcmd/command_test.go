@@ -13,11 +13,13 @@ func TestCommands(t *testing.T) {
 		got  []string
 		want string
 	}{
-		{"up one stage", Up("kamaji"), "labctl up -f /lab/lab.yaml --state-dir /lab/state --only kamaji --keep --pull-timeout 10m --images /lab/images --verbose"},
+		{"up one stage", Up("kamaji"), "labctl up -f /lab/lab.yaml --state-dir /lab/state --only kamaji --keep " +
+			"--pull-timeout 10m --images /lab/images --verbose"},
 		{"test defaults", Test(Suite{}), "labctl test --state-dir /lab/state --report-dir /lab/reports"},
 		{"test run", Test(Suite{Run: "TC-0[1-4]"}), "labctl test --state-dir /lab/state --report-dir /lab/reports --run TC-0[1-4]"},
 		{"test parallel", Test(Suite{Parallel: 3}), "labctl test --state-dir /lab/state --report-dir /lab/reports --parallel 3"},
-		{"test both", Test(Suite{Run: "TC-05", Parallel: 1}), "labctl test --state-dir /lab/state --report-dir /lab/reports --run TC-05 --parallel 1"},
+		{"test both", Test(Suite{Run: "TC-05", Parallel: 1}),
+			"labctl test --state-dir /lab/state --report-dir /lab/reports --run TC-05 --parallel 1"},
 		{"plan", Plan(""), "labctl plan -f /lab/lab.yaml"},
 		{"plan with manifests", Plan(ManifestsDir), "labctl plan -f /lab/lab.yaml -o /lab/manifests"},
 		{"validate", Validate(), "labctl validate -f /lab/lab.yaml"},

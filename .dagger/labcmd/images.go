@@ -55,12 +55,14 @@ func CheckRecorded(fetched Bundle, out string) error {
 		return fmt.Errorf("labctl images --bundle-index --archives: %w", err)
 	}
 	if len(got.Images) != len(fetched.Images) || len(got.Charts) != len(fetched.Charts) {
-		return fmt.Errorf("labctl images --bundle-index --archives names %d images and %d charts, the module fetched %d and %d", len(got.Images), len(got.Charts), len(fetched.Images), len(fetched.Charts))
+		return fmt.Errorf("labctl images --bundle-index --archives names %d images and %d charts, "+
+			"the module fetched %d and %d", len(got.Images), len(got.Charts), len(fetched.Images), len(fetched.Charts))
 	}
 	for i, e := range got.Images {
 		f := fetched.Images[i]
 		if e.Ref != f.Ref || e.File != f.File || e.Config == "" || e.Manifest == "" {
-			return fmt.Errorf("labctl images --bundle-index --archives: entry %d %+v: want %s in %s with its config and manifest digests", i, e, f.Ref, f.File)
+			return fmt.Errorf("labctl images --bundle-index --archives: entry %d %+v: "+
+				"want %s in %s with its config and manifest digests", i, e, f.Ref, f.File)
 		}
 	}
 	return nil
@@ -100,7 +102,8 @@ func ParseBundleIndex(out string) (Bundle, error) {
 	seen = map[string]bool{}
 	for i, c := range b.Charts {
 		if err := c.check(); err != nil || seen[c.File] {
-			return Bundle{}, fmt.Errorf("labctl images --bundle-index: chart %d %+v: want a name, an http(s) repository, a version and a unique plain .tgz file name", i, c)
+			return Bundle{}, fmt.Errorf("labctl images --bundle-index: chart %d %+v: want a name, an http(s) repository, "+
+				"a version and a unique plain .tgz file name", i, c)
 		}
 		seen[c.File] = true
 	}

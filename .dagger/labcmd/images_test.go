@@ -12,13 +12,17 @@ func bundleJSON(images, charts string) string {
 }
 
 const (
-	goodImages = `[{"ref":"kindest/node:v1.37.0@sha256:a1ed","file":"kindest_node_v1.37.0_a1ed.tar"},{"ref":"clastix/kamaji:26.8.2-edge","file":"clastix_kamaji_26.8.2-edge.tar"}]`
-	goodCharts = `[{"name":"cert-manager","repo":"https://charts.jetstack.io","version":"v1.18.3","file":"cert-manager-v1.18.3.tgz"},{"name":"kamaji","repo":"https://clastix.github.io/charts","version":"0.0.0+latest","file":"kamaji-0.0.0+latest.tgz"}]`
+	goodImages = `[{"ref":"kindest/node:v1.37.0@sha256:a1ed","file":"kindest_node_v1.37.0_a1ed.tar"},` +
+		`{"ref":"clastix/kamaji:26.8.2-edge","file":"clastix_kamaji_26.8.2-edge.tar"}]`
+	goodCharts = `[{"name":"cert-manager","repo":"https://charts.jetstack.io","version":"v1.18.3",` +
+		`"file":"cert-manager-v1.18.3.tgz"},{"name":"kamaji","repo":"https://clastix.github.io/charts",` +
+		`"version":"0.0.0+latest","file":"kamaji-0.0.0+latest.tgz"}]`
 )
 
 func TestParseBundleIndex(t *testing.T) {
 	got, err := ParseBundleIndex(bundleJSON(goodImages, goodCharts))
-	if err != nil || len(got.Images) != 2 || got.Images[1].Ref != "clastix/kamaji:26.8.2-edge" || got.Images[0].File != "kindest_node_v1.37.0_a1ed.tar" {
+	if err != nil || len(got.Images) != 2 || got.Images[1].Ref != "clastix/kamaji:26.8.2-edge" ||
+		got.Images[0].File != "kindest_node_v1.37.0_a1ed.tar" {
 		t.Fatalf("ParseBundleIndex = %+v, %v", got, err)
 	}
 	want := BundleChart{Name: "kamaji", Repo: "https://clastix.github.io/charts", Version: "0.0.0+latest", File: "kamaji-0.0.0+latest.tgz"}
@@ -42,7 +46,8 @@ func TestParseBundleIndex(t *testing.T) {
 		"chart no repo":    bundleJSON(goodImages, `[{"name":"x","version":"1","file":"x-1.tgz"}]`),
 		"chart path":       bundleJSON(goodImages, `[{"name":"x","repo":"https://r","version":"1","file":"../x-1.tgz"}]`),
 		"chart not tgz":    bundleJSON(goodImages, `[{"name":"x","repo":"https://r","version":"1","file":"x-1.tar"}]`),
-		"chart duplicate":  bundleJSON(goodImages, `[{"name":"x","repo":"https://r","version":"1","file":"x-1.tgz"},{"name":"y","repo":"https://r","version":"1","file":"x-1.tgz"}]`),
+		"chart duplicate": bundleJSON(goodImages, `[{"name":"x","repo":"https://r","version":"1","file":"x-1.tgz"},`+
+			`{"name":"y","repo":"https://r","version":"1","file":"x-1.tgz"}]`),
 	} {
 		if _, err := ParseBundleIndex(bad); err == nil {
 			t.Errorf("%s: accepted %s", name, bad)

@@ -37,7 +37,9 @@ func KubectlRelease(platform string) (url, checksum string, err error) {
 	arch := parts[1]
 	sum, ok := kubectlSHA256[arch]
 	if !ok || kubectlSHA256Version != KubectlVersion {
-		return "", "", fmt.Errorf("kubectl %s for %s: no pinned sha256 (pinned: %s for %s); add the release's kubectl.sha256 to kubectlSHA256 in .dagger/labcmd/kubectl.go", KubectlVersion, platform, strings.Join(pinnedArches(), ", "), kubectlSHA256Version)
+		return "", "", fmt.Errorf("kubectl %s for %s: no pinned sha256 (pinned: %s for %s); "+
+			"add the release's kubectl.sha256 to kubectlSHA256 in .dagger/labcmd/kubectl.go",
+			KubectlVersion, platform, strings.Join(pinnedArches(), ", "), kubectlSHA256Version)
 	}
 	return fmt.Sprintf("https://dl.k8s.io/release/%s/bin/linux/%s/kubectl", KubectlVersion, arch), "sha256:" + sum, nil
 }

@@ -46,16 +46,20 @@ func (g GoProxy) Check() error {
 			if p == "direct" || p == "off" {
 				continue
 			}
-			if u, err := url.Parse(p); err != nil || (u.Scheme != "https" && u.Scheme != "http" && u.Scheme != "file") || (u.Host == "" && u.Scheme != "file") {
-				errs = append(errs, fmt.Errorf("--goproxy %q: %q is not a proxy URL (https://, http:// or file://), direct or off; example: --goproxy https://goproxy.example.com,direct", g.Proxy, p))
+			if u, err := url.Parse(p); err != nil || (u.Scheme != "https" && u.Scheme != "http" && u.Scheme != "file") ||
+				(u.Host == "" && u.Scheme != "file") {
+				errs = append(errs, fmt.Errorf("--goproxy %q: %q is not a proxy URL (https://, http:// or file://), "+
+					"direct or off; example: --goproxy https://goproxy.example.com,direct", g.Proxy, p))
 			}
 		}
 	}
 	if f := strings.Fields(g.SumDB); len(f) > 2 || (g.SumDB != "" && len(f) == 0) {
-		errs = append(errs, fmt.Errorf("--gosumdb %q: want off, a database name, or a name and its URL; example: --gosumdb 'sum.golang.org https://goproxy.example.com/sumdb/sum.golang.org'", g.SumDB))
+		errs = append(errs, fmt.Errorf("--gosumdb %q: want off, a database name, or a name and its URL; "+
+			"example: --gosumdb 'sum.golang.org https://goproxy.example.com/sumdb/sum.golang.org'", g.SumDB))
 	} else if len(f) == 2 {
 		if u, err := url.Parse(f[1]); err != nil || u.Scheme == "" || u.Host == "" {
-			errs = append(errs, fmt.Errorf("--gosumdb %q: %q is not a URL; example: --gosumdb 'sum.golang.org https://goproxy.example.com/sumdb/sum.golang.org'", g.SumDB, f[1]))
+			errs = append(errs, fmt.Errorf("--gosumdb %q: %q is not a URL; "+
+				"example: --gosumdb 'sum.golang.org https://goproxy.example.com/sumdb/sum.golang.org'", g.SumDB, f[1]))
 		}
 	}
 	return errors.Join(errs...)

@@ -71,7 +71,8 @@ func TestProgressRecordsBrokenSteps(t *testing.T) {
 			wipe:    Step{Name: "wipe"},
 			steps:   []Step{{Name: "cluster"}, oom, {Name: "tenants"}},
 			wantRan: []string{"cluster", "kamaji"}, wantSuite: false, wantCode: 137,
-			wantSummary: []string{"`kamaji` did not finish (exit code 137)", "SIGKILL", "no later stage and no suite ran", "logs/kamaji.log", "installing kamaji"}},
+			wantSummary: []string{"`kamaji` did not finish (exit code 137)", "SIGKILL", "no later stage and no suite ran",
+				"logs/kamaji.log", "installing kamaji"}},
 		{name: "a lost suite keeps the first stage failure's code and names both", keepGoing: true,
 			wipe:    Step{Name: "wipe"},
 			steps:   []Step{{Name: "cluster"}, {Name: "kamaji", Code: 3}, {Name: "tenants"}, lost},
@@ -137,7 +138,10 @@ func TestProgressRecordsBrokenSteps(t *testing.T) {
 // the engine's error, without the exec exit-code explanation that does not
 // apply, and the run stops with EngineErrorCode.
 func TestProgressRecordsSetupFailure(t *testing.T) {
-	const engineErr = `fetching the lab's images, or reading their tarballs' digests (labctl images --bundle-index --archives): failed to resolve image "docker.io/kindest/node:v1.36.4@sha256:099e049362a1526b2db71494e1947aae99bd16290d7c895f2b7ea312e3cbfaed" (platform: "linux/amd64"): docker.io/kindest/node:v1.36.4@sha256:099e049362a1526b2db71494e1947aae99bd16290d7c895f2b7ea312e3cbfaed: not found`
+	const engineErr = `fetching the lab's images, or reading their tarballs' digests (labctl images --bundle-index --archives): ` +
+		`failed to resolve image "docker.io/kindest/node:v1.36.4@sha256:099e049362a1526b2db71494e1947aae99bd16290d7c895f2b7ea312e3cbfaed" ` +
+		`(platform: "linux/amd64"): ` +
+		`docker.io/kindest/node:v1.36.4@sha256:099e049362a1526b2db71494e1947aae99bd16290d7c895f2b7ea312e3cbfaed: not found`
 	var p Progress
 	if p.Record(SetupFailed("bundle", engineErr)) {
 		t.Fatal("Record of a failed bundle said go on")
@@ -149,7 +153,8 @@ func TestProgressRecordsSetupFailure(t *testing.T) {
 		t.Errorf("ExitCode = %d, want %d", got, EngineErrorCode)
 	}
 	summary := p.Summary(func(string) string { return "" })
-	for _, w := range []string{"`bundle` did not finish (exit code 125)", "not done by the engine: fetching the lab's images", "not found", "prepares the lab's images"} {
+	for _, w := range []string{"`bundle` did not finish (exit code 125)",
+		"not done by the engine: fetching the lab's images", "not found", "prepares the lab's images"} {
 		if !strings.Contains(summary, w) {
 			t.Errorf("summary lacks %q:\n%s", w, summary)
 		}

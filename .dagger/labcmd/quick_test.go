@@ -42,7 +42,8 @@ func TestQuickCommands(t *testing.T) {
 	if want := Test(Suite{Run: "TC-01|tenant isolation", Parallel: 2}); !slices.Equal(args[4:], want) {
 		t.Errorf("QuickTest passes %q, want labctl test's own arguments %q", args[4:], want)
 	}
-	for _, want := range []string{"labctl testenv up -f " + ConfigPath, "--state-dir " + StateDir, "--hami-binary " + QuickHAMiPath, `"$@"`, "kill -TERM"} {
+	for _, want := range []string{"labctl testenv up -f " + ConfigPath, "--state-dir " + StateDir,
+		"--hami-binary " + QuickHAMiPath, `"$@"`, "kill -TERM"} {
 		if !strings.Contains(args[2], want) {
 			t.Errorf("quick-test script lacks %q", want)
 		}
@@ -63,8 +64,10 @@ func TestQuickScriptRuns(t *testing.T) {
 		wantCode       int
 		wantOut        []string
 	}{
-		{"ready, suite fails", "echo hami: HAMi scheduler v2.10.0 from x; echo ready; trap 'echo stopped; exit 0' TERM; while :; do sleep 0.1; done", 3, 3,
-			[]string{"hami: HAMi scheduler v2.10.0 from x", "suite args: test --state-dir /lab/state --report-dir /lab/reports --run TC-01|tenant isolation"}},
+		{"ready, suite fails", "echo hami: HAMi scheduler v2.10.0 from x; echo ready; trap 'echo stopped; exit 0' TERM; " +
+			"while :; do sleep 0.1; done", 3, 3,
+			[]string{"hami: HAMi scheduler v2.10.0 from x",
+				"suite args: test --state-dir /lab/state --report-dir /lab/reports --run TC-01|tenant isolation"}},
 		{"ready, suite passes", "echo ready; trap 'exit 0' TERM; while :; do sleep 0.1; done", 0, 0, []string{"suite args: test"}},
 		{"never ready", "echo 'etcd: disk on fire'; exit 4", 0, 4, []string{"exited with code 4 before it was ready", "disk on fire"}},
 	}
@@ -75,7 +78,8 @@ func TestQuickScriptRuns(t *testing.T) {
 			if err := os.MkdirAll(bin, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			fake := "#!/bin/sh\nif [ \"$1\" = testenv ]; then\n" + tc.upScript + "\nfi\necho \"suite args: $*\"\nexit " + strconv.Itoa(tc.testCode) + "\n"
+			fake := "#!/bin/sh\nif [ \"$1\" = testenv ]; then\n" + tc.upScript + "\nfi\necho \"suite args: $*\"\nexit " +
+				strconv.Itoa(tc.testCode) + "\n"
 			if err := os.WriteFile(filepath.Join(bin, "labctl"), []byte(fake), 0o755); err != nil {
 				t.Fatal(err)
 			}

@@ -33,7 +33,8 @@ func Verdict(code int, summary string) error {
 func StageFailure(stage string, code int, tail string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## gpu-lab: stage `%s` failed (exit code %d)\n\n", stage, code)
-	fmt.Fprintf(&b, "The suite did not run. Full log: `logs/%s.log`; labctl's diagnostics bundle, when it wrote one: `state/diagnostics/`.\n", stage)
+	fmt.Fprintf(&b, "The suite did not run. Full log: `logs/%s.log`; labctl's diagnostics bundle, "+
+		"when it wrote one: `state/diagnostics/`.\n", stage)
 	if t := strings.TrimSpace(tail); t != "" {
 		fmt.Fprintf(&b, "\n```\n%s\n```\n", t)
 	}
@@ -71,7 +72,8 @@ func BrokenSummary(s Step, tail string) string {
 			"or the Docker-in-Docker service exiting fails the exec in the engine. The module recorded that instead of failing the call, " +
 			"so these reports still exist.\n\n")
 	}
-	fmt.Fprintf(&b, "The run stopped there: no later stage and no suite ran, and what the step wrote to the state and report directories is lost. "+
+	fmt.Fprintf(&b, "The run stopped there: no later stage and no suite ran, "+
+		"and what the step wrote to the state and report directories is lost. "+
 		"Its output, as far as the engine kept it: `logs/%s.log`.\n", s.Name)
 	if t := strings.TrimSpace(tail); t != "" {
 		fmt.Fprintf(&b, "\n```\n%s\n```\n", t)

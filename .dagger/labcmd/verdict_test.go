@@ -65,11 +65,13 @@ func TestTail(t *testing.T) {
 		// labctl up --verbose: debug records are left out, info records
 		// and the stage's own lines stay.
 		{"· hami     started\n" +
-			"time=2026-12-07T02:03:01.002Z level=DEBUG msg=helm kubeconfig=/lab/state/kubeconfigs/tenant-a.yaml args=\"[upgrade --install hami]\"\n" +
+			"time=2026-12-07T02:03:01.002Z level=DEBUG msg=helm kubeconfig=/lab/state/kubeconfigs/tenant-a.yaml " +
+			"args=\"[upgrade --install hami]\"\n" +
 			"time=2026-12-07T02:03:09.116Z level=INFO msg=\"preloaded images\" node=gpu-lab-tenant-a-worker\n" +
 			"✗ hami        9.1s  tenant-a: helm upgrade hami: exit status 1\n" +
 			"time=2026-12-07T02:03:09.200Z level=DEBUG msg=\"diagnostics written\"\n", 2,
-			"time=2026-12-07T02:03:09.116Z level=INFO msg=\"preloaded images\" node=gpu-lab-tenant-a-worker\n✗ hami        9.1s  tenant-a: helm upgrade hami: exit status 1"},
+			"time=2026-12-07T02:03:09.116Z level=INFO msg=\"preloaded images\" node=gpu-lab-tenant-a-worker\n" +
+				"✗ hami        9.1s  tenant-a: helm upgrade hami: exit status 1"},
 		{"level=DEBUG is only a word here\ntime=x level=DEBUGGER y\n", 5, "level=DEBUG is only a word here\ntime=x level=DEBUGGER y"},
 	}
 	for _, tt := range tests {

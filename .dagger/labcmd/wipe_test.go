@@ -63,7 +63,8 @@ func TestWipeIsBestEffort(t *testing.T) {
 		{name: "all succeed", wantCode: 0, wantOutput: "cleared containers, networks and volumes"},
 		{name: "rm fails", fail: []string{"rm"}, wantCode: 1, wantOutput: "failed in: rm"},
 		{name: "network prune fails", fail: []string{"network prune"}, wantCode: 1, wantOutput: "failed in: network-prune"},
-		{name: "everything fails", fail: []string{"ps", "network prune", "volume prune"}, wantCode: 1, wantOutput: "failed in: ps network-prune volume-prune"},
+		{name: "everything fails", fail: []string{"ps", "network prune", "volume prune"}, wantCode: 1,
+			wantOutput: "failed in: ps network-prune volume-prune"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

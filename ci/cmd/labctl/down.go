@@ -44,7 +44,8 @@ func runDown(ctx context.Context, s streams, f *labFlags) error {
 	release, err := d.Hold("labctl down")
 	if err != nil {
 		if m.Kind == state.Testenv {
-			return fmt.Errorf("down: the local test environment of lab %s still runs: %w; stop it (Ctrl-C where it runs), then `labctl down --state-dir %s` removes its stale state", l.Name, err, d)
+			return fmt.Errorf("down: the local test environment of lab %s still runs: %w; stop it (Ctrl-C where it runs), "+
+				"then `labctl down --state-dir %s` removes its stale state", l.Name, err, d)
 		}
 		return fmt.Errorf("down: %w; wait for it to end", err)
 	}
@@ -56,7 +57,8 @@ func runDown(ctx context.Context, s streams, f *labFlags) error {
 		if err != nil {
 			return fmt.Errorf("down: %w", err)
 		}
-		fmt.Fprintf(out, "lab %s: removed the stale state of the stopped local test environment (%d paths labctl wrote in %s); its processes ended with `labctl testenv up`\n", l.Name, len(removed), d)
+		fmt.Fprintf(out, "lab %s: removed the stale state of the stopped local test environment (%d paths labctl "+
+			"wrote in %s); its processes ended with `labctl testenv up`\n", l.Name, len(removed), d)
 		return nil
 	}
 	e, err := newEnv(l, f, s.errOut)

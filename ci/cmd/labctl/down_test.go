@@ -121,7 +121,8 @@ func TestDownOfLocalEnvironment(t *testing.T) {
 	release, err := d.Hold("labctl testenv up")
 	must(err)
 	out, err := runRoot(t, "down", "--state-dir", string(d))
-	if err == nil || !strings.Contains(err.Error(), "the local test environment of lab gpu-lab still runs") || !strings.Contains(err.Error(), "`labctl testenv up` (pid") {
+	if err == nil || !strings.Contains(err.Error(), "the local test environment of lab gpu-lab still runs") ||
+		!strings.Contains(err.Error(), "`labctl testenv up` (pid") {
 		t.Fatalf("down while it runs: %v\n%s", err, out)
 	}
 	if _, err := os.Stat(d.Kubeconfig("tenant-a")); err != nil {
@@ -133,7 +134,8 @@ func TestDownOfLocalEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatalf("down: %v\n%s", err, out)
 	}
-	for _, want := range []string{"removed " + d.Kubeconfig("tenant-a"), "removed " + d.LabPath(), "lab gpu-lab: removed the stale state of the stopped local test environment"} {
+	for _, want := range []string{"removed " + d.Kubeconfig("tenant-a"), "removed " + d.LabPath(),
+		"lab gpu-lab: removed the stale state of the stopped local test environment"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("down output lacks %q:\n%s", want, out)
 		}

@@ -15,7 +15,8 @@ import (
 // HAMi v2.10.0 does not define fails before anything starts, naming the
 // flag and the double.
 func TestHAMiDoubleRejectsAnUnknownFlag(t *testing.T) {
-	err := hamidouble.Main(context.Background(), []string{"--http_bind=127.0.0.1:0", "--no-such-hami-flag=1"}, func(string) string { return "" }, &bytes.Buffer{})
+	err := hamidouble.Main(context.Background(), []string{"--http_bind=127.0.0.1:0", "--no-such-hami-flag=1"},
+		func(string) string { return "" }, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), "no-such-hami-flag") || !strings.Contains(err.Error(), hamidouble.Banner) {
 		t.Fatalf("unknown flag: %v", err)
 	}
@@ -32,7 +33,8 @@ func TestHAMiDoubleTakesItsKubeconfigLikeHAMi(t *testing.T) {
 	}
 	missing := filepath.Join(dir, "nope.kubeconfig")
 	env := map[string]string{"KUBECONFIG": missing, "HOME": dir}
-	err := hamidouble.Main(context.Background(), []string{"--device-config-file=" + dev}, func(k string) string { return env[k] }, &bytes.Buffer{})
+	err := hamidouble.Main(context.Background(), []string{"--device-config-file=" + dev},
+		func(k string) string { return env[k] }, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), missing) || !strings.Contains(err.Error(), "in-cluster") {
 		t.Fatalf("no kubeconfig: %v", err)
 	}

@@ -144,8 +144,9 @@ func newImagesSaveCommand(s streams) *cobra.Command {
 		charts      bool
 	)
 	cmd := &cobra.Command{
-		Use:   "save DIR",
-		Short: "Pull (where a registry answers) and save every bundle image into DIR, and every chart the lab installs into DIR/charts, with DIR/index.json",
+		Use: "save DIR",
+		Short: "Pull (where a registry answers) and save every bundle image into DIR, " +
+			"and every chart the lab installs into DIR/charts, with DIR/index.json",
 		Long: `Save what an air-gapped ` + "`labctl up --images DIR`" + ` needs: every image the lab runs that no node
 image holds (docker save archives, pulled first where the daemon lacks them) and, with the
 pinned helm CLI (LABCTL_HELM or helm on PATH), every chart the lab installs at its pinned
@@ -191,7 +192,8 @@ version (helm pull from the chart's repository into DIR/charts). DIR/index.json 
 // dir and adds them to its index. The index names what was saved even when
 // a chart failed: the images are usable, and up --images fetches a chart
 // the bundle lacks from its repository.
-func saveBundleCharts(ctx context.Context, p images.ChartPuller, l *lab.Lab, dir string, idx images.Index, log *slog.Logger) (images.Index, error) {
+func saveBundleCharts(ctx context.Context, p images.ChartPuller, l *lab.Lab, dir string, idx images.Index,
+	log *slog.Logger) (images.Index, error) {
 	entries, err := images.SaveCharts(ctx, p, images.PinnedCharts(l), dir, log)
 	idx.Charts = entries
 	if werr := images.WriteIndex(dir, idx); werr != nil {
@@ -280,7 +282,8 @@ func loadBundle(ctx context.Context, w io.Writer, e *stages.Env, dir string, opt
 		return err
 	}
 	if len(missing) > 0 {
-		fmt.Fprintf(w, "labctl: the bundle %s lacks %d of the lab's charts (helm fetches them from their repositories): %v\n", dir, len(missing), missing)
+		fmt.Fprintf(w, "labctl: the bundle %s lacks %d of the lab's charts (helm fetches them from their repositories): %v\n",
+			dir, len(missing), missing)
 	}
 	e.Preload = &stages.Preload{Dir: dir, Images: list, Loaded: loaded, Charts: archives}
 	return nil

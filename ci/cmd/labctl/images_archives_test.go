@@ -61,7 +61,8 @@ func TestBundleIndexRecordsArchives(t *testing.T) {
 	const manifest = "sha256:83200609f17b523d48be664313e287ce282cfeda72bb55b6e9992f10e0af4b46"
 	for i, e := range idx.Images {
 		if e.Ref != plain.Images[i].Ref || e.File != plain.Images[i].File || e.Config != config || e.Manifest != manifest || e.ID != "" {
-			t.Errorf("entry %d = %+v, want %s in %s with config %s and manifest %s", i, e, plain.Images[i].Ref, plain.Images[i].File, config, manifest)
+			t.Errorf("entry %d = %+v, want %s in %s with config %s and manifest %s",
+				i, e, plain.Images[i].Ref, plain.Images[i].File, config, manifest)
 		}
 	}
 	missing := idx.Images[0]

@@ -43,7 +43,8 @@ func TestBundleIndexNamesEveryChart(t *testing.T) {
 			t.Errorf("chart %d = %+v, want %+v in %s", i, got, c, images.ChartArchiveName(c))
 		}
 	}
-	for _, key := range []string{`"name": "kamaji"`, `"repo": "https://clastix.github.io/charts"`, `"version": "0.0.0+latest"`, `"file": "kamaji-0.0.0+latest.tgz"`} {
+	for _, key := range []string{`"name": "kamaji"`, `"repo": "https://clastix.github.io/charts"`,
+		`"version": "0.0.0+latest"`, `"file": "kamaji-0.0.0+latest.tgz"`} {
 		if !strings.Contains(raw, key) {
 			t.Errorf("--bundle-index lacks %s:\n%s", key, raw)
 		}

@@ -35,7 +35,8 @@ func TestImagesListsEveryImageByStageAndPlace(t *testing.T) {
 		"hami     tenant worker    docker.io/projecthami/hami:v2.10.0",
 		"preloaded in kindest/node:v1.36.4@sha256:",
 		"hami     tenant worker    ghcr.io/nvidia/nvml-mock:sha-0eeb2ee",
-		"registry.k8s.io/kube-apiserver:v1.36.4                                                        Always        bundle (up --images makes it IfNotPresent)",
+		"registry.k8s.io/kube-apiserver:v1.36.4                                                        " +
+			"Always        bundle (up --images makes it IfNotPresent)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("labctl images lacks %q:\n%s", want, out)

@@ -40,7 +40,8 @@ func newKubeconfigCommand(s streams) *cobra.Command {
 				}
 				p = d.ManagementKubeconfig()
 			} else if l.Tenant(name) == nil {
-				return fmt.Errorf("lab %s has no tenant %q: use one of %s, or %s for the management cluster", l.Name, name, strings.Join(l.TenantNames(), ", "), managementName)
+				return fmt.Errorf("lab %s has no tenant %q: use one of %s, or %s for the management cluster",
+					l.Name, name, strings.Join(l.TenantNames(), ", "), managementName)
 			}
 			data, err := os.ReadFile(p)
 			if err != nil {
@@ -95,9 +96,11 @@ func checkKubeconfigTenants(l *lab.Lab, flags []string, labFile string) error {
 		}
 		switch prev, dup := seen[name]; {
 		case dup:
-			errs = append(errs, fmt.Errorf("--kubeconfig %s=%s: tenant %s already has --kubeconfig %s=%s; give one kubeconfig per tenant", name, path, name, name, prev))
+			errs = append(errs, fmt.Errorf("--kubeconfig %s=%s: tenant %s already has --kubeconfig %s=%s; "+
+				"give one kubeconfig per tenant", name, path, name, name, prev))
 		case l.Tenant(name) == nil:
-			errs = append(errs, fmt.Errorf("--kubeconfig %s=%s: %s has no tenant %q; its tenants are %s. Use those names, or describe your platform's tenants and GPUs in a lab file and pass it with -f (labctl validate checks it)",
+			errs = append(errs, fmt.Errorf("--kubeconfig %s=%s: %s has no tenant %q; its tenants are %s. Use those names, "+
+				"or describe your platform's tenants and GPUs in a lab file and pass it with -f (labctl validate checks it)",
 				name, path, source, name, tenants))
 		}
 		seen[name] = path
@@ -109,7 +112,8 @@ func checkKubeconfigTenants(l *lab.Lab, flags []string, labFile string) error {
 		}
 	}
 	if len(missing) > 0 {
-		errs = append(errs, fmt.Errorf("no --kubeconfig for %s of %s: the suite needs one per tenant, e.g. --kubeconfig %s=PATH; or pass a lab file (-f) that lists only your tenants",
+		errs = append(errs, fmt.Errorf("no --kubeconfig for %s of %s: the suite needs one per tenant, e.g. "+
+			"--kubeconfig %s=PATH; or pass a lab file (-f) that lists only your tenants",
 			strings.Join(missing, ", "), source, missing[0]))
 	}
 	return errors.Join(errs...)

@@ -24,9 +24,11 @@ func TestCheckKubeconfigTenants(t *testing.T) {
 	}{
 		{"every tenant once", []string{"tenant-a=a.yaml", "tenant-b=b.yaml"}, "", nil},
 		{"a name the lab does not have", []string{"tenant-a=a.yaml", "tenant-b=b.yaml", "tenant-x=x.yaml"}, "",
-			[]string{`--kubeconfig tenant-x=x.yaml: the seed lab gpu-lab (no -f given) has no tenant "tenant-x"; its tenants are tenant-a, tenant-b`, "pass it with -f"}},
+			[]string{`--kubeconfig tenant-x=x.yaml: the seed lab gpu-lab (no -f given) has no tenant "tenant-x"; ` +
+				`its tenants are tenant-a, tenant-b`, "pass it with -f"}},
 		{"a name not in the lab file", []string{"prod=p.yaml"}, "my.yaml",
-			[]string{`--kubeconfig prod=p.yaml: lab gpu-lab (from my.yaml) has no tenant "prod"`, "no --kubeconfig for tenant-a, tenant-b of lab gpu-lab (from my.yaml)"}},
+			[]string{`--kubeconfig prod=p.yaml: lab gpu-lab (from my.yaml) has no tenant "prod"`,
+				"no --kubeconfig for tenant-a, tenant-b of lab gpu-lab (from my.yaml)"}},
 		{"a tenant left out", []string{"tenant-a=a.yaml"}, "",
 			[]string{"no --kubeconfig for tenant-b of the seed lab gpu-lab (no -f given)", "--kubeconfig tenant-b=PATH"}},
 		{"a tenant twice", []string{"tenant-a=a.yaml", "tenant-b=b.yaml", "tenant-a=c.yaml"}, "",
@@ -83,7 +85,8 @@ func TestKubeconfigCommandUnknownTenant(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Fatalf("err = %v, want %q", err, want)
 	}
-	if _, _, err := run(t, newKubeconfigCommand, "--state-dir", string(d), "management"); err == nil || !strings.Contains(err.Error(), "the local test environment, which has no management cluster") {
+	if _, _, err := run(t, newKubeconfigCommand, "--state-dir", string(d), "management"); err == nil ||
+		!strings.Contains(err.Error(), "the local test environment, which has no management cluster") {
 		t.Errorf("management of a local environment: %v", err)
 	}
 	out, _, err := run(t, newKubeconfigCommand, "--state-dir", string(d), "--path", "tenant-b")

@@ -30,7 +30,8 @@ type labFlags struct {
 
 func (f *labFlags) register(cmd *cobra.Command, withFile bool) {
 	if withFile {
-		cmd.Flags().StringVarP(&f.file, "file", "f", "", "lab file (default: the lab the state dir records, else the embedded seed lab); must be that lab when the state dir has one")
+		cmd.Flags().StringVarP(&f.file, "file", "f", "", "lab file (default: the lab the state dir records, "+
+			"else the embedded seed lab); must be that lab when the state dir has one")
 	}
 	cmd.Flags().StringVar(&f.stateDir, "state-dir", state.DefaultDir, "state directory labctl made (kubeconfigs, stage records, diagnostics)")
 	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print more: debug logs on stderr")
@@ -43,8 +44,10 @@ func (f *labFlags) register(cmd *cobra.Command, withFile bool) {
 // registerLabSource registers only -f and --state-dir, for the commands
 // that read which lab and nothing else of the state dir (plan, images).
 func (f *labFlags) registerLabSource(cmd *cobra.Command) {
-	cmd.Flags().StringVarP(&f.file, "file", "f", "", "lab file (default: the lab the state dir records, else the embedded seed lab); must be that lab when the state dir has one")
-	cmd.Flags().StringVar(&f.stateDir, "state-dir", state.DefaultDir, "state directory whose recorded lab this command uses, when it records one")
+	cmd.Flags().StringVarP(&f.file, "file", "f", "", "lab file (default: the lab the state dir records, "+
+		"else the embedded seed lab); must be that lab when the state dir has one")
+	cmd.Flags().StringVar(&f.stateDir, "state-dir", state.DefaultDir,
+		"state directory whose recorded lab this command uses, when it records one")
 	if cmd.Long == "" {
 		cmd.Long = cmd.Short + "."
 	}
@@ -93,7 +96,8 @@ func resolveLab(file string, d state.Dir, use stateUse) (*lab.Lab, error) {
 	a, aerr := yaml.Marshal(given)
 	b, berr := yaml.Marshal(recorded)
 	if aerr != nil || berr != nil || !bytes.Equal(a, b) {
-		return nil, fmt.Errorf("lab file %s (lab %q) is not the lab state dir %s records (%s, lab %q): `labctl down --state-dir %s` removes that lab first; or leave out -f, or pass another --state-dir",
+		return nil, fmt.Errorf("lab file %s (lab %q) is not the lab state dir %s records (%s, lab %q): "+
+			"`labctl down --state-dir %s` removes that lab first; or leave out -f, or pass another --state-dir",
 			file, given.Name, d, d.LabPath(), recorded.Name, d)
 	}
 	return recorded, nil

@@ -21,10 +21,13 @@ func TestPreviewCommandsFollowTheLabRule(t *testing.T) {
 		err  bool
 	}{
 		{"plan shows the recorded lab", []string{"plan", "--state-dir", string(blue)}, "blue", false},
-		{"plan -f another lab is refused", []string{"plan", "-f", green, "--state-dir", string(blue)}, `(lab "green") is not the lab state dir ` + string(blue), true},
+		{"plan -f another lab is refused", []string{"plan", "-f", green, "--state-dir", string(blue)},
+			`(lab "green") is not the lab state dir ` + string(blue), true},
 		{"plan -f where nothing is recorded", []string{"plan", "-f", green, "--state-dir", empty}, "green", false},
-		{"images -f another lab is refused", []string{"images", "-f", green, "--state-dir", string(blue)}, `(lab "green") is not the lab state dir ` + string(blue), true},
-		{"images save -f another lab is refused", []string{"images", "save", t.TempDir(), "-f", green, "--state-dir", string(blue)}, `(lab "green") is not the lab state dir ` + string(blue), true},
+		{"images -f another lab is refused", []string{"images", "-f", green, "--state-dir", string(blue)},
+			`(lab "green") is not the lab state dir ` + string(blue), true},
+		{"images save -f another lab is refused", []string{"images", "save", t.TempDir(), "-f", green, "--state-dir", string(blue)},
+			`(lab "green") is not the lab state dir ` + string(blue), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := runRoot(t, tc.args...)

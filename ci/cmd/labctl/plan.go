@@ -60,9 +60,11 @@ func newPlanCommand(s streams) *cobra.Command {
 	f.StringVarP(&outDir, "output", "o", "", "directory to write every rendered manifest into")
 	f.StringVar(&opts.ManagementAddress, "management-address", render.PlaceholderManagementAddress,
 		"IPv4 of the management node on the kind network, advertised by every tenant (the cluster stage detects the real one)")
-	f.StringVar(&opts.APIServerAddress, "api-server-address", "", "kind networking.apiServerAddress (empty keeps kind's 127.0.0.1; DinD needs 0.0.0.0)")
+	f.StringVar(&opts.APIServerAddress, "api-server-address", "",
+		"kind networking.apiServerAddress (empty keeps kind's 127.0.0.1; DinD needs 0.0.0.0)")
 	f.Int32Var(&opts.APIServerPort, "api-server-port", 0, "kind networking.apiServerPort (0 lets kind choose)")
-	f.StringSliceVar(&opts.CertSANs, "cert-san", nil, "extra API server certificate name for the management and tenant clusters, e.g. docker (repeatable)")
+	f.StringSliceVar(&opts.CertSANs, "cert-san", nil,
+		"extra API server certificate name for the management and tenant clusters, e.g. docker (repeatable)")
 	f.BoolVar(&opts.PublishNodePorts, "publish-node-ports", false, "map every tenant NodePort to the Docker host (kind extraPortMappings)")
 	return cmd
 }
@@ -79,7 +81,8 @@ func printPlan(w io.Writer, l *lab.Lab) error {
 		for _, wk := range t.Workers {
 			// The registrar writes the count into both capacity and allocatable
 			// (HAMi reads allocatable); the plan says so rather than imply one.
-			fmt.Fprintf(tw, "  worker %s\tnode %s, %s %d in status capacity and allocatable\n", wk.Name, l.NodeName(t.Name, wk.Name), gpus.ResourceGPU, gpus.GPUCapacity(l, wk))
+			fmt.Fprintf(tw, "  worker %s\tnode %s, %s %d in status capacity and allocatable\n",
+				wk.Name, l.NodeName(t.Name, wk.Name), gpus.ResourceGPU, gpus.GPUCapacity(l, wk))
 			for _, c := range wk.Cards() {
 				fmt.Fprintf(tw, "    gpu %d: %s, %d MB, type %s\n", c.Index, c.Model, c.MemoryMB, c.Type)
 			}

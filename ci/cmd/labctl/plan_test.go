@@ -96,10 +96,12 @@ func TestPlanWritesEveryManifest(t *testing.T) {
 }
 
 func TestPlanBadInputs(t *testing.T) {
-	if _, _, err := run(t, newPlanCommand, "-f", filepath.Join(t.TempDir(), "missing.yaml")); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
+	if _, _, err := run(t, newPlanCommand, "-f", filepath.Join(t.TempDir(), "missing.yaml")); err == nil ||
+		!strings.Contains(err.Error(), "missing.yaml") {
 		t.Errorf("missing file: %v", err)
 	}
-	if _, _, err := run(t, newPlanCommand, "-o", t.TempDir(), "--management-address", "fc00::2"); err == nil || !strings.Contains(err.Error(), "IPv4") {
+	if _, _, err := run(t, newPlanCommand, "-o", t.TempDir(), "--management-address", "fc00::2"); err == nil ||
+		!strings.Contains(err.Error(), "IPv4") {
 		t.Errorf("IPv6 management address: %v", err)
 	}
 }

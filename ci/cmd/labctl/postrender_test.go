@@ -24,13 +24,15 @@ func TestHAMiPostRenderCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
-	if err := runRootIO(t, bytes.NewReader(manifests), &out, &errb, "internal", "hami-post-render", "--scheduler-config", cfgFile); err != nil {
+	if err := runRootIO(t, bytes.NewReader(manifests), &out, &errb,
+		"internal", "hami-post-render", "--scheduler-config", cfgFile); err != nil {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}
 	if !strings.Contains(out.String(), "podMaxBackoffSeconds: 7") || !strings.Contains(out.String(), render.AnnoSchedulerConfig) {
 		t.Errorf("output lacks the configuration or its hash annotation:\n%.2000s", out.String())
 	}
-	if err := runRootIO(t, bytes.NewReader(manifests), &out, &errb, "internal", "hami-post-render"); err == nil || !strings.Contains(err.Error(), "--scheduler-config is required") {
+	if err := runRootIO(t, bytes.NewReader(manifests), &out, &errb, "internal", "hami-post-render"); err == nil ||
+		!strings.Contains(err.Error(), "--scheduler-config is required") {
 		t.Errorf("without --scheduler-config: err = %v", err)
 	}
 }

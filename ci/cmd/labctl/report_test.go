@@ -22,7 +22,8 @@ func TestReportCommandRegeneratesReports(t *testing.T) {
 		t.Errorf("output %q does not tally the run", out)
 	}
 
-	if _, err := runRoot(t, "report", "--from", filepath.Join(dir, "missing.json"), "--report-dir", dir); err == nil || !strings.Contains(err.Error(), "missing.json") {
+	if _, err := runRoot(t, "report", "--from", filepath.Join(dir, "missing.json"), "--report-dir", dir); err == nil ||
+		!strings.Contains(err.Error(), "missing.json") {
 		t.Errorf("labctl report of a missing file = %v, want an error naming it", err)
 	}
 }

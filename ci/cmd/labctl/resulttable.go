@@ -45,6 +45,7 @@ func printResultTable(w io.Writer, run *results.Run, short map[string]string) {
 		}
 	}
 	if len(core) > 0 {
-		fmt.Fprintf(w, "core cases skipped: %s — this lab's hardware cannot prove them (--fail-on-skip makes this fail)\n", strings.Join(core, ", "))
+		fmt.Fprintf(w, "core cases skipped: %s — this lab's hardware cannot prove them (--fail-on-skip makes this fail)\n",
+			strings.Join(core, ", "))
 	}
 }

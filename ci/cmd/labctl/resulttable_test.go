@@ -21,8 +21,11 @@ func TestResultTableAlignsLongTitles(t *testing.T) {
 		{"short titles", []results.Case{{ID: "TC-01", Title: "a"}, {ID: "TC-02", Title: "bb"}}},
 		{"a title over 70 characters", []results.Case{{ID: "TC-01", Title: "Tenant control planes answer"}, {ID: "TC-03", Title: long}}},
 		{"a title of 200 characters", []results.Case{{ID: "TC-01", Title: "short"}, {ID: "TC-02", Title: strings.Repeat("long ", 40)}}},
-		{"non-ASCII titles", []results.Case{{ID: "TC-17", Title: "splitCount ≥ 2 on 2× L4"}, {ID: "TC-01", Title: "splitCount >= 2 on 2x L4 cards"}}},
-		{"a reason after the time", []results.Case{{ID: "TC-17", Title: "Node policy", Status: results.Skipped, Message: "skipped: the lab spec has no tenant with two GPU workers"}, {ID: "TC-03", Title: long}}},
+		{"non-ASCII titles", []results.Case{{ID: "TC-17", Title: "splitCount ≥ 2 on 2× L4"},
+			{ID: "TC-01", Title: "splitCount >= 2 on 2x L4 cards"}}},
+		{"a reason after the time", []results.Case{
+			{ID: "TC-17", Title: "Node policy", Status: results.Skipped, Message: "skipped: the lab spec has no tenant with two GPU workers"},
+			{ID: "TC-03", Title: long}}},
 		{"IDs of different lengths", []results.Case{{ID: "TC-1", Title: "a"}, {ID: "TC-100", Title: "a"}}},
 	}
 	for _, tt := range tests {

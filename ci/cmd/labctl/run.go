@@ -124,7 +124,8 @@ func upFailureRun(labName, backend string, started time.Time, took time.Duration
 	var se *stages.Error
 	if errors.As(upErr, &se) {
 		where = "in stage " + se.Stage
-		details = fmt.Sprintf("Stage %s failed; labctl's diagnostics bundle, when it could write one, is in %s/diagnostics/, and labctl status --state-dir %s shows every stage.", se.Stage, stateDir, stateDir)
+		details = fmt.Sprintf("Stage %s failed; labctl's diagnostics bundle, when it could write one, "+
+			"is in %s/diagnostics/, and labctl status --state-dir %s shows every stage.", se.Stage, stateDir, stateDir)
 	}
 	msg, _, _ := strings.Cut(upErr.Error(), "\n")
 	r := &results.Run{

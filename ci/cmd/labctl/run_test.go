@@ -48,10 +48,13 @@ func TestUpFailureRun(t *testing.T) {
 		wantCases   int
 	}{
 		{"preflight", errors.New("preflight: cannot pull kindest/node:v1 (no host): this machine has no registry access"), "",
-			"failed before any stage: preflight: cannot pull kindest/node:v1 (no host): this machine has no registry access", "labctl testenv up", all},
-		{"stage", fmt.Errorf("%w\n(see .lab/diagnostics)", &stages.Error{Stage: "kamaji", Object: "Deployment kamaji", Err: errors.New("not ready")}), "TC-0[12]",
+			"failed before any stage: preflight: cannot pull kindest/node:v1 (no host): this machine has no registry access",
+			"labctl testenv up", all},
+		{"stage", fmt.Errorf("%w\n(see .lab/diagnostics)",
+			&stages.Error{Stage: "kamaji", Object: "Deployment kamaji", Err: errors.New("not ready")}), "TC-0[12]",
 			"failed in stage kamaji: stage kamaji: Deployment kamaji: not ready", "/tmp/st/diagnostics/", 2},
-		{"bad --run shows every case", errors.New("no Docker daemon answers"), "([", "failed before any stage: no Docker daemon answers", "", all},
+		{"bad --run shows every case", errors.New("no Docker daemon answers"), "([",
+			"failed before any stage: no Docker daemon answers", "", all},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := upFailureRun("lab-x", "kind+kamaji+hami on the local Docker daemon", started, 3*time.Second, tc.err, "/tmp/st", tc.runRe)
@@ -101,7 +104,8 @@ func TestRunWritesReportsWhenPreflightFails(t *testing.T) {
 		t.Fatal(rerr)
 	}
 	firstLine, _, _ := strings.Cut(err.Error(), "\n")
-	if len(r.Cases) != 2 || r.Cases[0].ID != upCaseID || r.Cases[0].Message != "failed before any stage: "+firstLine || r.Cases[1].ID != "TC-01" {
+	if len(r.Cases) != 2 || r.Cases[0].ID != upCaseID || r.Cases[0].Message != "failed before any stage: "+firstLine ||
+		r.Cases[1].ID != "TC-01" {
 		t.Errorf("results.json cases = %+v, want %s failed with the run's error, then TC-01 not run", r.Cases, upCaseID)
 	}
 	summary, _ := os.ReadFile(filepath.Join(reports, report.SummaryFile))

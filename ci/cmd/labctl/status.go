@@ -65,7 +65,8 @@ tenant answering with all its nodes Ready — and 1 otherwise, after printing ev
 // dir the stage lines, which would all say "not run", are replaced by what
 // keeps its tenants answering. It reports whether the lab is healthy: every
 // stage done or skipped (a real lab) and every tenant healthy.
-func writeStatus(w io.Writer, d state.Dir, l *lab.Lab, recs []state.StageRecord, tenantStatus func(tenant string) (string, bool)) (healthy bool) {
+func writeStatus(w io.Writer, d state.Dir, l *lab.Lab, recs []state.StageRecord,
+	tenantStatus func(tenant string) (string, bool)) (healthy bool) {
 	backend := d.Backend()
 	local := d.Kind() == state.Testenv
 	if local && backend != "" {

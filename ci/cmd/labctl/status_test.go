@@ -22,7 +22,8 @@ func TestStatusLines(t *testing.T) {
 	if len(lines) != len(stages.Names) {
 		t.Fatalf("want one line per stage, got %d:\n%s", len(lines), b.String())
 	}
-	for i, want := range []string{"cluster  skipped", "kamaji   failed", "tenants  not run", "workers  not run", "hami     not run", "gpus     not run"} {
+	for i, want := range []string{"cluster  skipped", "kamaji   failed", "tenants  not run", "workers  not run",
+		"hami     not run", "gpus     not run"} {
 		if !strings.Contains(lines[i], want) {
 			t.Errorf("line %d = %q, want %q", i, lines[i], want)
 		}
@@ -50,7 +51,8 @@ func TestStatusOfLocalEnvironment(t *testing.T) {
 	}
 	for i, tn := range []string{"tenant-a", "tenant-b"} {
 		l := lines[2+i]
-		if !strings.HasPrefix(l, "tenant "+tn) || !strings.Contains(l, "not answering") || !strings.HasSuffix(l, "is `labctl testenv up --state-dir "+string(d)+"` still running?") {
+		if !strings.HasPrefix(l, "tenant "+tn) || !strings.Contains(l, "not answering") ||
+			!strings.HasSuffix(l, "is `labctl testenv up --state-dir "+string(d)+"` still running?") {
 			t.Errorf("tenant line %q: want it not answering, with what starts the environment", l)
 		}
 	}
@@ -64,11 +66,13 @@ func TestStatusOfRealLab(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if writeStatus(&b, d, lab.Default(), []state.StageRecord{{Name: "cluster", Status: "done"}}, func(tn string) (string, bool) { return "https://x: not answering (refused)", false }) {
+	if writeStatus(&b, d, lab.Default(), []state.StageRecord{{Name: "cluster", Status: "done"}},
+		func(tn string) (string, bool) { return "https://x: not answering (refused)", false }) {
 		t.Error("a lab with stages not run and tenants not answering was called healthy")
 	}
 	out := b.String()
-	for _, want := range []string{"lab gpu-lab (kind+kamaji+hami on local docker)", "stage  cluster  done", "stage  gpus     not run", "tenant tenant-b   https://x: not answering (refused)\n"} {
+	for _, want := range []string{"lab gpu-lab (kind+kamaji+hami on local docker)", "stage  cluster  done",
+		"stage  gpus     not run", "tenant tenant-b   https://x: not answering (refused)\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("lacks %q:\n%s", want, out)
 		}
@@ -83,9 +87,12 @@ func TestStatusLineWords(t *testing.T) {
 		ev   stages.Event
 		want string
 	}{
-		{stages.Event{Stage: "cluster", Kind: stages.EventDone, Duration: 62 * time.Second, Message: "created"}, "✓ cluster      1m2s  created"},
-		{stages.Event{Stage: "hami", Kind: stages.EventSkip, Duration: 300 * time.Millisecond, Message: "already there: x"}, "= hami        300ms  already there: x"},
-		{stages.Event{Stage: "gpus", Kind: stages.EventFail, Duration: time.Second, Message: "stage gpus: y"}, "✗ gpus           1s  stage gpus: y"},
+		{stages.Event{Stage: "cluster", Kind: stages.EventDone, Duration: 62 * time.Second, Message: "created"},
+			"✓ cluster      1m2s  created"},
+		{stages.Event{Stage: "hami", Kind: stages.EventSkip, Duration: 300 * time.Millisecond, Message: "already there: x"},
+			"= hami        300ms  already there: x"},
+		{stages.Event{Stage: "gpus", Kind: stages.EventFail, Duration: time.Second, Message: "stage gpus: y"},
+			"✗ gpus           1s  stage gpus: y"},
 	}
 	for _, tt := range tests {
 		if got := statusLine(tt.ev); got != tt.want {

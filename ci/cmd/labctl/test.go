@@ -69,9 +69,11 @@ its tenants and GPUs (no state dir is read then).
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSuite(cmd.Context(), s, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.stateDir, "state-dir", state.DefaultDir, "state directory written by 'labctl up' or 'labctl testenv up' (kubeconfigs, resolved-lab.yaml, backend)")
+	fl.StringVar(&f.stateDir, "state-dir", state.DefaultDir,
+		"state directory written by 'labctl up' or 'labctl testenv up' (kubeconfigs, resolved-lab.yaml, backend)")
 	fl.StringArrayVar(&f.kubeconfigs, "kubeconfig", nil, "TENANT=PATH, once per tenant: use these kubeconfigs instead of the state dir's")
-	fl.StringVarP(&f.file, "file", "f", "", "lab file describing the tenants and their GPUs (with --kubeconfig; default: the embedded seed lab); with a state dir it must be the lab the state dir records")
+	fl.StringVarP(&f.file, "file", "f", "", "lab file describing the tenants and their GPUs (with --kubeconfig; "+
+		"default: the embedded seed lab); with a state dir it must be the lab the state dir records")
 	fl.StringVar(&f.reportDir, "report-dir", "reports", "directory for junit.xml, results.json, summary.md, report.html, diagnostics/")
 	fl.StringVar(&f.run, "run", "", "run only cases whose ID matches this regexp (their prerequisites run too)")
 	fl.StringVar(&f.skip, "skip", "", "skip cases whose ID matches this regexp")
@@ -79,14 +81,18 @@ its tenants and GPUs (no state dir is read then).
 	fl.BoolVar(&f.serial, "serial", false, "run everything one after the other (for comparison with the concurrent run)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "stop the whole run after this long (0 = no limit); reports are still written")
 	fl.DurationVar(&f.caseTimeout, "case-timeout", 0, "bound for one case (0 = the suite default)")
-	fl.StringVar(&f.backend, "backend", "", "what the platform runs on, shown in reports (default: the state dir's, else \"existing platform\")")
+	fl.StringVar(&f.backend, "backend", "",
+		"what the platform runs on, shown in reports (default: the state dir's, else \"existing platform\")")
 	fl.StringVar(&f.image, "image", "", "container image of the suite's pods (default "+suite.DefaultImage+")")
-	fl.StringVar(&f.version, "expect-version", "", "Kubernetes version TC-01 expects (default: the state dir's server-version, else the lab's versions.kubernetes)")
+	fl.StringVar(&f.version, "expect-version", "",
+		"Kubernetes version TC-01 expects (default: the state dir's server-version, else the lab's versions.kubernetes)")
 	fl.BoolVar(&f.list, "list", false, "list the cases, what each asserts and the hardware it needs, and exit")
 	core := func(c suite.Case) bool { return c.Core }
-	fl.BoolVar(&f.failOnSkip, "fail-on-skip", false, fmt.Sprintf("fail (exit 1) when the lab's hardware cannot run one of the seed's %d core cases (%s), instead of skipping it", caseCount(core), caseRange(core)))
+	fl.BoolVar(&f.failOnSkip, "fail-on-skip", false, fmt.Sprintf("fail (exit 1) when the lab's hardware cannot "+
+		"run one of the seed's %d core cases (%s), instead of skipping it", caseCount(core), caseRange(core)))
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log progress to stderr")
-	fl.DurationVar(&f.reachTimeout, "reach-timeout", suite.DefaultReachTimeout, "how long each tenant's API server may take to answer GET /version before its cases fail without running")
+	fl.DurationVar(&f.reachTimeout, "reach-timeout", suite.DefaultReachTimeout,
+		"how long each tenant's API server may take to answer GET /version before its cases fail without running")
 	return cmd
 }
 
@@ -279,7 +285,8 @@ func testTarget(f testFlags) (target, error) {
 	for _, t := range names {
 		p := paths[t]
 		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
-			return target{}, fmt.Errorf("tenant %s: kubeconfig %s does not exist: run `labctl up --state-dir %s` (or `labctl testenv up`), or pass --kubeconfig %s=PATH", t, p, f.stateDir, t)
+			return target{}, fmt.Errorf("tenant %s: kubeconfig %s does not exist: "+
+				"run `labctl up --state-dir %s` (or `labctl testenv up`), or pass --kubeconfig %s=PATH", t, p, f.stateDir, t)
 		}
 		rc, err := clientcmd.BuildConfigFromFlags("", p)
 		if err != nil {
@@ -302,9 +309,11 @@ func (tg target) explainUnreachable(tenant string, err error) error {
 	}
 	if d.Kind() == state.Testenv {
 		if errors.Is(err, syscall.ECONNREFUSED) {
-			return fmt.Errorf("%w: the local test environment that wrote state dir %s is not running; start it with `labctl testenv up --state-dir %s` and leave it running", err, d, d)
+			return fmt.Errorf("%w: the local test environment that wrote state dir %s is not running; "+
+				"start it with `labctl testenv up --state-dir %s` and leave it running", err, d, d)
 		}
-		return fmt.Errorf("%w: the local test environment that wrote state dir %s does not answer; is `labctl testenv up --state-dir %s` still running (not stopped)?", err, d, d)
+		return fmt.Errorf("%w: the local test environment that wrote state dir %s does not answer; "+
+			"is `labctl testenv up --state-dir %s` still running (not stopped)?", err, d, d)
 	}
 	return fmt.Errorf("%w: is the lab up? `labctl status --state-dir %s` shows it, `labctl up --state-dir %s` starts it", err, d, d)
 }

@@ -51,7 +51,8 @@ func TestTestTargetFromStateDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tg.lab.Name != "gpu-lab" || len(tg.tenants) != 2 || tg.tenants["tenant-b"].Host != "https://127.0.0.1:1" || tg.backend != "kind+kamaji+hami" {
+	if tg.lab.Name != "gpu-lab" || len(tg.tenants) != 2 || tg.tenants["tenant-b"].Host != "https://127.0.0.1:1" ||
+		tg.backend != "kind+kamaji+hami" {
 		t.Errorf("got %s %v %q", tg.lab.Name, tg.tenants, tg.backend)
 	}
 	if tg.stateDir != d || tg.kubeconfigs["tenant-b"] != d.Kubeconfig("tenant-b") {
@@ -173,7 +174,8 @@ func TestReachTimeoutAtMostTenSeconds(t *testing.T) {
 }
 
 func TestExplainUnreachable(t *testing.T) {
-	refused := fmt.Errorf("tenant tenant-a: API server unreachable: %w", &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)})
+	refused := fmt.Errorf("tenant tenant-a: API server unreachable: %w",
+		&net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)})
 	hung := errors.New("tenant tenant-a: API server unreachable: no answer within 10s: context deadline exceeded")
 	testenvDir, labDir := newStateDir(t, state.Testenv), newStateDir(t, state.RealLab)
 	if err := testenvDir.WriteBackend(testenv.Backend); err != nil {
@@ -190,9 +192,13 @@ func TestExplainUnreachable(t *testing.T) {
 	}{
 		{"--kubeconfig: no state to blame", "", hung, hung.Error() + " (kubeconfig k.yaml)"},
 		{"stale testenv state", testenvDir, refused,
-			"(kubeconfig k.yaml): the local test environment that wrote state dir " + string(testenvDir) + " is not running; start it with `labctl testenv up --state-dir " + string(testenvDir) + "` and leave it running"},
+			"(kubeconfig k.yaml): the local test environment that wrote state dir " + string(testenvDir) +
+				" is not running; start it with `labctl testenv up --state-dir " + string(testenvDir) +
+				"` and leave it running"},
 		{"testenv that hangs is not called stopped for sure", testenvDir, hung,
-			"(kubeconfig k.yaml): the local test environment that wrote state dir " + string(testenvDir) + " does not answer; is `labctl testenv up --state-dir " + string(testenvDir) + "` still running (not stopped)?"},
+			"(kubeconfig k.yaml): the local test environment that wrote state dir " + string(testenvDir) +
+				" does not answer; is `labctl testenv up --state-dir " + string(testenvDir) +
+				"` still running (not stopped)?"},
 		{"real lab", labDir, refused, "(kubeconfig k.yaml): is the lab up? `labctl status --state-dir " + string(labDir) + "` shows it"},
 	}
 	for _, tc := range tests {

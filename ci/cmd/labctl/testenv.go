@@ -63,13 +63,16 @@ with a progress line after 10 s, then every 25 s); later runs start in seconds.
 			return runTestenvUp(cmd.Context(), o, s.out, s.errOut)
 		},
 	}
-	c.Flags().StringVarP(&o.labFile, "file", "f", "", "lab file (default: the lab the state dir records, else the embedded seed lab); must be that lab when the state dir has one")
+	c.Flags().StringVarP(&o.labFile, "file", "f", "", "lab file (default: the lab the state dir records, "+
+		"else the embedded seed lab); must be that lab when the state dir has one")
 	c.Flags().StringVar(&stateDir, "state-dir", string(state.DefaultDir), "where to write kubeconfigs and lab state")
 	c.Flags().StringVar(&o.workDir, "work-dir", "", "where processes keep data and logs (default: a temporary directory, removed on exit)")
 	c.Flags().BoolVar(&o.keep, "keep-work-dir", false, "keep the temporary work directory (logs) on exit")
 	c.Flags().StringVar(&o.binDir, "bin-dir", "", "`DIR` of prebuilt binaries (default: the cache that labctl testenv build fills)")
-	c.Flags().StringVar(&o.hamiBinary, "hami-binary", "", "run this HAMi scheduler `BINARY` instead of the protocol double (default $"+testenv.EnvHAMiBinary+")")
-	c.Flags().StringVar(&o.hamiImage, "hami-image", "", "run HAMi's scheduler taken out of `IMAGE` (e.g. projecthami/hami:v2.10.0) with the Docker daemon")
+	c.Flags().StringVar(&o.hamiBinary, "hami-binary", "",
+		"run this HAMi scheduler `BINARY` instead of the protocol double (default $"+testenv.EnvHAMiBinary+")")
+	c.Flags().StringVar(&o.hamiImage, "hami-image", "",
+		"run HAMi's scheduler taken out of `IMAGE` (e.g. projecthami/hami:v2.10.0) with the Docker daemon")
 	c.MarkFlagsMutuallyExclusive("hami-binary", "hami-image")
 	return c
 }

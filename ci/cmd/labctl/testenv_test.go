@@ -19,7 +19,8 @@ import (
 func fakeBinaries(t *testing.T, script string) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, b := range []string{"etcd-embed", "kube-apiserver", "kube-scheduler", "kube-controller-manager", "kwok", "proxy-server", "proxy-agent"} {
+	for _, b := range []string{"etcd-embed", "kube-apiserver", "kube-scheduler", "kube-controller-manager", "kwok",
+		"proxy-server", "proxy-agent"} {
 		if err := os.WriteFile(filepath.Join(dir, b), []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}

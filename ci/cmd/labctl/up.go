@@ -31,11 +31,16 @@ func (f *upFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.only, "only", "", "run one stage: cluster, kamaji, tenants, workers, hami or gpus")
 	cmd.Flags().BoolVar(&f.keep, "keep", false, "leave the lab up when a stage fails (default: tear it down)")
 	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "print every stage's objects and commands without touching Docker")
-	cmd.Flags().DurationVar(&f.pullTimeout, "pull-timeout", stages.DefaultTimeouts().Pull, "give up on an image pull after this long (a daemon without registry access fails fast)")
+	cmd.Flags().DurationVar(&f.pullTimeout, "pull-timeout", stages.DefaultTimeouts().Pull,
+		"give up on an image pull after this long (a daemon without registry access fails fast)")
 	cmd.Flags().StringVar(&f.labctlBin, "labctl-binary", "", "labctl binary helm runs as HAMi's post-renderer (default: this binary)")
 	_ = cmd.Flags().MarkHidden("labctl-binary")
-	cmd.Flags().StringVar(&f.images, "images", "", "image bundle directory (written by labctl images save): load it into the daemon, import each stage's images into the nodes before the stage, make Kamaji's control-plane pods pull IfNotPresent and install the charts from DIR/charts; no registry or chart repository needed")
-	cmd.Flags().BoolVar(&f.unverifiedPins, images.AllowUnverifiedPinsFlag, false, "with --images, load a digest-pinned image (name@sha256:…) even when neither the daemon, the archive nor the bundle's index ties it to its digest (a bundle whose index records no image ID or digests); without it such a bundle is refused before anything is loaded")
+	cmd.Flags().StringVar(&f.images, "images", "", "image bundle directory (written by labctl images save): "+
+		"load it into the daemon, import each stage's images into the nodes before the stage, make Kamaji's control-plane "+
+		"pods pull IfNotPresent and install the charts from DIR/charts; no registry or chart repository needed")
+	cmd.Flags().BoolVar(&f.unverifiedPins, images.AllowUnverifiedPinsFlag, false, "with --images, load a digest-pinned "+
+		"image (name@sha256:…) even when neither the daemon, the archive nor the bundle's index ties it to its digest "+
+		"(a bundle whose index records no image ID or digests); without it such a bundle is refused before anything is loaded")
 }
 
 func newUpCommand(s streams) *cobra.Command {

@@ -41,7 +41,8 @@ func TestStatusAndKubeconfigFromAStateDir(t *testing.T) {
 	if err := d.WriteLab(lab.Default()); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.WriteStages([]state.StageRecord{{Name: "cluster", Status: "done", Started: time.Now(), Duration: time.Minute, Message: "kind cluster gpu-lab created"}}); err != nil {
+	if err := d.WriteStages([]state.StageRecord{{Name: "cluster", Status: "done", Started: time.Now(), Duration: time.Minute,
+		Message: "kind cluster gpu-lab created"}}); err != nil {
 		t.Fatal(err)
 	}
 	// A lab with stages not run is not healthy: status prints, then exits 1.
@@ -54,7 +55,8 @@ func TestStatusAndKubeconfigFromAStateDir(t *testing.T) {
 			t.Errorf("status lacks %q:\n%s", want, out)
 		}
 	}
-	if _, err := runRoot(t, "kubeconfig", "tenant-z", "--state-dir", string(d)); err == nil || !strings.Contains(err.Error(), "no tenant \"tenant-z\"") {
+	if _, err := runRoot(t, "kubeconfig", "tenant-z", "--state-dir", string(d)); err == nil ||
+		!strings.Contains(err.Error(), "no tenant \"tenant-z\"") {
 		t.Errorf("unknown tenant: err = %v", err)
 	}
 	if err := d.WriteKubeconfig("tenant-a", []byte("apiVersion: v1\nkind: Config\n")); err != nil {

@@ -35,6 +35,7 @@ func newValidateCommand(s streams) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&file, "file", "f", "", "lab file (YAML or JSON) to check, also accepted as the argument; empty means the embedded seed lab")
+	cmd.Flags().StringVarP(&file, "file", "f", "",
+		"lab file (YAML or JSON) to check, also accepted as the argument; empty means the embedded seed lab")
 	return cmd
 }

@@ -41,13 +41,15 @@ func TestValidatePositionalFile(t *testing.T) {
 		flagOut, flagErr, flagRunErr := run(t, newValidateCommand, "-f", p)
 		argOut, argErr, argRunErr := run(t, newValidateCommand, p)
 		if argOut != flagOut || argErr != flagErr || fmt.Sprint(argRunErr) != fmt.Sprint(flagRunErr) {
-			t.Errorf("%s: positional (%q, %q, %v) differs from -f (%q, %q, %v)", filepath.Base(p), argOut, argErr, argRunErr, flagOut, flagErr, flagRunErr)
+			t.Errorf("%s: positional (%q, %q, %v) differs from -f (%q, %q, %v)",
+				filepath.Base(p), argOut, argErr, argRunErr, flagOut, flagErr, flagRunErr)
 		}
 	}
 	if out, _, err := run(t, newValidateCommand, good); err != nil || !strings.HasPrefix(out, "ok: lab gpu-lab: 1 tenant, 1 worker, 3 GPUs") {
 		t.Errorf("positional good file: %q, %v", out, err)
 	}
-	if _, stderr, _ := run(t, newValidateCommand, bad); !strings.Contains(stderr, `tenants[0].workrs: unknown field "workrs": did you mean "workers"?`) {
+	if _, stderr, _ := run(t, newValidateCommand, bad); !strings.Contains(stderr,
+		`tenants[0].workrs: unknown field "workrs": did you mean "workers"?`) {
 		t.Errorf("positional bad file: stderr %q", stderr)
 	}
 	if _, _, err := run(t, newValidateCommand, "-f", good, bad); err == nil || !strings.Contains(err.Error(), "two lab files") {
@@ -119,7 +121,8 @@ func TestValidateSummaryIsPluralised(t *testing.T) {
 func TestValidateMissingFile(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "nope.yaml")
 	out, stderr, err := run(t, newValidateCommand, p)
-	want := "labctl: lab file " + p + " does not exist: check the path, or leave the file out to use the seed lab (`labctl plan` prints it): open " + p + ": no such file or directory\n"
+	want := "labctl: lab file " + p + " does not exist: check the path, " +
+		"or leave the file out to use the seed lab (`labctl plan` prints it): open " + p + ": no such file or directory\n"
 	var ee exitError
 	if !errors.As(err, &ee) || ee.code != 1 || out != "" || stderr != want {
 		t.Errorf("validate %s: %v, stdout %q, stderr %q; want stderr %q", p, err, out, stderr, want)
@@ -133,7 +136,8 @@ func TestValidateJSONFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, stderr, _ := run(t, newValidateCommand, p)
-	if want := "labctl: lab file " + p + ": the file is not valid JSON: line 1, column 16: invalid character '}' looking for beginning of object key string\n"; stderr != want {
+	if want := "labctl: lab file " + p + ": the file is not valid JSON: line 1, " +
+		"column 16: invalid character '}' looking for beginning of object key string\n"; stderr != want {
 		t.Errorf("stderr %q, want %q", stderr, want)
 	}
 }
