@@ -105,7 +105,8 @@ the images for the next run.`,
 				// explicit --netns is removed.
 				netns = ""
 			}
-			return hostdaemon.Stop(cmd.Context(), hostdaemon.StopOptions{Dir: f.dir, Netns: netns, KeepDataRoot: keep, Log: progressLog(cmd.ErrOrStderr())})
+			return hostdaemon.Stop(cmd.Context(),
+				hostdaemon.StopOptions{Dir: f.dir, Netns: netns, KeepDataRoot: keep, Log: progressLog(cmd.ErrOrStderr())})
 		},
 	}
 	f.register(c, true)

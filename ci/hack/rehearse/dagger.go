@@ -40,7 +40,8 @@ type daggerBuildFlags struct {
 
 func (f *daggerBuildFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.root, "cache", "", "where the Dagger build keeps what it made (default <rehearsal cache>/dagger)")
-	c.Flags().StringVar(&f.mirror, "snapshots", "/work/.mirror", "root of the git snapshots (OWNER+NAME/repo each, as the fetch tool keeps them)")
+	c.Flags().StringVar(&f.mirror, "snapshots", "/work/.mirror",
+		"root of the git snapshots (OWNER+NAME/repo each, as the fetch tool keeps them)")
 	c.Flags().StringVar(&f.moduleDir, "module", ".dagger", "the gpu-lab Dagger module whose go.mod the Go proxy tree serves")
 }
 
@@ -86,7 +87,8 @@ tree the gpu-lab module's build needs inside the rehearsal's namespace.`,
 			if err != nil {
 				return err
 			}
-			cmd.Printf("dagger CLI: %s\nengine image (docker-archive of %s): %s\nGo proxy tree: %s\n", r.CLI, daggerbuild.EngineImageRef, r.EngineImage, r.GoProxy)
+			cmd.Printf("dagger CLI: %s\nengine image (docker-archive of %s): %s\nGo proxy tree: %s\n",
+				r.CLI, daggerbuild.EngineImageRef, r.EngineImage, r.GoProxy)
 			return nil
 		},
 	}

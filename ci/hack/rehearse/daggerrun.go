@@ -68,7 +68,9 @@ Everything started is stopped again, in reverse order, unless --keep. Needs root
 	fl.StringVar(&evidence, "evidence", "", "directory for the report, the calls' logs and the reports they exported")
 	fl.StringVar(&bundle, "bundle", "", "the lab's image bundle (default <cache>/bundle, where rehearse images writes it)")
 	fl.StringVar(&chart, "charts", "", "the lab's chart archives (default <cache>/charts, where rehearse charts writes them)")
-	fl.StringSliceVar(&calls, "calls", nil, "calls to run, by name, in this order (default the README's: lab-test-cold, check-reports-cold, lab-test-warm, check-reports-warm, quick-test, check-quick-reports; probes: functions, lab-plan; check, what both CI recipes run first)")
+	fl.StringSliceVar(&calls, "calls", nil, "calls to run, by name, in this order (default the README's: lab-test-cold, "+
+		"check-reports-cold, lab-test-warm, check-reports-warm, quick-test, check-quick-reports; probes: functions, "+
+		"lab-plan; check, what both CI recipes run first)")
 	fl.BoolVar(&noBundle, "no-bundle", false, "go on without the lab's bundle (probing the module while its images are still being built)")
 	fl.BoolVar(&keep, "keep", false, "leave the daemon, registry, Go proxy and engine running")
 	return c

@@ -27,8 +27,9 @@ func newFaultKubeCommand() *cobra.Command {
 	var op faultkube.Op
 	var kubeconfig string
 	c := &cobra.Command{
-		Use:    faultKubeName + " VERB --kubeconfig FILE",
-		Short:  "What rehearse run --fault runs in the daemon's namespace: list or delete pods, read etcd members' leadership, read a node (" + strings.Join(faultkube.Verbs, ", ") + ")",
+		Use: faultKubeName + " VERB --kubeconfig FILE",
+		Short: "What rehearse run --fault runs in the daemon's namespace: list or delete pods, " +
+			"read etcd members' leadership, read a node (" + strings.Join(faultkube.Verbs, ", ") + ")",
 		Hidden: true,
 		Args:   cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -28,8 +28,9 @@ type streams struct{ out, errOut io.Writer }
 // this one list; a new one is added here and nowhere else.
 func newRehearseCommand(s streams) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:           "rehearse",
-		Short:         "Maintainers' rehearsal tier: build the lab's images and charts from source and run the real lab on a private Docker daemon of this machine",
+		Use: "rehearse",
+		Short: "Maintainers' rehearsal tier: build the lab's images and charts from source and run the " +
+			"real lab on a private Docker daemon of this machine",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -61,7 +61,8 @@ archives under <cache>/module-images. The report lists how each differs from the
 				return nil
 			}
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
-			rep := moduleimages.Build(cmd.Context(), moduleimages.Options{Root: string(cf), Docker: docker.CLI{}, Log: log, MobyGitDir: mobyGit, CLIGitDir: cliGit})
+			rep := moduleimages.Build(cmd.Context(), moduleimages.Options{Root: string(cf), Docker: docker.CLI{},
+				Log: log, MobyGitDir: mobyGit, CLIGitDir: cliGit})
 			rep.Write(out)
 			if rep.Stopped != nil || len(rep.Failed()) > 0 {
 				return errors.New("module images not all built (see the report above)")
@@ -92,7 +93,8 @@ func siteOf(ctx context.Context, f daemonFlags) (registrySite, error) {
 	}
 	rec, err := hostdaemon.ReadRecord(l)
 	if err != nil || rec.Netns == "" {
-		return registrySite{}, fmt.Errorf("private daemon %s: no network namespace recorded (%v): start it with `rehearse daemon up --dir %s`", l.Dir, err, l.Dir)
+		return registrySite{}, fmt.Errorf("private daemon %s: no network namespace recorded (%v): "+
+			"start it with `rehearse daemon up --dir %s`", l.Dir, err, l.Dir)
 	}
 	nsPath := hostdaemon.NetnsPath(rec.Netns)
 	gw, err := registry.Gateway(ctx, nsPath)
@@ -131,7 +133,9 @@ func rehearseRegistryUp() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "registry %s (inside network namespace %s; 127.0.0.1:%d from the daemon itself)\nengine.json mirrors:\n%s\n", site.addr, site.nsPath, registry.Port, mirrors)
+			fmt.Fprintf(cmd.OutOrStdout(),
+				"registry %s (inside network namespace %s; 127.0.0.1:%d from the daemon itself)\nengine.json mirrors:\n%s\n",
+				site.addr, site.nsPath, registry.Port, mirrors)
 			return nil
 		},
 	}

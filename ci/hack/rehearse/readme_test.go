@@ -30,7 +30,8 @@ func TestReadmeCommandsParse(t *testing.T) {
 			t.Errorf("%q: %v", l, err)
 		}
 	}
-	if err := doccmd.Check(newRehearseCommand(streams{out: io.Discard, errOut: io.Discard}), "bin/rehearse run --no-such-flag", rehearsePrefixes); err == nil {
+	if err := doccmd.Check(newRehearseCommand(streams{out: io.Discard, errOut: io.Discard}),
+		"bin/rehearse run --no-such-flag", rehearsePrefixes); err == nil {
 		t.Error("the checker accepts an unknown flag")
 	}
 }

@@ -29,11 +29,14 @@ type Call struct {
 // again (warm: nothing changed); the quick test and its verdict.
 var Calls = []Call{
 	{Name: "lab-test-cold", Args: []string{"call", "lab-test", "export", "--path=reports"}},
-	{Name: "check-reports-cold", Args: []string{"call", "check-reports", "--reports=reports"}, Verdict: true, Keep: "reports", KeepAs: "reports-cold"},
+	{Name: "check-reports-cold", Args: []string{"call", "check-reports", "--reports=reports"}, Verdict: true,
+		Keep: "reports", KeepAs: "reports-cold"},
 	{Name: "lab-test-warm", Args: []string{"call", "lab-test", "export", "--path=reports"}},
-	{Name: "check-reports-warm", Args: []string{"call", "check-reports", "--reports=reports"}, Verdict: true, Keep: "reports", KeepAs: "reports-warm"},
+	{Name: "check-reports-warm", Args: []string{"call", "check-reports", "--reports=reports"}, Verdict: true,
+		Keep: "reports", KeepAs: "reports-warm"},
 	{Name: "quick-test", Args: []string{"call", "quick-test", "export", "--path=quick-reports"}},
-	{Name: "check-quick-reports", Args: []string{"call", "check-reports", "--reports=quick-reports"}, Verdict: true, Keep: "quick-reports", KeepAs: "quick-reports"},
+	{Name: "check-quick-reports", Args: []string{"call", "check-reports", "--reports=quick-reports"}, Verdict: true,
+		Keep: "quick-reports", KeepAs: "quick-reports"},
 }
 
 // Probes are calls a maintainer may add to the README's (`rehearse dagger
@@ -112,7 +115,8 @@ func (o ModuleOptions) DotEnv() (string, error) {
 			return
 		}
 		if strings.ContainsAny(value, unsafeInDotEnv) {
-			errs = append(errs, fmt.Errorf("module option %s%s=%q: a .env value here must not contain any of %q", DotEnvPrefix, name, value, unsafeInDotEnv))
+			errs = append(errs, fmt.Errorf("module option %s%s=%q: a .env value here must not contain any of %q",
+				DotEnvPrefix, name, value, unsafeInDotEnv))
 			return
 		}
 		fmt.Fprintf(&b, "%s%s=%s\n", DotEnvPrefix, name, value)

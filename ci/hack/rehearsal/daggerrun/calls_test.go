@@ -78,8 +78,10 @@ func TestDotEnvGivesTheModuleOptions(t *testing.T) {
 		wantErr string
 	}{
 		{"none", ModuleOptions{}, nil, ""},
-		{"all", ModuleOptions{GoProxy: "http://10.0.0.1:5001", GoSumDB: "off", Charts: "/c", Versions: []string{"kindNodeImage=kindest/node:v1@sha256:ab", "workerNodeImage=kindest/node:v1@sha256:cd"}},
-			[]string{"GPU_LAB_GOPROXY=http://10.0.0.1:5001", "GPU_LAB_GOSUMDB=off", "GPU_LAB_CHARTS=/c", "GPU_LAB_VERSIONS=kindNodeImage=kindest/node:v1@sha256:ab,workerNodeImage=kindest/node:v1@sha256:cd"}, ""},
+		{"all", ModuleOptions{GoProxy: "http://10.0.0.1:5001", GoSumDB: "off", Charts: "/c",
+			Versions: []string{"kindNodeImage=kindest/node:v1@sha256:ab", "workerNodeImage=kindest/node:v1@sha256:cd"}},
+			[]string{"GPU_LAB_GOPROXY=http://10.0.0.1:5001", "GPU_LAB_GOSUMDB=off", "GPU_LAB_CHARTS=/c",
+				"GPU_LAB_VERSIONS=kindNodeImage=kindest/node:v1@sha256:ab,workerNodeImage=kindest/node:v1@sha256:cd"}, ""},
 		{"a comma in a list entry", ModuleOptions{Versions: []string{"a=b,c"}}, nil, "splits a list at commas"},
 		{"a dollar", ModuleOptions{GoProxy: "http://$HOST:5001"}, nil, "GPU_LAB_GOPROXY"},
 		{"a space", ModuleOptions{Charts: "/my charts"}, nil, "GPU_LAB_CHARTS"},

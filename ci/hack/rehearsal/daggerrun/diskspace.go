@@ -38,7 +38,9 @@ func (r *daggerRun) checkDisk(ctx context.Context) error {
 	}
 	r.log.Info("disk before the calls", "engine-volume", gb(held), "free", gb(free), "dir", r.layout.Dir)
 	if short := diskShortfall(free, held); short > 0 {
-		return fmt.Errorf("the disk of %s has %s free and the engine's volume holds %s; the calls grow the volume to about %s and need %s free besides: free %s on that file system (Go's build cache, `go clean -cache`, is often the largest) and run again",
+		return fmt.Errorf("the disk of %s has %s free and the engine's volume holds %s; "+
+			"the calls grow the volume to about %s and need %s free besides: "+
+			"free %s on that file system (Go's build cache, `go clean -cache`, is often the largest) and run again",
 			r.layout.Dir, gb(free), gb(held), gb(engineBudget), gb(diskMargin), gb(short))
 	}
 	return nil

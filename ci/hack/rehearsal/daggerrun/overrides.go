@@ -36,7 +36,8 @@ func NodeImageOverrides(pushed []registry.Pushed, v lab.Versions) ([]string, err
 		}
 	}
 	if len(stray) > 0 {
-		return nil, fmt.Errorf("the registry serves %s under another digest than the pin, and only the node images (%s, %s) can be renamed with --versions", strings.Join(stray, ", "), v.KindNodeImage, v.WorkerImage())
+		return nil, fmt.Errorf("the registry serves %s under another digest than the pin, "+
+			"and only the node images (%s, %s) can be renamed with --versions", strings.Join(stray, ", "), v.KindNodeImage, v.WorkerImage())
 	}
 	return overrides, nil
 }

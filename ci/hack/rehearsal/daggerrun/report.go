@@ -53,9 +53,11 @@ func (r Report) Markdown() string {
 	if r.DotEnv != "" {
 		fmt.Fprintf(&b, "\nThe module's options, as Dagger user defaults in the clone's `.env` (logs/dotenv):\n\n```\n%s```\n", r.DotEnv)
 	}
-	b.WriteString("\n## Calls (the README's commands)\n\n| call | command | wall | exit | engine cache after | free disk after | log |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("\n## Calls (the README's commands)\n\n" +
+		"| call | command | wall | exit | engine cache after | free disk after | log |\n|---|---|---|---|---|---|---|\n")
 	for _, c := range r.Calls {
-		fmt.Fprintf(&b, "| %s | `%s` | %s | %d | %s | %s | %s |\n", c.Name, c.Command, c.Wall.Round(time.Second), c.ExitCode, gb(c.EngineCache), gb(c.FreeDisk), filepath.Base(c.Log))
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %d | %s | %s | %s |\n", c.Name, c.Command, c.Wall.Round(time.Second),
+			c.ExitCode, gb(c.EngineCache), gb(c.FreeDisk), filepath.Base(c.Log))
 	}
 	switch g := r.EngineGC; {
 	case g == nil:

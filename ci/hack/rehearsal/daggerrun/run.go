@@ -195,7 +195,8 @@ func (r *daggerRun) push(ctx context.Context) error {
 	}
 	r.module = ModuleOptions{GoProxy: r.goProxyURL(), GoSumDB: "off", Charts: r.o.Charts}
 	if _, err := os.Stat(filepath.Join(r.o.Bundle, "index.json")); errors.Is(err, os.ErrNotExist) && r.o.NoBundle {
-		r.log.Warn("no lab bundle: the registry serves only the module's images, and a lab-test call fails where it pulls the lab's", "bundle", r.o.Bundle)
+		r.log.Warn("no lab bundle: the registry serves only the module's images, "+
+			"and a lab-test call fails where it pulls the lab's", "bundle", r.o.Bundle)
 		return nil
 	}
 	got, err := registry.PushBundle(ctx, r.log, p, r.o.Bundle, addr)

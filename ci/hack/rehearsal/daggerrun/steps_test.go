@@ -35,7 +35,8 @@ func TestRunStepsUndoesNewestFirstAfterAFailure(t *testing.T) {
 		wantErr    string
 	}{
 		{"all pass", "", false, []string{"do daemon", "do registry", "do clone", "do engine", "undo engine", "undo registry", "undo daemon"}, ""},
-		{"engine fails", "engine", false, []string{"do daemon", "do registry", "do clone", "do engine", "undo engine", "undo registry", "undo daemon"}, "engine: engine broke"},
+		{"engine fails", "engine", false, []string{"do daemon", "do registry", "do clone", "do engine", "undo engine",
+			"undo registry", "undo daemon"}, "engine: engine broke"},
 		{"registry fails", "registry", false, []string{"do daemon", "do registry", "undo registry", "undo daemon"}, "registry: registry broke"},
 		{"kept", "", true, []string{"do daemon", "do registry", "do clone", "do engine"}, ""},
 	} {
@@ -67,7 +68,8 @@ func TestRunStepsUndoesEverythingPastAFailingUndo(t *testing.T) {
 	}
 	steps := []Step{tr.step("daemon", false, true), bad, tr.step("engine", true, true)}
 	_, err := runSteps(context.Background(), slog.New(slog.DiscardHandler), time.Now, steps, false)
-	if want := []string{"do daemon", "do registry", "do engine", "undo engine", "undo registry", "undo daemon"}; !slices.Equal(tr.events, want) {
+	if want := []string{"do daemon", "do registry", "do engine", "undo engine", "undo registry",
+		"undo daemon"}; !slices.Equal(tr.events, want) {
 		t.Errorf("events %q, want %q", tr.events, want)
 	}
 	if err == nil || !strings.Contains(err.Error(), "engine broke") || !strings.Contains(err.Error(), "undo registry: registry stuck") {

@@ -13,7 +13,8 @@ import (
 
 // markerText is the marker file's content: a reader who finds the
 // directory learns what it is.
-const markerText = "made by `rehearse daemon up` or `rehearse run`; `rehearse daemon down --dir` this directory stops and removes its daemon\n"
+const markerText = "made by `rehearse daemon up` or `rehearse run`; " +
+	"`rehearse daemon down --dir` this directory stops and removes its daemon\n"
 
 // prepareDir makes the daemon's directory — root's, mode 0700, with the
 // marker inside — or accepts one an earlier Start made (its data root
@@ -52,7 +53,9 @@ func checkOurDir(l Layout) error {
 	}
 	fi, err := os.Lstat(l.marker())
 	if err != nil || !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s was not made by `rehearse daemon up` or `rehearse run` (it has no marker %s): nothing in it is stopped, unmounted, removed or written; pass the --dir the daemon was started with, or a directory that does not exist yet", l.Dir, filepath.Base(l.marker()))
+		return fmt.Errorf("%s was not made by `rehearse daemon up` or `rehearse run` (it has no marker %s): "+
+			"nothing in it is stopped, unmounted, removed or written; pass the --dir the daemon was started with, "+
+			"or a directory that does not exist yet", l.Dir, filepath.Base(l.marker()))
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || (st.Uid != 0 && int(st.Uid) != os.Geteuid()) {
 		return fmt.Errorf("the marker %s is not root's: %s was not made by the rehearsal", l.marker(), l.Dir)
@@ -88,7 +91,8 @@ func Claim(ctx context.Context, dir, command string, log *slog.Logger) (*Changes
 		return nil, err
 	}
 	if !rec.empty() {
-		o.Log.Warn("undoing what an earlier rehearsal left on this host (it was killed?)", "record", l.RecordFile(), "command", rec.Command, "pid", rec.Owner.PID)
+		o.Log.Warn("undoing what an earlier rehearsal left on this host (it was killed?)",
+			"record", l.RecordFile(), "command", rec.Command, "pid", rec.Owner.PID)
 		if err := c.undo(ctx, o.Log); err != nil {
 			return nil, fmt.Errorf("undo what an earlier rehearsal left (its record %s): %w", l.RecordFile(), err)
 		}
@@ -134,7 +138,8 @@ func (r Record) ownerRunning() bool {
 }
 
 func (r Record) inUse(dir string) error {
-	return fmt.Errorf("labctl pid %d (`labctl %s`) is using the daemon directory %s: wait for it to end or interrupt it (kill -INT %d)", r.Owner.PID, r.Command, dir, r.Owner.PID)
+	return fmt.Errorf("labctl pid %d (`labctl %s`) is using the daemon directory %s: "+
+		"wait for it to end or interrupt it (kill -INT %d)", r.Owner.PID, r.Command, dir, r.Owner.PID)
 }
 
 // open is the claim on the daemon directory: this process's own, or one

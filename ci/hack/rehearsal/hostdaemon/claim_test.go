@@ -180,7 +180,8 @@ func TestClaimUndoesAKilledOwnersRecordOnly(t *testing.T) {
 	if _, err := os.Stat(l.dataRoot()); !os.IsNotExist(err) {
 		t.Errorf("the killed owner's data root is left (%v): the next daemon would start its containers again", err)
 	}
-	for _, said := range []string{"undoing what an earlier rehearsal left", "restored a kernel limit", "removed the data root an earlier rehearsal left"} {
+	for _, said := range []string{"undoing what an earlier rehearsal left", "restored a kernel limit",
+		"removed the data root an earlier rehearsal left"} {
 		if !strings.Contains(log.String(), said) {
 			t.Errorf("Claim did not say %q:\n%s", said, log.String())
 		}

@@ -125,7 +125,9 @@ func (c *Changes) startDaemons(ctx context.Context, o Options, driver string) er
 	}
 	for _, d := range cgroupParentDirs(o.Netns) {
 		if _, err := os.Lstat(d); err == nil {
-			return fmt.Errorf("the cgroup %s exists already: the containers' cgroup parent is named after the namespace (%s) and must be this daemon's own; choose another --netns, or remove it if it is an earlier rehearsal's", d, o.Netns)
+			return fmt.Errorf("the cgroup %s exists already: the containers' cgroup parent is named after the namespace "+
+				"(%s) and must be this daemon's own; choose another --netns, or remove it if it is an earlier rehearsal's",
+				d, o.Netns)
 		}
 	}
 	if err := checkNetnsFree(o.Netns); err != nil {

@@ -52,7 +52,9 @@ func createNetns(ctx context.Context, name string) error {
 // checkNetnsFree fails if the namespace exists: it is not this daemon's.
 func checkNetnsFree(name string) error {
 	if _, err := os.Lstat(NetnsPath(name)); err == nil {
-		return fmt.Errorf("network namespace %s exists already and is not recorded as this daemon's (another daemon's, or left by a rehearsal of another directory: `rehearse daemon down --dir THAT-DIR`); choose another --netns, or `ip netns delete %s` if you know it is unused", name, name)
+		return fmt.Errorf("network namespace %s exists already and is not recorded as this daemon's (another daemon's, "+
+			"or left by a rehearsal of another directory: `rehearse daemon down --dir THAT-DIR`); choose another --netns, "+
+			"or `ip netns delete %s` if you know it is unused", name, name)
 	}
 	return nil
 }

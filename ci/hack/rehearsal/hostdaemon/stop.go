@@ -55,7 +55,8 @@ func Stop(ctx context.Context, so StopOptions) error {
 		return rec.inUse(l.Dir)
 	}
 	if so.Netns != "" && rec.Netns != "" && so.Netns != rec.Netns {
-		return fmt.Errorf("the daemon of %s runs in network namespace %s, not %s: pass --netns %s or leave it out", l.Dir, rec.Netns, so.Netns, rec.Netns)
+		return fmt.Errorf("the daemon of %s runs in network namespace %s, not %s: pass --netns %s or leave it out",
+			l.Dir, rec.Netns, so.Netns, rec.Netns)
 	}
 	if err := c.undo(ctx, o.Log); err != nil {
 		return fmt.Errorf("stop the rehearsal daemon of %s (what is left is still listed in %s; run this again): %w", l.Dir, l.RecordFile(), err)

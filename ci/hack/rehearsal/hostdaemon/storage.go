@@ -31,8 +31,10 @@ func driverForMagic(magic int64, dataRoot string) (string, error) {
 	case ext4Magic, xfsMagic, btrfsMagic, tmpfsMagic:
 		return "overlay2", nil
 	case overlayMagic:
-		return "", fmt.Errorf("the daemon's data root %s is on overlayfs, where overlay2 cannot run: choose a state directory on ext4 or xfs (--dir)", dataRoot)
+		return "", fmt.Errorf("the daemon's data root %s is on overlayfs, where overlay2 cannot run: "+
+			"choose a state directory on ext4 or xfs (--dir)", dataRoot)
 	default:
-		return "", fmt.Errorf("the daemon's data root %s is on a filesystem (statfs type %#x) the rehearsal has not tried overlay2 on: choose a state directory on ext4 or xfs (--dir)", dataRoot, magic)
+		return "", fmt.Errorf("the daemon's data root %s is on a filesystem (statfs type %#x) "+
+			"the rehearsal has not tried overlay2 on: choose a state directory on ext4 or xfs (--dir)", dataRoot, magic)
 	}
 }

@@ -46,9 +46,11 @@ func checkTrustedComponent(p string, onTheWay bool) error {
 	case !ok:
 		return fmt.Errorf("%s: no owner information", p)
 	case st.Uid != 0 && int(st.Uid) != os.Geteuid():
-		return fmt.Errorf("%s is owned by uid %d, not by root: that user could change what root writes or runs below it; choose a directory root owns", p, st.Uid)
+		return fmt.Errorf("%s is owned by uid %d, not by root: that user could change what root writes or runs below it; "+
+			"choose a directory root owns", p, st.Uid)
 	case fi.Mode().Perm()&0o022 != 0 && !(onTheWay && st.Uid == 0 && fi.Mode()&fs.ModeSticky != 0):
-		return fmt.Errorf("%s is writable by group or others (mode %v): another user could swap what root writes or runs below it; chmod go-w it or choose another directory", p, fi.Mode().Perm())
+		return fmt.Errorf("%s is writable by group or others (mode %v): another user could swap what root writes "+
+			"or runs below it; chmod go-w it or choose another directory", p, fi.Mode().Perm())
 	}
 	return nil
 }

@@ -78,7 +78,8 @@ func checkBundleCharts(bundle string, idx images.Index, want []images.Chart) err
 		return err
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("the bundle %s holds no chart %s: no chart repository is reachable from the rehearsal's namespace; pass --charts DIR holding them", bundle, strings.Join(missing, ", "))
+		return fmt.Errorf("the bundle %s holds no chart %s: no chart repository is reachable from the rehearsal's "+
+			"namespace; pass --charts DIR holding them", bundle, strings.Join(missing, ", "))
 	}
 	return nil
 }

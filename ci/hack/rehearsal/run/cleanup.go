@@ -87,7 +87,8 @@ func keptCommands(m made, p Paths, libModules string) []string {
 		}
 	}
 	if len(host) > 0 {
-		out = append(out, fmt.Sprintf("%s (recorded in %s): rehearse daemon down --dir %s", strings.Join(host, ", "), p.Daemon.RecordFile(), p.Daemon.Dir))
+		out = append(out, fmt.Sprintf("%s (recorded in %s): rehearse daemon down --dir %s",
+			strings.Join(host, ", "), p.Daemon.RecordFile(), p.Daemon.Dir))
 	}
 	return out
 }

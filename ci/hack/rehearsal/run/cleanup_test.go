@@ -9,7 +9,8 @@ import (
 // What is undone depends on what was made, in an order where labctl down
 // runs while the daemon still does, and nothing is undone when kept.
 func TestCleanupPlan(t *testing.T) {
-	all := made{LibModules: true, Daemon: true, Lab: true, State: true, Limits: []raised{{Path: "/proc/sys/fs/inotify/max_user_instances", Old: 128, New: 512}}}
+	all := made{LibModules: true, Daemon: true, Lab: true, State: true,
+		Limits: []raised{{Path: "/proc/sys/fs/inotify/max_user_instances", Old: 128, New: 512}}}
 	for _, tc := range []struct {
 		name string
 		m    made
@@ -36,9 +37,12 @@ func TestKeptCommands(t *testing.T) {
 	got := keptCommands(made{LibModules: true, Daemon: true, Lab: true, State: true,
 		Limits: []raised{{Path: "/proc/sys/fs/inotify/max_user_instances", Old: 128, New: 512}}}, testPaths, libModules)
 	want := []string{
-		"the lab: DOCKER_HOST=unix:///cache/daemon/docker.sock LABCTL_HELM=/cache/bin/helm nsenter --net=/var/run/netns/gpu-lab-rehearsal -- /tmp/labctl down --state-dir /cache/run/state",
+		"the lab: DOCKER_HOST=unix:///cache/daemon/docker.sock LABCTL_HELM=/cache/bin/helm nsenter " +
+			"--net=/var/run/netns/gpu-lab-rehearsal -- /tmp/labctl down --state-dir /cache/run/state",
 		"labctl's state directory: rm -r /cache/run/state",
-		"the private daemon and namespace gpu-lab-rehearsal, /proc/sys/fs/inotify/max_user_instances raised from 128, the empty /lib/modules made for kind's mount (recorded in /cache/daemon/host-changes.json): rehearse daemon down --dir /cache/daemon",
+		"the private daemon and namespace gpu-lab-rehearsal, /proc/sys/fs/inotify/max_user_instances raised from 128, " +
+			"the empty /lib/modules made for kind's mount (recorded in /cache/daemon/host-changes.json): " +
+			"rehearse daemon down --dir /cache/daemon",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("KeptCommands:\n got %s\nwant %s", strings.Join(got, "\n     "), strings.Join(want, "\n     "))

@@ -27,9 +27,12 @@ func TestCommandLines(t *testing.T) {
 		want []string
 	}{
 		{"up", up(testPaths, false), []string{"/tmp/labctl", "up", "--images", "/cache/bundle", "--state-dir", "/cache/run/state", "--verbose"}},
-		{"up kept", up(testPaths, true), []string{"/tmp/labctl", "up", "--images", "/cache/bundle", "--state-dir", "/cache/run/state", "--verbose", "--keep"}},
-		{"up lab file", up(withFile, false), []string{"/tmp/labctl", "up", "--images", "/cache/bundle", "--state-dir", "/cache/run/state", "--verbose", "--file", "/labs/big.yaml"}},
-		{"test", test(withFile), []string{"/tmp/labctl", "test", "--state-dir", "/cache/run/state", "--report-dir", "/work/reports", "--verbose"}},
+		{"up kept", up(testPaths, true),
+			[]string{"/tmp/labctl", "up", "--images", "/cache/bundle", "--state-dir", "/cache/run/state", "--verbose", "--keep"}},
+		{"up lab file", up(withFile, false), []string{"/tmp/labctl", "up", "--images", "/cache/bundle",
+			"--state-dir", "/cache/run/state", "--verbose", "--file", "/labs/big.yaml"}},
+		{"test", test(withFile),
+			[]string{"/tmp/labctl", "test", "--state-dir", "/cache/run/state", "--report-dir", "/work/reports", "--verbose"}},
 		{"down", down(testPaths), []string{"/tmp/labctl", "down", "--state-dir", "/cache/run/state"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

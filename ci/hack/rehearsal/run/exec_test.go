@@ -20,7 +20,8 @@ func TestStopSignalsTheWholeProcessGroup(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var child int
-	u, err := Processes{}.run(ctx, command{Step: stepUpInterrupted, Args: []string{"sh", "-c", "sleep 120 & echo $!; wait"}, Stop: syscall.SIGKILL},
+	u, err := Processes{}.run(ctx,
+		command{Step: stepUpInterrupted, Args: []string{"sh", "-c", "sleep 120 & echo $!; wait"}, Stop: syscall.SIGKILL},
 		io.Discard, func(_ stream, line string) {
 			if n, err := strconv.Atoi(strings.TrimSpace(line)); err == nil {
 				child = n

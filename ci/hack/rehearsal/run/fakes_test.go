@@ -79,7 +79,9 @@ func (w *world) run(ctx context.Context, c command, log io.Writer, line func(str
 		}
 		rec := []stageRecord{{"cluster", "done", 61 * time.Second, ""}, {"kamaji", "done", 95 * time.Second, ""}}
 		if code != 0 {
-			rec = append(rec, stageRecord{"tenants", "failed", 300 * time.Second, `tenants: tenant-a: TenantControlPlane kamaji-system/tenant-a not Ready after 5m0s: status.kubernetesResources.version.status=Provisioning`})
+			rec = append(rec, stageRecord{"tenants", "failed", 300 * time.Second,
+				`tenants: tenant-a: TenantControlPlane kamaji-system/tenant-a not Ready after 5m0s: ` +
+					`status.kubernetesResources.version.status=Provisioning`})
 			diag := filepath.Join(stateDir, "diagnostics", "tenants-20261202T150000Z")
 			if err := os.MkdirAll(diag, 0o755); err != nil {
 				return usage{}, err
@@ -126,7 +128,8 @@ func (w *world) start(context.Context) (hostdaemon.Layout, error) {
 func (w *world) stop(context.Context) error { w.record("daemon stop"); return nil }
 
 func (w *world) host(context.Context, Paths) hostInfo {
-	return hostInfo{Kernel: "6.18.44", Cgroup: "v1", Docker: "20.10.24+dfsg1", Containerd: "containerd 1.6.20", Runc: "runc version 1.1.5", Helm: "v3.19"}
+	return hostInfo{Kernel: "6.18.44", Cgroup: "v1", Docker: "20.10.24+dfsg1", Containerd: "containerd 1.6.20",
+		Runc: "runc version 1.1.5", Helm: "v3.19"}
 }
 func (w *world) labctlVersion(context.Context, string) string {
 	return "labctl development build\ncommit 2e22de3\n"
@@ -200,7 +203,8 @@ func setupIn(t *testing.T, w *world, dir string) (Options, Deps) {
 	if err := os.MkdirAll(bundle, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := images.WriteIndex(bundle, images.Index{Images: []images.Entry{{Ref: "kindest/node:v1.37.0", File: "node.tar", ID: "sha256:1111"}}}); err != nil {
+	if err := images.WriteIndex(bundle, images.Index{
+		Images: []images.Entry{{Ref: "kindest/node:v1.37.0", File: "node.tar", ID: "sha256:1111"}}}); err != nil {
 		t.Fatal(err)
 	}
 	chartDir := filepath.Join(dir, "charts")

@@ -141,7 +141,8 @@ func planFault(f Fault, l *lab.Lab, p Paths, kube []string) (faultPlan, error) {
 	}
 	switch {
 	case pl.Tenant == "":
-		return pl, fmt.Errorf("--fault %s: lab %s has no tenant with a worker to make it on; use a lab file whose tenants have workers", f, l.Name)
+		return pl, fmt.Errorf("--fault %s: lab %s has no tenant with a worker to make it on; "+
+			"use a lab file whose tenants have workers", f, l.Name)
 	case len(kube) == 0:
 		return pl, fmt.Errorf("--fault %s: no fault-kube command to run in the namespace (Options.FaultKube is empty; `rehearse run` sets it)", f)
 	}
@@ -197,15 +198,20 @@ func (pl faultPlan) names(msg string) (string, bool) {
 func (pl faultPlan) what() string {
 	switch pl.Fault {
 	case faultTenantAPIServer:
-		return fmt.Sprintf("delete %s's control-plane pod(s) (%s in namespace %s of the management cluster): its kube-apiserver, scheduler, controller manager and konnectivity server go away until Kamaji's Deployment has a new pod Ready",
+		return fmt.Sprintf(
+			"delete %s's control-plane pod(s) (%s in namespace %s of the management cluster): its kube-apiserver, "+
+				"scheduler, controller manager and konnectivity server go away until Kamaji's Deployment has a new pod Ready",
 			pl.Tenant, tcpSelector(pl.Tenant), render.TenantNamespace(pl.Tenant))
 	case faultWorkerRestart:
-		return fmt.Sprintf("`docker restart %s` on the private daemon: the worker's kubelet, containerd and every pod on it stop and start again", pl.Node)
+		return fmt.Sprintf("`docker restart %s` on the private daemon: the worker's kubelet, "+
+			"containerd and every pod on it stop and start again", pl.Node)
 	case faultHAMiScheduler:
-		return fmt.Sprintf("delete %s's HAMi scheduler pod (%s in namespace %s of the tenant's cluster): HAMi's scheduler extender and its webhook vgpu.hami.io go away until the Deployment has a new pod Ready",
+		return fmt.Sprintf("delete %s's HAMi scheduler pod (%s in namespace %s of the tenant's cluster): "+
+			"HAMi's scheduler extender and its webhook vgpu.hami.io go away until the Deployment has a new pod Ready",
 			pl.Tenant, hamiSchedulerSelector, render.HAMiNamespace)
 	default:
-		return fmt.Sprintf("delete the kamaji-etcd member pod that leads (%s in namespace %s of the management cluster; the leader read from each member's %s on port %d): the members elect another, the StatefulSet recreates the pod",
+		return fmt.Sprintf("delete the kamaji-etcd member pod that leads (%s in namespace %s of the management cluster; "+
+			"the leader read from each member's %s on port %d): the members elect another, the StatefulSet recreates the pod",
 			etcdSelector, stages.KamajiNamespace, "etcd_server_is_leader", etcdMetricsPort)
 	}
 }

@@ -130,7 +130,8 @@ func TestRunFaultTenantAPIServer(t *testing.T) {
 		slogLine(t, "case start", "id", "TC-03", "title", "Two pods share one card", "tenants", []string{"tenant-a"}),
 	}
 	fw.duringTest = fw.waitForFault
-	fw.failedCase, fw.failedMessage = "TC-02", `create pod: Post "https://172.18.0.2:31443/api/v1/pods": dial tcp 172.18.0.2:31443: connect: connection refused`
+	fw.failedCase, fw.failedMessage = "TC-02", `create pod: Post "https://172.18.0.2:31443/api/v1/pods": `+
+		`dial tcp 172.18.0.2:31443: connect: connection refused`
 	fw.fault = fw.answer(func(v string, n int) []faultkube.Line {
 		switch {
 		case v == "delete":
@@ -201,7 +202,8 @@ func TestRunFaultUnnamedCaseFails(t *testing.T) {
 	if err == nil {
 		t.Fatal("Run passed although a failed case names nothing of the fault")
 	}
-	wantIn(t, "the error", err.Error(), "with fault hami-scheduler, 1 failed case(s) name nothing of it", "TC-02: pod stayed Pending", "vgpu.hami.io")
+	wantIn(t, "the error", err.Error(), "with fault hami-scheduler, 1 failed case(s) name nothing of it",
+		"TC-02: pod stayed Pending", "vgpu.hami.io")
 	if !slices.Contains(fw.events, "labctl down") {
 		t.Errorf("labctl down did not run: %q", fw.events)
 	}
@@ -226,11 +228,13 @@ func TestRunFaultEtcdLeader(t *testing.T) {
 		case v == "delete":
 			return []faultkube.Line{podLine("kamaji-etcd-1", "e1", true, true)}
 		case n == 1: // before the fault
-			return []faultkube.Line{member("kamaji-etcd-0", "e0", true, false, true), member("kamaji-etcd-1", "e1", true, true, true), member("kamaji-etcd-2", "e2", true, false, true)}
+			return []faultkube.Line{member("kamaji-etcd-0", "e0", true, false, true),
+				member("kamaji-etcd-1", "e1", true, true, true), member("kamaji-etcd-2", "e2", true, false, true)}
 		case n == 2: // elected, the member not back
 			return []faultkube.Line{member("kamaji-etcd-0", "e0", true, true, true), member("kamaji-etcd-2", "e2", true, false, true)}
 		default:
-			return []faultkube.Line{member("kamaji-etcd-0", "e0", true, true, true), member("kamaji-etcd-1", "e1b", true, false, true), member("kamaji-etcd-2", "e2", true, false, true)}
+			return []faultkube.Line{member("kamaji-etcd-0", "e0", true, true, true),
+				member("kamaji-etcd-1", "e1b", true, false, true), member("kamaji-etcd-2", "e2", true, false, true)}
 		}
 	})
 	if _, err := Run(context.Background(), o, d); err != nil {
@@ -288,7 +292,8 @@ func TestRunFaultNotMade(t *testing.T) {
 	o.Fault = faultTenantAPIServer
 	fw.fault = fw.answer(func(string, int) []faultkube.Line { return nil })
 	_, err := Run(context.Background(), o, d)
-	if err == nil || !strings.Contains(err.Error(), "the fault tenant-apiserver was not made: labctl test ended before a case of tenant-a started") {
+	if err == nil || !strings.Contains(err.Error(),
+		"the fault tenant-apiserver was not made: labctl test ended before a case of tenant-a started") {
 		t.Fatalf("Run: %v", err)
 	}
 	if want := []string{"daemon start", "labctl up", "labctl test", "labctl down", "daemon stop"}; !slices.Equal(fw.events, want) {

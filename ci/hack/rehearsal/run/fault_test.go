@@ -59,10 +59,14 @@ func TestCaseStartTrigger(t *testing.T) {
 		tenants []string
 		fires   bool // for tenant-a
 	}{
-		{"one tenant", slogLine(t, "case start", "id", "TC-03", "title", "Two pods share one card", "tenants", []string{"tenant-a"}), true, "TC-03", []string{"tenant-a"}, true},
-		{"two tenants", slogLine(t, "case start", "id", "TC-12", "title", `isolation "a=b"`, "tenants", []string{"tenant-b", "tenant-a"}), true, "TC-12", []string{"tenant-b", "tenant-a"}, true},
-		{"another tenant", slogLine(t, "case start", "id", "TC-09", "title", "L4", "tenants", []string{"tenant-b"}), true, "TC-09", []string{"tenant-b"}, false},
-		{"a name that begins like it", slogLine(t, "case start", "id", "TC-09", "title", "x", "tenants", []string{"tenant-ab"}), true, "TC-09", []string{"tenant-ab"}, false},
+		{"one tenant", slogLine(t, "case start", "id", "TC-03", "title", "Two pods share one card", "tenants", []string{"tenant-a"}),
+			true, "TC-03", []string{"tenant-a"}, true},
+		{"two tenants", slogLine(t, "case start", "id", "TC-12", "title", `isolation "a=b"`, "tenants", []string{"tenant-b", "tenant-a"}),
+			true, "TC-12", []string{"tenant-b", "tenant-a"}, true},
+		{"another tenant", slogLine(t, "case start", "id", "TC-09", "title", "L4", "tenants", []string{"tenant-b"}),
+			true, "TC-09", []string{"tenant-b"}, false},
+		{"a name that begins like it", slogLine(t, "case start", "id", "TC-09", "title", "x", "tenants", []string{"tenant-ab"}),
+			true, "TC-09", []string{"tenant-ab"}, false},
 		{"case done", slogLine(t, "case done", "id", "TC-03", "status", "passed", "tenants", []string{"tenant-a"}), false, "", nil, false},
 		{"suite starting", slogLine(t, "suite starting", "lab", "gpu-lab", "tasks", 12), false, "", nil, false},
 		{"a result table row", "TC-03  passed  case start tenant-a", false, "", nil, false},
@@ -108,7 +112,8 @@ func TestFaultCommands(t *testing.T) {
 	ns := []string{"nsenter", "--net=/var/run/netns/gpu-lab-rehearsal", "--"}
 	kube := []string{"/usr/local/bin/rehearse", "run", "fault-kube"}
 	mgmt, tenant := "/cache/run/state/kubeconfigs/management.yaml", "/cache/run/state/kubeconfigs/tenant-a.yaml"
-	api, hami, etcd, worker := seedPlan(t, faultTenantAPIServer), seedPlan(t, faultHAMiScheduler), seedPlan(t, faultEtcdLeader), seedPlan(t, faultWorkerRestart)
+	api, hami, etcd, worker := seedPlan(t, faultTenantAPIServer), seedPlan(t, faultHAMiScheduler),
+		seedPlan(t, faultEtcdLeader), seedPlan(t, faultWorkerRestart)
 	if api.Tenant != "tenant-a" || api.Node != "gpu-lab-tenant-a-worker" || api.APIPort != 31443 {
 		t.Errorf("target %s %s %d, want tenant-a, gpu-lab-tenant-a-worker, 31443", api.Tenant, api.Node, api.APIPort)
 	}
@@ -125,8 +130,9 @@ func TestFaultCommands(t *testing.T) {
 			"--selector", "app.kubernetes.io/component=hami-scheduler,app.kubernetes.io/name=hami,app.kubernetes.io/instance=hami")},
 		{"etcd members", etcd.etcdMembers(), append(slices.Clone(kube), "etcd-members", "--kubeconfig", mgmt, "--namespace", "kamaji-system",
 			"--selector", "app.kubernetes.io/name=kamaji-etcd,app.kubernetes.io/instance=kamaji", "--metrics-port", "2381")},
-		{"etcd delete", etcd.deleteMember("kamaji-etcd-1", "u1"), append(slices.Clone(kube), "delete", "--kubeconfig", mgmt, "--namespace", "kamaji-system",
-			"--selector", "app.kubernetes.io/name=kamaji-etcd,app.kubernetes.io/instance=kamaji", "--name", "kamaji-etcd-1", "--uid", "u1")},
+		{"etcd delete", etcd.deleteMember("kamaji-etcd-1", "u1"),
+			append(slices.Clone(kube), "delete", "--kubeconfig", mgmt, "--namespace", "kamaji-system",
+				"--selector", "app.kubernetes.io/name=kamaji-etcd,app.kubernetes.io/instance=kamaji", "--name", "kamaji-etcd-1", "--uid", "u1")},
 		{"worker restart", worker.restartWorker(), []string{"docker", "restart", "gpu-lab-tenant-a-worker"}},
 		{"worker look", worker.node(), append(slices.Clone(kube), "node", "--kubeconfig", tenant, "--name", "gpu-lab-tenant-a-worker")},
 	} {
@@ -147,14 +153,16 @@ func TestFaultCommands(t *testing.T) {
 	}
 	// A lab whose first tenant has no worker: the first that has one.
 	l.Tenants[0].Workers = nil
-	if pl, err := planFault(faultHAMiScheduler, l, testPaths, kube); err != nil || pl.Tenant != "tenant-b" || pl.Node != "gpu-lab-tenant-b-worker" {
+	if pl, err := planFault(faultHAMiScheduler, l, testPaths, kube); err != nil || pl.Tenant != "tenant-b" ||
+		pl.Node != "gpu-lab-tenant-b-worker" {
 		t.Errorf("first tenant without a worker: %+v, %v", pl, err)
 	}
 	l.Tenants[1].Workers = nil
 	if _, err := planFault(faultHAMiScheduler, l, testPaths, kube); err == nil || !strings.Contains(err.Error(), "no tenant with a worker") {
 		t.Errorf("no worker anywhere: %v", err)
 	}
-	if _, err := planFault(faultHAMiScheduler, lab.Default(), testPaths, nil); err == nil || !strings.Contains(err.Error(), "FaultKube is empty") {
+	if _, err := planFault(faultHAMiScheduler, lab.Default(), testPaths, nil); err == nil ||
+		!strings.Contains(err.Error(), "FaultKube is empty") {
 		t.Errorf("no fault-kube argv: %v", err)
 	}
 }
@@ -167,7 +175,8 @@ func TestFaultNamedByMessage(t *testing.T) {
 		msg  string
 		want string // "" for not named
 	}{
-		{faultTenantAPIServer, `TC-03: create pod: Post "https://172.18.0.2:31443/api/v1/namespaces/x/pods": dial tcp 172.18.0.2:31443: connect: connection refused`, ":31443"},
+		{faultTenantAPIServer, `TC-03: create pod: Post "https://172.18.0.2:31443/api/v1/namespaces/x/pods": ` +
+			`dial tcp 172.18.0.2:31443: connect: connection refused`, ":31443"},
 		{faultTenantAPIServer, "TC-03: watch pods: http2: client connection lost", "http2: client connection lost"},
 		{faultTenantAPIServer, "TC-03: tenant-a: API server unreachable", "tenant-a + api server"},
 		{faultTenantAPIServer, "TC-03: pod stayed Pending", ""},

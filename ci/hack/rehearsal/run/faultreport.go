@@ -62,7 +62,8 @@ func faultSuiteError(test stepResult, s *Suite, pl faultPlan, rec *FaultRecord) 
 	case !rec.Injected:
 		return fmt.Errorf("the fault %s was %s", pl.Fault, orNone(rec.Err))
 	case len(unnamed) > 0:
-		return fmt.Errorf("with fault %s, %d failed case(s) name nothing of it, so a platform team could not tell what broke (words that count: %s; or %s with %s): %s",
+		return fmt.Errorf("with fault %s, %d failed case(s) name nothing of it, "+
+			"so a platform team could not tell what broke (words that count: %s; or %s with %s): %s",
 			pl.Fault, len(unnamed), strings.Join(pl.own, ", "), pl.Tenant, orNone(strings.Join(pl.component, ", ")), strings.Join(unnamed, "; "))
 	case s.Failed == 0 && test.ExitCode != 0:
 		return suiteError(test, s)

@@ -121,7 +121,8 @@ func (fr *faultRun) watch(ctx context.Context) {
 		select {
 		case why = <-fr.trigger: // it came with the last lines
 		default:
-			fr.rec.Err = fmt.Sprintf("not made: labctl test ended before a case of %s started and before the %s fallback", fr.pl.Tenant, faultFallback)
+			fr.rec.Err = fmt.Sprintf("not made: labctl test ended before a case of %s started and before the %s fallback",
+				fr.pl.Tenant, faultFallback)
 			return
 		}
 	case <-ctx.Done():
@@ -150,7 +151,8 @@ func (fr *faultRun) inject(ctx context.Context) (time.Time, error) {
 			return at, err
 		}
 		fr.restarted = fr.rh.d.now()
-		fr.rec.Did = append(fr.rec.Did, fmt.Sprintf("restarted container %s (docker restart returned after %s)", pl.Node, fr.restarted.Sub(at).Round(100*time.Millisecond)))
+		fr.rec.Did = append(fr.rec.Did, fmt.Sprintf("restarted container %s (docker restart returned after %s)",
+			pl.Node, fr.restarted.Sub(at).Round(100*time.Millisecond)))
 		return at, nil
 	case faultEtcdLeader:
 		lines, err := fr.exec(ctx, pl.etcdMembers(), true)
@@ -207,7 +209,8 @@ func soleLeader(lines []faultkube.Line) (faultkube.Pod, error) {
 		}
 	}
 	if len(leaders) != 1 {
-		return faultkube.Pod{}, fmt.Errorf("want exactly one kamaji-etcd member that leads, found %d (%s): is kamaji-etcd healthy? Look at `kubectl -n kamaji-system get pods` in the lab", len(leaders), strings.Join(said, "; "))
+		return faultkube.Pod{}, fmt.Errorf("want exactly one kamaji-etcd member that leads, found %d (%s): "+
+			"is kamaji-etcd healthy? Look at `kubectl -n kamaji-system get pods` in the lab", len(leaders), strings.Join(said, "; "))
 	}
 	return leaders[0], nil
 }
@@ -276,7 +279,8 @@ func (fr *faultRun) back(ctx context.Context, at time.Time) (bool, string) {
 				other = append(other, fmt.Sprintf("%s (ready=%t, deleted by the fault=%t)", p.Name, p.Ready, fr.gone[p.UID]))
 			}
 		}
-		detail := fmt.Sprintf("%d new pod(s) Ready of %d deleted: %s; others: %s", len(ready), len(fr.gone), noneIfEmpty(ready), noneIfEmpty(other))
+		detail := fmt.Sprintf("%d new pod(s) Ready of %d deleted: %s; others: %s",
+			len(ready), len(fr.gone), noneIfEmpty(ready), noneIfEmpty(other))
 		return len(ready) >= len(fr.gone), detail
 	}
 }
@@ -298,7 +302,8 @@ func (fr *faultRun) etcdBack(lines []faultkube.Line, at time.Time) (bool, string
 			leaders++
 			if !fr.leaderAt {
 				fr.leaderAt = true
-				fr.rec.Notes = append(fr.rec.Notes, fmt.Sprintf("a new leader, %s, was seen %s after the fault", p.Name, fr.rh.d.now().Sub(at).Round(100*time.Millisecond)))
+				fr.rec.Notes = append(fr.rec.Notes, fmt.Sprintf("a new leader, %s, was seen %s after the fault",
+					p.Name, fr.rh.d.now().Sub(at).Round(100*time.Millisecond)))
 			}
 		}
 		healthy := p.Ready && !fr.gone[p.UID] && p.Etcd.HasLeader && p.Etcd.Err == ""

@@ -36,7 +36,8 @@ func ParseInterrupt(s string) (*Interrupt, error) {
 	stage, rest, ok := strings.Cut(s, ":")
 	sig, delay, hasDelay := strings.Cut(rest, "+")
 	if !ok || !slices.Contains(names, stage) {
-		return nil, fmt.Errorf("--interrupt-up %q: want STAGE:SIGNAL[+DELAY] with STAGE one of %s, e.g. workers:KILL+20s", s, strings.Join(names, ", "))
+		return nil, fmt.Errorf("--interrupt-up %q: want STAGE:SIGNAL[+DELAY] with STAGE one of %s, e.g. workers:KILL+20s",
+			s, strings.Join(names, ", "))
 	}
 	signal, ok := interruptSignals[strings.TrimPrefix(strings.ToUpper(sig), "SIG")]
 	if !ok {
@@ -133,7 +134,8 @@ func (rh *runState) interruptedUp(ctx context.Context, in Interrupt) error {
 	case at := <-sent:
 		rec.Sent, rec.At = true, at
 	default:
-		rec.Err = fmt.Sprintf("labctl up ended (exit %d) before it was %s into stage %s: nothing was interrupted", res.ExitCode, in.After, in.Stage)
+		rec.Err = fmt.Sprintf("labctl up ended (exit %d) before it was %s into stage %s: nothing was interrupted",
+			res.ExitCode, in.After, in.Stage)
 	}
 	if err != nil {
 		return err
@@ -157,7 +159,8 @@ func (rec *InterruptRecord) markdown(w func(string, ...any)) {
 		return
 	}
 	w("%s was sent %s after the first `labctl up` started (%s after the start of stage %s); it returned %s later with exit %d (%s in all). ",
-		unix(rec.Signal), rec.At.Round(100*time.Millisecond), rec.After, rec.Stage, (rec.Wall - rec.At).Round(100*time.Millisecond), rec.ExitCode, rec.Wall.Round(100*time.Millisecond))
+		unix(rec.Signal), rec.At.Round(100*time.Millisecond), rec.After, rec.Stage,
+		(rec.Wall - rec.At).Round(100*time.Millisecond), rec.ExitCode, rec.Wall.Round(100*time.Millisecond))
 	if len(rec.Left) == 0 {
 		w("The private daemon then held no container and no network of the lab.\n")
 	} else {

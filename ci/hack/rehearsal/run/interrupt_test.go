@@ -82,7 +82,8 @@ func TestInterruptedUpIsResumedAndCleanedUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"## Interrupted labctl up", "SIGKILL was sent", "start of stage kamaji", "container gpu-lab-control-plane (Exited (137)", "| up-interrupted |"} {
+	for _, s := range []string{"## Interrupted labctl up", "SIGKILL was sent", "start of stage kamaji",
+		"container gpu-lab-control-plane (Exited (137)", "| up-interrupted |"} {
 		if !strings.Contains(string(md), s) {
 			t.Errorf("rehearsal.md lacks %q", s)
 		}

@@ -18,7 +18,8 @@ func TestHeartbeat(t *testing.T) {
 		want    bool
 		wantMsg []string
 	}{
-		{"quiet from the start", -1, quiet, true, []string{"labctl up: still running after 25s", "disk 3.00 GiB, containers' memory peak 1.50 GiB"}},
+		{"quiet from the start", -1, quiet, true,
+			[]string{"labctl up: still running after 25s", "disk 3.00 GiB, containers' memory peak 1.50 GiB"}},
 		{"not yet quiet long enough", -1, quiet - time.Second, false, nil},
 		{"printed recently", 20 * time.Second, 40 * time.Second, false, nil},
 		{"printed, then quiet", 20 * time.Second, 45 * time.Second, true, []string{"after 45s", `its last line: "✓ cluster 1m0s"`}},

@@ -274,14 +274,17 @@ func checkStateDir(dir string) error {
 	case err != nil:
 		return fmt.Errorf("labctl's state directory %s: %w", dir, err)
 	case !fi.IsDir():
-		return fmt.Errorf("labctl's state directory %s is not a directory (%v): choose another --work-dir, or move it away", dir, fi.Mode().Type())
+		return fmt.Errorf("labctl's state directory %s is not a directory (%v): choose another --work-dir, or move it away",
+			dir, fi.Mode().Type())
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return fmt.Errorf("labctl's state directory %s: %w", dir, err)
 	}
 	if len(entries) > 0 {
-		return fmt.Errorf("labctl's state directory %s is not empty (an earlier rehearsal kept with --keep?): labctl would resume that lab instead of building one; remove it first (`labctl down --state-dir %s` in the namespace, then rm -r)", dir, dir)
+		return fmt.Errorf("labctl's state directory %s is not empty (an earlier rehearsal kept with --keep?): "+
+			"labctl would resume that lab instead of building one; "+
+			"remove it first (`labctl down --state-dir %s` in the namespace, then rm -r)", dir, dir)
 	}
 	return nil
 }

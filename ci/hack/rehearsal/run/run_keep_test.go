@@ -45,7 +45,8 @@ func TestRunKeep(t *testing.T) {
 		t.Errorf("%s left after daemon down (%v)", o.LibModulesDir, err)
 	}
 	md := rep.markdown()
-	for _, want := range []string{"kept (--keep); remove the lab: ", "rehearse daemon down --dir " + o.Daemon.Dir, "the empty " + o.LibModulesDir, o.Limits[0].Path + " raised from 192530", "- failed TC-02: pod stayed Pending"} {
+	for _, want := range []string{"kept (--keep); remove the lab: ", "rehearse daemon down --dir " + o.Daemon.Dir,
+		"the empty " + o.LibModulesDir, o.Limits[0].Path + " raised from 192530", "- failed TC-02: pod stayed Pending"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}

@@ -85,7 +85,8 @@ func TestKilledRunIsUndoneByTheNext(t *testing.T) {
 	dir := killRunInLabctlUp(t)
 	watches, libModules := filepath.Join(dir, "max_user_watches"), filepath.Join(dir, "lib-modules")
 	var log bytes.Buffer
-	err := hostdaemon.Stop(context.Background(), hostdaemon.StopOptions{Dir: filepath.Join(dir, "daemon"), Log: slog.New(slog.NewTextHandler(&log, nil))})
+	err := hostdaemon.Stop(context.Background(),
+		hostdaemon.StopOptions{Dir: filepath.Join(dir, "daemon"), Log: slog.New(slog.NewTextHandler(&log, nil))})
 	if err != nil {
 		t.Fatalf("daemon down after the killed rehearsal: %v\n%s", err, log.String())
 	}

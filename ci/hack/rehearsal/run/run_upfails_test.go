@@ -19,7 +19,8 @@ func TestRunUpFails(t *testing.T) {
 	if err == nil {
 		t.Fatal("Run succeeded although labctl up failed")
 	}
-	for _, want := range []string{"labctl up failed (exit 1)", "TenantControlPlane kamaji-system/tenant-a not Ready", filepath.Join(o.Reports, diagnosticsDir)} {
+	for _, want := range []string{"labctl up failed (exit 1)", "TenantControlPlane kamaji-system/tenant-a not Ready",
+		filepath.Join(o.Reports, diagnosticsDir)} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
@@ -40,7 +41,8 @@ func TestRunUpFails(t *testing.T) {
 		t.Errorf("state directory left behind (%v)", err)
 	}
 	md := rep.markdown()
-	for _, want := range []string{"**The rehearsal did not finish:** labctl up failed", "| tenants | failed | 5m0s |", "The suite did not run", "## Last lines of labctl up", "labctl: stage tenants:"} {
+	for _, want := range []string{"**The rehearsal did not finish:** labctl up failed", "| tenants | failed | 5m0s |",
+		"The suite did not run", "## Last lines of labctl up", "labctl: stage tenants:"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}

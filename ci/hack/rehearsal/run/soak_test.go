@@ -22,7 +22,8 @@ func TestSoakRunsEveryRehearsalAndSummarises(t *testing.T) {
 		w.failedCase = map[bool]string{true: "TC-02"}[tests == 2]
 	}
 	err := Soak(context.Background(), o, d, 3)
-	if err == nil || !strings.Contains(err.Error(), "run 2: ") || strings.Contains(err.Error(), "run 1: ") || strings.Contains(err.Error(), "run 3: ") {
+	if err == nil || !strings.Contains(err.Error(), "run 2: ") || strings.Contains(err.Error(), "run 1: ") ||
+		strings.Contains(err.Error(), "run 3: ") {
 		t.Fatalf("Soak: %v, want an error naming run 2 only", err)
 	}
 	one := []string{"daemon start", "labctl up", "labctl test", "labctl down", "daemon stop"}

@@ -42,7 +42,8 @@ func TestImageSources(t *testing.T) {
 		}
 		return nil, errors.New("no such image")
 	})
-	if want := []string{"sha256:a61b8331a484", "kindest/node:v1.37.0@sha256:abc", "sha256:0000"}; len(asked) != 3 || asked[0] != want[0] || asked[1] != want[1] || asked[2] != want[2] {
+	if want := []string{"sha256:a61b8331a484", "kindest/node:v1.37.0@sha256:abc", "sha256:0000"}; len(asked) != 3 ||
+		asked[0] != want[0] || asked[1] != want[1] || asked[2] != want[2] {
 		t.Errorf("looked up %q, want %q (by ID when the index has one)", asked, want)
 	}
 	if !got[0].Built || got[0].Source != "go.etcd.io/etcd server, etcdctl, etcdutl @v3.7.0" {
