@@ -12,5 +12,7 @@
 // serves images to the engine inside the namespace, daggerbuild builds the
 // dagger CLI and engine, moduleimages the images the module pulls, and
 // daggerrun runs the README's `dagger call` commands against them;
-// owndir removes a directory a tool made only when nothing else is in it.
+// owndir removes a directory a tool made only when nothing else is in it;
+// timeline reads the steps of labctl up from its log for the report's
+// critical path of each stage.
 package rehearsal

@@ -32,7 +32,10 @@ type Report struct {
 	// Stages are labctl up's own records (its state directory's
 	// stages.json).
 	Stages []state.StageRecord
-	Suite  *Suite
+	// Timeline is the steps of labctl up, each stage's critical path first
+	// (timeline.Markdown, from its --verbose log); "" when not read.
+	Timeline string
+	Suite    *Suite
 	// Fault is the fault the run made (--fault), nil without one.
 	Fault *FaultRecord
 	// Interrupt is the interruption of the first labctl up
@@ -178,6 +181,9 @@ func (r Report) stagesSection(w func(string, ...any)) {
 	w("| stage | status | time | message |\n|---|---|---|---|\n")
 	for _, s := range r.Stages {
 		w("| %s | %s | %s | %s |\n", s.Name, s.Status, s.Duration.Round(100*time.Millisecond), strings.ReplaceAll(s.Message, "\n", " "))
+	}
+	if r.Timeline != "" {
+		w("\n### Steps of each stage (labctl up --verbose)\n\n%s", r.Timeline)
 	}
 }
 

@@ -230,6 +230,7 @@ func (rh *runState) labUp(ctx context.Context, idx images.Index) error {
 	// also when a stage failed later.
 	rh.r.Images = imageSources(idx.Images, rh.d.labels(ctx, p))
 	rh.r.Stages, _ = state.Dir(p.State).ReadStages()
+	rh.r.Timeline = upTimeline(logFile(p.Reports, stepUp), rh.r.Stages)
 	if err != nil {
 		return err
 	}
