@@ -58,11 +58,7 @@ func gpusSteps(e *Env) steps.Step {
 		}
 		tenants = append(tenants, steps.Seq(gs...))
 	}
-	side := ""
-	if len(tenants) > 1 {
-		side = "the tenants below run side by side; the first failure stops the others and is the one reported"
-	}
-	return steps.SideBySide(side, tenants...)
+	return tenantsSideBySide(tenants)
 }
 
 // gate waits for the tenant's i-th gate (gates).

@@ -41,15 +41,11 @@ func (r *hamiRun) steps() (steps.Step, error) {
 		}
 		tenants = append(tenants, s)
 	}
-	side := ""
-	if len(tenants) > 1 {
-		side = "the tenants below run side by side; the first failure stops the others and is the one reported"
-	}
 	return steps.Seq(
 		steps.Do(r.writeSchedulerConfig,
 			fmt.Sprintf("write %s (put into ConfigMap %s/%s key %s by the post-renderer):\n%s",
 				schedulerConfigFile(e), render.HAMiNamespace, render.HAMiSchedulerObject, render.HAMiSchedulerConfigKey, indent(string(cfg)))),
-		steps.SideBySide(side, tenants...),
+		tenantsSideBySide(tenants),
 	), nil
 }
 

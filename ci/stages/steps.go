@@ -45,3 +45,13 @@ func (l stepLog) Ended(name string, took time.Duration, err error) {
 		l.next.Ended(name, took, err)
 	}
 }
+
+// tenantsSideBySide runs each tenant's steps at the same time, the tenants
+// in the lab's order; a dry-run with more than one tenant says so.
+func tenantsSideBySide(tenants []steps.Step) steps.Step {
+	say := ""
+	if len(tenants) > 1 {
+		say = "the tenants below run side by side; the first failure stops the others and is the one reported"
+	}
+	return steps.SideBySide(say, tenants...)
+}

@@ -40,10 +40,6 @@ func (r *workersRun) steps() (steps.Step, error) {
 		}
 		tenants = append(tenants, s)
 	}
-	side := ""
-	if len(tenants) > 1 {
-		side = "the tenants below run side by side; the first failure stops the others and is the one reported"
-	}
 	return steps.Seq(
 		steps.Do(r.ensureImage,
 			fmt.Sprintf("docker image inspect %s || docker pull %s (give up after %s)", img, img, e.Timeouts.Pull)),
@@ -53,7 +49,7 @@ func (r *workersRun) steps() (steps.Step, error) {
 				"otherwise the stage stops before any docker exec",
 				e.State.OwnerRecordPath(), render.LabelLab, e.Lab.Name, render.LabelTenant, labelOwner),
 			fmt.Sprintf("docker info, docker network inspect %s: what kind adds to each docker run for the host (below)", e.Network)),
-		steps.SideBySide(side, tenants...),
+		tenantsSideBySide(tenants),
 	), nil
 }
 
