@@ -59,7 +59,7 @@ func (r *tenantsRun) steps() (steps.Step, error) {
 		}
 		ns := render.TenantNamespace(t.Name)
 		out = append(out, steps.Do(func(ctx context.Context) error { return r.apply(ctx, t) },
-			fmt.Sprintf("apply (management address = the control-plane node's IPv4, %s here):\n%s",
+			fmt.Sprintf("apply TenantControlPlane %s/%s (management address = the control-plane node's IPv4, %s here):\n%s", ns, t.Name,
 				render.PlaceholderManagementAddress, indent(string(y)))))
 		waits = append(waits, steps.Do(func(ctx context.Context) error { return r.wait(ctx, t) },
 			fmt.Sprintf("wait TenantControlPlane %s/%s status.kubernetesResources.version.status == Ready (%s)",

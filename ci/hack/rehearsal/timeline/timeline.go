@@ -127,7 +127,11 @@ func CriticalPath(steps []Step, stage string) []Step {
 		var prev *Step
 		for i := range mine {
 			s := &mine[i]
-			if s.End.After(cur.Start.Add(slack)) || s.Start.Equal(cur.Start) && s.Name == cur.Name {
+			// Only a step that started before this one can be what it
+			// waited for: the walk goes back in time and ends (two short
+			// steps within the slack of each other would otherwise each
+			// be the other's predecessor, for ever).
+			if !s.Start.Before(cur.Start) || s.End.After(cur.Start.Add(slack)) {
 				continue
 			}
 			if prev == nil || s.End.After(prev.End) {
@@ -163,7 +167,7 @@ func Markdown(steps []Step, stages []string) string {
 		}
 		var parts []string
 		for i, s := range path {
-			p := fmt.Sprintf("%s (%s)", short(s.Name), secs(s.Took()))
+			p := fmt.Sprintf("%s (%s)", cut(s.Name, 60), secs(s.Took()))
 			if i > 0 {
 				if gap := s.Start.Sub(path[i-1].End); gap > slack {
 					p = fmt.Sprintf("[%s gap] %s", secs(gap), p)
@@ -175,7 +179,7 @@ func Markdown(steps []Step, stages []string) string {
 	}
 	b.WriteString("\n| stage | step | started | took |\n|---|---|---|---|\n")
 	for _, s := range steps {
-		name := short(s.Name)
+		name := cut(s.Name, 110)
 		if s.Failed {
 			name += " (failed)"
 		}
@@ -184,9 +188,8 @@ func Markdown(steps []Step, stages []string) string {
 	return b.String()
 }
 
-// short is a step's name cut to fit a table cell.
-func short(name string) string {
-	const max = 110
+// cut is a step's name cut to max characters.
+func cut(name string, max int) string {
 	r := []rune(name)
 	if len(r) <= max {
 		return name

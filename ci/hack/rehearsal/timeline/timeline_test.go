@@ -71,3 +71,25 @@ func TestCriticalPathFollowsWhatEachStepWaitedFor(t *testing.T) {
 		t.Errorf("Markdown lists a stage with no steps:\n%s", md)
 	}
 }
+
+// Two short steps that overlap within the slack: each ended within 50 ms
+// of the other's start. The path still ends, going back in time only.
+func TestCriticalPathEndsOnStepsWithinTheSlackOfEachOther(t *testing.T) {
+	t0 := time.Date(2026, 12, 7, 18, 0, 0, 0, time.UTC)
+	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+	steps := []Step{
+		{Stage: "gpus", Name: "x", Start: ms(0), End: ms(20)},
+		{Stage: "gpus", Name: "y", Start: ms(10), End: ms(30)},
+		{Stage: "gpus", Name: "z", Start: ms(10), End: ms(25)},
+	}
+	done := make(chan []Step, 1)
+	go func() { done <- CriticalPath(steps, "gpus") }()
+	select {
+	case path := <-done:
+		if len(path) != 2 || path[0].Name != "x" || path[1].Name != "y" {
+			t.Errorf("critical path = %+v, want x then y", path)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("CriticalPath did not return: it walks in a circle")
+	}
+}
