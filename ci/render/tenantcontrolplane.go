@@ -77,6 +77,27 @@ func kindKubeletPatches(o Options) []JSONPatch {
 	return p
 }
 
+// egressSelectorFlag is the kube-apiserver flag Kamaji's konnectivity
+// builder adds (Kamaji 26.8.2-edge internal/builders/controlplane/
+// konnectivity_server.go:25 and :211-229, the path
+// konnectivityEgressSelectorConfigurationPath).
+//
+// Given as the API server's extra argument, it is where Kamaji would put it
+// from the start, and a new tenant's Deployment gets two revisions instead
+// of three (issue 42). Kamaji writes the Deployment (controllers/
+// resources.go:69) and then patches konnectivity-server into it in the same
+// pass (:70), appending this flag at the end of the API server's arguments;
+// its next pass sorts every argument it owns — a flag it did not write
+// among them — and appends only the user's extra arguments after them
+// (deployment.go:760-823, mergeAPIServerArgs), so the flag moves and the
+// pod template changes once more. With a maxSurge of 100 % (the CRD
+// default, tenantcontrolplane_types.go:289-292) each revision starts
+// another control-plane pod on the management node's 2 cores. As an extra
+// argument the flag stays last, where the builder finds it and leaves it
+// (konnectivity_server.go:215-225). The lab always enables konnectivity,
+// which provides the file the flag names.
+const egressSelectorFlag = "--egress-selector-config-file=/etc/kubernetes/konnectivity/configurations/egress-selector-configuration.yaml"
+
 // TenantControlPlaneFor is the named tenant's Kamaji control plane: one replica,
 // a NodePort service advertised at the management node's IPv4 address, with
 // the API server NodePort as networkProfile.port and the konnectivity
@@ -115,6 +136,7 @@ func TenantControlPlaneFor(l *lab.Lab, tenant string, o Options) (*TenantControl
 			ControlPlane: controlPlane{
 				Deployment: controlPlaneDeployment{
 					Replicas:           &replicas,
+					ExtraArgs:          &extraArgs{APIServer: []string{egressSelectorFlag}},
 					AdditionalMetadata: &additionalMetadata{Labels: labels},
 				},
 				Service: controlPlaneService{ServiceType: "NodePort"},

@@ -41,6 +41,28 @@ func TestTenantControlPlaneUsesLabPortsAndDistinctCIDRs(t *testing.T) {
 	}
 }
 
+// TestTenantControlPlaneGivesTheEgressFlagItself: the API server's extra
+// arguments are exactly Kamaji's egress selector flag, whose file only
+// Kamaji's konnectivity addon provides — so the addon is on wherever the
+// flag is given.
+func TestTenantControlPlaneGivesTheEgressFlagItself(t *testing.T) {
+	for name, l := range testLabs(t) {
+		for _, tn := range l.Tenants {
+			tcp, err := TenantControlPlaneFor(l, tn.Name, dindOptions)
+			if err != nil {
+				t.Fatalf("%s/%s: %v", name, tn.Name, err)
+			}
+			x := tcp.Spec.ControlPlane.Deployment.ExtraArgs
+			if x == nil || len(x.APIServer) != 1 || x.APIServer[0] != egressSelectorFlag {
+				t.Errorf("%s/%s: extraArgs %+v, want the API server's to be [%s]", name, tn.Name, x, egressSelectorFlag)
+			}
+			if k := tcp.Spec.Addons.Konnectivity; k == nil {
+				t.Errorf("%s/%s: the egress flag without Kamaji's konnectivity addon names a file nothing mounts", name, tn.Name)
+			}
+		}
+	}
+}
+
 func TestTenantControlPlaneRejectsBadInput(t *testing.T) {
 	l := testLabs(t)["default"]
 	for _, tc := range []struct {

@@ -43,7 +43,14 @@ type controlPlane struct {
 // controlPlaneDeployment is spec.controlPlane.deployment.
 type controlPlaneDeployment struct {
 	Replicas           *int32              `json:"replicas,omitempty"`
+	ExtraArgs          *extraArgs          `json:"extraArgs,omitempty"`
 	AdditionalMetadata *additionalMetadata `json:"additionalMetadata,omitempty"`
+}
+
+// extraArgs is spec.controlPlane.deployment.extraArgs (Kamaji 26.8.2-edge
+// api/v1alpha1/tenantcontrolplane_types.go ControlPlaneExtraArgs).
+type extraArgs struct {
+	APIServer []string `json:"apiServer,omitempty"`
 }
 
 // additionalMetadata adds labels and annotations to Kamaji-owned objects.
