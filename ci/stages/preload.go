@@ -10,6 +10,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/docker"
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/internal/nodeimage"
+	"github.com/gpu-lab/gpu-lab/ci/internal/steps"
 )
 
 // Preload is an image bundle already loaded into the lab's Docker daemon
@@ -165,6 +166,22 @@ func (e *Env) importAll(ctx context.Context, node string, refs []string) error {
 		e.log().Info("preloaded images", "node", node, "images", strings.Join(imported, " "))
 	}
 	return nil
+}
+
+// preloadStep is the stage's preloading as a step, said as preloadPlan
+// says it, so a run's timeline shows it; the zero step without a bundle
+// or without images for the stage.
+func (e *Env) preloadStep(stage string) steps.Step {
+	say := e.preloadPlan(stage)
+	if len(say) == 0 {
+		return steps.Step{}
+	}
+	return steps.Do(func(ctx context.Context) error {
+		if err := e.preloadStage(ctx, stage); err != nil {
+			return fail(stage, "image bundle", "", err)
+		}
+		return nil
+	}, say...)
 }
 
 // preloadPlan is the --dry-run line of a stage's preloading.

@@ -117,8 +117,8 @@ func (r *Runner) Up(ctx context.Context, e *Env) error {
 			continue
 		}
 		r.emit(Event{Stage: name, Kind: EventStart})
-		if err := e.preloadStage(ctx, name); err != nil {
-			return r.failed(ctx, e, &recs, name, start, fail(name, "image bundle", "", err))
+		if err := e.runSteps(ctx, name, e.preloadStep(name)); err != nil {
+			return r.failed(ctx, e, &recs, name, start, err)
 		}
 		msg, err = s.Run(ctx, e)
 		if err != nil {

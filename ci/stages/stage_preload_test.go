@@ -14,6 +14,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/docker"
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/internal/nodeimage"
+	"github.com/gpu-lab/gpu-lab/ci/internal/steps"
 )
 
 // nodeStores simulates each kind node's containerd: what `ctr images ls -q`
@@ -151,8 +152,24 @@ func TestPreloadImportsEveryImageBeforeItsStage(t *testing.T) {
 	if _, err := Preflight(context.Background(), e, ""); err != nil {
 		t.Fatalf("preflight with every daemon image in the bundle: %v", err)
 	}
+	ran := &stepRecorder{}
+	e.Steps = ran
 	if err := (&Runner{Stages: stages}).Up(context.Background(), e); err != nil {
 		t.Fatal(err)
+	}
+	// Each stage's preload is a step of its own, named as the dry-run says
+	// it, so a run's timeline shows where the time went.
+	preloads := 0
+	for _, name := range Names {
+		if say := e.preloadPlan(name); len(say) > 0 {
+			preloads++
+			if !slices.Contains(ran.started, steps.Name(say)) {
+				t.Errorf("stage %s: no step %q started (started: %q)", name, steps.Name(say), ran.started)
+			}
+		}
+	}
+	if preloads < 2 {
+		t.Errorf("the bundle preloads before %d stage(s), want the management node's and the workers' at least", preloads)
 	}
 	checked := 0
 	for _, i := range e.Preload.Images {
