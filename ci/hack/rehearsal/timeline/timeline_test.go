@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -91,5 +92,45 @@ func TestCriticalPathEndsOnStepsWithinTheSlackOfEachOther(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("CriticalPath did not return: it walks in a circle")
+	}
+}
+
+// TestParseARealUpLog reads the log labctl up --verbose wrote on the real
+// lab (the rehearsal of 2026-12-07 19:12, kept with its evidence): every
+// stage has steps, the tenants stage's path ends on a TenantControlPlane's
+// wait, and the workers stage's on its tunnel proof.
+func TestParseARealUpLog(t *testing.T) {
+	f, err := os.Open("../testdata/runs/2026-12-07-steps-timeline/labctl-up.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	steps, err := Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) < 40 {
+		t.Fatalf("%d steps read, want the 40 and more of the seed lab", len(steps))
+	}
+	ends := map[string]string{
+		"cluster": "docker container inspect gpu-lab-control-plane",
+		"tenants": "wait TenantControlPlane",
+		"workers": "DaemonSet kube-system/konnectivity-agent",
+		"gpus":    "GET services/hami-scheduler",
+	}
+	for _, st := range []string{"cluster", "kamaji", "tenants", "workers", "hami", "gpus"} {
+		path := CriticalPath(steps, st)
+		if len(path) == 0 {
+			t.Errorf("stage %s: no critical path", st)
+			continue
+		}
+		for i := 1; i < len(path); i++ {
+			if !path[i-1].Start.Before(path[i].Start) {
+				t.Errorf("stage %s: %q does not start before %q", st, path[i-1].Name, path[i].Name)
+			}
+		}
+		if want, last := ends[st], path[len(path)-1].Name; want != "" && !strings.Contains(last, want) {
+			t.Errorf("stage %s: critical path ends on %q, want a step with %q", st, last, want)
+		}
 	}
 }
