@@ -55,9 +55,8 @@ const HelmVersion = "v3.19.0"
 var (
 	LabctlPackages = []string{
 		"ci/cmd/labctl", "ci/docker", "ci/gpus", "ci/gpus/deviceplugin", "ci/images",
-		"ci/internal/helm", "ci/internal/kube", "ci/internal/kubeconfig",
-		"ci/internal/nodeimage", "ci/lab", "ci/render", "ci/report", "ci/results", "ci/stages",
-		"ci/state", "ci/suite", "ci/suite/assert", "ci/testenv", "ci/testenv/bincache",
+		"ci/internal/helm", "ci/internal/kube", "ci/internal/kubeconfig", "ci/internal/nodeimage",
+		"ci/internal/steps", "ci/lab", "ci/render", "ci/report", "ci/results", "ci/stages", "ci/state", "ci/suite", "ci/suite/assert", "ci/testenv", "ci/testenv/bincache",
 		"ci/testenv/hamidouble", "manifests",
 	}
 	LabctlEmbeds = []string{
