@@ -14,13 +14,7 @@ type clusterStage struct{}
 
 func (clusterStage) Name() string { return stageCluster }
 
-func (clusterStage) Plan(e *Env) ([]string, error) {
-	st, err := (&clusterRun{e: e}).steps()
-	if err != nil {
-		return nil, err
-	}
-	return st.Plan(), nil
-}
+func (clusterStage) Plan(e *Env) ([]string, error) { return planOf((&clusterRun{e: e}).steps) }
 
 func (clusterStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	ok, pending, err := e.kindClusterState(ctx)
@@ -46,11 +40,7 @@ func (clusterStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 
 func (clusterStage) Run(ctx context.Context, e *Env) (string, error) {
 	r := &clusterRun{e: e}
-	st, err := r.steps()
-	if err != nil {
-		return "", fail(stageCluster, "kind config", "", err)
-	}
-	if err := e.runSteps(ctx, stageCluster, st); err != nil {
+	if err := e.runBuilt(ctx, stageCluster, r.steps); err != nil {
 		return "", err
 	}
 	verb := "created"

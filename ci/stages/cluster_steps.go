@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	kind "sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpu-lab/gpu-lab/ci/internal/kubeconfig"
@@ -15,9 +16,10 @@ import (
 // first step found for the later ones.
 type clusterRun struct {
 	e       *Env
-	existed bool   // the kind cluster was there, whole, before the stage
-	ip      string // the management node's IPv4
-	server  string // where labctl reaches the management API
+	existed bool          // the kind cluster was there, whole, before the stage
+	ip      string        // the management node's IPv4
+	server  string        // where labctl reaches the management API
+	cfg     *kind.Cluster // the kind config steps rendered, which the create uses
 }
 
 // steps are the stage's steps: what its dry-run prints and its Run does.
@@ -25,12 +27,13 @@ func (r *clusterRun) steps() (steps.Step, error) {
 	e := r.e
 	cfg, err := render.KindConfig(e.Lab, e.Reach.renderOptions(render.PlaceholderManagementAddress))
 	if err != nil {
-		return steps.Step{}, err
+		return steps.Step{}, fmt.Errorf("kind config: %w", err)
 	}
 	y, err := yaml.Marshal(cfg)
 	if err != nil {
-		return steps.Step{}, err
+		return steps.Step{}, fmt.Errorf("kind config: %w", err)
 	}
+	r.cfg = cfg
 	server := "https://127.0.0.1:<port kind picks>"
 	if e.Reach.Remote() {
 		server = fmt.Sprintf("https://%s:%d", e.Reach.Host, managementAPIPort)
@@ -89,11 +92,7 @@ func (r *clusterRun) create(ctx context.Context) error {
 	if r.existed {
 		return nil
 	}
-	e := r.e
-	cfg, err := render.KindConfig(e.Lab, e.Reach.renderOptions(render.PlaceholderManagementAddress))
-	if err != nil {
-		return fail(stageCluster, "kind config", "", err)
-	}
+	e, cfg := r.e, r.cfg
 	// A bundle's digest-pinned node image goes by its ID (images.Loaded).
 	for i := range cfg.Nodes {
 		cfg.Nodes[i].Image = e.localImage(cfg.Nodes[i].Image)

@@ -51,13 +51,7 @@ func schedulerConfig(e *Env) ([]byte, error) {
 	return render.HAMiSchedulerConfig(e.Lab, render.ChartPlace())
 }
 
-func (hamiStage) Plan(e *Env) ([]string, error) {
-	st, err := newHAMiRun(e).steps()
-	if err != nil {
-		return nil, err
-	}
-	return st.Plan(), nil
-}
+func (hamiStage) Plan(e *Env) ([]string, error) { return planOf(newHAMiRun(e).steps) }
 
 func (hamiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	for _, t := range e.Lab.Tenants {
@@ -85,11 +79,7 @@ func (hamiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 
 func (hamiStage) Run(ctx context.Context, e *Env) (string, error) {
 	r := newHAMiRun(e)
-	st, err := r.steps()
-	if err != nil {
-		return "", fail(stageHAMi, "rendered configuration", "", err)
-	}
-	if err := e.runSteps(ctx, stageHAMi, st); err != nil {
+	if err := e.runBuilt(ctx, stageHAMi, r.steps); err != nil {
 		return "", err
 	}
 	var conds []string

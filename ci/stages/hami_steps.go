@@ -42,7 +42,7 @@ func (r *hamiRun) steps() (steps.Step, error) {
 		tenants = append(tenants, s)
 	}
 	return steps.Seq(
-		steps.Do(r.writeSchedulerConfig,
+		steps.Do(func(context.Context) error { return r.writeSchedulerConfig(cfg) },
 			fmt.Sprintf("write %s (put into ConfigMap %s/%s key %s by the post-renderer):\n%s",
 				schedulerConfigFile(e), render.HAMiNamespace, render.HAMiSchedulerObject, render.HAMiSchedulerConfigKey, indent(string(cfg)))),
 		tenantsSideBySide(tenants),
@@ -98,12 +98,8 @@ func hamiValues(e *Env, t lab.Tenant) ([]byte, error) {
 	return yaml.Marshal(v)
 }
 
-func (r *hamiRun) writeSchedulerConfig(context.Context) error {
+func (r *hamiRun) writeSchedulerConfig(cfg []byte) error {
 	e := r.e
-	cfg, err := schedulerConfig(e)
-	if err != nil {
-		return fail(stageHAMi, "kube-scheduler configuration", "", err)
-	}
 	if err := e.State.WriteValuesFile(schedulerConfigFile(e), cfg); err != nil {
 		return fail(stageHAMi, schedulerConfigFile(e), "", err)
 	}

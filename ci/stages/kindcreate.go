@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -92,9 +93,7 @@ func (e *Env) recordKindNodes(ctx context.Context, rec ownerRecord, want int) ow
 		if nodes, err := e.kindNodes(ctx, rec.KindCluster); err == nil {
 			next := rec
 			next.KindNodes = map[string]string{}
-			for k, v := range rec.KindNodes {
-				next.KindNodes[k] = v
-			}
+			maps.Copy(next.KindNodes, rec.KindNodes)
 			for _, n := range nodes {
 				next.KindNodes[strings.TrimPrefix(n.Name, "/")] = n.ID
 			}
@@ -136,5 +135,4 @@ func (e *Env) deleteHalfMadeCluster(ctx context.Context) error {
 	}
 	rec.KindCluster, rec.KindNodes, rec.KindPending = "", nil, false
 	return writeOwnerRecord(e.State, rec) // KindNetwork stays: the next create finds it there
-
 }

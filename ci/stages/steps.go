@@ -22,6 +22,25 @@ func (e *Env) runSteps(ctx context.Context, stage string, s steps.Step) error {
 	return s.Run(ctx, steps.Options{Log: log, Observer: stepLog{log: log, next: e.Steps}})
 }
 
+// planOf is the dry-run of the steps build returns.
+func planOf(build func() (steps.Step, error)) ([]string, error) {
+	st, err := build()
+	if err != nil {
+		return nil, err
+	}
+	return st.Plan(), nil
+}
+
+// runBuilt runs the steps build returns (runSteps); steps that cannot be
+// rendered fail the stage naming its rendered configuration.
+func (e *Env) runBuilt(ctx context.Context, stage string, build func() (steps.Step, error)) error {
+	st, err := build()
+	if err != nil {
+		return fail(stage, "rendered configuration", "", err)
+	}
+	return e.runSteps(ctx, stage, st)
+}
+
 // stepLog is the Observer of runSteps.
 type stepLog struct {
 	log  *slog.Logger

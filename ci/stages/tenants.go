@@ -25,13 +25,7 @@ type tenantsStage struct{}
 
 func (tenantsStage) Name() string { return stageTenants }
 
-func (tenantsStage) Plan(e *Env) ([]string, error) {
-	st, err := newTenantsRun(e).steps()
-	if err != nil {
-		return nil, err
-	}
-	return st.Plan(), nil
-}
+func (tenantsStage) Plan(e *Env) ([]string, error) { return planOf(newTenantsRun(e).steps) }
 
 func (s tenantsStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	mc, err := e.managementClients()
@@ -68,11 +62,7 @@ func (s tenantsStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 
 func (s tenantsStage) Run(ctx context.Context, e *Env) (string, error) {
 	r := newTenantsRun(e)
-	st, err := r.steps()
-	if err != nil {
-		return "", fail(stageTenants, "rendered configuration", "", err)
-	}
-	if err := e.runSteps(ctx, stageTenants, st); err != nil {
+	if err := e.runBuilt(ctx, stageTenants, r.steps); err != nil {
 		return "", err
 	}
 	var done []string

@@ -25,13 +25,7 @@ func workerLabels(l *lab.Lab, tenant string) map[string]string {
 	return map[string]string{render.LabelLab: l.Name, render.LabelTenant: tenant}
 }
 
-func (s workersStage) Plan(e *Env) ([]string, error) {
-	st, err := newWorkersRun(e).steps()
-	if err != nil {
-		return nil, err
-	}
-	return st.Plan(), nil
-}
+func (s workersStage) Plan(e *Env) ([]string, error) { return planOf(newWorkersRun(e).steps) }
 
 func (workersStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	var names []string

@@ -58,11 +58,7 @@ import (
 const preloadsAtOnce = 2
 
 func (s workersStage) Run(ctx context.Context, e *Env) (string, error) {
-	st, err := newWorkersRun(e).steps()
-	if err != nil {
-		return "", fail(stageWorkers, "rendered configuration", "", err)
-	}
-	if err := e.runSteps(ctx, stageWorkers, st); err != nil {
+	if err := e.runBuilt(ctx, stageWorkers, newWorkersRun(e).steps); err != nil {
 		return "", err
 	}
 	// Every worker is Ready once no tenant failed: listed in the lab's order.
