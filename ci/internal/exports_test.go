@@ -28,6 +28,7 @@ var narrowPackages = []string{
 	"ci/hack/rehearsal/run",
 	"ci/render",
 	"ci/stages",
+	"ci/stages/internal/...",
 	"ci/suite",
 	"ci/testenv",
 	"ci/testenv/hamidouble",

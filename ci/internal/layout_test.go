@@ -56,6 +56,28 @@ func TestInternalImportsNothingAbove(t *testing.T) {
 	}
 }
 
+// TestStagesRoomsImportNoStage: a package under ci/stages/internal (a room
+// of the stages: ownership, preflight, pull policy, diagnostics) owns one
+// thing below package stages, as kind's pkg/cluster/internal/* do below
+// pkg/cluster: nothing it links imports ci/stages, and it imports no other
+// room, so each can be read and tested alone.
+func TestStagesRoomsImportNoStage(t *testing.T) {
+	const stages, rooms = module + "ci/stages", module + "ci/stages/internal/"
+	lines := goList(t, `{{.ImportPath}}{{range .Deps}} {{.}}{{end}}`, "./ci/stages/internal/...")
+	if len(lines) < 1 {
+		t.Fatalf("only %d packages under ci/stages/internal: %q", len(lines), lines)
+	}
+	for _, l := range lines {
+		f := strings.Fields(l)
+		for _, dep := range f[1:] {
+			if dep == stages || strings.HasPrefix(dep, rooms) {
+				t.Errorf("%s links %s: a room of ci/stages imports neither the stages nor another room",
+					strings.TrimPrefix(f[0], module), strings.TrimPrefix(dep, module))
+			}
+		}
+	}
+}
+
 // TestLabctlLinksNoMaintainersTooling: the user's binary holds no package
 // of the maintainers' tooling under ci/hack (the rehearsal's image and
 // chart builders, the private daemon; `rehearse` is their command) nor of

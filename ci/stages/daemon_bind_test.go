@@ -12,6 +12,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/docker/dockertest"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/render"
+	"github.com/gpu-lab/gpu-lab/ci/stages/internal/owner"
 	"github.com/gpu-lab/gpu-lab/ci/state"
 )
 
@@ -56,7 +57,7 @@ func TestDaemonBindHintForAnAddressTheHostLacks(t *testing.T) {
 			t.Errorf("error %q lacks %q", err, part)
 		}
 	}
-	if rec, _, err := readOwnerRecord(e.State); err != nil || len(rec.KindNodes) != 0 {
+	if rec, _, err := owner.Read(e.State); err != nil || len(rec.KindNodes) != 0 {
 		t.Errorf("a failed create was recorded: %+v, %v", rec, err)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/docker"
 	"github.com/gpu-lab/gpu-lab/ci/docker/dockertest"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/stages/internal/owner"
 	"github.com/gpu-lab/gpu-lab/ci/state"
 )
 
@@ -65,7 +66,7 @@ func TestDaemonOwnershipOfClusterAndWorkers(t *testing.T) {
 	if err := mine.createOwnedKindCluster(ctx, &kind.Cluster{Name: l.Name, Nodes: []kind.Node{{Role: kind.ControlPlaneRole}}}); err != nil {
 		t.Fatal(err)
 	}
-	rec, ok, err := readOwnerRecord(mine.State)
+	rec, ok, err := owner.Read(mine.State)
 	if err != nil || !ok {
 		t.Fatalf("owner record: %v, %v", ok, err)
 	}
@@ -82,16 +83,16 @@ func TestDaemonOwnershipOfClusterAndWorkers(t *testing.T) {
 		t.Fatalf("kind get clusters does not list %s (%v): the test's node container is not what kind looks for", l.Name, err)
 	}
 	// The second state dir refuses everything, naming the object.
-	if owned, err := twin.ownedKindCluster(ctx); owned || !errors.Is(err, errNotOwned) {
+	if owned, err := twin.ownedKindCluster(ctx); owned || !errors.Is(err, owner.ErrNotOwned) {
 		t.Errorf("second state dir: owned = %v, err = %v; want ErrNotOwned", owned, err)
 	}
-	if _, _, err := (clusterStage{}).Check(ctx, twin); !errors.Is(err, errNotOwned) || !strings.Contains(err.Error(), "kind cluster "+l.Name) {
+	if _, _, err := (clusterStage{}).Check(ctx, twin); !errors.Is(err, owner.ErrNotOwned) || !strings.Contains(err.Error(), "kind cluster "+l.Name) {
 		t.Errorf("second state dir: cluster Check = %v; want a refusal naming the cluster", err)
 	}
-	if _, err := Down(ctx, twin); !errors.Is(err, errNotOwned) {
+	if _, err := Down(ctx, twin); !errors.Is(err, owner.ErrNotOwned) {
 		t.Errorf("second state dir: Down = %v; want the cluster refused", err)
 	}
-	if err := startWorker(ctx, twin, "0123456789abcdef0123456789abcdef", "tenant-a", worker, img, docker.KindNodeHost{}); !errors.Is(err, errNotOwned) || !strings.Contains(err.Error(), "container "+worker) {
+	if err := startWorker(ctx, twin, "0123456789abcdef0123456789abcdef", "tenant-a", worker, img, docker.KindNodeHost{}); !errors.Is(err, owner.ErrNotOwned) || !strings.Contains(err.Error(), "container "+worker) {
 		t.Errorf("second state dir: startWorker = %v; want a refusal naming %s", err, worker)
 	}
 	if calls := spy.touched(); len(calls) != 0 {
@@ -132,7 +133,7 @@ type nodeMaker struct {
 
 func (k nodeMaker) Create(ctx context.Context, cfg *kind.Cluster, _ string) error {
 	_, err := k.c.RunContainer(ctx, docker.RunSpec{Name: cfg.Name + "-control-plane", Image: k.img,
-		Labels: map[string]string{kindClusterLabel: cfg.Name, "io.x-k8s.kind.role": "control-plane"}})
+		Labels: map[string]string{owner.KindClusterLabel: cfg.Name, "io.x-k8s.kind.role": "control-plane"}})
 	return err
 }
 

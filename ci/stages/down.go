@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/gpu-lab/gpu-lab/ci/stages/internal/owner"
 	"github.com/gpu-lab/gpu-lab/ci/state"
 )
 
@@ -63,7 +64,7 @@ func Down(ctx context.Context, e *Env) (removed []string, err error) {
 }
 
 // removeKindNetwork removes the Docker network this state dir's cluster
-// create made (ownerRecord.KindNetwork). kind deletes a cluster but never
+// create made (owner.Record.KindNetwork). kind deletes a cluster but never
 // its network, which every kind cluster of the daemon shares
 // (sigs.k8s.io/kind@v0.33.0 pkg/cluster/internal/providers/docker/
 // network.go: fixedNetworkName "kind", created when absent, no label); so
@@ -71,7 +72,7 @@ func Down(ctx context.Context, e *Env) (removed []string, err error) {
 // uses stays too (Docker refuses to remove it; the log says why), without
 // failing Down.
 func (e *Env) removeKindNetwork(ctx context.Context) (name string, removed bool) {
-	rec, ok, err := readOwnerRecord(e.State)
+	rec, ok, err := owner.Read(e.State)
 	if err != nil || !ok || rec.KindNetwork == "" {
 		return "", false
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/internal/kube/kubetest"
 	"github.com/gpu-lab/gpu-lab/ci/internal/kubeconfig"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/stages/internal/owner"
 	"github.com/gpu-lab/gpu-lab/ci/state"
 )
 
@@ -222,7 +223,7 @@ func (f *fakeDocker) kindNode(cluster string) docker.Container {
 	}
 	f.seq++
 	c.ID = fmt.Sprintf("%064x", f.seq)
-	c.Config.Labels = map[string]string{kindClusterLabel: cluster, "io.x-k8s.kind.role": "control-plane"}
+	c.Config.Labels = map[string]string{owner.KindClusterLabel: cluster, "io.x-k8s.kind.role": "control-plane"}
 	f.containers[name] = c
 	return c
 }
@@ -237,7 +238,7 @@ func (k *fakeKind) Delete(context.Context, string, string) error {
 		k.docker.mu.Lock()
 		defer k.docker.mu.Unlock()
 		for n, c := range k.docker.containers {
-			if _, ok := c.Config.Labels[kindClusterLabel]; ok {
+			if _, ok := c.Config.Labels[owner.KindClusterLabel]; ok {
 				delete(k.docker.containers, n)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	kind "sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/stages/internal/owner"
 )
 
 // kindNodePoll is how often the node containers of a kind cluster being
@@ -40,7 +41,7 @@ func (e *Env) createOwnedKindCluster(ctx context.Context, cfg *kind.Cluster) err
 		if cfg.Nodes[i].Labels == nil {
 			cfg.Nodes[i].Labels = map[string]string{}
 		}
-		cfg.Nodes[i].Labels[labelOwner] = rec.ID
+		cfg.Nodes[i].Labels[owner.Label] = rec.ID
 	}
 	kubeconfig, err := e.State.ManagementKubeconfigForKind()
 	if err != nil {
@@ -50,11 +51,11 @@ func (e *Env) createOwnedKindCluster(ctx context.Context, cfg *kind.Cluster) err
 	if _, err := e.Docker.InspectNetwork(ctx, e.Network); docker.IsNotFound(err) {
 		rec.KindNetwork = e.Network
 	}
-	if err := writeOwnerRecord(e.State, rec); err != nil {
+	if err := owner.Write(e.State, rec); err != nil {
 		return fmt.Errorf("kind cluster %s: %w", cfg.Name, err)
 	}
 	rctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	recorded := make(chan ownerRecord, 1)
+	recorded := make(chan owner.Record, 1)
 	go func() { recorded <- e.recordKindNodes(rctx, rec, len(cfg.Nodes)) }()
 	err = e.Kind.Create(ctx, cfg, kubeconfig)
 	stop()
@@ -68,13 +69,13 @@ func (e *Env) createOwnedKindCluster(ctx context.Context, cfg *kind.Cluster) err
 	}
 	if len(nodes) == 0 {
 		return fmt.Errorf("kind cluster %s: kind reported success but Docker lists no container labelled %s=%s",
-			cfg.Name, kindClusterLabel, cfg.Name)
+			cfg.Name, owner.KindClusterLabel, cfg.Name)
 	}
 	rec.KindNodes, rec.KindPending = map[string]string{}, false
 	for _, n := range nodes {
 		rec.KindNodes[strings.TrimPrefix(n.Name, "/")] = n.ID
 	}
-	if err := writeOwnerRecord(e.State, rec); err != nil {
+	if err := owner.Write(e.State, rec); err != nil {
 		return fmt.Errorf("kind cluster %s was created but not recorded as this state dir's (remove it with `kind "+
 			"delete cluster --name %s`): %w", cfg.Name, cfg.Name, err)
 	}
@@ -86,7 +87,7 @@ func (e *Env) createOwnedKindCluster(ctx context.Context, cfg *kind.Cluster) err
 // or ctx ends; it returns the record as last written. A failed listing or
 // write is tried again at the next poll: the create goes on regardless, and
 // its end records the nodes again.
-func (e *Env) recordKindNodes(ctx context.Context, rec ownerRecord, want int) ownerRecord {
+func (e *Env) recordKindNodes(ctx context.Context, rec owner.Record, want int) owner.Record {
 	t := time.NewTicker(kindNodePoll)
 	defer t.Stop()
 	for len(rec.KindNodes) < want {
@@ -97,7 +98,7 @@ func (e *Env) recordKindNodes(ctx context.Context, rec ownerRecord, want int) ow
 			for _, n := range nodes {
 				next.KindNodes[strings.TrimPrefix(n.Name, "/")] = n.ID
 			}
-			if len(next.KindNodes) > len(rec.KindNodes) && writeOwnerRecord(e.State, next) == nil {
+			if len(next.KindNodes) > len(rec.KindNodes) && owner.Write(e.State, next) == nil {
 				rec = next
 			}
 		}
@@ -129,10 +130,10 @@ func (e *Env) deleteHalfMadeCluster(ctx context.Context) error {
 	if err := e.Kind.Delete(ctx, e.Lab.Name, e.State.ManagementKubeconfig()); err != nil {
 		return err
 	}
-	rec, _, err := readOwnerRecord(e.State)
+	rec, _, err := owner.Read(e.State)
 	if err != nil {
 		return err
 	}
 	rec.KindCluster, rec.KindNodes, rec.KindPending = "", nil, false
-	return writeOwnerRecord(e.State, rec) // KindNetwork stays: the next create finds it there
+	return owner.Write(e.State, rec) // KindNetwork stays: the next create finds it there
 }

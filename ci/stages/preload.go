@@ -11,6 +11,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/internal/nodeimage"
 	"github.com/gpu-lab/gpu-lab/ci/internal/steps"
+	"github.com/gpu-lab/gpu-lab/ci/stages/internal/owner"
 )
 
 // Preload is an image bundle already loaded into the lab's Docker daemon
@@ -120,7 +121,7 @@ func (e *Env) managementNodeOwned(ctx context.Context) error {
 	if !owned {
 		return fmt.Errorf("kind cluster %s does not exist: run the cluster stage first (`labctl up`)", e.Lab.Name)
 	}
-	rec, _, err := readOwnerRecord(e.State)
+	rec, _, err := owner.Read(e.State)
 	if err != nil {
 		return err
 	}
@@ -128,11 +129,7 @@ func (e *Env) managementNodeOwned(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if want := rec.KindNodes[name]; want == "" || want != c.ID {
-		return fmt.Errorf("container %s (ID %s) exists but %w %s: it is not the node container the state dir "+
-			"recorded for kind cluster %s; labctl imports nothing into it", name, shortID(c.ID), errNotOwned, e.State, e.Lab.Name)
-	}
-	return nil
+	return owner.KindNode(rec, e.State, e.Lab.Name, name, c)
 }
 
 // preloadNode imports the stage's bundled worker images into one worker of

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/stages/internal/owner"
 )
 
 // A labctl up killed while kind created the cluster (the rehearsal's
@@ -31,7 +32,7 @@ func TestClusterStageRedoesACreateKilledMidway(t *testing.T) {
 	}()
 	<-made
 	first := d.containers[e.controlPlaneContainer()].ID
-	rec := waitRecord(t, e, func(r ownerRecord) bool { return r.KindNodes[e.controlPlaneContainer()] == first })
+	rec := waitRecord(t, e, func(r owner.Record) bool { return r.KindNodes[e.controlPlaneContainer()] == first })
 	if !rec.KindPending || rec.KindCluster != "gpu-lab" {
 		t.Fatalf("record while kind runs = %+v, want the create pending with its node", rec)
 	}
@@ -47,10 +48,10 @@ func TestClusterStageRedoesACreateKilledMidway(t *testing.T) {
 	if want := []string{"create", "delete", "create"}; !slices.Equal(k.calls, want) {
 		t.Errorf("kind calls %v, want %v (the half-made cluster deleted, then created again)", k.calls, want)
 	}
-	rec, _, _ = readOwnerRecord(e.State)
+	rec, _, _ = owner.Read(e.State)
 	second := d.containers[e.controlPlaneContainer()].ID
 	if rec.KindPending || rec.KindNodes[e.controlPlaneContainer()] != second || second == first {
-		t.Errorf("record after the second up = %+v, want %s recorded and nothing pending", rec, shortID(second))
+		t.Errorf("record after the second up = %+v, want %s recorded and nothing pending", rec, owner.ShortID(second))
 	}
 	close(release)
 	<-firstDone
@@ -61,10 +62,10 @@ func TestClusterStageRedoesACreateKilledMidway(t *testing.T) {
 func TestKindClusterOwnershipNamesAnInterruptedCreate(t *testing.T) {
 	e, d, _, _ := testEnv(t)
 	node := d.kindNode("gpu-lab")
-	rec := ownerRecord{ID: "abc", KindCluster: "gpu-lab", KindNodes: map[string]string{}, KindPending: true}
-	_, err := kindClusterOwnership(rec, true, e.State, "gpu-lab", []docker.Container{node})
-	if !errors.Is(err, errNotOwned) {
-		t.Fatalf("err = %v, want errNotOwned", err)
+	rec := owner.Record{ID: "abc", KindCluster: "gpu-lab", KindNodes: map[string]string{}, KindPending: true}
+	_, err := owner.KindCluster(rec, true, e.State, "gpu-lab", []docker.Container{node})
+	if !errors.Is(err, owner.ErrNotOwned) {
+		t.Fatalf("err = %v, want owner.ErrNotOwned", err)
 	}
 	for _, want := range []string{"was creating a cluster of that name and was stopped", "kind delete cluster --name gpu-lab", "labctl up again"} {
 		if !strings.Contains(err.Error(), want) {
@@ -72,18 +73,18 @@ func TestKindClusterOwnershipNamesAnInterruptedCreate(t *testing.T) {
 		}
 	}
 	rec.KindPending = false
-	if _, err := kindClusterOwnership(rec, true, e.State, "gpu-lab", []docker.Container{node}); err == nil || strings.Contains(err.Error(), "was creating") {
+	if _, err := owner.KindCluster(rec, true, e.State, "gpu-lab", []docker.Container{node}); err == nil || strings.Contains(err.Error(), "was creating") {
 		t.Errorf("without a pending create: %v, want the plain refusal", err)
 	}
 }
 
 // waitRecord polls the owner record until ok accepts it (the create
 // records its nodes from another goroutine).
-func waitRecord(t *testing.T, e *Env, ok func(ownerRecord) bool) ownerRecord {
+func waitRecord(t *testing.T, e *Env, ok func(owner.Record) bool) owner.Record {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second) // only ends a broken test
 	for {
-		rec, _, err := readOwnerRecord(e.State)
+		rec, _, err := owner.Read(e.State)
 		if err == nil && ok(rec) {
 			return rec
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
 	"github.com/gpu-lab/gpu-lab/ci/internal/kubeconfig"
+	"github.com/gpu-lab/gpu-lab/ci/stages/internal/owner"
 )
 
 func TestClusterStageFailsFastWithoutImages(t *testing.T) {
@@ -51,13 +52,13 @@ func TestClusterStageRemoteDaemon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, ok, err := readOwnerRecord(e.State)
+	rec, ok, err := owner.Read(e.State)
 	cp := d.containers[e.controlPlaneContainer()]
 	if err != nil || !ok || rec.KindCluster != "gpu-lab" || rec.KindNodes[e.controlPlaneContainer()] != cp.ID || cp.ID == "" {
 		t.Errorf("owner record = %+v (%v, %v), want the control-plane container's ID %q", rec, ok, err, cp.ID)
 	}
-	if got := k.created.Nodes[0].Labels[labelOwner]; got != rec.ID {
-		t.Errorf("kind node label %s = %q, want the owner ID %q", labelOwner, got, rec.ID)
+	if got := k.created.Nodes[0].Labels[owner.Label]; got != rec.ID {
+		t.Errorf("kind node label %s = %q, want the owner ID %q", owner.Label, got, rec.ID)
 	}
 	if s, _ := kubeconfig.Server(kc); s != "https://docker:6443" {
 		t.Errorf("management kubeconfig server = %s, want https://docker:6443", s)
@@ -87,7 +88,7 @@ func TestDownRemovesEverythingOnce(t *testing.T) {
 	if err := e.createOwnedKindCluster(ctx, &kind.Cluster{Name: e.Lab.Name, Nodes: []kind.Node{{Role: kind.ControlPlaneRole}}}); err != nil {
 		t.Fatal(err)
 	}
-	rec, ok, err := readOwnerRecord(e.State)
+	rec, ok, err := owner.Read(e.State)
 	if err != nil || !ok {
 		t.Fatalf("owner record after create: %+v, %v, %v", rec, ok, err)
 	}
@@ -96,7 +97,7 @@ func TestDownRemovesEverythingOnce(t *testing.T) {
 	}
 	// Another checkout's worker of a lab with the same name: lab label, other owner.
 	twin := runningOn("gpu-lab-tenant-b-worker", "kind", "172.18.0.4")
-	twin.Config.Labels = map[string]string{"gpu-lab.dev/lab": "gpu-lab", "tenant.clastix.io": "tenant-b", labelOwner: "0123456789abcdef0123456789abcdef"}
+	twin.Config.Labels = map[string]string{"gpu-lab.dev/lab": "gpu-lab", "tenant.clastix.io": "tenant-b", owner.Label: "0123456789abcdef0123456789abcdef"}
 	d.containers["gpu-lab-tenant-b-worker"] = twin
 	d.containers["unrelated"] = runningOn("unrelated", "bridge", "172.17.0.2")
 	if err := e.State.WriteKubeconfig("tenant-a", []byte("x")); err != nil {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpu-lab/gpu-lab/ci/stages/internal/owner"
 )
 
 // TestDiagnoseReadsOnlyWhatThisStateDirMade: after the cluster stage
@@ -23,9 +25,9 @@ func TestDiagnoseReadsOnlyWhatThisStateDirMade(t *testing.T) {
 		t.Fatal(err)
 	}
 	own, other := e.Lab.NodeName("tenant-a", "worker"), e.Lab.NodeName("tenant-b", "worker")
-	for name, owner := range map[string]string{own: rec.ID, other: "0123456789abcdef0123456789abcdef"} {
+	for name, id := range map[string]string{own: rec.ID, other: "0123456789abcdef0123456789abcdef"} {
 		c := runningOn(name, "kind", "172.18.0.3")
-		c.Config.Labels = ownedWorkerLabels(e, strings.TrimSuffix(strings.TrimPrefix(name, e.Lab.Name+"-"), "-worker"), owner)
+		c.Config.Labels = ownedWorkerLabels(e, strings.TrimSuffix(strings.TrimPrefix(name, e.Lab.Name+"-"), "-worker"), id)
 		d.containers[name] = c
 	}
 	dir := t.TempDir()
@@ -34,7 +36,7 @@ func TestDiagnoseReadsOnlyWhatThisStateDirMade(t *testing.T) {
 		t.Error("kind export logs ran against a cluster this state dir did not create")
 	}
 	errs, _ := os.ReadFile(filepath.Join(dir, "errors.txt"))
-	if !strings.Contains(string(errs), "kind export logs: not collected") || !strings.Contains(string(errs), errNotOwned.Error()) {
+	if !strings.Contains(string(errs), "kind export logs: not collected") || !strings.Contains(string(errs), owner.ErrNotOwned.Error()) {
 		t.Errorf("errors.txt does not say why kind's logs are missing:\n%s", errs)
 	}
 	for _, c := range d.calls {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/gpu-lab/gpu-lab/ci/stages/internal/owner"
 )
 
 // TestClusterStageAndDownLeaveAForeignKindCluster: a kind cluster of the
@@ -22,7 +24,7 @@ func TestClusterStageAndDownLeaveAForeignKindCluster(t *testing.T) {
 	}{
 		{"a state dir that never made a cluster", func(*testing.T, *Env) {}, "no owner record"},
 		{"this state dir's cluster was deleted and another took its name", func(t *testing.T, e *Env) {
-			if err := writeOwnerRecord(e.State, ownerRecord{ID: "owner1", KindCluster: e.Lab.Name, KindNodes: map[string]string{e.controlPlaneContainer(): "f00d"}}); err != nil {
+			if err := owner.Write(e.State, owner.Record{ID: "owner1", KindCluster: e.Lab.Name, KindNodes: map[string]string{e.controlPlaneContainer(): "f00d"}}); err != nil {
 				t.Fatal(err)
 			}
 		}, "is not one the state dir recorded"},
@@ -36,7 +38,7 @@ func TestClusterStageAndDownLeaveAForeignKindCluster(t *testing.T) {
 			k.exists = true                   // and kind's name lookup sees it
 			refusal := func(what string, err error) {
 				t.Helper()
-				if !errors.Is(err, errNotOwned) {
+				if !errors.Is(err, owner.ErrNotOwned) {
 					t.Fatalf("%s: err = %v, want ErrNotOwned", what, err)
 				}
 				for _, part := range []string{"kind cluster gpu-lab", tc.why, "--state-dir", "kind delete cluster --name gpu-lab"} {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpu-lab/gpu-lab/ci/stages/internal/owner"
 )
 
 // TestWorkersRefuseAContainerTheyDidNotStart: a running container that has
@@ -74,7 +76,7 @@ func TestWorkersRefuseAContainerTheyDidNotStart(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, errNotOwned) || !strings.Contains(err.Error(), "container "+name) {
+			if !errors.Is(err, owner.ErrNotOwned) || !strings.Contains(err.Error(), "container "+name) {
 				t.Fatalf("err = %v, want a refusal naming container %s", err, name)
 			}
 			if len(touched) != 0 {
@@ -96,7 +98,7 @@ func TestJoinRefusesAContainerItDidNotStart(t *testing.T) {
 	name := e.Lab.NodeName("tenant-a", "worker")
 	d.containers[name] = runningOn(name, "kind", "172.18.0.7")
 	err := joinWorker(context.Background(), e, clients["tenant-a"], e.Lab.Tenants[0], name, "172.18.0.2")
-	if !errors.Is(err, errNotOwned) {
+	if !errors.Is(err, owner.ErrNotOwned) {
 		t.Fatalf("joinWorker = %v, want ErrNotOwned", err)
 	}
 	for _, c := range d.calls {

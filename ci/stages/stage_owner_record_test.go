@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/gpu-lab/gpu-lab/ci/stages/internal/owner"
 )
 
 // TestOwnerRecordIsMadeOnceAndWrittenSafely: a state dir gets one owner ID
@@ -14,7 +16,7 @@ import (
 // at the record's name.
 func TestOwnerRecordIsMadeOnceAndWrittenSafely(t *testing.T) {
 	e, _, _, _ := testEnv(t)
-	if _, ok, err := readOwnerRecord(e.State); ok || err != nil {
+	if _, ok, err := owner.Read(e.State); ok || err != nil {
 		t.Fatalf("fresh state dir: record ok = %v, %v; want none", ok, err)
 	}
 	first, err := e.ensureOwner()
@@ -44,7 +46,7 @@ func TestOwnerRecordIsMadeOnceAndWrittenSafely(t *testing.T) {
 	if err := os.Symlink(victim, e.State.OwnerRecordPath()); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeOwnerRecord(e.State, first); err != nil {
+	if err := owner.Write(e.State, first); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "mine" {

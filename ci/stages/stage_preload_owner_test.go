@@ -5,13 +5,15 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/gpu-lab/gpu-lab/ci/stages/internal/owner"
 )
 
 // TestPreloadImportsOnlyIntoTheLabsOwnNodes: `labctl up --only STAGE
 // --images DIR` preloads before the stage without the cluster or workers
 // stage having looked at the nodes. A container named like a lab node that
 // this state dir did not make — someone's container, another state dir's
-// worker, a foreign kind cluster's node — is refused (errNotOwned) before
+// worker, a foreign kind cluster's node — is refused (owner.ErrNotOwned) before
 // anything runs in it; the lab's own nodes still get their images.
 func TestPreloadImportsOnlyIntoTheLabsOwnNodes(t *testing.T) {
 	for _, tc := range []struct {
@@ -55,7 +57,7 @@ func TestPreloadImportsOnlyIntoTheLabsOwnNodes(t *testing.T) {
 			if refused == nil || !strings.Contains(refused.Error(), foreign) {
 				t.Fatalf("err = %v, want the preload into %s refused", refused, foreign)
 			}
-			if !errors.Is(refused, errNotOwned) && !strings.Contains(refused.Error(), "does not exist") {
+			if !errors.Is(refused, owner.ErrNotOwned) && !strings.Contains(refused.Error(), "does not exist") {
 				t.Errorf("err = %v, want ErrNotOwned or the missing cluster named", refused)
 			}
 			for _, c := range d.calls {

@@ -15,6 +15,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/internal/nodeimage"
 	"github.com/gpu-lab/gpu-lab/ci/internal/steps"
+	"github.com/gpu-lab/gpu-lab/ci/stages/internal/owner"
 )
 
 // nodeStores simulates each kind node's containerd: what `ctr images ls -q`
@@ -117,11 +118,11 @@ func indexOf(events []string, ev string) int { return slices.Index(events, ev) }
 // ownManagementNode makes the management node the node container of a
 // kind cluster this state dir created (as createOwnedKindCluster records
 // it) and returns the record, whose ID labels the lab's own workers.
-func ownManagementNode(t *testing.T, e *Env, d *fakeDocker) ownerRecord {
+func ownManagementNode(t *testing.T, e *Env, d *fakeDocker) owner.Record {
 	t.Helper()
 	cp := d.kindNode(e.Lab.Name)
-	rec := ownerRecord{ID: "00112233445566778899aabbccddeeff", KindCluster: e.Lab.Name, KindNodes: map[string]string{e.controlPlaneContainer(): cp.ID}}
-	if err := writeOwnerRecord(e.State, rec); err != nil {
+	rec := owner.Record{ID: "00112233445566778899aabbccddeeff", KindCluster: e.Lab.Name, KindNodes: map[string]string{e.controlPlaneContainer(): cp.ID}}
+	if err := owner.Write(e.State, rec); err != nil {
 		t.Fatal(err)
 	}
 	return rec

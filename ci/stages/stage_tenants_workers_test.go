@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gpu-lab/gpu-lab/ci/internal/kubeconfig"
+	"github.com/gpu-lab/gpu-lab/ci/stages/internal/owner"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -161,12 +162,12 @@ func TestWorkersStageJoinsAndWaits(t *testing.T) {
 	// Every worker carries this state dir's owner ID (Down and every later
 	// exec check it), and nothing ran swapoff: in a privileged worker it
 	// reaches the host's swap devices.
-	rec, ok, err := readOwnerRecord(e.State)
+	rec, ok, err := owner.Read(e.State)
 	if err != nil || !ok {
 		t.Fatalf("owner record: %v, %v", ok, err)
 	}
 	for _, s := range d.specs {
-		if s.Labels[labelOwner] != rec.ID || s.Labels["tenant.clastix.io"] == "" || s.Labels["gpu-lab.dev/lab"] != "gpu-lab" {
+		if s.Labels[owner.Label] != rec.ID || s.Labels["tenant.clastix.io"] == "" || s.Labels["gpu-lab.dev/lab"] != "gpu-lab" {
 			t.Errorf("worker %s labels = %v, want lab, tenant and owner %s", s.Name, s.Labels, rec.ID)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/internal/steps"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/render"
+	"github.com/gpu-lab/gpu-lab/ci/stages/internal/owner"
 	"github.com/gpu-lab/gpu-lab/manifests"
 )
 
@@ -47,7 +48,7 @@ func (r *workersRun) steps() (steps.Step, error) {
 			fmt.Sprintf("read the owner ID from %s (a new random one when absent); a worker container that already "+
 				"exists is used only when it carries labels %s=%s, %s=<its tenant> and %s=<the owner ID>, "+
 				"otherwise the stage stops before any docker exec",
-				e.State.OwnerRecordPath(), render.LabelLab, e.Lab.Name, render.LabelTenant, labelOwner),
+				e.State.OwnerRecordPath(), render.LabelLab, e.Lab.Name, render.LabelTenant, owner.Label),
 			fmt.Sprintf("docker info, docker network inspect %s: what kind adds to each docker run for the host (below)", e.Network)),
 		tenantsSideBySide(tenants),
 	), nil
@@ -67,11 +68,11 @@ func (r *workersRun) ensureImage(ctx context.Context) error {
 // read it), the render options, the daemon and its network.
 func (r *workersRun) readHost(ctx context.Context) error {
 	e := r.e
-	owner, err := e.ensureOwner()
+	rec, err := e.ensureOwner()
 	if err != nil {
 		return fail(stageWorkers, "state dir "+string(e.State), "owner record", err)
 	}
-	r.ownerID = owner.ID
+	r.ownerID = rec.ID
 	if r.opts, err = e.renderOptions(ctx); err != nil {
 		return fail(stageWorkers, "management node", "", err)
 	}

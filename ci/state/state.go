@@ -55,7 +55,7 @@ const (
 	// (`up --images`), so the next `up --only` does not load it again.
 	imagesLoadedFile = "images-loaded.json"
 	// ownerFile holds what the real lab's stages created from this dir
-	// (ci/stages owner.go): its owner ID and the kind node containers.
+	// (ci/stages/internal/owner): its owner ID and the kind node containers.
 	ownerFile = "owner.json"
 )
 
