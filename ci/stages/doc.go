@@ -48,7 +48,7 @@
 //
 // Decisions
 //
-//   - Preflight (preflight.go, preflight_host.go): before any stage, the
+//   - Preflight (preflight.go, ci/stages/internal/preflight): before any stage, the
 //     daemon's host is read where the lab will run (docker info; one
 //     privileged container from the node image) and refused, with what to
 //     change, when it cannot start privileged containers, has inotify

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/stages/internal/preflight"
 )
 
 // hostProbeResult is what the fake daemon's privileged probe answers.
@@ -14,7 +15,7 @@ type hostProbeResult struct {
 
 // goodHost passes every preflight check: kind's inotify values and 100 GiB
 // free.
-var goodHost = docker.HostProbe{MaxUserWatches: minInotifyWatches, MaxUserInstances: minInotifyInstances, FreeBytes: 100 << 30}
+var goodHost = docker.HostProbe{MaxUserWatches: preflight.MinInotifyWatches, MaxUserInstances: preflight.MinInotifyInstances, FreeBytes: 100 << 30}
 
 func (f *fakeDocker) ProbeHost(_ context.Context, image string, usernsHost bool) (docker.HostProbe, error) {
 	if usernsHost {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
+	"github.com/gpu-lab/gpu-lab/ci/stages/internal/preflight"
 )
 
 // preflightImages are the images the selected stages start containers from;
@@ -26,7 +27,7 @@ func preflightImages(l *lab.Lab, only string) []string {
 }
 
 // Preflight checks the daemon answers, has the images the run needs, and
-// that its host can run the lab (hostProblems: privileged containers, the
+// that its host can run the lab (preflight.HostProblems: privileged containers, the
 // inotify limits, free disk), and reads the host's cgroup version into
 // e.Reach, so every kubelet the stages configure fits it (render
 // Options.CgroupV1). It returns what it found, one line each, for the user.
@@ -48,9 +49,9 @@ func Preflight(ctx context.Context, e *Env, only string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("preflight: %w", err)
 	}
-	facts := hostFacts{CgroupVersion: info.CgroupVersion}
+	facts := preflight.HostFacts{CgroupVersion: info.CgroupVersion}
 	e.Reach.CgroupV1 = info.CgroupVersion == "1"
-	need := need{}
+	need := preflight.Need{}
 	// Only node containers are privileged and take the disk: with no node
 	// stage selected nothing is probed.
 	if len(imgs) > 0 {
@@ -63,14 +64,14 @@ func Preflight(ctx context.Context, e *Env, only string) ([]string, error) {
 			return nil, fmt.Errorf("preflight: %w", err)
 		}
 	}
-	problems, notes := hostProblems(facts, need)
+	problems, notes := preflight.HostProblems(facts, need)
 	tr, err := e.Docker.ImageTransfer(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("preflight: %w", err)
 	}
 	notes = append(notes, "images: "+tr.Describe()+"; nodes import "+tr.Platform+" only")
 	if len(problems) > 0 {
-		return notes, hostError(problems)
+		return notes, preflight.HostError(problems)
 	}
 	for _, n := range notes {
 		e.log().Info("preflight", "host", n)
@@ -78,9 +79,9 @@ func Preflight(ctx context.Context, e *Env, only string) ([]string, error) {
 	return notes, nil
 }
 
-// Env.diskNeed reckons the package-level diskNeed with the daemon's sizes
+// Env.diskNeed reckons preflight.DiskNeed with the daemon's sizes
 // of the bundled images the nodes will import (none without a bundle).
-func (e *Env) diskNeed(ctx context.Context) (need, error) {
+func (e *Env) diskNeed(ctx context.Context) (preflight.Need, error) {
 	sizes := map[string]int64{}
 	if e.Preload != nil {
 		var refs, local []string
@@ -92,7 +93,7 @@ func (e *Env) diskNeed(ctx context.Context) (need, error) {
 		}
 		got, err := e.Docker.ImageSizes(ctx, local...)
 		if err != nil {
-			return need{}, err
+			return preflight.Need{}, err
 		}
 		for i, r := range refs {
 			sizes[r] = got[i]
@@ -102,22 +103,14 @@ func (e *Env) diskNeed(ctx context.Context) (need, error) {
 	if e.Preload != nil {
 		list = e.Preload.Images
 	}
-	return diskNeed(e.Lab, list, sizes), nil
+	return preflight.DiskNeed(e.Lab, list, sizes), nil
 }
 
-// bundleHolds: with a bundle (up --images), a node image the bundle lacks
-// and the daemon does not have is the bundle's gap, not a registry problem
-// — said without trying a pull the user chose to avoid (a rehearsal run
-// showed the pull's "no registry access" advice instead:
-// ci/hack/rehearsal/testdata/findings/2026-12-02-preflight-advice-with-bundle).
+// bundleHolds is preflight.BundleHolds with this run's bundle (nil without
+// one: the daemon pulls what it lacks).
 func (e *Env) bundleHolds(ctx context.Context, img string) error {
-	if e.Preload == nil || e.Preload.Loaded.Has(img) {
+	if e.Preload == nil {
 		return nil
 	}
-	if ok, err := e.Docker.ImageExists(ctx, img); err != nil || ok {
-		return err
-	}
-	return fmt.Errorf("preflight: the bundle %s holds no %s, and the Docker daemon does not have it: add it to "+
-		"the bundle (`labctl images save %s` where a registry is reachable), or load it into the "+
-		"daemon (docker load)", e.Preload.Dir, img, e.Preload.Dir)
+	return preflight.BundleHolds(ctx, e.Docker, e.Preload.Dir, img, e.Preload.Loaded.Has(img))
 }

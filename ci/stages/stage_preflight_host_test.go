@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/stages/internal/preflight"
 )
 
 // The privileged probe runs from the node image once it is on the daemon;
@@ -25,7 +26,7 @@ func TestPreflightNamesHostsTheLabCannotRunOn(t *testing.T) {
 		{"a host that can", nil, "", "", true},
 		{"privileged refused", &hostProbeResult{err: refused}, "", "runs as root", true},
 		{"low inotify limits", &hostProbeResult{probe: docker.HostProbe{MaxUserWatches: 8192, MaxUserInstances: 128, FreeBytes: 100 << 30}}, "", "sysctl -w", true},
-		{"no room", &hostProbeResult{probe: docker.HostProbe{MaxUserWatches: minInotifyWatches, MaxUserInstances: minInotifyInstances, FreeBytes: 1 << 30}}, "", "1.0 GiB free", true},
+		{"no room", &hostProbeResult{probe: docker.HostProbe{MaxUserWatches: preflight.MinInotifyWatches, MaxUserInstances: preflight.MinInotifyInstances, FreeBytes: 1 << 30}}, "", "1.0 GiB free", true},
 		{"only a stage that starts no node: not probed", &hostProbeResult{err: refused}, stageHAMi, "", false},
 		{"userns-remap: probed with --userns=host, as kind's nodes run", nil, "", "", true},
 	} {

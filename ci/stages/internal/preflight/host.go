@@ -1,4 +1,4 @@
-package stages
+package preflight
 
 import (
 	"fmt"
@@ -9,30 +9,27 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 )
 
-// Hosts the lab cannot run on are named before any stage starts, each with
-// what to change; otherwise kind or a join would time out without saying why.
-
 // The inotify limits kind's known issues ask for ("Pod errors due to too
 // many open files": Ubuntu's defaults 8192 and 128 are "not enough to create
 // a cluster with many nodes"; kubernetes-sigs/kind
 // site/content/docs/user/known-issues.md:214-225, at commit fed2688). The
 // ci/stages/TROUBLESHOOTING.md names the same values.
 const (
-	minInotifyWatches   = 524288
-	minInotifyInstances = 512
+	MinInotifyWatches   = 524288
+	MinInotifyInstances = 512
 )
 
 // diskFloor is the free space preflight asks for when it cannot measure the
 // lab's images (no bundle: the nodes pull them). It is an order of
 // magnitude, not a measurement: the two kindest/node images alone are about
 // 1 GB each unpacked (README), already on the daemon when preflight runs,
-// and every node keeps each image it runs twice (see diskNeed); no image of
+// and every node keeps each image it runs twice (see DiskNeed); no image of
 // the lab has been pulled and measured on the development machine, which
 // has no registry access.
 const diskFloor = 10 << 30
 
-// hostFacts are preflight's readings of the daemon's host.
-type hostFacts struct {
+// HostFacts are preflight's readings of the daemon's host.
+type HostFacts struct {
 	// CgroupVersion is `docker info`'s CgroupVersion: "1" or "2" (moby
 	// docker-v29.7.2 daemon/info_unix.go:28-31, also in 20.10), "" from a
 	// daemon older than 20.10.
@@ -42,13 +39,13 @@ type hostFacts struct {
 	Probe *docker.HostProbe
 }
 
-// need is free disk the lab asks for, with how it was reckoned.
-type need struct {
+// Need is free disk the lab asks for, with how it was reckoned.
+type Need struct {
 	Bytes uint64
 	Basis string
 }
 
-// diskNeed reckons the space the lab will still take once preflight has run.
+// DiskNeed reckons the space the lab will still take once preflight has run.
 // The node images, and with a bundle every bundled image, are on the daemon
 // already (counted in what it has used). Each node then holds the images it
 // runs twice: the image's content and its unpacked snapshot, since neither
@@ -59,9 +56,9 @@ type need struct {
 // images once, the workers' once per worker, each twice. Without one the
 // sizes cannot be known before the nodes pull: diskFloor. The larger of the
 // two is the need. Containers' own data (etcd, logs) is not counted.
-func diskNeed(l *lab.Lab, list []images.Image, sizes map[string]int64) need {
+func DiskNeed(l *lab.Lab, list []images.Image, sizes map[string]int64) Need {
 	if len(sizes) == 0 {
-		return need{Bytes: diskFloor, Basis: "no bundle: the images are pulled inside the nodes and their sizes are unknown beforehand; " +
+		return Need{Bytes: diskFloor, Basis: "no bundle: the images are pulled inside the nodes and their sizes are unknown beforehand; " +
 			"an order-of-magnitude floor"}
 	}
 	workers := 0
@@ -91,15 +88,15 @@ func diskNeed(l *lab.Lab, list []images.Image, sizes map[string]int64) need {
 	basis := fmt.Sprintf("%d bundled images at the daemon's sizes, twice (content and unpacked) in each node that "+
 		"runs them: the management node and %d workers", counted, workers)
 	if n < diskFloor {
-		return need{Bytes: diskFloor, Basis: basis + fmt.Sprintf(" = %s, raised to the %s floor", gib(n), gib(diskFloor))}
+		return Need{Bytes: diskFloor, Basis: basis + fmt.Sprintf(" = %s, raised to the %s floor", gib(n), gib(diskFloor))}
 	}
-	return need{Bytes: n, Basis: basis}
+	return Need{Bytes: n, Basis: basis}
 }
 
-// hostProblems names every reason the host cannot run the lab, each with
+// HostProblems names every reason the host cannot run the lab, each with
 // what to change; notes are what preflight tells the user besides (the
 // cgroup v1 configuration it applies).
-func hostProblems(f hostFacts, need need) (problems, notes []string) {
+func HostProblems(f HostFacts, need Need) (problems, notes []string) {
 	switch f.CgroupVersion {
 	case "2":
 		notes = append(notes, "cgroup v2")
@@ -117,13 +114,14 @@ func hostProblems(f hostFacts, need need) (problems, notes []string) {
 		return problems, notes
 	}
 	p := f.Probe
-	if p.MaxUserWatches < minInotifyWatches || p.MaxUserInstances < minInotifyInstances {
+	if p.MaxUserWatches < MinInotifyWatches || p.MaxUserInstances < MinInotifyInstances {
 		problems = append(problems, fmt.Sprintf("inotify limits fs.inotify.max_user_watches=%d, fs.inotify.max_user_instances=%d are below "+
 			"%d and %d: kubelets and pods of several nodes fail with \"too many open files\". On the "+
 			"daemon's host run `sudo sysctl -w fs.inotify.max_user_watches=%d "+
 			"fs.inotify.max_user_instances=%d` (and put them in /etc/sysctl.d/ to keep them); a "+
 			"container cannot raise them for itself",
-			p.MaxUserWatches, p.MaxUserInstances, minInotifyWatches, minInotifyInstances, max(p.MaxUserWatches, minInotifyWatches), max(p.MaxUserInstances, minInotifyInstances)))
+			p.MaxUserWatches, p.MaxUserInstances, MinInotifyWatches, MinInotifyInstances,
+			max(p.MaxUserWatches, MinInotifyWatches), max(p.MaxUserInstances, MinInotifyInstances)))
 	} else {
 		notes = append(notes, fmt.Sprintf("inotify watches %d, instances %d", p.MaxUserWatches, p.MaxUserInstances))
 	}
@@ -139,8 +137,8 @@ func hostProblems(f hostFacts, need need) (problems, notes []string) {
 	return problems, notes
 }
 
-// hostError joins the problems into one error.
-func hostError(problems []string) error {
+// HostError joins the problems into one error.
+func HostError(problems []string) error {
 	return fmt.Errorf("preflight: the Docker daemon's host cannot run the lab:\n  - %s", strings.Join(problems, "\n  - "))
 }
 

@@ -1,4 +1,4 @@
-package stages
+package preflight
 
 import (
 	"strings"
@@ -12,33 +12,35 @@ import (
 // TestHostProblems: each host the lab cannot run on is named with what to
 // change; a cgroup v1 host is not refused but told what the lab sets.
 func TestHostProblems(t *testing.T) {
-	need := need{Bytes: 20 << 30, Basis: "test basis"}
+	need := Need{Bytes: 20 << 30, Basis: "test basis"}
 	ok := docker.HostProbe{MaxUserWatches: 524288, MaxUserInstances: 512, FreeBytes: 30 << 30}
 	with := func(f func(*docker.HostProbe)) *docker.HostProbe { p := ok; f(&p); return &p }
 	for _, tt := range []struct {
 		name     string
-		facts    hostFacts
+		facts    HostFacts
 		problems []string // one substring per problem, in order
 		noteHas  string
 	}{
-		{"cgroup v2, kind's inotify values, room", hostFacts{CgroupVersion: "2", Probe: &ok}, nil, "30.0 GiB free"},
-		{"cgroup v1: told, not refused", hostFacts{CgroupVersion: "1", Probe: &ok}, nil, "failCgroupV1: false"},
-		{"unknown cgroup version", hostFacts{CgroupVersion: "", Probe: &ok}, nil, "assuming cgroup v2"},
-		{"no node stage: nothing probed", hostFacts{CgroupVersion: "2"}, nil, "cgroup v2"},
+		{"cgroup v2, kind's inotify values, room", HostFacts{CgroupVersion: "2", Probe: &ok}, nil, "30.0 GiB free"},
+		{"cgroup v1: told, not refused", HostFacts{CgroupVersion: "1", Probe: &ok}, nil, "failCgroupV1: false"},
+		{"unknown cgroup version", HostFacts{CgroupVersion: "", Probe: &ok}, nil, "assuming cgroup v2"},
+		{"no node stage: nothing probed", HostFacts{CgroupVersion: "2"}, nil, "cgroup v2"},
 		// This machine's values (testdata of ci/docker: 192530, 128).
-		{"this machine's inotify limits", hostFacts{CgroupVersion: "1", Probe: with(func(p *docker.HostProbe) { p.MaxUserWatches, p.MaxUserInstances = 192530, 128 })},
+		{"this machine's inotify limits",
+			HostFacts{CgroupVersion: "1", Probe: with(func(p *docker.HostProbe) { p.MaxUserWatches, p.MaxUserInstances = 192530, 128 })},
 			[]string{"sudo sysctl -w fs.inotify.max_user_watches=524288 fs.inotify.max_user_instances=512"}, ""},
-		{"watches only", hostFacts{CgroupVersion: "2", Probe: with(func(p *docker.HostProbe) { p.MaxUserWatches = 8192 })},
+		{"watches only", HostFacts{CgroupVersion: "2", Probe: with(func(p *docker.HostProbe) { p.MaxUserWatches = 8192 })},
 			[]string{"fs.inotify.max_user_watches=524288 fs.inotify.max_user_instances=512"}, ""},
-		{"higher instances are kept", hostFacts{CgroupVersion: "2", Probe: with(func(p *docker.HostProbe) { p.MaxUserWatches, p.MaxUserInstances = 8192, 8192 })},
+		{"higher instances are kept",
+			HostFacts{CgroupVersion: "2", Probe: with(func(p *docker.HostProbe) { p.MaxUserWatches, p.MaxUserInstances = 8192, 8192 })},
 			[]string{"fs.inotify.max_user_instances=8192"}, ""},
-		{"disk", hostFacts{CgroupVersion: "2", Probe: with(func(p *docker.HostProbe) { p.FreeBytes = 5 << 30 })},
+		{"disk", HostFacts{CgroupVersion: "2", Probe: with(func(p *docker.HostProbe) { p.FreeBytes = 5 << 30 })},
 			[]string{"5.0 GiB free where the daemon stores images and containers, the lab needs about 20.0 GiB (test basis)"}, ""},
-		{"both", hostFacts{CgroupVersion: "2", Probe: with(func(p *docker.HostProbe) { p.FreeBytes, p.MaxUserInstances = 1, 128 })},
+		{"both", HostFacts{CgroupVersion: "2", Probe: with(func(p *docker.HostProbe) { p.FreeBytes, p.MaxUserInstances = 1, 128 })},
 			[]string{"inotify", "data-root"}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			problems, notes := hostProblems(tt.facts, need)
+			problems, notes := HostProblems(tt.facts, need)
 			if len(problems) != len(tt.problems) {
 				t.Fatalf("problems = %q, want %d", problems, len(tt.problems))
 			}
@@ -83,7 +85,7 @@ func TestDiskNeed(t *testing.T) {
 			2*3*gb + 2*4*gb*uint64(workers), "2 bundled images"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got := diskNeed(l, list, tt.sizes)
+			got := DiskNeed(l, list, tt.sizes)
 			if got.Bytes != tt.want || !strings.Contains(got.Basis, tt.basisHas) {
 				t.Fatalf("DiskNeed = %d (%s), want %d (%q)", got.Bytes, got.Basis, tt.want, tt.basisHas)
 			}
