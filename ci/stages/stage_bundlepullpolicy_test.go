@@ -18,6 +18,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/gpu-lab/gpu-lab/ci/render"
+	"github.com/gpu-lab/gpu-lab/ci/stages/internal/pullpolicy"
 )
 
 // fakeAdmission stands for the management API server's admission chain in
@@ -251,7 +252,7 @@ func TestTenantsPlanShowsThePolicyOnlyWithABundle(t *testing.T) {
 	text := strings.Join(lines, "\n")
 	policy := strings.Index(text, "kind: MutatingAdmissionPolicy\n")
 	tcp := strings.Index(text, "kind: TenantControlPlane")
-	if policy < 0 || tcp < 0 || policy > tcp || !strings.Contains(text, "dry-run create of Pod "+pullPolicyProbe) {
+	if policy < 0 || tcp < 0 || policy > tcp || !strings.Contains(text, "dry-run create of Pod "+pullpolicy.ProbeName) {
 		t.Errorf("plan with a bundle: policy at %d, TenantControlPlane at %d:\n%s", policy, tcp, text)
 	}
 }
