@@ -57,7 +57,8 @@ var (
 		"ci/cmd/labctl", "ci/docker", "ci/gpus", "ci/gpus/deviceplugin", "ci/images",
 		"ci/internal/helm", "ci/internal/kube", "ci/internal/kubeconfig", "ci/internal/nodeimage",
 		"ci/internal/steps", "ci/lab", "ci/render", "ci/report", "ci/results", "ci/stages",
-		"ci/stages/internal/owner", "ci/stages/internal/preflight", "ci/stages/internal/pullpolicy", "ci/state",
+		"ci/stages/internal/diagnostics", "ci/stages/internal/owner", "ci/stages/internal/preflight",
+		"ci/stages/internal/pullpolicy", "ci/state",
 		"ci/suite", "ci/suite/assert", "ci/testenv", "ci/testenv/bincache", "ci/testenv/hamidouble",
 		"manifests",
 	}

@@ -1,4 +1,4 @@
-package stages
+package diagnostics
 
 import (
 	"context"
@@ -28,14 +28,14 @@ func TestComponentLogsIncludeInitContainers(t *testing.T) {
 		return p
 	}
 	ns := render.HAMiNamespace
-	c := &Clients{Kube: fake.NewSimpleClientset(
+	kube := fake.NewSimpleClientset(
 		pod(ns, render.NVMLMockName+"-x7k2p", []string{"install"}, "idle"),
 		pod(ns, render.HAMiRelease+"-device-plugin-q9w4z", nil, "device-plugin", "vgpu-monitor"),
 		pod(ns, "coredns-5d78c9869d-abcde", nil, "coredns"),
 		pod("default", render.HAMiRelease+"-elsewhere", nil, "x"),
-	)}
+	)
 	var errs []error
-	got := componentLogs(context.Background(), c, func(err error) { errs = append(errs, err) })
+	got := componentLogs(context.Background(), kube, func(err error) { errs = append(errs, err) })
 	var names []string
 	for k, v := range got {
 		names = append(names, k)
