@@ -46,6 +46,22 @@
 //   - ci/images (PinnedCharts): which charts the lab installs, at which
 //     pinned versions (also what `labctl images` bundles).
 //
+// and over its own rooms under ci/stages/internal, one concern of the
+// stages each, which import neither this package nor one another (ci/internal
+// layout_test.go), while this package keeps thin glue on *Env:
+//
+//   - ci/stages/internal/owner: the owner record in the state dir, the
+//     labels of what labctl starts, and whether the kind cluster, its nodes
+//     and a worker container are this state dir's;
+//   - ci/stages/internal/preflight: the daemon's host judged before any
+//     stage (host facts, the disk need, what to change), and a node image
+//     an image bundle lacks;
+//   - ci/stages/internal/pullpolicy: a bundle's MutatingAdmissionPolicy
+//     that makes tenant control-plane pods ask IfNotPresent, its apply and
+//     the dry-run probe that proves it;
+//   - ci/stages/internal/diagnostics: the diagnostics bundle a failure
+//     leaves (pods and events tables, component logs, workers' journals).
+//
 // Decisions
 //
 //   - Preflight (preflight.go, ci/stages/internal/preflight): before any stage, the
