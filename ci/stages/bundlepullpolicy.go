@@ -62,7 +62,8 @@ func ensureBundlePullPolicy(ctx context.Context, e *Env, mc *Clients) (string, e
 			return pullpolicy.Probe(ctx, mc.Kube, ns)
 		})
 		if err != nil {
-			return "", fail(stageTenants, obj, cond, fmt.Errorf("tenant control-plane pods in namespace %s would still be pulled Always: %w", ns, err))
+			return "", fail(stageTenants, obj, cond,
+				fmt.Errorf("tenant control-plane pods in namespace %s would still be pulled Always: %w", ns, err))
 		}
 	}
 	return "tenant control-plane images IfNotPresent (" + obj + ")", nil

@@ -52,7 +52,8 @@ func TestDaemonBindHintForAnAddressTheHostLacks(t *testing.T) {
 		t.Fatal("publishing on 192.0.2.1 succeeded: the daemon's host has that address, pick another for this test")
 	}
 	t.Logf("the daemon refused: %v", err)
-	for _, part := range []string{"listen tcp4 192.0.2.1:", errAddressNotOwned, "gives the Docker host as 192.0.2.1", "set DOCKER_HOST with the host's name"} {
+	for _, part := range []string{"listen tcp4 192.0.2.1:", errAddressNotOwned, "gives the Docker host as 192.0.2.1",
+		"set DOCKER_HOST with the host's name"} {
 		if !strings.Contains(err.Error(), part) {
 			t.Errorf("error %q lacks %q", err, part)
 		}

@@ -70,7 +70,8 @@ func TestDaemonOwnershipOfClusterAndWorkers(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("owner record: %v, %v", ok, err)
 	}
-	if _, err := c.RunContainer(ctx, docker.RunSpec{Name: worker, Image: img, Labels: ownedWorkerLabels(mine, "tenant-a", rec.ID)}); err != nil {
+	if _, err := c.RunContainer(ctx, docker.RunSpec{Name: worker, Image: img,
+		Labels: ownedWorkerLabels(mine, "tenant-a", rec.ID)}); err != nil {
 		t.Fatal(err)
 	}
 	if owned, err := mine.ownedKindCluster(ctx); !owned || err != nil {
@@ -86,13 +87,15 @@ func TestDaemonOwnershipOfClusterAndWorkers(t *testing.T) {
 	if owned, err := twin.ownedKindCluster(ctx); owned || !errors.Is(err, owner.ErrNotOwned) {
 		t.Errorf("second state dir: owned = %v, err = %v; want ErrNotOwned", owned, err)
 	}
-	if _, _, err := (clusterStage{}).Check(ctx, twin); !errors.Is(err, owner.ErrNotOwned) || !strings.Contains(err.Error(), "kind cluster "+l.Name) {
+	if _, _, err := (clusterStage{}).Check(ctx, twin); !errors.Is(err, owner.ErrNotOwned) ||
+		!strings.Contains(err.Error(), "kind cluster "+l.Name) {
 		t.Errorf("second state dir: cluster Check = %v; want a refusal naming the cluster", err)
 	}
 	if _, err := Down(ctx, twin); !errors.Is(err, owner.ErrNotOwned) {
 		t.Errorf("second state dir: Down = %v; want the cluster refused", err)
 	}
-	if err := startWorker(ctx, twin, "0123456789abcdef0123456789abcdef", "tenant-a", worker, img, docker.KindNodeHost{}); !errors.Is(err, owner.ErrNotOwned) || !strings.Contains(err.Error(), "container "+worker) {
+	if err := startWorker(ctx, twin, "0123456789abcdef0123456789abcdef", "tenant-a", worker, img, docker.KindNodeHost{}); !errors.Is(err,
+		owner.ErrNotOwned) || !strings.Contains(err.Error(), "container "+worker) {
 		t.Errorf("second state dir: startWorker = %v; want a refusal naming %s", err, worker)
 	}
 	if calls := spy.touched(); len(calls) != 0 {
@@ -111,7 +114,8 @@ func TestDaemonOwnershipOfClusterAndWorkers(t *testing.T) {
 	}
 	// kind wrote no kubeconfig here (the test's node maker), so of the state
 	// only the kubeconfigs directory reserved for it is left to remove.
-	if want := []string{"container " + worker, "kind cluster " + l.Name, filepath.Dir(mine.State.ManagementKubeconfig())}; !slices.Equal(removed, want) {
+	if want := []string{"container " + worker, "kind cluster " + l.Name,
+		filepath.Dir(mine.State.ManagementKubeconfig())}; !slices.Equal(removed, want) {
 		t.Errorf("Down removed %v, want %v", removed, want)
 	}
 	for _, n := range []string{cp, worker} {

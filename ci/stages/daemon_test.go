@@ -54,7 +54,8 @@ func TestDaemonManagementIPOnDualStackNetwork(t *testing.T) {
 
 	network := "gpu-lab-test-kind-" + suffix
 	v4 := "172.29." + strconv.Itoa(int(b[0])) + ".0/24"
-	if err := c.CreateNetwork(ctx, docker.NetworkSpec{Name: network, Subnets: []string{"fc00:f853:" + suffix[:4] + ":e793::/64", v4}}); err != nil {
+	if err := c.CreateNetwork(ctx, docker.NetworkSpec{Name: network, Subnets: []string{"fc00:f853:" + suffix[:4] + ":e793::/64",
+		v4}}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.RemoveNetwork(context.Background(), network) })
@@ -80,7 +81,8 @@ func TestDaemonManagementIPOnDualStackNetwork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.RunContainer(ctx, docker.RunSpec{Name: worker, Image: img, Network: network, Labels: ownedWorkerLabels(e, "tenant-a", owner.ID)}); err != nil {
+	if _, err := c.RunContainer(ctx, docker.RunSpec{Name: worker, Image: img, Network: network,
+		Labels: ownedWorkerLabels(e, "tenant-a", owner.ID)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.RunContainer(ctx, docker.RunSpec{Name: other, Image: img, Network: network}); err != nil {

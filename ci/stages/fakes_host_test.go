@@ -15,7 +15,8 @@ type hostProbeResult struct {
 
 // goodHost passes every preflight check: kind's inotify values and 100 GiB
 // free.
-var goodHost = docker.HostProbe{MaxUserWatches: preflight.MinInotifyWatches, MaxUserInstances: preflight.MinInotifyInstances, FreeBytes: 100 << 30}
+var goodHost = docker.HostProbe{MaxUserWatches: preflight.MinInotifyWatches, MaxUserInstances: preflight.MinInotifyInstances,
+	FreeBytes: 100 << 30}
 
 func (f *fakeDocker) ProbeHost(_ context.Context, image string, usernsHost bool) (docker.HostProbe, error) {
 	if usernsHost {

@@ -75,7 +75,8 @@ func (f *fakeDocker) InspectNetwork(_ context.Context, name string) (docker.Netw
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.noNetwork {
-		return docker.Network{}, &docker.Error{Args: []string{"network", "inspect", name}, Stderr: "Error response from daemon: network " + name + " not found", Err: fmt.Errorf("exit 1")}
+		return docker.Network{}, &docker.Error{Args: []string{"network", "inspect", name},
+			Stderr: "Error response from daemon: network " + name + " not found", Err: fmt.Errorf("exit 1")}
 	}
 	return f.network, nil
 }
@@ -96,7 +97,8 @@ func (f *fakeDocker) InspectContainer(_ context.Context, name string) (docker.Co
 	defer f.mu.Unlock()
 	c, ok := f.containers[name]
 	if !ok {
-		return docker.Container{}, &docker.Error{Args: []string{"inspect", name}, Stderr: "Error: No such container: " + name, Err: fmt.Errorf("exit 1")}
+		return docker.Container{}, &docker.Error{Args: []string{"inspect", name}, Stderr: "Error: No such container: " + name,
+			Err: fmt.Errorf("exit 1")}
 	}
 	return c, nil
 }

@@ -78,7 +78,8 @@ func labelGPUNodes(ctx context.Context, e *Env, clients func() (*Clients, error)
 	for _, w := range t.Workers {
 		node := e.Lab.NodeName(t.Name, w.Name)
 		if _, err := tc.Kube.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-			return fail(stageHAMi, "Node "+node+" in tenant "+t.Name, "labelling "+gpus.LabelGPUNode+"="+gpus.LabelGPUOn, fmt.Errorf("label Node %s: %w", node, err))
+			return fail(stageHAMi, "Node "+node+" in tenant "+t.Name, "labelling "+gpus.LabelGPUNode+"="+gpus.LabelGPUOn,
+				fmt.Errorf("label Node %s: %w", node, err))
 		}
 	}
 	return nil

@@ -19,7 +19,8 @@ func TestPreflightNamesTheBundleThatLacksANodeImage(t *testing.T) {
 	node := e.Lab.Versions.KindNodeImage
 	e.Preload = &Preload{Dir: "/bundles/lab", Loaded: images.Loaded{}}
 	_, err := Preflight(context.Background(), e, "")
-	if err == nil || !strings.Contains(err.Error(), "the bundle /bundles/lab holds no "+node) || strings.Contains(err.Error(), "registry access") {
+	if err == nil || !strings.Contains(err.Error(), "the bundle /bundles/lab holds no "+node) ||
+		strings.Contains(err.Error(), "registry access") {
 		t.Fatalf("err = %v, want the bundle and the image named, no registry advice", err)
 	}
 	for _, c := range d.calls {

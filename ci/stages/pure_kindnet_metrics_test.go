@@ -82,7 +82,8 @@ func TestKindnetObjects(t *testing.T) {
 		t.Errorf("env has %d entries, want 3", n)
 	}
 
-	if _, err := kindnetObjects([]byte("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: x}\n"), "10.0.0.0/16", "a:1"); err == nil || !strings.Contains(err.Error(), "no DaemonSet") {
+	if _, err := kindnetObjects([]byte("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: x}\n"), "10.0.0.0/16", "a:1"); err == nil ||
+		!strings.Contains(err.Error(), "no DaemonSet") {
 		t.Errorf("no DaemonSet: err = %v", err)
 	}
 	if _, err := kindnetObjects([]byte("value: {{ .Unknown }}\n"), "10.0.0.0/16", "a:1"); err == nil {
@@ -99,7 +100,8 @@ func TestMetricsPort(t *testing.T) {
 		svc  *corev1.Service
 		want int32
 	}{
-		{"chart layout", svc(corev1.ServicePort{Name: "http", Port: 443, TargetPort: intstr.FromInt32(443)}, corev1.ServicePort{Name: "monitor", Port: 31993, TargetPort: intstr.FromInt32(9395)}), 31993},
+		{"chart layout", svc(corev1.ServicePort{Name: "http", Port: 443, TargetPort: intstr.FromInt32(443)},
+			corev1.ServicePort{Name: "monitor", Port: 31993, TargetPort: intstr.FromInt32(9395)}), 31993},
 		{"by name when target is named", svc(corev1.ServicePort{Name: "monitor", Port: 9395, TargetPort: intstr.FromString("metrics")}), 9395},
 		{"none", svc(corev1.ServicePort{Name: "http", Port: 443, TargetPort: intstr.FromInt32(443)}), 0},
 	}

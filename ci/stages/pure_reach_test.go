@@ -37,16 +37,19 @@ func TestReachFor(t *testing.T) {
 func TestReachRenderOptionsAndServers(t *testing.T) {
 	local, remote := Reach{}, Reach{Host: "docker"}
 	lo := local.renderOptions("172.18.0.2")
-	if lo.APIServerAddress != "" || lo.APIServerPort != 0 || lo.PublishNodePorts || len(lo.CertSANs) != 0 || lo.ManagementAddress != "172.18.0.2" {
+	if lo.APIServerAddress != "" || lo.APIServerPort != 0 || lo.PublishNodePorts || len(lo.CertSANs) != 0 ||
+		lo.ManagementAddress != "172.18.0.2" {
 		t.Errorf("local options = %+v", lo)
 	}
 	ro := remote.renderOptions("172.18.0.2")
-	if ro.APIServerAddress != "0.0.0.0" || ro.APIServerPort != managementAPIPort || !ro.PublishNodePorts || !reflect.DeepEqual(ro.CertSANs, []string{"docker"}) {
+	if ro.APIServerAddress != "0.0.0.0" || ro.APIServerPort != managementAPIPort || !ro.PublishNodePorts ||
+		!reflect.DeepEqual(ro.CertSANs, []string{"docker"}) {
 		t.Errorf("remote options = %+v", ro)
 	}
 	// Named by address: published on that address of the host only.
 	byIP := Reach{Host: "10.0.0.5", Bind: "10.0.0.5"}
-	if o := byIP.renderOptions("172.18.0.2"); o.APIServerAddress != "10.0.0.5" || !o.PublishNodePorts || !reflect.DeepEqual(o.CertSANs, []string{"10.0.0.5"}) {
+	if o := byIP.renderOptions("172.18.0.2"); o.APIServerAddress != "10.0.0.5" || !o.PublishNodePorts ||
+		!reflect.DeepEqual(o.CertSANs, []string{"10.0.0.5"}) {
 		t.Errorf("remote options for a daemon named by address = %+v", o)
 	}
 	if got, err := byIP.managementServer("https://10.0.0.5:6443"); err != nil || got != "https://10.0.0.5:6443" {

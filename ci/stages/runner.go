@@ -111,7 +111,8 @@ func (r *Runner) Up(ctx context.Context, e *Env) error {
 		case skipDone:
 			d := r.now().Sub(start)
 			r.emit(Event{Stage: name, Kind: EventSkip, Message: "already there: " + msg, Duration: d})
-			if err := r.record(e, &recs, state.StageRecord{Name: name, Status: StatusSkipped, Started: start, Duration: d, Message: msg}); err != nil {
+			rec := state.StageRecord{Name: name, Status: StatusSkipped, Started: start, Duration: d, Message: msg}
+			if err := r.record(e, &recs, rec); err != nil {
 				return err
 			}
 			continue
@@ -150,7 +151,8 @@ func (r *Runner) failed(ctx context.Context, e *Env, recs *[]state.StageRecord, 
 	}
 	d := r.now().Sub(start)
 	r.emit(Event{Stage: name, Kind: EventFail, Message: err.Error(), Duration: d})
-	if rerr := r.record(e, recs, state.StageRecord{Name: name, Status: StatusFailed, Started: start, Duration: d, Message: err.Error()}); rerr != nil {
+	rec := state.StageRecord{Name: name, Status: StatusFailed, Started: start, Duration: d, Message: err.Error()}
+	if rerr := r.record(e, recs, rec); rerr != nil {
 		err = errors.Join(err, rerr)
 	}
 	// Diagnostics and teardown must run even when ctx was cancelled (Ctrl-C).

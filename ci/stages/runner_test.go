@@ -145,7 +145,8 @@ func TestRunnerFailure(t *testing.T) {
 				t.Fatalf("err = %v, want a stage error wrapping the cause", err)
 			}
 			msg := err.Error()
-			for _, part := range []string{"stage tenants", "TenantControlPlane tenant-a/tenant-a", "last seen: status Provisioning", "not ready after"} {
+			for _, part := range []string{"stage tenants", "TenantControlPlane tenant-a/tenant-a", "last seen: status Provisioning",
+				"not ready after"} {
 				if !strings.Contains(msg, part) {
 					t.Errorf("error %q lacks %q", msg, part)
 				}

@@ -163,7 +163,8 @@ func TestTenantsStageInstallsThePullPolicyFirstWithABundle(t *testing.T) {
 	}
 	for _, tn := range e.Lab.Tenants {
 		if at := indexOf(ev, "probe mutated "+tn.Name); at < 0 || at > firstTCP {
-			t.Errorf("namespace %s: mutated probe at event %d, the first TenantControlPlane at %d:\n%s", tn.Name, at, firstTCP, strings.Join(ev, "\n"))
+			t.Errorf("namespace %s: mutated probe at event %d, the first TenantControlPlane at %d:\n%s", tn.Name, at, firstTCP,
+				strings.Join(ev, "\n"))
 		}
 	}
 	if indexOf(ev, "probe unmutated "+e.Lab.Tenants[0].Name) < 0 {
@@ -176,7 +177,8 @@ func TestTenantsStageInstallsThePullPolicyFirstWithABundle(t *testing.T) {
 	if done, _, err := (tenantsStage{}).Check(context.Background(), e); err != nil || !done {
 		t.Errorf("Check after Run = %v, %v", done, err)
 	}
-	if err := mc.Kube.AdmissionregistrationV1().MutatingAdmissionPolicyBindings().Delete(context.Background(), render.BundlePullPolicyName(e.Lab), metav1.DeleteOptions{}); err != nil {
+	if err := mc.Kube.AdmissionregistrationV1().MutatingAdmissionPolicyBindings().Delete(context.Background(),
+		render.BundlePullPolicyName(e.Lab), metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if done, _, _ := (tenantsStage{}).Check(context.Background(), e); done {
@@ -221,7 +223,8 @@ func TestTenantsStageFailsWhenThePolicyNeverTakes(t *testing.T) {
 	if err == nil {
 		t.Fatal("want an error")
 	}
-	for _, part := range []string{"stage tenants", "MutatingAdmissionPolicy " + render.BundlePullPolicyName(e.Lab), "still asks imagePullPolicy Always", "would still be pulled Always"} {
+	for _, part := range []string{"stage tenants", "MutatingAdmissionPolicy " + render.BundlePullPolicyName(e.Lab),
+		"still asks imagePullPolicy Always", "would still be pulled Always"} {
 		if !strings.Contains(err.Error(), part) {
 			t.Errorf("error %q lacks %q", err, part)
 		}

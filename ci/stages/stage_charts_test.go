@@ -136,7 +136,8 @@ func TestHelmCLIPullsIntoTheBundle(t *testing.T) {
 	}
 	args, _ := os.ReadFile(argsFile)
 	got := strings.Fields(string(args))
-	if len(got) != 8 || got[0] != "pull" || slices.Contains(got, "--kubeconfig") || !strings.HasPrefix(got[7], filepath.Join(dir, images.ChartsDir)) {
+	if len(got) != 8 || got[0] != "pull" || slices.Contains(got, "--kubeconfig") ||
+		!strings.HasPrefix(got[7], filepath.Join(dir, images.ChartsDir)) {
 		t.Errorf("helm was run with %q", got)
 	}
 	if len(entries) != 1 || entries[0].File != "hami-2.10.0.tgz" {

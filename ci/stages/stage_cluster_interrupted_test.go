@@ -67,13 +67,15 @@ func TestKindClusterOwnershipNamesAnInterruptedCreate(t *testing.T) {
 	if !errors.Is(err, owner.ErrNotOwned) {
 		t.Fatalf("err = %v, want owner.ErrNotOwned", err)
 	}
-	for _, want := range []string{"was creating a cluster of that name and was stopped", "kind delete cluster --name gpu-lab", "labctl up again"} {
+	for _, want := range []string{"was creating a cluster of that name and was stopped", "kind delete cluster --name gpu-lab",
+		"labctl up again"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not say %q: %v", want, err)
 		}
 	}
 	rec.KindPending = false
-	if _, err := owner.KindCluster(rec, true, e.State, "gpu-lab", []docker.Container{node}); err == nil || strings.Contains(err.Error(), "was creating") {
+	if _, err := owner.KindCluster(rec, true, e.State, "gpu-lab", []docker.Container{node}); err == nil ||
+		strings.Contains(err.Error(), "was creating") {
 		t.Errorf("without a pending create: %v, want the plain refusal", err)
 	}
 }

@@ -92,12 +92,14 @@ func TestDownRemovesEverythingOnce(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("owner record after create: %+v, %v, %v", rec, ok, err)
 	}
-	if _, err := d.RunContainer(ctx, docker.RunSpec{Name: "gpu-lab-tenant-a-worker", Labels: ownedWorkerLabels(e, "tenant-a", rec.ID)}); err != nil {
+	if _, err := d.RunContainer(ctx, docker.RunSpec{Name: "gpu-lab-tenant-a-worker",
+		Labels: ownedWorkerLabels(e, "tenant-a", rec.ID)}); err != nil {
 		t.Fatal(err)
 	}
 	// Another checkout's worker of a lab with the same name: lab label, other owner.
 	twin := runningOn("gpu-lab-tenant-b-worker", "kind", "172.18.0.4")
-	twin.Config.Labels = map[string]string{"gpu-lab.dev/lab": "gpu-lab", "tenant.clastix.io": "tenant-b", owner.Label: "0123456789abcdef0123456789abcdef"}
+	twin.Config.Labels = map[string]string{"gpu-lab.dev/lab": "gpu-lab", "tenant.clastix.io": "tenant-b",
+		owner.Label: "0123456789abcdef0123456789abcdef"}
 	d.containers["gpu-lab-tenant-b-worker"] = twin
 	d.containers["unrelated"] = runningOn("unrelated", "bridge", "172.17.0.2")
 	if err := e.State.WriteKubeconfig("tenant-a", []byte("x")); err != nil {

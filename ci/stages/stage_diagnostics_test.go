@@ -31,7 +31,8 @@ func TestDiagnoseReadsOnlyWhatThisStateDirMade(t *testing.T) {
 		d.containers[name] = c
 	}
 	dir := t.TempDir()
-	_ = Diagnose(context.Background(), e, &Error{Stage: stageCluster, Object: "kind cluster " + e.Lab.Name, Condition: "not this state dir's"}, dir)
+	_ = Diagnose(context.Background(), e, &Error{Stage: stageCluster, Object: "kind cluster " + e.Lab.Name, Condition: "not this state dir's"},
+		dir)
 	if strings.Contains(strings.Join(k.calls, ","), "logs") {
 		t.Error("kind export logs ran against a cluster this state dir did not create")
 	}

@@ -20,7 +20,8 @@ func TestDownRemovesTheNetworkItsCreateMade(t *testing.T) {
 	}{
 		{name: "made by the create", wantRemoved: true, wantRmCalled: true},
 		{name: "there before", existed: true},
-		{name: "another container on it", refusal: errors.New("error while removing network: network kind has active endpoints"), wantRmCalled: true},
+		{name: "another container on it", refusal: errors.New("error while removing network: network kind has active endpoints"),
+			wantRmCalled: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e, d, k, _ := testEnv(t)

@@ -24,7 +24,8 @@ func TestClusterStageAndDownLeaveAForeignKindCluster(t *testing.T) {
 	}{
 		{"a state dir that never made a cluster", func(*testing.T, *Env) {}, "no owner record"},
 		{"this state dir's cluster was deleted and another took its name", func(t *testing.T, e *Env) {
-			if err := owner.Write(e.State, owner.Record{ID: "owner1", KindCluster: e.Lab.Name, KindNodes: map[string]string{e.controlPlaneContainer(): "f00d"}}); err != nil {
+			if err := owner.Write(e.State, owner.Record{ID: "owner1", KindCluster: e.Lab.Name,
+				KindNodes: map[string]string{e.controlPlaneContainer(): "f00d"}}); err != nil {
 				t.Fatal(err)
 			}
 		}, "is not one the state dir recorded"},

@@ -38,7 +38,8 @@ func TestWorkersRefuseAContainerTheyDidNotStart(t *testing.T) {
 		}, true},
 		{"tenant control, worker plane: the management node", func(t *testing.T, e *Env, d *fakeDocker) string {
 			e.Lab.Tenants[0].Name, e.Lab.Tenants[0].Workers[0].Name = "control", "plane"
-			if err := e.State.WriteKubeconfig("control", adminConf(t, e.Reach.tenantServer("172.18.0.2", e.Lab.Tenants[0].Ports.APIServer))); err != nil {
+			if err := e.State.WriteKubeconfig("control", adminConf(t, e.Reach.tenantServer("172.18.0.2",
+				e.Lab.Tenants[0].Ports.APIServer))); err != nil {
 				t.Fatal(err)
 			}
 			cp := d.kindNode(e.Lab.Name) // kind's labels on the management node

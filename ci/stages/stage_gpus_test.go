@@ -117,7 +117,8 @@ func TestGPUsStageGatesOnTheDevicePlugin(t *testing.T) {
 		want    []string
 	}{
 		{"plugin scheduled on no node", func(t *testing.T, c *Clients, _ string) {
-			if _, err := c.Kube.AppsV1().DaemonSets(render.HAMiNamespace).UpdateStatus(ctx, readyDaemonSet(render.HAMiDevicePluginObject, 0), metav1.UpdateOptions{}); err != nil {
+			if _, err := c.Kube.AppsV1().DaemonSets(render.HAMiNamespace).UpdateStatus(ctx, readyDaemonSet(render.HAMiDevicePluginObject, 0),
+				metav1.UpdateOptions{}); err != nil {
 				t.Fatal(err)
 			}
 		}, []string{"stage gpus", "DaemonSet kube-system/hami-device-plugin in tenant tenant-b", "scheduled on no node"}},

@@ -60,7 +60,8 @@ func hamiTenant(t *testing.T, e *Env, tenant string, ready int32) *Clients {
 		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: hamiScheduler, Namespace: render.HAMiNamespace},
 			Spec: appsv1.DeploymentSpec{Replicas: i32(1)}, Status: appsv1.DeploymentStatus{AvailableReplicas: 1, UpdatedReplicas: 1}},
 		&admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: hamiWebhook},
-			Webhooks: []admissionregistrationv1.MutatingWebhook{{Name: "vgpu.hami.io", ClientConfig: admissionregistrationv1.WebhookClientConfig{CABundle: []byte("pem")}}}},
+			Webhooks: []admissionregistrationv1.MutatingWebhook{{Name: "vgpu.hami.io",
+				ClientConfig: admissionregistrationv1.WebhookClientConfig{CABundle: []byte("pem")}}}},
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: render.HAMiSchedulerObject, Namespace: render.HAMiNamespace},
 			Data: map[string]string{render.HAMiSchedulerConfigKey: string(cfg)}},
 	)
@@ -91,8 +92,10 @@ func TestHAMiStagePreparesGPUNodesBeforeInstall(t *testing.T) {
 		if cond, installed := h.atInstall[tn.Name]; !installed || cond != "1/1 ready" {
 			t.Errorf("%s: at helm install (installed %v) the GPU nodes were %q, want labelled and 1/1 ready", tn.Name, installed, cond)
 		}
-		for _, gvr := range []schema.GroupVersionResource{{Version: "v1", Resource: "configmaps"}, {Group: "apps", Version: "v1", Resource: "daemonsets"}} {
-			if _, err := e.clients[tn.Name].Dynamic.Resource(gvr).Namespace(render.HAMiNamespace).Get(ctx, render.NVMLMockName, metav1.GetOptions{}); err != nil {
+		for _, gvr := range []schema.GroupVersionResource{{Version: "v1", Resource: "configmaps"},
+			{Group: "apps", Version: "v1", Resource: "daemonsets"}} {
+			if _, err := e.clients[tn.Name].Dynamic.Resource(gvr).Namespace(render.HAMiNamespace).Get(ctx, render.NVMLMockName,
+				metav1.GetOptions{}); err != nil {
 				t.Errorf("%s: %s %s not applied: %v", tn.Name, gvr.Resource, render.NVMLMockName, err)
 			}
 		}
@@ -144,7 +147,8 @@ func TestCountGap(t *testing.T) {
 	}{
 		{"both right", q("20"), q("20"), ""},
 		{"allocatable short", q("20"), q("10"), "allocatable nvidia.com/gpu want 20, got 10"},
-		{"absent", corev1.ResourceList{}, corev1.ResourceList{}, "capacity nvidia.com/gpu want 20, got absent; allocatable nvidia.com/gpu want 20, got absent"},
+		{"absent", corev1.ResourceList{}, corev1.ResourceList{},
+			"capacity nvidia.com/gpu want 20, got absent; allocatable nvidia.com/gpu want 20, got absent"},
 		{"capacity over", q("30"), q("20"), "capacity nvidia.com/gpu want 20, got 30"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

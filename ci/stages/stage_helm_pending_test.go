@@ -101,7 +101,8 @@ func TestHAMiStageEndsARevisionAnInterruptedUpLeftPending(t *testing.T) {
 		if got, want := h.calls[tn.Name], []string{"status", "upgrade"}; !slices.Equal(got, want) {
 			t.Errorf("%s: helm calls %q, want %q", tn.Name, got, want)
 		}
-		if _, err := e.clients[tn.Name].Kube.CoreV1().Secrets(render.HAMiNamespace).Get(context.Background(), h.record[tn.Name], metav1.GetOptions{}); err == nil {
+		if _, err := e.clients[tn.Name].Kube.CoreV1().Secrets(render.HAMiNamespace).Get(context.Background(), h.record[tn.Name],
+			metav1.GetOptions{}); err == nil {
 			t.Errorf("%s: Secret %s still there", tn.Name, h.record[tn.Name])
 		}
 	}

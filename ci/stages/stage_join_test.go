@@ -173,7 +173,8 @@ func TestWorkersPlanShowsResetThenJoin(t *testing.T) {
 	if !strings.Contains(text, "skipPhases:\n- preflight") || strings.Contains(text, "ignorePreflightErrors") {
 		t.Errorf("plan's join does not skip preflight as kind does:\n%s", text)
 	}
-	await := strings.Index(text, "wait in tenant tenant-b until Kamaji has written what kubeadm join reads (ConfigMap kube-public/cluster-info,")
+	await := strings.Index(text,
+		"wait in tenant tenant-b until Kamaji has written what kubeadm join reads (ConfigMap kube-public/cluster-info,")
 	token := strings.Index(text, "create Secret kube-system/bootstrap-token-<id> in tenant tenant-b")
 	if await < 0 || token < 0 || await > token {
 		t.Errorf("plan: Kamaji's objects awaited at %d, token at %d; want the wait first:\n%s", await, token, text)

@@ -84,7 +84,8 @@ func TestMissingTenantObjects(t *testing.T) {
 	}
 	denied := kubefake.NewSimpleClientset()
 	denied.PrependReactor("get", "clusterrolebindings", func(k8stesting.Action) (bool, runtime.Object, error) {
-		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings"}, "x", nil)
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings"}, "x",
+			nil)
 	})
 	if _, err := missingTenantObjects(ctx, denied, joinPrerequisites()); err == nil || !strings.Contains(err.Error(), "ClusterRoleBinding") {
 		t.Errorf("forbidden: err = %v, want it to name the object", err)

@@ -130,13 +130,15 @@ func TestHAMiStageWaitsForSchedulerAndWebhook(t *testing.T) {
 		// plugin; HAMi reads the lab's device file.
 		dev, _ := render.HAMiDeviceConfigYAML(e.Lab)
 		var v render.HAMiValues
-		if err := yaml.Unmarshal(data, &v); err != nil || v.MockDevicePlugin.Enabled || !v.DevicePlugin.Enabled || v.DevicePlugin.NvidiaDriverRoot != render.NVMLMockDriverRoot || v.DeviceConfig.Content != string(dev) {
+		if err := yaml.Unmarshal(data, &v); err != nil || v.MockDevicePlugin.Enabled || !v.DevicePlugin.Enabled ||
+			v.DevicePlugin.NvidiaDriverRoot != render.NVMLMockDriverRoot || v.DeviceConfig.Content != string(dev) {
 			t.Errorf("values file %s: want the device plugin on the mock library's driver root, the mock plugin off and device-config.content the lab's device file (%v):\n%s", vf, err, data)
 		}
 	}
 	// One install a tenant, in whichever order the tenants finished.
 	calls := slices.Sorted(slices.Values(slices.DeleteFunc(h.calls, func(c string) bool { return strings.Contains(c, ".yaml: status ") })))
-	if len(calls) != 2 || !strings.HasPrefix(calls[0], "tenant-a.yaml: upgrade --install hami hami") || !strings.Contains(calls[1], "--values "+valuesFile(e, "tenant-b")) {
+	if len(calls) != 2 || !strings.HasPrefix(calls[0], "tenant-a.yaml: upgrade --install hami hami") ||
+		!strings.Contains(calls[1], "--values "+valuesFile(e, "tenant-b")) {
 		t.Errorf("helm calls = %q", h.calls)
 	}
 }
@@ -159,7 +161,8 @@ func TestDiagnoseWritesTheBundle(t *testing.T) {
 	if err != nil {
 		t.Logf("partial diagnostics (expected with fakes): %v", err)
 	}
-	for _, f := range []string{"error.txt", "management/tcp.yaml", "management/events.txt", "tenants/tenant-a/nodes.yaml", "tenants/tenant-a/events.txt", "workers/gpu-lab-tenant-a-worker.log"} {
+	for _, f := range []string{"error.txt", "management/tcp.yaml", "management/events.txt", "tenants/tenant-a/nodes.yaml",
+		"tenants/tenant-a/events.txt", "workers/gpu-lab-tenant-a-worker.log"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("bundle lacks %s", f)
 		}

@@ -25,8 +25,10 @@ func TestPreflightNamesHostsTheLabCannotRunOn(t *testing.T) {
 	}{
 		{"a host that can", nil, "", "", true},
 		{"privileged refused", &hostProbeResult{err: refused}, "", "runs as root", true},
-		{"low inotify limits", &hostProbeResult{probe: docker.HostProbe{MaxUserWatches: 8192, MaxUserInstances: 128, FreeBytes: 100 << 30}}, "", "sysctl -w", true},
-		{"no room", &hostProbeResult{probe: docker.HostProbe{MaxUserWatches: preflight.MinInotifyWatches, MaxUserInstances: preflight.MinInotifyInstances, FreeBytes: 1 << 30}}, "", "1.0 GiB free", true},
+		{"low inotify limits", &hostProbeResult{probe: docker.HostProbe{MaxUserWatches: 8192, MaxUserInstances: 128, FreeBytes: 100 << 30}}, "",
+			"sysctl -w", true},
+		{"no room", &hostProbeResult{probe: docker.HostProbe{MaxUserWatches: preflight.MinInotifyWatches,
+			MaxUserInstances: preflight.MinInotifyInstances, FreeBytes: 1 << 30}}, "", "1.0 GiB free", true},
 		{"only a stage that starts no node: not probed", &hostProbeResult{err: refused}, stageHAMi, "", false},
 		{"userns-remap: probed with --userns=host, as kind's nodes run", nil, "", "", true},
 	} {

@@ -121,7 +121,8 @@ func indexOf(events []string, ev string) int { return slices.Index(events, ev) }
 func ownManagementNode(t *testing.T, e *Env, d *fakeDocker) owner.Record {
 	t.Helper()
 	cp := d.kindNode(e.Lab.Name)
-	rec := owner.Record{ID: "00112233445566778899aabbccddeeff", KindCluster: e.Lab.Name, KindNodes: map[string]string{e.controlPlaneContainer(): cp.ID}}
+	rec := owner.Record{ID: "00112233445566778899aabbccddeeff", KindCluster: e.Lab.Name,
+		KindNodes: map[string]string{e.controlPlaneContainer(): cp.ID}}
 	if err := owner.Write(e.State, rec); err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +186,8 @@ func TestPreloadImportsEveryImageBeforeItsStage(t *testing.T) {
 		for _, node := range nodes {
 			at := indexOf(n.events, "import "+node+" "+i.Ref)
 			if at < 0 || at > run {
-				t.Errorf("%s (stage %s) imported into %s at event %d, stage runs at %d:\n%s", i.Ref, i.Stage, node, at, run, strings.Join(n.events, "\n"))
+				t.Errorf("%s (stage %s) imported into %s at event %d, stage runs at %d:\n%s", i.Ref, i.Stage, node, at, run,
+					strings.Join(n.events, "\n"))
 			}
 			checked++
 		}
@@ -256,7 +258,8 @@ func TestPreloadReachesAFreshWorkerBeforeItJoins(t *testing.T) {
 
 // chainJoin answers the worker's boot and join the way the workers stage
 // test does, and hands containerd commands to the node stores.
-func chainJoin(prev func(string, []string) ([]byte, error), n *nodeStores, worker string, tc *Clients) func(string, []string) ([]byte, error) {
+func chainJoin(prev func(string, []string) ([]byte, error), n *nodeStores, worker string,
+	tc *Clients) func(string, []string) ([]byte, error) {
 	return func(container string, cmd []string) ([]byte, error) {
 		if container != worker {
 			if prev != nil {
@@ -302,7 +305,8 @@ func TestClusterStageStartsTheBundledNodeImageByID(t *testing.T) {
 // TestImageStagesAreStageNames: ci/images names stages by string (it sits
 // below this package); they must be the stages' names.
 func TestImageStagesAreStageNames(t *testing.T) {
-	for _, s := range []string{images.StageCluster, images.StageKamaji, images.StageTenants, images.StageWorkers, images.StageHAMi, images.StageGPUs} {
+	for _, s := range []string{images.StageCluster, images.StageKamaji, images.StageTenants, images.StageWorkers, images.StageHAMi,
+		images.StageGPUs} {
 		if !slices.Contains(Names, s) {
 			t.Errorf("ci/images stage %q is not a stage", s)
 		}

@@ -150,7 +150,8 @@ func TestWorkersStageJoinsAndWaits(t *testing.T) {
 		t.Fatalf("joins = %v", joins)
 	}
 	for _, j := range joins {
-		for _, part := range []string{"kubeadm join --config /kind/kubeadm.conf", "apiServerEndpoint: 172.18.0.2:3", "- sha256:359f7f27", "value: 172.18.0.9", "- preflight"} {
+		for _, part := range []string{"kubeadm join --config /kind/kubeadm.conf", "apiServerEndpoint: 172.18.0.2:3", "- sha256:359f7f27",
+			"value: 172.18.0.9", "- preflight"} {
 			if !strings.Contains(j, part) {
 				t.Errorf("join %q lacks %q", j, part)
 			}
@@ -183,7 +184,8 @@ func TestWorkersStageJoinsAndWaits(t *testing.T) {
 		}
 		tracker := c.Dynamic.(*dynamicfake.FakeDynamicClient).Tracker()
 		for _, ds := range []string{"kindnet", "kube-proxy"} {
-			if _, err := tracker.Get(schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}, "kube-system", ds); err != nil {
+			if _, err := tracker.Get(schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}, "kube-system",
+				ds); err != nil {
 				t.Errorf("tenant %s: DaemonSet %s not applied: %v", name, ds, err)
 			}
 		}

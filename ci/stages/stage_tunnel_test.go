@@ -36,9 +36,10 @@ func seedTenantAddons(t *testing.T, c *Clients, workers ...string) {
 	}
 	for _, w := range workers {
 		objs = append(objs, &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: render.KonnectivityAgentName + "-" + w, Namespace: "kube-system", Labels: map[string]string{"k8s-app": render.KonnectivityAgentName}},
-			Spec:       corev1.PodSpec{NodeName: w},
-			Status:     corev1.PodStatus{Phase: corev1.PodRunning},
+			ObjectMeta: metav1.ObjectMeta{Name: render.KonnectivityAgentName + "-" + w, Namespace: "kube-system",
+				Labels: map[string]string{"k8s-app": render.KonnectivityAgentName}},
+			Spec:   corev1.PodSpec{NodeName: w},
+			Status: corev1.PodStatus{Phase: corev1.PodRunning},
 		})
 	}
 	tracker := c.Kube.(*kubefake.Clientset).Tracker()
@@ -81,7 +82,8 @@ func TestWorkersStageProvesTheKonnectivityTunnel(t *testing.T) {
 	}{
 		{"tunnel carries pods/log", true, nil, nil, true},
 		{"no agent connected", true, errors.New(`Get "https://172.18.0.9:10250/containerLogs/kube-system/konnectivity-agent-x/konnectivity-agent?tailLines=1": No agent available`),
-			[]string{"konnectivity tunnel of tenant tenant-a to gpu-lab-tenant-a-worker", "No agent available", "konnectivity-server", "konnectivity-agent"}, true},
+			[]string{"konnectivity tunnel of tenant tenant-a to gpu-lab-tenant-a-worker", "No agent available", "konnectivity-server",
+				"konnectivity-agent"}, true},
 		{"agents never scheduled", false, nil,
 			[]string{"DaemonSet kube-system/konnectivity-agent in tenant tenant-a (the konnectivity tunnel's agents)"}, false},
 	} {
@@ -99,10 +101,12 @@ func TestWorkersStageProvesTheKonnectivityTunnel(t *testing.T) {
 				broken := tn.Name == "tenant-a"
 				if !tt.agents && broken { // joiningEnv seeds them: take the agents away
 					tracker := c.Kube.(*kubefake.Clientset).Tracker()
-					if err := tracker.Delete(appsv1.SchemeGroupVersion.WithResource("daemonsets"), "kube-system", render.KonnectivityAgentName); err != nil {
+					if err := tracker.Delete(appsv1.SchemeGroupVersion.WithResource("daemonsets"), "kube-system",
+						render.KonnectivityAgentName); err != nil {
 						t.Fatal(err)
 					}
-					if err := tracker.Delete(corev1.SchemeGroupVersion.WithResource("pods"), "kube-system", render.KonnectivityAgentName+"-"+e.Lab.NodeName(tn.Name, "worker")); err != nil {
+					if err := tracker.Delete(corev1.SchemeGroupVersion.WithResource("pods"), "kube-system",
+						render.KonnectivityAgentName+"-"+e.Lab.NodeName(tn.Name, "worker")); err != nil {
 						t.Fatal(err)
 					}
 				}

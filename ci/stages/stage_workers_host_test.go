@@ -20,11 +20,13 @@ func TestWorkersStartWithKindsHostFlags(t *testing.T) {
 		want    []string
 		notWant []string
 	}{
-		{"plain host", docker.DaemonInfo{Driver: "overlay2", DriverStatus: [][]string{{"Backing Filesystem", "extfs"}}, SecurityOptions: []string{"name=seccomp,profile=default"}}, nil,
+		{"plain host", docker.DaemonInfo{Driver: "overlay2", DriverStatus: [][]string{{"Backing Filesystem", "extfs"}},
+			SecurityOptions: []string{"name=seccomp,profile=default"}}, nil,
 			nil, []string{"--userns=host", "--device", "/dev/mapper:/dev/mapper", "PROXY"}},
 		{"userns-remap and zfs", docker.DaemonInfo{Driver: "zfs", SecurityOptions: []string{"name=apparmor", "name=userns"}}, nil,
 			[]string{"--userns=host", "--volume /dev/mapper:/dev/mapper"}, []string{"/dev/fuse"}},
-		{"rootless behind a proxy", docker.DaemonInfo{Driver: "overlay2", SecurityOptions: []string{"name=seccomp,profile=default", "name=rootless", "name=cgroupns"}},
+		{"rootless behind a proxy", docker.DaemonInfo{Driver: "overlay2", SecurityOptions: []string{"name=seccomp,profile=default",
+			"name=rootless", "name=cgroupns"}},
 			map[string]string{"HTTP_PROXY": "http://proxy:3128"},
 			[]string{"--device /dev/fuse", "--env HTTP_PROXY=http://proxy:3128", "--env NO_PROXY=172.18.0.0/16,10.96.0.0/16,10.100.0.0/16,gpu-lab-control-plane,gpu-lab-tenant-a-worker,gpu-lab-tenant-b-worker,.svc,.svc.cluster,.svc.cluster.local"},
 			[]string{"/dev/mapper", "--userns"}},

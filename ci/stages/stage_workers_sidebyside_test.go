@@ -148,7 +148,8 @@ func TestWorkersRunTenantsAndJoinsSideBySide(t *testing.T) {
 	defer cancel()
 	msg, err := workersStage{}.Run(ctx, l.e)
 	if err != nil {
-		t.Fatalf("workers did not run side by side: booting together %q, joining together %q, of %q; Run: %v", boots.seen(), joins.seen(), l.nodes, err)
+		t.Fatalf("workers did not run side by side: booting together %q, joining together %q, of %q; Run: %v", boots.seen(), joins.seen(),
+			l.nodes, err)
 	}
 	want := "joined, Ready and reached through their tenant's konnectivity tunnel: " + strings.Join(l.nodes, ", ")
 	if msg != want {
@@ -199,10 +200,12 @@ func TestWorkersStopEveryTenantWhenOneJoinFails(t *testing.T) {
 	stillRunning, stopped := running, slices.Clone(cancelled)
 	mu.Unlock()
 	if ctx.Err() != nil {
-		t.Fatalf("the joins did not run side by side (joining together %q of %q): the stage ran into the test's bound; Run: %v", joins.seen(), l.nodes, err)
+		t.Fatalf("the joins did not run side by side (joining together %q of %q): the stage ran into the test's bound; Run: %v", joins.seen(),
+			l.nodes, err)
 	}
 	var se *Error
-	if !errors.As(err, &se) || se.Stage != stageWorkers || se.Object != "kubeadm join of "+bad+" to tenant tenant-a" || !strings.Contains(se.Condition, "TLS Bootstrap") {
+	if !errors.As(err, &se) || se.Stage != stageWorkers || se.Object != "kubeadm join of "+bad+" to tenant tenant-a" ||
+		!strings.Contains(se.Condition, "TLS Bootstrap") {
 		t.Fatalf("err = %v, want stage %s naming the kubeadm join of %s with kubeadm's last line", err, stageWorkers, bad)
 	}
 	if errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "context canceled") {

@@ -55,7 +55,8 @@ func proveTunnel(ctx context.Context, e *Env, tc *Clients, t lab.Tenant) error {
 		return ok, cond, nil
 	})
 	if err != nil {
-		return fail(stageWorkers, "DaemonSet kube-system/"+render.KonnectivityAgentName+" in tenant "+t.Name+" (the konnectivity tunnel's agents)", cond, err)
+		return fail(stageWorkers,
+			"DaemonSet kube-system/"+render.KonnectivityAgentName+" in tenant "+t.Name+" (the konnectivity tunnel's agents)", cond, err)
 	}
 	cond, err = e.wait(ctx, e.Timeouts.Rollout, "CoreDNS in tenant "+t.Name, func(ctx context.Context) (bool, string, error) {
 		d, err := tc.Kube.AppsV1().Deployments("kube-system").Get(ctx, coreDNSName, metav1.GetOptions{})

@@ -29,9 +29,10 @@ func TestWaitRetriesTransientErrorsAndNamesTheLastCondition(t *testing.T) {
 
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	cond, err = waitLogged(context.Background(), 30*time.Millisecond, time.Millisecond, log, "TenantControlPlane x", func(context.Context) (bool, string, error) {
-		return false, "status Provisioning", nil
-	})
+	cond, err = waitLogged(context.Background(), 30*time.Millisecond, time.Millisecond, log, "TenantControlPlane x",
+		func(context.Context) (bool, string, error) {
+			return false, "status Provisioning", nil
+		})
 	if err == nil || !strings.Contains(err.Error(), "not ready after") || cond != "status Provisioning" {
 		t.Fatalf("timeout: %q, %v", cond, err)
 	}
@@ -41,7 +42,8 @@ func TestWaitRetriesTransientErrorsAndNamesTheLastCondition(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := waitFor(ctx, time.Second, time.Millisecond, func(context.Context) (bool, string, error) { return false, "x", nil }); !errors.Is(err, context.Canceled) {
+	never := func(context.Context) (bool, string, error) { return false, "x", nil }
+	if _, err := waitFor(ctx, time.Second, time.Millisecond, never); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled: err = %v", err)
 	}
 }

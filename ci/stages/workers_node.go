@@ -53,10 +53,12 @@ func startWorker(ctx context.Context, e *Env, ownerID, tenant, name, img string,
 	switch {
 	case err == nil && c.State.Running:
 	case err == nil:
-		return failf(stageWorkers, "container "+name, "state "+c.State.Status, "exists but is not running: remove it (`labctl down`) and run again")
+		return failf(stageWorkers, "container "+name, "state "+c.State.Status,
+			"exists but is not running: remove it (`labctl down`) and run again")
 	case docker.IsNotFound(err):
 		e.log().Info("starting worker", "container", name, "host additions", host.Describe())
-		if _, err := e.Docker.RunContainer(ctx, docker.KindNodeSpec(name, img, e.Network, ownedWorkerLabels(e, tenant, ownerID), host)); err != nil {
+		spec := docker.KindNodeSpec(name, img, e.Network, ownedWorkerLabels(e, tenant, ownerID), host)
+		if _, err := e.Docker.RunContainer(ctx, spec); err != nil {
 			return fail(stageWorkers, "container "+name, "", err)
 		}
 	default:

@@ -125,9 +125,10 @@ func (tw *tenantWorkers) joinPrerequisites(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cond, err := tw.run.e.wait(ctx, tw.run.e.Timeouts.TenantReady, "Kamaji's join objects in tenant "+tw.t.Name, func(ctx context.Context) (bool, string, error) {
-		return joinPrerequisitesPresent(ctx, tc.Kube)
-	})
+	cond, err := tw.run.e.wait(ctx, tw.run.e.Timeouts.TenantReady, "Kamaji's join objects in tenant "+tw.t.Name,
+		func(ctx context.Context) (bool, string, error) {
+			return joinPrerequisitesPresent(ctx, tc.Kube)
+		})
 	if err != nil {
 		return fail(stageWorkers, "tenant "+tw.t.Name+" join prerequisites", cond, err)
 	}

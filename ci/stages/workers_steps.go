@@ -129,7 +129,8 @@ func (r *workersRun) tenantSteps(i int, t lab.Tenant) (steps.Step, error) {
 func (tw *tenantWorkers) workerSteps(name string) (start, join steps.Step, err error) {
 	e, t := tw.run.e, tw.t
 	mgmt := render.PlaceholderManagementAddress
-	spec := docker.KindNodeSpec(name, e.Lab.Versions.WorkerImage(), e.Network, ownedWorkerLabels(e, t.Name, "<owner ID>"), docker.KindNodeHost{})
+	spec := docker.KindNodeSpec(name, e.Lab.Versions.WorkerImage(), e.Network, ownedWorkerLabels(e, t.Name, "<owner ID>"),
+		docker.KindNodeHost{})
 	start = steps.Do(func(ctx context.Context) error { return tw.start(ctx, name) },
 		"docker "+strings.Join(docker.RunArgs(spec), " "),
 		"+ what kind adds for the host, from docker info and the environment: --userns=host under "+
