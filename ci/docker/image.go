@@ -96,12 +96,19 @@ func (c CLI) Import(ctx context.Context, tarball io.Reader, ref string, changes 
 // Save streams an image archive (docker save) to w: on the containerd
 // image store only the daemon's own platform (ImageTransfer, imagestore.go).
 func (c CLI) Save(ctx context.Context, ref string, w io.Writer) error {
+	return c.SaveAll(ctx, []string{ref}, w)
+}
+
+// SaveAll streams one archive holding every image of refs to w, as Save
+// does one.
+func (c CLI) SaveAll(ctx context.Context, refs []string, w io.Writer) error {
+	names := strings.Join(refs, " ")
 	t, err := c.ImageTransfer(ctx)
 	if err != nil {
-		return fmt.Errorf("save image %s: %w", ref, err)
+		return fmt.Errorf("save image %s: %w", names, err)
 	}
-	if _, err := c.RunIO(ctx, nil, w, t.saveArgs(ref)...); err != nil {
-		return fmt.Errorf("save image %s (%s): %w", ref, t.Describe(), err)
+	if _, err := c.RunIO(ctx, nil, w, t.saveArgs(refs...)...); err != nil {
+		return fmt.Errorf("save image %s (%s): %w", names, t.Describe(), err)
 	}
 	return nil
 }

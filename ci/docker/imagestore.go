@@ -151,12 +151,12 @@ func imageTransferFor(info DaemonInfo, v versionInfo) (ImageTransfer, error) {
 	return t, nil
 }
 
-// saveArgs is the docker argv that saves ref.
-func (t ImageTransfer) saveArgs(ref string) []string {
+// saveArgs is the docker argv that saves refs into one archive.
+func (t ImageTransfer) saveArgs(refs ...string) []string {
 	if t.SavePlatform {
-		return []string{"save", "--platform", t.Platform, ref}
+		return append([]string{"save", "--platform", t.Platform}, refs...)
 	}
-	return []string{"save", ref}
+	return append([]string{"save"}, refs...)
 }
 
 // imageIDArgs is the docker argv that prints the ID of each of refs, one a

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -102,6 +103,10 @@ func TestImageTransferFor(t *testing.T) {
 			}
 			if args := got.saveArgs(ref); !reflect.DeepEqual(args, tt.args) {
 				t.Errorf("SaveArgs = %q, want %q", args, tt.args)
+			}
+			// Several images go into one archive, each named after the flags.
+			if args, want := got.saveArgs(ref, "b"), append(slices.Clone(tt.args), "b"); !reflect.DeepEqual(args, want) {
+				t.Errorf("SaveArgs(two) = %q, want %q", args, want)
 			}
 			// The IDs are read for the platform exactly when it is saved.
 			ids := got.imageIDArgs(ref, "b")

@@ -169,6 +169,10 @@ func (f *fakeDocker) Save(_ context.Context, ref string, w io.Writer) error {
 	_, err := w.Write([]byte("archive of " + ref))
 	return err
 }
+func (f *fakeDocker) SaveAll(_ context.Context, refs []string, w io.Writer) error {
+	_, err := w.Write([]byte("archive of " + strings.Join(refs, " ")))
+	return err
+}
 func (f *fakeDocker) ImageExists(_ context.Context, ref string) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -149,15 +149,9 @@ func (e *Env) preloadNode(ctx context.Context, stage, tenant, node string) error
 }
 
 func (e *Env) importAll(ctx context.Context, node string, refs []string) error {
-	var imported []string
-	for _, ref := range refs {
-		did, err := nodeimage.Load(ctx, e.Docker, node, ref)
-		if err != nil {
-			return fmt.Errorf("preload image %s into %s: %w", ref, node, err)
-		}
-		if did {
-			imported = append(imported, ref)
-		}
+	imported, err := nodeimage.Load(ctx, e.Docker, node, refs)
+	if err != nil {
+		return fmt.Errorf("preload images %s into %s: %w", strings.Join(refs, " "), node, err)
 	}
 	if len(imported) > 0 {
 		e.log().Info("preloaded images", "node", node, "images", strings.Join(imported, " "))

@@ -20,9 +20,10 @@ import (
 
 // nodeStores simulates each kind node's containerd: what `ctr images ls -q`
 // lists (normalized names), filled by `ctr images import` from what the
-// fake daemon's save wrote. events is the order of imports, stage runs and
-// joins; pulls records any attempt to pull inside a node. mu guards them:
-// the workers stage preloads and joins workers side by side.
+// fake daemon's save wrote (one archive may hold several images). events is
+// the order of imports, stage runs and joins; pulls records any attempt to
+// pull inside a node. mu guards them: the workers stage preloads and joins
+// workers side by side.
 type nodeStores struct {
 	mu     sync.Mutex
 	d      *fakeDocker
@@ -57,10 +58,13 @@ func (n *nodeStores) exec(container string, cmd []string) ([]byte, error) {
 		return n.dump, nil
 	case strings.HasPrefix(line, "ctr --namespace=k8s.io images import"):
 		n.d.mu.Lock()
-		ref := strings.TrimPrefix(string(n.d.stdin[container]), "archive of ")
+		refs := strings.Fields(strings.TrimPrefix(string(n.d.stdin[container]), "archive of "))
 		n.d.mu.Unlock()
-		n.store[container] = append(n.store[container], images.Normalize(ref))
-		n.events = append(n.events, "import "+container+" "+ref)
+		// One archive holds every image of an import (nodeimage.Load).
+		for _, ref := range refs {
+			n.store[container] = append(n.store[container], images.Normalize(ref))
+			n.events = append(n.events, "import "+container+" "+ref)
+		}
 	case strings.Contains(line, " pull"):
 		n.pulls = append(n.pulls, container+": "+line)
 	}

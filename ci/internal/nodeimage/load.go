@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
@@ -13,24 +14,48 @@ import (
 // Docker, ci/docker CLI).
 type Docker interface {
 	Exec(ctx context.Context, container string, stdin io.Reader, cmd ...string) ([]byte, error)
-	Save(ctx context.Context, ref string, w io.Writer) error
+	// SaveAll streams one archive holding every image of refs (docker save
+	// ref...).
+	SaveAll(ctx context.Context, refs []string, w io.Writer) error
 	ImageTransfer(ctx context.Context) (docker.ImageTransfer, error)
 }
 
-// Load imports the image from the daemon into the node's containerd unless
-// present, and tells whether it imported it.
-func Load(ctx context.Context, d Docker, node, img string) (bool, error) {
+// Load imports the images of refs the node's containerd lacks from the
+// daemon, and returns those it imported. They travel in one archive
+// through one `ctr images import`, as kind loads images (kind v0.33.0
+// pkg/cmd/kind/load/docker-image/docker-image.go:173-193: one `docker save`
+// of every image, one LoadImageArchive per node): the node's containerd
+// configuration and ctr version are read once, not once per image.
+func Load(ctx context.Context, d Docker, node string, refs []string) ([]string, error) {
+	missing := refs
 	out, err := d.Exec(ctx, node, nil, "ctr", "--namespace=k8s.io", "images", "ls", "-q")
-	// ctr lists normalized names (docker.io/..., registry.k8s.io/...).
-	if err == nil && containsLine(string(out), docker.Normalize(img)) {
-		return false, nil
+	if err == nil {
+		missing = absent(string(out), refs)
 	}
-	return true, load(ctx, d, node, img)
+	if len(missing) == 0 {
+		return nil, nil
+	}
+	if err := load(ctx, d, node, missing); err != nil {
+		return nil, err
+	}
+	return missing, nil
 }
 
-// load streams `docker save img` into the node's `ctr images import`, with
-// the snapshotter and platform the node's containerd uses.
-func load(ctx context.Context, d Docker, node, img string) error {
+// absent lists the refs (each once, in order) that ctr's listing lacks;
+// ctr lists normalized names (docker.io/..., registry.k8s.io/...).
+func absent(listing string, refs []string) []string {
+	var out []string
+	for _, ref := range refs {
+		if !containsLine(listing, docker.Normalize(ref)) && !slices.Contains(out, ref) {
+			out = append(out, ref)
+		}
+	}
+	return out
+}
+
+// load streams `docker save refs...` into the node's `ctr images import`,
+// with the snapshotter and platform the node's containerd uses.
+func load(ctx context.Context, d Docker, node string, refs []string) error {
 	dump, err := d.Exec(ctx, node, nil, ContainerdConfigDumpCommand...)
 	if err != nil {
 		return fmt.Errorf("read the snapshotter of %s's containerd: %w", node, err)
@@ -45,10 +70,10 @@ func load(ctx context.Context, d Docker, node, img string) error {
 	}
 	tr, err := d.ImageTransfer(ctx)
 	if err != nil {
-		return fmt.Errorf("import %s into %s: %w", img, node, err)
+		return fmt.Errorf("import %s into %s: %w", strings.Join(refs, " "), node, err)
 	}
 	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(d.Save(ctx, img, pw)) }()
+	go func() { pw.CloseWithError(d.SaveAll(ctx, refs, pw)) }()
 	_, err = d.Exec(ctx, node, pr, ContainerdImportCommand(snapshotter, tr.Platform, ctrImportsLocally(ver))...)
 	pr.Close()
 	return err

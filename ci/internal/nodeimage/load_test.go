@@ -36,8 +36,8 @@ func (n *listingNode) Exec(_ context.Context, _ string, stdin io.Reader, cmd ...
 	return nil, nil
 }
 
-func (n *listingNode) Save(_ context.Context, ref string, w io.Writer) error {
-	_, err := io.WriteString(w, "archive of "+ref)
+func (n *listingNode) SaveAll(_ context.Context, refs []string, w io.Writer) error {
+	_, err := io.WriteString(w, "archive of "+strings.Join(refs, " "))
 	return err
 }
 
@@ -45,11 +45,11 @@ func (n *listingNode) ImageTransfer(context.Context) (docker.ImageTransfer, erro
 	return docker.ImageTransfer{}, nil
 }
 
-// TestLoadTellsWhetherItImported: an image the node's containerd lists
-// (by its normalized name) is left alone and reported as not imported;
-// one it lacks is streamed in and reported as imported — the stages log
-// only what they imported.
-func TestLoadTellsWhetherItImported(t *testing.T) {
+// TestLoadTellsWhatItImported: images the node's containerd lists (by
+// their normalized names) are left alone; those it lacks are streamed in
+// together, one archive through one import, each named once — the stages
+// log only what they imported. A node that lists them all gets no import.
+func TestLoadTellsWhatItImported(t *testing.T) {
 	dump, err := os.ReadFile("testdata/containerd-config-dump-kind-node-v2.toml")
 	if err != nil {
 		t.Fatal(err)
@@ -58,20 +58,22 @@ func TestLoadTellsWhetherItImported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	const certgen, mock = "docker.io/liangjw/kube-webhook-certgen:v1.1.1", "gpu-lab/nvml-mock:v0.1.0"
 	n := &listingNode{listed: []string{"docker.io/projecthami/hami:v2.10.0"}, dump: dump, version: version}
-	for _, tc := range []struct {
-		ref      string
-		imported bool
-	}{
-		{"projecthami/hami:v2.10.0", false},
-		{"docker.io/liangjw/kube-webhook-certgen:v1.1.1", true},
-	} {
-		did, err := Load(context.Background(), n, "gpu-lab-tenant-a-worker", tc.ref)
-		if err != nil || did != tc.imported {
-			t.Errorf("Load(%s) = %v, %v; want %v, nil", tc.ref, did, err, tc.imported)
-		}
+	did, err := Load(context.Background(), n, "gpu-lab-tenant-a-worker",
+		[]string{"projecthami/hami:v2.10.0", certgen, mock, certgen})
+	if err != nil || !slices.Equal(did, []string{certgen, mock}) {
+		t.Errorf("Load = %q, %v; want [%s %s], nil", did, err, certgen, mock)
 	}
-	if want := []string{"archive of docker.io/liangjw/kube-webhook-certgen:v1.1.1"}; !slices.Equal(n.imports, want) {
+	if want := []string{"archive of " + certgen + " " + mock}; !slices.Equal(n.imports, want) {
 		t.Errorf("imports = %q, want %q", n.imports, want)
+	}
+	n = &listingNode{listed: []string{"docker.io/projecthami/hami:v2.10.0"}, dump: dump, version: version}
+	did, err = Load(context.Background(), n, "gpu-lab-tenant-a-worker", []string{"projecthami/hami:v2.10.0"})
+	if err != nil || did != nil {
+		t.Errorf("Load of a listed image = %q, %v; want nothing imported", did, err)
+	}
+	if len(n.imports) != 0 {
+		t.Errorf("imports = %q, want none", n.imports)
 	}
 }
