@@ -33,6 +33,13 @@ const (
 	StageGPUs    = "gpus"
 )
 
+// The Helm releases of the management cluster whose images the lab
+// bundles; ci/stages installs them under these names.
+const (
+	ReleaseCertManager = "cert-manager"
+	ReleaseKamaji      = "kamaji"
+)
+
 // Image is one image the lab runs.
 type Image struct {
 	// Ref is the reference as the manifest or config names it (tag, and the
@@ -47,6 +54,11 @@ type Image struct {
 	Preloaded string
 	// PullPolicy is what the pod spec sets ("" for daemon images).
 	PullPolicy string
+	// Release, when set, is the Helm release whose pods run the image: the
+	// stage imports it into the node just before that release's install,
+	// beside the release installed before it (ci/stages kamaji.go), instead
+	// of with the stage's other images before the stage starts.
+	Release string
 	// BundlePullPolicy, when set, is the policy the pod runs with when the
 	// lab runs from a bundle: Kamaji's Always becomes IfNotPresent through
 	// the MutatingAdmissionPolicy the tenants stage installs then
@@ -180,10 +192,10 @@ func listManagement(s *listing, l *lab.Lab, opts render.Options) error {
 	cm := "quay.io/jetstack/cert-manager-"
 	for _, c := range []string{"controller", "webhook", "cainjector", "startupapicheck"} {
 		s.add(Image{Ref: cm + c + ":" + l.Versions.CertManager, Stage: StageKamaji, Place: Management,
-			Source: srcCertManager, PullPolicy: "IfNotPresent"})
+			Source: srcCertManager, PullPolicy: "IfNotPresent", Release: ReleaseCertManager})
 	}
 	s.add(Image{Ref: "clastix/kamaji:" + l.Versions.KamajiImage, Stage: StageKamaji, Place: Management, Source: srcKamaji,
-		PullPolicy: "IfNotPresent"})
+		PullPolicy: "IfNotPresent", Release: ReleaseKamaji})
 	// Cert-manager's chart v1.18.3 and Kamaji's pick no image from the
 	// cluster's version (cert-manager deploy/charts/cert-manager/templates/
 	// _helpers.tpl:182-188: tag, else appVersion — no template reads
@@ -191,9 +203,12 @@ func listManagement(s *listing, l *lab.Lab, opts render.Options) error {
 	// charts/kamaji/templates/controller.yaml:53 image.tag, set by the lab);
 	// kamaji-etcd's kubectl would, and the lab pins all of kamaji-etcd's
 	// images (kamajietcd.go).
-	s.add(Image{Ref: etcdServer.Ref(), Stage: StageKamaji, Place: Management, Source: srcKamajiEtcd, PullPolicy: "IfNotPresent"})
-	s.add(Image{Ref: etcdJobs.Ref(), Stage: StageKamaji, Place: Management, Source: srcEtcdJobs, PullPolicy: "IfNotPresent"})
-	s.add(Image{Ref: etcdKubectl.Ref(), Stage: StageKamaji, Place: Management, Source: srcEtcdKubectl, PullPolicy: "IfNotPresent"})
+	s.add(Image{Ref: etcdServer.Ref(), Stage: StageKamaji, Place: Management, Source: srcKamajiEtcd,
+		PullPolicy: "IfNotPresent", Release: ReleaseKamaji})
+	s.add(Image{Ref: etcdJobs.Ref(), Stage: StageKamaji, Place: Management, Source: srcEtcdJobs,
+		PullPolicy: "IfNotPresent", Release: ReleaseKamaji})
+	s.add(Image{Ref: etcdKubectl.Ref(), Stage: StageKamaji, Place: Management, Source: srcEtcdKubectl,
+		PullPolicy: "IfNotPresent", Release: ReleaseKamaji})
 	return nil
 }
 

@@ -122,7 +122,9 @@
 //     (preloadsAtOnce): each keeps about a core busy. A later stage's
 //     images go into the workers already there the same way, two at a
 //     time (preloadStage). The hami stage installs into the tenants side
-//     by side too.
+//     by side too. The kamaji stage imports each Helm release's images just
+//     before that release installs, Kamaji's while cert-manager installs
+//     (kamaji.go); every import into a node is one archive (nodeimage.Load).
 //   - The konnectivity tunnel is proven where the workers join
 //     (tunnel.go): once a tenant's Nodes are Ready, the stage waits for
 //     Kamaji's konnectivity-agent DaemonSet and CoreDNS, then reads one log

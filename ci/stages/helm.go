@@ -17,12 +17,12 @@ import (
 // Kamaji's release layout (chart clastix/kamaji, release "kamaji").
 const (
 	KamajiNamespace  = lab.KamajiNamespace // a reserved tenant name (lab.validateTenantName)
-	KamajiRelease    = "kamaji"
+	KamajiRelease    = images.ReleaseKamaji
 	kamajiDeployment = "kamaji"
 	// kamajiEtcd is the kamaji-etcd StatefulSet (chart fullnameOverride).
 	kamajiEtcd          = "kamaji-etcd"
 	defaultDataStore    = "default"
-	CertManagerRelease  = "cert-manager"
+	CertManagerRelease  = images.ReleaseCertManager
 	CertManagerNS       = lab.CertManagerNamespace // a reserved tenant name (lab.validateTenantName)
 	certManagerWebhookD = "cert-manager-webhook"
 )

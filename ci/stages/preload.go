@@ -17,8 +17,9 @@ import (
 // Preload is an image bundle already loaded into the lab's Docker daemon
 // (`labctl up --images DIR`). Before a stage runs, each of its images is
 // imported from the daemon into the containerd of every node that runs it
-// (docker save | ctr import), and a worker gets its images right after it starts, before it
-// joins. Every pod spec that names a bundled image asks IfNotPresent (see
+// (docker save | ctr import, one archive per node), a Helm release's images
+// just before the stage installs that release (kamaji.go), and a worker
+// gets its images right after it starts, before it joins. Every pod spec that names a bundled image asks IfNotPresent (see
 // images.List's PullPolicy), so the kubelet finds it and never pulls —
 // Kamaji's kube-apiserver and konnectivity-server, which Kamaji
 // 26.8.2-edge asks Always, included: with a bundle the tenants stage first
@@ -45,29 +46,31 @@ func (e *Env) localImage(ref string) string {
 	return e.Preload.Loaded.Local(ref)
 }
 
-// preloadFor lists the bundled images of a stage that run on place.
-func (p *Preload) preloadFor(stage string, place images.Place) []string {
+// preloadFor lists the bundled images of a stage that run on place and
+// belong to release ("": to no release the stage imports on its own;
+// images.Image Release).
+func (p *Preload) preloadFor(stage, release string, place images.Place) []string {
 	var out []string
 	for _, i := range p.Images {
-		if i.Stage == stage && i.Place == place && i.Bundled() && p.Loaded.Has(i.Ref) {
+		if i.Stage == stage && i.Release == release && i.Place == place && i.Bundled() && p.Loaded.Has(i.Ref) {
 			out = append(out, i.Ref)
 		}
 	}
 	return out
 }
 
-// preloadStage imports the stage's bundled images into every existing node
-// that runs them: the management node, then the workers already there,
+// preloadStage imports the stage's bundled images of release ("" for those
+// of no release) into every existing node that runs them: the management node, then the workers already there,
 // preloadsAtOnce at a time (a worker the workers stage starts gets them
 // from preloadNode). Every node is checked to be this state dir's before
 // any import (owner.go): `labctl up --only STAGE --images DIR` reaches here
 // without the cluster or workers stage, and a container named like a lab
 // node may be another state dir's, or no lab's at all.
-func (e *Env) preloadStage(ctx context.Context, stage string) error {
+func (e *Env) preloadStage(ctx context.Context, stage, release string) error {
 	if e.Preload == nil {
 		return nil
 	}
-	if refs := e.Preload.preloadFor(stage, images.Management); len(refs) > 0 {
+	if refs := e.Preload.preloadFor(stage, release, images.Management); len(refs) > 0 {
 		if err := e.managementNodeOwned(ctx); err != nil {
 			return fmt.Errorf("preload images into %s: %w", e.controlPlaneContainer(), err)
 		}
@@ -75,7 +78,7 @@ func (e *Env) preloadStage(ctx context.Context, stage string) error {
 			return err
 		}
 	}
-	refs := e.Preload.preloadFor(stage, images.Worker)
+	refs := e.Preload.preloadFor(stage, release, images.Worker)
 	if len(refs) == 0 {
 		return nil
 	}
@@ -145,7 +148,7 @@ func (e *Env) preloadNode(ctx context.Context, stage, tenant, node string) error
 	if err := e.workerOwned(c, tenant); err != nil {
 		return fmt.Errorf("preload images into %s: %w", node, err)
 	}
-	return e.importAll(ctx, node, e.Preload.preloadFor(stage, images.Worker))
+	return e.importAll(ctx, node, e.Preload.preloadFor(stage, "", images.Worker))
 }
 
 func (e *Env) importAll(ctx context.Context, node string, refs []string) error {
@@ -159,34 +162,41 @@ func (e *Env) importAll(ctx context.Context, node string, refs []string) error {
 	return nil
 }
 
-// preloadStep is the stage's preloading as a step, said as preloadPlan
-// says it, so a run's timeline shows it; the zero step without a bundle
-// or without images for the stage.
-func (e *Env) preloadStep(stage string) steps.Step {
-	say := e.preloadPlan(stage)
+// preloadStep is the stage's preloading of release's images ("": of those
+// of no release, which the Runner does before the stage) as a step, said
+// as preloadPlan says it, so a run's timeline shows it; the zero step
+// without a bundle or without such images.
+func (e *Env) preloadStep(stage, release string) steps.Step {
+	say := e.preloadPlan(stage, release)
 	if len(say) == 0 {
 		return steps.Step{}
 	}
 	return steps.Do(func(ctx context.Context) error {
-		if err := e.preloadStage(ctx, stage); err != nil {
+		if err := e.preloadStage(ctx, stage, release); err != nil {
 			return fail(stage, "image bundle", "", err)
 		}
 		return nil
 	}, say...)
 }
 
-// preloadPlan is the --dry-run line of a stage's preloading.
-func (e *Env) preloadPlan(stage string) []string {
+// preloadPlan is the --dry-run line of a stage's preloading of release's
+// images ("": of those of no release).
+func (e *Env) preloadPlan(stage, release string) []string {
 	if e.Preload == nil {
 		return nil
 	}
-	var out []string
-	if refs := e.Preload.preloadFor(stage, images.Management); len(refs) > 0 {
-		out = append(out, fmt.Sprintf("preload into %s: docker save | ctr import %s", e.controlPlaneContainer(), strings.Join(refs, " ")))
+	of := ""
+	if release != "" {
+		of = " (release " + release + "'s images)"
 	}
-	if refs := e.Preload.preloadFor(stage, images.Worker); len(refs) > 0 {
-		out = append(out, fmt.Sprintf("preload into every worker, %d at a time: docker save | ctr import %s",
-			preloadsAtOnce, strings.Join(refs, " ")))
+	var out []string
+	if refs := e.Preload.preloadFor(stage, release, images.Management); len(refs) > 0 {
+		out = append(out, fmt.Sprintf("preload into %s: docker save | ctr import %s%s",
+			e.controlPlaneContainer(), strings.Join(refs, " "), of))
+	}
+	if refs := e.Preload.preloadFor(stage, release, images.Worker); len(refs) > 0 {
+		out = append(out, fmt.Sprintf("preload into every worker, %d at a time: docker save | ctr import %s%s",
+			preloadsAtOnce, strings.Join(refs, " "), of))
 	}
 	return out
 }

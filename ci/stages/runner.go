@@ -75,7 +75,7 @@ func (r *Runner) Plan(e *Env) error {
 		if err != nil {
 			return fail(s.Name(), "", "", fmt.Errorf("plan: %w", err))
 		}
-		r.emit(Event{Stage: s.Name(), Kind: EventPlan, Lines: append(e.preloadPlan(s.Name()), lines...)})
+		r.emit(Event{Stage: s.Name(), Kind: EventPlan, Lines: append(e.preloadPlan(s.Name(), ""), lines...)})
 	}
 	return nil
 }
@@ -118,7 +118,7 @@ func (r *Runner) Up(ctx context.Context, e *Env) error {
 			continue
 		}
 		r.emit(Event{Stage: name, Kind: EventStart})
-		if err := e.runSteps(ctx, name, e.preloadStep(name)); err != nil {
+		if err := e.runSteps(ctx, name, e.preloadStep(name, "")); err != nil {
 			return r.failed(ctx, e, &recs, name, start, err)
 		}
 		msg, err = s.Run(ctx, e)

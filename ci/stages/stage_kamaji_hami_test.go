@@ -23,6 +23,23 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
+// seedKamajiReady puts what Kamaji's release makes, ready, into the
+// management cluster: its controller, its etcd and its DataStore.
+func seedKamajiReady(ctx context.Context, mc *Clients) {
+	mc.Kube.AppsV1().Deployments(KamajiNamespace).Create(ctx, &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: kamajiDeployment, Namespace: KamajiNamespace},
+		Spec:       appsv1.DeploymentSpec{Replicas: i32(1)},
+		Status:     appsv1.DeploymentStatus{AvailableReplicas: 1, UpdatedReplicas: 1},
+	}, metav1.CreateOptions{})
+	mc.Kube.AppsV1().StatefulSets(KamajiNamespace).Create(ctx, &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: kamajiEtcd, Namespace: KamajiNamespace},
+		Spec:       appsv1.StatefulSetSpec{Replicas: i32(3)},
+		Status:     appsv1.StatefulSetStatus{ReadyReplicas: 3},
+	}, metav1.CreateOptions{})
+	mc.Dynamic.(*dynamicfake.FakeDynamicClient).Tracker().Add(&unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "kamaji.clastix.io/v1alpha1", "kind": "DataStore", "metadata": map[string]any{"name": "default"}}})
+}
+
 // okHelm records helm command lines and answers status as deployed.
 // okHelm answers every call; the hami stage calls it from one goroutine a
 // tenant, so calls is guarded.
@@ -50,18 +67,7 @@ func TestKamajiStage(t *testing.T) {
 	}
 	h.calls = nil
 	ctx := context.Background()
-	mc.Kube.AppsV1().Deployments(KamajiNamespace).Create(ctx, &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: kamajiDeployment, Namespace: KamajiNamespace},
-		Spec:       appsv1.DeploymentSpec{Replicas: i32(1)},
-		Status:     appsv1.DeploymentStatus{AvailableReplicas: 1, UpdatedReplicas: 1},
-	}, metav1.CreateOptions{})
-	mc.Kube.AppsV1().StatefulSets(KamajiNamespace).Create(ctx, &appsv1.StatefulSet{
-		ObjectMeta: metav1.ObjectMeta{Name: kamajiEtcd, Namespace: KamajiNamespace},
-		Spec:       appsv1.StatefulSetSpec{Replicas: i32(3)},
-		Status:     appsv1.StatefulSetStatus{ReadyReplicas: 3},
-	}, metav1.CreateOptions{})
-	mc.Dynamic.(*dynamicfake.FakeDynamicClient).Tracker().Add(&unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "kamaji.clastix.io/v1alpha1", "kind": "DataStore", "metadata": map[string]any{"name": "default"}}})
+	seedKamajiReady(ctx, mc)
 
 	ran := &stepRecorder{}
 	e.Steps = ran

@@ -48,8 +48,10 @@ func TestPreloadImportsOnlyIntoTheLabsOwnNodes(t *testing.T) {
 			e, d, n := bundledEnv(t)
 			foreign := tc.setup(t, e, d)
 			var refused error
-			for _, stage := range Names {
-				if err := e.preloadStage(context.Background(), stage); err != nil {
+			// Every stage's preloads: the Runner's (release "") and a
+			// stage's own, of one release's images (kamaji.go).
+			for _, i := range e.Preload.Images {
+				if err := e.preloadStage(context.Background(), i.Stage, i.Release); err != nil {
 					refused = err
 					break
 				}
