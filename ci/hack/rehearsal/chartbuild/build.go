@@ -57,7 +57,8 @@ func (o Options) Recipes() ([]Recipe, error) {
 		rs = append(rs, r)
 	}
 	if miss := o.Snapshots.missing(repos(rs)); len(miss) > 0 {
-		return nil, fmt.Errorf("no git directory of %s: pass --git-dir OWNER/NAME=DIR for each (a clone or snapshot holding the tags)", strings.Join(miss, ", "))
+		return nil, fmt.Errorf("no git directory of %s: pass --git-dir OWNER/NAME=DIR for each (a clone or snapshot holding the tags)",
+			strings.Join(miss, ", "))
 	}
 	if err := prerequisites(o.Helm == ""); err != nil {
 		return nil, err
@@ -128,10 +129,12 @@ func Build(ctx context.Context, o Options) ([]Made, error) {
 		h := Helm{Binary: helmBin, Home: filepath.Join(work, fmt.Sprintf("%d-helm", i)), Log: logf}
 		m, err := buildOne(ctx, o, h, r, filepath.Join(work, fmt.Sprintf("%d-%s", i, r.Chart.Name)))
 		if err != nil {
-			return made, fmt.Errorf("chart %s %s from %s %s: %w (helm's output: %s)", r.Chart.Name, r.Chart.Version, r.Repo, r.Ref, err, logPath(o.Root))
+			return made, fmt.Errorf("chart %s %s from %s %s: %w (helm's output: %s)", r.Chart.Name, r.Chart.Version, r.Repo, r.Ref, err,
+				logPath(o.Root))
 		}
 		m.Took = time.Since(start)
-		attrs := []any{"chart", r.Chart.Name, "version", r.Chart.Version, "from", r.Repo + "@" + r.Ref, "commit", m.Commit, "archive", m.Archive, "took", m.Took.Round(time.Millisecond).String()}
+		attrs := []any{"chart", r.Chart.Name, "version", r.Chart.Version, "from", r.Repo + "@" + r.Ref, "commit", m.Commit, "archive", m.Archive,
+			"took", m.Took.Round(time.Millisecond).String()}
 		if m.KamajiEtcd != nil {
 			attrs = append(attrs, "kamaji-etcd", m.KamajiEtcd.Version)
 		}

@@ -188,7 +188,8 @@ func makeCertManager(ctx context.Context, r Recipe, gitDir, work string) (string
 	if err != nil {
 		return "", nil, fmt.Errorf("cert-manager %s: %w", r.Ref, err)
 	}
-	for name, b := range map[string][]byte{"Chart.yaml": chartYAML, "README.md": certManagerREADME(readme, version), "templates/crds.yaml": crdYAML} {
+	for name, b := range map[string][]byte{"Chart.yaml": chartYAML, "README.md": certManagerREADME(readme, version),
+		"templates/crds.yaml": crdYAML} {
 		if err := os.WriteFile(filepath.Join(out, name), b, 0o644); err != nil {
 			return "", nil, err
 		}

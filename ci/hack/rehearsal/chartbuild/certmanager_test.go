@@ -25,7 +25,8 @@ appVersion: v0.0.0
 `
 
 func TestCertManagerChartYAML(t *testing.T) {
-	sign := "-----BEGIN PGP PUBLIC KEY BLOCK-----\nabc\n-----END PGP PUBLIC KEY BLOCK-----\nname: cert-manager-maintainers\nfile: https://example/key.gpg\n"
+	sign := "-----BEGIN PGP PUBLIC KEY BLOCK-----\nabc\n-----END PGP PUBLIC KEY BLOCK-----\nname: cert-manager-maintainers\n" +
+		"file: https://example/key.gpg\n"
 	out, err := certManagerChartYAML([]byte(certManagerTemplate), []byte(sign), "v1.18.3")
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +80,8 @@ func TestCertManagerREADME(t *testing.T) {
 
 func TestConcatYAML(t *testing.T) {
 	// deploy/crds at v1.18.3 has six crd-*.yaml; the order is the sorted one.
-	got, err := concatYAML(map[string][]byte{"crd-issuers.yaml": []byte("b: 1\n"), "crd-certificates.yaml": []byte("a: 1\n"), "crd-orders.yaml": []byte("c: 1")})
+	got, err := concatYAML(map[string][]byte{"crd-issuers.yaml": []byte("b: 1\n"), "crd-certificates.yaml": []byte("a: 1\n"),
+		"crd-orders.yaml": []byte("c: 1")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,8 @@ func checkHAMiSource(versionFile, chartYAML, valuesYAML string, want string) err
 		key, w := kv[0], kv[1]
 		got, ok := topLevel(chartYAML, key)
 		if !ok || got != w {
-			return fmt.Errorf("HAMi charts/hami/Chart.yaml %s is %q, update-versions would write %q: the tag's chart is not the release's as committed", key, got, w)
+			return fmt.Errorf("HAMi charts/hami/Chart.yaml %s is %q, update-versions would write %q: the tag's chart is not the release's "+
+				"as committed", key, got, w)
 		}
 	}
 	m := imageTagRe.FindAllStringSubmatch(valuesYAML, -1)
@@ -109,7 +110,8 @@ func makeHAMi(ctx context.Context, r Recipe, gitDir, work string) (string, error
 		return "", fmt.Errorf("HAMi %s: %w", r.Ref, err)
 	}
 	if strings.Contains(string(chartYAML), "\ndependencies:") {
-		return "", fmt.Errorf("HAMi %s charts/hami/Chart.yaml has dependencies, which this recipe does not resolve (add helm dependency update as for Kamaji)", r.Ref)
+		return "", fmt.Errorf("HAMi %s charts/hami/Chart.yaml has dependencies, which this recipe does not resolve (add helm dependency update "+
+			"as for Kamaji)", r.Ref)
 	}
 	return dir, nil
 }

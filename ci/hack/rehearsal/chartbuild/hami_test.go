@@ -37,11 +37,15 @@ func TestCheckHAMiSource(t *testing.T) {
 		{"the v2.10.0 tag", "v2.10.0", hamiChartLines, hamiValuesLines, "2.10.0", ""},
 		{"pinned with a v", "v2.10.0", hamiChartLines, hamiValuesLines, "v2.10.0", ""},
 		{"another pin", "v2.10.0", hamiChartLines, hamiValuesLines, "2.9.0", "the lab pins 2.9.0"},
-		{"chart not bumped", "v2.10.0", strings.Replace(hamiChartLines, "version: 2.10.0", "version: 2.9.0", 1), hamiValuesLines, "2.10.0", "Chart.yaml version"},
-		{"appVersion not bumped", "v2.10.0", strings.Replace(hamiChartLines, `appVersion: "2.10.0"`, `appVersion: "2.9.0"`, 1), hamiValuesLines, "2.10.0", "Chart.yaml appVersion"},
-		{"image tag not bumped", "v2.10.0", hamiChartLines, strings.Replace(hamiValuesLines, "v2.10.0", "v2.9.0", 1), "2.10.0", "imageTag is \"v2.9.0\""},
+		{"chart not bumped", "v2.10.0", strings.Replace(hamiChartLines, "version: 2.10.0", "version: 2.9.0", 1), hamiValuesLines, "2.10.0",
+			"Chart.yaml version"},
+		{"appVersion not bumped", "v2.10.0", strings.Replace(hamiChartLines, `appVersion: "2.10.0"`, `appVersion: "2.9.0"`, 1), hamiValuesLines,
+			"2.10.0", "Chart.yaml appVersion"},
+		{"image tag not bumped", "v2.10.0", hamiChartLines, strings.Replace(hamiValuesLines, "v2.10.0", "v2.9.0", 1), "2.10.0",
+			"imageTag is \"v2.9.0\""},
 		{"no image tag", "v2.10.0", hamiChartLines, "global: {}\n", "2.10.0", "no imageTag"},
-		{"a dependency's version is not the chart's", "v2.10.0", "dependencies:\n- name: x\n  version: 2.10.0\n", hamiValuesLines, "2.10.0", "Chart.yaml version"},
+		{"a dependency's version is not the chart's", "v2.10.0", "dependencies:\n- name: x\n  version: 2.10.0\n", hamiValuesLines, "2.10.0",
+			"Chart.yaml version"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := checkHAMiSource(tt.version, tt.chart, tt.values, tt.want)

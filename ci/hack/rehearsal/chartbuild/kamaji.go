@@ -68,7 +68,8 @@ func selectKamajiEtcd(constraint string, releases []EtcdRelease, cutoff time.Tim
 		}
 	}
 	if bestV == nil {
-		return EtcdRelease{}, fmt.Errorf("no kamaji-etcd release %s published by %s (fetch the kamaji-etcd snapshot with its tags)", constraint, cutoff.Format(time.RFC3339))
+		return EtcdRelease{}, fmt.Errorf("no kamaji-etcd release %s published by %s (fetch the kamaji-etcd snapshot with its tags)", constraint,
+			cutoff.Format(time.RFC3339))
 	}
 	return best, nil
 }

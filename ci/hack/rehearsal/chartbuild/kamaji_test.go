@@ -41,7 +41,8 @@ func TestSelectKamajiEtcd(t *testing.T) {
 		{"the committed Chart.lock's day", ">=0.15.0", recordedEtcdReleases, at("2026-05-25T10:39:07+02:00"), "v0.15.0", ""},
 		{"nothing new enough yet", ">=0.15.0", recordedEtcdReleases, at("2026-01-01T00:00:00Z"), "", "no kamaji-etcd release >=0.15.0"},
 		{"spaces", " >= 0.14.0", recordedEtcdReleases[:3], edge, "v0.14.0", ""},
-		{"a pre-release is not picked", ">=0.15.0", append([]EtcdRelease{{"v0.18.0-rc.1", "0.18.0-rc.1", edge.Add(-time.Hour)}}, recordedEtcdReleases...), edge, "v0.17.0", ""},
+		{"a pre-release is not picked", ">=0.15.0", append([]EtcdRelease{{"v0.18.0-rc.1", "0.18.0-rc.1", edge.Add(-time.Hour)}},
+			recordedEtcdReleases...), edge, "v0.17.0", ""},
 		{"a range helm would read otherwise", "^0.15.0", recordedEtcdReleases, edge, "", "only >=X.Y.Z"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,7 +59,8 @@ func TestSelectKamajiEtcd(t *testing.T) {
 
 func TestKamajiEtcdDependency(t *testing.T) {
 	// The shape of kamaji 26.8.2-edge charts/kamaji/Chart.yaml:21-25.
-	chart := []byte("name: kamaji\nversion: 0.0.0+latest\ndependencies:\n- name: kamaji-etcd\n  repository: https://clastix.github.io/charts\n  version: \">=0.15.0\"\n  condition: kamaji-etcd.deploy\n")
+	chart := []byte("name: kamaji\nversion: 0.0.0+latest\ndependencies:\n- name: kamaji-etcd\n" +
+		"  repository: https://clastix.github.io/charts\n  version: \">=0.15.0\"\n  condition: kamaji-etcd.deploy\n")
 	d, err := kamajiEtcdDependency(chart)
 	if err != nil {
 		t.Fatal(err)

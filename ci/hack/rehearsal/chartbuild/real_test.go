@@ -66,7 +66,8 @@ func TestBuildChartsReal(t *testing.T) {
 	}
 	l := lab.Default()
 	out := t.TempDir()
-	made, err := Build(ctx, Options{Out: out, Root: t.TempDir(), Helm: helm, Snapshots: snaps, Charts: images.PinnedCharts(l), Versions: l.Versions, Log: log})
+	made, err := Build(ctx, Options{Out: out, Root: t.TempDir(), Helm: helm, Snapshots: snaps, Charts: images.PinnedCharts(l),
+		Versions: l.Versions, Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}

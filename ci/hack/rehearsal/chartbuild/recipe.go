@@ -89,13 +89,16 @@ func unpinnedRecipe(c images.Chart, v lab.Versions) (Recipe, error) {
 			Why:      "HAMi tags each release v<chart version>; the chart at the tag is the release's (charts/Makefile package)"}, nil
 	case images.KamajiChartName:
 		if c.Version != kamajiLatest {
-			return Recipe{}, fmt.Errorf("chart %s %s: only %s is made from source (at the Kamaji image's tag); pin %s or add a recipe", c.Name, c.Version, kamajiLatest, kamajiLatest)
+			return Recipe{}, fmt.Errorf("chart %s %s: only %s is made from source (at the Kamaji image's tag); pin %s or add a recipe", c.Name,
+				c.Version, kamajiLatest, kamajiLatest)
 		}
 		if v.KamajiImage == "" {
 			return Recipe{}, fmt.Errorf("chart %s %s: no Kamaji image version pinned: the chart is made at the image's tag", c.Name, c.Version)
 		}
 		return Recipe{Chart: c, Kind: kindKamaji, Repo: KamajiRepo, Ref: v.KamajiImage, ChartDir: "charts/kamaji",
-			Why: "0.0.0+latest is republished on every master push (.github/workflows/helm.yaml); the weekly edge release tags master's head " + v.KamajiImage + " and builds that image from it (.github/workflows/release.yml), so the chart of that commit is the one published with it"}, nil
+			Why: "0.0.0+latest is republished on every master push (.github/workflows/helm.yaml); the weekly edge release tags master's head " +
+				v.KamajiImage + " and builds that image from it (.github/workflows/release.yml), so the chart of that commit is the one " +
+				"published with it"}, nil
 	case images.CertManagerChartName:
 		return Recipe{Chart: c, Kind: kindCertManager, Repo: CertManagerRepo, Ref: c.Version, ChartDir: "deploy/charts/cert-manager",
 			Why: "cert-manager's release chart is generated at the release tag by make/manifests.mk with VERSION = git describe = the tag"}, nil

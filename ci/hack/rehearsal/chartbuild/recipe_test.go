@@ -74,7 +74,8 @@ func TestGitDirFlags(t *testing.T) {
 	if _, err := s.dir("clastix/kamaji-etcd"); err == nil || !strings.Contains(err.Error(), "--git-dir clastix/kamaji-etcd=DIR") {
 		t.Errorf("Dir of a missing repository: %v", err)
 	}
-	if got := s.missing([]string{HAMiRepo, KamajiEtcdRepo, CertManagerRepo}); !reflect.DeepEqual(got, []string{CertManagerRepo, KamajiEtcdRepo}) {
+	if got := s.missing([]string{HAMiRepo, KamajiEtcdRepo, CertManagerRepo}); !reflect.DeepEqual(got,
+		[]string{CertManagerRepo, KamajiEtcdRepo}) {
 		t.Errorf("Missing = %v", got)
 	}
 	for _, bad := range []string{"kamaji=/x", "clastix/kamaji", "clastix/kamaji=", "a/b/c=/x"} {

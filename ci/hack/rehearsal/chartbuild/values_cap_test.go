@@ -27,7 +27,8 @@ func bigTgz(t *testing.T, sizes ...int64) string {
 	tw.Write([]byte(chart))
 	block := bytes.Repeat([]byte(" "), 1<<20)
 	for i, size := range sizes {
-		if err := tw.WriteHeader(&tar.Header{Name: filepath.Join("big/templates", strings.Repeat("x", i+1)+".yaml"), Mode: 0o644, Size: size, Typeflag: tar.TypeReg}); err != nil {
+		if err := tw.WriteHeader(&tar.Header{Name: filepath.Join("big/templates", strings.Repeat("x", i+1)+".yaml"), Mode: 0o644, Size: size,
+			Typeflag: tar.TypeReg}); err != nil {
 			t.Fatal(err)
 		}
 		for left := size; left > 0; left -= int64(len(block)) {

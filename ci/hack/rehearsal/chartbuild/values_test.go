@@ -12,8 +12,9 @@ import (
 
 func TestValuesPaths(t *testing.T) {
 	v := Values{
-		Set:  []string{"image.tag=26.8.2-edge", "resources=null", "kamaji-etcd.image.tag=v3.6.12"},
-		File: []byte("global:\n  imageTag: v2.10.0\nscheduler:\n  extender:\n    extraArgs: [\"--a\", \"--b\"]\n  kubeScheduler:\n    image: {registry: r, tag: t}\ndevicePlugin:\n  enabled: false\nempty: {}\n"),
+		Set: []string{"image.tag=26.8.2-edge", "resources=null", "kamaji-etcd.image.tag=v3.6.12"},
+		File: []byte("global:\n  imageTag: v2.10.0\nscheduler:\n  extender:\n    extraArgs: [\"--a\", \"--b\"]\n  kubeScheduler:\n" +
+			"    image: {registry: r, tag: t}\ndevicePlugin:\n  enabled: false\nempty: {}\n"),
 	}
 	got, err := v.Paths()
 	if err != nil {
@@ -27,11 +28,13 @@ func TestValuesPaths(t *testing.T) {
 	if _, err := (Values{Set: []string{"novalue"}}).Paths(); err == nil {
 		t.Error("a --set without = was accepted")
 	}
-	args, err := Values{Set: []string{"a=1"}, File: []byte("b: 2\n"), PostRenderer: []string{"/bin/labctl", "hami-post-render", "--scheduler-config", "f"}}.args(t.TempDir())
+	args, err := Values{Set: []string{"a=1"}, File: []byte("b: 2\n"),
+		PostRenderer: []string{"/bin/labctl", "hami-post-render", "--scheduler-config", "f"}}.args(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := strings.Join(args, " "); !strings.Contains(s, "--set a=1 --post-renderer /bin/labctl --post-renderer-args hami-post-render --post-renderer-args --scheduler-config --post-renderer-args f") || !strings.HasPrefix(s, "--values ") {
+	if s := strings.Join(args, " "); !strings.Contains(s, "--set a=1 --post-renderer /bin/labctl --post-renderer-args hami-post-render "+
+		"--post-renderer-args --scheduler-config --post-renderer-args f") || !strings.HasPrefix(s, "--values ") {
 		t.Errorf("Args = %s", s)
 	}
 }
@@ -86,7 +89,8 @@ func TestReadChart(t *testing.T) {
 		t.Fatal(err)
 	}
 	sub := c.Subcharts["kamaji-etcd"]
-	if sub == nil || !strings.Contains(c.Templates, ".Values.image.tag") || !strings.Contains(sub.Templates, "jobs.kubectl.tag") || c.Values["image"] == nil {
+	if sub == nil || !strings.Contains(c.Templates, ".Values.image.tag") || !strings.Contains(sub.Templates, "jobs.kubectl.tag") ||
+		c.Values["image"] == nil {
 		t.Fatalf("ReadChart = %+v", c)
 	}
 	if u := UnknownValues(c, []string{"image.tag", "kamaji-etcd.jobs.kubectl.tag"}); len(u) != 0 {

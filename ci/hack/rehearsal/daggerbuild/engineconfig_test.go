@@ -18,7 +18,8 @@ func TestEngineConfigJSON(t *testing.T) {
 		{
 			"a mirror in plain HTTP gets its own entry; the origin stays HTTPS",
 			EngineConfig{Mirrors: map[string][]string{"docker.io": {"172.17.0.1:5000"}}, HTTP: []string{"172.17.0.1:5000"}},
-			"{\n  \"registries\": {\n    \"172.17.0.1:5000\": {\n      \"http\": true\n    },\n    \"docker.io\": {\n      \"mirrors\": [\n        \"172.17.0.1:5000\"\n      ]\n    }\n  }\n}\n",
+			"{\n  \"registries\": {\n    \"172.17.0.1:5000\": {\n      \"http\": true\n    },\n    \"docker.io\": {\n      \"mirrors\": [\n" +
+				"        \"172.17.0.1:5000\"\n      ]\n    }\n  }\n}\n",
 		},
 	} {
 		got, err := c.cfg.JSON()

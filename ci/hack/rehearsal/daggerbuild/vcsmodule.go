@@ -28,8 +28,10 @@ func (m VCSModule) Pin() string { return m.Commit }
 // the tags' (v0.0.6, v2.1.1) and the pseudo-versions' revisions.
 var RefusedModules = []VCSModule{
 	{Path: "github.com/vito/tuist", Version: "v0.0.6", Repo: "vito/tuist", Commit: "1b1ca3050245b6b4e6e94a36af338960e1ba488f"},
-	{Path: "github.com/vito/tuist/teav1", Version: "v0.0.0-20260330150345-de388bf31342", Repo: "vito/tuist", Commit: "de388bf3134207760332df7193999023e05f5b0a", Subdir: "teav1"},
-	{Path: "github.com/vito/midterm", Version: "v0.2.5-0.20260312180916-3c2add750bea", Repo: "vito/midterm", Commit: "3c2add750bea62ac384f1801e8711acbbe4fc38a"},
+	{Path: "github.com/vito/tuist/teav1", Version: "v0.0.0-20260330150345-de388bf31342", Repo: "vito/tuist",
+		Commit: "de388bf3134207760332df7193999023e05f5b0a", Subdir: "teav1"},
+	{Path: "github.com/vito/midterm", Version: "v0.2.5-0.20260312180916-3c2add750bea", Repo: "vito/midterm",
+		Commit: "3c2add750bea62ac384f1801e8711acbbe4fc38a"},
 	{Path: "github.com/vito/dang/v2", Version: "v2.1.1", Repo: "vito/dang", Commit: "af00e3d7ba99257b43b0347dca0a63c0a775cf71"},
 }
 
@@ -77,7 +79,8 @@ func (s Sums) Check(m VCSModule, zipHash, modHash string) error {
 			return fmt.Errorf("go.sum has no line for %s: the pin of %s does not match the go.sum it is checked against", c.key, m.Repo)
 		}
 		if want != c.got {
-			return fmt.Errorf("%s: the zip made from github.com/%s at %s hashes to %s, go.sum says %s; check the pinned commit and how the zip is made", c.key, m.Repo, m.Commit[:12], c.got, want)
+			return fmt.Errorf("%s: the zip made from github.com/%s at %s hashes to %s, go.sum says %s; check the pinned commit and how "+
+				"the zip is made", c.key, m.Repo, m.Commit[:12], c.got, want)
 		}
 	}
 	return nil
