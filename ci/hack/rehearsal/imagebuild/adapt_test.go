@@ -23,7 +23,8 @@ func TestAdaptedNodeSetsWhatPodsNeedHere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"restrict_oom_score_adj = true", `BinaryName = "` + nodeadapt.WrapperPath + `"`, `sandbox_image = "` + sandboxImage + `"`} {
+	for _, w := range []string{"restrict_oom_score_adj = true", `BinaryName = "` + nodeadapt.WrapperPath + `"`,
+		`sandbox_image = "` + sandboxImage + `"`} {
 		if !strings.Contains(cfg, w) {
 			t.Errorf("adapted config lacks %q:\n%s", w, cfg)
 		}
@@ -31,7 +32,8 @@ func TestAdaptedNodeSetsWhatPodsNeedHere(t *testing.T) {
 	if strings.Contains(cfg, "restrict_oom_score_adj = false") {
 		t.Errorf("adapted config still restricts nothing:\n%s", cfg)
 	}
-	if len(extra) != 2 || extra[0].Dest != "/etc/x" || extra[1].Dest != nodeadapt.WrapperPath || extra[1].Src != wrapper || extra[1].Mode != 0o755 {
+	if len(extra) != 2 || extra[0].Dest != "/etc/x" || extra[1].Dest != nodeadapt.WrapperPath || extra[1].Src != wrapper ||
+		extra[1].Mode != 0o755 {
 		t.Errorf("extra files = %+v, want /etc/x then the wrapper at %s", extra, nodeadapt.WrapperPath)
 	}
 	if len(in.Extra) != 1 {

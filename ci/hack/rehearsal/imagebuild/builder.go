@@ -248,7 +248,8 @@ func (b *builder) kindSpec(rec recipe) (imagespec.Spec, error) {
 		if err := b.staticBase(); err != nil {
 			return imagespec.Spec{}, err
 		}
-		return components.LocalPathProvisioner(rec.Ref, "github.com/rancher/local-path-provisioner@"+localPathVersion, filepath.Join(bin, "local-path-provisioner")), nil
+		return components.LocalPathProvisioner(rec.Ref, "github.com/rancher/local-path-provisioner@"+localPathVersion,
+			filepath.Join(bin, "local-path-provisioner")), nil
 	case kindLocalHelper:
 		base, err := b.iptablesBase()
 		if err != nil {
@@ -258,7 +259,8 @@ func (b *builder) kindSpec(rec recipe) (imagespec.Spec, error) {
 	case kindKubectl:
 		version, _, ok := kubectlVersion(rec.Version, b.plan.Kubernetes)
 		if !ok {
-			return imagespec.Spec{}, fmt.Errorf("image %s: no Kubernetes version of minor %s, or one minor from it, in the lab (kubectl's version skew)", rec.Ref, rec.Version)
+			return imagespec.Spec{}, fmt.Errorf("image %s: no Kubernetes version of minor %s, or one minor from it, in the lab (kubectl's "+
+				"version skew)", rec.Ref, rec.Version)
 		}
 		bin, err := b.kubernetes(version)
 		if err != nil {

@@ -17,7 +17,8 @@ import (
 // the local image's ID; an unbuilt image does not enter at all.
 func TestBundleEntriesKeepThePinnedReference(t *testing.T) {
 	node := "kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c8cd566405a265939e3620fc4f5de89adff580ae5"
-	p := Plan{Nodes: []recipe{recipeFor(node)}, Bundle: []recipe{recipeFor("registry.k8s.io/coredns/coredns:v1.14.2"), recipeFor("clastix/kamaji:26.8.2-edge")}}
+	p := Plan{Nodes: []recipe{recipeFor(node)}, Bundle: []recipe{recipeFor("registry.k8s.io/coredns/coredns:v1.14.2"),
+		recipeFor("clastix/kamaji:26.8.2-edge")}}
 	rep := Report{Results: []Result{
 		{Ref: node, Local: "kindest/node:v1.37.0", ID: "sha256:n"},
 		{Ref: "registry.k8s.io/coredns/coredns:v1.14.2", Local: "registry.k8s.io/coredns/coredns:v1.14.2", ID: "sha256:c"},
@@ -38,12 +39,16 @@ func TestBundleEntriesKeepThePinnedReference(t *testing.T) {
 // replaces its entry in place.
 func TestMergeIndexCompletesABundle(t *testing.T) {
 	old := images.Index{
-		Images: []images.Entry{{Ref: "clastix/kamaji:26.8.2-edge", File: "k.tar", ID: "sha256:k"}, {Ref: "registry.k8s.io/coredns/coredns:v1.14.2", File: "c.tar", ID: "sha256:old"}},
+		Images: []images.Entry{{Ref: "clastix/kamaji:26.8.2-edge", File: "k.tar", ID: "sha256:k"},
+			{Ref: "registry.k8s.io/coredns/coredns:v1.14.2", File: "c.tar", ID: "sha256:old"}},
 		Charts: []images.ChartEntry{{File: "hami.tgz"}},
 	}
-	got := mergeIndex(old, []images.Entry{{Ref: "registry.k8s.io/coredns/coredns:v1.14.2", File: "c.tar", ID: "sha256:new"}, {Ref: "registry.k8s.io/pause:3.10", File: "p.tar", ID: "sha256:p"}})
+	got := mergeIndex(old, []images.Entry{{Ref: "registry.k8s.io/coredns/coredns:v1.14.2", File: "c.tar", ID: "sha256:new"},
+		{Ref: "registry.k8s.io/pause:3.10", File: "p.tar", ID: "sha256:p"}})
 	want := images.Index{
-		Images: []images.Entry{{Ref: "clastix/kamaji:26.8.2-edge", File: "k.tar", ID: "sha256:k"}, {Ref: "registry.k8s.io/coredns/coredns:v1.14.2", File: "c.tar", ID: "sha256:new"}, {Ref: "registry.k8s.io/pause:3.10", File: "p.tar", ID: "sha256:p"}},
+		Images: []images.Entry{{Ref: "clastix/kamaji:26.8.2-edge", File: "k.tar", ID: "sha256:k"},
+			{Ref: "registry.k8s.io/coredns/coredns:v1.14.2", File: "c.tar", ID: "sha256:new"},
+			{Ref: "registry.k8s.io/pause:3.10", File: "p.tar", ID: "sha256:p"}},
 		Charts: old.Charts,
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -59,7 +64,8 @@ func TestReportNamesWhatFailedAndItsLog(t *testing.T) {
 	var b strings.Builder
 	rep.Write(&b)
 	out := b.String()
-	for _, w := range []string{"built 0123456789ab in 1m30s", "NOT BUILT: no recipe (log /logs/b.log)", "kindest/node:v1.36.4@sha256:0 is built locally as kindest/node:v1.36.4", "kubelet is linked statically"} {
+	for _, w := range []string{"built 0123456789ab in 1m30s", "NOT BUILT: no recipe (log /logs/b.log)",
+		"kindest/node:v1.36.4@sha256:0 is built locally as kindest/node:v1.36.4", "kubelet is linked statically"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("report lacks %q:\n%s", w, out)
 		}

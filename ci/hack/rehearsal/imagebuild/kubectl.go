@@ -44,7 +44,8 @@ func kubectlDifferences(p Plan) []string {
 			continue
 		}
 		if v, exact, ok := kubectlVersion(r.Version, p.Kubernetes); ok && !exact {
-			out = append(out, fmt.Sprintf("%s holds kubectl %s: the lab builds no Kubernetes of minor %s, and kubectl is supported within one minor of the server", r.Ref, v, r.Version))
+			out = append(out, fmt.Sprintf("%s holds kubectl %s: the lab builds no Kubernetes of minor %s, and kubectl is supported within one "+
+				"minor of the server", r.Ref, v, r.Version))
 		}
 	}
 	return out

@@ -111,7 +111,8 @@ func (b *builder) preloads(refs []string) ([]string, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("its preloaded images %s were not built (their errors are in the report): the node image is not built without them", strings.Join(missing, ", "))
+		return nil, fmt.Errorf("its preloaded images %s were not built (their errors are in the report): the node image is not built "+
+			"without them", strings.Join(missing, ", "))
 	}
 	return built, nil
 }
@@ -174,7 +175,9 @@ func pauseCommand(args []string, out string) *exec.Cmd {
 // snapshot, and points the module at it with a replace.
 func (b *builder) kindnetdTree() (string, error) {
 	if b.o.KindGitDir == "" || b.o.KubeNetworkPoliciesGitDir == "" {
-		return "", fmt.Errorf("kindnetd is built from git history (the module proxy serves neither kind's images/kindnetd at %s nor sigs.k8s.io/kube-network-policies at %s): give git directories of kubernetes-sigs/kind and kubernetes-sigs/kube-network-policies with --kind-git-dir and --kube-network-policies-git-dir",
+		return "", fmt.Errorf("kindnetd is built from git history (the module proxy serves neither kind's images/kindnetd at %s nor "+
+			"sigs.k8s.io/kube-network-policies at %s): give git directories of kubernetes-sigs/kind and kubernetes-sigs/kube-network-policies "+
+			"with --kind-git-dir and --kube-network-policies-git-dir",
 			kindnetdCommit[:8], kubeNetworkPoliciesCommit[:12])
 	}
 	return b.kindnetdTreeOf(kindnetdSnapshot, kubeNetworkPoliciesSnapshot)
@@ -199,7 +202,8 @@ func (b *builder) kindnetdTreeOf(kind, knp Snapshot) (string, error) {
 			return err
 		}
 		// partial is renamed to dir: the replace names the final path.
-		cmd := exec.CommandContext(b.ctx, "go", "mod", "edit", "-replace", "sigs.k8s.io/kube-network-policies="+filepath.Join(dir, "kube-network-policies"))
+		cmd := exec.CommandContext(b.ctx, "go", "mod", "edit", "-replace",
+			"sigs.k8s.io/kube-network-policies="+filepath.Join(dir, "kube-network-policies"))
 		cmd.Dir = filepath.Join(partial, "images", "kindnetd")
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			_ = os.WriteFile(logPath, msg, 0o644)

@@ -116,5 +116,7 @@ func (b *builder) nvmlMockSpec(rec recipe) (imagespec.Spec, error) {
 func nvmlMockDifference() string {
 	return render.NVMLMockImage + " holds only the mock NVML library (" + render.NVMLMockImageLibDir + "/" + nvmlMockLib +
 		"), built from NVIDIA/k8s-test-infra's git history at " + nvmlMockSnapshot.Commit[:8] +
-		" with its vendored dependencies and the Makefile's linker aliases and soname, padded by padding.go's default 14 MiB rather than to 14 MiB in all; the published image also carries mock CUDA, InfiniBand and PCI libraries, nvidia-smi and upstream's scripts, none of which the lab's DaemonSet uses; it sits on the iptables base (Debian bookworm) as the published one sits on debian:bookworm-slim"
+		" with its vendored dependencies and the Makefile's linker aliases and soname, padded by padding.go's default 14 MiB rather than to 14 " +
+		"MiB in all; the published image also carries mock CUDA, InfiniBand and PCI libraries, nvidia-smi and upstream's scripts, none of " +
+		"which the lab's DaemonSet uses; it sits on the iptables base (Debian bookworm) as the published one sits on debian:bookworm-slim"
 }

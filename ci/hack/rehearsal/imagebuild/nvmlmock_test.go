@@ -45,7 +45,8 @@ func TestNVMLMockBuildIsTheMakefiles(t *testing.T) {
 		t.Errorf("go %s, want go %s", args, want)
 	}
 	env := strings.Join(p.Env(), "\n")
-	for _, w := range []string{"CGO_ENABLED=1", "CGO_LDFLAGS_ALLOW=--defsym|-soname", "-Wl,-soname,libnvidia-ml.so.1", "-Wl,--defsym,nvmlEventSetWait=nvmlEventSetWait_v2"} {
+	for _, w := range []string{"CGO_ENABLED=1", "CGO_LDFLAGS_ALLOW=--defsym|-soname", "-Wl,-soname,libnvidia-ml.so.1",
+		"-Wl,--defsym,nvmlEventSetWait=nvmlEventSetWait_v2"} {
 		if !strings.Contains(env, w) {
 			t.Errorf("env lacks %q:\n%s", w, env)
 		}
@@ -57,7 +58,8 @@ func TestNVMLMockBuildIsTheMakefiles(t *testing.T) {
 		t.Errorf("program %+v: want a vendored build keyed by the commit", p)
 	}
 	spec := nvmlMockImage("ghcr.io/nvidia/nvml-mock:sha-0eeb2ee", "/bin", "base")
-	if len(spec.Files) != 1 || spec.Files[0].Dest != "/usr/local/lib/libnvidia-ml.so.550.163.01" || spec.Files[0].Src != "/bin/libnvidia-ml.so.550.163.01" {
+	if len(spec.Files) != 1 || spec.Files[0].Dest != "/usr/local/lib/libnvidia-ml.so.550.163.01" ||
+		spec.Files[0].Src != "/bin/libnvidia-ml.so.550.163.01" {
 		t.Errorf("image files %+v", spec.Files)
 	}
 }
@@ -81,7 +83,8 @@ func TestNVMLMockAliasesAreTheMakefilesAtThePin(t *testing.T) {
 	if !slices.Equal(got, nvmlMockAliases) {
 		t.Errorf("the Makefile's aliases at %s:\n%v\nthe rehearsal's:\n%v", nvmlMockSnapshot.Commit[:8], got, nvmlMockAliases)
 	}
-	for _, w := range []string{"LIB_VERSION ?= " + render.NVMLMockLibVersion, "SONAME_FLAG := -Wl,-soname,$(LIB_SONAME)", "CGO_LDFLAGS_ALLOW='--defsym|-soname'"} {
+	for _, w := range []string{"LIB_VERSION ?= " + render.NVMLMockLibVersion, "SONAME_FLAG := -Wl,-soname,$(LIB_SONAME)",
+		"CGO_LDFLAGS_ALLOW='--defsym|-soname'"} {
 		if !strings.Contains(string(out), w) {
 			t.Errorf("the Makefile at %s lacks %q", nvmlMockSnapshot.Commit[:8], w)
 		}

@@ -49,7 +49,8 @@ func TestPlanOfTheSeedLab(t *testing.T) {
 
 func TestOnlyKeepsTheNamedImagesAndTheVersions(t *testing.T) {
 	p := seedPlan(t).Only([]string{"kindest/node:v1.37.0", "registry.k8s.io/coredns/coredns:v1.14.2"})
-	if len(p.Nodes) != 1 || !strings.HasPrefix(p.Nodes[0].Ref, "kindest/node:v1.37.0@") || len(p.Bundle) != 1 || p.Bundle[0].Kind != kindCoreDNS {
+	if len(p.Nodes) != 1 || !strings.HasPrefix(p.Nodes[0].Ref, "kindest/node:v1.37.0@") || len(p.Bundle) != 1 ||
+		p.Bundle[0].Kind != kindCoreDNS {
 		t.Errorf("Only = %+v", p)
 	}
 	if len(p.Kubernetes) != 2 {
@@ -70,7 +71,8 @@ func TestNodePreloadsReplaceKubeadmsPause(t *testing.T) {
 	got := nodePreloads(
 		[]string{"registry.k8s.io/kube-apiserver:v1.37.0", "registry.k8s.io/pause:3.10.2", "registry.k8s.io/etcd:3.7.0-0"},
 		"registry.k8s.io/pause:3.10", []string{"cni:1"}, []string{"st:1", "st:2"})
-	want := []string{"registry.k8s.io/kube-apiserver:v1.37.0", "registry.k8s.io/etcd:3.7.0-0", "registry.k8s.io/pause:3.10", "cni:1", "st:1", "st:2"}
+	want := []string{"registry.k8s.io/kube-apiserver:v1.37.0", "registry.k8s.io/etcd:3.7.0-0", "registry.k8s.io/pause:3.10", "cni:1", "st:1",
+		"st:2"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("NodePreloads = %v, want %v", got, want)
 	}
@@ -98,7 +100,8 @@ func TestNodeFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || got[0].Src != "/h/runc-capfilter" || got[0].Dest != "/usr/local/sbin/runc-capfilter" || got[0].Mode != 0o755 || got[1].Mode != 0o644 {
+	if len(got) != 2 || got[0].Src != "/h/runc-capfilter" || got[0].Dest != "/usr/local/sbin/runc-capfilter" || got[0].Mode != 0o755 ||
+		got[1].Mode != 0o644 {
 		t.Errorf("NodeFiles = %+v", got)
 	}
 	for _, bad := range []string{"/h/x", "/h/x:relative", ":/x", "/h/x:/y:9z"} {
@@ -118,7 +121,8 @@ func TestPauseCommandNamesTheSourceOnce(t *testing.T) {
 			n++
 		}
 	}
-	if n != 1 || args[0] != "gcc" || !strings.Contains(strings.Join(args, " "), "-Os -Wall -Werror -static -DVERSION=v3.10-") || args[len(args)-1] != "/o/pause" {
+	if n != 1 || args[0] != "gcc" || !strings.Contains(strings.Join(args, " "), "-Os -Wall -Werror -static -DVERSION=v3.10-") ||
+		args[len(args)-1] != "/o/pause" {
 		t.Errorf("pause command = %v", args)
 	}
 }

@@ -67,8 +67,9 @@ func TestPrerequisitesOfAFullMachine(t *testing.T) {
 // naming them, and the node is not built short of them.
 func TestNodeIsNotBuiltWithoutItsPreloads(t *testing.T) {
 	b := &builder{ctx: context.Background(), o: Options{Log: slog.New(slog.DiscardHandler)}, results: map[string]*Result{
-		"registry.k8s.io/pause:3.10":             {Ref: "registry.k8s.io/pause:3.10", ID: "sha256:1", Local: "registry.k8s.io/pause:3.10"},
-		"registry.k8s.io/kube-apiserver:v1.36.4": {Ref: "registry.k8s.io/kube-apiserver:v1.36.4", Err: errors.New("debootstrap: executable file not found in $PATH")},
+		"registry.k8s.io/pause:3.10": {Ref: "registry.k8s.io/pause:3.10", ID: "sha256:1", Local: "registry.k8s.io/pause:3.10"},
+		"registry.k8s.io/kube-apiserver:v1.36.4": {Ref: "registry.k8s.io/kube-apiserver:v1.36.4",
+			Err: errors.New("debootstrap: executable file not found in $PATH")},
 	}}
 	built, err := b.preloads([]string{"registry.k8s.io/pause:3.10", "registry.k8s.io/kube-apiserver:v1.36.4"})
 	if err == nil || !strings.Contains(err.Error(), "kube-apiserver:v1.36.4") || built != nil {

@@ -74,7 +74,8 @@ var (
 
 // pinned are every snapshot the rehearsal builds from, images and charts.
 func pinned() []Snapshot {
-	return []Snapshot{kamajiSnapshot, hamiSnapshot, certManagerSnapshot, certgenSnapshot, kamajiEtcdSnapshot, kindnetdSnapshot, kubeNetworkPoliciesSnapshot, nvmlMockSnapshot}
+	return []Snapshot{kamajiSnapshot, hamiSnapshot, certManagerSnapshot, certgenSnapshot, kamajiEtcdSnapshot, kindnetdSnapshot,
+		kubeNetworkPoliciesSnapshot, nvmlMockSnapshot}
 }
 
 // PinFor is the pinned snapshot of repo at tag, or an error saying how to
@@ -85,7 +86,8 @@ func PinFor(repo, tag string) (Snapshot, error) {
 			return s, nil
 		}
 	}
-	return Snapshot{}, fmt.Errorf("%s %s has no pinned commit: read it in a snapshot (git rev-parse %s^{commit}), check it is the release, and add it to ci/hack/rehearsal/imagebuild/programs_snapshot.go", repo, tag, tag)
+	return Snapshot{}, fmt.Errorf("%s %s has no pinned commit: read it in a snapshot (git rev-parse %s^{commit}), check it is the release, "+
+		"and add it to ci/hack/rehearsal/imagebuild/programs_snapshot.go", repo, tag, tag)
 }
 
 // ParseGitDirs parses --git-dir values, OWNER/NAME=DIR, into a map.

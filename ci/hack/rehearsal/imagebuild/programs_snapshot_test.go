@@ -75,10 +75,12 @@ func TestSnapshotProgramsBuildAsUpstream(t *testing.T) {
 
 	c := certManagerProgram("webhook", "/c/cmd/webhook")
 	if c.CGO || !c.Trimpath || c.Rename["webhook-binary"] != "webhook" || c.Tree != "/c/cmd/webhook" ||
-		c.LDFlags != "-w -s -X github.com/cert-manager/cert-manager/pkg/util.AppVersion=v1.18.3 -X github.com/cert-manager/cert-manager/pkg/util.AppGitCommit=0be5a60e327cc1b39acb18b063fbdb7557002646" {
+		c.LDFlags != "-w -s -X github.com/cert-manager/cert-manager/pkg/util.AppVersion=v1.18.3 -X "+
+			"github.com/cert-manager/cert-manager/pkg/util.AppGitCommit=0be5a60e327cc1b39acb18b063fbdb7557002646" {
 		t.Errorf("cert-manager webhook %+v", c)
 	}
-	if c2 := certManagerProgram("controller", "/c/cmd/controller"); c2.Key("go1.26.8", "linux", "amd64") == c.Key("go1.26.8", "linux", "amd64") {
+	if c2 := certManagerProgram("controller", "/c/cmd/controller"); c2.Key("go1.26.8", "linux", "amd64") ==
+		c.Key("go1.26.8", "linux", "amd64") {
 		t.Error("two cert-manager commands share a cache entry")
 	}
 
@@ -98,7 +100,8 @@ func TestSnapshotDifferencesOnlyForPlannedImages(t *testing.T) {
 		recipeFor("clastix/kamaji:26.8.2-edge"), recipeFor("docker.io/projecthami/hami:v2.10.0"),
 		recipeFor("quay.io/jetstack/cert-manager-webhook:v1.18.3"),
 	}, Extra: []recipe{recipeFor("docker.io/liangjw/kube-webhook-certgen:v1.1.1")}})
-	for _, want := range []string{"git snapshots", "/ko-app/kamaji", "libvgpu.so", "/licenses/LICENSE", "stand-in", "admissionregistration/v1beta1"} {
+	for _, want := range []string{"git snapshots", "/ko-app/kamaji", "libvgpu.so", "/licenses/LICENSE", "stand-in",
+		"admissionregistration/v1beta1"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("differences lack %q:\n%s", want, all)
 		}

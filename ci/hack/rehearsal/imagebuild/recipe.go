@@ -48,11 +48,15 @@ type recipe struct {
 // why. A snapshot-built image at another version than
 // the pinned one lands here too: the reason names the pin.
 var notBuilt = map[string]string{
-	"quay.io/jetstack/cert-manager-":            "the rehearsal builds cert-manager's controller, webhook, cainjector and startupapicheck at " + certManagerSnapshot.Tag + " only, from git (programs_snapshot.go CertManagerSnapshot)",
-	"docker.io/clastix/kamaji:":                 "the rehearsal builds kamaji at " + kamajiSnapshot.Tag + " only, from git (programs_snapshot.go KamajiSnapshot)",
-	"docker.io/projecthami/hami:":               "the rehearsal builds HAMi at " + hamiSnapshot.Tag + " only, from git (programs_snapshot.go HAMiSnapshot)",
-	"docker.io/projecthami/mock-device-plugin:": "github.com/Project-HAMi/mock-device-plugin v1.0.1 is not served by the module proxy here (403); put it into the bundle directory by other means (its index.json entry is kept)",
-	"docker.io/liangjw/kube-webhook-certgen:":   "the rehearsal builds a stand-in for v1.1.1 only (ingress-nginx's kube-webhook-certgen, programs_snapshot.go CertgenProgram)",
+	"quay.io/jetstack/cert-manager-": "the rehearsal builds cert-manager's controller, webhook, cainjector and startupapicheck at " +
+		certManagerSnapshot.Tag + " only, from git (programs_snapshot.go CertManagerSnapshot)",
+	"docker.io/clastix/kamaji:": "the rehearsal builds kamaji at " + kamajiSnapshot.Tag +
+		" only, from git (programs_snapshot.go KamajiSnapshot)",
+	"docker.io/projecthami/hami:": "the rehearsal builds HAMi at " + hamiSnapshot.Tag + " only, from git (programs_snapshot.go HAMiSnapshot)",
+	"docker.io/projecthami/mock-device-plugin:": "github.com/Project-HAMi/mock-device-plugin v1.0.1 is not served by the module proxy here " +
+		"(403); put it into the bundle directory by other means (its index.json entry is kept)",
+	"docker.io/liangjw/kube-webhook-certgen:": "the rehearsal builds a stand-in for v1.1.1 only (ingress-nginx's kube-webhook-certgen, " +
+		"programs_snapshot.go CertgenProgram)",
 }
 
 // recipeFor decides how ref (as `labctl images` lists it) is built.

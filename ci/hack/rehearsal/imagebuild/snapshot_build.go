@@ -133,7 +133,8 @@ func snapshotSource(s Snapshot, what string) string {
 func (b *builder) snapshotTree(s Snapshot, paths, edit []string) (string, error) {
 	gitDir := b.o.GitDirs[s.Repo]
 	if gitDir == "" {
-		return "", fmt.Errorf("%s %s is built from git history (the module proxy does not serve it): give a git directory of github.com/%s holding %s with --git-dir %s=DIR (the fetch tool's snapshot)",
+		return "", fmt.Errorf("%s %s is built from git history (the module proxy does not serve it): give a git directory of github.com/%s "+
+			"holding %s with --git-dir %s=DIR (the fetch tool's snapshot)",
 			s.Repo, s.rev(), s.Repo, s.rev(), s.Repo)
 	}
 	if _, err := CheckSnapshot(b.ctx, gitDir, s); err != nil {

@@ -125,7 +125,8 @@ func TestKindnetdTreeRunsNoFilterOfTheGitDirs(t *testing.T) {
 	knpDir, knpCommit := gitsnaptest.Repo(t, map[string]string{"go.mod": "module sigs.k8s.io/kube-network-policies\n\ngo 1.22\n"}, "")
 	pwned := []string{gitsnaptest.Poison(t, kindDir), gitsnaptest.Poison(t, knpDir)}
 	b := &builder{ctx: context.Background(), o: Options{Root: t.TempDir(), KindGitDir: kindDir, KubeNetworkPoliciesGitDir: knpDir}}
-	tree, err := b.kindnetdTreeOf(Snapshot{Repo: "kubernetes-sigs/kind", Commit: kindCommit}, Snapshot{Repo: "kubernetes-sigs/kube-network-policies", Commit: knpCommit})
+	tree, err := b.kindnetdTreeOf(Snapshot{Repo: "kubernetes-sigs/kind", Commit: kindCommit},
+		Snapshot{Repo: "kubernetes-sigs/kube-network-policies", Commit: knpCommit})
 	for _, p := range pwned {
 		gitsnaptest.Pwned(t, p)
 	}
@@ -140,7 +141,9 @@ func TestKindnetdTreeRunsNoFilterOfTheGitDirs(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(filepath.Dir(filepath.Dir(tree)), "README.md")); err == nil {
 		t.Error("kind's README.md extracted though only images/kindnetd was asked for")
 	}
-	if _, err := b.kindnetdTreeOf(Snapshot{Repo: "kubernetes-sigs/kind", Commit: knpCommit}, Snapshot{Repo: "kubernetes-sigs/kube-network-policies", Commit: knpCommit}); err == nil || !strings.Contains(err.Error(), "--kind-git-dir") {
+	if _, err := b.kindnetdTreeOf(Snapshot{Repo: "kubernetes-sigs/kind", Commit: knpCommit},
+		Snapshot{Repo: "kubernetes-sigs/kube-network-policies", Commit: knpCommit}); err == nil ||
+		!strings.Contains(err.Error(), "--kind-git-dir") {
 		t.Errorf("a kind git directory without the pinned commit: %v, want an error naming --kind-git-dir", err)
 	}
 }

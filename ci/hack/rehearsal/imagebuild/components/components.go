@@ -32,8 +32,9 @@ const StaticBaseRef = "gpu-lab-rehearsal/static-base"
 // Passwd and Group are distroless static's users: root, nobody (65534) and
 // nonroot (65532).
 const (
-	passwd = "root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n"
-	group  = "root:x:0:\nnobody:x:65534:\nnonroot:x:65532:\n"
+	passwd = "root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\n" +
+		"nonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n"
+	group = "root:x:0:\nnobody:x:65534:\nnonroot:x:65532:\n"
 )
 
 // StaticBase is the static base image: FROM scratch, with the CA bundle of

@@ -27,14 +27,16 @@ func TestServerImageLayout(t *testing.T) {
 // build/pause/Dockerfile at v1.37.0: /pause, user 65535, from scratch.
 func TestPauseRunsAsNobodyFromScratch(t *testing.T) {
 	s := Pause("3.10", "/c/pause")
-	if s.Ref != "registry.k8s.io/pause:3.10" || s.Base != "scratch" || s.User != "65535:65535" || !reflect.DeepEqual(s.Entrypoint, []string{"/pause"}) {
+	if s.Ref != "registry.k8s.io/pause:3.10" || s.Base != "scratch" || s.User != "65535:65535" ||
+		!reflect.DeepEqual(s.Entrypoint, []string{"/pause"}) {
 		t.Errorf("pause spec %+v", s)
 	}
 }
 
 func TestEtcdAndCoreDNSLayout(t *testing.T) {
 	e := Etcd("3.7.0-0", "v3.7.0", "/e")
-	if e.Ref != "registry.k8s.io/etcd:3.7.0-0" || len(e.Files) != 3 || e.Files[0].Dest != "/usr/local/bin/etcd" || e.Files[0].Src != "/e/etcd" {
+	if e.Ref != "registry.k8s.io/etcd:3.7.0-0" || len(e.Files) != 3 || e.Files[0].Dest != "/usr/local/bin/etcd" ||
+		e.Files[0].Src != "/e/etcd" {
 		t.Errorf("etcd spec %+v", e)
 	}
 	c := CoreDNS("v1.14.6", "/d")
@@ -42,7 +44,8 @@ func TestEtcdAndCoreDNSLayout(t *testing.T) {
 		t.Errorf("coredns spec %+v", c)
 	}
 	k := Konnectivity("server", "v0.36.0", "/k")
-	if k.Ref != "registry.k8s.io/kas-network-proxy/proxy-server:v0.36.0" || k.Files[0].Dest != "/proxy-server" || k.Files[0].Src != "/k/proxy-server" {
+	if k.Ref != "registry.k8s.io/kas-network-proxy/proxy-server:v0.36.0" || k.Files[0].Dest != "/proxy-server" ||
+		k.Files[0].Src != "/k/proxy-server" {
 		t.Errorf("konnectivity spec %+v", k)
 	}
 }

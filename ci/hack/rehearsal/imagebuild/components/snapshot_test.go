@@ -13,7 +13,8 @@ func TestSnapshotImagesLayout(t *testing.T) {
 		len(k.Files) != 1 || k.Files[0].Dest != "/ko-app/kamaji" || k.Files[0].Src != "/b/kamaji" {
 		t.Errorf("kamaji %+v", k)
 	}
-	if !reflect.DeepEqual(k.Env, []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/ko-app", "KO_DATA_PATH=/var/run/ko"}) {
+	if !reflect.DeepEqual(k.Env, []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/ko-app",
+		"KO_DATA_PATH=/var/run/ko"}) {
 		t.Errorf("kamaji env %v", k.Env)
 	}
 
@@ -23,13 +24,15 @@ func TestSnapshotImagesLayout(t *testing.T) {
 		"cainjector": "/app/cmd/cainjector/cainjector", "startupapicheck": "/startupapicheck",
 	} {
 		c := CertManager("quay.io/jetstack/cert-manager-"+name+":v1.18.3", name, "src", "/b/"+name)
-		if c.User != "1000" || c.Base != StaticBaseRef || !reflect.DeepEqual(c.Entrypoint, []string{path}) || c.Files[0].Dest != path || c.Files[0].Src != "/b/"+name {
+		if c.User != "1000" || c.Base != StaticBaseRef || !reflect.DeepEqual(c.Entrypoint, []string{path}) || c.Files[0].Dest != path ||
+			c.Files[0].Src != "/b/"+name {
 			t.Errorf("cert-manager %s %+v", name, c)
 		}
 	}
 
 	g := Certgen("docker.io/liangjw/kube-webhook-certgen:v1.1.1", "src", "/b/kube-webhook-certgen")
-	if g.User != "65532:65532" || !reflect.DeepEqual(g.Entrypoint, []string{"/kube-webhook-certgen"}) || g.Files[0].Dest != "/kube-webhook-certgen" {
+	if g.User != "65532:65532" || !reflect.DeepEqual(g.Entrypoint, []string{"/kube-webhook-certgen"}) ||
+		g.Files[0].Dest != "/kube-webhook-certgen" {
 		t.Errorf("certgen %+v", g)
 	}
 }

@@ -88,7 +88,8 @@ func (o *objects) read(oid, typ string) ([]byte, error) {
 		return nil, fmt.Errorf("object %s in %s is a %s, want a %s", oid, o.repo.Dir, f[1], typ)
 	}
 	if got := objectHash(oid, typ, body); got != oid {
-		return nil, fmt.Errorf("object %s in %s hashes to %s: the git directory's object store is corrupt or altered; fetch the snapshot again", oid, o.repo.Dir, got)
+		return nil, fmt.Errorf("object %s in %s hashes to %s: the git directory's object store is corrupt or altered; fetch the snapshot again",
+			oid, o.repo.Dir, got)
 	}
 	return body, nil
 }

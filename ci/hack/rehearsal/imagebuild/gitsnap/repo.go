@@ -63,10 +63,12 @@ func (r Repo) Check(ctx context.Context, p Pin) error {
 	}
 	got, err := r.Resolve(ctx, rev)
 	if err != nil {
-		return fmt.Errorf("git directory %s has no %s of github.com/%s (%w): fetch a snapshot of the repository that holds it", r.Dir, p.Rev(), p.Repo, err)
+		return fmt.Errorf("git directory %s has no %s of github.com/%s (%w): fetch a snapshot of the repository that holds it", r.Dir, p.Rev(),
+			p.Repo, err)
 	}
 	if got != p.Commit {
-		return fmt.Errorf("tag %s of %s names commit %s in %s, not the pinned %s: %w; check the new commit and update the pin", p.Tag, p.Repo, got, r.Dir, p.Commit, ErrMoved)
+		return fmt.Errorf("tag %s of %s names commit %s in %s, not the pinned %s: %w; check the new commit and update the pin", p.Tag, p.Repo,
+			got, r.Dir, p.Commit, ErrMoved)
 	}
 	return nil
 }

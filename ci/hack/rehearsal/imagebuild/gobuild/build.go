@@ -62,7 +62,8 @@ func Build(ctx context.Context, log *slog.Logger, root string, p Program, estima
 			err := run(ctx, logf, mod, proxyEnv, "go", "mod", "tidy")
 			stop()
 			if err != nil {
-				return "", nil, fmt.Errorf("build %s: go mod tidy in %s: %w; %s ends with:\n%s", p.Name, mod, err, logPath, bincache.TailFile(logPath, 30))
+				return "", nil, fmt.Errorf("build %s: go mod tidy in %s: %w; %s ends with:\n%s", p.Name, mod, err, logPath,
+					bincache.TailFile(logPath, 30))
 			}
 			return mod, append(p.Env(), proxyEnv...), nil
 		},

@@ -12,7 +12,8 @@ func TestReadGoModFactsOfKubernetes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := GoModFacts{Go: "1.26.0", Godebug: "default=go1.26", Staging: []string{"k8s.io/api", "k8s.io/apiextensions-apiserver", "k8s.io/apimachinery"}}
+	want := GoModFacts{Go: "1.26.0", Godebug: "default=go1.26", Staging: []string{"k8s.io/api", "k8s.io/apiextensions-apiserver",
+		"k8s.io/apimachinery"}}
 	if !reflect.DeepEqual(facts, want) {
 		t.Errorf("facts = %+v, want %+v", facts, want)
 	}

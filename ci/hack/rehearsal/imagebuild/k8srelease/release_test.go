@@ -63,7 +63,8 @@ func TestProgramPinsEveryStagingModuleToTheRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	mod := p.GoMod()
-	for _, w := range []string{"k8s.io/kubernetes v1.37.0", "k8s.io/api => k8s.io/api v0.37.0", "k8s.io/kubelet => k8s.io/kubelet v0.37.0", "godebug default=go1.26", "go 1.26.0"} {
+	for _, w := range []string{"k8s.io/kubernetes v1.37.0", "k8s.io/api => k8s.io/api v0.37.0", "k8s.io/kubelet => k8s.io/kubelet v0.37.0",
+		"godebug default=go1.26", "go 1.26.0"} {
 		if !strings.Contains(mod, w) {
 			t.Errorf("go.mod lacks %q:\n%s", w, mod)
 		}
@@ -72,7 +73,8 @@ func TestProgramPinsEveryStagingModuleToTheRelease(t *testing.T) {
 		t.Errorf("program %+v: want static, trimmed, tags selinux,notest,grpcnotrace", p)
 	}
 	bins := strings.Join(p.Binaries(), " ")
-	for _, b := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy", "kubelet", "kubeadm", "kubectl", "kube-log-runner"} {
+	for _, b := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy", "kubelet", "kubeadm", "kubectl",
+		"kube-log-runner"} {
 		if !strings.Contains(bins, b) {
 			t.Errorf("binaries %q lack %s", bins, b)
 		}

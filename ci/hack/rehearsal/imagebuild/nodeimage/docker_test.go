@@ -57,7 +57,8 @@ func TestNodeImageOnDocker(t *testing.T) {
 		Containerd: ContainerdOptions{SandboxImage: "registry.k8s.io/pause:3.10"}}
 	work := t.TempDir()
 	baseRef := "gpu-lab-rehearsal/node-base:test"
-	if _, err := imagespec.Build(ctx, d, log, BaseSpec(baseRef, base, in), filepath.Join(work, "ctx"), filepath.Join(work, "base.log")); err != nil {
+	if _, err := imagespec.Build(ctx, d, log, BaseSpec(baseRef, base, in), filepath.Join(work, "ctx"),
+		filepath.Join(work, "base.log")); err != nil {
 		t.Fatal(err)
 	}
 	// A one-file image stands in for a preload: the import is what is
@@ -73,14 +74,16 @@ func TestNodeImageOnDocker(t *testing.T) {
 		t.Fatalf("%v\n%s", err, b)
 	}
 	t.Cleanup(func() { _ = exec.Command("docker", "rmi", node, preload, baseRef).Run() })
-	out, err := exec.Command("docker", "run", "--rm", "--entrypoint", "cat", node, "/kind/version", "/etc/containerd/cri-base.json").CombinedOutput()
+	out, err := exec.Command("docker", "run", "--rm", "--entrypoint", "cat", node, "/kind/version",
+		"/etc/containerd/cri-base.json").CombinedOutput()
 	if err != nil || !strings.HasPrefix(string(out), "v0.0.0-test") || !strings.Contains(string(out), "mount-product-files.sh") {
 		t.Errorf("node files: %v\n%s", err, out)
 	}
 	// The committed node keeps containerd's content (the blobs) and the
 	// units kind enables.
 	out, err = exec.Command("docker", "run", "--rm", "--entrypoint", "sh", node, "-c",
-		"ls /var/lib/containerd/io.containerd.content.v1.content/blobs/sha256 | wc -l; ls /etc/systemd/system/multi-user.target.wants/").CombinedOutput()
+		"ls /var/lib/containerd/io.containerd.content.v1.content/blobs/sha256 | wc -l; ls "+
+			"/etc/systemd/system/multi-user.target.wants/").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "kubelet.service") || !strings.Contains(string(out), "containerd.service") {
 		t.Errorf("node state: %v\n%s", err, out)
 	}

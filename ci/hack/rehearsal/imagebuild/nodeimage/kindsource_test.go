@@ -33,7 +33,8 @@ func TestReadKindFilesOfKindV0330(t *testing.T) {
 	if want := []string{"docker.io/kindest/kindnetd:v20260820-69b56db7"}; !reflect.DeepEqual(kf.CNIImages, want) {
 		t.Errorf("CNI images %v, want %v", kf.CNIImages, want)
 	}
-	wantStorage := []string{"docker.io/kindest/local-path-provisioner:v20260820-69b56db7", "docker.io/kindest/local-path-helper:v20260131-7181c60a"}
+	wantStorage := []string{"docker.io/kindest/local-path-provisioner:v20260820-69b56db7",
+		"docker.io/kindest/local-path-helper:v20260131-7181c60a"}
 	if !reflect.DeepEqual(kf.StorageImages, wantStorage) {
 		t.Errorf("storage images %v, want %v", kf.StorageImages, wantStorage)
 	}

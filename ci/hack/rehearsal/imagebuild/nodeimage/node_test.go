@@ -35,7 +35,8 @@ func TestContainerdConfigSandboxAndRuncHook(t *testing.T) {
 func TestBaseSpecLaysOutTheNode(t *testing.T) {
 	in := Inputs{
 		Version: "v1.37.0", BinDir: "/bin37", Crictl: "/c/crictl",
-		Kind:       KindFiles{Entrypoint: "/k/entrypoint", Scripts: map[string]string{"a.sh": "/k/a.sh"}, CNIManifest: "cni", StorageManifest: "st"},
+		Kind: KindFiles{Entrypoint: "/k/entrypoint", Scripts: map[string]string{"a.sh": "/k/a.sh"}, CNIManifest: "cni",
+			StorageManifest: "st"},
 		Containerd: ContainerdOptions{SandboxImage: "registry.k8s.io/pause:3.10"},
 	}
 	s := BaseSpec("gpu-lab-rehearsal/node-base:v1.37.0", "rootfs:k", in)
@@ -58,7 +59,8 @@ func TestBaseSpecLaysOutTheNode(t *testing.T) {
 			t.Errorf("%s = %q, want %q", dest, got[dest], want)
 		}
 	}
-	for _, dest := range []string{"/etc/containerd/config.toml", "/etc/systemd/system/kubelet.service", "/etc/systemd/system/kubelet.service.d/10-kubeadm.conf", "/etc/systemd/system/containerd.service"} {
+	for _, dest := range []string{"/etc/containerd/config.toml", "/etc/systemd/system/kubelet.service",
+		"/etc/systemd/system/kubelet.service.d/10-kubeadm.conf", "/etc/systemd/system/containerd.service"} {
 		if got[dest] == "" {
 			t.Errorf("no %s", dest)
 		}
@@ -91,7 +93,8 @@ func TestMissingComparesNormalizedNames(t *testing.T) {
 
 func TestPreloadKeyFollowsEveryImage(t *testing.T) {
 	k := preloadKey("base", []string{"a=1", "b=2"})
-	if preloadKey("base", []string{"a=1", "b=3"}) == k || preloadKey("base2", []string{"a=1", "b=2"}) == k || preloadKey("base", []string{"a=1"}) == k {
+	if preloadKey("base", []string{"a=1", "b=3"}) == k || preloadKey("base2", []string{"a=1", "b=2"}) == k ||
+		preloadKey("base", []string{"a=1"}) == k {
 		t.Error("a changed input keeps the preload key")
 	}
 }

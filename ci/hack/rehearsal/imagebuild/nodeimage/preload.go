@@ -42,7 +42,8 @@ func pinArgs(ref string) []string {
 // container of the base image sleeps, containerd runs in it, each image
 // is imported, containerd stops, and the container is committed with the
 // node's entrypoint. Unless the daemon has ref with the same key already.
-func Preload(ctx context.Context, d imagespec.Docker, log *slog.Logger, ref, base string, preload []string, logPath string) (string, error) {
+func Preload(ctx context.Context, d imagespec.Docker, log *slog.Logger, ref, base string, preload []string,
+	logPath string) (string, error) {
 	key, err := preloadKeyOf(ctx, d, ref, base, preload)
 	if err != nil {
 		return "", err

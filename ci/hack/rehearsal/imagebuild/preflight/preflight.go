@@ -26,15 +26,17 @@ type Tool struct {
 // The programs of the image and chart builds (each is run by name in
 // ci/hack/rehearsal/imagebuild or chartbuild; Debian's package names).
 var (
-	Git         = Tool{"git", "reads the pinned upstream snapshots (imagebuild/gitsnap)", "apt-get install git"}
-	Go          = Tool{"go", "builds every Go program through the module proxy (imagebuild/gobuild), and helm", "a Go toolchain at least as new as go.mod's (https://go.dev/dl; GOTOOLCHAIN fetches newer ones through the module proxy)"}
-	Debootstrap = Tool{"debootstrap", "makes the Debian root file systems of the base and node images (imagebuild/rootfs)", "apt-get install debootstrap"}
-	Tar         = Tool{"tar", "packs a root file system for docker import (imagebuild/rootfs)", "apt-get install tar"}
-	Docker      = Tool{"docker", "builds, tags and saves the images (ci/docker)", "apt-get install docker.io (or Docker's own packages)"}
-	Gcc         = Tool{"gcc", "compiles the pause image's static pause.c (imagebuild/node.go)", "apt-get install gcc libc6-dev"}
-	Strip       = Tool{"strip", "strips the pause binary as build/pause/Makefile does", "apt-get install binutils"}
-	Bash        = Tool{"bash", "runs the go.mod edits of the snapshot trees", "apt-get install bash"}
-	Cp          = Tool{"cp", "copies snapshot trees into module builds (imagebuild/gobuild)", "apt-get install coreutils"}
+	Git = Tool{"git", "reads the pinned upstream snapshots (imagebuild/gitsnap)", "apt-get install git"}
+	Go  = Tool{"go", "builds every Go program through the module proxy (imagebuild/gobuild), and helm",
+		"a Go toolchain at least as new as go.mod's (https://go.dev/dl; GOTOOLCHAIN fetches newer ones through the module proxy)"}
+	Debootstrap = Tool{"debootstrap", "makes the Debian root file systems of the base and node images (imagebuild/rootfs)",
+		"apt-get install debootstrap"}
+	Tar    = Tool{"tar", "packs a root file system for docker import (imagebuild/rootfs)", "apt-get install tar"}
+	Docker = Tool{"docker", "builds, tags and saves the images (ci/docker)", "apt-get install docker.io (or Docker's own packages)"}
+	Gcc    = Tool{"gcc", "compiles the pause image's static pause.c (imagebuild/node.go)", "apt-get install gcc libc6-dev"}
+	Strip  = Tool{"strip", "strips the pause binary as build/pause/Makefile does", "apt-get install binutils"}
+	Bash   = Tool{"bash", "runs the go.mod edits of the snapshot trees", "apt-get install bash"}
+	Cp     = Tool{"cp", "copies snapshot trees into module builds (imagebuild/gobuild)", "apt-get install coreutils"}
 )
 
 // Check is one prerequisite: a problem, or "" when it holds.
@@ -68,7 +70,8 @@ func Root(uid int, why string) Check {
 func Daemon(ping func(context.Context) error) Check {
 	return func(ctx context.Context) string {
 		if err := ping(ctx); err != nil {
-			return fmt.Sprintf("the Docker daemon is not reachable (%v): start it, or point DOCKER_HOST at one (`rehearse daemon up` prints it)", err)
+			return fmt.Sprintf("the Docker daemon is not reachable (%v): start it, or point DOCKER_HOST at one (`rehearse daemon up` prints it)",
+				err)
 		}
 		return ""
 	}
@@ -94,7 +97,8 @@ func FreeDisk(free func(string) (uint64, error), dir string, min uint64, flag st
 			n, err := free(p)
 			if err == nil {
 				if n < min {
-					return fmt.Sprintf("%s has %.1f GiB free, the build needs at least %.0f GiB: free some, or choose another directory with %s", dir, float64(n)/(1<<30), float64(min)/(1<<30), flag)
+					return fmt.Sprintf("%s has %.1f GiB free, the build needs at least %.0f GiB: free some, or choose another directory with %s", dir,
+						float64(n)/(1<<30), float64(min)/(1<<30), flag)
 				}
 				return ""
 			}
@@ -117,5 +121,6 @@ func Run(ctx context.Context, what string, checks ...Check) error {
 	if len(problems) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s cannot start, nothing was built — %d prerequisite(s) missing:\n  - %s", what, len(problems), strings.Join(problems, "\n  - "))
+	return fmt.Errorf("%s cannot start, nothing was built — %d prerequisite(s) missing:\n  - %s", what, len(problems),
+		strings.Join(problems, "\n  - "))
 }

@@ -83,7 +83,8 @@ func Make(ctx context.Context, log *slog.Logger, root string, s Spec) (string, e
 		err = cmd.Run()
 		stop()
 		if err != nil {
-			return fmt.Errorf("rootfs %s: debootstrap: %w (is debootstrap installed, and is this root?); %s ends with:\n%s", s.Name, err, logPath, bincache.TailFile(logPath, 20))
+			return fmt.Errorf("rootfs %s: debootstrap: %w (is debootstrap installed, and is this root?); %s ends with:\n%s", s.Name, err, logPath,
+				bincache.TailFile(logPath, 20))
 		}
 		// debootstrap's apt lists and .deb copies are not part of an image.
 		for _, d := range []string{"var/lib/apt/lists", "var/cache/apt/archives"} {
