@@ -23,7 +23,8 @@ func hostGo(ctx context.Context) (goroot, version string, err error) {
 	}
 	f := strings.Fields(string(out))
 	if len(f) != 2 || !strings.HasPrefix(f[1], "go1.26.") {
-		return "", "", fmt.Errorf("the machine's Go is %q; golang:1.26 needs a go1.26.x toolchain (https://go.dev/dl)", strings.TrimSpace(string(out)))
+		return "", "", fmt.Errorf("the machine's Go is %q; golang:1.26 needs a go1.26.x toolchain (https://go.dev/dl)",
+			strings.TrimSpace(string(out)))
 	}
 	return f[0], f[1], nil
 }

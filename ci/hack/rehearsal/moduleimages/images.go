@@ -90,7 +90,8 @@ func dindSpec(base string, bins Bins, dindScript []byte) imagespec.Spec {
 	s.Run = append(s.Run,
 		"ln -s /usr/bin/tini-static /usr/local/bin/docker-init",
 		farm,
-		"addgroup --system dockremap && adduser --system --ingroup dockremap dockremap && echo 'dockremap:165536:65536' >> /etc/subuid && echo 'dockremap:165536:65536' >> /etc/subgid",
+		"addgroup --system dockremap && adduser --system --ingroup dockremap dockremap && echo 'dockremap:165536:65536' >> /etc/subuid && echo "+
+			"'dockremap:165536:65536' >> /etc/subgid",
 		"dockerd --version && containerd --version && ctr --version && runc --version && docker-init --version",
 	)
 	s.Entrypoint = []string{"dockerd-entrypoint.sh"}

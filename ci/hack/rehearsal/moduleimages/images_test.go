@@ -52,7 +52,8 @@ func TestEntrypointRefusesTLSAndWrapsDockerdAsPublished(t *testing.T) {
 func TestGoImageHasThePublishedEnv(t *testing.T) {
 	s := goSpec("base", "go1.26.8")
 	df := s.Dockerfile("KEY")
-	for _, want := range []string{`ENV GOLANG_VERSION="1.26.8"`, `ENV GOPATH="/go"`, `ENV GOTOOLCHAIN="local"`, "WORKDIR /go\n", `ENV PATH="/go/bin:/usr/local/go/bin:`} {
+	for _, want := range []string{`ENV GOLANG_VERSION="1.26.8"`, `ENV GOPATH="/go"`, `ENV GOTOOLCHAIN="local"`, "WORKDIR /go\n",
+		`ENV PATH="/go/bin:/usr/local/go/bin:`} {
 		if !strings.Contains(df, want) {
 			t.Errorf("golang Dockerfile lacks %q:\n%s", want, df)
 		}
@@ -64,7 +65,8 @@ func TestVendoredBuildsStayOffline(t *testing.T) {
 	if env := strings.Join(moby.Env("/gp"), " "); !strings.Contains(env, "GOFLAGS=-mod=vendor") || !strings.Contains(env, "GOPROXY=off") {
 		t.Errorf("moby build env %q: want -mod=vendor and GOPROXY=off", env)
 	}
-	if env := strings.Join(cli.Env("/gp"), " "); !strings.Contains(env, "GO111MODULE=auto") || !strings.Contains(env, "GOPATH=/gp") || !strings.Contains(env, "GOPROXY=off") {
+	if env := strings.Join(cli.Env("/gp"), " "); !strings.Contains(env, "GO111MODULE=auto") || !strings.Contains(env, "GOPATH=/gp") ||
+		!strings.Contains(env, "GOPROXY=off") {
 		t.Errorf("cli build env %q: want GOPATH mode and GOPROXY=off", env)
 	}
 	if moby.Key("go1.26.8") == cli.Key("go1.26.8") || moby.Key("go1.26.8") == moby.Key("go1.26.9") {

@@ -9,8 +9,10 @@ import (
 
 // WritePlan says what Build builds and how, building nothing.
 func WritePlan(w io.Writer) {
-	fmt.Fprintf(w, "%s: docker %s (docker/cli@%s, vendored, GOPATH mode); Debian %s: %s\n", CLIRef, DockerVersion, CLIPin.Tag, Suite, strings.Join(cliPackages, " "))
-	fmt.Fprintf(w, "%s: the CLI image's content, dockerd and docker-proxy (moby/moby@%s, vendored), containerd %s and runc %s (Go module proxy), hack/dind at %s, dockerd-entrypoint.sh; Debian %s: %s\n",
+	fmt.Fprintf(w, "%s: docker %s (docker/cli@%s, vendored, GOPATH mode); Debian %s: %s\n", CLIRef, DockerVersion, CLIPin.Tag, Suite,
+		strings.Join(cliPackages, " "))
+	fmt.Fprintf(w, "%s: the CLI image's content, dockerd and docker-proxy (moby/moby@%s, vendored), containerd %s and runc %s (Go module "+
+		"proxy), hack/dind at %s, dockerd-entrypoint.sh; Debian %s: %s\n",
 		DindRef, MobyPin.Tag, ContainerdVersion, RuncVersion, MobyPin.Tag, Suite, strings.Join(dindPackages, " "))
 	fmt.Fprintf(w, "%s: this machine's Go toolchain at /usr/local/go; Debian %s: %s\n", GoRef, Suite, strings.Join(goPackages, " "))
 	writeDifferences(w)

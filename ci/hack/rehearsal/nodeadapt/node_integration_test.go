@@ -45,7 +45,8 @@ func TestNodeRunsPodsWithAdaptedContainerd(t *testing.T) {
 	}
 	rootfs := os.Getenv(NodeRootfsEnv)
 	if fi, err := os.Stat(filepath.Join(rootfs, "usr/bin/containerd")); rootfs == "" || err != nil || fi.IsDir() {
-		t.Skipf("skipping: %s=%q is not a root filesystem with containerd (see the constant's comment for how to make one)", NodeRootfsEnv, rootfs)
+		t.Skipf("skipping: %s=%q is not a root filesystem with containerd (see the constant's comment for how to make one)", NodeRootfsEnv,
+			rootfs)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
@@ -69,15 +70,18 @@ func TestNodeRunsPodsWithAdaptedContainerd(t *testing.T) {
 	pauseTar := filepath.Join(t.TempDir(), "pause.tar")
 	d.run("save", "-o", pauseTar, "registry.k8s.io/pause:3.6")
 	// kind v0.33.0 network.go:149-158, subnet of its network "kind" (network_test.go:35)
-	d.run("network", "create", "-d=bridge", "-o", "com.docker.network.bridge.enable_ip_masquerade=true", "--ipv6", "--subnet", "fc00:f853:ccd:e793::/64", "kind")
-	d.run(append(append([]string{"run", "--net", "kind", "--hostname", "node", "--name", "node"}, kindNodeArgs...), "rehearsal-node:test", "/sbin/init")...)
+	d.run("network", "create", "-d=bridge", "-o", "com.docker.network.bridge.enable_ip_masquerade=true", "--ipv6", "--subnet",
+		"fc00:f853:ccd:e793::/64", "kind")
+	d.run(append(append([]string{"run", "--net", "kind", "--hostname", "node", "--name", "node"}, kindNodeArgs...), "rehearsal-node:test",
+		"/sbin/init")...)
 	d.waitForConsole("node", "Multi-User System")
 	state, _ := d.exec("node", "systemctl", "is-system-running", "--wait")
 	t.Logf("node systemd: %s (degraded is fine: units a container cannot run)", strings.TrimSpace(state))
 	if out := d.mustExec("node", "systemctl", "is-active", "containerd"); strings.TrimSpace(out) != "active" {
 		t.Fatalf("the node's containerd is %s", out)
 	}
-	for _, f := range [][2]string{{bins.probe, "/usr/local/bin/probe"}, {bins.criprobe, "/usr/local/bin/criprobe"}, {bins.wrapper, WrapperPath}, {pauseTar, "/root/pause.tar"}} {
+	for _, f := range [][2]string{{bins.probe, "/usr/local/bin/probe"}, {bins.criprobe, "/usr/local/bin/criprobe"},
+		{bins.wrapper, WrapperPath}, {pauseTar, "/root/pause.tar"}} {
 		d.run("cp", f[0], "node:"+f[1])
 	}
 	d.mustExec("node", "ctr", "-n", "k8s.io", "image", "import", "/root/pause.tar")

@@ -95,7 +95,8 @@ func PatchContainerdConfig(cfg []byte) ([]byte, error) {
 	v, _ := tree.Get("version").(int64)
 	plugin, ok := criPlugin[v]
 	if !ok {
-		return nil, fmt.Errorf("the node's containerd config.toml has version %v; the rehearsal knows where its settings go in versions 2 to 4", tree.Get("version"))
+		return nil, fmt.Errorf("the node's containerd config.toml has version %v; the rehearsal knows where its settings go in versions 2 to 4",
+			tree.Get("version"))
 	}
 	tree.SetPath(restrictOOMPath(plugin), true)
 	tree.SetPath(binaryNamePath(plugin), WrapperPath)

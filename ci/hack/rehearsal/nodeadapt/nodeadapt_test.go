@@ -39,7 +39,8 @@ func TestPatchKindNodeConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	if before.GetPath(restrictOOMPath(v2)) != false {
-		t.Fatalf("kind's config has restrict_oom_score_adj = %v; expected false (the case this adaptation is for)", before.GetPath(restrictOOMPath(v2)))
+		t.Fatalf("kind's config has restrict_oom_score_adj = %v; expected false (the case this adaptation is for)",
+			before.GetPath(restrictOOMPath(v2)))
 	}
 	out, err := PatchContainerdConfig(in)
 	if err != nil {
@@ -50,7 +51,8 @@ func TestPatchKindNodeConfig(t *testing.T) {
 		t.Fatalf("patched config does not parse: %v\n%s", err, out)
 	}
 	if after.GetPath(restrictOOMPath(v2)) != true || after.GetPath(binaryNamePath(v2)) != WrapperPath {
-		t.Fatalf("patched: restrict_oom_score_adj %v, BinaryName %v\n%s", after.GetPath(restrictOOMPath(v2)), after.GetPath(binaryNamePath(v2)), out)
+		t.Fatalf("patched: restrict_oom_score_adj %v, BinaryName %v\n%s", after.GetPath(restrictOOMPath(v2)), after.GetPath(binaryNamePath(v2)),
+			out)
 	}
 	// Everything kind had is kept: the patch only adds.
 	beforeMap, afterMap := before.ToMap(), after.ToMap()
@@ -130,7 +132,8 @@ func TestPatchVersion3(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := "io.containerd.cri.v1.runtime"
-		if tree.GetPath(restrictOOMPath(p)) != true || tree.GetPath(binaryNamePath(p)) != WrapperPath || tree.GetPath(runtimeTypePath(p)) != runcRuntimeType || tree.GetPath([]string{"plugins", v2}) != nil {
+		if tree.GetPath(restrictOOMPath(p)) != true || tree.GetPath(binaryNamePath(p)) != WrapperPath ||
+			tree.GetPath(runtimeTypePath(p)) != runcRuntimeType || tree.GetPath([]string{"plugins", v2}) != nil {
 			t.Fatalf("version %s patched:\n%s", v, out)
 		}
 	}

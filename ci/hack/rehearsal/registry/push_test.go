@@ -82,7 +82,8 @@ func TestPushOfADockerSaveArchiveMakesAnOCIManifestOfItsConfigAndLayers(t *testi
 	}
 	// docker's image ID (the config file's name in the archive) is its
 	// config's digest.
-	if m.SchemaVersion != 2 || m.Config.Digest != "sha256:6912ce91b5115788a37a82449210cf80a748987d2fbf267cb8a3113c8a701c7f" || m.Config.MediaType != ociConfig {
+	if m.SchemaVersion != 2 || m.Config.Digest != "sha256:6912ce91b5115788a37a82449210cf80a748987d2fbf267cb8a3113c8a701c7f" ||
+		m.Config.MediaType != ociConfig {
 		t.Fatalf("manifest config %+v (schema %d)", m.Config, m.SchemaVersion)
 	}
 	var cfg struct {
@@ -93,12 +94,14 @@ func TestPushOfADockerSaveArchiveMakesAnOCIManifestOfItsConfigAndLayers(t *testi
 	if err := json.Unmarshal(f.blobs[m.Config.Digest], &cfg); err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Layers) != 1 || len(cfg.RootFS.DiffIDs) != 1 || m.Layers[0].Digest != cfg.RootFS.DiffIDs[0] || m.Layers[0].Size != 10240 || f.blobs[m.Layers[0].Digest] == nil {
+	if len(m.Layers) != 1 || len(cfg.RootFS.DiffIDs) != 1 || m.Layers[0].Digest != cfg.RootFS.DiffIDs[0] || m.Layers[0].Size != 10240 ||
+		f.blobs[m.Layers[0].Digest] == nil {
 		t.Fatalf("layers %+v; config diff IDs %v", m.Layers, cfg.RootFS.DiffIDs)
 	}
 	// A second push finds every blob there and uploads none again.
 	n := f.uploads
-	if _, err := p.push(context.Background(), "testdata/docker-20.10.24-save-tiny.tar", "docker.io/library/tiny", "v1"); err != nil || f.uploads != n {
+	if _, err := p.push(context.Background(), "testdata/docker-20.10.24-save-tiny.tar", "docker.io/library/tiny",
+		"v1"); err != nil || f.uploads != n {
 		t.Fatalf("second push: %v, %d uploads (was %d)", err, f.uploads, n)
 	}
 }

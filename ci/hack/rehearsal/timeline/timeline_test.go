@@ -31,7 +31,8 @@ func TestParsePairsStartsAndEnds(t *testing.T) {
 		t.Fatalf("steps = %+v, want the two that ended", steps)
 	}
 	a, b := steps[0], steps[1]
-	if a.Name != "tenant a: join" || !a.Failed || a.Took() != 3*time.Second || b.Name != "tenant b: join" || b.Failed || b.Took() != 1900*time.Millisecond {
+	if a.Name != "tenant a: join" || !a.Failed || a.Took() != 3*time.Second || b.Name != "tenant b: join" || b.Failed ||
+		b.Took() != 1900*time.Millisecond {
 		t.Errorf("steps = %+v", steps)
 	}
 }
@@ -46,7 +47,8 @@ func TestParseRefusesAnEndWithoutAStart(t *testing.T) {
 func TestCriticalPathFollowsWhatEachStepWaitedFor(t *testing.T) {
 	t0 := time.Date(2026, 12, 7, 18, 0, 0, 0, time.UTC)
 	s := func(name string, from, to float64) Step {
-		return Step{Stage: "workers", Name: name, Start: t0.Add(time.Duration(from * float64(time.Second))), End: t0.Add(time.Duration(to * float64(time.Second)))}
+		return Step{Stage: "workers", Name: name, Start: t0.Add(time.Duration(from * float64(time.Second))),
+			End: t0.Add(time.Duration(to * float64(time.Second)))}
 	}
 	steps := []Step{
 		s("image", 0, 0.5),
@@ -63,7 +65,8 @@ func TestCriticalPathFollowsWhatEachStepWaitedFor(t *testing.T) {
 		t.Errorf("critical path = %q, want %s", got, want)
 	}
 	md := Markdown(steps, []string{"cluster", "workers", "hami"})
-	for _, want := range []string{"- **workers** 40.0 s: image (0.5 s) → b start (13.5 s) → b join (11.0 s) → b tunnel (15.0 s)", "| hami | other stage | +50.0 s | 10.0 s |"} {
+	for _, want := range []string{"- **workers** 40.0 s: image (0.5 s) → b start (13.5 s) → b join (11.0 s) → b tunnel (15.0 s)",
+		"| hami | other stage | +50.0 s | 10.0 s |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)
 		}

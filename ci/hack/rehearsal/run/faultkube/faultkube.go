@@ -213,7 +213,8 @@ func Delete(ctx context.Context, cs kubernetes.Interface, o Op) ([]Pod, error) {
 		if o.Name != "" {
 			what = "pod " + o.Name + " matches " + o.Selector
 		}
-		return nil, fmt.Errorf("no %s in namespace %s: nothing deleted (is the lab up, and are the pods named as the pinned charts name them?)", what, o.Namespace)
+		return nil, fmt.Errorf("no %s in namespace %s: nothing deleted (is the lab up, and are the pods named as the pinned charts name them?)",
+			what, o.Namespace)
 	}
 	return out, nil
 }

@@ -47,7 +47,8 @@ func TestDeleteAndList(t *testing.T) {
 		testPod("tenant-a", "tenant-a-7d9-x", "u1", tcp, true, false),
 		testPod("tenant-a", "tenant-a-7d9-y", "u2", tcp, true, true),
 		testPod("tenant-a", "other", "u3", map[string]string{"app": "x"}, true, false),
-		testPod("tenant-b", "tenant-b-1", "u4", map[string]string{"kamaji.clastix.io/name": "tenant-b", "kamaji.clastix.io/component": "deployment"}, true, false),
+		testPod("tenant-b", "tenant-b-1", "u4",
+			map[string]string{"kamaji.clastix.io/name": "tenant-b", "kamaji.clastix.io/component": "deployment"}, true, false),
 	)
 	sel := "kamaji.clastix.io/name=tenant-a,kamaji.clastix.io/component=deployment"
 	var out bytes.Buffer
@@ -68,7 +69,8 @@ func TestDeleteAndList(t *testing.T) {
 	}
 
 	cs.ClearActions()
-	deleted, err := Delete(context.Background(), cs, Op{Verb: VerbDelete, Namespace: "tenant-a", Selector: sel, Name: "tenant-a-7d9-x", UID: "u1"})
+	deleted, err := Delete(context.Background(), cs, Op{Verb: VerbDelete, Namespace: "tenant-a", Selector: sel, Name: "tenant-a-7d9-x",
+		UID: "u1"})
 	if err != nil || len(deleted) != 1 || deleted[0].Name != "tenant-a-7d9-x" || !deleted[0].Deleted {
 		t.Fatalf("delete by name: %+v, %v", deleted, err)
 	}
@@ -78,13 +80,16 @@ func TestDeleteAndList(t *testing.T) {
 			del = append(del, d)
 		}
 	}
-	if len(del) != 1 || del[0].Name != "tenant-a-7d9-x" || del[0].DeleteOptions.Preconditions == nil || *del[0].DeleteOptions.Preconditions.UID != "u1" {
+	if len(del) != 1 || del[0].Name != "tenant-a-7d9-x" || del[0].DeleteOptions.Preconditions == nil ||
+		*del[0].DeleteOptions.Preconditions.UID != "u1" {
 		t.Errorf("delete actions %+v: want one, of tenant-a-7d9-x with uid precondition u1", del)
 	}
-	if deleted, err := Delete(context.Background(), cs, Op{Verb: VerbDelete, Namespace: "tenant-a", Selector: sel}); err != nil || len(deleted) != 1 || deleted[0].Name != "tenant-a-7d9-y" {
+	if deleted, err := Delete(context.Background(), cs,
+		Op{Verb: VerbDelete, Namespace: "tenant-a", Selector: sel}); err != nil || len(deleted) != 1 || deleted[0].Name != "tenant-a-7d9-y" {
 		t.Errorf("delete by selector: %+v, %v; want the one pod left", deleted, err)
 	}
-	if _, err := Delete(context.Background(), cs, Op{Verb: VerbDelete, Namespace: "tenant-a", Selector: sel}); err == nil || !strings.Contains(err.Error(), "nothing deleted") {
+	if _, err := Delete(context.Background(), cs, Op{Verb: VerbDelete, Namespace: "tenant-a", Selector: sel}); err == nil ||
+		!strings.Contains(err.Error(), "nothing deleted") {
 		t.Errorf("delete with no match: %v, want nothing deleted", err)
 	}
 	if _, err := cs.CoreV1().Pods("tenant-b").Get(context.Background(), "tenant-b-1", metav1.GetOptions{}); err != nil {
