@@ -94,7 +94,8 @@ const (
 // 1.36). The policy matches Pod CREATE; the binding narrows it to the lab's
 // tenant namespaces (labelled by Namespace) and to Kamaji's control-plane
 // pods, so kamaji-system, cert-manager and kind's own pods are never touched.
-func BundlePullPolicyObjects(l *lab.Lab) (*admissionregistrationv1.MutatingAdmissionPolicy, *admissionregistrationv1.MutatingAdmissionPolicyBinding) {
+func BundlePullPolicyObjects(l *lab.Lab) (*admissionregistrationv1.MutatingAdmissionPolicy,
+	*admissionregistrationv1.MutatingAdmissionPolicyBinding) {
 	name := BundlePullPolicyName(l)
 	meta := metav1.ObjectMeta{Name: name, Labels: map[string]string{LabelLab: l.Name}}
 	fail := admissionregistrationv1.Fail

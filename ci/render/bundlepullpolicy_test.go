@@ -44,7 +44,8 @@ func TestBundlePullPolicySelectsOnlyTenantControlPlanePods(t *testing.T) {
 			}
 		}
 		pods := selector(t, binding.Spec.MatchResources.ObjectSelector)
-		kamajiPod := map[string]string{KamajiPodLabelName: "tenant-a", KamajiPodLabelComponent: KamajiPodComponent, "component.kamaji.clastix.io/ca": "x"}
+		kamajiPod := map[string]string{KamajiPodLabelName: "tenant-a", KamajiPodLabelComponent: KamajiPodComponent,
+			"component.kamaji.clastix.io/ca": "x"}
 		if !pods.Matches(labels.Set(kamajiPod)) {
 			t.Errorf("%s: a tenant control-plane pod (%v) is not selected by %s", name, kamajiPod, pods)
 		}

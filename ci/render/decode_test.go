@@ -182,7 +182,8 @@ func checkMutatingPolicy(p *admissionregistrationv1.MutatingAdmissionPolicy) err
 	}
 	for i, m := range s.Mutations {
 		switch {
-		case m.PatchType == admissionregistrationv1.PatchTypeApplyConfiguration && m.ApplyConfiguration != nil && m.ApplyConfiguration.Expression != "":
+		case m.PatchType == admissionregistrationv1.PatchTypeApplyConfiguration && m.ApplyConfiguration != nil &&
+			m.ApplyConfiguration.Expression != "":
 		case m.PatchType == admissionregistrationv1.PatchTypeJSONPatch && m.JSONPatch != nil && m.JSONPatch.Expression != "":
 		default:
 			return fmt.Errorf("policy %q: mutation %d has no expression of its patchType %q", p.Name, i, m.PatchType)

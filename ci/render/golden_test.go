@@ -46,7 +46,8 @@ func TestGolden(t *testing.T) {
 					continue
 				}
 				if !bytes.Equal(f.Data, want) {
-					t.Errorf("%s differs from its golden file (run go test ./ci/render -run TestGolden -update and review the diff)\n--- got ---\n%s\n--- want ---\n%s", f.Name, f.Data, want)
+					t.Errorf("%s differs from its golden file (run go test ./ci/render -run TestGolden -update and review the diff)\n--- got ---\n%s\n"+
+						"--- want ---\n%s", f.Name, f.Data, want)
 				}
 			}
 			var stale []string

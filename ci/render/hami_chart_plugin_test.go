@@ -82,10 +82,12 @@ func TestChartRunsTheDevicePluginAgainstTheMockLibrary(t *testing.T) {
 		}
 	}
 	if env["NVIDIA_DRIVER_ROOT"] != NVMLMockDriverRoot || env["DEVICE_LIST_STRATEGY"] != "envvar" || env["PASS_DEVICE_SPECS"] != "false" {
-		t.Errorf("device-plugin env %v: want NVIDIA_DRIVER_ROOT %s, DEVICE_LIST_STRATEGY envvar, PASS_DEVICE_SPECS false", env, NVMLMockDriverRoot)
+		t.Errorf("device-plugin env %v: want NVIDIA_DRIVER_ROOT %s, DEVICE_LIST_STRATEGY envvar, PASS_DEVICE_SPECS false", env,
+			NVMLMockDriverRoot)
 	}
 	if got := inContainer(plugin, hamiPluginDriverRoot); got != NVMLMockDriverRoot || hostTypes["driver-root"] != "Directory" {
-		t.Errorf("device-plugin sees %q at %s (type %q), want %s, type Directory", got, hamiPluginDriverRoot, hostTypes["driver-root"], NVMLMockDriverRoot)
+		t.Errorf("device-plugin sees %q at %s (type %q), want %s, type Directory", got, hamiPluginDriverRoot, hostTypes["driver-root"],
+			NVMLMockDriverRoot)
 	}
 	monitor := daemonSetContainer(t, ds, "vgpu-monitor")
 	menv := envOf(monitor)
@@ -98,6 +100,7 @@ func TestChartRunsTheDevicePluginAgainstTheMockLibrary(t *testing.T) {
 		t.Errorf("vgpu-monitor sees %q at /hostvar, want /var (its paths into the driver root depend on it)", got)
 	}
 	if spec.NodeSelector[gpus.LabelGPUNode] != gpus.LabelGPUOn {
-		t.Errorf("device plugin nodeSelector %v, want %s=%s, where the nvml-mock DaemonSet installs the library", spec.NodeSelector, gpus.LabelGPUNode, gpus.LabelGPUOn)
+		t.Errorf("device plugin nodeSelector %v, want %s=%s, where the nvml-mock DaemonSet installs the library", spec.NodeSelector,
+			gpus.LabelGPUNode, gpus.LabelGPUOn)
 	}
 }

@@ -134,7 +134,8 @@ func TestHAMiSchedulerConfigIsTheChartsPlusBackoff(t *testing.T) {
 	cm, d := chartObjects(t, chartRender(t))
 	chart := decodeSchedulerConfig(t, cm.Data[HAMiSchedulerConfigKey])
 	if chart.PodInitialBackoffSeconds != nil || chart.PodMaxBackoffSeconds != nil {
-		t.Fatalf("the chart now sets a backoff (%v/%v): gpu-lab's override may be unnecessary", chart.PodInitialBackoffSeconds, chart.PodMaxBackoffSeconds)
+		t.Fatalf("the chart now sets a backoff (%v/%v): gpu-lab's override may be unnecessary", chart.PodInitialBackoffSeconds,
+			chart.PodMaxBackoffSeconds)
 	}
 	initial, maxB := int64(l.HAMi.PodInitialBackoffSeconds), int64(l.HAMi.PodMaxBackoffSeconds)
 	chart.PodInitialBackoffSeconds, chart.PodMaxBackoffSeconds = &initial, &maxB
@@ -191,7 +192,8 @@ func TestHAMiPostRender(t *testing.T) {
 		t.Errorf("%d documents changed, want 2 (the ConfigMap and the Deployment)", changed)
 	}
 
-	withoutCM := bytes.Replace(in, []byte("kind: ConfigMap\nmetadata:\n  name: hami-scheduler\n"), []byte("kind: ConfigMap\nmetadata:\n  name: renamed\n"), 1)
+	withoutCM := bytes.Replace(in, []byte("kind: ConfigMap\nmetadata:\n  name: hami-scheduler\n"),
+		[]byte("kind: ConfigMap\nmetadata:\n  name: renamed\n"), 1)
 	if _, err := HAMiPostRender(withoutCM, cfg); err == nil || !strings.Contains(err.Error(), "found ConfigMap: false") {
 		t.Errorf("rendering without the ConfigMap: err = %v", err)
 	}

@@ -14,7 +14,8 @@ import (
 // to its error.
 func TestJoinConfiguration(t *testing.T) {
 	hash := "sha256:" + strings.Repeat("ab", 32)
-	ok := JoinSpec{Endpoint: "172.18.0.2:31443", Token: "abcdef.0123456789abcdef", CACertHash: hash, NodeName: "gpu-lab-tenant-a-worker", NodeIP: "172.18.0.9"}
+	ok := JoinSpec{Endpoint: "172.18.0.2:31443", Token: "abcdef.0123456789abcdef", CACertHash: hash, NodeName: "gpu-lab-tenant-a-worker",
+		NodeIP: "172.18.0.9"}
 	want := map[string]any{
 		"apiVersion": "kubeadm.k8s.io/v1beta4",
 		"kind":       "JoinConfiguration",
@@ -68,7 +69,8 @@ func TestJoinConfiguration(t *testing.T) {
 
 // The plan's placeholders are rendered as they are: no check refuses them.
 func TestUncheckedJoinConfigurationKeepsPlaceholders(t *testing.T) {
-	got, err := UncheckedJoinConfiguration(JoinSpec{Endpoint: "<mgmt>:31443", Token: "<new bootstrap token>", CACertHash: "sha256:<hash>", NodeName: "w", NodeIP: "<IPv4 of w>"})
+	got, err := UncheckedJoinConfiguration(JoinSpec{Endpoint: "<mgmt>:31443", Token: "<new bootstrap token>", CACertHash: "sha256:<hash>",
+		NodeName: "w", NodeIP: "<IPv4 of w>"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,8 @@ func TestKindConfigDefaultsAreKinds(t *testing.T) {
 	if c.Networking.IPFamily != kind.IPv4Family {
 		t.Errorf("ipFamily %q, want ipv4", c.Networking.IPFamily)
 	}
-	if c.Networking.APIServerAddress != "" || c.Networking.APIServerPort != 0 || len(c.KubeadmConfigPatches) != 0 || len(c.Nodes[0].ExtraPortMappings) != 0 {
+	if c.Networking.APIServerAddress != "" || c.Networking.APIServerPort != 0 || len(c.KubeadmConfigPatches) != 0 ||
+		len(c.Nodes[0].ExtraPortMappings) != 0 {
 		t.Errorf("zero Options changed kind defaults: %+v", c)
 	}
 }

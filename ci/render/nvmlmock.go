@@ -114,7 +114,8 @@ type nvmlMockPCI struct {
 func nvmlMockConfigFor(l *lab.Lab, tenant string, w lab.Worker) (*nvmlMockConfig, error) {
 	devs := gpus.Devices(l, tenant, w)
 	if len(devs) > nvmlMockMaxCards {
-		return nil, fmt.Errorf("nvml-mock config of worker %s in tenant %s: %d cards, the mock NVML library serves at most %d", w.Name, tenant, len(devs), nvmlMockMaxCards)
+		return nil, fmt.Errorf("nvml-mock config of worker %s in tenant %s: %d cards, the mock NVML library serves at most %d", w.Name, tenant,
+			len(devs), nvmlMockMaxCards)
 	}
 	c := &nvmlMockConfig{Version: "1.0", System: nvmlMockSystem{
 		DriverVersion: NVMLMockLibVersion, NVMLVersion: "12." + NVMLMockLibVersion,
@@ -204,7 +205,8 @@ func nvmlMockDaemonSet(l *lab.Lab, cm *corev1.ConfigMap, image string) *appsv1.D
 	podLabels["hami.io/webhook"] = "ignore"
 	hostDir := corev1.HostPathDirectoryOrCreate
 	root := int64(0)
-	vols := []corev1.VolumeMount{{Name: "host", MountPath: "/host/var/lib/nvml-mock"}, {Name: "config", MountPath: "/etc/nvml-mock", ReadOnly: true}}
+	vols := []corev1.VolumeMount{{Name: "host", MountPath: "/host/var/lib/nvml-mock"},
+		{Name: "config", MountPath: "/etc/nvml-mock", ReadOnly: true}}
 	return &appsv1.DaemonSet{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"},
 		ObjectMeta: metav1.ObjectMeta{Name: NVMLMockName, Namespace: HAMiNamespace, Labels: nvmlMockLabels(l)},
@@ -221,8 +223,9 @@ func nvmlMockDaemonSet(l *lab.Lab, cm *corev1.ConfigMap, image string) *appsv1.D
 					SecurityContext:   &corev1.PodSecurityContext{RunAsUser: &root},
 					InitContainers: []corev1.Container{{
 						Name: "install", Image: image, ImagePullPolicy: corev1.PullIfNotPresent,
-						Command:      []string{"/bin/sh", "-c", nvmlMockInstall()},
-						Env:          []corev1.EnvVar{{Name: "NODE_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}}},
+						Command: []string{"/bin/sh", "-c", nvmlMockInstall()},
+						Env: []corev1.EnvVar{{Name: "NODE_NAME",
+							ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}}},
 						VolumeMounts: vols,
 					}},
 					Containers: []corev1.Container{{
@@ -231,7 +234,9 @@ func nvmlMockDaemonSet(l *lab.Lab, cm *corev1.ConfigMap, image string) *appsv1.D
 					}},
 					Volumes: []corev1.Volume{
 						{Name: "host", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/var/lib/nvml-mock", Type: &hostDir}}},
-						{Name: "config", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: NVMLMockName}}}},
+						{Name: "config",
+							VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+								LocalObjectReference: corev1.LocalObjectReference{Name: NVMLMockName}}}},
 					},
 				},
 			},

@@ -88,11 +88,14 @@ func TestNVMLMockConfigIsTheWorkersCards(t *testing.T) {
 		want           []nvmlMockDevice
 	}{
 		{"tenant-a", "worker", []nvmlMockDevice{
-			{Index: 0, UUID: gpus.CardUUID("gpu-lab", "tenant-a", "worker", 0), MinorNumber: 0, Name: "NVIDIA-A100-SXM4-80GB", Memory: nvmlMockMemory{TotalBytes: 81920 * 1024 * 1024}, PCI: nvmlMockPCI{BusID: "0000:01:00.0"}},
+			{Index: 0, UUID: gpus.CardUUID("gpu-lab", "tenant-a", "worker", 0), MinorNumber: 0, Name: "NVIDIA-A100-SXM4-80GB",
+				Memory: nvmlMockMemory{TotalBytes: 81920 * 1024 * 1024}, PCI: nvmlMockPCI{BusID: "0000:01:00.0"}},
 		}},
 		{"tenant-b", "worker", []nvmlMockDevice{
-			{Index: 0, UUID: gpus.CardUUID("gpu-lab", "tenant-b", "worker", 0), MinorNumber: 0, Name: "NVIDIA-L4", Memory: nvmlMockMemory{TotalBytes: 24576 * 1024 * 1024}, PCI: nvmlMockPCI{BusID: "0000:01:00.0"}},
-			{Index: 1, UUID: gpus.CardUUID("gpu-lab", "tenant-b", "worker", 1), MinorNumber: 1, Name: "NVIDIA-L4", Memory: nvmlMockMemory{TotalBytes: 24576 * 1024 * 1024}, PCI: nvmlMockPCI{BusID: "0000:02:00.0"}},
+			{Index: 0, UUID: gpus.CardUUID("gpu-lab", "tenant-b", "worker", 0), MinorNumber: 0, Name: "NVIDIA-L4",
+				Memory: nvmlMockMemory{TotalBytes: 24576 * 1024 * 1024}, PCI: nvmlMockPCI{BusID: "0000:01:00.0"}},
+			{Index: 1, UUID: gpus.CardUUID("gpu-lab", "tenant-b", "worker", 1), MinorNumber: 1, Name: "NVIDIA-L4",
+				Memory: nvmlMockMemory{TotalBytes: 24576 * 1024 * 1024}, PCI: nvmlMockPCI{BusID: "0000:02:00.0"}},
 		}},
 	} {
 		w := l.Tenant(tc.tenant).Workers[0]
@@ -143,11 +146,13 @@ func TestNVMLMockObjects(t *testing.T) {
 		}
 		ds := nvmlMockDaemonSet(l, cm, "example.org/nvml-mock:x")
 		spec := ds.Spec.Template.Spec
-		if spec.NodeSelector[gpus.LabelGPUNode] != gpus.LabelGPUOn || len(spec.InitContainers) != 1 || spec.InitContainers[0].Image != "example.org/nvml-mock:x" {
+		if spec.NodeSelector[gpus.LabelGPUNode] != gpus.LabelGPUOn || len(spec.InitContainers) != 1 ||
+			spec.InitContainers[0].Image != "example.org/nvml-mock:x" {
 			t.Errorf("%s: DaemonSet pod spec %+v", tn.Name, spec)
 		}
 		script := strings.Join(spec.InitContainers[0].Command, " ")
-		for _, s := range []string{"root=/host" + hamiDevicePluginFor(l).NvidiaDriverRoot, "/usr/local/lib/libnvidia-ml.so.550.163.01", "libnvidia-ml.so.1", "/etc/nvml-mock/$NODE_NAME.yaml", "config/config.yaml"} {
+		for _, s := range []string{"root=/host" + hamiDevicePluginFor(l).NvidiaDriverRoot, "/usr/local/lib/libnvidia-ml.so.550.163.01",
+			"libnvidia-ml.so.1", "/etc/nvml-mock/$NODE_NAME.yaml", "config/config.yaml"} {
 			if !strings.Contains(script, s) {
 				t.Errorf("%s: install script lacks %q:\n%s", tn.Name, s, script)
 			}
@@ -160,7 +165,8 @@ func TestNVMLMockObjects(t *testing.T) {
 		b.Data[k] += "# changed\n"
 		break
 	}
-	if x, y := nvmlMockDaemonSet(l, a, "i").Spec.Template.Annotations, nvmlMockDaemonSet(l, b, "i").Spec.Template.Annotations; fmt.Sprint(x) == fmt.Sprint(y) {
+	if x, y := nvmlMockDaemonSet(l, a, "i").Spec.Template.Annotations,
+		nvmlMockDaemonSet(l, b, "i").Spec.Template.Annotations; fmt.Sprint(x) == fmt.Sprint(y) {
 		t.Errorf("pod template annotations %v unchanged by a changed configuration", x)
 	}
 }

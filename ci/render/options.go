@@ -52,7 +52,8 @@ const PlaceholderManagementAddress = "172.18.0.2"
 func (o Options) managementAddress() (string, error) {
 	a, err := netip.ParseAddr(o.ManagementAddress)
 	if err != nil || !a.Is4() {
-		return "", fmt.Errorf("management address %q: must be the IPv4 address of the management node on the kind network (kind's IPv6 addresses are not supported)", o.ManagementAddress)
+		return "", fmt.Errorf("management address %q: must be the IPv4 address of the management node on the kind network (kind's IPv6 "+
+			"addresses are not supported)", o.ManagementAddress)
 	}
 	return a.String(), nil
 }

@@ -48,7 +48,8 @@ func TestWorkerRegistrationSeedLab(t *testing.T) {
 			} `json:"status"`
 		}
 		sp, _ := r.statusPatch()
-		if err := json.Unmarshal(sp, &patch); err != nil || patch.Status.Capacity[gpus.ResourceGPU] == "" || patch.Status.Allocatable[gpus.ResourceGPU] != patch.Status.Capacity[gpus.ResourceGPU] {
+		if err := json.Unmarshal(sp, &patch); err != nil || patch.Status.Capacity[gpus.ResourceGPU] == "" ||
+			patch.Status.Allocatable[gpus.ResourceGPU] != patch.Status.Capacity[gpus.ResourceGPU] {
 			t.Errorf("%s: status patch %s (%v), want capacity and allocatable", tc.tenant, sp, err)
 		}
 		var meta struct {
