@@ -30,10 +30,13 @@ func TestAdvertised(t *testing.T) {
 			{ResourceGPU, 10}, {ResourceGPUMem, 81920}, {ResourceGPUCores, 100}, {ResourceGPUMemPercent, 100}}},
 		{"8 × H100-80GB", parse("name: x\ntenants: [{name: t, workers: [{name: w, gpus: [{model: H100-80GB, count: 8}]}]}]\n"), []Resource{
 			{ResourceGPU, 80}, {ResourceGPUMem, 655360}, {ResourceGPUCores, 800}, {ResourceGPUMemPercent, 800}}},
-		{"4 × A100-40GB, split 4", parse("name: x\nhami: {splitCount: 4}\ntenants: [{name: t, workers: [{name: w, gpus: [{model: A100-40GB, count: 4}]}]}]\n"), []Resource{
-			{ResourceGPU, 16}, {ResourceGPUMem, 163840}, {ResourceGPUCores, 400}, {ResourceGPUMemPercent, 400}}},
-		{"mixed groups, memory overridden", parse("name: x\ntenants: [{name: t, workers: [{name: w, gpus: [{model: L4, count: 1, memoryMB: 23034}, {model: T4, count: 2}]}]}]\n"), []Resource{
-			{ResourceGPU, 30}, {ResourceGPUMem, 23034 + 2*16384}, {ResourceGPUCores, 300}, {ResourceGPUMemPercent, 300}}},
+		{"4 × A100-40GB, split 4",
+			parse("name: x\nhami: {splitCount: 4}\ntenants: [{name: t, workers: [{name: w, gpus: [{model: A100-40GB, count: 4}]}]}]\n"), []Resource{
+				{ResourceGPU, 16}, {ResourceGPUMem, 163840}, {ResourceGPUCores, 400}, {ResourceGPUMemPercent, 400}}},
+		{"mixed groups, memory overridden",
+			parse("name: x\ntenants: [{name: t, workers: [{name: w, gpus: [{model: L4, count: 1, memoryMB: 23034}, {model: T4, count: 2}]}]}]\n"),
+			[]Resource{
+				{ResourceGPU, 30}, {ResourceGPUMem, 23034 + 2*16384}, {ResourceGPUCores, 300}, {ResourceGPUMemPercent, 300}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tn := tc.l.Tenants[0]

@@ -66,7 +66,8 @@ func TestMissingCards(t *testing.T) {
 		// device_uuid too, but the check reads one family on purpose.
 		{"memory limit family missing", withoutLines(real, MetricMemoryLimit+"{"), []string{recordedCard0}, []string{recordedCard0}},
 		{"empty scrape (node unregistered)", nil, []string{recordedCard0}, []string{recordedCard0}},
-		{"build info only, as right after HAMi starts", []byte(strings.Split(string(real), "\n")[0] + "\n"), []string{recordedCard0}, []string{recordedCard0}},
+		{"build info only, as right after HAMi starts", []byte(strings.Split(string(real), "\n")[0] + "\n"), []string{recordedCard0},
+			[]string{recordedCard0}},
 		{"nothing wanted", real, nil, nil},
 	}
 	for _, tt := range tests {
@@ -84,7 +85,8 @@ func TestMissingCards(t *testing.T) {
 // reading it would wait forever on a default HAMi, and a scrape that has only
 // it is not a default HAMi: it must not pass the gate.
 func TestLegacyMetricsDoNotCount(t *testing.T) {
-	legacy := []byte(`GPUDeviceMemoryLimit{deviceidx="0",deviceuuid="` + recordedCard0 + `",devicetype="NVIDIA-L4",nodeid="` + recordedNode + `",zone="vGPU"} 2.5769803776e+10
+	legacy := []byte(`GPUDeviceMemoryLimit{deviceidx="0",deviceuuid="` + recordedCard0 + `",devicetype="NVIDIA-L4",nodeid="` + recordedNode +
+		`",zone="vGPU"} 2.5769803776e+10
 `)
 	if got := cardsInMetrics(legacy); len(got) != 0 {
 		t.Errorf("CardsInMetrics(legacy only) = %v, want no cards", got)

@@ -72,7 +72,8 @@ func TestAllocatableGaps(t *testing.T) {
 	if err == nil {
 		t.Fatal("a Node without nvidia.com/gpumem passed the gate")
 	}
-	for _, s := range []string{"tenant tenant-a", "worker worker", "Node gpu-lab-tenant-a-worker", "nvidia.com/gpumem want 81920, got absent"} {
+	for _, s := range []string{"tenant tenant-a", "worker worker", "Node gpu-lab-tenant-a-worker",
+		"nvidia.com/gpumem want 81920, got absent"} {
 		if !strings.Contains(err.Error(), s) {
 			t.Errorf("gate error %q does not say %q", err, s)
 		}

@@ -239,7 +239,8 @@ func TestFinalizerBurst(t *testing.T) {
 		if _, err := c.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.CoreV1().Pods("ns").Create(ctx, testPod(name, testNode, gpus.BindPhaseAllocating, "GPU-a,NVIDIA,2000,3:;", 1), metav1.CreateOptions{}); err != nil {
+		if _, err := c.CoreV1().Pods("ns").Create(ctx, testPod(name, testNode, gpus.BindPhaseAllocating, "GPU-a,NVIDIA,2000,3:;", 1),
+			metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -270,7 +271,8 @@ func BenchmarkFinalizerBind(b *testing.B) {
 		if _, err := c.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := c.CoreV1().Pods("ns").Create(ctx, testPod(name, testNode, gpus.BindPhaseAllocating, "GPU-a,NVIDIA,1,1:;", 1), metav1.CreateOptions{}); err != nil {
+		if _, err := c.CoreV1().Pods("ns").Create(ctx, testPod(name, testNode, gpus.BindPhaseAllocating, "GPU-a,NVIDIA,1,1:;", 1),
+			metav1.CreateOptions{}); err != nil {
 			b.Fatal(err)
 		}
 		for {
