@@ -80,7 +80,8 @@ func goDirs(t *testing.T, root string) map[string][]goFile {
 // narrow reports whether dir is one of narrowPackages.
 func narrow(dir string) bool {
 	for _, p := range narrowPackages {
-		if dir == p || strings.HasSuffix(p, "/...") && (dir == strings.TrimSuffix(p, "/...") || strings.HasPrefix(dir, strings.TrimSuffix(p, "...")) && !strings.Contains(dir, "/testdata/")) {
+		if dir == p || strings.HasSuffix(p, "/...") &&
+			(dir == strings.TrimSuffix(p, "/...") || strings.HasPrefix(dir, strings.TrimSuffix(p, "...")) && !strings.Contains(dir, "/testdata/")) {
 			return true
 		}
 	}

@@ -29,10 +29,13 @@ func TestTCPReady(t *testing.T) {
 	}{
 		{"nil", nil, false, "not created"},
 		{"no status", tcpWith(nil), false, "Kamaji controller"},
-		{"provisioning", tcpWith(map[string]any{"kubernetesResources": map[string]any{"version": map[string]any{"status": "Provisioning"}}}), false, "status Provisioning"},
+		{"provisioning", tcpWith(map[string]any{"kubernetesResources": map[string]any{"version": map[string]any{"status": "Provisioning"}}}),
+			false, "status Provisioning"},
 		{"ready", tcpWith(map[string]any{"controlPlaneEndpoint": "172.18.0.2:31443",
-			"kubernetesResources": map[string]any{"version": map[string]any{"status": "Ready", "version": "v1.36.4"}}}), true, "status Ready, version v1.36.4, endpoint 172.18.0.2:31443"},
-		{"not ready after upgrade", tcpWith(map[string]any{"kubernetesResources": map[string]any{"version": map[string]any{"status": "NotReady"}}}), false, "NotReady"},
+			"kubernetesResources": map[string]any{"version": map[string]any{"status": "Ready", "version": "v1.36.4"}}}), true,
+			"status Ready, version v1.36.4, endpoint 172.18.0.2:31443"},
+		{"not ready after upgrade",
+			tcpWith(map[string]any{"kubernetesResources": map[string]any{"version": map[string]any{"status": "NotReady"}}}), false, "NotReady"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,7 +74,9 @@ func TestDeploymentReady(t *testing.T) {
 		{"not observed", mk(3, 2, i32(1), 1, 1), false},
 		{"unavailable", mk(1, 1, i32(1), 0, 1), false},
 		{"old replica set still serving", mk(1, 1, i32(1), 1, 0), false},
-		{"progress deadline exceeded", mk(1, 1, i32(1), 1, 1, appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded"}), false},
+		{"progress deadline exceeded",
+			mk(1, 1, i32(1), 1, 1, appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse,
+				Reason: "ProgressDeadlineExceeded"}), false},
 		{"scaled to zero is not ready", mk(1, 1, i32(0), 0, 0), false},
 	}
 	for _, tt := range tests {
@@ -121,7 +126,8 @@ func TestNodeAndWebhookReady(t *testing.T) {
 	if ok, cond := NodeReady(n); ok || cond != "no Ready condition yet" {
 		t.Errorf("fresh node: %v %q", ok, cond)
 	}
-	n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionFalse, Reason: "KubeletNotReady", Message: "cni plugin not initialized"}}
+	n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionFalse, Reason: "KubeletNotReady",
+		Message: "cni plugin not initialized"}}
 	if ok, cond := NodeReady(n); ok || !strings.Contains(cond, "cni plugin not initialized") {
 		t.Errorf("no CNI: %v %q", ok, cond)
 	}
@@ -153,9 +159,11 @@ func TestPodReady(t *testing.T) {
 		wantCond  string
 	}{
 		{"no condition", corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodPending}}, false, "Pending, no Ready condition"},
-		{"ready", corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}, true, "Running, Ready=True"},
+		{"ready", corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodRunning,
+			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}, true, "Running, Ready=True"},
 		{"not ready", corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{
-			{Type: corev1.ContainersReady, Status: corev1.ConditionTrue}, {Type: corev1.PodReady, Status: corev1.ConditionFalse}}}}, false, "Running, Ready=False"},
+			{Type: corev1.ContainersReady, Status: corev1.ConditionTrue}, {Type: corev1.PodReady, Status: corev1.ConditionFalse}}}}, false,
+			"Running, Ready=False"},
 		{"terminating", corev1.Pod{ObjectMeta: metav1.ObjectMeta{DeletionTimestamp: &now}, Status: corev1.PodStatus{Phase: corev1.PodRunning,
 			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}, false, "Running, Ready=True, terminating"},
 	} {

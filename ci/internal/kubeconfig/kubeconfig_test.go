@@ -16,8 +16,10 @@ func TestRewriteServer(t *testing.T) {
 		errHas  string
 		wantAll string
 	}{
-		{"kamaji admin.conf to the docker host", kubeconfig(t, map[string]string{"tenant-a": "https://172.18.0.2:31443"}, "tenant-a"), "https://docker:31443", "", "https://docker:31443"},
-		{"every cluster rewritten", kubeconfig(t, map[string]string{"a": "https://0.0.0.0:6443", "b": "https://0.0.0.0:6443"}, "a"), "https://127.0.0.1:6443", "", "https://127.0.0.1:6443"},
+		{"kamaji admin.conf to the docker host", kubeconfig(t, map[string]string{"tenant-a": "https://172.18.0.2:31443"}, "tenant-a"),
+			"https://docker:31443", "", "https://docker:31443"},
+		{"every cluster rewritten", kubeconfig(t, map[string]string{"a": "https://0.0.0.0:6443", "b": "https://0.0.0.0:6443"}, "a"),
+			"https://127.0.0.1:6443", "", "https://127.0.0.1:6443"},
 		{"scheme required", kubeconfig(t, map[string]string{"a": "https://x:1"}, "a"), "docker:31443", "want https://host:port", ""},
 		{"http refused", kubeconfig(t, map[string]string{"a": "https://x:1"}, "a"), "http://docker:31443", "want https://host:port", ""},
 		{"no clusters", []byte("apiVersion: v1\nkind: Config\n"), "https://docker:1", "no clusters", ""},

@@ -192,7 +192,8 @@ func storeShapedArchive(t *testing.T, name, absent string) []byte {
 	tw.Write([]byte("hi\n"))
 	tw.Close()
 	ld, ls := add(layer.Bytes())
-	cfg, _ := json.Marshal(map[string]any{"architecture": runtime.GOARCH, "os": "linux", "rootfs": map[string]any{"type": "layers", "diff_ids": []string{ld}}, "config": map[string]any{}})
+	cfg, _ := json.Marshal(map[string]any{"architecture": runtime.GOARCH, "os": "linux",
+		"rootfs": map[string]any{"type": "layers", "diff_ids": []string{ld}}, "config": map[string]any{}})
 	cd, cs := add(cfg)
 	man, _ := json.Marshal(map[string]any{"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
 		"config": map[string]any{"mediaType": "application/vnd.oci.image.config.v1+json", "digest": cd, "size": cs},
@@ -201,8 +202,10 @@ func storeShapedArchive(t *testing.T, name, absent string) []byte {
 	pos, arch, _ := strings.Cut(absent, "/")
 	missing := sha256.Sum256([]byte("the manifest of " + absent + " is not in the archive"))
 	idx, _ := json.Marshal(map[string]any{"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json", "manifests": []any{
-		map[string]any{"mediaType": "application/vnd.oci.image.manifest.v1+json", "digest": md, "size": ms, "platform": map[string]any{"os": "linux", "architecture": runtime.GOARCH}},
-		map[string]any{"mediaType": "application/vnd.oci.image.manifest.v1+json", "digest": "sha256:" + hex.EncodeToString(missing[:]), "size": 500, "platform": map[string]any{"os": pos, "architecture": arch}},
+		map[string]any{"mediaType": "application/vnd.oci.image.manifest.v1+json", "digest": md, "size": ms,
+			"platform": map[string]any{"os": "linux", "architecture": runtime.GOARCH}},
+		map[string]any{"mediaType": "application/vnd.oci.image.manifest.v1+json", "digest": "sha256:" + hex.EncodeToString(missing[:]),
+			"size": 500, "platform": map[string]any{"os": pos, "architecture": arch}},
 	}})
 	xd, xs := add(idx)
 	_, tag, _ := strings.Cut(name, ":")

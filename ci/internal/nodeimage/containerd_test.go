@@ -16,12 +16,14 @@ func TestContainerdSnapshotter(t *testing.T) {
 		name, dump, want, errHas string
 	}{
 		{"recorded kind node dump (version 2)", string(recorded), "overlayfs", ""},
-		{"entrypoint switched to fuse-overlayfs", strings.Replace(string(recorded), `snapshotter = "overlayfs"`, `snapshotter = "fuse-overlayfs"`, 1), "fuse-overlayfs", ""},
+		{"entrypoint switched to fuse-overlayfs", strings.Replace(string(recorded), `snapshotter = "overlayfs"`, `snapshotter = "fuse-overlayfs"`,
+			1), "fuse-overlayfs", ""},
 		// Versions 3 and 4: the key kind v0.33.0 reads; no dump of a
 		// containerd 2.x kindest/node is recorded here (testdata/README.md).
 		{"version 3 key", "version = 3\n[plugins]\n  [plugins.\"io.containerd.cri.v1.images\"]\n    snapshotter = \"native\"\n", "native", ""},
 		{"version 4 key", "version = 4\n[plugins.\"io.containerd.cri.v1.images\"]\n  snapshotter = \"overlayfs\"\n", "overlayfs", ""},
-		{"version 3 at the version 2 key", "version = 3\n[plugins.\"io.containerd.grpc.v1.cri\".containerd]\n  snapshotter = \"overlayfs\"\n", "", "no snapshotter"},
+		{"version 3 at the version 2 key", "version = 3\n[plugins.\"io.containerd.grpc.v1.cri\".containerd]\n  snapshotter = \"overlayfs\"\n", "",
+			"no snapshotter"},
 		{"unknown version", "version = 5\n", "", "config version 5"},
 		{"no version", "[plugins]\n", "", "no config version"},
 		{"not TOML", "aaaa", "", "containerd config dump"},
