@@ -74,7 +74,8 @@ func TestAllocateEnvCheck(t *testing.T) {
 		{"memory limit unset", "CUDA_DEVICE_MEMORY_LIMIT_0=20000m\n", "", `CUDA_DEVICE_MEMORY_LIMIT_0 unset, want "20000m"`},
 		{"core limit unset", "CUDA_DEVICE_SM_LIMIT=30\n", "", `CUDA_DEVICE_SM_LIMIT unset, want "30"`},
 		{"another card", recordedCard + "\n", "GPU-other\n", `NVIDIA_VISIBLE_DEVICES="GPU-other", want "` + recordedCard + `"`},
-		{"a second card's limit", "PWD=/\n", "PWD=/\nCUDA_DEVICE_MEMORY_LIMIT_1=20000m\n", `CUDA_DEVICE_MEMORY_LIMIT_1="20000m" set for a pod of one card`},
+		{"a second card's limit", "PWD=/\n", "PWD=/\nCUDA_DEVICE_MEMORY_LIMIT_1=20000m\n",
+			`CUDA_DEVICE_MEMORY_LIMIT_1="20000m" set for a pod of one card`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			log := strings.Replace(logged, tc.replace, tc.with, 1)
@@ -89,7 +90,8 @@ func TestAllocateEnvCheck(t *testing.T) {
 		})
 	}
 	// The wanted values follow the request, not the seed's numbers.
-	if w := (allocateEnv{memMB: 4000, cores: 30, uuid: "GPU-t4"}).want(); w["CUDA_DEVICE_MEMORY_LIMIT_0"] != "4000m" || w["NVIDIA_VISIBLE_DEVICES"] != "GPU-t4" {
+	if w := (allocateEnv{memMB: 4000, cores: 30, uuid: "GPU-t4"}).want(); w["CUDA_DEVICE_MEMORY_LIMIT_0"] != "4000m" ||
+		w["NVIDIA_VISIBLE_DEVICES"] != "GPU-t4" {
 		t.Errorf("want() on a 4000 MB slice = %v", w)
 	}
 }

@@ -100,7 +100,8 @@ func (b *shareCard) tc18(ctx context.Context, t *caseT) error {
 	}
 	w := want.want()
 	t.step("container main of %s has %s%s=%s, %s=%s, %s=%s: HAMi's Allocate for %d MB + %d%% on %s",
-		ref, envMemoryLimitPrefix, "0", w[envMemoryLimitPrefix+"0"], envCoreLimit, w[envCoreLimit], envVisibleDevices, w[envVisibleDevices], p.memMB, p.cores, b.card.ID)
+		ref, envMemoryLimitPrefix, "0", w[envMemoryLimitPrefix+"0"], envCoreLimit, w[envCoreLimit], envVisibleDevices, w[envVisibleDevices],
+		p.memMB, p.cores, b.card.ID)
 	return t.deletePod(ctx, ref)
 }
 

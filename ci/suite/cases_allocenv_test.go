@@ -31,7 +31,8 @@ func TestTC18SkippedWithoutThePlugin(t *testing.T) {
 		status results.Status
 		msg    string
 	}{
-		{"no plugin", nil, results.Skipped, "skipped: tenant tenant-a does not run HAMi's device plugin (no DaemonSet kube-system/hami-device-plugin)"},
+		{"no plugin", nil, results.Skipped, "skipped: tenant tenant-a does not run HAMi's device plugin (no DaemonSet " +
+			"kube-system/hami-device-plugin)"},
 		// The plugin's DaemonSet is there: the case runs, and on a fake
 		// clientset with no such Node it fails locating the card.
 		{"plugin", map[string][]runtime.Object{"tenant-a": {pluginDaemonSet()}}, results.Failed, ""},
@@ -41,7 +42,8 @@ func TestTC18SkippedWithoutThePlugin(t *testing.T) {
 			r.tm.Case, r.tm.Cleanup, r.tm.Bind = 10*time.Second, time.Second, time.Second
 			hw := pickHardware(r.cfg.Lab)
 			b := &shareCard{place: *hw.Share}
-			c := &caseRun{Case: caseByID("TC-18"), tenants: []string{b.tenant()}, run: func(ctx context.Context, t *caseT) error { return b.tc18(ctx, t) }}
+			c := &caseRun{Case: caseByID("TC-18"), tenants: []string{b.tenant()},
+				run: func(ctx context.Context, t *caseT) error { return b.tc18(ctx, t) }}
 			res := results.Case{ID: c.ID, Tenants: c.tenants, Started: time.Now()}
 			r.runCase(context.Background(), c, &lane{}, &res)
 			if res.Status != tc.status || !strings.Contains(res.Message, tc.msg) {
@@ -67,7 +69,8 @@ func TestContainerEnvWithoutTheDump(t *testing.T) {
 	tt := &caseT{r: r, res: &results.Case{ID: "TC-18"}, lane: &lane{}, caseID: "TC-18"}
 	start := time.Now()
 	_, raw, err := tt.containerEnv(context.Background(), podRef{"tenant-a", "ns", "tc18-env-1"}, "main")
-	if err == nil || !strings.Contains(err.Error(), `container main of pod ns/tc18-env-1 did not print its environment within 1.2s: the log has 0 variable(s) and no "gpu-lab-env-end" line yet`) {
+	if err == nil || !strings.Contains(err.Error(), `container main of pod ns/tc18-env-1 did not print its environment within 1.2s: the log `+
+		`has 0 variable(s) and no "gpu-lab-env-end" line yet`) {
 		t.Errorf("containerEnv = %v", err)
 	}
 	if raw != "fake logs" {
@@ -123,7 +126,8 @@ func runTC18(t *testing.T, log string) results.Case {
 		}
 		return true, &runtime.Unknown{Raw: []byte(log)}, nil
 	})
-	c := &caseRun{Case: caseByID("TC-18"), tenants: []string{b.tenant()}, run: func(ctx context.Context, t *caseT) error { return b.tc18(ctx, t) }}
+	c := &caseRun{Case: caseByID("TC-18"), tenants: []string{b.tenant()},
+		run: func(ctx context.Context, t *caseT) error { return b.tc18(ctx, t) }}
 	res := results.Case{ID: c.ID, Tenants: c.tenants, Started: time.Now()}
 	r.runCase(context.Background(), c, &lane{}, &res)
 	return res
@@ -168,7 +172,8 @@ func TestTC18KeepsTheContainerLog(t *testing.T) {
 				t.Errorf("diagnostics %s = %q, want the log verbatim: %q", containerEnvFile, got, log)
 			}
 			if _, collected := res.Diagnostics["nodes.txt"]; collected != (tc.status == results.Failed) {
-				t.Errorf("diagnostics %v: a failure's collected files must come beside the kept log, a pass's not at all", slices.Sorted(maps.Keys(res.Diagnostics)))
+				t.Errorf("diagnostics %v: a failure's collected files must come beside the kept log, a pass's not at all",
+					slices.Sorted(maps.Keys(res.Diagnostics)))
 			}
 			path := filepath.ToSlash(filepath.Join(report.DiagnosticsDir, "TC-18", containerEnvFile))
 			var said bool

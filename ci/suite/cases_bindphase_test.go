@@ -38,7 +38,8 @@ const (
 // allocating, with the node locked in its name. Once the case's watch is
 // open (the fake replays nothing to a watch, see later), finish plays the
 // device plugin on the bound pod, finishDelay later.
-func bindCluster(t *testing.T, r *runner, f *fake.Clientset, pl placement, finish func(context.Context, kubernetes.Interface, *corev1.Pod) error) {
+func bindCluster(t *testing.T, r *runner, f *fake.Clientset, pl placement,
+	finish func(context.Context, kubernetes.Interface, *corev1.Pod) error) {
 	t.Helper()
 	devs := gpus.Devices(r.cfg.Lab, pl.Tenant, pl.Worker)
 	node := registeredNode("gpu-lab-"+pl.Tenant+"-"+pl.Worker.Name, devs)
@@ -100,7 +101,8 @@ func patchPhase(ctx context.Context, c kubernetes.Interface, p *corev1.Pod, phas
 // its bound is long (passWait); a case that must fail waits it out, so its
 // bound (failWait) is short, yet many times finishDelay, so that a loaded
 // machine still runs the fake plugin well within it.
-func runTC19(t *testing.T, finish func(context.Context, kubernetes.Interface, *corev1.Pod) error, wait time.Duration) (results.Case, *fake.Clientset) {
+func runTC19(t *testing.T, finish func(context.Context, kubernetes.Interface, *corev1.Pod) error,
+	wait time.Duration) (results.Case, *fake.Clientset) {
 	t.Helper()
 	r, fakes := fakeRunner(nil)
 	r.tm.Case, r.tm.Cleanup, r.tm.Bind = 30*time.Second, time.Second, 2*time.Second
@@ -108,7 +110,8 @@ func runTC19(t *testing.T, finish func(context.Context, kubernetes.Interface, *c
 	pl := *pickHardware(r.cfg.Lab).Bind
 	f := fakes[pl.Tenant]
 	bindCluster(t, r, f, pl, finish)
-	c := &caseRun{Case: caseByID("TC-19"), tenants: []string{pl.Tenant}, run: func(ctx context.Context, t *caseT) error { return tc19(ctx, t, pl) }}
+	c := &caseRun{Case: caseByID("TC-19"), tenants: []string{pl.Tenant},
+		run: func(ctx context.Context, t *caseT) error { return tc19(ctx, t, pl) }}
 	res := results.Case{ID: c.ID, Tenants: c.tenants, Started: time.Now()}
 	r.runCase(context.Background(), c, &lane{}, &res)
 	return res, f
@@ -124,7 +127,8 @@ func TestTC19PassesWhenTheBindFinishes(t *testing.T) {
 	}
 	toSuccess, toRelease := res.Metrics["bind_to_success_seconds"], res.Metrics["bind_to_lock_release_seconds"]
 	if toSuccess < finishDelay.Seconds() || toRelease < toSuccess || toRelease >= passWait.Seconds() {
-		t.Errorf("metrics %v: want success ≥ %s after the bind (the plugin's delay), the release after it and within the %s wait", res.Metrics, finishDelay, passWait)
+		t.Errorf("metrics %v: want success ≥ %s after the bind (the plugin's delay), the release after it and within the %s wait", res.Metrics,
+			finishDelay, passWait)
 	}
 	var steps []string
 	for _, s := range res.Steps {
@@ -152,7 +156,8 @@ func TestTC19FailsWhenTheBindIsNotFinished(t *testing.T) {
 		atOnce bool
 	}{
 		{"bind phase stays allocating", nil,
-			`pod tc-19-test1/tc19-bind bound to gpu-lab-tenant-a-worker: hami.io/bind-phase is "allocating" 2s after the bind, want "success"`, false},
+			`pod tc-19-test1/tc19-bind bound to gpu-lab-tenant-a-worker: hami.io/bind-phase is "allocating" 2s after the bind, want "success"`,
+			false},
 		// As HAMi's PodAllocationFailed: the phase failed, the lock released.
 		{"bind phase failed", func(ctx context.Context, c kubernetes.Interface, p *corev1.Pod) error {
 			if err := patchPhase(ctx, c, p, gpus.BindPhaseFailed); err != nil {

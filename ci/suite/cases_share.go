@@ -165,7 +165,8 @@ func (t *caseT) holders(ctx context.Context, tenant, node string) (map[string][]
 	}
 	out := map[string][]gpus.ContainerDevice{}
 	for _, p := range pods.Items {
-		if p.Annotations[gpus.AnnoVGPUNode] != node || p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+		if p.Annotations[gpus.AnnoVGPUNode] != node || p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded ||
+			p.Status.Phase == corev1.PodFailed {
 			continue
 		}
 		devs, err := gpus.DecodePodDevices(p.Annotations[gpus.AnnoDevicesAllocated])
@@ -307,7 +308,8 @@ func (b *shareCard) tc13(ctx context.Context, t *caseT) error {
 // emptyCard deletes every pod of this run that holds the card or is
 // pinned to it; other cards of the node belong to other scenarios.
 func (b *shareCard) emptyCard(ctx context.Context, t *caseT) error {
-	pods, err := t.client(b.tenant()).CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{LabelSelector: labelRun + "=" + t.r.runID})
+	pods, err := t.client(b.tenant()).CoreV1().Pods(metav1.NamespaceAll).List(ctx,
+		metav1.ListOptions{LabelSelector: labelRun + "=" + t.r.runID})
 	if err != nil {
 		return fmt.Errorf("tenant %s: list pods: %w", b.tenant(), err)
 	}
@@ -351,7 +353,8 @@ func (b *shareCard) tc16(ctx context.Context, t *caseT) error {
 	t.step("%s holds the whole card: %s", ref, whole.Annotations[gpus.AnnoDevicesAllocated])
 	t.snapshot(ctx, b.tenant(), fmt.Sprintf("TC-16: a whole-card pod holds %s", b.card.ID))
 	small := gpuPod{name: "tc16-blocked", gpus: 1, memMB: b.size.SmallMB, cores: smallCores, node: b.node, cards: []string{b.card.ID}}
-	if err := t.pending(ctx, b.tenant(), small, gpus.ReasonCardInsufficientMemory, gpus.ReasonCardInsufficientCore, gpus.ReasonExclusiveConflict); err != nil {
+	if err := t.pending(ctx, b.tenant(), small, gpus.ReasonCardInsufficientMemory, gpus.ReasonCardInsufficientCore,
+		gpus.ReasonExclusiveConflict); err != nil {
 		return err
 	}
 	if err := t.deletePod(ctx, ref); err != nil {

@@ -67,7 +67,8 @@ func writeComponentLogs(ctx context.Context, cs kubernetes.Interface, tenant str
 	}
 }
 
-func writeContainerLog(ctx context.Context, cs kubernetes.Interface, tenant string, p *corev1.Pod, what, container string, b *strings.Builder) {
+func writeContainerLog(ctx context.Context, cs kubernetes.Interface, tenant string, p *corev1.Pod, what, container string,
+	b *strings.Builder) {
 	fmt.Fprintf(b, "# tenant %s, pod %s/%s on node %s, %s (last %d lines)\n",
 		tenant, p.Namespace, p.Name, p.Spec.NodeName, what, componentLogTail)
 	tail := componentLogTail

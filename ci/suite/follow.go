@@ -95,7 +95,8 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // timeout blaming the pod; the wrapper 38551b5 needed to stop that, and to
 // tell the reflector a fake clientset cannot stream lists, was about as
 // long as this loop.
-func follow(ctx context.Context, rp relistPolicy, list func(context.Context) (string, bool, error), watchFrom func(context.Context, string) (watch.Interface, error), handle func(watch.Event) (bool, error)) error {
+func follow(ctx context.Context, rp relistPolicy, list func(context.Context) (string, bool, error),
+	watchFrom func(context.Context, string) (watch.Interface, error), handle func(watch.Event) (bool, error)) error {
 	rp = rp.withDefaults()
 	var delay time.Duration // none before the first list
 	next := rp.Initial

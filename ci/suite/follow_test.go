@@ -23,7 +23,8 @@ func failingWatch(events ...watch.Event) watch.Interface {
 	for _, ev := range events {
 		fw.Action(ev.Type, ev.Object)
 	}
-	fw.Error(&metav1.Status{Status: metav1.StatusFailure, Code: 410, Reason: metav1.StatusReasonExpired, Message: "too old resource version: 1 (2)"})
+	fw.Error(&metav1.Status{Status: metav1.StatusFailure, Code: 410, Reason: metav1.StatusReasonExpired,
+		Message: "too old resource version: 1 (2)"})
 	fw.Stop()
 	return fw
 }

@@ -61,19 +61,26 @@ func TestPickHardware(t *testing.T) {
 	}{
 		{"one small card runs the sharing scenario on it", `tenants: [{name: a, workers: [{name: w, gpus: [{model: L4, count: 1}]}]}]`,
 			"a/w card 0", "", "a/w card 0", "a/w card 0", "", "a/w card 0"},
-		{"8 × H100 on one worker: the other scenarios on their own cards, the burst holding the worker", `tenants: [{name: a, workers: [{name: w, gpus: [{model: H100-80GB, count: 8}]}]}]`,
+		{"8 × H100 on one worker: the other scenarios on their own cards, the burst holding the worker",
+			`tenants: [{name: a, workers: [{name: w, gpus: [{model: H100-80GB, count: 8}]}]}]`,
 			"a/w card 0", "a/w cards 1,2", "a/w card 3", "a/w card 3", "", "a/w card 4"},
-		{"the biggest card shares, the first of equals", `tenants: [{name: a, workers: [{name: w, gpus: [{model: T4, count: 1}, {model: L40S, count: 2}]}]}]`,
+		{"the biggest card shares, the first of equals", `tenants: [{name: a, workers: [{name: w, gpus: [{model: T4, count: 1}, {model: L40S, ` +
+			`count: 2}]}]}]`,
 			"a/w card 1", "a/w cards 0,2", "a/w card 0", "a/w card 0", "", "a/w card 2"},
-		{"split count 4: TC-14 takes three cards", `{hami: {splitCount: 4}, tenants: [{name: a, workers: [{name: w, gpus: [{model: T4, count: 4}]}]}]}`,
+		{"split count 4: TC-14 takes three cards", `{hami: {splitCount: 4}, tenants: [{name: a, workers: [{name: w, gpus: [{model: T4, ` +
+			`count: 4}]}]}]}`,
 			"a/w card 0", "a/w cards 1,2", "a/w card 3", "a/w cards 1,2,3", "", "a/w card 1"},
-		{"burst prefers a free worker", `tenants: [{name: a, workers: [{name: w, gpus: [{model: A100-80GB, count: 1}]}, {name: x, gpus: [{model: L4, count: 2}]}, {name: z, gpus: [{model: T4, count: 1}]}]}]`,
+		{"burst prefers a free worker", `tenants: [{name: a, workers: [{name: w, gpus: [{model: A100-80GB, count: 1}]}, {name: x, gpus: ` +
+			`[{model: L4, count: 2}]}, {name: z, gpus: [{model: T4, count: 1}]}]}]`,
 			"a/w card 0", "a/x cards 0,1", "a/x card 0", "a/z card 0", "a/w card 0 + a/x cards 0,1", "a/x card 1"},
-		{"two workers of different models in one tenant", `tenants: [{name: a, workers: [{name: t4, gpus: [{model: T4, count: 2}]}, {name: l40s, gpus: [{model: L40S, count: 1}]}]}]`,
+		{"two workers of different models in one tenant", `tenants: [{name: a, workers: [{name: t4, gpus: [{model: T4, count: 2}]}, {name: ` +
+			`l40s, gpus: [{model: L40S, count: 1}]}]}]`,
 			"a/l40s card 0", "a/t4 cards 0,1", "a/l40s card 0", "a/t4 card 0", "a/t4 cards 0,1 + a/l40s card 0", "a/l40s card 0"},
-		{"split count 1: no node policy (two pods on one node need two grants)", `{hami: {splitCount: 1}, tenants: [{name: a, workers: [{name: w, gpus: [{model: T4, count: 1}]}, {name: x, gpus: [{model: T4, count: 1}]}]}]}`,
+		{"split count 1: no node policy (two pods on one node need two grants)", `{hami: {splitCount: 1}, tenants: [{name: a, workers: [{name: ` +
+			`w, gpus: [{model: T4, count: 1}]}, {name: x, gpus: [{model: T4, count: 1}]}]}]}`,
 			"a/w card 0", "", "a/x card 0", "", "", "a/x card 0"},
-		{"a 3 MB custom card is too small to share", `tenants: [{name: a, workers: [{name: w, gpus: [{model: custom, count: 1, memoryMB: 3, type: NVIDIA-Tiny}]}]}]`,
+		{"a 3 MB custom card is too small to share", `tenants: [{name: a, workers: [{name: w, gpus: [{model: custom, count: 1, memoryMB: 3, ` +
+			`type: NVIDIA-Tiny}]}]}]`,
 			"", "", "a/w card 0", "", "", "a/w card 0"},
 	}
 	for _, tt := range tests {
@@ -156,7 +163,8 @@ func TestPlanDefaultLab(t *testing.T) {
 		t.Errorf("tenant-a scenario = %s", got)
 	}
 	// TC-14 holds both of tenant-b's cards, as the pair does: one scenario.
-	if seen["TC-14"] != "tenant-b/worker cards 0,1" || seen["TC-12"] != "tenant-a/worker card 0" || seen["TC-09"] != "tenant-b/worker cards 0,1" || seen["TC-01"] != "" || seen["TC-10"] != "" {
+	if seen["TC-14"] != "tenant-b/worker cards 0,1" || seen["TC-12"] != "tenant-a/worker card 0" ||
+		seen["TC-09"] != "tenant-b/worker cards 0,1" || seen["TC-01"] != "" || seen["TC-10"] != "" {
 		t.Errorf("placement: %v", seen)
 	}
 }
@@ -172,9 +180,13 @@ func TestPlanSkipsOnlyWhatTheInventoryForbids(t *testing.T) {
 				"TC-09": "the lab spec has no worker with two or more cards (it has a/w: 1× L4 (24576 MB))",
 				"TC-17": "the lab spec has no tenant with two GPU workers",
 			}},
-		{"split count 3", `{hami: {splitCount: 3}, tenants: [{name: a, workers: [{name: w, gpus: [{model: H100-80GB, count: 8}]}]}, {name: b, workers: [{name: w, gpus: [{model: T4, count: 1}]}]}]}`,
-			"TC-07 TC-17", map[string]string{"TC-07": "the lab's hami.splitCount is 3; the case needs 4 pods on one card (set hami.splitCount ≥ 4)"}},
-		{"four tenants, every shape", `tenants: [{name: a, workers: [{name: w, gpus: [{model: H100-80GB, count: 8}]}]}, {name: b, workers: [{name: t4, gpus: [{model: T4, count: 1}]}, {name: l40s, gpus: [{model: L40S, count: 1}]}]}, {name: c, workers: [{name: w, gpus: [{model: T4, count: 1}]}]}, {name: d, workers: [{name: w, gpus: [{model: L4, count: 2}]}]}]`,
+		{"split count 3", `{hami: {splitCount: 3}, tenants: [{name: a, workers: [{name: w, gpus: [{model: H100-80GB, count: 8}]}]}, {name: b, ` +
+			`workers: [{name: w, gpus: [{model: T4, count: 1}]}]}]}`,
+			"TC-07 TC-17", map[string]string{"TC-07": "the lab's hami.splitCount is 3; the case needs 4 pods on one card (set " +
+				"hami.splitCount ≥ 4)"}},
+		{"four tenants, every shape", `tenants: [{name: a, workers: [{name: w, gpus: [{model: H100-80GB, count: 8}]}]}, {name: b, workers: ` +
+			`[{name: t4, gpus: [{model: T4, count: 1}]}, {name: l40s, gpus: [{model: L40S, count: 1}]}]}, {name: c, workers: [{name: w, gpus: ` +
+			`[{model: T4, count: 1}]}]}, {name: d, workers: [{name: w, gpus: [{model: L4, count: 2}]}]}]`,
 			"", nil},
 	}
 	for _, tt := range tests {

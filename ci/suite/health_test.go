@@ -73,11 +73,13 @@ func TestBrokenComponentStopsOnlyItsTenantsCases(t *testing.T) {
 	for _, c := range run.Cases {
 		cases[c.ID] = c
 	}
-	want := "tenant-b/kube-scheduler exited on its own (signal: killed); etcd (pid 7) is suspended (SIGSTOP) (the case failed with: pod tc-09/tc09 not bound: context canceled)"
+	want := "tenant-b/kube-scheduler exited on its own (signal: killed); etcd (pid 7) is suspended (SIGSTOP) (the case failed with: pod " +
+		"tc-09/tc09 not bound: context canceled)"
 	if c := cases["TC-09"]; c.Status != results.Failed || c.Message != want {
 		t.Errorf("TC-09 = %s %q\nwant failed %q", c.Status, c.Message, want)
 	}
-	if h := cases["TC-09"].Diagnostics["health.txt"]; !strings.Contains(h, "tenant-b/kube-scheduler exited") || !strings.Contains(h, "\netcd (pid 7)") {
+	if h := cases["TC-09"].Diagnostics["health.txt"]; !strings.Contains(h, "tenant-b/kube-scheduler exited") ||
+		!strings.Contains(h, "\netcd (pid 7)") {
 		t.Errorf("TC-09 health.txt = %q", h)
 	}
 	if c := cases["TC-06"]; c.Status != results.Passed {
@@ -103,7 +105,8 @@ func TestFailedCaseNamesComponentDownAtThatMoment(t *testing.T) {
 				return errors.New("tenant-a/kube-apiserver exited on its own (signal: killed); log /w/kube-apiserver.log")
 			}
 			return nil
-		}, "tenant-a/kube-apiserver exited on its own (signal: killed); log /w/kube-apiserver.log (the case failed with: create pod: connection refused)"},
+		}, "tenant-a/kube-apiserver exited on its own (signal: killed); log /w/kube-apiserver.log (the case failed with: create pod: " +
+			"connection refused)"},
 		{"healthy", func(string) error { return nil }, "create pod: connection refused"},
 		{"no health", nil, "create pod: connection refused"},
 	} {
@@ -181,11 +184,13 @@ func TestCleanupOfBrokenTenantIsBoundedAndSaysWhatIsLeft(t *testing.T) {
 		return strings.Join(out, "\n")
 	}
 	c08, c15 := run.Cases[0], run.Cases[1]
-	if got := steps(c08); !strings.Contains(got, "cleanup: namespace tc-08-test1 in tenant tenant-a was not deleted: delete its pods: tenant-a/kube-apiserver exited on its own (signal: killed): ") ||
+	if got := steps(c08); !strings.Contains(got, "cleanup: namespace tc-08-test1 in tenant tenant-a was not deleted: delete its pods: "+
+		"tenant-a/kube-apiserver exited on its own (signal: killed): ") ||
 		!strings.Contains(got, "connection refused") {
 		t.Errorf("TC-08 cleanup steps:\n%s", got)
 	}
-	if got := steps(c15); !strings.Contains(got, "cleanup: namespace tc-15-test1 in tenant tenant-a was not deleted: tenant-a/kube-apiserver exited") {
+	if got := steps(c15); !strings.Contains(got, "cleanup: namespace tc-15-test1 in tenant tenant-a was not deleted: "+
+		"tenant-a/kube-apiserver exited") {
 		t.Errorf("TC-15 cleanup steps:\n%s", got)
 	}
 	// One failed call, then tenant-a is given up on; tenant-b is cleaned.
@@ -218,7 +223,8 @@ func TestUnreachableTenantNamesComponentDown(t *testing.T) {
 	if r.reach["tenant-a"] != nil {
 		t.Errorf("tenant-a: %v", r.reach["tenant-a"])
 	}
-	want := "not run: tenant-b/kube-apiserver (pid 9) is suspended (SIGSTOP): tenant tenant-b: API server unreachable: context deadline exceeded"
+	want := "not run: tenant-b/kube-apiserver (pid 9) is suspended (SIGSTOP): tenant tenant-b: API server unreachable: context " +
+		"deadline exceeded"
 	if got := NotRunMessage(r.reach["tenant-b"]); got != want {
 		t.Errorf("tenant-b: %q\nwant %q", got, want)
 	}
@@ -250,7 +256,8 @@ func TestCleanupOfSuspendedTenantEndsAtBrokenBound(t *testing.T) {
 		}
 		return nil
 	}
-	l := &lane{namespaces: []laneNamespace{{tenant: "tenant-a", namespace: "tc-03-x", caseID: "TC-03"}, {tenant: "tenant-a", namespace: "tc-05-x", caseID: "TC-05"}}}
+	l := &lane{namespaces: []laneNamespace{{tenant: "tenant-a", namespace: "tc-03-x", caseID: "TC-03"},
+		{tenant: "tenant-a", namespace: "tc-05-x", caseID: "TC-05"}}}
 	done := make(chan []leftover)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), r.tm.Cleanup)
@@ -259,7 +266,9 @@ func TestCleanupOfSuspendedTenantEndsAtBrokenBound(t *testing.T) {
 	}()
 	select {
 	case left := <-done:
-		if len(left) != 2 || !strings.Contains(left[0].String(), "namespace tc-03-x in tenant tenant-a was not deleted: delete its pods: tenant-a/kube-apiserver (pid 3) is suspended (SIGSTOP): ") ||
+		if len(left) != 2 ||
+			!strings.Contains(left[0].String(), "namespace tc-03-x in tenant tenant-a was not deleted: delete its pods: tenant-a/kube-apiserver "+
+				"(pid 3) is suspended (SIGSTOP): ") ||
 			left[1].caseID != "TC-05" {
 			t.Errorf("left = %v", left)
 		}

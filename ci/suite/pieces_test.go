@@ -72,19 +72,22 @@ func TestBuildState(t *testing.T) {
 		t.Fatalf("state = %+v", st)
 	}
 	c := st.Nodes[0].Cards[0]
-	if c.MemoryMB != 81920 || c.Cores != 100 || len(c.Holders) != 2 || c.Holders[0].Pod != "p1" || c.Holders[1].Phase != "Pending" || c.Holders[0].Case != "TC-03" || c.Holders[0].MemoryMB != 20000 {
+	if c.MemoryMB != 81920 || c.Cores != 100 || len(c.Holders) != 2 || c.Holders[0].Pod != "p1" || c.Holders[1].Phase != "Pending" ||
+		c.Holders[0].Case != "TC-03" || c.Holders[0].MemoryMB != 20000 {
 		t.Errorf("card = %+v", c)
 	}
 }
 
 func TestCrossConfig(t *testing.T) {
-	a := &rest.Config{Host: "https://a", TLSClientConfig: rest.TLSClientConfig{CAData: []byte("CA-A"), CertData: []byte("CERT-A"), KeyData: []byte("KEY-A")}}
+	a := &rest.Config{Host: "https://a", TLSClientConfig: rest.TLSClientConfig{CAData: []byte("CA-A"), CertData: []byte("CERT-A"),
+		KeyData: []byte("KEY-A")}}
 	b := &rest.Config{Host: "https://b", BearerToken: "tok-b", TLSClientConfig: rest.TLSClientConfig{CAData: []byte("CA-B"), ServerName: "b"}}
 	c, err := crossConfig(a, b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Host != "https://b" || string(c.CAData) != "CA-B" || c.ServerName != "b" || string(c.CertData) != "CERT-A" || string(c.KeyData) != "KEY-A" || c.BearerToken != "" {
+	if c.Host != "https://b" || string(c.CAData) != "CA-B" || c.ServerName != "b" || string(c.CertData) != "CERT-A" ||
+		string(c.KeyData) != "KEY-A" || c.BearerToken != "" {
 		t.Errorf("cross = %+v", c)
 	}
 	if _, err := crossConfig(&rest.Config{Host: "https://a"}, b); err == nil || !strings.Contains(err.Error(), "carries no credentials") {

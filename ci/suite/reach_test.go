@@ -57,7 +57,8 @@ func TestCheckTenantsBoundsEveryProbe(t *testing.T) {
 	if got["tenant-a"] != nil || got["tenant-c"] != nil {
 		t.Errorf("reachable tenants: %v, %v", got["tenant-a"], got["tenant-c"])
 	}
-	if err := got["tenant-b"]; err == nil || err.Error() != "tenant tenant-b: API server unreachable: dial tcp 127.0.0.1:1: connect: connection refused" {
+	if err := got["tenant-b"]; err == nil ||
+		err.Error() != "tenant tenant-b: API server unreachable: dial tcp 127.0.0.1:1: connect: connection refused" {
 		t.Errorf("tenant-b: %v", err)
 	}
 }
@@ -84,7 +85,8 @@ func TestCheckTenantsAgainstDeadServers(t *testing.T) {
 	if err := got["silent"]; err == nil || !strings.Contains(err.Error(), "tenant silent: API server unreachable: no answer within 300ms") {
 		t.Errorf("silent server: %v", err)
 	}
-	if err := got["refusing"]; err == nil || !errors.Is(err, syscall.ECONNREFUSED) || !strings.Contains(err.Error(), "tenant refusing: API server unreachable") {
+	if err := got["refusing"]; err == nil || !errors.Is(err, syscall.ECONNREFUSED) ||
+		!strings.Contains(err.Error(), "tenant refusing: API server unreachable") {
 		t.Errorf("closed port: %v", err)
 	}
 }
@@ -111,7 +113,8 @@ func TestRunFailsCasesOfUnreachableTenants(t *testing.T) {
 		if c.Status == results.Skipped && strings.HasPrefix(c.Message, "skipped: ") {
 			continue // no hardware for it in this lab: nothing to blame on a tenant
 		}
-		if c.Status != results.Failed || !strings.HasPrefix(c.Message, "not run: tenant tenant-") || !strings.Contains(c.Message, "API server unreachable") {
+		if c.Status != results.Failed || !strings.HasPrefix(c.Message, "not run: tenant tenant-") ||
+			!strings.Contains(c.Message, "API server unreachable") {
 			t.Errorf("%s: %s %q, want failed, not run, naming the unreachable tenant", c.ID, c.Status, c.Message)
 		}
 	}

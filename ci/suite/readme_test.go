@@ -38,7 +38,8 @@ func TestReadmeCaseTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	if stale {
-		t.Errorf("ci/suite/README.md's case table is out of date: run go test ./ci/suite -run TestReadmeCaseTable -update\n--- README ---\n%s\n--- generated ---\n%s", got, want)
+		t.Errorf("ci/suite/README.md's case table is out of date: run go test ./ci/suite -run TestReadmeCaseTable -update\n--- README ---\n%s\n"+
+			"--- generated ---\n%s", got, want)
 	}
 }
 

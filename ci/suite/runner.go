@@ -78,7 +78,8 @@ func Run(ctx context.Context, cfg Config) (*results.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{cfg: cfg, tm: cfg.Timeouts.withDefaults(), log: cfg.Log, clients: map[string]kubernetes.Interface{}, runID: rand.String(5), cards: newCardLocks()}
+	r := &runner{cfg: cfg, tm: cfg.Timeouts.withDefaults(), log: cfg.Log, clients: map[string]kubernetes.Interface{}, runID: rand.String(5),
+		cards: newCardLocks()}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}

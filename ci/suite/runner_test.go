@@ -22,7 +22,8 @@ func fakeCase(id string, needs []string, run func(context.Context, *caseT) error
 }
 
 func TestExecuteOrderBlockAndCleanup(t *testing.T) {
-	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "gpu-lab-tenant-a-worker", Annotations: map[string]string{gpus.AnnoRegister: "[]", gpus.AnnoNodeLock: "2026-11-30T00:26:44Z,ns,p"}}}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "gpu-lab-tenant-a-worker",
+		Annotations: map[string]string{gpus.AnnoRegister: "[]", gpus.AnnoNodeLock: "2026-11-30T00:26:44Z,ns,p"}}}
 	r, fakes := fakeRunner(map[string][]runtime.Object{"tenant-a": {node}})
 	var order []string
 	mark := func(id string, err error) func(context.Context, *caseT) error {
@@ -58,7 +59,8 @@ func TestExecuteOrderBlockAndCleanup(t *testing.T) {
 	if n := byID["TC-03"].Diagnostics["nodes.txt"]; !strings.Contains(n, "hami.io/mutex.lock: 2026-11-30T00:26:44Z,ns,p") {
 		t.Errorf("nodes.txt = %s", n)
 	}
-	if c := byID["TC-05"]; c.Status != results.Skipped || !strings.Contains(c.Message, "blocked: needs the state TC-03 sets up, and TC-03 failed") {
+	if c := byID["TC-05"]; c.Status != results.Skipped ||
+		!strings.Contains(c.Message, "blocked: needs the state TC-03 sets up, and TC-03 failed") {
 		t.Errorf("TC-05 = %+v", c)
 	}
 	if c := byID["TC-06"]; c.Status != results.Passed || len(c.Steps) != 2 {

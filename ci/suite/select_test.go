@@ -59,7 +59,8 @@ func TestConfigValidate(t *testing.T) {
 	}{
 		{"no lab", Config{}, "Lab is nil"},
 		{"missing tenant", Config{Lab: lab.Default(), Tenants: tenantsConfigs("tenant-a")}, "no rest.Config for tenant-b"},
-		{"extra tenant", Config{Lab: lab.Default(), Tenants: tenantsConfigs("tenant-a", "tenant-b", "tenant-c")}, "names tenant-c, which lab \"gpu-lab\" does not have"},
+		{"extra tenant", Config{Lab: lab.Default(), Tenants: tenantsConfigs("tenant-a", "tenant-b", "tenant-c")},
+			"names tenant-c, which lab \"gpu-lab\" does not have"},
 		{"bad regexp", Config{Lab: lab.Default(), Tenants: tenantsConfigs("tenant-a", "tenant-b"), Run: "TC-("}, "Run \"TC-(\""},
 		{"negative parallel", Config{Lab: lab.Default(), Tenants: tenantsConfigs("tenant-a", "tenant-b"), Parallel: -1}, "Parallel is -1"},
 	}
@@ -76,9 +77,11 @@ func TestConfigValidate(t *testing.T) {
 // A --run that matches no case is an error naming every case ID, before
 // any tenant is asked: a typo must not run nothing and pass.
 func TestRunMatchingNothingIsAnError(t *testing.T) {
-	cfg := Config{Lab: lab.Default(), Tenants: map[string]*rest.Config{"tenant-a": {Host: "https://127.0.0.1:1"}, "tenant-b": {Host: "https://127.0.0.1:1"}}, Run: "TC-99"}
+	cfg := Config{Lab: lab.Default(), Tenants: map[string]*rest.Config{"tenant-a": {Host: "https://127.0.0.1:1"},
+		"tenant-b": {Host: "https://127.0.0.1:1"}}, Run: "TC-99"}
 	_, err := Run(context.Background(), cfg)
-	if err == nil || !strings.Contains(err.Error(), `Run "TC-99" matches no case ID`) || !strings.Contains(err.Error(), "TC-01, TC-02") || !strings.Contains(err.Error(), "TC-17") {
+	if err == nil || !strings.Contains(err.Error(), `Run "TC-99" matches no case ID`) || !strings.Contains(err.Error(), "TC-01, TC-02") ||
+		!strings.Contains(err.Error(), "TC-17") {
 		t.Fatalf("Run(--run TC-99) = %v, want an error listing the case IDs", err)
 	}
 	cfg.Run = "TC-0[34]"

@@ -188,7 +188,8 @@ func (r *runner) cleanup(ctx context.Context, l *lane) []leftover {
 func (r *runner) deleteNamespace(ctx context.Context, ns laneNamespace, fail func(string, error)) {
 	zero := int64(0)
 	cs := r.clients[ns.tenant]
-	if err := cs.CoreV1().Pods(ns.namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{}); err != nil && !apierrors.IsNotFound(err) {
+	if err := cs.CoreV1().Pods(ns.namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero},
+		metav1.ListOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		fail("delete its pods", err)
 		return
 	}
@@ -198,7 +199,8 @@ func (r *runner) deleteNamespace(ctx context.Context, ns laneNamespace, fail fun
 		r.log.Warn("cleanup: pods not gone", "tenant", ns.tenant, "namespace", ns.namespace, "err", err)
 	}
 	bg := metav1.DeletePropagationBackground
-	if err := cs.CoreV1().Namespaces().Delete(ctx, ns.namespace, metav1.DeleteOptions{PropagationPolicy: &bg}); err != nil && !apierrors.IsNotFound(err) {
+	if err := cs.CoreV1().Namespaces().Delete(ctx, ns.namespace, metav1.DeleteOptions{PropagationPolicy: &bg}); err != nil &&
+		!apierrors.IsNotFound(err) {
 		fail("delete", err)
 	}
 }

@@ -21,7 +21,8 @@ import (
 // §2, Bind's two lock errors (SchedulerError condition and
 // FailedScheduling event carry the extender's error verbatim).
 const (
-	obsUnregistered = "0/1 nodes are available: 1 node unregistered. no new claims to deallocate, preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
+	obsUnregistered = "0/1 nodes are available: 1 node unregistered. no new claims to deallocate, preemption: 0/1 nodes are available: 1 No " +
+		"preemption victims found for incoming pod."
 	obsLockedWithin = "node worker-a has been locked within 5m0s: node lock contention"
 	obsLocked       = "node worker-a is locked: node lock contention"
 )
@@ -55,10 +56,12 @@ func TestSchedulerVerdict(t *testing.T) {
 	}{
 		{"node unregistered names registration, not the lock",
 			pod(condition(corev1.PodReasonUnschedulable, obsUnregistered)), failedScheduling("ns", "p", obsUnregistered, at, 2),
-			"phase Pending, scheduler's last verdict: PodScheduled=False (Unschedulable): " + obsUnregistered + " — HAMi had not registered the node's cards", "lock"},
+			"phase Pending, scheduler's last verdict: PodScheduled=False (Unschedulable): " + obsUnregistered +
+				" — HAMi had not registered the node's cards", "lock"},
 		{"lock held: condition and a different event, both shown",
 			pod(condition(corev1.PodReasonSchedulerError, obsLockedWithin)), failedScheduling("ns", "p", obsLocked, at, 0),
-			"PodScheduled=False (SchedulerError): " + obsLockedWithin + "; last FailedScheduling event: " + obsLocked + " — HAMi's node lock was held by another pod's bind", "unregistered"},
+			"PodScheduled=False (SchedulerError): " + obsLockedWithin + "; last FailedScheduling event: " + obsLocked +
+				" — HAMi's node lock was held by another pod's bind", "unregistered"},
 		{"event only, with its repeat count",
 			pod(nil), failedScheduling("ns", "p", obsUnregistered, at, 3),
 			"scheduler's last verdict: last FailedScheduling event (x3): " + obsUnregistered + " — HAMi had not registered", "PodScheduled"},
@@ -66,8 +69,10 @@ func TestSchedulerVerdict(t *testing.T) {
 			pod(nil), nil,
 			"phase Pending, no scheduler verdict seen (no PodScheduled=False condition, no FailedScheduling event)", "HAMi"},
 		{"a verdict the suite cannot explain stays unexplained",
-			pod(condition(corev1.PodReasonUnschedulable, "0/1 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }.")), nil,
-			"PodScheduled=False (Unschedulable): 0/1 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }.", " — "},
+			pod(condition(corev1.PodReasonUnschedulable,
+				"0/1 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }.")), nil,
+			"PodScheduled=False (Unschedulable): 0/1 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }.",
+			" — "},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -104,8 +109,10 @@ func TestWaitBoundTimeoutNamesTheVerdictSeen(t *testing.T) {
 	// waitBound fails fast on Unschedulable; waiting for "bound or
 	// verdict" with the verdict ignored is what TC-13's retry does, so use
 	// the plain wait with a condition that never holds.
-	_, err := newT(r).watchPod(context.Background(), podRef{"tenant-a", "ns", "p"}, r.tm.Bind, "bound", func(*corev1.Pod) (bool, error) { return false, nil })
-	want := "pod ns/p not bound within 300ms (no phase yet, scheduler's last verdict: PodScheduled=False (Unschedulable): " + obsUnregistered + " — HAMi had not registered the node's cards"
+	_, err := newT(r).watchPod(context.Background(), podRef{"tenant-a", "ns", "p"}, r.tm.Bind, "bound",
+		func(*corev1.Pod) (bool, error) { return false, nil })
+	want := "pod ns/p not bound within 300ms (no phase yet, scheduler's last verdict: PodScheduled=False (Unschedulable): " + obsUnregistered +
+		" — HAMi had not registered the node's cards"
 	if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "lock") {
 		t.Fatalf("err = %v\nwant %s…", err, want)
 	}
@@ -151,8 +158,8 @@ func TestTC14TimeoutReportsEachPodsVerdict(t *testing.T) {
 	}
 	msg := err.Error()
 	head := "3 of 10 pods were bound within 300ms; not bound: "
-	unreg := "tc14-07, tc14-08, tc14-09, tc14-10: no phase yet, scheduler's last verdict: PodScheduled=False (Unschedulable): " + obsUnregistered +
-		" — HAMi had not registered the node's cards"
+	unreg := "tc14-07, tc14-08, tc14-09, tc14-10: no phase yet, scheduler's last verdict: PodScheduled=False (Unschedulable): " +
+		obsUnregistered + " — HAMi had not registered the node's cards"
 	locked := "tc14-04, tc14-05, tc14-06: no phase yet, scheduler's last verdict: PodScheduled=False (SchedulerError): " + obsLockedWithin +
 		"; last FailedScheduling event (x4): " + obsLocked + " — HAMi's node lock was held by another pod's bind"
 	if !strings.HasPrefix(msg, head) || !strings.Contains(msg, unreg) || !strings.Contains(msg, locked) {

@@ -53,7 +53,8 @@ func (t *caseT) podEvents(ctx context.Context, ref podRef, f func(watch.EventTyp
 
 // watchPod waits until cond says done. It fails at once when cond returns
 // an error, and at the timeout with the pod's last known scheduling state.
-func (t *caseT) watchPod(parent context.Context, ref podRef, timeout time.Duration, what string, cond func(*corev1.Pod) (bool, error)) (*corev1.Pod, error) {
+func (t *caseT) watchPod(parent context.Context, ref podRef, timeout time.Duration, what string,
+	cond func(*corev1.Pod) (bool, error)) (*corev1.Pod, error) {
 	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	var last *corev1.Pod

@@ -58,7 +58,8 @@ func TestWaitVerdict(t *testing.T) {
 	r.tm.Verdict = 5 * time.Second
 	tt := newT(r)
 	p := pendingPod("p")
-	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable, Message: verdictMsg}}
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
+		Reason: corev1.PodReasonUnschedulable, Message: verdictMsg}}
 	later(fakes["tenant-a"], p)
 	msg, err := tt.waitVerdict(context.Background(), podRef{"tenant-a", "ns", "p"})
 	if err != nil || msg != verdictMsg {
@@ -91,11 +92,13 @@ func TestWaitBound(t *testing.T) {
 func TestWaitBoundTimeoutSaysWhy(t *testing.T) {
 	t.Parallel() // waits out a timeout
 	p := pendingPod("p")
-	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "SchedulerError", Message: "node worker has been locked within 5m0s: node lock contention"}}
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "SchedulerError",
+		Message: "node worker has been locked within 5m0s: node lock contention"}}
 	r, _ := fakeRunner(map[string][]runtime.Object{"tenant-a": {p}})
 	r.tm.Bind = 300 * time.Millisecond
 	_, err := newT(r).waitBound(context.Background(), podRef{"tenant-a", "ns", "p"}, false)
-	want := "pod ns/p not bound within 300ms (no phase yet, scheduler's last verdict: PodScheduled=False (SchedulerError): node worker has been locked within 5m0s: node lock contention — HAMi's node lock was held by another pod's bind)"
+	want := "pod ns/p not bound within 300ms (no phase yet, scheduler's last verdict: PodScheduled=False (SchedulerError): node worker has " +
+		"been locked within 5m0s: node lock contention — HAMi's node lock was held by another pod's bind)"
 	if err == nil || err.Error() != want {
 		t.Fatalf("err = %v\nwant %s", err, want)
 	}
@@ -103,7 +106,8 @@ func TestWaitBoundTimeoutSaysWhy(t *testing.T) {
 
 func TestWaitBoundFailsFastOnVerdict(t *testing.T) {
 	p := pendingPod("p")
-	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable, Message: verdictMsg}}
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
+		Reason: corev1.PodReasonUnschedulable, Message: verdictMsg}}
 	r, _ := fakeRunner(map[string][]runtime.Object{"tenant-a": {p}})
 	_, err := newT(r).waitBound(context.Background(), podRef{"tenant-a", "ns", "p"}, false)
 	if err == nil || !strings.Contains(err.Error(), "was declared unschedulable, want it bound: 0/2 nodes") {

@@ -86,7 +86,8 @@ func serviceRoute(ctx context.Context, cs kubernetes.Interface, svc *corev1.Serv
 	if svc.Spec.Type == corev1.ServiceTypeExternalName {
 		return fmt.Sprintf("%s (ExternalName %s)", name, svc.Spec.ExternalName)
 	}
-	sl, err := cs.DiscoveryV1().EndpointSlices(svc.Namespace).List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + svc.Name})
+	sl, err := cs.DiscoveryV1().EndpointSlices(svc.Namespace).List(ctx,
+		metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + svc.Name})
 	if err != nil {
 		return fmt.Sprintf("%s: list its EndpointSlices: %v", name, err)
 	}

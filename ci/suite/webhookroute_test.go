@@ -24,8 +24,9 @@ func routeObjects(svcType corev1.ServiceType) []runtime.Object {
 		&admissionregistrationv1.MutatingWebhookConfiguration{
 			ObjectMeta: metav1.ObjectMeta{Name: "hami-webhook"},
 			Webhooks: []admissionregistrationv1.MutatingWebhook{{
-				Name:         gpus.WebhookName,
-				ClientConfig: admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{Namespace: "kube-system", Name: "hami-scheduler"}},
+				Name: gpus.WebhookName,
+				ClientConfig: admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{Namespace: "kube-system",
+					Name: "hami-scheduler"}},
 			}},
 		},
 		&corev1.Service{
@@ -33,7 +34,8 @@ func routeObjects(svcType corev1.ServiceType) []runtime.Object {
 			Spec:       corev1.ServiceSpec{Type: svcType, ExternalName: "127.0.0.2"},
 		},
 		&discoveryv1.EndpointSlice{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "hami-scheduler-x7", Labels: map[string]string{discoveryv1.LabelServiceName: "hami-scheduler"}},
+			ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "hami-scheduler-x7",
+				Labels: map[string]string{discoveryv1.LabelServiceName: "hami-scheduler"}},
 			Endpoints: []discoveryv1.Endpoint{{
 				Addresses:  []string{"10.100.0.7"},
 				NodeName:   &worker,
@@ -42,9 +44,11 @@ func routeObjects(svcType corev1.ServiceType) []runtime.Object {
 			}},
 		},
 		&corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "konnectivity-agent-q2x", Labels: map[string]string{"k8s-app": render.KonnectivityAgentName}},
-			Spec:       corev1.PodSpec{NodeName: worker},
-			Status:     corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse}}},
+			ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "konnectivity-agent-q2x",
+				Labels: map[string]string{"k8s-app": render.KonnectivityAgentName}},
+			Spec: corev1.PodSpec{NodeName: worker},
+			Status: corev1.PodStatus{Phase: corev1.PodRunning,
+				Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse}}},
 		},
 		&corev1.Node{
 			ObjectMeta: metav1.ObjectMeta{Name: worker},
@@ -66,15 +70,17 @@ func TestWebhookRoute(t *testing.T) {
 			name: "a restarted worker: the webhook's endpoint, the agent and the node's condition are named",
 			objs: routeObjects(corev1.ServiceTypeClusterIP),
 			want: []string{
-				"webhook vgpu.hami.io → Service kube-system/hami-scheduler served by pod hami-scheduler-5d9c on node gpu-lab-tenant-a-worker (not ready)",
+				"webhook vgpu.hami.io → Service kube-system/hami-scheduler served by pod hami-scheduler-5d9c on node " +
+					"gpu-lab-tenant-a-worker (not ready)",
 				"Konnectivity agents konnectivity-agent-q2x on node gpu-lab-tenant-a-worker (Running, Ready=False)",
 				"node gpu-lab-tenant-a-worker Ready=Unknown NodeStatusUnknown: Kubelet stopped posting node status.",
 			},
 		},
 		{
-			name:    "an ExternalName Service (the local test environment) names its target, not endpoints",
-			objs:    routeObjects(corev1.ServiceTypeExternalName)[:2],
-			want:    []string{"Service kube-system/hami-scheduler (ExternalName 127.0.0.2)", "no Konnectivity agent pods (k8s-app=konnectivity-agent in kube-system)"},
+			name: "an ExternalName Service (the local test environment) names its target, not endpoints",
+			objs: routeObjects(corev1.ServiceTypeExternalName)[:2],
+			want: []string{"Service kube-system/hami-scheduler (ExternalName 127.0.0.2)",
+				"no Konnectivity agent pods (k8s-app=konnectivity-agent in kube-system)"},
 			notWant: []string{"node "},
 		},
 		{
@@ -85,7 +91,8 @@ func TestWebhookRoute(t *testing.T) {
 		{
 			name: "no webhook installed",
 			objs: routeObjects(corev1.ServiceTypeClusterIP)[3:],
-			want: []string{"no MutatingWebhookConfiguration holds webhook vgpu.hami.io", "Konnectivity agents konnectivity-agent-q2x on node gpu-lab-tenant-a-worker"},
+			want: []string{"no MutatingWebhookConfiguration holds webhook vgpu.hami.io",
+				"Konnectivity agents konnectivity-agent-q2x on node gpu-lab-tenant-a-worker"},
 		},
 		{
 			name: "the webhook's Service is gone",

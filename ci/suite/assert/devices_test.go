@@ -52,11 +52,13 @@ func TestSameCard(t *testing.T) {
 	if err := CardTotals(uuid, shared, 60000, 90); err != nil {
 		t.Fatal(err)
 	}
-	if err := CardTotals(uuid, shared, 60000, 100); err == nil || !strings.Contains(err.Error(), "holds 60000 MB and 90% cores, want 60000 MB and 100%") {
+	if err := CardTotals(uuid, shared, 60000, 100); err == nil ||
+		!strings.Contains(err.Error(), "holds 60000 MB and 90% cores, want 60000 MB and 100%") {
 		t.Fatalf("CardTotals err = %v", err)
 	}
 	spread := map[string][]gpus.ContainerDevice{"p1": {dev("GPU-A", 1, 1)}, "p2": {dev("GPU-B", 1, 1)}}
-	if _, err := SameCard(spread); err == nil || !strings.Contains(err.Error(), "spread over 2 cards, want one shared card: p1 on GPU-A; p2 on GPU-B") {
+	if _, err := SameCard(spread); err == nil ||
+		!strings.Contains(err.Error(), "spread over 2 cards, want one shared card: p1 on GPU-A; p2 on GPU-B") {
 		t.Fatalf("SameCard spread err = %v", err)
 	}
 	multi := map[string][]gpus.ContainerDevice{"p1": {dev("GPU-A", 1, 1), dev("GPU-B", 1, 1)}}
@@ -72,7 +74,8 @@ func TestDistinctCards(t *testing.T) {
 	if err := DistinctCards("p", []gpus.ContainerDevice{dev("A", 1, 1), dev("B", 1, 1)}, 2); err != nil {
 		t.Fatal(err)
 	}
-	if err := DistinctCards("p", []gpus.ContainerDevice{dev("A", 1, 1), dev("A", 1, 1)}, 2); err == nil || !strings.Contains(err.Error(), "2 devices on 1 distinct cards (A, A), want 2") {
+	if err := DistinctCards("p", []gpus.ContainerDevice{dev("A", 1, 1), dev("A", 1, 1)}, 2); err == nil ||
+		!strings.Contains(err.Error(), "2 devices on 1 distinct cards (A, A), want 2") {
 		t.Fatalf("err = %v", err)
 	}
 	if err := DistinctCards("p", []gpus.ContainerDevice{dev("A", 1, 1)}, 2); err == nil {
@@ -85,14 +88,16 @@ func TestOnNodeAndWholeCard(t *testing.T) {
 	if err := OnNode("p", "n", []gpus.ContainerDevice{dev("GPU-A", 1, 1)}, reg); err != nil {
 		t.Fatal(err)
 	}
-	if err := OnNode("p", "n", []gpus.ContainerDevice{dev("GPU-X", 1, 1)}, reg); err == nil || !strings.Contains(err.Error(), "GPU-X, which is not registered on node n") {
+	if err := OnNode("p", "n", []gpus.ContainerDevice{dev("GPU-X", 1, 1)}, reg); err == nil ||
+		!strings.Contains(err.Error(), "GPU-X, which is not registered on node n") {
 		t.Fatalf("err = %v", err)
 	}
 	if err := WholeCard("p", []gpus.ContainerDevice{dev("GPU-A", 81920, 100)}, reg[0]); err != nil {
 		t.Fatal(err)
 	}
 	// Without the webhook's default gpucores: 100, HAMi grants 0 cores (HAMI-FACTS.md §3f).
-	if err := WholeCard("p", []gpus.ContainerDevice{dev("GPU-A", 81920, 0)}, reg[0]); err == nil || !strings.Contains(err.Error(), "81920 MB and 0% cores, want the whole card") {
+	if err := WholeCard("p", []gpus.ContainerDevice{dev("GPU-A", 81920, 0)}, reg[0]); err == nil ||
+		!strings.Contains(err.Error(), "81920 MB and 0% cores, want the whole card") {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -114,8 +119,10 @@ func TestRegister(t *testing.T) {
 		want string
 	}{
 		{"missing card", good[:1], "registers 1 GPUs, the lab spec gives it 2"},
-		{"memory", mut(func(d []gpus.DeviceInfo) []gpus.DeviceInfo { d[1].Devmem = 23034; return d }), "registers 23034 MB, the spec says L4 has 24576 MB"},
-		{"type", mut(func(d []gpus.DeviceInfo) []gpus.DeviceInfo { d[0].Type = "L4"; return d }), `registers type "L4", the spec says "NVIDIA-L4"`},
+		{"memory", mut(func(d []gpus.DeviceInfo) []gpus.DeviceInfo { d[1].Devmem = 23034; return d }),
+			"registers 23034 MB, the spec says L4 has 24576 MB"},
+		{"type", mut(func(d []gpus.DeviceInfo) []gpus.DeviceInfo { d[0].Type = "L4"; return d }),
+			`registers type "L4", the spec says "NVIDIA-L4"`},
 		{"unhealthy", mut(func(d []gpus.DeviceInfo) []gpus.DeviceInfo { d[0].Health = false; return d }), "registered unhealthy"},
 		{"cores", mut(func(d []gpus.DeviceInfo) []gpus.DeviceInfo { d[0].Devcore = 50; return d }), "50% cores, want 100"},
 	}

@@ -7,10 +7,18 @@ import (
 
 // Messages verbatim from HAMI-FACTS.md §2/§3 (real kube-scheduler v1.36.3 + HAMi v2.10).
 const (
-	obsMem  = "0/2 nodes are available: 1 1/1 CardInsufficientMemory, 1 node(s) didn't match Pod's node affinity/selector. no new claims to deallocate, preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling."
-	obsCore = "0/2 nodes are available: 1 1/1 CardInsufficientCore, 1 node(s) didn't match Pod's node affinity/selector. no new claims to deallocate, preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling."
-	obsType = "0/2 nodes are available: 1 2/2 CardTypeMismatch, 1 node(s) didn't match Pod's node affinity/selector. no new claims to deallocate, preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling."
-	obsDev  = "0/2 nodes are available: 1 NodeInsufficientDevice, 1 node(s) didn't match Pod's node affinity/selector. no new claims to deallocate, preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling."
+	obsMem = "0/2 nodes are available: 1 1/1 CardInsufficientMemory, 1 node(s) didn't match Pod's node affinity/selector. no new claims to " +
+		"deallocate, preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful " +
+		"for scheduling."
+	obsCore = "0/2 nodes are available: 1 1/1 CardInsufficientCore, 1 node(s) didn't match Pod's node affinity/selector. no new claims to " +
+		"deallocate, preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful " +
+		"for scheduling."
+	obsType = "0/2 nodes are available: 1 2/2 CardTypeMismatch, 1 node(s) didn't match Pod's node affinity/selector. no new claims to " +
+		"deallocate, preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful " +
+		"for scheduling."
+	obsDev = "0/2 nodes are available: 1 NodeInsufficientDevice, 1 node(s) didn't match Pod's node affinity/selector. no new claims to " +
+		"deallocate, preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful " +
+		"for scheduling."
 )
 
 func TestUnschedulable(t *testing.T) {
@@ -26,11 +34,16 @@ func TestUnschedulable(t *testing.T) {
 		{"type on two cards", obsType, []string{"CardTypeMismatch"}, "2/2 CardTypeMismatch", ""},
 		{"node level", obsDev, []string{"NodeInsufficientDevice"}, "NodeInsufficientDevice", ""},
 		{"any of", obsMem, []string{"CardInsufficientCore", "CardInsufficientMemory"}, "1/1 CardInsufficientMemory", ""},
-		{"wrong reason", obsCore, []string{"CardInsufficientMemory"}, "", "pod is Pending for 1/1 CardInsufficientCore, want CardInsufficientMemory"},
-		{"no HAMi reason", "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector.", []string{"CardInsufficientMemory"}, "", "pod is Pending for no HAMi reason"},
-		{"bind error is not a verdict", "node worker-a has been locked within 5m0s: node lock contention", []string{"CardInsufficientCore"}, "", "not a kube-scheduler verdict"},
-		{"some nodes available", "1/2 nodes are available: 1 1/1 CardInsufficientCore.", []string{"CardInsufficientCore"}, "", "1/2 nodes are available, want 0"},
-		{"reason only in preemption part", "0/1 nodes are available: 1 Insufficient cpu. preemption: CardInsufficientCore", []string{"CardInsufficientCore"}, "", "no HAMi reason"},
+		{"wrong reason", obsCore, []string{"CardInsufficientMemory"}, "",
+			"pod is Pending for 1/1 CardInsufficientCore, want CardInsufficientMemory"},
+		{"no HAMi reason", "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector.", []string{"CardInsufficientMemory"},
+			"", "pod is Pending for no HAMi reason"},
+		{"bind error is not a verdict", "node worker-a has been locked within 5m0s: node lock contention", []string{"CardInsufficientCore"}, "",
+			"not a kube-scheduler verdict"},
+		{"some nodes available", "1/2 nodes are available: 1 1/1 CardInsufficientCore.", []string{"CardInsufficientCore"}, "",
+			"1/2 nodes are available, want 0"},
+		{"reason only in preemption part", "0/1 nodes are available: 1 Insufficient cpu. preemption: CardInsufficientCore",
+			[]string{"CardInsufficientCore"}, "", "no HAMi reason"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,7 +78,8 @@ func TestParseVerdictCounts(t *testing.T) {
 // before HAMi registered the node) and §2 (Bind's two lock errors, as
 // FailedScheduling events and SchedulerError conditions).
 const (
-	obsUnregistered = "0/1 nodes are available: 1 node unregistered. no new claims to deallocate, preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
+	obsUnregistered = "0/1 nodes are available: 1 node unregistered. no new claims to deallocate, preemption: 0/1 nodes are available: 1 No " +
+		"preemption victims found for incoming pod."
 	obsLockedWithin = "node worker-a has been locked within 5m0s: node lock contention"
 	obsLocked       = "node worker-a is locked: node lock contention"
 )
