@@ -20,10 +20,11 @@ const sectionNum = `[0-9]+[a-z]?(?:\.[0-9]+)*`
 var (
 	// A doc name (perhaps in backquotes), then either § sections (chained by
 	// ",", "/" or "and") or an anchor.
-	citationRE = regexp.MustCompile(`([A-Za-z0-9_./-]+\.md)(?:` + "`" + `?\s+§\s*(` + sectionNum + `)((?:\s*(?:,|/|and)\s*§\s*` + sectionNum + `)*)|#([a-z0-9_-]+))`)
-	chainedRE  = regexp.MustCompile(`§\s*(` + sectionNum + `)`)
-	headingRE  = regexp.MustCompile(`^#{1,6}\s+(.+?)\s*#*\s*$`)
-	headNumRE  = regexp.MustCompile(`^(` + sectionNum + `)(?:[.:)]|\s|$)`)
+	citationRE = regexp.MustCompile(`([A-Za-z0-9_./-]+\.md)(?:` + "`" + `?\s+§\s*(` + sectionNum +
+		`)((?:\s*(?:,|/|and)\s*§\s*` + sectionNum + `)*)|#([a-z0-9_-]+))`)
+	chainedRE = regexp.MustCompile(`§\s*(` + sectionNum + `)`)
+	headingRE = regexp.MustCompile(`^#{1,6}\s+(.+?)\s*#*\s*$`)
+	headNumRE = regexp.MustCompile(`^(` + sectionNum + `)(?:[.:)]|\s|$)`)
 )
 
 // find returns the document citations in text, in order.

@@ -14,7 +14,8 @@ func TestFind(t *testing.T) {
 		{"chained", "x\n// (HAMI-FACTS.md §2, §3e and §4.3/§5)", []Citation{
 			{Doc: "HAMI-FACTS.md", Section: "2", Line: 2}, {Doc: "HAMI-FACTS.md", Section: "3e", Line: 2},
 			{Doc: "HAMI-FACTS.md", Section: "4.3", Line: 2}, {Doc: "HAMI-FACTS.md", Section: "5", Line: 2}}},
-		{"path and anchor", "see ci/render/UPSTREAM-FACTS.md#provenance", []Citation{{Doc: "ci/render/UPSTREAM-FACTS.md", Section: "provenance", Anchor: true, Line: 1}}},
+		{"path and anchor", "see ci/render/UPSTREAM-FACTS.md#provenance",
+			[]Citation{{Doc: "ci/render/UPSTREAM-FACTS.md", Section: "provenance", Anchor: true, Line: 1}}},
 		{"backquoted", "(`../HAMI-FACTS.md` §1, round 2)", []Citation{{Doc: "../HAMI-FACTS.md", Section: "1", Line: 1}}},
 		{"url is not ours", "https://github.com/x/y/blob/main/README.md#install", nil},
 		{"no section", "the README.md beside it", nil},

@@ -54,7 +54,8 @@ func TestCitationsResolve(t *testing.T) {
 			rel, _ := filepath.Rel(root, path)
 			for i, line := range strings.Split(string(text), "\n") {
 				if names := forbidden(line); len(names) > 0 {
-					t.Errorf("%s:%d cites %v, research notes outside the repository: cite upstream file:line at the pinned tag, or the facts document beside the code (e.g. ci/testenv/hamidouble/HAMI-FACTS.md)", rel, i+1, names)
+					t.Errorf("%s:%d cites %v, research notes outside the repository: cite upstream file:line at the pinned tag, or the facts document "+
+						"beside the code (e.g. ci/testenv/hamidouble/HAMI-FACTS.md)", rel, i+1, names)
 				}
 			}
 			for _, c := range find(string(text)) {

@@ -24,7 +24,8 @@ func BenchmarkSuiteAtHAMiDefaults(b *testing.B) {
 	l := lab.Default()
 	l.HAMi.KubeQPS, l.HAMi.KubeBurst = 5, 10
 	l.HAMi.PodInitialBackoffSeconds, l.HAMi.PodMaxBackoffSeconds = 1, 10
-	e, err := testenv.Start(context.Background(), l, testenv.Options{Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	e, err := testenv.Start(context.Background(), l,
+		testenv.Options{Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		b.Fatal(err)
 	}

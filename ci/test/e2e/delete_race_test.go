@@ -81,6 +81,7 @@ func TestDeleteRaceIsSurvived(t *testing.T) {
 	}
 	if !met {
 		logRun(t, run)
-		t.Errorf("TC-13 never met the delete race: its fresh pod was bound at the first try although the double kept the deleted pod until a Filter counted it")
+		t.Errorf("TC-13 never met the delete race: its fresh pod was bound at the first try although the double kept the deleted pod until a " +
+			"Filter counted it")
 	}
 }

@@ -89,8 +89,9 @@ var breakages = []breakage{
 	{id: "TC-09", why: "one of tenant-b's two cards is fully taken", on: tenantB,
 		setup: func(t *testing.T, e *testenv.Env, _ *suite.Config) { intruder(t, e, "tenant-b", 1, 24576, 100) },
 		want:  "was declared unschedulable, want it bound"},
-	{id: "TC-10", why: "the double grants what a node has when a pod asks for more cards", on: tenantB, double: hamidouble.Faults{IgnoreCount: true},
-		want: "want it to stay Pending"},
+	{id: "TC-10", why: "the double grants what a node has when a pod asks for more cards", on: tenantB,
+		double: hamidouble.Faults{IgnoreCount: true},
+		want:   "want it to stay Pending"},
 	{id: "TC-11", why: "the double treats binpack as spread", on: tenantB, double: hamidouble.Faults{IgnorePolicy: true},
 		want: "want the same card"},
 	{id: "TC-12", why: "the double ignores nvidia.com/use-gputype", on: tenantA, double: hamidouble.Faults{IgnoreTypeFilter: true},
@@ -108,9 +109,11 @@ var breakages = []breakage{
 			c.Tenants = map[string]*rest.Config{"tenant-a": e.RESTConfig("tenant-a"), "tenant-b": e.RESTConfig("tenant-a")}
 		},
 		want: "accepted tenant tenant-a's credentials"},
-	{id: "TC-16", why: "the double ignores card memory and cores", on: tenantA, double: hamidouble.Faults{IgnoreMemory: true, IgnoreCores: true},
-		want: "want it to stay Pending"},
-	{id: "TC-18", why: "a DaemonSet named as HAMi's device plugin in tenant-a, whose card's pods no device plugin allocates (no kubelet)", on: tenantA,
+	{id: "TC-16", why: "the double ignores card memory and cores", on: tenantA,
+		double: hamidouble.Faults{IgnoreMemory: true, IgnoreCores: true},
+		want:   "want it to stay Pending"},
+	{id: "TC-18", why: "a DaemonSet named as HAMi's device plugin in tenant-a, whose card's pods no device plugin allocates (no kubelet)",
+		on:    tenantA,
 		setup: func(t *testing.T, e *testenv.Env, _ *suite.Config) { claimDevicePluginIn(t, e, "tenant-a") },
 		want:  "did not print its environment"},
 	// In the local environment gpu-lab's bind finalizer does what HAMi's
@@ -119,7 +122,8 @@ var breakages = []breakage{
 	{id: "TC-19", why: "tenant-a's bind finalizer, in the place of HAMi's device plugin, is suspended", on: tenantA,
 		setup: func(t *testing.T, e *testenv.Env, _ *suite.Config) { suspendFinalizer(t, e, "tenant-a") },
 		want:  `hami.io/bind-phase is "allocating" 5s after the bind, want "success"`},
-	{id: "TC-20", why: "a DaemonSet named as HAMi's device plugin in every tenant while gpu-lab's registrar writes the Nodes' status", on: []string{"tenant-a", "tenant-b"},
+	{id: "TC-20", why: "a DaemonSet named as HAMi's device plugin in every tenant while gpu-lab's registrar writes the Nodes' status",
+		on:    []string{"tenant-a", "tenant-b"},
 		setup: claimDevicePlugin, want: "HAMi's device plugin registers no such resource"},
 }
 
@@ -236,7 +240,8 @@ func requireOn(t *testing.T, c results.Case, held ...string) {
 	for _, place := range strings.Split(c.Scenario, " + ") {
 		tn, _, ok := strings.Cut(place, "/")
 		if ok && !slices.Contains(held, tn) {
-			t.Fatalf("%s ran on %q, a tenant this test does not hold (it holds %v): the placement of the case changed; update the test", c.ID, c.Scenario, held)
+			t.Fatalf("%s ran on %q, a tenant this test does not hold (it holds %v): the placement of the case changed; update the test", c.ID,
+				c.Scenario, held)
 		}
 	}
 }
@@ -279,11 +284,13 @@ func nodeOf(t *testing.T, e *testenv.Env, tenant string) string {
 func scratchNamespace(t *testing.T, cs kubernetes.Interface) string {
 	t.Helper()
 	ctx := context.Background()
-	ns, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-broken-"}}, metav1.CreateOptions{})
+	ns, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-broken-"}},
+		metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cs.CoreV1().ServiceAccounts(ns.Name).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{}); err != nil {
+	if _, err := cs.CoreV1().ServiceAccounts(ns.Name).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}},
+		metav1.CreateOptions{}); err != nil {
 		t.Logf("service account: %v", err)
 	}
 	t.Cleanup(func() {
@@ -311,11 +318,13 @@ func intruder(t *testing.T, e *testenv.Env, tenant string, gpu, memMB, cores int
 			SchedulerName: gpus.SchedulerName,
 			NodeSelector:  nil,
 			Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
-				NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}}}}},
+				NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name",
+					Operator: corev1.NodeSelectorOpIn, Values: []string{node}}}}},
 			}}},
-			Containers: []corev1.Container{{Name: "main", Image: suite.DefaultImage, Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{
-				gpus.ResourceGPU: q(gpu), gpus.ResourceGPUMem: q(memMB), gpus.ResourceGPUCores: q(cores),
-			}}}},
+			Containers: []corev1.Container{{Name: "main", Image: suite.DefaultImage,
+				Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{
+					gpus.ResourceGPU: q(gpu), gpus.ResourceGPUMem: q(memMB), gpus.ResourceGPUCores: q(cores),
+				}}}},
 		},
 	}
 	ctx := context.Background()

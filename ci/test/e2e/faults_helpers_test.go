@@ -109,19 +109,20 @@ func noSuiteNamespaces(t *testing.T, e *testenv.Env, tenants ...string) {
 		cs := clientOf(t, e, tn)
 		var left []string
 		var last error
-		err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
-			l, err := cs.CoreV1().Namespaces().List(ctx, sel)
-			if last = err; err != nil {
-				return false, nil
-			}
-			left = left[:0]
-			for _, ns := range l.Items {
-				if ns.DeletionTimestamp == nil {
-					left = append(left, ns.Name)
+		err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 90*time.Second, true,
+			func(ctx context.Context) (bool, error) {
+				l, err := cs.CoreV1().Namespaces().List(ctx, sel)
+				if last = err; err != nil {
+					return false, nil
 				}
-			}
-			return true, nil
-		})
+				left = left[:0]
+				for _, ns := range l.Items {
+					if ns.DeletionTimestamp == nil {
+						left = append(left, ns.Name)
+					}
+				}
+				return true, nil
+			})
 		switch {
 		case err != nil:
 			t.Errorf("tenant %s: list namespaces: %v (%v)", tn, last, err)

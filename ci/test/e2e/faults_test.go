@@ -206,7 +206,8 @@ func runWithFault(t *testing.T, e *testenv.Env, f componentFault) *results.Run {
 	if faultAt.IsZero() {
 		t.Fatalf("%s never created a namespace: the fault was not made", f.at)
 	}
-	t.Logf("fault made %s into the run; the run took %s", faultAt.Sub(run.Started).Round(time.Millisecond), time.Duration(run.Duration).Round(time.Millisecond))
+	t.Logf("fault made %s into the run; the run took %s", faultAt.Sub(run.Started).Round(time.Millisecond),
+		time.Duration(run.Duration).Round(time.Millisecond))
 	return run
 }
 

@@ -58,7 +58,8 @@ var otherLabBreakages = []breakage{
 	// Nothing runs on dgx after it: its double keeps the usage of the
 	// deleted pods for good.
 	{id: "TC-13", why: "the double never forgets deleted pods", on: []string{"dgx"},
-		double: hamidouble.Faults{KeepDeletedUsage: true}, want: "fresh pods in a row were declared unschedulable, so the capacity was not released"},
+		double: hamidouble.Faults{KeepDeletedUsage: true}, want: "fresh pods in a row were declared unschedulable, so the capacity was " +
+			"not released"},
 }
 
 // The suite passes on labs beyond the seed with nothing skipped, every card

@@ -57,7 +57,8 @@ func requireEnvironments(tb testing.TB) {
 func requireDouble(tb testing.TB, e *testenv.Env) {
 	tb.Helper()
 	if !e.RunsDouble() {
-		tb.Skipf("skipped against a real HAMi: the test breaks HAMi on purpose, through the %s's fault switches and counters (its test routes), to show the suite's verdict; this environment runs %s, which has none", testenv.DoubleName, e.HAMi())
+		tb.Skipf("skipped against a real HAMi: the test breaks HAMi on purpose, through the %s's fault switches and counters (its test "+
+			"routes), to show the suite's verdict; this environment runs %s, which has none", testenv.DoubleName, e.HAMi())
 	}
 }
 

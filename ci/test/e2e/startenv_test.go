@@ -26,6 +26,7 @@ func TestStartEnvTimeoutBeginsAtItsTurn(t *testing.T) {
 		return d, ctx.Err()
 	})
 	if err != nil || deadline.Before(released.Add(timeout)) {
-		t.Fatalf("the turn came at %s and its budget ends at %s (%v); want at least %s later", released.Format(time.StampMilli), deadline.Format(time.StampMilli), err, timeout)
+		t.Fatalf("the turn came at %s and its budget ends at %s (%v); want at least %s later", released.Format(time.StampMilli),
+			deadline.Format(time.StampMilli), err, timeout)
 	}
 }
