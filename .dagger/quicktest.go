@@ -40,7 +40,8 @@ func (m *GpuLab) QuickTest(ctx context.Context) (*dagger.Directory, error) {
 	runner, err := m.goBuilder().
 		WithMountedCache(labcmd.QuickCacheDir, dag.CacheVolume(labcmd.K8sBinCache)).
 		WithEnvVariable("XDG_CACHE_HOME", labcmd.QuickCacheDir).
-		WithDirectory(labcmd.QuickSourceDir, m.Source, dagger.ContainerWithDirectoryOpts{Include: labcmd.QuickInclude, Exclude: labcmd.BuildExclude}).
+		WithDirectory(labcmd.QuickSourceDir, m.Source, dagger.ContainerWithDirectoryOpts{Include: labcmd.QuickInclude,
+			Exclude: labcmd.BuildExclude}).
 		WithEnvVariable(labcmd.K8sBinSourceEnv, labcmd.QuickSourceDir+"/ci/testenv/k8sbin").
 		WithFile(labcmd.LabctlPath, lab.Labctl, dagger.ContainerWithFileOpts{Permissions: 0o755}).
 		WithFile(labcmd.QuickHAMiPath, hami, dagger.ContainerWithFileOpts{Permissions: 0o755}).

@@ -147,13 +147,15 @@ func TestGitLabPipeline(t *testing.T) {
 		t.Errorf("script %q, want exactly %q", job.Script, want)
 	}
 	if !slices.ContainsFunc(job.BeforeScript, func(l string) bool { return strings.HasPrefix(l, labcmd.InotifySysctl+" || ") }) {
-		t.Errorf("before_script %q: want `%s || <warning>` (best effort: kind nodes need the raised inotify limits)", job.BeforeScript, labcmd.InotifySysctl)
+		t.Errorf("before_script %q: want `%s || <warning>` (best effort: kind nodes need the raised inotify limits)", job.BeforeScript,
+			labcmd.InotifySysctl)
 	}
 	// GitLab's timeout is human-readable; this file uses Go-compatible units.
 	if d, err := time.ParseDuration(job.Timeout); err != nil || d <= labcmd.ColdRunEstimate {
 		t.Errorf("timeout %q: want a duration longer than a cold hosted run (labcmd.ColdRunEstimate %s)", job.Timeout, labcmd.ColdRunEstimate)
 	}
-	if job.Artifacts.When != "always" || job.Artifacts.Reports.JUnit != "reports/junit.xml" || !slices.Contains(job.Artifacts.Paths, "reports/") {
+	if job.Artifacts.When != "always" || job.Artifacts.Reports.JUnit != "reports/junit.xml" ||
+		!slices.Contains(job.Artifacts.Paths, "reports/") {
 		t.Errorf("artifacts %+v: want when: always, reports:junit reports/junit.xml and paths [reports/] (HTML report included)", job.Artifacts)
 	}
 }

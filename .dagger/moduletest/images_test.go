@@ -25,7 +25,8 @@ func TestImagesComeThroughDaggersCache(t *testing.T) {
 		t.Fatal("Lab.bundle is missing")
 	}
 	c := calls(b)
-	for _, want := range []string{"BundleIndex", "ParseBundleIndex", "From", "AsTarball", "WithFile", "RecordBundleIndex", "CheckRecorded", "charts", "Sync"} {
+	for _, want := range []string{"BundleIndex", "ParseBundleIndex", "From", "AsTarball", "WithFile", "RecordBundleIndex", "CheckRecorded",
+		"charts", "Sync"} {
 		if !c[want] {
 			t.Errorf("Lab.bundle does not call %s", want)
 		}

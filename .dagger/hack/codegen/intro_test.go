@@ -72,7 +72,8 @@ func TestConvertDecodesAsCodegenIntrospection(t *testing.T) {
 	for _, f := range box.Fields {
 		fields[f.Name] = f
 	}
-	if f := fields["size"]; f == nil || !f.IsDeprecated || f.DeprecationReason == nil || *f.DeprecationReason != "Use dims" || len(f.Directives) != 0 {
+	if f := fields["size"]; f == nil || !f.IsDeprecated || f.DeprecationReason == nil || *f.DeprecationReason != "Use dims" ||
+		len(f.Directives) != 0 {
 		t.Errorf("size = %+v, want deprecated with reason \"Use dims\" and no directive entries", f)
 	}
 	if f := fields["gone"]; f == nil || !f.IsDeprecated || *f.DeprecationReason != "No longer supported" {
