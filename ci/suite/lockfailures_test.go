@@ -23,12 +23,12 @@ func TestCountLockFailures(t *testing.T) {
 		want int
 	}{
 		{"none", nil, 0},
-		{"one held-lock failure", []corev1.Event{ev("FailedScheduling", "node worker-a has been locked within 5m0s: node lock contention", 0, 0)},
-			1},
+		{"one held-lock failure",
+			[]corev1.Event{ev("FailedScheduling", "node worker-a has been locked within 5m0s: node lock contention", 0, 0)}, 1},
 		{"burst overlap, repeated in a series", []corev1.Event{ev("FailedScheduling", "node worker-a is locked: node lock contention", 1, 4)}, 4},
 		{"filter rejections do not count", []corev1.Event{
-			ev("FailedScheduling", "0/2 nodes are available: 1 1/1 CardInsufficientCore, 1 node(s) didn't match Pod's node affinity/selector.", 1,
-				0),
+			ev("FailedScheduling",
+				"0/2 nodes are available: 1 1/1 CardInsufficientCore, 1 node(s) didn't match Pod's node affinity/selector.", 1, 0),
 			ev("FailedScheduling", "0/1 nodes are available: 1 node unregistered. no new claims to deallocate", 1, 0),
 		}, 0},
 		{"other reasons do not count", []corev1.Event{ev("BindingFailed", "node worker-a is locked: node lock contention", 3, 0)}, 0},

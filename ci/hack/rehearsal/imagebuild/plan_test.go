@@ -71,8 +71,8 @@ func TestNodePreloadsReplaceKubeadmsPause(t *testing.T) {
 	got := nodePreloads(
 		[]string{"registry.k8s.io/kube-apiserver:v1.37.0", "registry.k8s.io/pause:3.10.2", "registry.k8s.io/etcd:3.7.0-0"},
 		"registry.k8s.io/pause:3.10", []string{"cni:1"}, []string{"st:1", "st:2"})
-	want := []string{"registry.k8s.io/kube-apiserver:v1.37.0", "registry.k8s.io/etcd:3.7.0-0", "registry.k8s.io/pause:3.10", "cni:1", "st:1",
-		"st:2"}
+	want := []string{"registry.k8s.io/kube-apiserver:v1.37.0", "registry.k8s.io/etcd:3.7.0-0", "registry.k8s.io/pause:3.10",
+		"cni:1", "st:1", "st:2"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("NodePreloads = %v, want %v", got, want)
 	}

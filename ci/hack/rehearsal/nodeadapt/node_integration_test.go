@@ -45,8 +45,8 @@ func TestNodeRunsPodsWithAdaptedContainerd(t *testing.T) {
 	}
 	rootfs := os.Getenv(NodeRootfsEnv)
 	if fi, err := os.Stat(filepath.Join(rootfs, "usr/bin/containerd")); rootfs == "" || err != nil || fi.IsDir() {
-		t.Skipf("skipping: %s=%q is not a root filesystem with containerd (see the constant's comment for how to make one)", NodeRootfsEnv,
-			rootfs)
+		t.Skipf("skipping: %s=%q is not a root filesystem with containerd (see the constant's comment for how to make one)",
+			NodeRootfsEnv, rootfs)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()

@@ -51,8 +51,8 @@ func TestPatchKindNodeConfig(t *testing.T) {
 		t.Fatalf("patched config does not parse: %v\n%s", err, out)
 	}
 	if after.GetPath(restrictOOMPath(v2)) != true || after.GetPath(binaryNamePath(v2)) != WrapperPath {
-		t.Fatalf("patched: restrict_oom_score_adj %v, BinaryName %v\n%s", after.GetPath(restrictOOMPath(v2)), after.GetPath(binaryNamePath(v2)),
-			out)
+		t.Fatalf("patched: restrict_oom_score_adj %v, BinaryName %v\n%s", after.GetPath(restrictOOMPath(v2)),
+			after.GetPath(binaryNamePath(v2)), out)
 	}
 	// Everything kind had is kept: the patch only adds.
 	beforeMap, afterMap := before.ToMap(), after.ToMap()

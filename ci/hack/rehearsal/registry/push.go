@@ -210,8 +210,8 @@ func (p Pusher) pushBlob(ctx context.Context, repo, digest string, body *io.Sect
 // putManifest puts a manifest under ref (a tag or its digest) and returns
 // the digest the registry says it has.
 func (p Pusher) putManifest(ctx context.Context, repo, ref, mediaType string, body []byte) (string, error) {
-	resp, err := p.do(ctx, http.MethodPut, p.url("/v2/%s/manifests/%s", repo, url.PathEscape(ref)), bytes.NewReader(body), int64(len(body)),
-		mediaType)
+	resp, err := p.do(ctx, http.MethodPut, p.url("/v2/%s/manifests/%s", repo, url.PathEscape(ref)), bytes.NewReader(body),
+		int64(len(body)), mediaType)
 	if err != nil {
 		return "", err
 	}

@@ -69,8 +69,8 @@ func TestDeleteAndList(t *testing.T) {
 	}
 
 	cs.ClearActions()
-	deleted, err := Delete(context.Background(), cs, Op{Verb: VerbDelete, Namespace: "tenant-a", Selector: sel, Name: "tenant-a-7d9-x",
-		UID: "u1"})
+	deleted, err := Delete(context.Background(), cs,
+		Op{Verb: VerbDelete, Namespace: "tenant-a", Selector: sel, Name: "tenant-a-7d9-x", UID: "u1"})
 	if err != nil || len(deleted) != 1 || deleted[0].Name != "tenant-a-7d9-x" || !deleted[0].Deleted {
 		t.Fatalf("delete by name: %+v, %v", deleted, err)
 	}
