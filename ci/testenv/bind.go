@@ -45,7 +45,8 @@ type portMoved func() error
 // (`--flag=N`, `host:N` or a bare `N`) is rewritten, moved runs, and the
 // component starts again. Only the final process stays in the environment.
 // env is added to the component's environment.
-func (e *Env) startBound(ctx context.Context, name, bin string, args []string, logPath string, ports []*int, moved portMoved, env ...string) (*process, error) {
+func (e *Env) startBound(ctx context.Context, name, bin string, args []string, logPath string, ports []*int, moved portMoved,
+	env ...string) (*process, error) {
 	args = append([]string(nil), args...)
 	for attempt := 1; ; attempt++ {
 		offset := fileSize(logPath)

@@ -30,9 +30,11 @@ func TestRewritePorts(t *testing.T) {
 		{"host:port", []string{"--server-address=127.0.0.1:41234"}, []int{41234}, []int{50001}, []string{"--server-address=127.0.0.1:50001"}},
 		{"bare value after its flag", []string{"--client-port", "41234", "--peer-port", "41235"}, []int{41234, 41235}, []int{50001, 50002},
 			[]string{"--client-port", "50001", "--peer-port", "50002"}},
-		{"a dependency's port is not the component's", []string{"--proxy-server-port=40000", "--admin-server-port=41234"}, []int{41234}, []int{50001},
+		{"a dependency's port is not the component's", []string{"--proxy-server-port=40000", "--admin-server-port=41234"}, []int{41234},
+			[]int{50001},
 			[]string{"--proxy-server-port=40000", "--admin-server-port=50001"}},
-		{"a longer number ending in the port stays", []string{"--x=141234", "--y=a41234"}, []int{41234}, []int{50001}, []string{"--x=141234", "--y=a41234"}},
+		{"a longer number ending in the port stays", []string{"--x=141234", "--y=a41234"}, []int{41234}, []int{50001},
+			[]string{"--x=141234", "--y=a41234"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -37,28 +37,30 @@ func (t *tenant) startKonnectivityServer(ctx context.Context) error {
 
 func (t *tenant) startAPIServer(ctx context.Context) error {
 	var err error
-	t.apiserver, err = t.env.startBound(ctx, t.component("kube-apiserver"), filepath.Join(t.env.bins, bincache.KubeAPIServer), append(append([]string{
-		"--etcd-servers=" + t.env.etcdURL,
-		"--etcd-prefix=/" + t.name(),
-		"--bind-address=127.0.0.1",
-		"--advertise-address=127.0.0.1",
-		"--secure-port=" + strconv.Itoa(t.apiPort),
-		"--cert-dir=" + t.path("certs"),
-		"--tls-cert-file=" + t.path("apiserver.crt"),
-		"--tls-private-key-file=" + t.path("apiserver.key"),
-		"--client-ca-file=" + t.path("ca.crt"),
-		"--service-account-key-file=" + t.path("sa.pub"),
-		"--service-account-signing-key-file=" + t.path("sa.key"),
-		"--service-account-issuer=https://kubernetes.default.svc." + t.name(),
-		"--service-cluster-ip-range=" + serviceClusterIPRange,
-		"--authorization-mode=RBAC",
-		// A loopback advertise address cannot be an endpoint of the
-		// kubernetes Service; without this the reconciler logs errors forever.
-		"--endpoint-reconciler-type=none",
-		"--egress-selector-config-file=" + t.path("egress-selector.yaml"),
-		"--profiling=false",
-		"--v=1",
-	}, t.env.etcdTLS.apiServerArgs()...), tuningArgs(apiServerTuning)...), t.logPath("kube-apiserver"), []*int{&t.apiPort}, t.apiServerMoved, tuningArgs(apiServerEnv)...)
+	t.apiserver, err = t.env.startBound(ctx, t.component("kube-apiserver"), filepath.Join(t.env.bins, bincache.KubeAPIServer),
+		append(append([]string{
+			"--etcd-servers=" + t.env.etcdURL,
+			"--etcd-prefix=/" + t.name(),
+			"--bind-address=127.0.0.1",
+			"--advertise-address=127.0.0.1",
+			"--secure-port=" + strconv.Itoa(t.apiPort),
+			"--cert-dir=" + t.path("certs"),
+			"--tls-cert-file=" + t.path("apiserver.crt"),
+			"--tls-private-key-file=" + t.path("apiserver.key"),
+			"--client-ca-file=" + t.path("ca.crt"),
+			"--service-account-key-file=" + t.path("sa.pub"),
+			"--service-account-signing-key-file=" + t.path("sa.key"),
+			"--service-account-issuer=https://kubernetes.default.svc." + t.name(),
+			"--service-cluster-ip-range=" + serviceClusterIPRange,
+			"--authorization-mode=RBAC",
+			// A loopback advertise address cannot be an endpoint of the
+			// kubernetes Service; without this the reconciler logs errors forever.
+			"--endpoint-reconciler-type=none",
+			"--egress-selector-config-file=" + t.path("egress-selector.yaml"),
+			"--profiling=false",
+			"--v=1",
+		}, t.env.etcdTLS.apiServerArgs()...), tuningArgs(apiServerTuning)...), t.logPath("kube-apiserver"), []*int{&t.apiPort}, t.apiServerMoved,
+		tuningArgs(apiServerEnv)...)
 	return err
 }
 

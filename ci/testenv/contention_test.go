@@ -53,7 +53,8 @@ func checkEveryComponentMoved(t *testing.T, e *Env) {
 		}
 	}
 	if squatted.untaken != 0 {
-		t.Errorf("%d of the %d first proposals etcdPorts+tenantPorts count were never made: the constants no longer match the ports Start proposes", squatted.untaken, etcdPorts+tenantPorts)
+		t.Errorf("%d of the %d first proposals etcdPorts+tenantPorts count were never made: the constants no longer match the ports "+
+			"Start proposes", squatted.untaken, etcdPorts+tenantPorts)
 	}
 	if err := e.Err(); err != nil {
 		t.Errorf("environment after start: %v", err)

@@ -19,7 +19,8 @@ func TestDifferencesAreListedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	if stale {
-		t.Errorf("ci/testenv/README.md's differences table is out of date: run go test ./ci/testenv -run TestDifferences -update\n--- README ---\n%s\n--- generated ---\n%s", got, want)
+		t.Errorf("ci/testenv/README.md's differences table is out of date: run go test ./ci/testenv -run TestDifferences -update\n"+
+			"--- README ---\n%s\n--- generated ---\n%s", got, want)
 	}
 	for _, d := range differences {
 		if d.Short == "" || d.Real == "" || d.Local == "" || d.Why == "" {

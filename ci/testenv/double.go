@@ -87,7 +87,8 @@ func (t *tenant) startHAMi(ctx context.Context) error {
 	t.serveWebhook()
 	t.double = &hamidouble.Remote{URL: fmt.Sprintf("http://127.0.0.1:%d", t.metricsPort), Token: token}
 	if !h.double {
-		t.double = &hamidouble.Remote{Err: fmt.Errorf("tenant %s runs %s, not the protocol double: it has no faults or counters", t.name(), h.name)}
+		t.double = &hamidouble.Remote{Err: fmt.Errorf("tenant %s runs %s, not the protocol double: it has no faults or counters",
+			t.name(), h.name)}
 		return nil
 	}
 	// Before KWOK and the workers exist, so no registration pass has run.

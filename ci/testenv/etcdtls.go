@@ -37,7 +37,8 @@ func writeEtcdTLS(dir string) (*etcdTLS, error) {
 	if err != nil {
 		return nil, err
 	}
-	server, err := authority.issue(certSpec{CommonName: "etcd", DNSNames: []string{"localhost"}, IPs: []net.IP{net.IPv4(127, 0, 0, 1)}, Server: true, Client: true})
+	server, err := authority.issue(certSpec{CommonName: "etcd", DNSNames: []string{"localhost"}, IPs: []net.IP{net.IPv4(127, 0, 0, 1)},
+		Server: true, Client: true})
 	if err != nil {
 		return nil, err
 	}

@@ -209,7 +209,8 @@ func (e *Env) signalState(tenant, component string, sig syscall.Signal, want boo
 			return fmt.Errorf("testenv: %s %s: it exited (%s)", sigName(sig), p.name, p.exitReason())
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("testenv: %s %s (pid %d): /proc does not show it %s %s later (%s)", sigName(sig), p.name, p.pid(), map[bool]string{true: "stopped", false: "running"}[want], signalWait, threadStates(p.pid()))
+			return fmt.Errorf("testenv: %s %s (pid %d): /proc does not show it %s %s later (%s)", sigName(sig), p.name, p.pid(),
+				map[bool]string{true: "stopped", false: "running"}[want], signalWait, threadStates(p.pid()))
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

@@ -68,7 +68,8 @@ func resolveHAMi(ctx context.Context, opts Options, log *slog.Logger) (hamiBacke
 		}
 		sum, err := fileSHA256(abs)
 		if err != nil {
-			return hamiBackend{}, fmt.Errorf("testenv: %s=%s: %w; give the path of HAMi's scheduler binary (/k8s-vgpu/bin/scheduler in projecthami/hami)", from, bin, err)
+			return hamiBackend{}, fmt.Errorf("testenv: %s=%s: %w; give the path of HAMi's scheduler binary (/k8s-vgpu/bin/scheduler in "+
+				"projecthami/hami)", from, bin, err)
 		}
 		if err := checkRunnable(abs); err != nil {
 			return hamiBackend{}, fmt.Errorf("testenv: %s=%s: %w", from, bin, err)

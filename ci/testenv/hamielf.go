@@ -34,7 +34,8 @@ func checkRunnable(bin string) error {
 	}
 	defer f.Close()
 	if want, ok := elfMachines[runtime.GOARCH]; ok && runtime.GOOS == "linux" && f.Machine != want {
-		return fmt.Errorf("%s is a %s binary; this machine runs %s/%s", bin, strings.TrimPrefix(f.Machine.String(), "EM_"), runtime.GOOS, runtime.GOARCH)
+		return fmt.Errorf("%s is a %s binary; this machine runs %s/%s", bin, strings.TrimPrefix(f.Machine.String(), "EM_"), runtime.GOOS,
+			runtime.GOARCH)
 	}
 	interp, err := elfInterpreter(f)
 	if err != nil {
@@ -48,7 +49,8 @@ func checkRunnable(bin string) error {
 		if strings.Contains(interp, "ld-linux") {
 			kind = "glibc's dynamic loader"
 		}
-		return fmt.Errorf("%s is dynamically linked and needs %s %s, which this machine lacks (a musl system such as Alpine has none): run it where glibc is installed, as in HAMi's Ubuntu-based image", bin, kind, interp)
+		return fmt.Errorf("%s is dynamically linked and needs %s %s, which this machine lacks (a musl system such as Alpine has none): run it "+
+			"where glibc is installed, as in HAMi's Ubuntu-based image", bin, kind, interp)
 	}
 	return nil
 }

@@ -49,7 +49,8 @@ func (e *Env) checkHAMiCommandLine(ctx context.Context) error {
 		return nil
 	}
 	if ctx.Err() != nil {
-		return fmt.Errorf("testenv: %s did not answer --help within %s (%s %s)", e.hami.name, hamiHelpTimeout, e.hami.bin, strings.Join(argv, " "))
+		return fmt.Errorf("testenv: %s did not answer --help within %s (%s %s)", e.hami.name, hamiHelpTimeout, e.hami.bin,
+			strings.Join(argv, " "))
 	}
 	return fmt.Errorf("testenv: %s rejects the command line the lab renders for it, before anything started (%s %s: %w): %s; "+
 		"run a HAMi scheduler of the lab's versions.hamiImage (%s), or change the lab setting that renders the flag",

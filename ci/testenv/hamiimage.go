@@ -104,7 +104,8 @@ func extractHAMiScheduler(ctx context.Context, c docker.CLI, image, root string,
 		// The pull error's own advice names `labctl testenv up`, the command
 		// that is running: only its reason is kept.
 		if pe := (*docker.PullError)(nil); errors.As(err, &pe) {
-			return out, fmt.Errorf("--hami-image %s: the Docker daemon lacks it and cannot pull it (%s: %w); load it into the daemon first (docker load), or pass HAMi's scheduler binary itself with --hami-binary", image, pe.Why, docker.ErrNoRegistry)
+			return out, fmt.Errorf("--hami-image %s: the Docker daemon lacks it and cannot pull it (%s: %w); load it into the daemon first "+
+				"(docker load), or pass HAMi's scheduler binary itself with --hami-binary", image, pe.Why, docker.ErrNoRegistry)
 		}
 		return out, fmt.Errorf("HAMi image %s: %w", image, err)
 	}
@@ -162,7 +163,8 @@ func extractHAMiScheduler(ctx context.Context, c docker.CLI, image, root string,
 func parseImageIdentity(raw []byte, image string) (id, repoDigest string, err error) {
 	idJSON, digestsJSON, ok := strings.Cut(strings.TrimSpace(string(raw)), " ")
 	var digests []string
-	if !ok || json.Unmarshal([]byte(idJSON), &id) != nil || json.Unmarshal([]byte(digestsJSON), &digests) != nil || !strings.HasPrefix(id, "sha256:") {
+	if !ok || json.Unmarshal([]byte(idJSON), &id) != nil || json.Unmarshal([]byte(digestsJSON), &digests) != nil ||
+		!strings.HasPrefix(id, "sha256:") {
 		return "", "", fmt.Errorf("inspect HAMi image %s: unexpected answer %q", image, raw)
 	}
 	// Docker lists RepoDigests familiar ("busybox@sha256:…"); both sides

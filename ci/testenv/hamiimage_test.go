@@ -53,7 +53,8 @@ func TestParseImageIdentityAndName(t *testing.T) {
 	}{
 		{"pulled", "busybox:latest", `"` + id + `" ["busybox@` + digest + `"]`,
 			"busybox@" + digest, "HAMi scheduler latest from busybox:latest@" + digest},
-		{"pulled, another repository listed first", "busybox:latest", `"` + id + `" ["mirror.example/x/other@sha256:00","busybox@` + digest + `"]`,
+		{"pulled, another repository listed first", "busybox:latest",
+			`"` + id + `" ["mirror.example/x/other@sha256:00","busybox@` + digest + `"]`,
 			"busybox@" + digest, "HAMi scheduler latest from busybox:latest@" + digest},
 		{"imported (recorded)", "gpu-lab-record-hami:v0.0.0-test", `"` + id + `" []`,
 			"", "HAMi scheduler v0.0.0-test from gpu-lab-record-hami:v0.0.0-test (image " + id + ", no registry digest)"},
@@ -144,7 +145,8 @@ func TestHAMiImageExtractedCachedAndNamed(t *testing.T) {
 	}
 	got, err := os.ReadFile(first.Path)
 	if err != nil || !bytes.Equal(got, want) || first.Cached {
-		t.Fatalf("extracted %s (%d bytes, cached %v, err %v), want the image's %d bytes, freshly extracted", first.Path, len(got), first.Cached, err, len(want))
+		t.Fatalf("extracted %s (%d bytes, cached %v, err %v), want the image's %d bytes, freshly extracted", first.Path, len(got), first.Cached,
+			err, len(want))
 	}
 	if !strings.Contains(first.Path, strings.TrimPrefix(first.ID, "sha256:")) {
 		t.Errorf("cache path %s is not keyed by the image ID %s", first.Path, first.ID)

@@ -52,7 +52,8 @@ func TestHAMiVersionFromRecordedOutput(t *testing.T) {
 func TestHAMiVersionOfOtherPrograms(t *testing.T) {
 	real := string(readTestdata(t, "hami-v2.10.0-version.txt"))
 	for name, out := range map[string]string{
-		"labctl":      "labctl development build\ncommit unknown (built outside a git checkout, or with -buildvcs=false)\nbuilt with go1.26.8\n\npinned versions (a lab file's versions: overrides them)\n  HAMi image                         v2.10.0\n",
+		"labctl": "labctl development build\ncommit unknown (built outside a git checkout, or with -buildvcs=false)\nbuilt with go1.26.8\n" +
+			"\npinned versions (a lab file's versions: overrides them)\n  HAMi image                         v2.10.0\n",
 		"empty":       "",
 		"no revision": strings.SplitN(real, "\n", 2)[0] + "\n",
 	} {
@@ -60,7 +61,8 @@ func TestHAMiVersionOfOtherPrograms(t *testing.T) {
 			t.Errorf("%s: parseHAMiVersion = %+v, want nothing", name, got)
 		}
 	}
-	if got := binaryName(hamiVersion{}, "/opt/scheduler", strings.Repeat("a", 64)); got != "HAMi scheduler from /opt/scheduler (sha256:aaaaaaaaaaaa)" {
+	if got := binaryName(hamiVersion{}, "/opt/scheduler", strings.Repeat("a", 64)); got !=
+		"HAMi scheduler from /opt/scheduler (sha256:aaaaaaaaaaaa)" {
 		t.Errorf("name without a version = %q", got)
 	}
 }
@@ -71,7 +73,8 @@ func TestHAMiImageNamedByTheBinarysVersion(t *testing.T) {
 	const id = "sha256:8f0ca6210d91b1cf176d6d0af4c457049b7eea37b78397d902abbc830777c1cb"
 	v := parseHAMiVersion(readTestdata(t, "hami-v2.10.0-unstamped-version.txt"))
 	b := hamiImageBinary{Image: "projecthami/hami:v2.10.0", ID: id, Version: v}
-	if got, want := b.name(), "HAMi scheduler v0.0.0-master (unstamped build) from projecthami/hami:v2.10.0 (image "+id+", no registry digest)"; got != want {
+	if got, want := b.name(), "HAMi scheduler v0.0.0-master (unstamped build) from projecthami/hami:v2.10.0 (image "+id+
+		", no registry digest)"; got != want {
 		t.Errorf("Name() = %q, want %q", got, want)
 	}
 	b.Version = hamiVersion{}

@@ -38,8 +38,9 @@ import (
 // component that loses its port starts again on another (startBound).
 var (
 	shared = &lazyEnv{name: "shared", lab: func() (*lab.Lab, error) { return lab.Default(), nil }, options: registerWhenAdded}
-	solo   = &lazyEnv{name: "solo", lab: func() (*lab.Lab, error) { return soloLabOf("solo", "L4") }, around: withTakenPorts, logTo: &soloLog, options: hamiDropsIn}
-	envs   = []*lazyEnv{shared, solo}
+	solo   = &lazyEnv{name: "solo", lab: func() (*lab.Lab, error) { return soloLabOf("solo", "L4") }, around: withTakenPorts, logTo: &soloLog,
+		options: hamiDropsIn}
+	envs = []*lazyEnv{shared, solo}
 )
 
 // lazyEnv is an environment started once, in the background.
@@ -258,7 +259,8 @@ func sharedEnv(t testing.TB) *Env {
 // soloLabOf is a lab of one tenant "solo" with one worker w1 and one card
 // of the model.
 func soloLabOf(name, model string) (*lab.Lab, error) {
-	return lab.Parse([]byte(fmt.Sprintf("name: %s\ntenants:\n- name: solo\n  workers:\n  - name: w1\n    gpus: [{model: %s, count: 1}]\n", name, model)))
+	return lab.Parse([]byte(fmt.Sprintf("name: %s\ntenants:\n- name: solo\n  workers:\n  - name: w1\n    gpus: [{model: %s, count: 1}]\n",
+		name, model)))
 }
 
 func client(t testing.TB, e *Env, tenant string) kubernetes.Interface {

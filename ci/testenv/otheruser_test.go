@@ -32,7 +32,8 @@ func checkOtherLocalUserRefused(t *testing.T, e *Env) {
 		base64.StdEncoding.EncodeToString(prefixEnd([]byte("/"+tenant+"/"))))
 	rangeURL := e.etcdURL + "/v3/kv/range"
 
-	out, err := curl(t, nil, "--cacert", e.etcdTLS.caFile, "--cert", e.etcdTLS.clientCert, "--key", e.etcdTLS.clientKey, "-X", "POST", "-d", body, rangeURL)
+	out, err := curl(t, nil, "--cacert", e.etcdTLS.caFile, "--cert", e.etcdTLS.clientCert, "--key", e.etcdTLS.clientKey, "-X", "POST", "-d",
+		body, rangeURL)
 	if err != nil || !strings.Contains(out, `"kvs"`) {
 		t.Fatalf("the API servers' certificate cannot range-read etcd (the check below would prove nothing): %v\n%s", err, out)
 	}
@@ -138,7 +139,8 @@ func curl(t *testing.T, cred *syscall.Credential, args ...string) (string, error
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "curl", append([]string{"--silent", "--show-error", "--fail-with-body", "--max-time", "20", "--write-out", "\nHTTP %{http_code}"}, args...)...)
+	cmd := exec.CommandContext(ctx, "curl",
+		append([]string{"--silent", "--show-error", "--fail-with-body", "--max-time", "20", "--write-out", "\nHTTP %{http_code}"}, args...)...)
 	cmd.Dir = filepath.Dir(os.DevNull) // nobody may not enter the test's directory
 	if cred != nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}

@@ -33,7 +33,8 @@ func (t *tenant) readySteps() []step {
 		timeout time.Duration
 	}{
 		{"kube-scheduler /healthz", []string{"kube-scheduler"}, func(ctx context.Context) (bool, error) { return healthz(ctx, t.schedPort) }, 0},
-		{"kube-controller-manager /healthz", []string{"kube-controller-manager"}, func(ctx context.Context) (bool, error) { return healthz(ctx, t.kcmPort) }, 0},
+		{"kube-controller-manager /healthz", []string{"kube-controller-manager"},
+			func(ctx context.Context) (bool, error) { return healthz(ctx, t.kcmPort) }, 0},
 		{"konnectivity agent connected (server /readyz)", []string{"konnectivity agent"}, t.konnectivityReady, 0},
 		{"workers Ready with GPU capacity", []string{"workers", "KWOK", "kube-controller-manager"}, t.workersReady, 0},
 		// The gate the real lab's gpus stage uses: until HAMi has registered a
@@ -44,7 +45,8 @@ func (t *tenant) readySteps() []step {
 			_, err := t.client.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
 			return err == nil, err
 		}, 0},
-		{"webhook mutates a dry-run GPU pod through konnectivity", []string{"webhook registration", "HAMi scheduler", "konnectivity agent"}, t.webhookWorks, 0},
+		{"webhook mutates a dry-run GPU pod through konnectivity", []string{"webhook registration", "HAMi scheduler", "konnectivity agent"},
+			t.webhookWorks, 0},
 	}
 	steps := make([]step, len(checks))
 	for i, c := range checks {
@@ -64,7 +66,8 @@ func (t *tenant) readySteps() []step {
 // begun before it (check caps its own attempts): the error then reports
 // what the component last answered, however slowly a loaded machine let it
 // answer, rather than an attempt cut short.
-func waitWithin(ctx context.Context, timeout time.Duration, what string, interval time.Duration, procs []*process, check func(context.Context) (bool, error)) error {
+func waitWithin(ctx context.Context, timeout time.Duration, what string, interval time.Duration, procs []*process,
+	check func(context.Context) (bool, error)) error {
 	start := ctx
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

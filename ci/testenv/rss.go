@@ -75,7 +75,8 @@ func (e *Env) memory() (memoryUse, error) {
 			// The kernel's VmRSS is the sum of the three (proc(5)); they
 			// are missing before Linux 4.5, and procfs reads a missing
 			// line as 0.
-			err = fmt.Errorf("VmRSS %d B is not RssAnon + RssFile + RssShmem (%d + %d + %d B): a kernel without them?", st.VmRSS, st.RssAnon, st.RssFile, st.RssShmem)
+			err = fmt.Errorf("VmRSS %d B is not RssAnon + RssFile + RssShmem (%d + %d + %d B): a kernel without them?", st.VmRSS, st.RssAnon,
+				st.RssFile, st.RssShmem)
 		}
 		if err != nil {
 			return memoryUse{}, fmt.Errorf("resident memory of %s (pid %d): %w", p.name, p.pid(), err)

@@ -66,7 +66,8 @@ func checkStopLeavesNoProcess(t *testing.T, e *Env) {
 // of its log, and nothing is left running.
 func TestStartFailureNamesComponentAndLog(t *testing.T) {
 	bins := t.TempDir()
-	for _, b := range []string{bincache.Etcd, bincache.KubeAPIServer, bincache.KubeScheduler, bincache.KubeControllerManager, bincache.KWOK, bincache.ProxyServer, bincache.ProxyAgent} {
+	for _, b := range []string{bincache.Etcd, bincache.KubeAPIServer, bincache.KubeScheduler, bincache.KubeControllerManager, bincache.KWOK,
+		bincache.ProxyServer, bincache.ProxyAgent} {
 		script := "#!/bin/sh\necho \"" + b + ": simulated failure: disk on fire\" >&2\nexit 3\n"
 		if err := os.WriteFile(filepath.Join(bins, b), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
@@ -94,7 +95,8 @@ func TestStartFailureNamesComponentAndLog(t *testing.T) {
 func fakeBins(t *testing.T, script string) string {
 	t.Helper()
 	bins := t.TempDir()
-	for _, b := range []string{bincache.Etcd, bincache.KubeAPIServer, bincache.KubeScheduler, bincache.KubeControllerManager, bincache.KWOK, bincache.ProxyServer, bincache.ProxyAgent} {
+	for _, b := range []string{bincache.Etcd, bincache.KubeAPIServer, bincache.KubeScheduler, bincache.KubeControllerManager, bincache.KWOK,
+		bincache.ProxyServer, bincache.ProxyAgent} {
 		if err := os.WriteFile(filepath.Join(bins, b), []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +109,8 @@ func fakeBins(t *testing.T, script string) string {
 func TestFailedStartRemovesTemporaryWorkDir(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	e, err := Start(context.Background(), lab.Default(), Options{BinDir: fakeBins(t, "echo 'etcd: simulated failure: disk on fire' >&2\nexit 3"), tempRoot: tmp})
+	e, err := Start(context.Background(), lab.Default(),
+		Options{BinDir: fakeBins(t, "echo 'etcd: simulated failure: disk on fire' >&2\nexit 3"), tempRoot: tmp})
 	if err == nil {
 		_ = e.Stop()
 		t.Fatal("Start succeeded with binaries that exit at once")

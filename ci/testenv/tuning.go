@@ -52,9 +52,11 @@ var disabledAPIs = []string{
 // apiServerTuning is added to every tenant kube-apiserver's command line.
 var apiServerTuning = []tuning{
 	{
-		arg:    "--runtime-config=" + strings.Join(disabledAPIs, "=false,") + "=false",
-		why:    "API groups nothing here uses (disabledAPIs); each served group costs storage, a watch cache, OpenAPI schemas built at start, and informers in kube-controller-manager",
-		source: "k8s.io/apiserver@v0.36.3:pkg/server/options/api_enablement.go, pkg/server/resourceconfig/helpers.go (group/version=false, group/version/resource=false)",
+		arg: "--runtime-config=" + strings.Join(disabledAPIs, "=false,") + "=false",
+		why: "API groups nothing here uses (disabledAPIs); each served group costs storage, a watch cache, OpenAPI schemas built at start, " +
+			"and informers in kube-controller-manager",
+		source: "k8s.io/apiserver@v0.36.3:pkg/server/options/api_enablement.go, pkg/server/resourceconfig/helpers.go (group/version=false, " +
+			"group/version/resource=false)",
 	},
 	{
 		// Each of these acts only on objects of a group disabled above,
@@ -67,13 +69,17 @@ var apiServerTuning = []tuning{
 		// Priority, DefaultTolerationSeconds, PodSecurity,
 		// MutatingAdmissionWebhook, ValidatingAdmissionWebhook,
 		// ResourceQuota (pkg/kubeapiserver/options/plugins.go).
-		arg:    "--disable-admission-plugins=RuntimeClass,CertificateApproval,CertificateSigning,CertificateSubjectRestriction,ClusterTrustBundleAttest,DefaultIngressClass",
-		why:    "the plugins of the disabled groups (node.k8s.io, certificates.k8s.io, networking.k8s.io ingresses)",
-		source: "k8s.io/apiserver@v0.36.3:pkg/server/options/admission.go; plugin names in k8s.io/kubernetes@v1.36.3:pkg/kubeapiserver/options/plugins.go",
+		arg: "--disable-admission-plugins=RuntimeClass,CertificateApproval,CertificateSigning,CertificateSubjectRestriction," +
+			"ClusterTrustBundleAttest,DefaultIngressClass",
+		why: "the plugins of the disabled groups (node.k8s.io, certificates.k8s.io, networking.k8s.io ingresses)",
+		source: "k8s.io/apiserver@v0.36.3:pkg/server/options/admission.go; plugin names in " +
+			"k8s.io/kubernetes@v1.36.3:pkg/kubeapiserver/options/plugins.go",
 	},
 	{
-		arg:    "--enable-priority-and-fairness=false",
-		why:    "fair queuing shields a shared API server from a noisy client; here the suite's own clients are the load and it asserts nothing about queuing. Without it the API server creates no FlowSchemas at start and needs no flowcontrol.apiserver.k8s.io (disabled above); it limits requests in flight instead (--max-requests-inflight)",
+		arg: "--enable-priority-and-fairness=false",
+		why: "fair queuing shields a shared API server from a noisy client; here the suite's own clients are the load and it asserts " +
+			"nothing about queuing. Without it the API server creates no FlowSchemas at start and needs no flowcontrol.apiserver.k8s.io (disabled " +
+			"above); it limits requests in flight instead (--max-requests-inflight)",
 		source: "k8s.io/apiserver@v0.36.3:pkg/server/options/feature.go",
 	},
 }
@@ -98,8 +104,9 @@ var apiServerEnv = []tuning{
 		source: "go1.26.8:src/runtime/extern.go (GOGC)",
 	},
 	{
-		arg:    "GOMEMLIMIT=200MiB",
-		why:    "the soft limit that paces collection: above the API server's ~160 MiB of own memory with the default, below what would take a tenant past 350 MiB",
+		arg: "GOMEMLIMIT=200MiB",
+		why: "the soft limit that paces collection: above the API server's ~160 MiB of own memory with the default, below what would take a " +
+			"tenant past 350 MiB",
 		source: "go1.26.8:src/runtime/extern.go (GOMEMLIMIT)",
 	},
 }

@@ -77,7 +77,8 @@ func (t *tenant) registerWebhook(ctx context.Context) error {
 			}},
 		},
 	}
-	if _, err := c.CoreV1().Services(webhookNamespace).Create(ctx, svc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+	if _, err := c.CoreV1().Services(webhookNamespace).Create(ctx, svc, metav1.CreateOptions{}); err != nil &&
+		!apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("service %s/%s: %w", webhookNamespace, webhookService, err)
 	}
 	path := webhookPath
@@ -113,7 +114,8 @@ func (t *tenant) registerWebhook(ctx context.Context) error {
 			ObjectSelector:          notIgnored,
 		}},
 	}
-	if _, err := c.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, mwc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+	if _, err := c.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, mwc, metav1.CreateOptions{}); err != nil &&
+		!apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("mutatingwebhookconfiguration %s: %w", webhookConfig, err)
 	}
 	return nil

@@ -60,7 +60,8 @@ func checkGPUPodMutatedThroughKonnectivityAndBound(t *testing.T, e *Env) {
 		t.Errorf("webhook relay %s received nothing (%d → %d bytes)", after.WebhookAddress, before.WebhookBytes, after.WebhookBytes)
 	}
 	if !after.throughAgent() {
-		t.Errorf("webhook listener accepted %d connection(s) but the konnectivity server forwarded %d and the agent opened %d dial(s): a call bypassed the tunnel",
+		t.Errorf("webhook listener accepted %d connection(s) but the konnectivity server forwarded %d and the agent opened %d dial(s): a call "+
+			"bypassed the tunnel",
 			after.WebhookConnections, after.ServerDials, after.AgentDials)
 	}
 
@@ -73,7 +74,8 @@ func checkGPUPodMutatedThroughKonnectivityAndBound(t *testing.T, e *Env) {
 		return got.Status.Phase == corev1.PodRunning && got.Annotations[gpus.AnnoBindPhase] == gpus.BindPhaseSuccess, nil
 	})
 	if err != nil {
-		t.Fatalf("pod not Running with bind-phase success: %v; pod: node=%q phase=%s annotations=%v", err, got.Spec.NodeName, got.Status.Phase, got.Annotations)
+		t.Fatalf("pod not Running with bind-phase success: %v; pod: node=%q phase=%s annotations=%v", err, got.Spec.NodeName, got.Status.Phase,
+			got.Annotations)
 	}
 	if want := nodeName(tenant, "worker"); got.Spec.NodeName != want {
 		t.Errorf("pod bound to %q, want %q", got.Spec.NodeName, want)

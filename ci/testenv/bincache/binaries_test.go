@@ -106,8 +106,10 @@ func TestProgressLineSaysWhatWhereAndHowLong(t *testing.T) {
 		want  []string
 	}{
 		{"nothing yet", buildStatus{}, 0, []string{"no package compiled yet"}},
-		{"downloading", buildStatus{Downloaded: 7, Last: "downloading k8s.io/api v0.36.3"}, 0, []string{"7 modules downloaded", "last downloading k8s.io/api v0.36.3"}},
-		{"compiling, total unknown", buildStatus{Downloaded: 140, Compiled: 12, Last: "compiled k8s.io/api/core/v1"}, 0, []string{"12 packages compiled", "last compiled k8s.io/api/core/v1"}},
+		{"downloading", buildStatus{Downloaded: 7, Last: "downloading k8s.io/api v0.36.3"}, 0,
+			[]string{"7 modules downloaded", "last downloading k8s.io/api v0.36.3"}},
+		{"compiling, total unknown", buildStatus{Downloaded: 140, Compiled: 12, Last: "compiled k8s.io/api/core/v1"}, 0,
+			[]string{"12 packages compiled", "last compiled k8s.io/api/core/v1"}},
 		{"compiling, total known", buildStatus{Compiled: 812}, 1900, []string{"812 of at most 1900 packages compiled"}},
 	}
 	for _, tc := range tests {

@@ -125,7 +125,8 @@ func speakWhileBuilding(ctx context.Context, log *slog.Logger, src, logPath stri
 // when it answers; it runs once, concurrently) and the last one, the
 // estimate and the log. Other long Go builds (ci/hack/rehearsal/imagebuild)
 // speak through it too, so every build reads the same.
-func SpeakWhileGoBuild(ctx context.Context, log *slog.Logger, label, estimate, logPath string, count func(context.Context) int) (stop func()) {
+func SpeakWhileGoBuild(ctx context.Context, log *slog.Logger, label, estimate, logPath string,
+	count func(context.Context) int) (stop func()) {
 	line := func(s buildStatus, elapsed time.Duration, total int) string {
 		return goBuildLine(label, estimate, s, elapsed, total)
 	}

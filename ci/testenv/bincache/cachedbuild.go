@@ -31,7 +31,8 @@ func cacheEntry(ctx context.Context, src string, key func(src, goVersion string)
 // find it done, into dir.partial, renamed to dir only when build succeeded:
 // no caller ever sees half a build. src and the build log are named in the
 // lock's waiting lines.
-func cachedBuild(ctx context.Context, log *slog.Logger, root, dir, src string, done func(string) bool, build func(partial, buildLog string) error) error {
+func cachedBuild(ctx context.Context, log *slog.Logger, root, dir, src string, done func(string) bool,
+	build func(partial, buildLog string) error) error {
 	if done(dir) {
 		return nil
 	}

@@ -114,7 +114,8 @@ func rootModuleDir() (string, error) {
 			}
 		}
 	}
-	return "", fmt.Errorf("cannot find a gpu-lab checkout to build labctl for the HAMi protocol double: run from one, or pass testenv's Options.DoubleBinary (a labctl binary)")
+	return "", fmt.Errorf("cannot find a gpu-lab checkout to build labctl for the HAMi protocol double: run from one, or pass testenv's " +
+		"Options.DoubleBinary (a labctl binary)")
 }
 
 // labctlKey hashes what labctl is built from.

@@ -32,7 +32,8 @@ func TestGaveUpNamesTheBoundProgressAndLog(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := gaveUp(tc.cause, 20*time.Minute+300*time.Millisecond, readBuildStatus(tc.log), "/cache/k.build.log")
-			if !strings.HasPrefix(err.Error(), "building the Kubernetes "+KubernetesVersion+" test binaries: ") || !strings.HasSuffix(err.Error(), tc.want) {
+			if !strings.HasPrefix(err.Error(), "building the Kubernetes "+KubernetesVersion+" test binaries: ") ||
+				!strings.HasSuffix(err.Error(), tc.want) {
 				t.Errorf("gaveUp = %q, want it to end %q", err, tc.want)
 			}
 			if !errors.Is(err, tc.cause) {
