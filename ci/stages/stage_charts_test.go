@@ -26,8 +26,14 @@ import (
 func TestChartInstallArgsFromABundle(t *testing.T) {
 	c := KamajiChart(lab.Default(), 10*time.Minute)
 	c.Archive = "/b/charts/kamaji-0.0.0+latest.tgz"
-	want := "upgrade --install kamaji /b/charts/kamaji-0.0.0+latest.tgz --namespace kamaji-system --create-namespace --set image.tag=26.8.2-edge --set image.pullPolicy=IfNotPresent --set resources=null --set telemetry.disabled=true" +
-		" --set kamaji-etcd.image.repository=quay.io/coreos/etcd --set kamaji-etcd.image.tag=v3.6.12 --set kamaji-etcd.image.pullPolicy=IfNotPresent --set kamaji-etcd.jobs.kubectl.image=clastix/kubectl --set kamaji-etcd.jobs.kubectl.tag=v1.35 --set kamaji-etcd.jobs.etcd.image=quay.io/coreos/etcd --set kamaji-etcd.jobs.etcd.tag=v3.5.6 --set kamaji-etcd.jobs.etcd.pullPolicy=IfNotPresent --wait --timeout 10m0s"
+	want := "upgrade --install kamaji /b/charts/kamaji-0.0.0+latest.tgz --namespace kamaji-system --create-namespace" +
+		" --set image.tag=26.8.2-edge --set image.pullPolicy=IfNotPresent --set resources=null" +
+		" --set telemetry.disabled=true" +
+		" --set kamaji-etcd.image.repository=quay.io/coreos/etcd --set kamaji-etcd.image.tag=v3.6.12" +
+		" --set kamaji-etcd.image.pullPolicy=IfNotPresent --set kamaji-etcd.jobs.kubectl.image=clastix/kubectl" +
+		" --set kamaji-etcd.jobs.kubectl.tag=v1.35 --set kamaji-etcd.jobs.etcd.image=quay.io/coreos/etcd" +
+		" --set kamaji-etcd.jobs.etcd.tag=v3.5.6 --set kamaji-etcd.jobs.etcd.pullPolicy=IfNotPresent --wait" +
+		" --timeout 10m0s"
 	if got := strings.Join(helm.UpgradeInstallArgs(c), " "); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}

@@ -109,7 +109,8 @@ func TestDownRemovesEverythingOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(removed, ",") != "container gpu-lab-tenant-a-worker,kind cluster gpu-lab,"+e.State.Kubeconfig("tenant-a")+","+filepath.Dir(e.State.Kubeconfig("tenant-a")) {
+	tenantA := e.State.Kubeconfig("tenant-a")
+	if strings.Join(removed, ",") != "container gpu-lab-tenant-a-worker,kind cluster gpu-lab,"+tenantA+","+filepath.Dir(tenantA) {
 		t.Errorf("removed = %v", removed)
 	}
 	if !k.deleted {

@@ -128,7 +128,9 @@ func TestGPUsStageGatesOnTheDevicePlugin(t *testing.T) {
 			if _, err := c.Kube.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
 				t.Fatal(err)
 			}
-		}, []string{"stage gpus", "tenant tenant-b worker worker (Node gpu-lab-tenant-b-worker): allocatable nvidia.com/gpu want 20, got 0", "container device-plugin"}},
+		}, []string{"stage gpus",
+			"tenant tenant-b worker worker (Node gpu-lab-tenant-b-worker): allocatable nvidia.com/gpu want 20, got 0",
+			"container device-plugin"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := gpusTenants(t)

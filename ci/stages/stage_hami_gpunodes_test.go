@@ -32,7 +32,8 @@ func (h *installWatchingHelm) Run(ctx context.Context, kc string, args ...string
 	tenant := strings.TrimSuffix(filepath.Base(kc), ".yaml")
 	switch args[0] {
 	case "status":
-		return []byte(`{"name":"` + args[1] + `","info":{"status":"deployed"},"chart":{"metadata":{"version":"` + h.e.Lab.Versions.HAMiChart + `"}}}`), nil
+		return []byte(`{"name":"` + args[1] + `","info":{"status":"deployed"},` +
+			`"chart":{"metadata":{"version":"` + h.e.Lab.Versions.HAMiChart + `"}}}`), nil
 	case "upgrade":
 		_, cond, err := gpuNodesReady(ctx, h.e, h.e.clients[tenant], *h.e.Lab.Tenant(tenant))
 		if err != nil {

@@ -43,7 +43,8 @@ func (w *workerNodes) exec(ctx context.Context, container string, cmd []string) 
 		if w.leftovers[container] {
 			// What kubeadm v1.36.3 reports when a join runs on top of an
 			// unfinished one with preflight on.
-			return []byte("[ERROR FileAvailable--etc-kubernetes-pki-ca.crt]: /etc/kubernetes/pki/ca.crt already exists\n[ERROR Port-10250]: Port 10250 is in use"), errors.New("exit status 1")
+			return []byte("[ERROR FileAvailable--etc-kubernetes-pki-ca.crt]: /etc/kubernetes/pki/ca.crt already exists\n" +
+				"[ERROR Port-10250]: Port 10250 is in use"), errors.New("exit status 1")
 		}
 		w.leftovers[container] = true
 		if w.failFirst[container] {

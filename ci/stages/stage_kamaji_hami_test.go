@@ -138,7 +138,8 @@ func TestHAMiStageWaitsForSchedulerAndWebhook(t *testing.T) {
 		var v render.HAMiValues
 		if err := yaml.Unmarshal(data, &v); err != nil || v.MockDevicePlugin.Enabled || !v.DevicePlugin.Enabled ||
 			v.DevicePlugin.NvidiaDriverRoot != render.NVMLMockDriverRoot || v.DeviceConfig.Content != string(dev) {
-			t.Errorf("values file %s: want the device plugin on the mock library's driver root, the mock plugin off and device-config.content the lab's device file (%v):\n%s", vf, err, data)
+			t.Errorf("values file %s: want the device plugin on the mock library's driver root, the mock plugin off and"+
+				" device-config.content the lab's device file (%v):\n%s", vf, err, data)
 		}
 	}
 	// One install a tenant, in whichever order the tenants finished.

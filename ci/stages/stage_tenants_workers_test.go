@@ -226,7 +226,8 @@ func TestRealStagesPlanTheDefaultLab(t *testing.T) {
 		"what kind adds for the host, from docker info and the environment: --userns=host",
 		"DaemonSet kube-system/konnectivity-agent", "prove the konnectivity tunnel of tenant tenant-b",
 		"conntrack.maxPerCore: 0",
-		"--version 2.10.0", "label Node(s) gpu-lab-tenant-a-worker gpu=on", "gpu-lab-nvml-mock", "ghcr.io/nvidia/nvml-mock:sha-0eeb2ee", "/var/lib/nvml-mock/driver",
+		"--version 2.10.0", "label Node(s) gpu-lab-tenant-a-worker gpu=on", "gpu-lab-nvml-mock",
+		"ghcr.io/nvidia/nvml-mock:sha-0eeb2ee", "/var/lib/nvml-mock/driver",
 		"DaemonSet kube-system/hami-device-plugin ready on 1 worker(s)", "nvidia.com/gpu (gpu-lab-tenant-b-worker=20)",
 	} {
 		if !strings.Contains(text, want) {

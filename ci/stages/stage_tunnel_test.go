@@ -81,7 +81,8 @@ func TestWorkersStageProvesTheKonnectivityTunnel(t *testing.T) {
 		wantReads bool
 	}{
 		{"tunnel carries pods/log", true, nil, nil, true},
-		{"no agent connected", true, errors.New(`Get "https://172.18.0.9:10250/containerLogs/kube-system/konnectivity-agent-x/konnectivity-agent?tailLines=1": No agent available`),
+		{"no agent connected", true, errors.New(`Get "https://172.18.0.9:10250/containerLogs/kube-system/` +
+			`konnectivity-agent-x/konnectivity-agent?tailLines=1": No agent available`),
 			[]string{"konnectivity tunnel of tenant tenant-a to gpu-lab-tenant-a-worker", "No agent available", "konnectivity-server",
 				"konnectivity-agent"}, true},
 		{"agents never scheduled", false, nil,

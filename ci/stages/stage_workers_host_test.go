@@ -28,7 +28,9 @@ func TestWorkersStartWithKindsHostFlags(t *testing.T) {
 		{"rootless behind a proxy", docker.DaemonInfo{Driver: "overlay2", SecurityOptions: []string{"name=seccomp,profile=default",
 			"name=rootless", "name=cgroupns"}},
 			map[string]string{"HTTP_PROXY": "http://proxy:3128"},
-			[]string{"--device /dev/fuse", "--env HTTP_PROXY=http://proxy:3128", "--env NO_PROXY=172.18.0.0/16,10.96.0.0/16,10.100.0.0/16,gpu-lab-control-plane,gpu-lab-tenant-a-worker,gpu-lab-tenant-b-worker,.svc,.svc.cluster,.svc.cluster.local"},
+			[]string{"--device /dev/fuse", "--env HTTP_PROXY=http://proxy:3128",
+				"--env NO_PROXY=172.18.0.0/16,10.96.0.0/16,10.100.0.0/16,gpu-lab-control-plane," +
+					"gpu-lab-tenant-a-worker,gpu-lab-tenant-b-worker,.svc,.svc.cluster,.svc.cluster.local"},
 			[]string{"/dev/mapper", "--userns"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -70,7 +70,8 @@ func TestKubeadmValidatesTheWorkerJoinConfiguration(t *testing.T) {
 		wantErr string
 	}{
 		{"as rendered", func(s string) string { return s }, ""},
-		{"misspelt field", func(s string) string { return strings.Replace(s, "caCertHashes", "caCertHash", 1) }, `unknown field "discovery.bootstrapToken.caCertHash"`},
+		{"misspelt field", func(s string) string { return strings.Replace(s, "caCertHashes", "caCertHash", 1) },
+			`unknown field "discovery.bootstrapToken.caCertHash"`},
 		{"bad token", func(s string) string { return strings.Replace(s, "abcdef.0123", "abcdef.X123", 1) }, "the bootstrap token is invalid"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
