@@ -12,11 +12,6 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	dynamicfake "k8s.io/client-go/dynamic/fake"
-
 	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/images/chartstest"
 	"github.com/gpu-lab/gpu-lab/ci/internal/helm"
@@ -87,18 +82,7 @@ func TestStagesInstallTheBundledCharts(t *testing.T) {
 		"hami":         "/b/charts/hami-2.10.0.tgz",
 	}}
 	ctx := context.Background()
-	mc.Kube.AppsV1().Deployments(KamajiNamespace).Create(ctx, &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: kamajiDeployment, Namespace: KamajiNamespace},
-		Spec:       appsv1.DeploymentSpec{Replicas: i32(1)},
-		Status:     appsv1.DeploymentStatus{AvailableReplicas: 1, UpdatedReplicas: 1},
-	}, metav1.CreateOptions{})
-	mc.Kube.AppsV1().StatefulSets(KamajiNamespace).Create(ctx, &appsv1.StatefulSet{
-		ObjectMeta: metav1.ObjectMeta{Name: kamajiEtcd, Namespace: KamajiNamespace},
-		Spec:       appsv1.StatefulSetSpec{Replicas: i32(3)},
-		Status:     appsv1.StatefulSetStatus{ReadyReplicas: 3},
-	}, metav1.CreateOptions{})
-	mc.Dynamic.(*dynamicfake.FakeDynamicClient).Tracker().Add(&unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "kamaji.clastix.io/v1alpha1", "kind": "DataStore", "metadata": map[string]any{"name": "default"}}})
+	seedKamajiReady(ctx, mc)
 	if _, err := (kamajiStage{}).Run(ctx, e); err != nil {
 		t.Fatal(err)
 	}
