@@ -28,7 +28,6 @@ type Docker interface {
 	ListContainers(ctx context.Context, label string) ([]string, error)
 	Logs(ctx context.Context, name string) ([]byte, error)
 	Import(ctx context.Context, tarball io.Reader, ref string, changes ...string) error
-	Save(ctx context.Context, ref string, w io.Writer) error
 	// SaveAll streams one archive of several images (docker save ref...).
 	SaveAll(ctx context.Context, refs []string, w io.Writer) error
 	// ImageTransfer says how images leave the daemon: its image store and

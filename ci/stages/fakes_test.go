@@ -165,10 +165,6 @@ func (f *fakeDocker) Import(_ context.Context, _ io.Reader, ref string, _ ...str
 	f.images[ref] = true
 	return nil
 }
-func (f *fakeDocker) Save(_ context.Context, ref string, w io.Writer) error {
-	_, err := w.Write([]byte("archive of " + ref))
-	return err
-}
 func (f *fakeDocker) SaveAll(_ context.Context, refs []string, w io.Writer) error {
 	_, err := w.Write([]byte("archive of " + strings.Join(refs, " ")))
 	return err

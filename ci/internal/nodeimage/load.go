@@ -27,11 +27,12 @@ type Docker interface {
 // of every image, one LoadImageArchive per node): the node's containerd
 // configuration and ctr version are read once, not once per image.
 func Load(ctx context.Context, d Docker, node string, refs []string) ([]string, error) {
-	missing := refs
+	// A listing that fails lists nothing: every image is imported.
 	out, err := d.Exec(ctx, node, nil, "ctr", "--namespace=k8s.io", "images", "ls", "-q")
-	if err == nil {
-		missing = absent(string(out), refs)
+	if err != nil {
+		out = nil
 	}
+	missing := absent(string(out), refs)
 	if len(missing) == 0 {
 		return nil, nil
 	}
