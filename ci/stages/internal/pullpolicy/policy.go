@@ -37,29 +37,32 @@ func ignoreNotFound(err error) error {
 // the fake clients of the tests track them).
 func Apply(ctx context.Context, kube kubernetes.Interface, policy *admissionregistrationv1.MutatingAdmissionPolicy,
 	binding *admissionregistrationv1.MutatingAdmissionPolicyBinding) error {
-	ps := kube.AdmissionregistrationV1().MutatingAdmissionPolicies()
-	cur, err := ps.Get(ctx, policy.Name, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		_, err = ps.Create(ctx, policy, metav1.CreateOptions{FieldManager: "labctl"})
-	case err == nil:
-		policy.ResourceVersion = cur.ResourceVersion
-		_, err = ps.Update(ctx, policy, metav1.UpdateOptions{FieldManager: "labctl"})
-	}
-	if err != nil {
+	ar := kube.AdmissionregistrationV1()
+	if err := createOrUpdate(ctx, ar.MutatingAdmissionPolicies(), policy); err != nil {
 		return fmt.Errorf("MutatingAdmissionPolicy %s: %w", policy.Name, err)
 	}
-	bs := kube.AdmissionregistrationV1().MutatingAdmissionPolicyBindings()
-	curB, err := bs.Get(ctx, binding.Name, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		_, err = bs.Create(ctx, binding, metav1.CreateOptions{FieldManager: "labctl"})
-	case err == nil:
-		binding.ResourceVersion = curB.ResourceVersion
-		_, err = bs.Update(ctx, binding, metav1.UpdateOptions{FieldManager: "labctl"})
-	}
-	if err != nil {
+	if err := createOrUpdate(ctx, ar.MutatingAdmissionPolicyBindings(), binding); err != nil {
 		return fmt.Errorf("MutatingAdmissionPolicyBinding %s: %w", binding.Name, err)
 	}
 	return nil
+}
+
+// typedClient is what createOrUpdate needs of a client-go typed client.
+type typedClient[T metav1.Object] interface {
+	Get(ctx context.Context, name string, opts metav1.GetOptions) (T, error)
+	Create(ctx context.Context, obj T, opts metav1.CreateOptions) (T, error)
+	Update(ctx context.Context, obj T, opts metav1.UpdateOptions) (T, error)
+}
+
+// createOrUpdate creates obj, or updates it at the resource version there.
+func createOrUpdate[T metav1.Object](ctx context.Context, c typedClient[T], obj T) error {
+	cur, err := c.Get(ctx, obj.GetName(), metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		_, err = c.Create(ctx, obj, metav1.CreateOptions{FieldManager: "labctl"})
+	case err == nil:
+		obj.SetResourceVersion(cur.GetResourceVersion())
+		_, err = c.Update(ctx, obj, metav1.UpdateOptions{FieldManager: "labctl"})
+	}
+	return err
 }
