@@ -27,6 +27,7 @@ type Step struct {
 	do   func(ctx context.Context) error
 	kids []Step
 	side bool
+	once *onceState // Once: kids[0], run at most once
 }
 
 // Do is a leaf: the lines a dry-run prints for it (the first one names the
@@ -98,6 +99,9 @@ type Options struct {
 func (s Step) Run(ctx context.Context, o Options) error {
 	if s.do != nil {
 		return s.runLeaf(ctx, o)
+	}
+	if s.once != nil {
+		return s.once.run(ctx, func(ctx context.Context) error { return s.kids[0].Run(ctx, o) })
 	}
 	if s.side {
 		return s.runSideBySide(ctx, o)
