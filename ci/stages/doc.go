@@ -22,7 +22,10 @@
 // whether its work is already there (Check, so a second `up` skips it and
 // says so), and do it (Run). The Runner executes them in order, records each
 // outcome in the state directory, and on failure writes a diagnostics bundle
-// and tears the lab down unless asked to keep it. The package is silent: it
+// and tears the lab down unless asked to keep it. A stage whose first steps
+// need only an earlier stage's work has them begun in the background beside
+// the stages in between (ahead.go: the workers started while Kamaji
+// installs); the first failure, there or in the stage running, stops both. The package is silent: it
 // reports through a callback and the CLI does the printing.
 //
 // Side effects go through small interfaces (Docker, Kind, Helm, cluster

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gpu-lab/gpu-lab/ci/state"
@@ -75,14 +76,21 @@ func (r *Runner) Plan(e *Env) error {
 		if err != nil {
 			return fail(s.Name(), "", "", fmt.Errorf("plan: %w", err))
 		}
-		r.emit(Event{Stage: s.Name(), Kind: EventPlan, Lines: append(e.preloadPlan(s.Name(), ""), lines...)})
+		bg, err := aheadPlan(s, e)
+		if err != nil {
+			return fail(s.Name(), "", "", fmt.Errorf("plan: %w", err))
+		}
+		r.emit(Event{Stage: s.Name(), Kind: EventPlan, Lines: slices.Concat(bg, e.preloadPlan(s.Name(), ""), lines)})
 	}
 	return nil
 }
 
 // Up runs the selected stages in order, skipping those whose work is there.
-// The first failure stops the run: it is recorded, a diagnostics bundle is
-// written under the state dir, and the lab is torn down unless Keep.
+// A stage's steps that need only an earlier stage's work begin in the
+// background as soon as a stage after that one runs (ahead.go). The first
+// failure stops the run, in the background too: it is recorded, a
+// diagnostics bundle is written under the state dir, and the lab is torn
+// down unless Keep.
 func (r *Runner) Up(ctx context.Context, e *Env) error {
 	if err := ValidateOnly(r.Only); err != nil {
 		return err
@@ -97,15 +105,33 @@ func (r *Runner) Up(ctx context.Context, e *Env) error {
 				"up --state-dir %s` or `--only %s`)", r.Only, miss, e.State, e.State, miss)
 		}
 	}
-	for _, s := range r.Stages {
+	runCtx, endRun := context.WithCancelCause(ctx)
+	defer endRun(nil)
+	bg := newBackground(runCtx, endRun, r, e)
+	defer bg.stop()
+	// failed stops the background first; a failure there is the failure
+	// of its stage, whatever the stage it stopped was doing.
+	failed := func(name string, start time.Time, err error) error {
+		bg.stop()
+		var af *aheadFailed
+		if errors.As(context.Cause(runCtx), &af) {
+			name, start, err = af.stage, af.start, af.err
+		}
+		return r.failed(ctx, e, &recs, name, start, err)
+	}
+	for i := range bg.stages {
+		s := bg.stages[i]
 		name := s.Name()
 		if !selected(name, r.Only) {
 			continue
 		}
 		start := r.now()
-		done, msg, err := s.Check(ctx, e)
+		if err := bg.wait(name); err != nil {
+			return failed(name, start, err)
+		}
+		done, msg, err := s.Check(runCtx, e)
 		if err != nil {
-			return r.failed(ctx, e, &recs, name, start, err)
+			return failed(name, start, err)
 		}
 		switch decide(name, r.Only, done) {
 		case skipDone:
@@ -117,13 +143,14 @@ func (r *Runner) Up(ctx context.Context, e *Env) error {
 			}
 			continue
 		}
+		bg.begin(i)
 		r.emit(Event{Stage: name, Kind: EventStart})
-		if err := e.runSteps(ctx, name, e.preloadStep(name, "")); err != nil {
-			return r.failed(ctx, e, &recs, name, start, err)
+		if err := e.runSteps(runCtx, name, e.preloadStep(name, "")); err != nil {
+			return failed(name, start, err)
 		}
-		msg, err = s.Run(ctx, e)
+		msg, err = s.Run(runCtx, e)
 		if err != nil {
-			return r.failed(ctx, e, &recs, name, start, err)
+			return failed(name, start, err)
 		}
 		d := r.now().Sub(start)
 		r.emit(Event{Stage: name, Kind: EventDone, Message: msg, Duration: d})

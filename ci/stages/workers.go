@@ -14,9 +14,22 @@ import (
 // workersStage starts one kind-style node container per worker, joins it to
 // its tenant with kubeadm, and installs the tenant's CNI (kindnet from the
 // node image) and kube-proxy (with the conntrack fix).
-type workersStage struct{}
+type workersStage struct {
+	// run is this `up`'s run of the stage when the runner began its first
+	// steps ahead (ahead); nil: a run of its own.
+	run *workersRun
+}
 
 func (workersStage) Name() string { return stageWorkers }
+
+// ahead: starting the workers and importing their images needs the
+// cluster stage's network and management node, no tenant control plane.
+func (workersStage) ahead(e *Env) (ahead, error) {
+	r := newWorkersRun(e)
+	s, err := r.aheadSteps()
+	return ahead{After: stageCluster, What: "every worker started, until its containerd is active, with its images " +
+		"(the steps up to each tenant's networking below)", Steps: s, Stage: workersStage{run: r}}, err
+}
 
 // workerLabels mark a worker container as the lab's and the tenant's, for
 // diagnostics; ownedWorkerLabels adds the owner ID `labctl down` and every
@@ -25,7 +38,7 @@ func workerLabels(l *lab.Lab, tenant string) map[string]string {
 	return map[string]string{render.LabelLab: l.Name, render.LabelTenant: tenant}
 }
 
-func (s workersStage) Plan(e *Env) ([]string, error) { return planOf(newWorkersRun(e).steps) }
+func (workersStage) Plan(e *Env) ([]string, error) { return planOf(newWorkersRun(e).steps) }
 
 func (workersStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	var names []string

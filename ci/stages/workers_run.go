@@ -43,6 +43,13 @@ import (
 //   - Log lines: slog's handlers write each record whole, under their lock.
 //   - The summary: built from the lab's order once every tenant is done,
 //     so it reads the same whatever finished first.
+//
+// The steps before each tenant's networking — the worker image, the host's
+// facts, every worker started with its images — may run in the background
+// while the kamaji or tenants stage runs (ahead.go). They read nothing those
+// stages write (no tenant kubeconfig, no tenant client); the management
+// IP and the clients cache are behind Env.mu; the owner record exists since
+// the cluster stage, so ensureOwner only reads it.
 
 // preloadsAtOnce bounds how many workers, across all tenants, import the
 // bundle's images at the same time. Each import streams a `docker save`
@@ -58,7 +65,11 @@ import (
 const preloadsAtOnce = 2
 
 func (s workersStage) Run(ctx context.Context, e *Env) (string, error) {
-	if err := e.runBuilt(ctx, stageWorkers, newWorkersRun(e).steps); err != nil {
+	r := s.run
+	if r == nil {
+		r = newWorkersRun(e)
+	}
+	if err := e.runBuilt(ctx, stageWorkers, r.steps); err != nil {
 		return "", err
 	}
 	// Every worker is Ready once no tenant failed: listed in the lab's order.

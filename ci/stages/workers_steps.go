@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
 	"github.com/gpu-lab/gpu-lab/ci/internal/steps"
@@ -23,6 +24,10 @@ type workersRun struct {
 	info     docker.DaemonInfo
 	net      docker.Network
 	preloads chan struct{} // one token per image preload running (preloadsAtOnce)
+
+	built      sync.Once
+	all, early steps.Step // the stage's steps; those of them begun ahead (workersAhead)
+	err        error
 }
 
 func newWorkersRun(e *Env) *workersRun {
@@ -31,17 +36,31 @@ func newWorkersRun(e *Env) *workersRun {
 
 // steps are the stage's steps: what its dry-run prints and its Run does.
 func (r *workersRun) steps() (steps.Step, error) {
+	r.built.Do(r.build)
+	return r.all, r.err
+}
+
+// aheadSteps are the steps of steps that need no tenant control plane:
+// the worker image, the host's facts, every worker started with its images
+// (the same steps.Once steps as in steps, so done once).
+func (r *workersRun) aheadSteps() (steps.Step, error) {
+	r.built.Do(r.build)
+	return r.early, r.err
+}
+
+func (r *workersRun) build() {
 	e := r.e
 	img := e.Lab.Versions.WorkerImage()
-	var tenants []steps.Step
+	var tenants, starts []steps.Step
 	for i, t := range e.Lab.Tenants {
-		s, err := r.tenantSteps(i, t)
+		start, all, err := r.tenantSteps(i, t)
 		if err != nil {
-			return steps.Step{}, err
+			r.err = err
+			return
 		}
-		tenants = append(tenants, s)
+		starts, tenants = append(starts, start), append(tenants, all)
 	}
-	return steps.Seq(
+	host := steps.Once(steps.Seq(
 		steps.Do(r.ensureImage,
 			fmt.Sprintf("docker image inspect %s || docker pull %s (give up after %s)", img, img, e.Timeouts.Pull)),
 		steps.Do(r.readHost,
@@ -50,8 +69,9 @@ func (r *workersRun) steps() (steps.Step, error) {
 				"otherwise the stage stops before any docker exec",
 				e.State.OwnerRecordPath(), render.LabelLab, e.Lab.Name, render.LabelTenant, owner.Label),
 			fmt.Sprintf("docker info, docker network inspect %s: what kind adds to each docker run for the host (below)", e.Network)),
-		tenantsSideBySide(tenants),
-	), nil
+	))
+	r.all = steps.Seq(host, tenantsSideBySide(tenants))
+	r.early = steps.Seq(host, steps.SideBySide("", starts...))
 }
 
 // ensureImage makes sure the daemon has the worker image.
@@ -86,9 +106,10 @@ func (r *workersRun) readHost(ctx context.Context) error {
 }
 
 // tenantSteps are the i-th tenant's steps: its workers started side by
-// side, its networking, Kamaji's join objects awaited, its workers joined
-// side by side, its tunnel proven.
-func (r *workersRun) tenantSteps(i int, t lab.Tenant) (steps.Step, error) {
+// side (start, done once: the runner may begin it ahead), its networking,
+// Kamaji's join objects awaited, its workers joined side by side, its
+// tunnel proven.
+func (r *workersRun) tenantSteps(i int, t lab.Tenant) (start, all steps.Step, err error) {
 	e := r.e
 	mgmt := render.PlaceholderManagementAddress
 	tw := &tenantWorkers{run: r, i: i, t: t}
@@ -96,21 +117,22 @@ func (r *workersRun) tenantSteps(i int, t lab.Tenant) (steps.Step, error) {
 	for _, w := range t.Workers {
 		start, join, err := tw.workerSteps(e.Lab.NodeName(t.Name, w.Name))
 		if err != nil {
-			return steps.Step{}, err
+			return start, all, err
 		}
 		starts, joins = append(starts, start), append(joins, join)
 	}
 	cm, ds, err := render.KubeProxy(e.Lab, t.Name, e.Reach.renderOptions(mgmt))
 	if err != nil {
-		return steps.Step{}, err
+		return start, all, err
 	}
 	var prereq []string
 	for _, o := range joinPrerequisites() {
 		prereq = append(prereq, o.String())
 	}
-	return steps.Seq(
-		steps.SideBySide(fmt.Sprintf("tenant %s: start its workers side by side, each until its containerd is active (%s)",
-			t.Name, e.Timeouts.NodeReady), starts...),
+	start = steps.Once(steps.SideBySide(fmt.Sprintf("tenant %s: start its workers side by side, each until its containerd is active (%s)",
+		t.Name, e.Timeouts.NodeReady), starts...))
+	return start, steps.Seq(
+		start,
 		steps.Do(tw.networking,
 			fmt.Sprintf("apply to tenant %s: %s (static), ConfigMap %s/%s (conntrack.maxPerCore: 0), DaemonSet %s/%s",
 				t.Name, manifests.TenantKubeProxyRBAC, cm.Namespace, cm.Name, ds.Namespace, ds.Name),
