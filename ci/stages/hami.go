@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpu-lab/gpu-lab/ci/internal/helm"
 	"github.com/gpu-lab/gpu-lab/ci/internal/kube"
+	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
@@ -55,30 +56,51 @@ func (hamiStage) Plan(e *Env) ([]string, error) { return planOf(newHAMiRun(e).st
 
 func (hamiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	for _, t := range e.Lab.Tenants {
-		out, err := e.helm(ctx, e.State.Kubeconfig(t.Name), helm.StatusArgs(render.HAMiRelease, render.HAMiNamespace)...)
-		if err != nil {
-			return false, "", nil
-		}
-		if ok, _ := helm.ReleaseDeployed(out, e.Lab.Versions.HAMiChart); !ok {
-			return false, "", nil
-		}
-		if ok, err := schedulerConfigInstalled(ctx, e, t.Name); err != nil || !ok {
-			return false, "", nil
-		}
-		if tc, err := e.tenantClients(t.Name); err != nil {
-			return false, "", nil
-		} else if ok, _, err := gpuNodesReady(ctx, e, tc, t); err != nil || !ok {
-			return false, "", nil
-		}
-		if ok, _, err := hamiReady(ctx, e, t.Name); err != nil || !ok {
+		if !hamiThere(ctx, e, t) {
 			return false, "", nil
 		}
 	}
 	return true, fmt.Sprintf("HAMi %s ready in %s", e.Lab.Versions.HAMiChart, strings.Join(e.Lab.TenantNames(), ", ")), nil
 }
 
+// hamiThere reports whether the tenant's HAMi is installed and ready: its
+// release deployed at the lab's chart version, the scheduler configuration,
+// its GPU nodes, its scheduler and webhook.
+func hamiThere(ctx context.Context, e *Env, t lab.Tenant) bool {
+	out, err := e.helm(ctx, e.State.Kubeconfig(t.Name), helm.StatusArgs(render.HAMiRelease, render.HAMiNamespace)...)
+	if err != nil {
+		return false
+	}
+	if ok, _ := helm.ReleaseDeployed(out, e.Lab.Versions.HAMiChart); !ok {
+		return false
+	}
+	if ok, err := schedulerConfigInstalled(ctx, e, t.Name); err != nil || !ok {
+		return false
+	}
+	tc, err := e.tenantClients(t.Name)
+	if err != nil {
+		return false
+	}
+	if ok, _, err := gpuNodesReady(ctx, e, tc, t); err != nil || !ok {
+		return false
+	}
+	ok, _, err := hamiReady(ctx, e, t.Name)
+	return err == nil && ok
+}
+
+// Run installs HAMi into every tenant whose HAMi is not there (hamiThere):
+// a tenant added to a running lab gets its own, and the running tenants'
+// are left as they are.
 func (hamiStage) Run(ctx context.Context, e *Env) (string, error) {
 	r := newHAMiRun(e)
+	r.tenants = nil
+	for _, t := range e.Lab.Tenants {
+		if hamiThere(ctx, e, t) {
+			r.ready[t.Name] = "already there"
+			continue
+		}
+		r.tenants = append(r.tenants, t)
+	}
 	if err := e.runBuilt(ctx, stageHAMi, r.steps); err != nil {
 		return "", err
 	}

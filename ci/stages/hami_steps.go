@@ -16,13 +16,16 @@ import (
 
 // hamiRun is one run of the hami stage.
 type hamiRun struct {
-	e *Env
+	e       *Env
+	tenants []lab.Tenant // those to install into: the lab's, or those without HAMi (Run)
 
 	mu    sync.Mutex
 	ready map[string]string // each tenant's HAMi condition, once ready
 }
 
-func newHAMiRun(e *Env) *hamiRun { return &hamiRun{e: e, ready: map[string]string{}} }
+func newHAMiRun(e *Env) *hamiRun {
+	return &hamiRun{e: e, tenants: e.Lab.Tenants, ready: map[string]string{}}
+}
 
 // steps are the stage's steps: what its dry-run prints and its Run does.
 // The tenants side by side: each tenant's GPU nodes, helm install and
@@ -34,7 +37,7 @@ func (r *hamiRun) steps() (steps.Step, error) {
 		return steps.Step{}, err
 	}
 	var tenants []steps.Step
-	for _, t := range e.Lab.Tenants {
+	for _, t := range r.tenants {
 		s, err := r.tenantSteps(t)
 		if err != nil {
 			return steps.Step{}, err

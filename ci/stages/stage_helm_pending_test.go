@@ -98,7 +98,9 @@ func TestHAMiStageEndsARevisionAnInterruptedUpLeftPending(t *testing.T) {
 		t.Fatalf("stage hami on releases left pending: %v", err)
 	}
 	for _, tn := range e.Lab.Tenants {
-		if got, want := h.calls[tn.Name], []string{"status", "upgrade"}; !slices.Equal(got, want) {
+		// The first status is the stage's question whether the tenant's
+		// HAMi is there (hamiThere); the second, helmInstall's.
+		if got, want := h.calls[tn.Name], []string{"status", "status", "upgrade"}; !slices.Equal(got, want) {
 			t.Errorf("%s: helm calls %q, want %q", tn.Name, got, want)
 		}
 		if _, err := e.clients[tn.Name].Kube.CoreV1().Secrets(render.HAMiNamespace).Get(context.Background(), h.record[tn.Name],
