@@ -57,8 +57,10 @@ func (f *labFlags) registerLabSource(cmd *cobra.Command) {
 // labRule is resolveLab's rule as every command's --help states it.
 const labRule = `Which lab: a state dir labctl made (--state-dir, default ` + state.DefaultDir + `) is the lab it
 records (resolved-lab.yaml); if that cannot be read, labctl stops and names the file. -f must
-then be that same lab: a different one is refused, naming both. Only where no state dir
-records a lab yet (up, run, testenv up, plan, images) does -f, else the embedded seed lab, decide.`
+then be that same lab: a different one is refused, naming both — except that up takes the
+recorded lab with tenants added at the end of its list, and builds only what they add. Only where
+no state dir records a lab yet (up, run, testenv up, plan, images) does -f, else the embedded
+seed lab, decide.`
 
 // stateUse is what a command does with the state dir.
 type stateUse int
@@ -72,6 +74,9 @@ const (
 	// testenv up), or shows what it would make (plan, images): without a
 	// recorded lab, -f or the seed lab decides.
 	makesState
+	// growsState: makesState, and a recorded lab may also be grown by -f
+	// (up: lab.Grows, tenants added at the end of the list).
+	growsState
 )
 
 // resolveLab is the one rule for which lab a command acts on (labRule).
@@ -95,18 +100,28 @@ func resolveLab(file string, d state.Dir, use stateUse) (*lab.Lab, error) {
 	}
 	a, aerr := yaml.Marshal(given)
 	b, berr := yaml.Marshal(recorded)
-	if aerr != nil || berr != nil || !bytes.Equal(a, b) {
-		return nil, fmt.Errorf("lab file %s (lab %q) is not the lab state dir %s records (%s, lab %q): "+
-			"`labctl down --state-dir %s` removes that lab first; or leave out -f, or pass another --state-dir",
-			file, given.Name, d, d.LabPath(), recorded.Name, d)
+	if aerr == nil && berr == nil && bytes.Equal(a, b) {
+		return recorded, nil
 	}
-	return recorded, nil
+	why := ""
+	if use == growsState {
+		added, err := lab.Grows(recorded, given)
+		if err == nil && len(added) > 0 {
+			return given, nil
+		}
+		if err != nil {
+			why = ": " + err.Error()
+		}
+	}
+	return nil, fmt.Errorf("lab file %s (lab %q) is not the lab state dir %s records (%s, lab %q)%s: "+
+		"`labctl down --state-dir %s` removes that lab first; or leave out -f, or pass another --state-dir",
+		file, given.Name, d, d.LabPath(), recorded.Name, why, d)
 }
 
 // recordedLab is the state dir's lab; nil when a command that makes state
 // meets a dir that records none yet.
 func recordedLab(d state.Dir, use stateUse) (*lab.Lab, error) {
-	if use == makesState {
+	if use != needsState {
 		if _, err := d.Marker(); errors.Is(err, state.ErrNotLabctl) {
 			return nil, nil
 		}

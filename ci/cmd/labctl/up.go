@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gpu-lab/gpu-lab/ci/images"
+	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/stages"
 	"github.com/gpu-lab/gpu-lab/ci/state"
 )
@@ -69,7 +71,7 @@ func runUp(ctx context.Context, s streams, f *upFlags) error {
 	if err := stages.ValidateOnly(f.only); err != nil {
 		return err
 	}
-	l, err := f.loadLab(makesState)
+	l, err := f.loadLab(growsState)
 	if err != nil {
 		return err
 	}
@@ -79,6 +81,9 @@ func runUp(ctx context.Context, s streams, f *upFlags) error {
 	}
 	e.Timeouts.Pull = f.pullTimeout
 	e.LabctlBinary = f.labctlBin
+	if err := sayGrowth(s, e); err != nil {
+		return err
+	}
 	if !f.dryRun {
 		// The state dir first: one of another backend, another user or
 		// not labctl's is refused before the daemon is asked anything
@@ -177,4 +182,29 @@ func dockerDesc(r stages.Reach) string {
 		return "at " + r.Host
 	}
 	return "local"
+}
+
+// sayGrowth says which tenants the lab file adds to the lab the state dir
+// records (resolveLab let them through), or refuses them where the running
+// lab cannot take them: with a remote daemon every tenant's NodePorts are
+// published on the Docker host when the management node is created (kind
+// extraPortMappings, render.KindConfig), and a node's port mappings cannot
+// be added later.
+func sayGrowth(s streams, e *stages.Env) error {
+	recorded, err := e.State.ReadLab()
+	if err != nil {
+		return nil // nothing recorded yet: a new lab
+	}
+	added, err := lab.Grows(recorded, e.Lab)
+	if err != nil || len(added) == 0 {
+		return nil
+	}
+	if e.Reach.Host != "" {
+		return fmt.Errorf("lab file adds tenant(s) %s to lab %s, whose tenants are reached through ports published on "+
+			"the Docker host %s when its management node was created; a running node takes no new ones: `labctl down "+
+			"--state-dir %s`, then up again", strings.Join(added, ", "), e.Lab.Name, e.Reach.Host, e.State)
+	}
+	fmt.Fprintf(s.out, "lab %s grows by tenant(s) %s: the shared stages and the running tenants are checked and left "+
+		"as they are; only what the added tenants need is built\n", e.Lab.Name, strings.Join(added, ", "))
+	return nil
 }
