@@ -122,9 +122,10 @@
 //     failure cancels the rest and is the error returned; the stage
 //     returns only once everything it started has stopped. Image imports
 //     into workers are the one bound, two at a time across the lab
-//     (preloadsAtOnce): each keeps about a core busy. A later stage's
-//     images go into the workers already there the same way, two at a
-//     time (preloadStage). The hami stage installs into the tenants side
+//     (preloadsAtOnce): each keeps about a core busy. The hami stage's
+//     worker images go in with the worker's own (beside the joins, or in
+//     the background); a later stage's images go into the workers
+//     already there the same way, two at a time (preloadStage). The hami stage installs into the tenants side
 //     by side too. The kamaji stage imports each Helm release's images just
 //     before that release installs, Kamaji's while cert-manager installs
 //     (kamaji.go); every import into a node is one archive (nodeimage.Load).

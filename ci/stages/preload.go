@@ -19,7 +19,8 @@ import (
 // imported from the daemon into the containerd of every node that runs it
 // (docker save | ctr import, one archive per node), a Helm release's images
 // just before the stage installs that release (kamaji.go), and a worker
-// gets its images right after it starts, before it joins. Every pod spec that names a bundled image asks IfNotPresent (see
+// gets its images right after it starts, before it joins, and the hami
+// stage's beside its join (workers_steps.go). Every pod spec that names a bundled image asks IfNotPresent (see
 // images.List's PullPolicy), so the kubelet finds it and never pulls —
 // Kamaji's kube-apiserver and konnectivity-server, which Kamaji
 // 26.8.2-edge asks Always, included: with a bundle the tenants stage first

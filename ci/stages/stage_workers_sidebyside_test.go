@@ -269,7 +269,8 @@ func TestWorkerPreloadWaitsForItsTurn(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := r.preload(ctx, node); err == nil || !strings.Contains(err.Error(), "worker "+node) || !errors.Is(err, context.Canceled) {
+	err = r.preload(ctx, stageWorkers, node)
+	if err == nil || !strings.Contains(err.Error(), "worker "+node) || !errors.Is(err, context.Canceled) {
 		t.Errorf("preload with every slot taken = %v, want the cancellation naming worker %s", err, node)
 	}
 	if got := imports(); len(got) != 0 {
@@ -277,7 +278,7 @@ func TestWorkerPreloadWaitsForItsTurn(t *testing.T) {
 	}
 
 	<-run.preloads // one slot free
-	if err := r.preload(context.Background(), node); err != nil {
+	if err := r.preload(context.Background(), stageWorkers, node); err != nil {
 		t.Fatal(err)
 	}
 	if got := imports(); len(got) == 0 {

@@ -28,7 +28,8 @@ func (workersStage) ahead(e *Env) (ahead, error) {
 	r := newWorkersRun(e)
 	s, err := r.aheadSteps()
 	return ahead{After: stageCluster, What: "every worker started, until its containerd is active, with its images " +
-		"(the steps up to each tenant's networking below)", Steps: s, Stage: workersStage{run: r}}, err
+		"and the hami stage's (the steps up to each tenant's networking below, and the imports beside it)", Steps: s,
+		Stage: workersStage{run: r}}, err
 }
 
 // workerLabels mark a worker container as the lab's and the tenant's, for

@@ -108,14 +108,14 @@ func (tw *tenantWorkers) start(ctx context.Context, name string) error {
 // preload imports the bundle's worker images into the worker once one of
 // the preloadsAtOnce slots is free. Before the join: the node's pods (CNI,
 // kube-proxy, CoreDNS, konnectivity agent) start as soon as it registers.
-func (tw *tenantWorkers) preload(ctx context.Context, name string) error {
+func (tw *tenantWorkers) preload(ctx context.Context, stage, name string) error {
 	select {
 	case tw.run.preloads <- struct{}{}:
 	case <-ctx.Done():
 		return fail(stageWorkers, "worker "+name, "waiting for its turn to import the image bundle", ctx.Err())
 	}
 	defer func() { <-tw.run.preloads }()
-	if err := tw.run.e.preloadNode(ctx, stageWorkers, tw.t.Name, name); err != nil {
+	if err := tw.run.e.preloadNode(ctx, stage, tw.t.Name, name); err != nil {
 		return fail(stageWorkers, "worker "+name, "image bundle", err)
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/gpu-lab/gpu-lab/ci/docker"
+	"github.com/gpu-lab/gpu-lab/ci/images"
 	"github.com/gpu-lab/gpu-lab/ci/internal/steps"
 	"github.com/gpu-lab/gpu-lab/ci/lab"
 	"github.com/gpu-lab/gpu-lab/ci/render"
@@ -106,33 +107,43 @@ func (r *workersRun) readHost(ctx context.Context) error {
 }
 
 // tenantSteps are the i-th tenant's steps: its workers started side by
-// side (start, done once: the runner may begin it ahead), its networking,
-// Kamaji's join objects awaited, its workers joined side by side, its
-// tunnel proven.
-func (r *workersRun) tenantSteps(i int, t lab.Tenant) (start, all steps.Step, err error) {
+// side, its networking, Kamaji's join objects awaited, its workers joined
+// side by side, its tunnel proven, and beside all but the start the hami
+// stage's images imported into its workers. early is what the runner may
+// begin ahead: the start and that import (each done once: steps.Once).
+func (r *workersRun) tenantSteps(i int, t lab.Tenant) (early, all steps.Step, err error) {
 	e := r.e
 	mgmt := render.PlaceholderManagementAddress
 	tw := &tenantWorkers{run: r, i: i, t: t}
-	var starts, joins []steps.Step
+	var starts, joins, hamis []steps.Step
 	for _, w := range t.Workers {
-		start, join, err := tw.workerSteps(e.Lab.NodeName(t.Name, w.Name))
+		start, join, hami, err := tw.workerSteps(e.Lab.NodeName(t.Name, w.Name))
 		if err != nil {
-			return start, all, err
+			return early, all, err
 		}
-		starts, joins = append(starts, start), append(joins, join)
+		starts, joins, hamis = append(starts, start), append(joins, join), append(hamis, hami)
 	}
 	cm, ds, err := render.KubeProxy(e.Lab, t.Name, e.Reach.renderOptions(mgmt))
 	if err != nil {
-		return start, all, err
+		return early, all, err
 	}
 	var prereq []string
 	for _, o := range joinPrerequisites() {
 		prereq = append(prereq, o.String())
 	}
-	start = steps.Once(steps.SideBySide(fmt.Sprintf("tenant %s: start its workers side by side, each until its containerd is active (%s)",
+	start := steps.Once(steps.SideBySide(fmt.Sprintf("tenant %s: start its workers side by side, each until its containerd is active (%s)",
 		t.Name, e.Timeouts.NodeReady), starts...))
-	return start, steps.Seq(
-		start,
+	// The hami stage's images (HAMi's, certgen's, the mock NVML library's)
+	// go in with the worker's own, not in the hami stage: importing them
+	// there was that stage's largest serial block (31.6–34.8 s of its
+	// 57–65 s); begun in the background they cost the hami stage 0.5 s
+	// (ci/hack/rehearsal/testdata/runs/2026-12-08-workers-ahead).
+	var hami steps.Step
+	if e.Preload != nil && len(e.Preload.preloadFor(stageHAMi, "", images.Worker)) > 0 {
+		hami = steps.Once(steps.SideBySide(fmt.Sprintf("tenant %s: beside its networking, joins and tunnel (above), the hami "+
+			"stage's images go into its workers (the hami stage then finds them there):", t.Name), hamis...))
+	}
+	rest := steps.Seq(
 		steps.Do(tw.networking,
 			fmt.Sprintf("apply to tenant %s: %s (static), ConfigMap %s/%s (conntrack.maxPerCore: 0), DaemonSet %s/%s",
 				t.Name, manifests.TenantKubeProxyRBAC, cm.Namespace, cm.Name, ds.Namespace, ds.Name),
@@ -143,12 +154,14 @@ func (r *workersRun) tenantSteps(i int, t lab.Tenant) (start, all steps.Step, er
 				t.Name, strings.Join(prereq, ", "), e.Timeouts.TenantReady)),
 		steps.SideBySide(fmt.Sprintf("tenant %s: join its workers side by side, as kind joins its own; each worker:", t.Name), joins...),
 		steps.Do(tw.proveTunnel, tunnelPlan(e, t)...),
-	), nil
+	)
+	return steps.Seq(start, hami), steps.Seq(start, steps.SideBySide("", rest, hami)), nil
 }
 
-// workerSteps are one worker's start (with its image preload) and join
-// (with its Node's Ready wait).
-func (tw *tenantWorkers) workerSteps(name string) (start, join steps.Step, err error) {
+// workerSteps are one worker's start (with its image preload), join (with
+// its Node's Ready wait) and the import of the hami stage's images into it
+// (the zero step without a bundle).
+func (tw *tenantWorkers) workerSteps(name string) (start, join, hami steps.Step, err error) {
 	e, t := tw.run.e, tw.t
 	mgmt := render.PlaceholderManagementAddress
 	spec := docker.KindNodeSpec(name, e.Lab.Versions.WorkerImage(), e.Network, ownedWorkerLabels(e, t.Name, "<owner ID>"),
@@ -160,15 +173,19 @@ func (tw *tenantWorkers) workerSteps(name string) (start, join steps.Step, err e
 			"btrfs/zfs/devicemapper/xfs storage, HTTP(S)_PROXY/NO_PROXY when set (NO_PROXY + the "+
 			"network's subnets, the tenant's CIDRs, the node names)")
 	if e.Preload != nil {
-		start = steps.Seq(start, steps.Do(func(ctx context.Context) error { return tw.preload(ctx, name) },
+		start = steps.Seq(start, steps.Do(func(ctx context.Context) error { return tw.preload(ctx, stageWorkers, name) },
 			fmt.Sprintf("import the bundle's images into %s, at most %d workers of the lab at once", name, preloadsAtOnce)))
+		if refs := e.Preload.preloadFor(stageHAMi, "", images.Worker); len(refs) > 0 {
+			hami = steps.Do(func(ctx context.Context) error { return tw.preload(ctx, stageHAMi, name) },
+				fmt.Sprintf("import %s into %s, at most %d workers of the lab at once", strings.Join(refs, " "), name, preloadsAtOnce))
+		}
 	}
 	conf, err := render.UncheckedJoinConfiguration(render.JoinSpec{
 		Endpoint: fmt.Sprintf("%s:%d", mgmt, t.Ports.APIServer), Token: "<new bootstrap token>",
 		CACertHash: "sha256:<tenant CA public key hash>", NodeName: name, NodeIP: "<IPv4 of " + name + " on " + e.Network + ">",
 	})
 	if err != nil {
-		return start, join, err
+		return start, join, hami, err
 	}
 	join = steps.Seq(
 		steps.Do(func(ctx context.Context) error { return tw.join(ctx, name) },
@@ -181,5 +198,5 @@ func (tw *tenantWorkers) workerSteps(name string) (start, join steps.Step, err e
 		steps.Do(func(ctx context.Context) error { return tw.nodeReady(ctx, name) },
 			fmt.Sprintf("wait Node %s Ready in tenant %s (%s)", name, t.Name, e.Timeouts.NodeReady)),
 	)
-	return start, join, nil
+	return start, join, hami, nil
 }
