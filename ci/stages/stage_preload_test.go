@@ -224,20 +224,7 @@ func TestPreloadImportsEveryImageBeforeItsStage(t *testing.T) {
 // TestPreloadReachesAFreshWorkerBeforeItJoins: the workers stage starts a
 // worker, imports the workers-stage images into it, then joins it.
 func TestPreloadReachesAFreshWorkerBeforeItJoins(t *testing.T) {
-	e, d, fc, _ := managementUp(t)
-	n := withBundle(t, e, d)
-	for _, tn := range e.Lab.Tenants {
-		kc := adminConf(t, e.Reach.tenantServer("172.18.0.2", tn.Ports.APIServer))
-		if err := e.State.WriteKubeconfig(tn.Name, kc); err != nil {
-			t.Fatal(err)
-		}
-		c, _ := fc.connect(kc)
-		seedKamajiJoinObjects(t, c)
-		seedTenantAddons(t, c, e.Lab.NodeName(tn.Name, "worker"))
-		tc := c
-		name := e.Lab.NodeName(tn.Name, "worker")
-		d.execOut = chainJoin(d.execOut, n, name, tc)
-	}
+	e, n := bundledTenantsToJoin(t)
 	if _, err := (workersStage{}).Run(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}
@@ -260,6 +247,27 @@ func TestPreloadReachesAFreshWorkerBeforeItJoins(t *testing.T) {
 	if len(n.pulls) > 0 {
 		t.Errorf("pulled inside nodes: %v", n.pulls)
 	}
+}
+
+// bundledTenantsToJoin is the seed lab with a bundle, its tenants up with
+// Kamaji's join objects and addons, no worker started yet: each worker's
+// boot and join are answered by chainJoin, containerd by the node stores.
+func bundledTenantsToJoin(t *testing.T) (*Env, *nodeStores) {
+	t.Helper()
+	e, d, fc, _ := managementUp(t)
+	n := withBundle(t, e, d)
+	for _, tn := range e.Lab.Tenants {
+		kc := adminConf(t, e.Reach.tenantServer("172.18.0.2", tn.Ports.APIServer))
+		if err := e.State.WriteKubeconfig(tn.Name, kc); err != nil {
+			t.Fatal(err)
+		}
+		c, _ := fc.connect(kc)
+		name := e.Lab.NodeName(tn.Name, "worker")
+		seedKamajiJoinObjects(t, c)
+		seedTenantAddons(t, c, name)
+		d.execOut = chainJoin(d.execOut, n, name, c)
+	}
+	return e, n
 }
 
 // chainJoin answers the worker's boot and join the way the workers stage

@@ -14,18 +14,7 @@ import (
 // start), so the hami stage's own preload finds them there and imports
 // nothing.
 func TestWorkersImportTheHAMiStagesImagesToo(t *testing.T) {
-	e, d, fc, _ := managementUp(t)
-	n := withBundle(t, e, d)
-	for _, tn := range e.Lab.Tenants {
-		kc := adminConf(t, e.Reach.tenantServer("172.18.0.2", tn.Ports.APIServer))
-		if err := e.State.WriteKubeconfig(tn.Name, kc); err != nil {
-			t.Fatal(err)
-		}
-		c, _ := fc.connect(kc)
-		seedKamajiJoinObjects(t, c)
-		seedTenantAddons(t, c, e.Lab.NodeName(tn.Name, "worker"))
-		d.execOut = chainJoin(d.execOut, n, e.Lab.NodeName(tn.Name, "worker"), c)
-	}
+	e, n := bundledTenantsToJoin(t)
 	if _, err := (workersStage{}).Run(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}
