@@ -27,7 +27,7 @@ type workersRun struct {
 	preloads chan struct{} // one token per image preload running (preloadsAtOnce)
 
 	built      sync.Once
-	all, early steps.Step // the stage's steps; those of them begun ahead (workersAhead)
+	all, early steps.Step // the stage's steps; those of them the runner may begin ahead (workersStage.ahead)
 	err        error
 }
 
@@ -43,7 +43,8 @@ func (r *workersRun) steps() (steps.Step, error) {
 
 // aheadSteps are the steps of steps that need no tenant control plane:
 // the worker image, the host's facts, every worker started with its images
-// (the same steps.Once steps as in steps, so done once).
+// and the hami stage's (the same steps.Once steps as in steps, so done
+// once).
 func (r *workersRun) aheadSteps() (steps.Step, error) {
 	r.built.Do(r.build)
 	return r.early, r.err
@@ -52,14 +53,14 @@ func (r *workersRun) aheadSteps() (steps.Step, error) {
 func (r *workersRun) build() {
 	e := r.e
 	img := e.Lab.Versions.WorkerImage()
-	var tenants, starts []steps.Step
+	var tenants, early []steps.Step
 	for i, t := range e.Lab.Tenants {
-		start, all, err := r.tenantSteps(i, t)
+		ahead, all, err := r.tenantSteps(i, t)
 		if err != nil {
 			r.err = err
 			return
 		}
-		starts, tenants = append(starts, start), append(tenants, all)
+		early, tenants = append(early, ahead), append(tenants, all)
 	}
 	host := steps.Once(steps.Seq(
 		steps.Do(r.ensureImage,
@@ -72,7 +73,7 @@ func (r *workersRun) build() {
 			fmt.Sprintf("docker info, docker network inspect %s: what kind adds to each docker run for the host (below)", e.Network)),
 	))
 	r.all = steps.Seq(host, tenantsSideBySide(tenants))
-	r.early = steps.Seq(host, steps.SideBySide("", starts...))
+	r.early = steps.Seq(host, steps.SideBySide("", early...))
 }
 
 // ensureImage makes sure the daemon has the worker image.
