@@ -56,48 +56,74 @@ func (hamiStage) Plan(e *Env) ([]string, error) { return planOf(newHAMiRun(e).st
 
 func (hamiStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	for _, t := range e.Lab.Tenants {
-		if !hamiThere(ctx, e, t) {
+		if !hamiStateOf(ctx, e, t).there() {
 			return false, "", nil
 		}
 	}
 	return true, fmt.Sprintf("HAMi %s ready in %s", e.Lab.Versions.HAMiChart, strings.Join(e.Lab.TenantNames(), ", ")), nil
 }
 
-// hamiThere reports whether the tenant's HAMi is installed and ready: its
-// release deployed at the lab's chart version, the scheduler configuration,
-// its GPU nodes, its scheduler and webhook.
-func hamiThere(ctx context.Context, e *Env, t lab.Tenant) bool {
-	out, err := e.helm(ctx, e.State.Kubeconfig(t.Name), helm.StatusArgs(render.HAMiRelease, render.HAMiNamespace)...)
-	if err != nil {
-		return false
-	}
-	if ok, _ := helm.ReleaseDeployed(out, e.Lab.Versions.HAMiChart); !ok {
-		return false
-	}
-	if ok, err := schedulerConfigInstalled(ctx, e, t.Name); err != nil || !ok {
-		return false
-	}
-	tc, err := e.tenantClients(t.Name)
-	if err != nil {
-		return false
-	}
-	if ok, _, err := gpuNodesReady(ctx, e, tc, t); err != nil || !ok {
-		return false
-	}
-	ok, _, err := hamiReady(ctx, e, t.Name)
-	return err == nil && ok
+// hamiState is what of a tenant's HAMi is there.
+type hamiState struct {
+	// release: deployed at the lab's chart version, with the lab's
+	// scheduler configuration.
+	release bool
+	// gpuNodes: how many of the lab file's workers are labelled GPU
+	// nodes; nodes: all of them, with nvml-mock ready on each.
+	gpuNodes int
+	nodes    bool
+	// ready: the scheduler and its webhook.
+	ready bool
 }
 
-// Run installs HAMi into every tenant whose HAMi is not there (hamiThere):
-// a tenant added to a running lab gets its own, and the running tenants'
-// are left as they are.
+func (s hamiState) there() bool { return s.release && s.nodes && s.ready }
+
+// onlyAddedWorkers: HAMi runs in the tenant, on its GPU nodes, and only
+// workers added since are not GPU nodes yet: making them so is all there
+// is to do (the release stays as it is).
+func (s hamiState) onlyAddedWorkers() bool { return s.release && s.ready && s.gpuNodes > 0 && !s.nodes }
+
+// hamiStateOf reads what of the tenant's HAMi is there; without its
+// release it reads no further.
+func hamiStateOf(ctx context.Context, e *Env, t lab.Tenant) hamiState {
+	var s hamiState
+	out, err := e.helm(ctx, e.State.Kubeconfig(t.Name), helm.StatusArgs(render.HAMiRelease, render.HAMiNamespace)...)
+	if err != nil {
+		return s
+	}
+	if ok, _ := helm.ReleaseDeployed(out, e.Lab.Versions.HAMiChart); !ok {
+		return s
+	}
+	if ok, err := schedulerConfigInstalled(ctx, e, t.Name); err != nil || !ok {
+		return s
+	}
+	s.release = true
+	tc, err := e.tenantClients(t.Name)
+	if err != nil {
+		return s
+	}
+	s.gpuNodes = gpuNodesLabelled(ctx, e, tc, t)
+	ok, _, err := gpuNodesReady(ctx, e, tc, t)
+	s.nodes = err == nil && ok
+	ok, _, err = hamiReady(ctx, e, t.Name)
+	s.ready = err == nil && ok
+	return s
+}
+
+// Run installs HAMi into every tenant whose HAMi is not there: a tenant
+// added to a running lab gets its own, a running tenant with workers added
+// has only them made GPU nodes (its release stays as it is), and the
+// running tenants are left as they are.
 func (hamiStage) Run(ctx context.Context, e *Env) (string, error) {
 	r := newHAMiRun(e)
 	r.tenants = nil
 	for _, t := range e.Lab.Tenants {
-		if hamiThere(ctx, e, t) {
+		switch s := hamiStateOf(ctx, e, t); {
+		case s.there():
 			r.ready[t.Name] = "already there"
 			continue
+		case s.onlyAddedWorkers():
+			r.nodesOnly[t.Name] = true
 		}
 		r.tenants = append(r.tenants, t)
 	}

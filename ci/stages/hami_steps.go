@@ -18,13 +18,16 @@ import (
 type hamiRun struct {
 	e       *Env
 	tenants []lab.Tenant // those to install into: the lab's, or those without HAMi (Run)
+	// nodesOnly are the tenants whose release is there and whose added
+	// workers only need to be made GPU nodes (Run).
+	nodesOnly map[string]bool
 
 	mu    sync.Mutex
 	ready map[string]string // each tenant's HAMi condition, once ready
 }
 
 func newHAMiRun(e *Env) *hamiRun {
-	return &hamiRun{e: e, tenants: e.Lab.Tenants, ready: map[string]string{}}
+	return &hamiRun{e: e, tenants: e.Lab.Tenants, nodesOnly: map[string]bool{}, ready: map[string]string{}}
 }
 
 // steps are the stage's steps: what its dry-run prints and its Run does.
@@ -67,6 +70,12 @@ func (r *hamiRun) tenantSteps(t lab.Tenant) (steps.Step, error) {
 	if err != nil {
 		return steps.Step{}, err
 	}
+	wait := steps.Do(func(ctx context.Context) error { return r.wait(ctx, t) },
+		fmt.Sprintf("wait in tenant %s: Deployment %s/%s available, MutatingWebhookConfiguration %s has a "+
+			"caBundle (%s)", t.Name, render.HAMiNamespace, hamiScheduler, hamiWebhook, e.Timeouts.Rollout))
+	if r.nodesOnly[t.Name] {
+		return steps.Seq(append(gpuNodes, wait)...), nil
+	}
 	y, err := hamiValues(e, t)
 	if err != nil {
 		return steps.Step{}, err
@@ -86,9 +95,7 @@ func (r *hamiRun) tenantSteps(t lab.Tenant) (steps.Step, error) {
 			}
 			return nil
 		}, "helm --kubeconfig "+e.State.Kubeconfig(t.Name)+" "+strings.Join(helm.UpgradeInstallArgs(c), " ")+pendingPlan),
-		steps.Do(func(ctx context.Context) error { return r.wait(ctx, t) },
-			fmt.Sprintf("wait in tenant %s: Deployment %s/%s available, MutatingWebhookConfiguration %s has a "+
-				"caBundle (%s)", t.Name, render.HAMiNamespace, hamiScheduler, hamiWebhook, e.Timeouts.Rollout)),
+		wait,
 	)...), nil
 }
 

@@ -109,6 +109,18 @@ func applyNVMLMock(ctx context.Context, e *Env, clients func() (*Clients, error)
 	return nil
 }
 
+// gpuNodesLabelled counts the tenant's workers labelled GPU nodes.
+func gpuNodesLabelled(ctx context.Context, e *Env, tc *Clients, t lab.Tenant) int {
+	n := 0
+	for _, w := range t.Workers {
+		node, err := tc.Kube.CoreV1().Nodes().Get(ctx, e.Lab.NodeName(t.Name, w.Name), metav1.GetOptions{})
+		if err == nil && node.Labels[gpus.LabelGPUNode] == gpus.LabelGPUOn {
+			n++
+		}
+	}
+	return n
+}
+
 // gpuNodesReady tells whether a tenant's workers are labelled and the
 // nvml-mock DaemonSet is ready on all of them, naming what is not.
 func gpuNodesReady(ctx context.Context, e *Env, tc *Clients, t lab.Tenant) (bool, string, error) {

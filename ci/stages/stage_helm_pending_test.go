@@ -99,7 +99,7 @@ func TestHAMiStageEndsARevisionAnInterruptedUpLeftPending(t *testing.T) {
 	}
 	for _, tn := range e.Lab.Tenants {
 		// The first status is the stage's question whether the tenant's
-		// HAMi is there (hamiThere); the second, helmInstall's.
+		// HAMi is there (hamiStateOf); the second, helmInstall's.
 		if got, want := h.calls[tn.Name], []string{"status", "status", "upgrade"}; !slices.Equal(got, want) {
 			t.Errorf("%s: helm calls %q, want %q", tn.Name, got, want)
 		}
