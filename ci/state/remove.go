@@ -21,6 +21,17 @@ func (d Dir) RemoveLabState() ([]string, error) {
 	}, false)
 }
 
+// RemoveTenantState removes the state of one tenant removed from a running
+// lab: its kubeconfig and the values files named (names as Values takes
+// them), where labctl recorded writing them. It returns the removed paths.
+func (d Dir) RemoveTenantState(tenant string, values ...string) ([]string, error) {
+	rels := map[string]bool{kubeconfigRel(tenant): true}
+	for _, v := range values {
+		rels[valuesDir+"/"+v] = true
+	}
+	return d.remove(func(rel string) bool { return rels[rel] }, false)
+}
+
 // RemoveAll removes everything labctl recorded writing, then the marker
 // and the directory when nothing else is left in it: the stale state of a
 // local test environment that stopped (its processes and their data are

@@ -112,3 +112,38 @@ func TestRemoveAllOfStoppedTestenv(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoveTenantState: a tenant removed from a running lab takes its
+// kubeconfig and its values with it; the other tenant's, the management
+// kubeconfig and the user's own files stay, and so do their records.
+func TestRemoveTenantState(t *testing.T) {
+	d := Dir(t.TempDir())
+	must(t, d.Claim(RealLab))
+	for _, tn := range []string{"tenant-a", "tenant-b"} {
+		must(t, d.WriteKubeconfig(tn, []byte(tn)))
+		must(t, d.WriteValuesFile(d.Values("hami-"+tn+".yaml"), []byte(tn)))
+	}
+	must(t, d.WriteManagementKubeconfig([]byte("m")))
+	mine := []string{"values/hami-tenant-b-notes.yaml"}
+	writeUserFiles(t, string(d), mine)
+	removed, err := d.RemoveTenantState("tenant-b", "hami-tenant-b.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{d.Kubeconfig("tenant-b"), d.Values("hami-tenant-b.yaml")}
+	slices.Sort(removed)
+	if !slices.Equal(removed, want) {
+		t.Errorf("removed %q\nwant    %q", removed, want)
+	}
+	checkUserFiles(t, string(d), mine)
+	for _, p := range []string{d.Kubeconfig("tenant-a"), d.Values("hami-tenant-a.yaml"), d.ManagementKubeconfig()} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s went with tenant-b: %v", p, err)
+		}
+	}
+	// What stays is still labctl's: down removes it.
+	all, err := d.RemoveLabState()
+	if err != nil || !slices.Contains(all, d.Kubeconfig("tenant-a")) || slices.Contains(all, d.Kubeconfig("tenant-b")) {
+		t.Errorf("down after the removal removed %q, %v; want tenant-a's and not tenant-b's again", all, err)
+	}
+}

@@ -58,7 +58,8 @@ func (f *labFlags) registerLabSource(cmd *cobra.Command) {
 const labRule = `Which lab: a state dir labctl made (--state-dir, default ` + state.DefaultDir + `) is the lab it
 records (resolved-lab.yaml); if that cannot be read, labctl stops and names the file. -f must
 then be that same lab: a different one is refused, naming both — except that up takes the
-recorded lab with tenants added at the end of its list, and builds only what they add. Only where
+recorded lab with tenants added or removed at the end of its list, or workers added to or removed
+from a running tenant: it removes only what goes and builds only what is added. Only where
 no state dir records a lab yet (up, run, testenv up, plan, images) does -f, else the embedded
 seed lab, decide.`
 
@@ -74,9 +75,10 @@ const (
 	// testenv up), or shows what it would make (plan, images): without a
 	// recorded lab, -f or the seed lab decides.
 	makesState
-	// growsState: makesState, and a recorded lab may also be grown by -f
-	// (up: lab.Grows, tenants added at the end of the list).
-	growsState
+	// changesState: makesState, and a recorded lab may also be changed by
+	// -f where up applies it to the running lab (lab.Changes: tenants added
+	// or removed at the end of the list, workers added or removed).
+	changesState
 )
 
 // resolveLab is the one rule for which lab a command acts on (labRule).
@@ -104,9 +106,9 @@ func resolveLab(file string, d state.Dir, use stateUse) (*lab.Lab, error) {
 		return recorded, nil
 	}
 	why := ""
-	if use == growsState {
-		added, err := lab.Grows(recorded, given)
-		if err == nil && len(added) > 0 {
+	if use == changesState {
+		c, err := lab.Changes(recorded, given)
+		if err == nil && !c.None() {
 			return given, nil
 		}
 		if err != nil {

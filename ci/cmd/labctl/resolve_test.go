@@ -123,10 +123,10 @@ func TestRecordedLabIsTheSameLab(t *testing.T) {
 	}
 }
 
-// TestResolveLabGrowsForUp: up takes the recorded lab with a tenant added
-// at the end (lab.Grows), and only up; a lab file that is not such a
-// growth is refused with the reason.
-func TestResolveLabGrowsForUp(t *testing.T) {
+// TestResolveLabChangesForUp: up takes the recorded lab with a tenant
+// added or removed at the end (lab.Changes), and only up; a lab file whose
+// change a running lab cannot take is refused with the reason.
+func TestResolveLabChangesForUp(t *testing.T) {
 	seed, err := os.ReadFile("../../lab/default-lab.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -140,32 +140,40 @@ func TestResolveLabGrowsForUp(t *testing.T) {
 	}
 	grown := write("grown.yaml", "  - name: tenant-c\n    workers: [{name: worker, gpus: [{model: L4, count: 1}]}]\n")
 	recorded := recordedDir(t, state.RealLab, "gpu-lab")
-	l, err := resolveLab(grown, recorded, growsState)
+	l, err := resolveLab(grown, recorded, changesState)
 	if err != nil || len(l.Tenants) != 3 || l.Tenants[2].Name != "tenant-c" {
 		t.Fatalf("up with a tenant added: lab %v, err %v; want the grown lab", l, err)
 	}
 	if _, err := resolveLab(grown, recorded, makesState); err == nil {
 		t.Error("plan/images/run with a tenant added: want the refusal, as before")
 	}
-	shrunk := filepath.Join(t.TempDir(), "shrunk.yaml")
-	one := lab.Default()
-	one.Tenants = one.Tenants[:1]
-	d := newStateDir(t, state.RealLab)
-	if err := d.WriteLab(one); err != nil {
-		t.Fatal(err)
+	labFile := func(name string, l *lab.Lab) string {
+		d := newStateDir(t, state.RealLab)
+		if err := d.WriteLab(l); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(d.LabPath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
 	}
-	b, err := os.ReadFile(d.LabPath())
-	if err != nil {
-		t.Fatal(err)
+	last := lab.Default()
+	last.Tenants = last.Tenants[:1]
+	if l, err := resolveLab(labFile("shrunk.yaml", last), recorded, changesState); err != nil || len(l.Tenants) != 1 {
+		t.Errorf("up with the last tenant removed: lab %v, err %v; want the lab without tenant-b", l, err)
 	}
-	if err := os.WriteFile(shrunk, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	_, err = resolveLab(shrunk, recorded, growsState)
-	for _, want := range []string{"is not the lab state dir", "tenant tenant-b of the running lab is not in the lab file",
+	first := lab.Default()
+	first.Tenants = first.Tenants[1:]
+	_, err = resolveLab(labFile("first.yaml", first), recorded, changesState)
+	for _, want := range []string{"is not the lab state dir", "running tenant tenant-b would move from place 2 to 1",
 		"`labctl down --state-dir"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("up with a tenant removed: err %v, want it to contain %q", err, want)
+			t.Errorf("up with the first tenant removed: err %v, want it to contain %q", err, want)
 		}
 	}
 }

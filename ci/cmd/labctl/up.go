@@ -52,7 +52,9 @@ func newUpCommand(s streams) *cobra.Command {
 		Short: "Build the lab on Docker: kind, Kamaji, tenants, workers, HAMi, mock GPUs",
 		Long: `Build the lab on the Docker daemon of DOCKER_HOST (the local one by default), stage by stage:
 cluster → kamaji → tenants → workers → hami → gpus. Each stage skips work that is already
-there, so running up again resumes a lab. State (kubeconfigs, stage records, diagnostics of a
+there, so running up again resumes a lab. -f may change a running lab: tenants added or removed
+at the end of its list, workers added to or removed from a tenant; what goes is removed first
+(only it), then only what is added is built. State (kubeconfigs, stage records, diagnostics of a
 failure) goes to --state-dir.`,
 		Example: `  labctl up                       # the seed lab
   labctl up -f lab.yaml --keep    # leave a failed lab up for inspection
@@ -71,7 +73,7 @@ func runUp(ctx context.Context, s streams, f *upFlags) error {
 	if err := stages.ValidateOnly(f.only); err != nil {
 		return err
 	}
-	l, err := f.loadLab(growsState)
+	l, err := f.loadLab(changesState)
 	if err != nil {
 		return err
 	}
@@ -81,7 +83,8 @@ func runUp(ctx context.Context, s streams, f *upFlags) error {
 	}
 	e.Timeouts.Pull = f.pullTimeout
 	e.LabctlBinary = f.labctlBin
-	if err := sayGrowth(s, e); err != nil {
+	change, err := sayChange(s, e)
+	if err != nil {
 		return err
 	}
 	if !f.dryRun {
@@ -103,15 +106,24 @@ func runUp(ctx context.Context, s streams, f *upFlags) error {
 	r := upRunner(e, f, newPrinter(s.out, f.verbose))
 	if f.dryRun {
 		fmt.Fprintf(s.out, "lab %s, state dir %s, docker %s — nothing is applied (--dry-run)\n", l.Name, e.State, dockerDesc(e.Reach))
+		if len(change.RemovedTenants)+len(change.RemovedWorkers) > 0 {
+			fmt.Fprintln(s.out, "before the stages, what the lab file no longer has goes:")
+			for _, line := range stages.PrunePlan(e, change) {
+				fmt.Fprintln(s.out, "  "+line)
+			}
+		}
 		return r.Plan(e)
 	}
 	if err := upPreflight(ctx, s.errOut, e, f.only); err != nil {
 		return err
 	}
+	start := time.Now()
+	if err := prune(ctx, s, e, change); err != nil {
+		return err
+	}
 	if err := e.State.WriteLab(l); err != nil {
 		return err
 	}
-	start := time.Now()
 	if err := r.Up(ctx, e); err != nil {
 		return withDiagnosticsHint(err, e.State)
 	}
@@ -184,27 +196,46 @@ func dockerDesc(r stages.Reach) string {
 	return "local"
 }
 
-// sayGrowth says which tenants the lab file adds to the lab the state dir
-// records (resolveLab let them through), or refuses them where the running
-// lab cannot take them: with a remote daemon every tenant's NodePorts are
+// sayChange says how the lab file changes the lab the state dir records
+// (resolveLab let it through: lab.Changes), or refuses it where the running
+// lab cannot take it: with a remote daemon every tenant's NodePorts are
 // published on the Docker host when the management node is created (kind
 // extraPortMappings, render.KindConfig), and a node's port mappings cannot
-// be added later.
-func sayGrowth(s streams, e *stages.Env) error {
+// be added later, so no tenant can be added there (workers can: they reach
+// their tenant inside the Docker network).
+func sayChange(s streams, e *stages.Env) (lab.Change, error) {
 	recorded, err := e.State.ReadLab()
 	if err != nil {
-		return nil // nothing recorded yet: a new lab
+		return lab.Change{}, nil // nothing recorded yet: a new lab
 	}
-	added, err := lab.Grows(recorded, e.Lab)
-	if err != nil || len(added) == 0 {
+	c, err := lab.Changes(recorded, e.Lab)
+	if err != nil || c.None() {
+		return lab.Change{}, nil
+	}
+	if e.Reach.Host != "" && len(c.AddedTenants) > 0 {
+		return c, fmt.Errorf("lab file adds tenant(s) %s to lab %s, whose tenants are reached through ports published on "+
+			"the Docker host %s when its management node was created; a running node takes no new ones: `labctl down "+
+			"--state-dir %s`, then up again", strings.Join(c.AddedTenants, ", "), e.Lab.Name, e.Reach.Host, e.State)
+	}
+	fmt.Fprintf(s.out, "lab %s: the lab file %s; the shared stages and the running tenants are checked and left as they "+
+		"are, only what goes is removed and only what is added is built\n", e.Lab.Name, c)
+	return c, nil
+}
+
+// prune removes what the lab file no longer has (stages.Prune), printing
+// each object as it went.
+func prune(ctx context.Context, s streams, e *stages.Env, c lab.Change) error {
+	if len(c.RemovedTenants)+len(c.RemovedWorkers) == 0 {
 		return nil
 	}
-	if e.Reach.Host != "" {
-		return fmt.Errorf("lab file adds tenant(s) %s to lab %s, whose tenants are reached through ports published on "+
-			"the Docker host %s when its management node was created; a running node takes no new ones: `labctl down "+
-			"--state-dir %s`, then up again", strings.Join(added, ", "), e.Lab.Name, e.Reach.Host, e.State)
+	start := time.Now()
+	removed, err := stages.Prune(ctx, e, c)
+	for _, r := range removed {
+		fmt.Fprintln(s.out, "removed", r)
 	}
-	fmt.Fprintf(s.out, "lab %s grows by tenant(s) %s: the shared stages and the running tenants are checked and left "+
-		"as they are; only what the added tenants need is built\n", e.Lab.Name, strings.Join(added, ", "))
+	if err != nil {
+		return fmt.Errorf("%w\n(the lab file's change is not recorded: `labctl up -f` again takes it on)", err)
+	}
+	fmt.Fprintf(s.out, "removed what the lab file no longer has in %s\n", time.Since(start).Round(100*time.Millisecond))
 	return nil
 }
