@@ -36,12 +36,12 @@ func (s kamajiStage) Plan(e *Env) ([]string, error) { return s.steps(e, new(stri
 // (ci/hack/rehearsal/testdata/runs/2026-12-07-steps-timeline).
 func (s kamajiStage) steps(e *Env, ready *string) steps.Step {
 	charts := s.charts(e)
-	out := []steps.Step{e.preloadStep(stageKamaji, charts[0].Release)}
+	out := []steps.Step{e.preloadStep(stageKamaji, charts[0].Release, true)}
 	for i, c := range charts {
 		install := steps.Do(func(ctx context.Context) error { return kamajiInstall(ctx, e, c) },
 			"helm --kubeconfig "+e.State.ManagementKubeconfig()+" "+strings.Join(helm.UpgradeInstallArgs(c), " ")+pendingPlan)
 		if i+1 < len(charts) {
-			install = besidePreload(install, e.preloadStep(stageKamaji, charts[i+1].Release))
+			install = besidePreload(install, e.preloadStep(stageKamaji, charts[i+1].Release, true))
 		}
 		out = append(out, install)
 	}

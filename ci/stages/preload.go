@@ -61,13 +61,14 @@ func (p *Preload) preloadFor(stage, release string, place images.Place) []string
 }
 
 // preloadStage imports the stage's bundled images of release ("" for those
-// of no release) into every existing node that runs them: the management node, then the workers already there,
+// of no release) into every existing node that runs them: the management
+// node, then, unless !workers, the workers already there,
 // preloadsAtOnce at a time (a worker the workers stage starts gets them
 // from preloadNode). Every node is checked to be this state dir's before
 // any import (owner.go): `labctl up --only STAGE --images DIR` reaches here
 // without the cluster or workers stage, and a container named like a lab
 // node may be another state dir's, or no lab's at all.
-func (e *Env) preloadStage(ctx context.Context, stage, release string) error {
+func (e *Env) preloadStage(ctx context.Context, stage, release string, workers bool) error {
 	if e.Preload == nil {
 		return nil
 	}
@@ -80,7 +81,7 @@ func (e *Env) preloadStage(ctx context.Context, stage, release string) error {
 		}
 	}
 	refs := e.Preload.preloadFor(stage, release, images.Worker)
-	if len(refs) == 0 {
+	if len(refs) == 0 || !workers {
 		return nil
 	}
 	var nodes []string
@@ -109,6 +110,21 @@ func (e *Env) preloadStage(ctx context.Context, stage, release string) error {
 		p.Go(func(ctx context.Context) error { return e.importAll(ctx, node, refs) })
 	}
 	return p.Wait()
+}
+
+// importsIntoItsWorkers is a stage that imports its bundled worker images
+// into each of its workers itself, right after starting it (workersStage,
+// workers_steps.go): the Runner's preload before it goes to the management
+// node alone — into the workers it would only repeat the stage's own
+// imports (0.77 s on the 2026-12-08 rehearsal, where the workers were
+// begun ahead and had every image).
+type importsIntoItsWorkers interface{ importsIntoItsWorkers() }
+
+// preloadsWorkersBefore tells whether the Runner's preload before stage s
+// goes into the workers too.
+func preloadsWorkersBefore(s Stage) bool {
+	_, own := s.(importsIntoItsWorkers)
+	return !own
 }
 
 // managementNodeOwned: the management node is a node container of this
@@ -164,16 +180,17 @@ func (e *Env) importAll(ctx context.Context, node string, refs []string) error {
 }
 
 // preloadStep is the stage's preloading of release's images ("": of those
-// of no release, which the Runner does before the stage) as a step, said
-// as preloadPlan says it, so a run's timeline shows it; the zero step
-// without a bundle or without such images.
-func (e *Env) preloadStep(stage, release string) steps.Step {
-	say := e.preloadPlan(stage, release)
+// of no release, which the Runner does before the stage), into the
+// workers too unless !workers, as a step, said as preloadPlan says it, so
+// a run's timeline shows it; the zero step without a bundle or without
+// such images.
+func (e *Env) preloadStep(stage, release string, workers bool) steps.Step {
+	say := e.preloadPlan(stage, release, workers)
 	if len(say) == 0 {
 		return steps.Step{}
 	}
 	return steps.Do(func(ctx context.Context) error {
-		if err := e.preloadStage(ctx, stage, release); err != nil {
+		if err := e.preloadStage(ctx, stage, release, workers); err != nil {
 			return fail(stage, "image bundle", "", err)
 		}
 		return nil
@@ -181,8 +198,9 @@ func (e *Env) preloadStep(stage, release string) steps.Step {
 }
 
 // preloadPlan is the --dry-run line of a stage's preloading of release's
-// images ("": of those of no release).
-func (e *Env) preloadPlan(stage, release string) []string {
+// images ("": of those of no release), into the workers too unless
+// !workers.
+func (e *Env) preloadPlan(stage, release string, workers bool) []string {
 	if e.Preload == nil {
 		return nil
 	}
@@ -195,7 +213,7 @@ func (e *Env) preloadPlan(stage, release string) []string {
 		out = append(out, fmt.Sprintf("preload into %s: docker save | ctr import %s%s",
 			e.controlPlaneContainer(), strings.Join(refs, " "), of))
 	}
-	if refs := e.Preload.preloadFor(stage, release, images.Worker); len(refs) > 0 {
+	if refs := e.Preload.preloadFor(stage, release, images.Worker); len(refs) > 0 && workers {
 		out = append(out, fmt.Sprintf("preload into every worker, %d at a time: docker save | ctr import %s%s",
 			preloadsAtOnce, strings.Join(refs, " "), of))
 	}

@@ -80,7 +80,7 @@ func (r *Runner) Plan(e *Env) error {
 		if err != nil {
 			return fail(s.Name(), "", "", fmt.Errorf("plan: %w", err))
 		}
-		r.emit(Event{Stage: s.Name(), Kind: EventPlan, Lines: slices.Concat(bg, e.preloadPlan(s.Name(), ""), lines)})
+		r.emit(Event{Stage: s.Name(), Kind: EventPlan, Lines: slices.Concat(bg, e.preloadPlan(s.Name(), "", preloadsWorkersBefore(s)), lines)})
 	}
 	return nil
 }
@@ -145,7 +145,7 @@ func (r *Runner) Up(ctx context.Context, e *Env) error {
 		}
 		bg.begin(i)
 		r.emit(Event{Stage: name, Kind: EventStart})
-		if err := e.runSteps(runCtx, name, e.preloadStep(name, "")); err != nil {
+		if err := e.runSteps(runCtx, name, e.preloadStep(name, "", preloadsWorkersBefore(s))); err != nil {
 			return failed(name, start, err)
 		}
 		msg, err = s.Run(runCtx, e)

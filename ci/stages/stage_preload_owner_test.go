@@ -51,7 +51,7 @@ func TestPreloadImportsOnlyIntoTheLabsOwnNodes(t *testing.T) {
 			// Every stage's preloads: the Runner's (release "") and a
 			// stage's own, of one release's images (kamaji.go).
 			for _, i := range e.Preload.Images {
-				if err := e.preloadStage(context.Background(), i.Stage, i.Release); err != nil {
+				if err := e.preloadStage(context.Background(), i.Stage, i.Release, true); err != nil {
 					refused = err
 					break
 				}

@@ -65,7 +65,7 @@ func TestPreloadImportsIntoWorkersSideBySide(t *testing.T) {
 			mu.Unlock()
 		}
 	}
-	if err := e.preloadStage(context.Background(), stageHAMi, ""); err != nil {
+	if err := e.preloadStage(context.Background(), stageHAMi, "", true); err != nil {
 		t.Fatal(err)
 	}
 	imported := map[string]int{}

@@ -167,7 +167,7 @@ func TestPreloadImportsEveryImageBeforeItsStage(t *testing.T) {
 	// it, so a run's timeline shows where the time went.
 	preloads := 0
 	for _, name := range Names {
-		if say := e.preloadPlan(name, ""); len(say) > 0 {
+		if say := e.preloadPlan(name, "", true); len(say) > 0 {
 			preloads++
 			if !slices.Contains(ran.started, steps.Name(say)) {
 				t.Errorf("stage %s: no step %q started (started: %q)", name, steps.Name(say), ran.started)

@@ -31,7 +31,7 @@ func TestWorkersImportTheHAMiStagesImagesToo(t *testing.T) {
 		}
 	}
 	before := len(n.events)
-	if err := e.preloadStage(context.Background(), stageHAMi, ""); err != nil {
+	if err := e.preloadStage(context.Background(), stageHAMi, "", true); err != nil {
 		t.Fatal(err)
 	}
 	for _, ev := range n.events[before:] {

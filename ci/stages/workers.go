@@ -22,6 +22,10 @@ type workersStage struct {
 
 func (workersStage) Name() string { return stageWorkers }
 
+// importsIntoItsWorkers: each worker gets its images right after its
+// start (tenantWorkers.preload), so the Runner's preload leaves them out.
+func (workersStage) importsIntoItsWorkers() {}
+
 // ahead: starting the workers and importing their images needs the
 // cluster stage's network and management node, no tenant control plane.
 func (workersStage) ahead(e *Env) (ahead, error) {
