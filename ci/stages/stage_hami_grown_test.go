@@ -15,10 +15,11 @@ import (
 	"github.com/gpu-lab/gpu-lab/ci/render"
 )
 
-// TestHAMiStageInstallsOnlyIntoAnAddedTenant: a running lab with HAMi in
-// both tenants grows by tenant-c; the stage installs HAMi into tenant-c
-// alone, leaves the running tenants' releases as they are, and says so.
-func TestHAMiStageInstallsOnlyIntoAnAddedTenant(t *testing.T) {
+// hamiRunning is the seed lab with HAMi installed and ready in both
+// tenants by the stage (its Check then says done), and the fake helm it
+// installed with.
+func hamiRunning(t *testing.T) (*Env, *okHelm) {
+	t.Helper()
 	e, _, _, _ := managementUp(t)
 	h := &okHelm{}
 	e.Helm = h
@@ -33,6 +34,15 @@ func TestHAMiStageInstallsOnlyIntoAnAddedTenant(t *testing.T) {
 	if done, _, err := (hamiStage{}).Check(ctx, e); err != nil || !done {
 		t.Fatalf("Check after the first Run = %v, %v; want done", done, err)
 	}
+	return e, h
+}
+
+// TestHAMiStageInstallsOnlyIntoAnAddedTenant: a running lab with HAMi in
+// both tenants grows by tenant-c; the stage installs HAMi into tenant-c
+// alone, leaves the running tenants' releases as they are, and says so.
+func TestHAMiStageInstallsOnlyIntoAnAddedTenant(t *testing.T) {
+	e, h := hamiRunning(t)
+	ctx := context.Background()
 
 	e.Lab.Tenants = append(e.Lab.Tenants, lab.Tenant{Name: "tenant-c", Workers: e.Lab.Tenants[1].Workers})
 	e.clients["tenant-c"] = hamiTenant(t, e, "tenant-c", 1)
@@ -64,17 +74,8 @@ func TestHAMiStageInstallsOnlyIntoAnAddedTenant(t *testing.T) {
 // running lab is labelled and gets the nvml-mock objects with its cards;
 // no release is installed again, in tenant-a or anywhere else.
 func TestHAMiStageMakesAnAddedWorkerAGPUNode(t *testing.T) {
-	e, _, _, _ := managementUp(t)
-	h := &okHelm{}
-	e.Helm = h
-	e.clients = map[string]*Clients{}
-	for _, tn := range e.Lab.Tenants {
-		e.clients[tn.Name] = hamiTenant(t, e, tn.Name, 1)
-	}
+	e, h := hamiRunning(t)
 	ctx := context.Background()
-	if _, err := (hamiStage{}).Run(ctx, e); err != nil {
-		t.Fatal(err)
-	}
 
 	e.Lab.Tenants[0].Workers = append(e.Lab.Tenants[0].Workers, lab.Worker{Name: "worker2", GPUs: e.Lab.Tenants[0].Workers[0].GPUs})
 	added := e.Lab.NodeName("tenant-a", "worker2")

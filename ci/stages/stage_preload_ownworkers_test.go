@@ -21,15 +21,7 @@ func (ownImportsStage) importsIntoItsWorkers() {}
 // workers stage is such a stage.
 func TestRunnerLeavesAStagesOwnWorkerImportsToIt(t *testing.T) {
 	e, d, n := bundledEnv(t)
-	rec := ownManagementNode(t, e, d)
-	for _, tn := range e.Lab.Tenants {
-		for _, w := range tn.Workers {
-			name := e.Lab.NodeName(tn.Name, w.Name)
-			c := runningOn(name, "kind", "172.18.0.9")
-			c.Config.Labels = ownedWorkerLabels(e, tn.Name, rec.ID)
-			d.containers[name] = c
-		}
-	}
+	ownedWorkersRunning(e, d, ownManagementNode(t, e, d).ID)
 	if len(e.Preload.preloadFor(stageWorkers, "", images.Worker)) == 0 {
 		t.Fatal("the bundle has no workers-stage worker images: nothing to leave out")
 	}

@@ -23,19 +23,8 @@ func TestPreloadImportsIntoWorkersSideBySide(t *testing.T) {
 			e.Lab.Tenants[i].Workers = append(e.Lab.Tenants[i].Workers, w)
 		}
 	}
-	rec := ownManagementNode(t, e, d)
-	workers := 0
-	for _, tn := range e.Lab.Tenants {
-		for _, w := range tn.Workers {
-			name := e.Lab.NodeName(tn.Name, w.Name)
-			c := runningOn(name, "kind", "172.18.0.9")
-			c.Config.Labels = ownedWorkerLabels(e, tn.Name, rec.ID)
-			d.containers[name] = c
-			workers++
-		}
-	}
-	if workers != 3 {
-		t.Fatalf("%d workers, want 3", workers)
+	if workers := ownedWorkersRunning(e, d, ownManagementNode(t, e, d).ID); len(workers) != 3 {
+		t.Fatalf("%d workers, want 3", len(workers))
 	}
 	var mu sync.Mutex
 	inFlight, most := 0, 0

@@ -117,6 +117,22 @@ func withBundle(t *testing.T, e *Env, d *fakeDocker) *nodeStores {
 	return n
 }
 
+// ownedWorkersRunning runs every worker of the env's lab, labelled as this
+// state dir's (owner ID id), and returns their names in the lab's order.
+func ownedWorkersRunning(e *Env, d *fakeDocker, id string) []string {
+	var names []string
+	for _, tn := range e.Lab.Tenants {
+		for _, w := range tn.Workers {
+			name := e.Lab.NodeName(tn.Name, w.Name)
+			c := runningOn(name, "kind", "172.18.0.9")
+			c.Config.Labels = ownedWorkerLabels(e, tn.Name, id)
+			d.containers[name] = c
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
 func indexOf(events []string, ev string) int { return slices.Index(events, ev) }
 
 // ownManagementNode makes the management node the node container of a
@@ -140,17 +156,7 @@ func TestPreloadImportsEveryImageBeforeItsStage(t *testing.T) {
 	e, d, n := bundledEnv(t)
 	// Every node exists, this state dir's (a lab being resumed); fresh
 	// workers are the next test.
-	rec := ownManagementNode(t, e, d)
-	var workers []string
-	for _, tn := range e.Lab.Tenants {
-		for _, w := range tn.Workers {
-			name := e.Lab.NodeName(tn.Name, w.Name)
-			workers = append(workers, name)
-			c := runningOn(name, "kind", "172.18.0.9")
-			c.Config.Labels = ownedWorkerLabels(e, tn.Name, rec.ID)
-			d.containers[name] = c
-		}
-	}
+	workers := ownedWorkersRunning(e, d, ownManagementNode(t, e, d).ID)
 	var stages []Stage
 	for _, name := range Names {
 		stages = append(stages, recordingStage{name: name, n: n})

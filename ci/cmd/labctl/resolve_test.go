@@ -147,29 +147,14 @@ func TestResolveLabChangesForUp(t *testing.T) {
 	if _, err := resolveLab(grown, recorded, makesState); err == nil {
 		t.Error("plan/images/run with a tenant added: want the refusal, as before")
 	}
-	labFile := func(name string, l *lab.Lab) string {
-		d := newStateDir(t, state.RealLab)
-		if err := d.WriteLab(l); err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(d.LabPath())
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(t.TempDir(), name)
-		if err := os.WriteFile(p, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
 	last := lab.Default()
 	last.Tenants = last.Tenants[:1]
-	if l, err := resolveLab(labFile("shrunk.yaml", last), recorded, changesState); err != nil || len(l.Tenants) != 1 {
+	if l, err := resolveLab(labFileOf(t, last), recorded, changesState); err != nil || len(l.Tenants) != 1 {
 		t.Errorf("up with the last tenant removed: lab %v, err %v; want the lab without tenant-b", l, err)
 	}
 	first := lab.Default()
 	first.Tenants = first.Tenants[1:]
-	_, err = resolveLab(labFile("first.yaml", first), recorded, changesState)
+	_, err = resolveLab(labFileOf(t, first), recorded, changesState)
 	for _, want := range []string{"is not the lab state dir", "running tenant tenant-b would move from place 2 to 1",
 		"`labctl down --state-dir"} {
 		if err == nil || !strings.Contains(err.Error(), want) {

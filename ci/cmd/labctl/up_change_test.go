@@ -22,19 +22,7 @@ func TestUpDryRunOfAChangedLab(t *testing.T) {
 	file := func(change func(l *lab.Lab)) string {
 		l := lab.Default()
 		change(l)
-		other := newStateDir(t, state.RealLab)
-		if err := other.WriteLab(l); err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(other.LabPath())
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(t.TempDir(), "lab.yaml")
-		if err := os.WriteFile(p, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return labFileOf(t, l)
 	}
 	shrunk := file(func(l *lab.Lab) { l.Tenants = l.Tenants[:1] })
 	out, err := runRoot(t, "up", "--dry-run", "-f", shrunk, "--state-dir", string(d))
@@ -64,4 +52,23 @@ func TestUpDryRunOfAChangedLab(t *testing.T) {
 	if recorded, err := d.ReadLab(); err != nil || len(recorded.Tenants) != 2 {
 		t.Errorf("a dry run changed the recorded lab: %v, %v", recorded, err)
 	}
+}
+
+// labFileOf writes l as a lab file, as labctl records a resolved lab, and
+// returns its path.
+func labFileOf(t *testing.T, l *lab.Lab) string {
+	t.Helper()
+	d := newStateDir(t, state.RealLab)
+	if err := d.WriteLab(l); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(d.LabPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "lab.yaml")
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
