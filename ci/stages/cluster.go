@@ -14,7 +14,7 @@ type clusterStage struct{}
 
 func (clusterStage) Name() string { return stageCluster }
 
-func (clusterStage) Plan(e *Env) ([]string, error) { return planOf((&clusterRun{e: e}).steps) }
+func (clusterStage) Plan(e *Env) ([]string, error) { return planOf(newClusterRun(e).steps) }
 
 func (clusterStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 	ok, pending, err := e.kindClusterState(ctx)
@@ -39,7 +39,7 @@ func (clusterStage) Check(ctx context.Context, e *Env) (bool, string, error) {
 }
 
 func (clusterStage) Run(ctx context.Context, e *Env) (string, error) {
-	r := &clusterRun{e: e}
+	r := newClusterRun(e)
 	if err := e.runBuilt(ctx, stageCluster, r.steps); err != nil {
 		return "", err
 	}

@@ -20,6 +20,19 @@ type clusterRun struct {
 	ip      string        // the management node's IPv4
 	server  string        // where labctl reaches the management API
 	cfg     *kind.Cluster // the kind config steps rendered, which the create uses
+	created chan struct{} // closed when create has returned (earlyImports)
+}
+
+func newClusterRun(e *Env) *clusterRun { return &clusterRun{e: e, created: make(chan struct{})} }
+
+// createEnded tells whether the create step has returned.
+func (r *clusterRun) createEnded() bool {
+	select {
+	case <-r.created:
+		return true
+	default:
+		return false
+	}
 }
 
 // steps are the stage's steps: what its dry-run prints and its Run does.
@@ -46,11 +59,12 @@ func (r *clusterRun) steps() (steps.Step, error) {
 		steps.Do(r.ensureImage,
 			fmt.Sprintf("unless the cluster is there: docker image inspect %s || docker pull %s (give up after %s: "+
 				"no registry → fail fast)", img, img, e.Timeouts.Pull)),
-		steps.Do(r.create,
+		steps.SideBySide("", steps.Do(r.create,
 			fmt.Sprintf("unless the cluster is there: record in %s that the create of kind cluster %s is pending, "+
 				"then each node container's ID as soon as Docker lists it", e.State.OwnerRecordPath(), e.Lab.Name),
 			fmt.Sprintf("kind create cluster (Go API, docker provider) --name %s --wait %s --config:\n%s",
 				e.Lab.Name, e.Timeouts.ClusterReady, indent(string(y)))),
+			r.earlyImports()),
 		steps.Do(r.record,
 			fmt.Sprintf("docker container inspect %s → IPv4 on network %s (never the IPv6 one)", e.controlPlaneContainer(), e.Network),
 			fmt.Sprintf("write %s (server %s), the resolved lab %s and the backend line",
@@ -89,6 +103,7 @@ func (r *clusterRun) ensureImage(ctx context.Context) error {
 }
 
 func (r *clusterRun) create(ctx context.Context) error {
+	defer close(r.created)
 	if r.existed {
 		return nil
 	}

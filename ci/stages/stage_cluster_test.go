@@ -44,7 +44,7 @@ func TestClusterStageRemoteDaemon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ran.didWhatThePlanSays(t, (&clusterRun{e: e}).steps)
+	ran.didWhatThePlanSays(t, newClusterRun(e).steps)
 	if k.created == nil || k.created.Networking.APIServerAddress != "0.0.0.0" || k.created.Networking.APIServerPort != managementAPIPort {
 		t.Fatalf("kind config for a remote daemon = %+v", k.created)
 	}
