@@ -32,8 +32,11 @@ func (hamiStage) Name() string { return stageHAMi }
 // valuesFile is where the stage writes a tenant's HAMi values (kept in the
 // state dir so a user can see exactly what was installed).
 func valuesFile(e *Env, tenant string) string {
-	return e.State.Values("hami-" + tenant + ".yaml")
+	return e.State.Values(valuesName(tenant))
 }
+
+// valuesName is the name of a tenant's HAMi values file in the state dir.
+func valuesName(tenant string) string { return "hami-" + tenant + ".yaml" }
 
 // schedulerConfigFile is where the stage writes the kube-scheduler
 // configuration the post-renderer puts into HAMi's chart (one for the lab:

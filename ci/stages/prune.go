@@ -80,7 +80,7 @@ func (p *pruneRun) tenantSteps(t lab.Tenant) steps.Step {
 	for _, w := range t.Workers {
 		containers = append(containers, e.Lab.NodeName(t.Name, w.Name))
 	}
-	values := "hami-" + t.Name + ".yaml"
+	values := valuesName(t.Name)
 	return steps.Seq(
 		steps.Do(func(ctx context.Context) error { return p.removeContainers(ctx, t.Name, containers) },
 			fmt.Sprintf("tenant %s removed: docker rm -f %s (each only when labelled as this state dir's worker of %s)",
