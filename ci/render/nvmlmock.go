@@ -1,10 +1,7 @@
 package render
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"sort"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -188,17 +185,12 @@ echo "installed %[5]s and $cfg under %[1]s"
 // idles: a Ready pod means the node's driver root is complete, which the
 // chart's DaemonSet needs before it starts (its driver-root hostPath has
 // type Directory, daemonsetnvidia.yaml:232-236@v2.10.0). The pod template
-// carries a hash of the ConfigMap, so a changed lab file rolls it.
-func nvmlMockDaemonSet(l *lab.Lab, cm *corev1.ConfigMap, image string) *appsv1.DaemonSet {
-	keys := make([]string, 0, len(cm.Data))
-	for k := range cm.Data {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	h := sha256.New()
-	for _, k := range keys {
-		fmt.Fprintf(h, "%s\x00%s\x00", k, cm.Data[k])
-	}
+// carries nothing of the ConfigMap's content: each pod reads its own
+// node's key when it starts, a running worker's cards never change
+// (lab.Changes refuses that), and a worker added to or removed from the
+// tenant must not roll the other workers' pods (issue 42: a running lab
+// changes only where the lab file changes it).
+func nvmlMockDaemonSet(l *lab.Lab, image string) *appsv1.DaemonSet {
 	podLabels := nvmlMockLabels(l)
 	// HAMi's webhook leaves the pod alone, as it does the chart's own
 	// device plugin pods (daemonsetnvidia.yaml:29@v2.10.0).
@@ -213,9 +205,7 @@ func nvmlMockDaemonSet(l *lab.Lab, cm *corev1.ConfigMap, image string) *appsv1.D
 		Spec: appsv1.DaemonSetSpec{
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": NVMLMockName}},
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: podLabels, Annotations: map[string]string{
-					"gpu-lab.dev/nvml-mock-config": hex.EncodeToString(h.Sum(nil)[:8]),
-				}},
+				ObjectMeta: metav1.ObjectMeta{Labels: podLabels},
 				Spec: corev1.PodSpec{
 					NodeSelector:      map[string]string{gpus.LabelGPUNode: gpus.LabelGPUOn},
 					Tolerations:       []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
@@ -250,7 +240,7 @@ func NVMLMockObjects(l *lab.Lab, tenant, image string) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []any{cm, nvmlMockDaemonSet(l, cm, image)}, nil
+	return []any{cm, nvmlMockDaemonSet(l, image)}, nil
 }
 
 // HAMiDevicePluginObject is the chart's DaemonSet of the device plugin and

@@ -2,10 +2,12 @@ package render
 
 import (
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
@@ -144,7 +146,7 @@ func TestNVMLMockObjects(t *testing.T) {
 		if err := checkNVMLMockConfigMap(cm); err != nil {
 			t.Error(err)
 		}
-		ds := nvmlMockDaemonSet(l, cm, "example.org/nvml-mock:x")
+		ds := nvmlMockDaemonSet(l, "example.org/nvml-mock:x")
 		spec := ds.Spec.Template.Spec
 		if spec.NodeSelector[gpus.LabelGPUNode] != gpus.LabelGPUOn || len(spec.InitContainers) != 1 ||
 			spec.InitContainers[0].Image != "example.org/nvml-mock:x" {
@@ -158,15 +160,22 @@ func TestNVMLMockObjects(t *testing.T) {
 			}
 		}
 	}
-	// The pod template follows the configuration: a changed lab rolls it.
-	a, _ := nvmlMockConfigMap(l, l.Tenants[0].Name)
-	b := a.DeepCopy()
-	for k := range b.Data {
-		b.Data[k] += "# changed\n"
-		break
+	// A worker added to a tenant adds its key to the ConfigMap and leaves
+	// the pod template as it is: the running workers' pods are not rolled.
+	seed, grown := lab.Default(), lab.Default()
+	grown.Tenants[0].Workers = append(grown.Tenants[0].Workers, lab.Worker{Name: "worker2", GPUs: grown.Tenants[0].Workers[0].GPUs})
+	before, err := NVMLMockObjects(seed, seed.Tenants[0].Name, "i")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if x, y := nvmlMockDaemonSet(l, a, "i").Spec.Template.Annotations,
-		nvmlMockDaemonSet(l, b, "i").Spec.Template.Annotations; fmt.Sprint(x) == fmt.Sprint(y) {
-		t.Errorf("pod template annotations %v unchanged by a changed configuration", x)
+	after, err := NVMLMockObjects(grown, grown.Tenants[0].Name, "i")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x, y := before[1].(*appsv1.DaemonSet).Spec.Template, after[1].(*appsv1.DaemonSet).Spec.Template; !reflect.DeepEqual(x, y) {
+		t.Errorf("a worker added changed the pod template:\n%+v\n%+v", x, y)
+	}
+	if x, y := before[0].(*corev1.ConfigMap).Data, after[0].(*corev1.ConfigMap).Data; len(y) != len(x)+1 {
+		t.Errorf("ConfigMap keys %d after a worker added, want %d", len(y), len(x)+1)
 	}
 }
