@@ -26,7 +26,8 @@ const stagePrune = "prune"
 //     then its Namespace (with its Services, so its NodePorts are free for
 //     a tenant added later), and its kubeconfig and values in the state dir;
 //   - a worker removed from a running tenant: its container, then its Node
-//     (no kubelet is left to register it again), and the tenant's nvml-mock
+//     (no kubelet is left to register it again) and the pods bound to it,
+//     and the tenant's nvml-mock
 //     objects applied without its cards where the hami stage applied them.
 //
 // The running tenants and their other workers are not touched. What is
@@ -106,7 +107,8 @@ func (p *pruneRun) workerSteps(t lab.Tenant, gone []string) steps.Step {
 			fmt.Sprintf("tenant %s: docker rm -f %s (each only when labelled as this state dir's worker of %s)",
 				t.Name, strings.Join(nodes, " "), t.Name)),
 		steps.Do(func(ctx context.Context) error { return p.removeNodes(ctx, t, nodes) },
-			fmt.Sprintf("tenant %s: delete Node(s) %s; where ConfigMap %s/%s is there (the hami stage ran), apply the "+
+			fmt.Sprintf("tenant %s: delete Node(s) %s and the pods bound to them (grace 0: their containers are gone); "+
+				"where ConfigMap %s/%s is there (the hami stage ran), apply the "+
 				"nvml-mock objects without their cards and wait for them on the %d other worker(s) (%s)", t.Name,
 				strings.Join(nodes, ", "), render.HAMiNamespace, render.NVMLMockName, len(t.Workers), e.Timeouts.Rollout)),
 	)

@@ -79,6 +79,36 @@ func (p *pruneRun) removeControlPlane(ctx context.Context, tenant string) error 
 	return nil
 }
 
+// removePodsOn deletes the pods bound to a removed worker's Node, at once:
+// their containers went with the worker. Left alone, the pod GC deletes
+// them only after its 40 s quarantine (kubernetes v1.36.4
+// pkg/controller/podgc/gc_controller.go:51), and until then no DaemonSet
+// of the tenant counts the Node as gone — the DaemonSet controller has no
+// handler for a deleted Node (pkg/controller/daemon/daemon_controller.go:
+// 272-280): the nvml-mock wait below took 48 s on the rehearsal.
+func (p *pruneRun) removePodsOn(ctx context.Context, tc *Clients, tenant, node string) error {
+	pods, err := tc.Kube.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
+	if err != nil {
+		return fail(stagePrune, "pods on Node "+node+" in tenant "+tenant, "list", err)
+	}
+	zero := int64(0)
+	n := 0
+	for _, pod := range pods.Items {
+		if pod.Spec.NodeName != node {
+			continue
+		}
+		err := tc.Kube.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fail(stagePrune, "Pod "+pod.Namespace+"/"+pod.Name+" in tenant "+tenant, "delete", err)
+		}
+		n++
+	}
+	if n > 0 {
+		p.gone(tenant, fmt.Sprintf("%d pod(s) bound to Node %s in tenant %s", n, node, tenant))
+	}
+	return nil
+}
+
 // removeState removes a removed tenant's kubeconfig and values file from
 // the state dir, and the clients Env cached for it.
 func (p *pruneRun) removeState(tenant, values string) error {
@@ -105,13 +135,16 @@ func (p *pruneRun) removeNodes(ctx context.Context, t lab.Tenant, nodes []string
 	}
 	for _, n := range nodes {
 		err := tc.Kube.CoreV1().Nodes().Delete(ctx, n, metav1.DeleteOptions{})
-		if apierrors.IsNotFound(err) {
-			continue
-		}
-		if err != nil {
+		switch {
+		case apierrors.IsNotFound(err):
+		case err != nil:
 			return fail(stagePrune, "Node "+n+" in tenant "+t.Name, "delete", err)
+		default:
+			p.gone(t.Name, "Node "+n+" in tenant "+t.Name)
 		}
-		p.gone(t.Name, "Node "+n+" in tenant "+t.Name)
+		if err := p.removePodsOn(ctx, tc, t.Name, n); err != nil {
+			return err
+		}
 	}
 	_, err = tc.Kube.CoreV1().ConfigMaps(render.HAMiNamespace).Get(ctx, render.NVMLMockName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {

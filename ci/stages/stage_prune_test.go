@@ -155,7 +155,11 @@ func TestPruneRemovesAWorkerOfARunningTenant(t *testing.T) {
 	running.Tenants[0].Workers = append(running.Tenants[0].Workers, lab.Worker{Name: "worker2", GPUs: running.Tenants[0].Workers[0].GPUs})
 	runningTenants(t, e, d, mc, running)
 	w1, w2 := running.NodeName("tenant-a", "worker"), running.NodeName("tenant-a", "worker2")
+	podOn := func(name, node string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "kube-system"}, Spec: corev1.PodSpec{NodeName: node}}
+	}
 	tc := newFakeClients(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: w1}}, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: w2}},
+		podOn("nvml-mock-on-1", w1), podOn("nvml-mock-on-2", w2), podOn("kube-proxy-on-2", w2),
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: render.NVMLMockName, Namespace: render.HAMiNamespace}},
 		readyDaemonSet(render.NVMLMockName, 1))
 	e.clients = map[string]*Clients{"tenant-a": tc}
@@ -167,7 +171,7 @@ func TestPruneRemovesAWorkerOfARunningTenant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"container " + w2, "Node " + w2 + " in tenant tenant-a",
+	want := []string{"container " + w2, "Node " + w2 + " in tenant tenant-a", "2 pod(s) bound to Node " + w2 + " in tenant tenant-a",
 		"the removed workers' cards from ConfigMap " + render.HAMiNamespace + "/" + render.NVMLMockName + " in tenant tenant-a"}
 	if !slices.Equal(removed, want) {
 		t.Errorf("removed %q\nwant    %q", removed, want)
@@ -175,6 +179,10 @@ func TestPruneRemovesAWorkerOfARunningTenant(t *testing.T) {
 	ctx := context.Background()
 	if _, err := tc.Kube.CoreV1().Nodes().Get(ctx, w1, metav1.GetOptions{}); err != nil {
 		t.Errorf("Node %s went too: %v", w1, err)
+	}
+	if pods, err := tc.Kube.CoreV1().Pods("").List(ctx, metav1.ListOptions{}); err != nil || len(pods.Items) != 1 ||
+		pods.Items[0].Name != "nvml-mock-on-1" {
+		t.Errorf("pods after the removal: %v, %v; want the one on %s alone", pods, err, w1)
 	}
 	for _, n := range []string{w1, running.NodeName("tenant-b", "worker")} {
 		if _, ok := d.containers[n]; !ok {
