@@ -29,6 +29,8 @@ type runFlags struct {
 	timeout                                time.Duration
 	// fault is --fault: one component fault made while the suite runs.
 	fault string
+	// baseline is --baseline: an earlier run's reports directory.
+	baseline string
 	// interruptUp is --interrupt-up: STAGE:SIGNAL[+DELAY].
 	interruptUp string
 	// repeat is --repeat: how many rehearsals in a row (a soak).
@@ -86,6 +88,11 @@ K's reports go to --reports/run-K, and --reports/soak.md has a row per run (resu
 down walls; peaks), rewritten after each run. A failed run does not stop the soak; the soak fails
 naming each failed run. Not with --keep, --fault or --interrupt-up.
 
+Every run writes figures.json beside rehearsal.md (the lab's tenants, workers and cards; up as the
+sum of labctl up's stages; the containers' memory peak; disk). --baseline DIR, the --reports of an
+earlier run, adds to rehearsal.md the cost of this run's lab against that one's: each figure, what
+it added, that per tenant added and up's ratio (issue 42: three tenants ≤ 1.3× the seed lab).
+
 The bundle is the layout labctl images save writes (rehearse images builds it); the
 charts come from the bundle or from --charts (HAMi, Kamaji, cert-manager archives at the
 pinned versions; rehearse charts makes them). Needs root.`
@@ -113,6 +120,8 @@ func (f *runFlags) bind(fs *pflag.FlagSet) {
 		"on the lab's first tenant with a worker (default none): one of "+strings.Join(rehrun.FaultNames(), ", "))
 	fs.StringVar(&f.interruptUp, "interrupt-up", "", "interrupt the first labctl up: STAGE:SIGNAL[+DELAY], "+
 		"e.g. workers:KILL+20s (default none); labctl up then runs again")
+	fs.StringVar(&f.baseline, "baseline", "", "the --reports directory of an earlier run (its figures.json) whose lab "+
+		"this run's is compared with: rehearsal.md then says what each tenant added (up, memory, disk)")
 	fs.IntVar(&f.repeat, "repeat", 1, "run the rehearsal this many times in a row "+
 		"(a soak; reports in --reports/run-K, summary in --reports/soak.md)")
 }
@@ -250,7 +259,13 @@ func (f runFlags) options(lookPath func(string) (string, error)) (rehrun.Options
 			charts = rehrun.DefaultChartsDir(cache)
 		}
 	}
-	return rehrun.Options{Paths: p, Charts: charts, Keep: f.keep, Fault: fault, Interrupt: interrupt}, nil
+	var baseline *rehrun.Baseline
+	if f.baseline != "" {
+		if baseline, err = rehrun.ReadBaseline(f.baseline); err != nil {
+			return rehrun.Options{}, err
+		}
+	}
+	return rehrun.Options{Paths: p, Charts: charts, Keep: f.keep, Fault: fault, Interrupt: interrupt, Baseline: baseline}, nil
 }
 
 // findHelm is --helm, else $LABCTL_HELM, else helm on PATH, else the one a

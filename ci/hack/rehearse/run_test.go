@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	rehrun "github.com/gpu-lab/gpu-lab/ci/hack/rehearsal/run"
 )
 
 // `rehearse run`'s flags resolve to absolute paths with defaults under the
@@ -74,5 +76,26 @@ func TestRehearseRunOptions(t *testing.T) {
 	t.Setenv("LABCTL_HELM", "/env/helm")
 	if o, _ := (runFlags{}).options(pathHelm); o.Helm != "/env/helm" {
 		t.Errorf("helm %q, want $LABCTL_HELM's", o.Helm)
+	}
+}
+
+// TestRehearseRunBaseline: --baseline reads the earlier run's figures
+// before anything runs, and a directory without them is refused naming
+// the fix.
+func TestRehearseRunBaseline(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("LABCTL_HELM", "")
+	pathHelm := func(string) (string, error) { return "/usr/bin/helm", nil }
+	if _, err := (runFlags{reports: "out", baseline: t.TempDir()}).options(pathHelm); err == nil ||
+		!strings.Contains(err.Error(), "has no figures.json: give the --reports directory of a rehearsal run that wrote one") {
+		t.Errorf("--baseline without figures.json: %v", err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, rehrun.FiguresFile), []byte(`{"lab":"gpu-lab","tenants":2,"up":196245000000}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o, err := runFlags{reports: "out", baseline: dir}.options(pathHelm)
+	if err != nil || o.Baseline == nil || o.Baseline.Figures.Tenants != 2 || o.Baseline.Dir != dir {
+		t.Errorf("--baseline %s: %+v, %v", dir, o.Baseline, err)
 	}
 }

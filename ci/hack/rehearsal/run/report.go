@@ -42,6 +42,10 @@ type Report struct {
 	// (--interrupt-up), nil without one.
 	Interrupt *InterruptRecord
 	Peak      peak
+	// Figures are this run's, as figures.json keeps them; Baseline
+	// another run's, which the report compares them with (--baseline).
+	Figures  Figures
+	Baseline *Baseline
 	// Failure is the error that ended the rehearsal early, if any.
 	Failure string
 	// Cleanup says what was removed, or what was kept and how to remove it.
@@ -128,6 +132,7 @@ func (r Report) markdown() string {
 		r.Fault.markdown(w)
 	}
 	r.peaksSection(w)
+	r.costSection(w)
 	for _, s := range r.Steps {
 		if len(s.Tail) > 0 && s.ExitCode != 0 {
 			w("\n## Last lines of labctl %s (log %s)\n\n```\n%s\n```\n", s.Step, s.Log, strings.Join(s.Tail, "\n"))

@@ -1,7 +1,9 @@
 package run
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -43,6 +45,9 @@ type Options struct {
 	FaultKube []string
 	// Interrupt, when set, interrupts the first labctl up (interruptedUp).
 	Interrupt *Interrupt
+	// Baseline, when set, is another run's figures the report compares
+	// this run's with (costSection).
+	Baseline *Baseline
 }
 
 // sampleEvery is how often disk and memory are measured while the lab
@@ -94,7 +99,7 @@ func Run(ctx context.Context, o Options, d Deps) (Report, error) {
 	if o.Limits == nil {
 		o.Limits = InotifyLimits
 	}
-	r := &Report{Date: d.now(), Bundle: o.Bundle, Adaptations: rehearsal.Adaptations()}
+	r := &Report{Date: d.now(), Bundle: o.Bundle, Adaptations: rehearsal.Adaptations(), Baseline: o.Baseline}
 	rh := &runState{o: o, d: d, log: o.Log, r: r}
 	rh.startSampling()
 	err := rh.run(ctx)
@@ -116,9 +121,15 @@ func Run(ctx context.Context, o Options, d Deps) (Report, error) {
 	rh.mu.Unlock()
 	cerr := rh.cleanup(context.WithoutCancel(ctx))
 	rh.stopTick()
+	r.Figures = figuresOf(o.Lab, r.Stages, r.Peak.sample)
 	if rh.reports != nil {
 		if werr := writeIn(rh.reports, ReportFile, strings.NewReader(r.markdown())); werr != nil {
 			cerr = errors.Join(cerr, fmt.Errorf("write the rehearsal report: %w", werr))
+		}
+		if fj, jerr := json.MarshalIndent(r.Figures, "", "  "); jerr != nil {
+			cerr = errors.Join(cerr, jerr)
+		} else if werr := writeIn(rh.reports, FiguresFile, bytes.NewReader(append(fj, '\n'))); werr != nil {
+			cerr = errors.Join(cerr, fmt.Errorf("write the run's figures: %w", werr))
 		}
 		rh.reports.Close()
 	}
